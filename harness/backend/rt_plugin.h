@@ -1,0 +1,46 @@
+/* rt_plugin: the ABI between rooftune and a backend plugin loaded with dlopen.
+ *
+ * The CUDA backend lives in librooftune_cuda.so so that the rooftune binary itself never links
+ * libcuda or libcudart: on a machine with no driver the plugin is never opened and the CPU backend
+ * runs everything. The loader (rt_backend.c) first checks that libcuda.so.1 opens and reports at
+ * least one device, then opens the plugin, looks up `rooftune_plugin_entry` and calls init. */
+#ifndef RT_PLUGIN_H
+#define RT_PLUGIN_H
+
+#include "rt_device.h"
+#include "rt_error.h"
+#include "rt_metrics.h"
+#include "rt_registry.h"
+
+#define RT_PLUGIN_ABI_VERSION 1
+
+typedef struct rt_plugin_options {
+    int device_ordinal;    /* which GPU this rank uses (local rank modulo device count) */
+    const char *cache_dir; /* where compiled variants are cached; NULL disables the cache */
+    int verbose;
+} rt_plugin_options;
+
+/* Counters collected for one point in passes separate from the timed ones (CUPTI). */
+typedef struct rt_plugin_api {
+    int abi_version; /* RT_PLUGIN_ABI_VERSION */
+    const char *name; /* "cuda" */
+    /* Selects the device, fills dev, registers the plugin's kernels (and families, if any) into reg.
+     * *state is passed back to every other call. */
+    int (*init)(const rt_plugin_options *opt, rt_registry *reg, rt_device_info *dev, void **state,
+                rt_err *err);
+    /* Optional: reads hardware counters of one execution of a prepared point (kernel state from
+     * the kernel's setup) into m; counters it cannot read are recorded unavailable with the reason. */
+    int (*collect_counters)(void *state, const rt_kernel_desc *k, void *kernel_state,
+                            const char *const *names, int n_names, rt_metrics *m, rt_err *err);
+    /* Optional: writes the device's measured ceilings (the probe) as YAML lines to a FILE*. */
+    int (*probe)(void *state, void *file, rt_err *err);
+    /* Called once compile/cache statistics are wanted for the run summary. */
+    void (*stats)(void *state, int *compiles, int *cache_hits);
+    void (*fini)(void *state);
+} rt_plugin_api;
+
+/* The one symbol a plugin exports. */
+typedef const rt_plugin_api *(*rt_plugin_entry_fn)(void);
+#define RT_PLUGIN_ENTRY_SYMBOL "rooftune_plugin_entry"
+
+#endif

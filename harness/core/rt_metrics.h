@@ -1,0 +1,32 @@
+/* rt_metrics: named measurements attached to a point (counters, kernel facts, model ratios).
+ * A metric the machine cannot read is kept with available = 0 and the reason, never invented. */
+#ifndef RT_METRICS_H
+#define RT_METRICS_H
+
+#include "rt_error.h"
+
+#define RT_MAX_METRICS 96
+
+typedef struct rt_metric {
+    char name[64];    /* e.g. "dram_bytes_read", "registers_per_thread", "padding_overhead" */
+    char unit[16];    /* "bytes", "count", "ratio", "s", ... */
+    int available;    /* 0: could not be read; reason says why */
+    int deterministic;/* 1: a function of inputs and parameters only (compared exactly) */
+    double value;
+    char reason[160];
+} rt_metric;
+
+typedef struct rt_metrics {
+    int n;
+    rt_metric item[RT_MAX_METRICS];
+} rt_metrics;
+
+void rt_metrics_init(rt_metrics *m);
+/* Adds or replaces a readable value. Silently drops entries past RT_MAX_METRICS (returns -1). */
+int rt_metrics_add(rt_metrics *m, const char *name, const char *unit, double value,
+                   int deterministic);
+/* Records that a metric could not be read, and why. */
+int rt_metrics_unavailable(rt_metrics *m, const char *name, const char *unit, const char *reason);
+const rt_metric *rt_metrics_get(const rt_metrics *m, const char *name);
+
+#endif

@@ -1,0 +1,144 @@
+/* rt_registry: kernels and kernel families, found by name (in the spirit of PETSc's MatRegister).
+ *
+ * A family (e.g. "spmm") owns the problem: which problem parameters exist (K, precision, layout),
+ * how inputs are built from a matrix, the reference output that verifies every kernel, and the
+ * nominal flop count. A kernel (e.g. "spmm.cpu.csr", "spmm.cuda.tiled_ell") is a descriptor with
+ * a parameter schema and life-cycle hooks. The harness drives both through these tables only and
+ * knows nothing kernel-specific. There is no global registry: main owns one and passes it down. */
+#ifndef RT_REGISTRY_H
+#define RT_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_device.h"
+#include "rt_error.h"
+#include "rt_matrix.h"
+#include "rt_metrics.h"
+#include "rt_params.h"
+
+/* Returned by setup/check for a point that cannot run on this device (shared memory over the
+ * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason. */
+#define RT_INFEASIBLE 1
+
+typedef struct rt_param_schema {
+    const char *name;
+    rt_vkind kind;
+    /* Allowed values, checked by rt_param_check: "" (anything of the kind), "LO..HI" (inclusive
+     * integer or real range) or "a|b|c" (one of the words or numbers). */
+    const char *domain;
+    const char *default_value; /* text, parsed per kind; used when a config omits the parameter */
+    int compile_time;          /* 1: selects a variant compiled at run time (NVRTC define) */
+    const char *help;
+} rt_param_schema;
+
+/* Checks one value against a schema entry; on failure fills why (e.g. "64 is outside 1..32"). */
+int rt_param_check(const rt_param_schema *s, const rt_value *v, char *why, size_t whylen);
+/* Parses the schema default into a value. */
+int rt_param_default(const rt_param_schema *s, rt_value *out, rt_err *err);
+
+/* Levels of the intra-node memory hierarchy and tiers of the network, for traffic models. */
+typedef enum rt_mem_level { RT_LEVEL_DRAM = 0, RT_LEVEL_L2 = 1, RT_LEVEL_SHARED = 2, RT_LEVEL_COUNT = 3 } rt_mem_level;
+typedef enum rt_net_tier { RT_TIER_SOCKET = 0, RT_TIER_NODE = 1, RT_TIER_GLOBAL = 2, RT_TIER_COUNT = 3 } rt_net_tier;
+
+/* What one execution must do, at least: flops and compulsory bytes per level and per network tier
+ * (per rank, for the busiest rank). Zero means "not modelled" for that level. */
+typedef struct rt_traffic {
+    double flops;
+    double bytes[RT_LEVEL_COUNT];
+    double net_bytes[RT_TIER_COUNT];
+    double net_messages[RT_TIER_COUNT];
+} rt_traffic;
+
+/* What a kernel sees of its surroundings. */
+typedef struct rt_kernel_env {
+    const rt_device_info *device;
+    const char *cache_dir; /* on-disk cache for compiled variants; may be NULL (no cache) */
+    int rank;
+    int nranks;
+    void *comm;            /* the harness's communication layer for distributed kernels; else NULL */
+} rt_kernel_env;
+
+typedef struct rt_kernel_desc rt_kernel_desc;
+
+struct rt_kernel_desc {
+    const char *name;    /* unique, "<family>.<backend>.<impl>", e.g. "spmm.cpu.csr" */
+    const char *family;  /* must name a registered family */
+    const char *backend; /* "cpu" or "cuda" */
+    const char *summary; /* one line for `rooftune list` */
+    const rt_param_schema *params;
+    int n_params;
+    /* NULL when the kernel can run here. Otherwise why not (e.g. "no CUDA device on this host"):
+     * the kernel is still listed and its parameters validated, but the runner skips its points
+     * and says so in the run summary, recording nothing for them. Hooks may then be stubs. */
+    const char *unavailable;
+    /* Optional. Cheap feasibility test before setup (device limits, shapes).
+     * Returns 0 feasible, RT_INFEASIBLE with why filled, or -1 on error (err filled). */
+    int (*check)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                 const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+    /* Prepares one point: preprocessing, device allocation, compilation. Returns 0, RT_INFEASIBLE
+     * (err->msg holds the reason) or -1 on error. */
+    int (*setup)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                 const rt_kernel_env *env, void **state, rt_err *err);
+    /* One execution, complete on return (device synchronized). *seconds: the time the kernel
+     * measured itself (device events), or a negative value to let the runner use its wall clock. */
+    int (*run)(void *state, double *seconds, rt_err *err);
+    /* Copies this rank's output to host memory, converted to double (family output_elems). */
+    int (*output)(void *state, double *out, rt_err *err);
+    /* Optional. Kernel facts for the point: padding, registers, stages, preprocessing_s, ... */
+    int (*metrics)(void *state, rt_metrics *m, rt_err *err);
+    /* Optional. Evicts device caches before a cold-mode repetition (GPU L2). CPU kernels leave
+     * it NULL and the runner flushes host caches itself. */
+    int (*flush)(void *state, rt_err *err);
+    void (*teardown)(void *state);
+    /* Optional. Traffic model for the roofline (flops, compulsory bytes per level and tier). */
+    int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                   const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+
+    void *backend_ctx; /* owned by the backend that registered the kernel */
+};
+
+typedef struct rt_family_desc {
+    const char *name; /* "spmm" */
+    const char *summary;
+    const rt_param_schema *problem_params; /* e.g. K, precision, layout */
+    int n_problem_params;
+    /* Builds inputs for one matrix and one problem point (e.g. dense B from a seed). The matrix is
+     * this rank's share; it outlives the inputs. */
+    int (*make_inputs)(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err);
+    void (*free_inputs)(void *inputs);
+    int64_t (*output_elems)(const void *inputs);
+    /* Relative-error tolerance of the verification gate for these inputs (depends on precision
+     * and on the length of the reductions). */
+    double (*tolerance)(const void *inputs);
+    /* The reference output, computed in double precision from the same inputs; it is the gate
+     * every kernel of the family must pass before it is timed. */
+    int (*reference)(const void *inputs, double *out, rt_err *err);
+    /* Nominal flops of one execution (GFLOP/s are reported against this, whatever the kernel
+     * does internally). */
+    double (*flops)(const void *inputs);
+    /* Nominal nonzeros processed per execution, for GNNZ/s; may be NULL. */
+    double (*nonzeros)(const void *inputs);
+} rt_family_desc;
+
+#define RT_REGISTRY_MAX_FAMILIES 16
+#define RT_REGISTRY_MAX_KERNELS 256
+
+typedef struct rt_registry {
+    int n_families;
+    const rt_family_desc *families[RT_REGISTRY_MAX_FAMILIES];
+    int n_kernels;
+    const rt_kernel_desc *kernels[RT_REGISTRY_MAX_KERNELS];
+} rt_registry;
+
+void rt_registry_init(rt_registry *reg);
+int rt_registry_add_family(rt_registry *reg, const rt_family_desc *fam, rt_err *err);
+/* Fails on a duplicate name, an unknown family or a malformed schema. */
+int rt_registry_add_kernel(rt_registry *reg, const rt_kernel_desc *k, rt_err *err);
+const rt_kernel_desc *rt_registry_find_kernel(const rt_registry *reg, const char *name);
+const rt_family_desc *rt_registry_find_family(const rt_registry *reg, const char *name);
+const rt_param_schema *rt_kernel_find_param(const rt_kernel_desc *k, const char *name);
+/* Closest registered kernel name to a misspelt one (for "did you mean"), or NULL. */
+const char *rt_registry_suggest(const rt_registry *reg, const char *name);
+
+#endif

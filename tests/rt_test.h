@@ -1,0 +1,37 @@
+/* rt_test: the minimal check macros the C unit tests share. A test program runs its cases, prints
+ * each failed check with file:line, and exits non-zero when any check failed. */
+#ifndef RT_TEST_H
+#define RT_TEST_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int rt_test_failures = 0;
+
+#define RT_CHECK(cond)                                                                          \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
+            ++rt_test_failures;                                                                 \
+        }                                                                                       \
+    } while (0)
+
+#define RT_CHECK_MSG(cond, ...)                                                                 \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                                       \
+            fputc('\n', stderr);                                                                \
+            ++rt_test_failures;                                                                 \
+        }                                                                                       \
+    } while (0)
+
+/* True when haystack contains needle (for checking error messages). */
+static inline int rt_test_contains(const char *haystack, const char *needle)
+{
+    return haystack && needle && strstr(haystack, needle) != NULL;
+}
+
+#define RT_TEST_RESULT() (rt_test_failures == 0 ? 0 : 1)
+
+#endif
