@@ -119,5 +119,8 @@ int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double ef
                        rt_point_status status, const char *reason, rt_err *err);
 /* The underlying handle, for export/plot/compare queries. */
 struct sqlite3 *rt_store_db(rt_store *st);
+/* The experiment names found in the store's runs and points, sorted; writes at most max names
+ * and sets *n to the number written. */
+int rt_store_experiments(struct sqlite3 *db, char (*names)[64], int max, int *n, rt_err *err);
 
 #endif

@@ -1,3 +1,51 @@
-/* Placeholder main until the CLI lands. */
+/* rooftune: the command-line entry point. Dispatches to a subcommand; see `rooftune --help`. */
 #include <stdio.h>
-int main(void) { puts("rooftune: under construction"); return 0; }
+#include <string.h>
+
+#include "rt_cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rooftune <command> [options]\n"
+            "\n"
+            "commands:\n"
+            "  run CONFIG        run an experiment (verify, time, store, check against the roofline)\n"
+            "  validate CONFIG   check a config against the registry without running it\n"
+            "  list              kernels, backends, parameters and their domains, generators\n"
+            "  export            write the store's results as CSV or JSON\n"
+            "  plot              draw an experiment's figures with gnuplot\n"
+            "  probe             measure this machine's ceilings and write a machine file\n"
+            "\n"
+            "`rooftune <command> --help` describes each command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return RT_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("rooftune 0.1.0\n");
+        return RT_EXIT_OK;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } commands[] = {
+        {"run", rt_cli_run},         {"validate", rt_cli_validate}, {"list", rt_cli_list},
+        {"export", rt_cli_export},   {"plot", rt_cli_plot},         {"probe", rt_cli_probe},
+    };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "rooftune: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return RT_EXIT_USAGE;
+}

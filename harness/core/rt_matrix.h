@@ -3,7 +3,7 @@
  * Sparse matrices live on the host as CSR with 64-bit row offsets and 32-bit column indices;
  * values are kept in double and each kernel converts to its precision, so one matrix in memory
  * serves FP32 and FP64 points alike. Warp-sliced ELL (padding per 32 consecutive rows, rows not
- * sorted) is derived from CSR. Implemented in harness/inputs/rt_formats.c. */
+ * sorted) is derived from CSR. Implemented in harness/core/rt_matrix.c. */
 #ifndef RT_MATRIX_H
 #define RT_MATRIX_H
 

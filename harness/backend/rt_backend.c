@@ -1,0 +1,189 @@
+#define _GNU_SOURCE
+#include "rt_backend.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spmm_cuda_catalog.h"
+
+void rt_backend_default_cache_dir(char *buf, size_t len)
+{
+    const char *env = getenv("ROOFTUNE_CACHE_DIR");
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && *xdg) {
+        snprintf(buf, len, "%s/rooftune", xdg);
+        return;
+    }
+    const char *home = getenv("HOME");
+    snprintf(buf, len, "%s/.cache/rooftune", home && *home ? home : "/tmp");
+}
+
+void rt_backend_describe_cpu(rt_device_info *dev)
+{
+    memset(dev, 0, sizeof *dev);
+    snprintf(dev->backend, sizeof dev->backend, "cpu");
+    snprintf(dev->name, sizeof dev->name, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                const char *colon = strchr(line, ':');
+                if (colon) {
+                    ++colon;
+                    while (*colon == ' ')
+                        ++colon;
+                    snprintf(dev->name, sizeof dev->name, "%s", colon);
+                    dev->name[strcspn(dev->name, "\n")] = '\0';
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    dev->sm_count = cores > 0 ? (int)cores : 1;
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0)
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    dev->l2_bytes = llc > 0 ? llc : 0;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    dev->global_mem_bytes = (pages > 0 && page > 0) ? (int64_t)pages * page : 0;
+    dev->warp_size = 1;
+    dev->max_threads_per_block = dev->sm_count;
+}
+
+/* The driver check is done here, before the plugin is opened, because opening the plugin pulls in
+ * libcudart and friends, which is pointless (and noisy) on a machine without a driver. */
+static int cuda_device_count(char *why, size_t whylen)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(why, whylen, "no NVIDIA driver (libcuda.so.1 not found)");
+        return 0;
+    }
+    typedef int (*init_fn)(unsigned int);
+    typedef int (*count_fn)(int *);
+    init_fn cu_init = (init_fn)dlsym(h, "cuInit");
+    count_fn cu_count = (count_fn)dlsym(h, "cuDeviceGetCount");
+    int n = 0;
+    if (!cu_init || !cu_count) {
+        snprintf(why, whylen, "libcuda.so.1 lacks cuInit/cuDeviceGetCount");
+    } else {
+        const int rc = cu_init(0);
+        if (rc != 0)
+            snprintf(why, whylen, "the NVIDIA driver did not initialise (cuInit error %d)", rc);
+        else if (cu_count(&n) != 0 || n <= 0) {
+            snprintf(why, whylen, "the NVIDIA driver reports no CUDA device");
+            n = 0;
+        }
+    }
+    dlclose(h);
+    return n;
+}
+
+static void plugin_path(const rt_backend_options *opt, char *buf, size_t len)
+{
+    const char *env = getenv("ROOFTUNE_PLUGIN_DIR");
+    if (opt->plugin_dir) {
+        snprintf(buf, len, "%s/librooftune_cuda.so", opt->plugin_dir);
+        return;
+    }
+    if (env && *env) {
+        snprintf(buf, len, "%s/librooftune_cuda.so", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(buf, len, "%s/librooftune_cuda.so", exe);
+    } else {
+        snprintf(buf, len, "librooftune_cuda.so");
+    }
+}
+
+int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *reg, rt_err *err)
+{
+    memset(be, 0, sizeof *be);
+    rt_backend_describe_cpu(&be->cpu);
+    char why[400] = "";
+    int ndev = 0;
+    const char *no_cuda = getenv("ROOFTUNE_NO_CUDA");
+    if (opt->disable_cuda || (no_cuda && *no_cuda && strcmp(no_cuda, "0") != 0))
+        snprintf(why, sizeof why, "CUDA disabled by request");
+    else
+        ndev = cuda_device_count(why, sizeof why);
+
+    if (ndev > 0) {
+        char path[PATH_MAX + 32];
+        plugin_path(opt, path, sizeof path);
+        be->plugin_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!be->plugin_handle) {
+            snprintf(why, sizeof why, "%d CUDA device(s) found but the plugin did not load: %s",
+                     ndev, dlerror());
+        } else {
+            rt_plugin_entry_fn entry =
+                (rt_plugin_entry_fn)dlsym(be->plugin_handle, RT_PLUGIN_ENTRY_SYMBOL);
+            be->plugin = entry ? entry() : NULL;
+            if (!be->plugin || be->plugin->abi_version != RT_PLUGIN_ABI_VERSION) {
+                snprintf(why, sizeof why, "%s is not a rooftune plugin of ABI %d", path,
+                         RT_PLUGIN_ABI_VERSION);
+                dlclose(be->plugin_handle);
+                be->plugin_handle = NULL;
+                be->plugin = NULL;
+            } else {
+                char cache[PATH_MAX];
+                if (opt->cache_dir)
+                    snprintf(cache, sizeof cache, "%s", opt->cache_dir);
+                else
+                    rt_backend_default_cache_dir(cache, sizeof cache);
+                rt_plugin_options popt = {.device_ordinal = opt->local_rank % ndev,
+                                          .cache_dir = cache,
+                                          .verbose = opt->verbose};
+                if (be->plugin->init(&popt, reg, &be->gpu, &be->plugin_state, err) != 0) {
+                    dlclose(be->plugin_handle);
+                    be->plugin_handle = NULL;
+                    be->plugin = NULL;
+                    return rt_err_prefix(err, "CUDA backend (%s)", path);
+                }
+                be->cuda_loaded = 1;
+                snprintf(be->cuda_status, sizeof be->cuda_status, "CUDA backend active: %s (device %d of %d)",
+                         be->gpu.name, popt.device_ordinal, ndev);
+                return 0;
+            }
+        }
+    }
+    snprintf(be->cuda_status, sizeof be->cuda_status, "CUDA backend inactive: %s", why);
+    if (rt_spmm_cuda_register_unavailable(reg, why, err) != 0)
+        return -1;
+    return 0;
+}
+
+void rt_backend_close(rt_backend *be)
+{
+    if (be->plugin && be->plugin->fini)
+        be->plugin->fini(be->plugin_state);
+    /* The plugin is deliberately not dlclose()d: CUDA libraries register atexit handlers that
+     * would run after the code is unmapped. */
+    be->plugin = NULL;
+    be->plugin_state = NULL;
+}
+
+const rt_device_info *rt_backend_device(const rt_backend *be, const char *backend_name)
+{
+    if (backend_name && strcmp(backend_name, "cuda") == 0 && be->cuda_loaded)
+        return &be->gpu;
+    return &be->cpu;
+}

@@ -1,0 +1,25 @@
+/* rt_cli: the subcommands of the rooftune binary. Each takes argc/argv from the subcommand name
+ * on and returns the process exit status; only main() ends the process. */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+/* Exit statuses shared by the subcommands. */
+enum {
+    RT_EXIT_OK = 0,
+    RT_EXIT_ATTENTION = 1, /* the command ran, but some result needs attention (wrong, above roofline, expectation) */
+    RT_EXIT_USAGE = 2,     /* bad command line or bad input (config, file) */
+    RT_EXIT_FAILURE = 3    /* the command could not complete */
+};
+
+int rt_cli_run(int argc, char **argv);
+int rt_cli_validate(int argc, char **argv);
+int rt_cli_list(int argc, char **argv);
+int rt_cli_export(int argc, char **argv);
+int rt_cli_plot(int argc, char **argv);
+int rt_cli_probe(int argc, char **argv);
+
+/* The source tree's default folders, resolved relative to the executable (build/rooftune ->
+ * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */
+void rt_cli_machine_dir(char *buf, unsigned long len);
+
+#endif

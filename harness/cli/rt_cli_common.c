@@ -1,0 +1,72 @@
+#include "rt_cli_common.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_cli.h"
+#include "rt_kernels.h"
+
+int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err)
+{
+    memset(env, 0, sizeof *env);
+    rt_registry_init(&env->registry);
+    if (rt_kernels_register_builtin(&env->registry, err) != 0)
+        return rt_err_prefix(err, "registering built-in kernels");
+    rt_backend_options bo = {.plugin_dir = NULL,
+                             .cache_dir = NULL,
+                             .local_rank = local_rank,
+                             .disable_cuda = cpu_only,
+                             .verbose = verbose};
+    if (rt_backend_open(&env->backend, &bo, &env->registry, err) != 0)
+        return -1;
+    env->backend_open = 1;
+    return 0;
+}
+
+void rt_cli_env_close(rt_cli_env *env)
+{
+    if (env->backend_open)
+        rt_backend_close(&env->backend);
+    env->backend_open = 0;
+}
+
+int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out, rt_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(text, &end, 10);
+    if (errno != 0 || !end || *end != '\0' || end == text || v < min || v > max)
+        return rt_err_set(err, "%s expects an integer from %ld to %ld, got '%s'", option, min, max,
+                          text);
+    *out = v;
+    return 0;
+}
+
+void rt_cli_machine_dir(char *buf, unsigned long len)
+{
+    const char *env = getenv("ROOFTUNE_MACHINE_DIR");
+    if (env && *env) {
+        snprintf(buf, len, "%s", env);
+        return;
+    }
+    /* The binary lives in <source>/build/; machine files in <source>/roofline/machines. */
+    char exe[PATH_MAX];
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        char candidate[PATH_MAX + 64];
+        snprintf(candidate, sizeof candidate, "%s/../roofline/machines", exe);
+        if (access(candidate, R_OK) == 0) {
+            snprintf(buf, len, "%s", candidate);
+            return;
+        }
+    }
+    snprintf(buf, len, "roofline/machines");
+}

@@ -1,0 +1,23 @@
+/* rt_cli_common: set-up shared by the subcommands: the registry with every built-in kernel and
+ * the backend of this process, and small helpers for option parsing. */
+#ifndef RT_CLI_COMMON_H
+#define RT_CLI_COMMON_H
+
+#include "rt_backend.h"
+#include "rt_error.h"
+#include "rt_registry.h"
+
+typedef struct rt_cli_env {
+    rt_registry registry;
+    rt_backend backend;
+    int backend_open;
+} rt_cli_env;
+
+/* Registers the built-in families and kernels and opens the backend (CUDA when a device is
+ * present and cpu_only is 0). local_rank picks the GPU. */
+int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err);
+void rt_cli_env_close(rt_cli_env *env);
+/* Parses a non-negative integer option value; fails with a message naming the option. */
+int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out, rt_err *err);
+
+#endif

@@ -1,0 +1,124 @@
+/* rooftune plot: an experiment's figures from the store. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_cli.h"
+#include "rt_config.h"
+#include "rt_export.h"
+#include "rt_plot.h"
+
+static void plot_usage(FILE *f)
+{
+    fprintf(f, "usage: rooftune plot --db FILE --out DIR [--experiment NAME] [--config FILE]\n"
+               "\n"
+               "Draws the figures an experiment's config declares (plots:), or a default set (metric\n"
+               "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
+               "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
+               "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
+               "from the config file the run recorded (when it still exists), else the defaults.\n"
+               "Without gnuplot the data and scripts are still written.\n");
+}
+
+/* The config path the newest run of the experiment recorded. */
+static void recorded_config_path(sqlite3 *h, const char *experiment, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(h,
+                           "SELECT config_path FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+int rt_cli_plot(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, 0, 'd'},     {"out", required_argument, 0, 'o'},
+        {"experiment", required_argument, 0, 'e'}, {"config", required_argument, 0, 'c'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    const char *db = NULL, *out = NULL, *experiment = NULL, *config = NULL;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 'o': out = optarg; break;
+        case 'e': experiment = optarg; break;
+        case 'c': config = optarg; break;
+        case 'h': plot_usage(stdout); return RT_EXIT_OK;
+        default: plot_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (!db || !out || optind != argc) {
+        plot_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *h = NULL;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "rooftune plot: cannot open %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
+        sqlite3_close(h);
+        return RT_EXIT_USAGE;
+    }
+    rt_err err;
+    rt_err_clear(&err);
+    int status = RT_EXIT_OK;
+    char names[64][64];
+    int n_names = 0;
+    if (rt_store_experiments(h, names, 64, &n_names, &err) != 0) {
+        fprintf(stderr, "rooftune plot: %s: %s\n", db, err.msg);
+        sqlite3_close(h);
+        return RT_EXIT_USAGE;
+    }
+    if (!experiment) {
+        if (n_names != 1) {
+            fprintf(stderr, "rooftune plot: %s holds %d experiments; name one with --experiment:",
+                    db, n_names);
+            for (int i = 0; i < n_names; ++i)
+                fprintf(stderr, " %s", names[i]);
+            fprintf(stderr, "\n");
+            sqlite3_close(h);
+            return RT_EXIT_USAGE;
+        }
+        experiment = names[0];
+    }
+    rt_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    int have_cfg = 0;
+    char recorded[1024];
+    if (!config) {
+        recorded_config_path(h, experiment, recorded, sizeof recorded);
+        if (recorded[0] && access(recorded, R_OK) == 0)
+            config = recorded;
+    }
+    if (config) {
+        if (rt_config_load(config, NULL, 0, &cfg, &err) != 0) {
+            fprintf(stderr, "rooftune plot: %s\n", err.msg);
+            sqlite3_close(h);
+            return RT_EXIT_USAGE;
+        }
+        have_cfg = 1;
+    }
+    mkdir(out, 0777);
+    rt_plot_result pr;
+    if (rt_plot_experiment(h, experiment, have_cfg ? cfg.plots : NULL, have_cfg ? cfg.n_plots : 0,
+                           out, &pr, &err) != 0) {
+        fprintf(stderr, "rooftune plot: %s\n", err.msg);
+        status = RT_EXIT_FAILURE;
+    } else {
+        printf("%d figure(s) for '%s' in %s%s%s\n", pr.n_figures, experiment, out,
+               pr.message[0] ? ": " : "", pr.message);
+    }
+    if (have_cfg)
+        rt_config_free(&cfg);
+    sqlite3_close(h);
+    return status;
+}

@@ -1,0 +1,240 @@
+/* rooftune run: the whole pipeline for one config, under mpirun or alone. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_comm.h"
+#include "rt_config.h"
+#include "rt_plot.h"
+#include "rt_runner.h"
+#include "rt_store.h"
+
+#include <sqlite3.h>
+
+#define MAX_SETS 64
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rooftune run CONFIG [options]\n"
+            "       mpirun -np N rooftune run CONFIG [options]\n"
+            "\n"
+            "Runs every point of the experiment: verify against the reference, time with adaptive\n"
+            "repetitions, record in the store, check against the roofline. Points already measured by\n"
+            "the same build and config are skipped (resume).\n"
+            "\n"
+            "options:\n"
+            "  --db FILE              SQLite store (default results/<experiment>.db)\n"
+            "  --set KEY=VALUE        override a config key (YAML value), e.g. --set problem.K=[64]\n"
+            "  --dry-run              list the points that would run; measure and store nothing\n"
+            "  --max-points N         stop after measuring N new points (resume later)\n"
+            "  --plots DIR            draw the experiment's figures into DIR after the run\n"
+            "  --ranks-per-node N     treat every N consecutive ranks as one node (emulation)\n"
+            "  --ranks-per-socket N   treat every N consecutive ranks of a node as one socket\n"
+            "  --cpu                  do not load the CUDA backend even if a GPU is present\n"
+            "  --quiet                print only the summary\n"
+            "  --help                 this text\n"
+            "\n"
+            "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
+            "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
+}
+
+static void ensure_parent_dir(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; ++p) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0777);
+            *p = '/';
+        }
+    }
+    mkdir(dir, 0777);
+}
+
+int rt_cli_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, 0, 'd'},          {"set", required_argument, 0, 's'},
+        {"dry-run", no_argument, 0, 'n'},           {"max-points", required_argument, 0, 'm'},
+        {"plots", required_argument, 0, 'p'},       {"ranks-per-node", required_argument, 0, 'N'},
+        {"ranks-per-socket", required_argument, 0, 'S'}, {"cpu", no_argument, 0, 'c'},
+        {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *db = NULL, *plots_dir = NULL;
+    const char *sets[MAX_SETS];
+    int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
+    long max_points = 0, rpn = 0, rps = 0;
+    rt_err err;
+    rt_err_clear(&err);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 's':
+            if (n_sets >= MAX_SETS) {
+                fprintf(stderr, "rooftune run: at most %d --set options\n", MAX_SETS);
+                return RT_EXIT_USAGE;
+            }
+            sets[n_sets++] = optarg;
+            break;
+        case 'n': dry_run = 1; break;
+        case 'm':
+            if (rt_cli_parse_int("--max-points", optarg, 1, 1000000000, &max_points, &err) != 0)
+                goto usage_error;
+            break;
+        case 'p': plots_dir = optarg; break;
+        case 'N':
+            if (rt_cli_parse_int("--ranks-per-node", optarg, 1, 1000000, &rpn, &err) != 0)
+                goto usage_error;
+            break;
+        case 'S':
+            if (rt_cli_parse_int("--ranks-per-socket", optarg, 1, 1000000, &rps, &err) != 0)
+                goto usage_error;
+            break;
+        case 'c': cpu_only = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': run_usage(stdout); return RT_EXIT_OK;
+        default: run_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "rooftune run: expected exactly one CONFIG file\n\n");
+        run_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const char *config_path = argv[optind];
+
+    MPI_Init(NULL, NULL);
+    int status = RT_EXIT_OK;
+    rt_comm *comm = NULL;
+    rt_comm_opts copt = {.ranks_per_node = (int)rpn, .ranks_per_socket = (int)rps};
+    if (rt_comm_create(&copt, &comm, &err) != 0) {
+        fprintf(stderr, "rooftune run: %s\n", err.msg);
+        MPI_Finalize();
+        return RT_EXIT_USAGE;
+    }
+    const int rank = rt_comm_world_rank(comm);
+
+    rt_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    rt_cli_env env;
+    memset(&env, 0, sizeof env);
+    int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
+    int stage_status = RT_EXIT_USAGE;
+    if (ok && rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), !quiet, &err) != 0) {
+        ok = 0;
+        stage_status = RT_EXIT_FAILURE;
+    }
+    if (ok && rt_config_check(&cfg, &env.registry, &err) != 0)
+        ok = 0;
+    int all_ok = ok, first_bad = -1;
+    rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "rooftune run: %s\n", err.msg);
+        status = stage_status;
+        goto done;
+    }
+
+    char db_default[1024];
+    if (!db) {
+        snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
+        db = db_default;
+    }
+    if (rank == 0 && !dry_run)
+        ensure_parent_dir(db);
+    char machine_dir[1024];
+    rt_cli_machine_dir(machine_dir, sizeof machine_dir);
+    char cmdline[1024] = "rooftune";
+    for (int i = 0; i < argc; ++i) {
+        const size_t used = strlen(cmdline);
+        snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
+    }
+    if (rank == 0 && !quiet) {
+        printf("rooftune run: experiment '%s' (%s), %d rank(s)\n", cfg.name, config_path,
+               rt_comm_world_size(comm));
+        printf("  %s\n", env.backend.cuda_status);
+        char topo[256];
+        rt_comm_describe(comm, topo, sizeof topo);
+        printf("  topology: %s\n", topo);
+        if (!dry_run)
+            printf("  store: %s\n", db);
+        fflush(stdout);
+    }
+    rt_run_options ro = {.db_path = db,
+                         .dry_run = dry_run,
+                         .max_points = (int)max_points,
+                         .verbose = !quiet,
+                         .machine_dir = machine_dir,
+                         .command_line = cmdline,
+                         .log = (rank == 0 && !quiet) ? stdout : NULL};
+    rt_run_summary sum;
+    if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {
+        fprintf(stderr, "rooftune run: rank %d: %s\n", rank, err.msg);
+        status = RT_EXIT_FAILURE;
+        goto done;
+    }
+    if (rank == 0) {
+        printf("summary: %d point(s): %d measured, %d resumed (already in the store), %d wrong, "
+               "%d infeasible, %d error(s), %d timeout(s), %d above roofline",
+               sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
+               sum.timeouts, sum.above_roofline);
+        if (sum.expect_failures)
+            printf(", %d below expectations", sum.expect_failures);
+        if (sum.unavailable_kernels)
+            printf(", %d kernel(s) skipped (backend not available)", sum.unavailable_kernels);
+        if (sum.compiles || sum.cache_hits)
+            printf("; %d compile(s), %d cache hit(s)", sum.compiles, sum.cache_hits);
+        printf("\n");
+        if (dry_run)
+            printf("dry run: nothing was measured or stored\n");
+        else if (sum.resumed > 0)
+            printf("resumed: %d point(s) were already measured by this build and config\n",
+                   sum.resumed);
+        fflush(stdout);
+    }
+    if (sum.wrong || sum.errors || sum.above_roofline || sum.expect_failures)
+        status = RT_EXIT_ATTENTION;
+
+    if (rank == 0 && plots_dir && !dry_run) {
+        sqlite3 *db_handle = NULL;
+        if (sqlite3_open_v2(db, &db_handle, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+            fprintf(stderr, "rooftune run: cannot reopen %s for plotting: %s\n", db,
+                    db_handle ? sqlite3_errmsg(db_handle) : "out of memory");
+            status = RT_EXIT_FAILURE;
+        } else {
+            rt_plot_result pr;
+            ensure_parent_dir(plots_dir);
+            mkdir(plots_dir, 0777);
+            if (rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots, plots_dir, &pr,
+                                   &err) != 0) {
+                fprintf(stderr, "rooftune run: plotting: %s\n", err.msg);
+                status = RT_EXIT_FAILURE;
+            } else {
+                printf("plots: %d figure(s) in %s%s%s\n", pr.n_figures, plots_dir,
+                       pr.message[0] ? ": " : "", pr.message);
+            }
+        }
+        sqlite3_close(db_handle);
+    }
+
+done:
+    rt_cli_env_close(&env);
+    rt_config_free(&cfg);
+    rt_comm_free(comm);
+    MPI_Finalize();
+    return status;
+}

@@ -1,0 +1,140 @@
+/* rt_comm: the MPI layer of rooftune — the job's topology as communicators per level, the
+ * collectives the runner times with, failure agreement, and per-tier traffic counters that
+ * distributed kernels feed.
+ *
+ * Levels. Every rank belongs to one node and one socket of that node:
+ *   world  - every rank (a duplicate of MPI_COMM_WORLD, so library traffic never matches a user's)
+ *   node   - the ranks of my (possibly emulated) node, ordered by world rank
+ *   socket - the ranks of my socket within my node
+ *   peers  - the ranks with my local (node) rank on every node, ordered by node id; the partners of
+ *            a hierarchical reduction's inter-node stage
+ * Node ids count nodes in the order of their lowest world rank; socket ids count within a node.
+ *
+ * Emulation. ranks_per_node > 0 makes one host stand in for several nodes: node id =
+ * world_rank / ranks_per_node. ranks_per_socket > 0 likewise: socket id = local_rank /
+ * ranks_per_socket. With 0, the node comes from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and the
+ * socket from hwloc (the package that holds this process's CPU binding; an unbound process, or a
+ * build without hwloc, sees its node as one socket).
+ *
+ * Errors. Communicators created here return MPI errors instead of aborting, so every collective
+ * returns 0 / -1 and fills err with the MPI error text. rt_comm_all_ok is the exception: it is
+ * called while err already holds a rank's own failure, so it takes no err (see below).
+ *
+ * Not thread-safe: one thread per rank drives an rt_comm, as MPI_THREAD_FUNNELED allows. */
+#ifndef RT_COMM_H
+#define RT_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "rt_error.h"
+#include "rt_registry.h" /* rt_net_tier: RT_TIER_SOCKET, RT_TIER_NODE, RT_TIER_GLOBAL */
+
+typedef struct rt_comm rt_comm;
+
+typedef enum rt_comm_level {
+    RT_COMM_WORLD = 0,
+    RT_COMM_NODE = 1,
+    RT_COMM_SOCKET = 2,
+    RT_COMM_PEERS = 3,
+    RT_COMM_LEVEL_COUNT = 4
+} rt_comm_level;
+
+typedef struct rt_comm_opts {
+    int ranks_per_node;   /* 0: the real node (shared-memory domain); > 0: emulate */
+    int ranks_per_socket; /* 0: the real socket (hwloc) or one per node; > 0: emulate */
+} rt_comm_opts;
+
+/* Builds the topology from MPI_COMM_WORLD. Collective over MPI_COMM_WORLD: every rank must call it
+ * with the same options (they are checked against rank 0's; a mismatch fails on every rank).
+ * MPI must be initialised. opts may be NULL (both 0). ranks_per_node must divide the number of
+ * ranks, so every emulated node is full. */
+int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err);
+/* Frees the communicators; call before MPI_Finalize. Collective (MPI_Comm_free). NULL is fine. */
+void rt_comm_free(rt_comm *comm);
+
+/* Rank and size at a level (world, node, socket, peers). */
+int rt_comm_rank(const rt_comm *comm, rt_comm_level level);
+int rt_comm_size(const rt_comm *comm, rt_comm_level level);
+int rt_comm_world_rank(const rt_comm *comm);
+int rt_comm_world_size(const rt_comm *comm);
+/* The MPI communicator of a level, for distributed kernels. Owned by comm: do not free. */
+MPI_Comm rt_comm_mpi(const rt_comm *comm, rt_comm_level level);
+
+int rt_comm_node_id(const rt_comm *comm);    /* 0 .. n_nodes-1 */
+int rt_comm_socket_id(const rt_comm *comm);  /* 0 .. sockets on my node - 1 */
+int rt_comm_n_nodes(const rt_comm *comm);
+/* Node id and socket id of any world rank; -1 when the rank is out of range. */
+int rt_comm_node_of(const rt_comm *comm, int world_rank);
+int rt_comm_socket_of(const rt_comm *comm, int world_rank);
+int rt_comm_is_emulated(const rt_comm *comm); /* 1 when ranks_per_node was given */
+
+/* The network tier between this rank and another world rank: RT_TIER_SOCKET (same socket, also
+ * for itself), RT_TIER_NODE (same node, other socket) or RT_TIER_GLOBAL (other node); -1 when
+ * other_rank is out of range. */
+int rt_comm_tier_of(const rt_comm *comm, int other_rank);
+
+/* One line, e.g. "4 ranks: 2 nodes x 2 ranks/node (emulated), 1 socket/node (hwloc)".
+ * Same on every rank. Returns the length written (snprintf semantics). */
+int rt_comm_describe(const rt_comm *comm, char *buf, size_t len);
+
+/* MPI_Get_library_version, first line, trailing whitespace removed. May be called before MPI_Init.
+ * Returns 0, or -1 with "unknown" written. */
+int rt_comm_library_version(char *buf, size_t len);
+
+/* --- Collectives over world ----------------------------------------------------------------- */
+int rt_comm_barrier(rt_comm *comm, rt_err *err);
+int rt_comm_max_double(rt_comm *comm, double local, double *out, rt_err *err);
+int rt_comm_min_double(rt_comm *comm, double local, double *out, rt_err *err);
+int rt_comm_sum_double(rt_comm *comm, double local, double *out, rt_err *err);
+/* max, min and mean of one value per rank in a single reduction: a sample's time is the max over
+ * ranks (the job is as slow as its slowest rank); min and mean show the imbalance. */
+int rt_comm_time_reduce(rt_comm *comm, double local, double *max, double *min, double *avg,
+                        rt_err *err);
+/* Element-wise max over ranks of n values (in place), for batches of samples. */
+int rt_comm_max_doubles(rt_comm *comm, double *values, int n, rt_err *err);
+
+int rt_comm_bcast_int(rt_comm *comm, int *value, int root, rt_err *err);
+int rt_comm_bcast_double(rt_comm *comm, double *value, int root, rt_err *err);
+/* Any size (sent in pieces below INT_MAX bytes). */
+int rt_comm_bcast_bytes(rt_comm *comm, void *data, size_t bytes, int root, rt_err *err);
+
+/* Failure agreement: every rank says whether it succeeded; *all_ok is 1 only when all did, and
+ * *first_failed_rank is the lowest world rank that failed (-1 when none). Call it after any step
+ * that can fail on some ranks only, so no rank waits forever in a collective that a failed rank
+ * never enters. all_ok may point to the same int as the one passed as local_ok. Takes no rt_err
+ * because the caller's err usually holds the local failure it is about to report; on an MPI
+ * failure it returns -1, sets *all_ok = 0 and keeps the MPI text for rt_comm_last_error. */
+int rt_comm_all_ok(rt_comm *comm, int local_ok, int *all_ok, int *first_failed_rank);
+/* As rt_comm_all_ok, and every rank also receives the first failed rank's message (local_msg of
+ * that rank; may be NULL on ranks that succeeded) in msg_out, so every rank can report the cause. */
+int rt_comm_all_ok_msg(rt_comm *comm, int local_ok, const char *local_msg, int *all_ok,
+                       int *first_failed_rank, char *msg_out, size_t msg_len);
+/* The MPI error text of the last failed call that had no err to fill ("" when none). */
+const char *rt_comm_last_error(const rt_comm *comm);
+
+/* --- Traffic counters ----------------------------------------------------------------------- */
+/* Distributed kernels add what they send per tier; the runner reads and resets around each
+ * point. Local to the rank (no communication). Fails on an unknown tier or negative amounts. */
+int rt_comm_count(rt_comm *comm, rt_net_tier tier, int64_t bytes, int64_t messages, rt_err *err);
+/* Adds bytes and one message to the tier between this rank and dest (world rank). */
+int rt_comm_count_to(rt_comm *comm, int dest_world_rank, int64_t bytes, rt_err *err);
+void rt_comm_counters_read(const rt_comm *comm, int64_t bytes[RT_TIER_COUNT],
+                           int64_t messages[RT_TIER_COUNT]);
+void rt_comm_counters_reset(rt_comm *comm);
+/* Max over ranks of each counter (the busiest rank's traffic, which is what traffic models give)
+ * and the sum (total volume). Collective; any output may be NULL. */
+int rt_comm_counters_reduce(rt_comm *comm, int64_t max_bytes[RT_TIER_COUNT],
+                            int64_t max_messages[RT_TIER_COUNT], int64_t sum_bytes[RT_TIER_COUNT],
+                            int64_t sum_messages[RT_TIER_COUNT], rt_err *err);
+
+/* One-sided communication (MPI-3 RMA windows, for the RDMA SpMM variants with stationary A/B/C,
+ * remote accumulation queues and fetch-and-add work stealing) will be added here: a window object
+ * created collectively over a level's communicator (MPI_Win_allocate on world or node, with
+ * MPI_Win_allocate_shared on the node level so same-node peers can use loads and stores), with
+ * get/put/accumulate/fetch_and_op wrappers that feed the same per-tier counters via
+ * rt_comm_tier_of. Not implemented yet. */
+
+#endif

@@ -1,0 +1,534 @@
+#define _POSIX_C_SOURCE 200809L
+#include "rt_measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cacheflush.h"
+#include "rt_clock.h"
+#include "rt_comm.h"
+#include "rt_roofline_glue.h"
+#include "rt_stats.h"
+#include "rt_strutil.h"
+
+/* ---------------------------------------------------------------------------------------------
+ * Agreement between ranks. Every rank reaches each step with a local outcome; they agree on the
+ * worst one, and the message of the lowest rank that had it travels to everyone, so rank 0 can
+ * record what happened on rank 5 and no rank waits for a partner that gave up. */
+typedef enum outcome { OUT_OK = 0, OUT_INFEASIBLE = 1, OUT_ERROR = 2 } outcome;
+
+static int agree(rt_measure_ctx *m, outcome local, const char *local_msg, outcome *global,
+                 char *msg, size_t msglen, rt_err *err)
+{
+    double worst = (double)local;
+    if (rt_comm_max_double(m->comm, (double)local, &worst, err) != 0)
+        return rt_err_set(err, "communication failed while agreeing on a point's outcome");
+    *global = (outcome)(int)worst;
+    if (*global == OUT_OK) {
+        msg[0] = '\0';
+        return 0;
+    }
+    const double mine = (local == *global) ? (double)m->rank : 1e9;
+    double who = 0;
+    if (rt_comm_min_double(m->comm, mine, &who, err) != 0)
+        return rt_err_set(err, "communication failed while agreeing on a point's outcome");
+    const int from = (int)who;
+    char buf[512];
+    memset(buf, 0, sizeof buf);
+    if (m->rank == from)
+        snprintf(buf, sizeof buf, "%s", local_msg ? local_msg : "");
+    if (rt_comm_bcast_bytes(m->comm, buf, sizeof buf, from, err) != 0)
+        return rt_err_set(err, "communication failed while sharing rank %d's message", from);
+    if (m->nranks > 1)
+        snprintf(msg, msglen, "rank %d: %s", from, buf);
+    else
+        snprintf(msg, msglen, "%s", buf);
+    return 0;
+}
+
+int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,
+                    rt_store *store, int64_t run_id, const rt_provenance *prov,
+                    const rt_run_options *opt, rt_err *err)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = cfg;
+    m->be = be;
+    m->comm = comm;
+    m->store = store;
+    m->run_id = run_id;
+    m->prov = prov;
+    m->opt = opt;
+    m->rank = rt_comm_world_rank(m->comm);
+    m->nranks = rt_comm_world_size(m->comm);
+    m->samples_cap = cfg->measure.max_reps > 0 ? cfg->measure.max_reps : 1;
+    m->samples = calloc((size_t)m->samples_cap, sizeof(double));
+    m->rank_min = calloc((size_t)m->samples_cap, sizeof(double));
+    m->rank_avg = calloc((size_t)m->samples_cap, sizeof(double));
+    if (!m->samples || !m->rank_min || !m->rank_avg) {
+        rt_measure_free(m);
+        return rt_err_set(err, "out of memory for %d samples", m->samples_cap);
+    }
+    if (strcmp(cfg->measure.mode, "cold") == 0 &&
+        rt_cacheflush_create(0, &m->flush, err) != 0) {
+        rt_measure_free(m);
+        return -1;
+    }
+    if (rt_roofline_glue_create(cfg, be, opt->machine_dir, &m->roofline, opt->log, m->rank,
+                                err) != 0) {
+        rt_measure_free(m);
+        return -1;
+    }
+    return 0;
+}
+
+void rt_measure_release_inputs(rt_measure_ctx *m)
+{
+    if (m->inputs && m->in_family)
+        m->in_family->free_inputs(m->inputs);
+    m->inputs = NULL;
+    m->in_family = NULL;
+    m->in_matrix = NULL;
+    m->in_problem[0] = '\0';
+    free(m->reference);
+    free(m->output);
+    m->reference = NULL;
+    m->output = NULL;
+    m->n_out = 0;
+}
+
+void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
+{
+    if (m->be->cuda_loaded && m->be->plugin->stats)
+        m->be->plugin->stats(m->be->plugin_state, &sum->compiles, &sum->cache_hits);
+}
+
+void rt_measure_free(rt_measure_ctx *m)
+{
+    rt_measure_release_inputs(m);
+    free(m->samples);
+    free(m->rank_min);
+    free(m->rank_avg);
+    m->samples = m->rank_min = m->rank_avg = NULL;
+    if (m->flush)
+        rt_cacheflush_free(m->flush);
+    m->flush = NULL;
+    rt_roofline_glue_free(m->roofline);
+    m->roofline = NULL;
+}
+
+/* Builds (or reuses) the family inputs and the double-precision reference for this problem. */
+static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const char *problem_json,
+                         rt_err *err)
+{
+    if (m->inputs && m->in_family == t->family && m->in_matrix == t->local &&
+        strcmp(m->in_problem, problem_json) == 0)
+        return 0;
+    rt_measure_release_inputs(m);
+    if (t->family->make_inputs(t->local, t->problem, &m->inputs, err) != 0)
+        return rt_err_prefix(err, "inputs for matrix '%s'", t->matrix->name);
+    m->in_family = t->family;
+    m->in_matrix = t->local;
+    snprintf(m->in_problem, sizeof m->in_problem, "%s", problem_json);
+    m->n_out = t->family->output_elems(m->inputs);
+    const size_t n = (size_t)(m->n_out > 0 ? m->n_out : 1);
+    m->reference = malloc(n * sizeof(double));
+    m->output = malloc(n * sizeof(double));
+    if (!m->reference || !m->output)
+        return rt_err_set(err, "out of memory for the reference output (%lld values)",
+                          (long long)m->n_out);
+    if (t->family->reference(m->inputs, m->reference, err) != 0)
+        return rt_err_prefix(err, "reference for matrix '%s'", t->matrix->name);
+    return 0;
+}
+
+/* Relative L2 error over all ranks; non-finite outputs make it infinite. */
+static int relative_error(rt_measure_ctx *m, double *rel, rt_err *err)
+{
+    double diff2 = 0.0, ref2 = 0.0, bad = 0.0;
+    for (int64_t i = 0; i < m->n_out; ++i) {
+        const double o = m->output[i], r = m->reference[i];
+        if (!isfinite(o)) {
+            bad += 1.0;
+            continue;
+        }
+        diff2 += (o - r) * (o - r);
+        ref2 += r * r;
+    }
+    double g_diff2 = 0, g_ref2 = 0, g_bad = 0;
+    if (rt_comm_sum_double(m->comm, diff2, &g_diff2, err) != 0 ||
+        rt_comm_sum_double(m->comm, ref2, &g_ref2, err) != 0 ||
+        rt_comm_sum_double(m->comm, bad, &g_bad, err) != 0)
+        return rt_err_set(err, "communication failed during verification");
+    if (g_bad > 0)
+        *rel = INFINITY;
+    else
+        *rel = g_ref2 > 0 ? sqrt(g_diff2 / g_ref2) : sqrt(g_diff2);
+    return 0;
+}
+
+static void format_params_short(const rt_params *p, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n && o + 1 < len; ++i) {
+        char v[128];
+        if (p->item[i].value.kind == RT_V_STR)
+            snprintf(v, sizeof v, "%s", p->item[i].value.s);
+        else
+            rt_value_format(&p->item[i].value, v, sizeof v);
+        const int w = snprintf(buf + o, len - o, "%s%s=%s", i ? " " : "", p->item[i].name, v);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                     int feasible, const char *why, double *objective, rt_run_summary *sum,
+                     rt_err *err)
+{
+    *objective = INFINITY;
+    sum->points_seen++;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+
+    rt_point_record rec;
+    memset(&rec, 0, sizeof rec);
+    snprintf(rec.experiment, sizeof rec.experiment, "%s", m->cfg->name);
+    snprintf(rec.kernel, sizeof rec.kernel, "%s", t->kernel->name);
+    snprintf(rec.backend, sizeof rec.backend, "%s", t->kernel->backend);
+    snprintf(rec.family, sizeof rec.family, "%s", t->kernel->family);
+    snprintf(rec.matrix, sizeof rec.matrix, "%s", t->matrix->name);
+    snprintf(rec.device, sizeof rec.device, "%s", t->device->name);
+    rec.ranks = m->nranks;
+    rec.rel_error = NAN;
+    rec.bound_s = NAN;
+    rec.efficiency = NAN;
+    rec.time_median_s = rec.time_min_s = rec.time_max_s = rec.time_mean_s = NAN;
+    rec.time_stddev_s = rec.ci_rel = rec.gflops = rec.gnnz_s = NAN;
+    if (rt_params_to_json(params, rec.params_json, sizeof rec.params_json) < 0 ||
+        rt_params_to_json(t->problem, rec.problem_json, sizeof rec.problem_json) < 0)
+        return rt_err_set(err, "kernel %s: parameters too long to record", t->kernel->name);
+    {
+        char keytext[4096];
+        snprintf(keytext, sizeof keytext, "%s|%s|%s|%s|%d|%s", rec.kernel, rec.matrix,
+                 rec.params_json, rec.problem_json, rec.ranks, rec.device);
+        rt_hash_hex(rt_hash64(keytext, strlen(keytext), 0), rec.point_key);
+    }
+    char shown[512];
+    format_params_short(params, shown, sizeof shown);
+    char problem_shown[256];
+    format_params_short(t->problem, problem_shown, sizeof problem_shown);
+
+    /* Resume: rank 0 asks the store, everyone follows. */
+    int done = 0;
+    if (m->rank == 0 && m->store &&
+        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec.point_key,
+                            &done, err) != 0)
+        return -1;
+    int done_all = done;
+    if (rt_comm_bcast_int(m->comm, &done_all, 0, err) != 0)
+        return rt_err_set(err, "communication failed during the resume check");
+    if (done_all) {
+        sum->resumed++;
+        return 0;
+    }
+    if (m->opt->dry_run) {
+        if (m->rank == 0 && m->opt->log)
+            fprintf(m->opt->log, "  would run %s %s [%s] %s%s%s\n", rec.kernel, rec.matrix,
+                    problem_shown, shown, feasible ? "" : "  (infeasible: ", feasible ? "" : why);
+        if (!feasible && m->rank == 0 && m->opt->log)
+            fprintf(m->opt->log, ")\n");
+        return 0;
+    }
+
+    rt_metrics metrics;
+    rt_metrics_init(&metrics);
+    rec.metrics = &metrics;
+    rec.flops = NAN;
+    void *state = NULL;
+    int have_state = 0;
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    char local_msg[512] = "";
+    rt_err local;
+    rt_err_clear(&local);
+
+    if (!feasible) {
+        rec.status = RT_POINT_INFEASIBLE;
+        snprintf(rec.reason, sizeof rec.reason, "%s", why);
+        goto record;
+    }
+
+    /* Inputs and reference (shared by all kernels of the problem point). */
+    {
+        outcome lo = OUT_OK;
+        if (ensure_inputs(m, t, rec.problem_json, &local) != 0) {
+            lo = OUT_ERROR;
+            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+        }
+        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK) {
+            /* Without inputs nothing of this problem can run: that is a run error. */
+            return rt_err_set(err, "%s", msg);
+        }
+    }
+    rec.flops = t->family->flops(m->inputs);
+    rec.tolerance = t->family->tolerance(m->inputs);
+    {
+        double flops_all = rec.flops;
+        if (rt_comm_sum_double(m->comm, rec.flops, &flops_all, err) != 0)
+            return -1;
+        rec.flops = flops_all;
+    }
+    rt_kernel_env env = {.device = t->device,
+                         .cache_dir = NULL,
+                         .rank = m->rank,
+                         .nranks = m->nranks,
+                         .comm = m->comm};
+
+    /* Feasibility hook, then setup. */
+    {
+        outcome lo = OUT_OK;
+        local_msg[0] = '\0';
+        if (t->kernel->check) {
+            char kwhy[512] = "";
+            const int c = t->kernel->check(t->kernel, m->inputs, params, &env, kwhy, sizeof kwhy, &local);
+            if (c == RT_INFEASIBLE) {
+                lo = OUT_INFEASIBLE;
+                snprintf(local_msg, sizeof local_msg, "%s", kwhy);
+            } else if (c != 0) {
+                lo = OUT_ERROR;
+                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+            }
+        }
+        if (lo == OUT_OK) {
+            const double t0 = rt_clock_now();
+            const int s = t->kernel->setup(t->kernel, m->inputs, params, &env, &state, &local);
+            rec.setup_s = rt_clock_now() - t0;
+            if (s == 0)
+                have_state = 1;
+            else {
+                lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : OUT_ERROR;
+                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+                if (state) { /* a failed setup may leave a partial state to tear down */
+                    t->kernel->teardown(state);
+                    state = NULL;
+                }
+            }
+        }
+        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK) {
+            rec.status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
+            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
+            goto record;
+        }
+    }
+
+    /* The verification gate: one execution, compared with the reference. */
+    {
+        outcome lo = OUT_OK;
+        local_msg[0] = '\0';
+        double sec = 0;
+        for (int64_t i = 0; i < m->n_out; ++i)
+            m->output[i] = NAN;
+        if (t->kernel->run(state, &sec, &local) != 0 ||
+            t->kernel->output(state, m->output, &local) != 0) {
+            lo = OUT_ERROR;
+            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+        }
+        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK) {
+            rec.status = RT_POINT_ERROR;
+            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
+            goto record;
+        }
+        if (relative_error(m, &rec.rel_error, err) != 0)
+            return -1;
+        if (!(rec.rel_error <= rec.tolerance)) {
+            rec.status = RT_POINT_WRONG;
+            snprintf(rec.reason, sizeof rec.reason,
+                     "relative error %.3g exceeds the tolerance %.3g: not timed", rec.rel_error,
+                     rec.tolerance);
+            goto record;
+        }
+        rec.verified = 1;
+    }
+
+    /* Warm-up, then samples until the median is known well enough or time runs out. */
+    {
+        outcome lo = OUT_OK;
+        local_msg[0] = '\0';
+        for (int w = 0; w < mc->warmup && lo == OUT_OK; ++w) {
+            double sec;
+            if (t->kernel->run(state, &sec, &local) != 0) {
+                lo = OUT_ERROR;
+                snprintf(local_msg, sizeof local_msg, "warm-up: %s", local.msg);
+            }
+        }
+        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK) {
+            rec.status = RT_POINT_ERROR;
+            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
+            goto record;
+        }
+        const int cold = m->cfg->measure.mode[0] == 'c';
+        double measured = 0.0;
+        int n = 0;
+        int stop = 0;
+        while (!stop) {
+            lo = OUT_OK;
+            if (cold) {
+                if (t->kernel->flush) {
+                    if (t->kernel->flush(state, &local) != 0) {
+                        lo = OUT_ERROR;
+                        snprintf(local_msg, sizeof local_msg, "cache flush: %s", local.msg);
+                    }
+                } else if (m->flush) {
+                    rt_cacheflush_flush(m->flush);
+                }
+            }
+            if (rt_comm_barrier(m->comm, err) != 0)
+                return rt_err_set(err, "communication failed at a barrier");
+            double sec = -1.0;
+            const double t0 = rt_clock_now();
+            if (lo == OUT_OK && t->kernel->run(state, &sec, &local) != 0) {
+                lo = OUT_ERROR;
+                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+            }
+            const double wall = rt_clock_now() - t0;
+            if (sec < 0)
+                sec = wall;
+            if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+                return -1;
+            if (g != OUT_OK) {
+                rec.status = RT_POINT_ERROR;
+                snprintf(rec.reason, sizeof rec.reason, "repetition %d: %s", n, msg);
+                goto record;
+            }
+            double smax = sec, smin = sec, savg = sec;
+            if (rt_comm_time_reduce(m->comm, sec, &smax, &smin, &savg, err) != 0)
+                return rt_err_prefix(err, "combining sample times");
+            m->samples[n] = smax;
+            m->rank_min[n] = smin;
+            m->rank_avg[n] = savg;
+            ++n;
+            measured += smax;
+            int decide = 0;
+            if (smax > mc->point_timeout_s) {
+                rec.status = RT_POINT_TIMEOUT;
+                snprintf(rec.reason, sizeof rec.reason,
+                         "one execution took %.3f s, over measure.point_timeout_s = %.3g s", smax,
+                         mc->point_timeout_s);
+                decide = 1;
+            } else if (n >= m->samples_cap) {
+                decide = 1;
+            } else {
+                decide = rt_stats_should_stop(m->samples, n, mc->min_reps, mc->max_reps, measured,
+                                              mc->max_time_s, mc->target_rel_ci, mc->confidence);
+            }
+            /* Rank 0 decides so every rank leaves the loop at the same repetition. */
+            if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
+                return rt_err_set(err, "communication failed while deciding to stop sampling");
+            stop = decide;
+        }
+        rec.n_samples = n;
+        rec.samples = m->samples;
+        rec.samples_rank_min = m->rank_min;
+        rec.samples_rank_avg = m->rank_avg;
+        rt_stats_summary st;
+        if (rt_stats_summarize(m->samples, n, &st, err) != 0)
+            return rt_err_prefix(err, "summarising the samples of %s", rec.kernel);
+        double ci_lo, ci_hi;
+        if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec.ci_rel, NULL,
+                               err) != 0)
+            return -1;
+        rec.time_median_s = st.median;
+        rec.time_min_s = st.min;
+        rec.time_max_s = st.max;
+        rec.time_mean_s = st.mean;
+        rec.time_stddev_s = st.stddev;
+        if (rec.status == RT_POINT_OK && st.median > 0) {
+            rec.gflops = rec.flops / st.median * 1e-9;
+            if (t->family->nonzeros) {
+                double nz = t->family->nonzeros(m->inputs), nz_all = nz;
+                if (rt_comm_sum_double(m->comm, nz, &nz_all, err) != 0)
+                    return -1;
+                rec.gnnz_s = nz_all / st.median * 1e-9;
+            }
+            *objective = st.median;
+        }
+    }
+
+    /* Kernel facts, then counters in passes of their own (never inside the timed loop). */
+    if (t->kernel->metrics && t->kernel->metrics(state, &metrics, &local) != 0)
+        rt_metrics_unavailable(&metrics, "kernel_metrics", "", local.msg);
+    if (m->cfg->n_counters > 0 &&
+        rt_roofline_glue_counters(m->roofline, m->be, t->kernel, state, m->cfg, &metrics,
+                                  &local) != 0) {
+        rt_metrics_unavailable(&metrics, "counters", "", local.msg);
+    }
+    if (rec.status == RT_POINT_OK)
+        rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, &env, m->comm, &rec,
+                               &metrics);
+
+record:
+    if (have_state)
+        t->kernel->teardown(state);
+    if (rec.status == RT_POINT_OK && !isnan(m->cfg->expect_min_efficiency) &&
+        !(rec.efficiency >= m->cfg->expect_min_efficiency)) {
+        sum->expect_failures++;
+        snprintf(rec.reason, sizeof rec.reason,
+                 "efficiency %.3f is below expect.min_efficiency %.3f", rec.efficiency,
+                 m->cfg->expect_min_efficiency);
+    }
+    switch (rec.status) {
+    case RT_POINT_OK: sum->measured++; break;
+    case RT_POINT_WRONG: sum->wrong++; break;
+    case RT_POINT_INFEASIBLE: sum->infeasible++; break;
+    case RT_POINT_ERROR: sum->errors++; break;
+    case RT_POINT_TIMEOUT: sum->timeouts++; break;
+    case RT_POINT_ABOVE_ROOFLINE: sum->above_roofline++; break;
+    }
+    if (m->rank == 0) {
+        if (m->opt->log) {
+            if (rec.status == RT_POINT_OK || rec.status == RT_POINT_ABOVE_ROOFLINE)
+                fprintf(m->opt->log,
+                        "  %-22s %-14s [%s] %s: %.4g ms, %.3g GFLOP/s, %d samples, ci %.1f%%\n",
+                        rec.kernel, rec.matrix, problem_shown, shown, rec.time_median_s * 1e3,
+                        rec.gflops, rec.n_samples, rec.ci_rel * 100.0);
+            else
+                fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec.kernel, rec.matrix,
+                        problem_shown, shown, rt_point_status_name(rec.status), rec.reason);
+            if (rec.status == RT_POINT_OK && !isnan(rec.efficiency))
+                fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec.bound_s * 1e3,
+                        rec.efficiency);
+            if (rec.status == RT_POINT_ABOVE_ROOFLINE)
+                fprintf(m->opt->log, "  !!! ABOVE ROOFLINE: %s\n", rec.reason);
+        }
+    }
+    /* Rank 0 records; the others learn whether that worked, so a full disk stops every rank. */
+    int stored = 1;
+    if (m->rank == 0 && m->store) {
+        int64_t point_id = 0;
+        if (rt_store_add_point(m->store, m->run_id, &rec, &point_id, err) != 0) {
+            rt_err_prefix(err, "recording point %s of %s", shown, rec.kernel);
+            stored = 0;
+        }
+    }
+    int all_stored = stored, first_bad = -1;
+    if (rt_comm_all_ok(m->comm, stored, &all_stored, &first_bad) != 0 || !all_stored) {
+        if (m->rank != 0)
+            rt_err_set(err, "rank 0 could not record a point in the store");
+        return -1;
+    }
+    m->new_points++;
+    if (m->opt->max_points > 0 && m->new_points >= m->opt->max_points)
+        m->stop = 1;
+    return 0;
+}

@@ -1,0 +1,341 @@
+#define _POSIX_C_SOURCE 200809L
+#include "rt_runner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_clock.h"
+#include "rt_comm.h"
+#include "rt_generators.h"
+#include "rt_measure.h"
+#include "rt_search.h"
+#include "rt_space.h"
+#include "rt_store.h"
+#include "rt_strutil.h"
+
+/* Everything one rank needs about the current matrix. */
+typedef struct matrix_slot {
+    const rt_matrix_cfg *cfg;
+    rt_csr full_shape; /* only rows/cols/nnz used: the whole matrix's facts */
+    rt_csr local;      /* this rank's block of rows */
+    int64_t row0, row1;
+} matrix_slot;
+
+static void logf_rank0(const rt_run_options *opt, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#include <stdarg.h>
+static void logf_rank0(const rt_run_options *opt, int rank, const char *fmt, ...)
+{
+    if (rank != 0 || !opt->log)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(opt->log, fmt, ap);
+    va_end(ap);
+    fflush(opt->log);
+}
+
+/* Splits rows among ranks so each gets about the same number of nonzeros (rows stay contiguous). */
+static void split_rows(const rt_csr *a, int rank, int nranks, int64_t *r0, int64_t *r1)
+{
+    if (nranks <= 1) {
+        *r0 = 0;
+        *r1 = a->rows;
+        return;
+    }
+    const double per = (double)a->nnz / nranks;
+    int64_t lo = 0, hi = a->rows;
+    /* First row whose prefix nonzero count reaches rank * per (binary search over rowptr). */
+    for (int side = 0; side < 2; ++side) {
+        const double target = per * (rank + side);
+        int64_t a0 = 0, a1 = a->rows;
+        while (a0 < a1) {
+            const int64_t mid = a0 + (a1 - a0) / 2;
+            if ((double)a->rowptr[mid] < target)
+                a0 = mid + 1;
+            else
+                a1 = mid;
+        }
+        if (side == 0)
+            lo = (rank == 0) ? 0 : a0;
+        else
+            hi = (rank == nranks - 1) ? a->rows : a0;
+    }
+    if (a->nnz == 0) { /* fall back to an even split of rows */
+        lo = a->rows * rank / nranks;
+        hi = a->rows * (rank + 1) / nranks;
+    }
+    *r0 = lo;
+    *r1 = hi < lo ? lo : hi;
+}
+
+/* Expands the problem domains into the index-th point (first domain slowest). */
+static int64_t problem_count(const rt_config *cfg)
+{
+    int64_t n = 1;
+    for (int i = 0; i < cfg->n_problem; ++i)
+        n *= cfg->problem[i].n_values > 0 ? cfg->problem[i].n_values : 1;
+    return n;
+}
+
+static int problem_point(const rt_config *cfg, int64_t index, rt_params *out, rt_err *err)
+{
+    rt_params_init(out);
+    for (int i = cfg->n_problem - 1; i >= 0; --i) {
+        const rt_param_domain *d = &cfg->problem[i];
+        if (d->n_values <= 0)
+            continue;
+        const int64_t k = index % d->n_values;
+        index /= d->n_values;
+        if (rt_params_set(out, d->name, d->values[k], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The family's problem parameters: the ones the config sets, the rest at their defaults. */
+static int family_problem(const rt_family_desc *fam, const rt_params *given, rt_params *out,
+                          rt_err *err)
+{
+    rt_params_init(out);
+    for (int i = 0; i < fam->n_problem_params; ++i) {
+        const rt_param_schema *s = &fam->problem_params[i];
+        const rt_value *v = rt_params_get(given, s->name);
+        rt_value dv;
+        if (!v) {
+            if (rt_param_default(s, &dv, err) != 0)
+                return -1;
+            v = &dv;
+        }
+        char why[256];
+        if (rt_param_check(s, v, why, sizeof why) != 0)
+            return rt_err_set(err, "problem: %s", why);
+        if (rt_params_set(out, s->name, *v, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err)
+{
+    const char *gen = mc->generator[0] ? mc->generator : NULL;
+    const char *file = mc->file[0] ? mc->file : NULL;
+    if (rt_matrix_build(gen, &mc->gen, file, mc->ordering[0] ? mc->ordering : NULL, out, err) != 0) {
+        char loc[600];
+        rt_src_loc_format(&mc->loc, loc, sizeof loc);
+        return rt_err_prefix(err, "%s: matrix '%s'", loc, mc->name);
+    }
+    return 0;
+}
+
+int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_backend *be,
+                      void *comm_ptr, const rt_run_options *opt, rt_run_summary *sum, rt_err *err)
+{
+    rt_comm *comm = comm_ptr;
+    const int rank = rt_comm_world_rank(comm);
+    const int nranks = rt_comm_world_size(comm);
+    memset(sum, 0, sizeof *sum);
+    sum->run_id = -1;
+
+    rt_store *store = NULL;
+    rt_provenance prov;
+    rt_provenance_init(&prov);
+    int rc = 0;
+    int64_t run_id = -1;
+
+    /* Rank 0 owns the store; every other rank learns whether opening it worked so that nobody
+     * starts measuring for a run that cannot be recorded. */
+    int ok = 1;
+    if (rank == 0 && !opt->dry_run) {
+        if (rt_store_open(opt->db_path, &store, err) != 0)
+            ok = 0;
+    }
+    int first_bad = -1;
+    if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
+        if (rank != 0)
+            rt_err_set(err, "rank 0 could not open the store %s", opt->db_path);
+        return -1;
+    }
+
+    const rt_device_info *cpu = &be->cpu;
+    if (rank == 0) {
+        snprintf(prov.device, sizeof prov.device, "%s", be->cuda_loaded ? be->gpu.name : cpu->name);
+        snprintf(prov.cuda_runtime, sizeof prov.cuda_runtime, "%s",
+                 be->cuda_loaded ? be->gpu.runtime_version : "");
+        snprintf(prov.cuda_driver, sizeof prov.cuda_driver, "%s",
+                 be->cuda_loaded ? be->gpu.driver_version : "");
+        rt_comm_library_version(prov.mpi_library, sizeof prov.mpi_library);
+        rt_comm_describe(comm, prov.topology, sizeof prov.topology);
+        prov.nranks = nranks;
+        snprintf(prov.config_path, sizeof prov.config_path, "%s", cfg->path);
+        prov.config_text = cfg->text;
+        snprintf(prov.config_hash, sizeof prov.config_hash, "%s", cfg->hash);
+        snprintf(prov.command_line, sizeof prov.command_line, "%s",
+                 opt->command_line ? opt->command_line : "");
+        if (store && rt_store_begin_run(store, &prov, cfg->name, &run_id, err) != 0) {
+            rt_store_close(store);
+            store = NULL;
+            ok = 0;
+        }
+    }
+    if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
+        if (rank != 0)
+            rt_err_set(err, "rank 0 could not start a run in %s", opt->db_path);
+        return -1;
+    }
+    sum->run_id = run_id;
+
+    rt_measure_ctx mctx;
+    if (rt_measure_init(&mctx, cfg, be, comm, store, run_id, &prov, opt, err) != 0) {
+        if (store) {
+            rt_store_end_run(store, run_id, "failed", NULL);
+            rt_store_close(store);
+        }
+        return -1;
+    }
+
+    const int64_t nproblems = problem_count(cfg);
+    for (int mi = 0; mi < cfg->n_matrices && rc == 0 && !mctx.stop; ++mi) {
+        const rt_matrix_cfg *mc = &cfg->matrices[mi];
+        rt_csr full;
+        memset(&full, 0, sizeof full);
+        const double t0 = rt_clock_now();
+        ok = build_matrix(mc, &full, err) == 0;
+        if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
+            /* Every rank builds the same matrix, so the same error holds everywhere. */
+            if (rank != 0 && first_bad >= 0 && err->msg[0] == '\0')
+                rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
+            rc = -1;
+            break;
+        }
+        const double load_s = rt_clock_now() - t0;
+        logf_rank0(opt, rank, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name,
+                   (long long)full.rows, (long long)full.cols, (long long)full.nnz, load_s);
+        if (rank == 0 && store) {
+            rt_matrix_record mr;
+            memset(&mr, 0, sizeof mr);
+            snprintf(mr.name, sizeof mr.name, "%s", mc->name);
+            mr.rows = full.rows;
+            mr.cols = full.cols;
+            mr.nnz = full.nnz;
+            snprintf(mr.generator, sizeof mr.generator, "%s", mc->generator);
+            rt_params_to_json(&mc->gen, mr.args_json, sizeof mr.args_json);
+            snprintf(mr.file, sizeof mr.file, "%s", mc->file);
+            snprintf(mr.ordering, sizeof mr.ordering, "%s", mc->ordering[0] ? mc->ordering : "natural");
+            mr.load_s = load_s;
+            if (rt_store_add_matrix(store, run_id, &mr, err) != 0) {
+                rt_csr_free(&full);
+                rc = -1;
+                break;
+            }
+        }
+        matrix_slot ms;
+        memset(&ms, 0, sizeof ms);
+        ms.cfg = mc;
+        ms.full_shape.rows = full.rows;
+        ms.full_shape.cols = full.cols;
+        ms.full_shape.nnz = full.nnz;
+        split_rows(&full, rank, nranks, &ms.row0, &ms.row1);
+        if (nranks == 1) {
+            ms.local = full; /* take ownership, no copy */
+            memset(&full, 0, sizeof full);
+        } else {
+            ok = rt_csr_row_block(&ms.local, &full, ms.row0, ms.row1, err) == 0;
+            rt_csr_free(&full);
+            if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
+                rc = -1;
+                break;
+            }
+        }
+
+        for (int64_t pi = 0; pi < nproblems && rc == 0 && !mctx.stop; ++pi) {
+            rt_params problem_given;
+            if (problem_point(cfg, pi, &problem_given, err) != 0) {
+                rc = -1;
+                break;
+            }
+            for (int ki = 0; ki < cfg->n_kernels && rc == 0 && !mctx.stop; ++ki) {
+                const rt_kernel_cfg *kc = &cfg->kernels[ki];
+                const rt_kernel_desc *kd = rt_registry_find_kernel(reg, kc->name);
+                if (!kd) {
+                    rc = rt_err_set(err, "kernel '%s' is not registered", kc->name);
+                    break;
+                }
+                if (kd->unavailable) {
+                    if (mi == 0 && pi == 0) {
+                        sum->unavailable_kernels++;
+                        logf_rank0(opt, rank, "kernel %s skipped: %s\n", kd->name, kd->unavailable);
+                    }
+                    continue;
+                }
+                const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
+                rt_params problem;
+                if (family_problem(fam, &problem_given, &problem, err) != 0) {
+                    rc = rt_err_prefix(err, "kernel %s", kd->name);
+                    break;
+                }
+                const rt_device_info *dev = rt_backend_device(be, kd->backend);
+                rt_space *space = NULL;
+                if (rt_space_build(kc, kd, &problem, ms.full_shape.rows, ms.full_shape.cols,
+                                   ms.full_shape.nnz, dev, &space, err) != 0) {
+                    rc = -1;
+                    break;
+                }
+                rt_search *search = NULL;
+                if (rt_search_create(&cfg->search, space, &search, err) != 0) {
+                    rt_space_free(space);
+                    rc = -1;
+                    break;
+                }
+                rt_measure_target tgt = {.matrix = mc,
+                                         .local = &ms.local,
+                                         .rows_total = ms.full_shape.rows,
+                                         .cols_total = ms.full_shape.cols,
+                                         .nnz_total = ms.full_shape.nnz,
+                                         .kernel_cfg = kc,
+                                         .kernel = kd,
+                                         .family = fam,
+                                         .device = dev,
+                                         .problem = &problem};
+                int64_t index;
+                while (rc == 0 && !mctx.stop && rt_search_next(search, &index) == 1) {
+                    rt_params params;
+                    int feasible = 1;
+                    char why[512] = "";
+                    if (rt_space_point(space, index, &params, &feasible, why, sizeof why, err) != 0) {
+                        rc = -1;
+                        break;
+                    }
+                    double objective = INFINITY;
+                    if (rt_measure_point(&mctx, &tgt, &params, feasible, why, &objective, sum, err) != 0) {
+                        rc = -1;
+                        break;
+                    }
+                    rt_search_report(search, index, objective);
+                }
+                rt_search_free(search);
+                rt_space_free(space);
+            }
+            /* Inputs and the reference depend on the problem point: drop them before the next. */
+            rt_measure_release_inputs(&mctx);
+        }
+        rt_measure_release_inputs(&mctx);
+        rt_csr_free(&ms.local);
+    }
+
+    rt_measure_finish(&mctx, sum);
+    if (rank == 0 && store) {
+        rt_err end_err;
+        const char *status = rc != 0 ? "failed" : (mctx.stop ? "interrupted" : "complete");
+        if (rt_store_end_run(store, run_id, status, &end_err) != 0 && rc == 0) {
+            *err = end_err;
+            rc = -1;
+        }
+        rt_store_close(store);
+    }
+    rt_measure_free(&mctx);
+    return rc;
+}

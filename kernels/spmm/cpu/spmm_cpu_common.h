@@ -1,0 +1,88 @@
+/* spmm_cpu_common: what the CPU SpMM kernels share: how many cores a rank may use, how a
+ * `threads` parameter resolves to an OpenMP team, the per-point output buffer C, and the
+ * row-blocked execution engine that the CSR and ELL kernels both drive. */
+#ifndef SPMM_CPU_COMMON_H
+#define SPMM_CPU_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_matrix.h"
+#include "rt_registry.h"
+#include "spmm_family.h"
+
+/* A `threads` value above this many times the available cores is infeasible: oversubscribing
+ * further only measures the OS scheduler, never the kernel. */
+#define RT_SPMM_CPU_OVERSUBSCRIBE 4
+
+/* Cores this rank may use: the device's sm_count when the harness filled it (the CPU backend puts
+ * the cores bound to the rank there), else what OpenMP reports. At least 1. */
+int rt_spmm_cpu_available_cores(const rt_kernel_env *env);
+
+/* Resolves `threads` (0 = every available core) into a team size, or returns RT_INFEASIBLE with
+ * why filled when it oversubscribes beyond RT_SPMM_CPU_OVERSUBSCRIBE x the available cores. */
+int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team,
+                                char *why, size_t whylen);
+
+/* The size of the team OpenMP actually starts when asked for `team` threads (it may give fewer
+ * when dynamic adjustment or a thread limit is in force). */
+int rt_spmm_cpu_team_size(int team);
+
+/* Allocates C (m x K in the inputs' layout and precision) and poisons it with NAN. An empty C
+ * (m == 0) gets no storage. */
+int rt_spmm_cpu_alloc_output(const rt_spmm_inputs *in, rt_dense *c, rt_err *err);
+
+/* A row-wise SpMM to execute: the entries of row r are (colidx[e], val[e]) for
+ * e = start + t * stride, t < count, where
+ *   CSR (slice_ptr == NULL): start = rowptr[r], count = rowptr[r+1] - rowptr[r], stride = 1;
+ *   ELL (slice_ptr != NULL): s = r / slice_height, start = slice_ptr[s] + r % slice_height,
+ *                            count = slice_width[s], stride = slice_height.
+ * Every colidx must be a valid row of B (ELL padding remapped to column 0 with value 0, so the
+ * padded multiply-adds are executed as a GPU would execute them). */
+typedef struct rt_spmm_cpu_rowwise {
+    int64_t rows;
+    int64_t k;
+    const int64_t *rowptr;
+    const int64_t *slice_ptr;
+    const int32_t *slice_width;
+    int32_t slice_height;
+    const int32_t *colidx;
+    const void *val;       /* float (fp32) or double (fp64) */
+    rt_precision prec;
+    rt_layout layout;      /* of B and C */
+    const void *b;
+    int64_t ldb;
+    void *c;
+    int64_t ldc;
+    int64_t row_block;     /* rows per OpenMP chunk */
+    int64_t col_block;     /* columns per sweep, 1..k */
+    int team;              /* OpenMP threads */
+    void *scratch;         /* team * col_block elements of prec: one accumulator per thread */
+} rt_spmm_cpu_rowwise;
+
+/* Reads the row-wise parameters every such kernel shares (row_block, col_block, threads) from p
+ * through self's schema into w: col_block is clamped to k (a wider sweep than C has columns is
+ * the same sweep), threads resolves to a team. Returns 0, RT_INFEASIBLE (why filled) or -1. */
+int rt_spmm_cpu_rowwise_params(const rt_kernel_desc *self, const rt_params *p,
+                               const rt_kernel_env *env, int64_t k, rt_spmm_cpu_rowwise *w,
+                               char *why, size_t whylen, rt_err *err);
+/* Allocates C (poisoned) and the per-thread accumulators and points w at B and C of the inputs.
+ * The caller fills the A side (rowptr or slices, colidx, val). */
+int rt_spmm_cpu_rowwise_bind(rt_spmm_cpu_rowwise *w, const rt_spmm_inputs *in, rt_dense *c,
+                             rt_err *err);
+/* Frees what bind allocated (safe on a zeroed or partly bound w). */
+void rt_spmm_cpu_rowwise_unbind(rt_spmm_cpu_rowwise *w, rt_dense *c);
+
+/* Hooks shared by the row-wise kernels. check: threads oversubscription; traffic: the family's
+ * compulsory DRAM traffic with A's values in the point's precision. */
+int rt_spmm_cpu_rowwise_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                              const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+int rt_spmm_cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                        const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+
+/* Row chunks of one execution: ceil(rows / row_block). */
+int64_t rt_spmm_cpu_rowwise_chunks(const rt_spmm_cpu_rowwise *w);
+void rt_spmm_cpu_rowwise_run(const rt_spmm_cpu_rowwise *w);
+
+#endif
