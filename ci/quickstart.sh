@@ -15,7 +15,13 @@ cmake --build build -j"$(nproc)"
 rm -f results/quickstart.db results/quickstart.db-wal results/quickstart.db-shm
 rm -rf results/quickstart
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-./build/rooftune run configs/quickstart.yaml --db results/quickstart.db --plots results/quickstart
+mkdir -p results/quickstart
+# This host's own ceilings (STREAM bandwidth, FMA peak) so every CPU point's bound and efficiency
+# are against measured numbers rather than the generic machine file. GPU kernels, when a GPU is
+# present, are bounded by the machine file `machine: auto` picks for the device.
+./build/rooftune probe --cpu --out results/quickstart/host.yaml
+./build/rooftune run configs/quickstart.yaml --db results/quickstart.db --plots results/quickstart \
+  --set machine=results/quickstart/host.yaml
 ./build/rooftune export --db results/quickstart.db --format csv --out results/quickstart/points.csv
 
 cat <<'MSG'
@@ -23,6 +29,7 @@ cat <<'MSG'
 Quick start done.
   results/quickstart.db          every point: parameters, verification, raw samples, metrics, roofline bound
   results/quickstart/points.csv  the same as one flat table (rooftune export)
+  results/quickstart/host.yaml   this host's measured ceilings (rooftune probe), the CPU roofline
   results/quickstart/*.png|svg   figures; *.dat and *.gp beside them (cd results/quickstart && gnuplot NAME.gp)
 Read a point as: status ok = verified against the double-precision reference, then timed;
 time_median_s over its samples; efficiency = roofline bound / measured time (1.0 = at the bound).

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "rt_cli_common.h"
 
 #include <errno.h>
@@ -9,6 +10,10 @@
 
 #include "rt_cli.h"
 #include "rt_kernels.h"
+#include "rt_machine.h"
+#include "rt_roofline_plot.h"
+
+#include <sqlite3.h>
 
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err)
 {
@@ -69,4 +74,43 @@ void rt_cli_machine_dir(char *buf, unsigned long len)
         }
     }
     snprintf(buf, len, "roofline/machines");
+}
+
+int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const char *machine_path,
+                           const char *out_dir, rt_err *err)
+{
+    char path[1024] = "";
+    int generic = 0;
+    if (machine_path) {
+        snprintf(path, sizeof path, "%s", machine_path);
+    } else {
+        char device[256] = "", dir[1024];
+        sqlite3_stmt *st = NULL;
+        if (sqlite3_prepare_v2(db,
+                               "SELECT device FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+                snprintf(device, sizeof device, "%s", (const char *)sqlite3_column_text(st, 0));
+        }
+        sqlite3_finalize(st);
+        rt_cli_machine_dir(dir, sizeof dir);
+        rt_err find_err;
+        if (rt_machine_find(dir, device, 0, path, sizeof path, &generic, &find_err) != 0) {
+            printf("roofline: no machine file for device '%s' (%s); figure skipped\n", device,
+                   find_err.msg);
+            return 0;
+        }
+    }
+    rt_machine m;
+    if (rt_machine_load(path, &m, err) != 0)
+        return -1;
+    rt_roofline_plot_opts ro = {.out_dir = out_dir, .stem = NULL, .title = NULL, .run_gnuplot = 1};
+    rt_roofline_plot_result rr;
+    if (rt_roofline_plot_store(db, experiment, &m, &ro, &rr, err) != 0)
+        return -1;
+    printf("roofline: %d figure(s), %d point(s) against machine '%s'%s%s%s\n", rr.n_figures,
+           rr.n_points, m.name, generic ? " (generic ceilings)" : "", rr.message[0] ? ": " : "",
+           rr.message);
+    return 0;
 }

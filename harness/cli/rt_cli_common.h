@@ -20,4 +20,11 @@ void rt_cli_env_close(rt_cli_env *env);
 /* Parses a non-negative integer option value; fails with a message naming the option. */
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out, rt_err *err);
 
+struct sqlite3;
+/* Draws the roofline figure of an experiment into out_dir against machine_path, or, when it is
+ * NULL, the machine file `machine: auto` picks for the device the newest run recorded. Prints one
+ * line saying what it drew. */
+int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const char *machine_path,
+                           const char *out_dir, rt_err *err);
+
 #endif

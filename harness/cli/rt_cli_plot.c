@@ -10,28 +10,35 @@
 #include "rt_cli.h"
 #include "rt_config.h"
 #include "rt_export.h"
+#include "rt_store.h"
 #include "rt_plot.h"
+#include "rt_cli_common.h"
 
 static void plot_usage(FILE *f)
 {
     fprintf(f, "usage: rooftune plot --db FILE --out DIR [--experiment NAME] [--config FILE]\n"
+               "                    [--machine FILE]\n"
                "\n"
                "Draws the figures an experiment's config declares (plots:), or a default set (metric\n"
                "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
                "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
                "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
                "from the config file the run recorded (when it still exists), else the defaults.\n"
-               "Without gnuplot the data and scripts are still written.\n");
+               "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
+               "against --machine, else the machine file `machine: auto` picks for the recorded\n"
+               "device.\n");
 }
 
-/* The config path the newest run of the experiment recorded. */
-static void recorded_config_path(sqlite3 *h, const char *experiment, char *buf, size_t len)
+/* A column (config_path, device) of the newest run of the experiment. */
+static void recorded_run_text(sqlite3 *h, const char *experiment, const char *column, char *buf,
+                              size_t len)
 {
     buf[0] = '\0';
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT config_path FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", column);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
@@ -44,8 +51,9 @@ int rt_cli_plot(int argc, char **argv)
     static const struct option longopts[] = {
         {"db", required_argument, 0, 'd'},     {"out", required_argument, 0, 'o'},
         {"experiment", required_argument, 0, 'e'}, {"config", required_argument, 0, 'c'},
+        {"machine", required_argument, 0, 'm'},
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    const char *db = NULL, *out = NULL, *experiment = NULL, *config = NULL;
+    const char *db = NULL, *out = NULL, *experiment = NULL, *config = NULL, *machine = NULL;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -54,6 +62,7 @@ int rt_cli_plot(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'e': experiment = optarg; break;
         case 'c': config = optarg; break;
+        case 'm': machine = optarg; break;
         case 'h': plot_usage(stdout); return RT_EXIT_OK;
         default: plot_usage(stderr); return RT_EXIT_USAGE;
         }
@@ -95,7 +104,7 @@ int rt_cli_plot(int argc, char **argv)
     int have_cfg = 0;
     char recorded[1024];
     if (!config) {
-        recorded_config_path(h, experiment, recorded, sizeof recorded);
+        recorded_run_text(h, experiment, "config_path", recorded, sizeof recorded);
         if (recorded[0] && access(recorded, R_OK) == 0)
             config = recorded;
     }
@@ -116,6 +125,10 @@ int rt_cli_plot(int argc, char **argv)
     } else {
         printf("%d figure(s) for '%s' in %s%s%s\n", pr.n_figures, experiment, out,
                pr.message[0] ? ": " : "", pr.message);
+    }
+    if (status == RT_EXIT_OK && rt_cli_roofline_figure(h, experiment, machine, out, &err) != 0) {
+        fprintf(stderr, "rooftune plot: roofline: %s\n", err.msg);
+        status = RT_EXIT_FAILURE;
     }
     if (have_cfg)
         rt_config_free(&cfg);

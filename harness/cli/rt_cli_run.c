@@ -116,6 +116,11 @@ int rt_cli_run(int argc, char **argv)
         return RT_EXIT_USAGE;
     }
     const char *config_path = argv[optind];
+    if (0) {
+    usage_error:
+        fprintf(stderr, "rooftune run: %s\n", err.msg);
+        return RT_EXIT_USAGE;
+    }
 
     MPI_Init(NULL, NULL);
     int status = RT_EXIT_OK;
@@ -226,6 +231,11 @@ int rt_cli_run(int argc, char **argv)
             } else {
                 printf("plots: %d figure(s) in %s%s%s\n", pr.n_figures, plots_dir,
                        pr.message[0] ? ": " : "", pr.message);
+                const char *machine = strcmp(cfg.machine, "auto") == 0 ? NULL : cfg.machine;
+                if (rt_cli_roofline_figure(db_handle, cfg.name, machine, plots_dir, &err) != 0) {
+                    fprintf(stderr, "rooftune run: roofline figure: %s\n", err.msg);
+                    status = RT_EXIT_FAILURE;
+                }
             }
         }
         sqlite3_close(db_handle);

@@ -473,8 +473,9 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
                                   &local) != 0) {
         rt_metrics_unavailable(&metrics, "counters", "", local.msg);
     }
+    /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */
     if (rec.status == RT_POINT_OK)
-        rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, &env, m->comm, &rec,
+        rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem, &env, &rec,
                                &metrics);
 
 record:

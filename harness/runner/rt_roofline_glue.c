@@ -6,12 +6,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_bound.h"
+#include "rt_comm.h"
+#include "rt_counters_cpu.h"
 #include "rt_machine.h"
 
+/* One machine model per backend: CPU kernels are bounded by the host's ceilings and CUDA kernels by
+ * the GPU's, even when one experiment runs both. */
+enum { SLOT_CPU = 0, SLOT_GPU = 1, SLOT_COUNT = 2 };
+
 struct rt_roofline_ctx {
-    rt_machine machine;
-    int generic; /* the generic CPU machine stood in: bounds are loose */
+    int have[SLOT_COUNT];
+    rt_machine machine[SLOT_COUNT];
+    int generic[SLOT_COUNT];       /* the generic CPU machine stood in: bounds are loose */
+    rt_counters_cpu *cpu_counters; /* papi:/likwid: names of the config, or NULL */
+    int n_gpu_names;
+    const char *gpu_names[64];     /* every other counter name, for the plugin's CUPTI pass */
 };
+
+static int slot_of_backend(const char *backend)
+{
+    return (backend && strcmp(backend, "cuda") == 0) ? SLOT_GPU : SLOT_CPU;
+}
+
+/* Resolves the model of one slot: the config's file when its kind fits the slot, else `auto` by
+ * the device's name. A slot with no device (no GPU here) stays empty. */
+static int resolve_slot(struct rt_roofline_ctx *ctx, int slot, const rt_config *cfg,
+                        const rt_backend *be, const char *machine_dir, FILE *log, int rank,
+                        rt_err *err)
+{
+    if (slot == SLOT_GPU && !be->cuda_loaded)
+        return 0;
+    const char *device = slot == SLOT_GPU ? be->gpu.name : be->cpu.name;
+    const char *want_kind = slot == SLOT_GPU ? "gpu" : "cpu";
+    char path[1024] = "";
+    if (strcmp(cfg->machine, "auto") != 0 && cfg->machine[0] != '\0') {
+        if (rt_machine_load(cfg->machine, &ctx->machine[slot], err) != 0)
+            return rt_err_prefix(err, "machine model");
+        if (strcmp(ctx->machine[slot].kind, want_kind) == 0) {
+            ctx->have[slot] = 1;
+            snprintf(path, sizeof path, "%s", cfg->machine);
+        }
+    }
+    if (!ctx->have[slot]) {
+        rt_err find_err;
+        rt_err_clear(&find_err);
+        if (rt_machine_find(machine_dir, device, 0, path, sizeof path, &ctx->generic[slot],
+                            &find_err) != 0) {
+            if (rank == 0 && log)
+                fprintf(log, "  roofline (%s): no machine model (%s); its points carry no bound\n",
+                        want_kind, find_err.msg);
+            return 0;
+        }
+        if (rt_machine_load(path, &ctx->machine[slot], err) != 0)
+            return rt_err_prefix(err, "machine model");
+        ctx->have[slot] = 1;
+    }
+    if (rank == 0 && log)
+        fprintf(log, "  roofline (%s kernels): machine model '%s' (%s)%s\n", want_kind,
+                ctx->machine[slot].name, path,
+                ctx->generic[slot] ? "; generic ceilings: run `rooftune probe` for this host's own"
+                                   : "");
+    return 0;
+}
 
 int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const char *machine_dir,
                             struct rt_roofline_ctx **out, FILE *log, int rank, rt_err *err)
@@ -20,48 +77,155 @@ int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const ch
     struct rt_roofline_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return rt_err_set(err, "out of memory for the roofline model");
-    char path[1024];
-    if (strcmp(cfg->machine, "auto") == 0 || cfg->machine[0] == '\0') {
-        const char *device = be->cuda_loaded ? be->gpu.name : be->cpu.name;
-        rt_err find_err;
-        if (rt_machine_find(machine_dir, device, 0, path, sizeof path, &ctx->generic, &find_err) != 0) {
-            if (rank == 0 && log)
-                fprintf(log, "  roofline: no machine model (%s); points carry no bound\n",
-                        find_err.msg);
+    for (int slot = 0; slot < SLOT_COUNT; ++slot) {
+        if (resolve_slot(ctx, slot, cfg, be, machine_dir, log, rank, err) != 0) {
             free(ctx);
-            return 0;
+            return -1;
         }
-    } else {
-        snprintf(path, sizeof path, "%s", cfg->machine);
     }
-    if (rt_machine_load(path, &ctx->machine, err) != 0) {
+
+    /* Counters: host ones (papi:, likwid:) go through PAPI/LIKWID, the rest to the plugin. */
+    const char *cpu_names[RT_COUNTERS_CPU_MAX];
+    int n_cpu = 0;
+    for (int i = 0; i < cfg->n_counters; ++i) {
+        const char *name = cfg->counters[i];
+        if (strncmp(name, "papi:", 5) == 0 || strncmp(name, "likwid:", 7) == 0) {
+            if (n_cpu < RT_COUNTERS_CPU_MAX)
+                cpu_names[n_cpu++] = name;
+        } else if (ctx->n_gpu_names < 64) {
+            ctx->gpu_names[ctx->n_gpu_names++] = name;
+        }
+    }
+    if (n_cpu > 0 && rt_counters_cpu_create(cpu_names, n_cpu, &ctx->cpu_counters, err) != 0) {
         free(ctx);
-        return rt_err_prefix(err, "machine model");
+        return rt_err_prefix(err, "counters");
     }
-    if (rank == 0 && log)
-        fprintf(log, "  roofline: machine model %s (%s)%s\n", ctx->machine.name, path,
-                ctx->generic ? " - generic: run `rooftune probe` for this host's own ceilings" : "");
     *out = ctx;
     return 0;
 }
 
 void rt_roofline_glue_free(struct rt_roofline_ctx *ctx)
 {
+    if (!ctx)
+        return;
+    if (ctx->cpu_counters)
+        rt_counters_cpu_free(ctx->cpu_counters);
     free(ctx);
 }
 
 void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k, const void *inputs,
-                            const rt_params *params, const rt_kernel_env *env, void *comm,
-                            rt_point_record *rec, rt_metrics *metrics)
+                            const rt_params *params, const rt_params *problem,
+                            const rt_kernel_env *env, rt_point_record *rec, rt_metrics *metrics)
 {
-    (void)ctx, (void)k, (void)inputs, (void)params, (void)env, (void)comm, (void)rec, (void)metrics;
+    if (!k->traffic) {
+        rt_metrics_unavailable(metrics, "model_flops", "flop", "the kernel has no traffic model");
+        return;
+    }
+    rt_traffic t;
+    memset(&t, 0, sizeof t);
+    rt_err err;
+    rt_err_clear(&err);
+    if (k->traffic(k, inputs, params, env, &t, &err) != 0) {
+        rt_metrics_unavailable(metrics, "model_flops", "flop", err.msg);
+        return;
+    }
+    /* The model describes this rank's share; the bound of the job is its busiest rank's. Every
+     * rank computes its own, and the maximum over ranks becomes the point's bound. */
+    rt_comm *comm = env->comm;
+    double local_bound = NAN;
+    char limit[32] = "";
+    const int slot = slot_of_backend(k->backend);
+    if (ctx && ctx->have[slot]) {
+        rt_bound_opts bo;
+        rt_bound_opts_init(&bo);
+        const int prec = rt_precision_parse(rt_params_str(problem, "precision", "fp32"));
+        bo.precision = prec < 0 ? RT_FP32 : (rt_precision)prec;
+        rt_bound b;
+        if (rt_bound_compute(&t, &ctx->machine[slot], &bo, &b, &err) == 0) {
+            local_bound = b.bound_s;
+            snprintf(limit, sizeof limit, "%s", b.limit);
+        } else {
+            rt_metrics_unavailable(metrics, "bound", "s", err.msg);
+        }
+    }
+    double bound = local_bound;
+    if (comm && rt_comm_max_double(comm, isnan(local_bound) ? -1.0 : local_bound, &bound, &err) != 0)
+        bound = NAN;
+    if (bound < 0)
+        bound = NAN;
+    /* Model traffic of the whole job (flops summed over ranks) for the figure's intensity. */
+    rt_traffic all = t;
+    if (comm) {
+        rt_comm_sum_double(comm, t.flops, &all.flops, &err);
+        for (int l = 0; l < RT_LEVEL_COUNT; ++l)
+            rt_comm_sum_double(comm, t.bytes[l], &all.bytes[l], &err);
+        for (int n = 0; n < RT_TIER_COUNT; ++n) {
+            rt_comm_sum_double(comm, t.net_bytes[n], &all.net_bytes[n], &err);
+            rt_comm_sum_double(comm, t.net_messages[n], &all.net_messages[n], &err);
+        }
+    }
+    rt_bound_traffic_metrics(&all, metrics, &err);
+    if (isnan(bound))
+        return;
+    rec->bound_s = bound;
+    rt_roofline_verdict v;
+    if (rt_roofline_check(rec->time_median_s, bound, RT_ROOFLINE_DEFAULT_TOLERANCE, &v, &err) == 0) {
+        rec->efficiency = v.efficiency;
+        if (v.status == RT_ROOFLINE_ABOVE) {
+            rec->status = RT_POINT_ABOVE_ROOFLINE;
+            snprintf(rec->reason, sizeof rec->reason, "%s", v.reason);
+        }
+    }
+    if (limit[0])
+        rt_metrics_add(metrics, "bound_limit_is_dram",
+                       "flag", strcmp(limit, "dram") == 0 ? 1.0 : 0.0, 1);
+    /* Counted DRAM bytes (CUPTI) against the compulsory bytes of the model. */
+    const rt_metric *rd = rt_metrics_get(metrics, "dram_bytes_read");
+    const rt_metric *wr = rt_metrics_get(metrics, "dram_bytes_write");
+    if (rd && wr && rd->available && wr->available && all.bytes[RT_LEVEL_DRAM] > 0 &&
+        rt_roofline_dram_ratio_metric(metrics, all.bytes[RT_LEVEL_DRAM],
+                                      RT_ROOFLINE_DEFAULT_TOLERANCE, &v, &err) == 0 &&
+        v.status == RT_ROOFLINE_ABOVE && rec->status == RT_POINT_OK) {
+        rec->status = RT_POINT_ABOVE_ROOFLINE;
+        snprintf(rec->reason, sizeof rec->reason, "%s", v.reason);
+    }
+}
+
+typedef struct run_arg {
+    const rt_kernel_desc *k;
+    void *state;
+} run_arg;
+
+static int run_once(void *arg, rt_err *err)
+{
+    run_arg *a = arg;
+    double sec;
+    return a->k->run(a->state, &sec, err);
 }
 
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
                               const rt_kernel_desc *k, void *kernel_state, const rt_config *cfg,
                               rt_metrics *metrics, rt_err *err)
 {
-    for (int i = 0; i < cfg->n_counters; ++i)
-        rt_metrics_unavailable(metrics, cfg->counters[i], "", "counter collection not wired yet");
+    if (!ctx)
+        return 0;
+    if (ctx->cpu_counters) {
+        run_arg a = {k, kernel_state};
+        if (rt_counters_cpu_measure(ctx->cpu_counters, run_once, &a, metrics, err) != 0)
+            return -1;
+    }
+    if (ctx->n_gpu_names > 0) {
+        if (strcmp(k->backend, "cuda") == 0 && be->cuda_loaded && be->plugin->collect_counters) {
+            if (be->plugin->collect_counters(be->plugin_state, k, kernel_state, ctx->gpu_names,
+                                             ctx->n_gpu_names, metrics, err) != 0)
+                return -1;
+        } else {
+            const char *why = strcmp(k->backend, "cuda") == 0
+                                  ? "the CUDA plugin has no counter collection"
+                                  : "GPU counters do not apply to a CPU kernel";
+            for (int i = 0; i < ctx->n_gpu_names; ++i)
+                rt_metrics_unavailable(metrics, ctx->gpu_names[i], "", why);
+        }
+    }
     return 0;
 }

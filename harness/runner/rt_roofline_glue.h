@@ -22,8 +22,8 @@ void rt_roofline_glue_free(struct rt_roofline_ctx *ctx);
 /* Fills rec->bound_s and rec->efficiency, stores the model's flops and bytes as metrics, and sets
  * RT_POINT_ABOVE_ROOFLINE with a reason when the measured time beats the bound. */
 void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k, const void *inputs,
-                            const rt_params *params, const rt_kernel_env *env, void *comm,
-                            rt_point_record *rec, rt_metrics *metrics);
+                            const rt_params *params, const rt_params *problem,
+                            const rt_kernel_env *env, rt_point_record *rec, rt_metrics *metrics);
 /* Reads the configured counters for one extra execution of the prepared kernel. */
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
                               const rt_kernel_desc *k, void *kernel_state, const rt_config *cfg,

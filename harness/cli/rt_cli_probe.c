@@ -1,0 +1,154 @@
+/* rooftune probe: measure this machine's ceilings and write a machine file. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_comm.h"
+#include "rt_machine.h"
+#include "rt_probe.h"
+
+static void probe_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rooftune probe [--out FILE] [--base FILE] [--name NAME] [--quick] [--cpu]\n"
+            "       mpirun -np N rooftune probe [--ranks-per-node N] ...\n"
+            "\n"
+            "Measures the ceilings of this machine and writes a machine file with a measured: block:\n"
+            "CPU STREAM bandwidth and FP64/FP32 peak; with several ranks, MPI ping-pong latency and\n"
+            "streaming bandwidth per tier (same socket, same node, across nodes); with a GPU, HBM, L2\n"
+            "and shared-memory bandwidth, FP32/FP64 peak, host<->device copies and peer copies.\n"
+            "\n"
+            "  --out FILE     write the machine file here (default: standard output)\n"
+            "  --base FILE    keep this machine file's spec: and topology, replace its measured:\n"
+            "                 (default with a GPU: the file `machine: auto` picks for the device)\n"
+            "  --name NAME    the machine's name in the file\n"
+            "  --quick        small sizes and few repetitions (smoke test, not ceilings)\n"
+            "  --cpu          skip the GPU even when one is present\n"
+            "  --ranks-per-node N, --ranks-per-socket N   emulate nodes/sockets (see run --help)\n");
+}
+
+int rt_cli_probe(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, 0, 'o'},  {"base", required_argument, 0, 'b'},
+        {"name", required_argument, 0, 'n'}, {"quick", no_argument, 0, 'q'},
+        {"cpu", no_argument, 0, 'c'},        {"ranks-per-node", required_argument, 0, 'N'},
+        {"ranks-per-socket", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *out_path = NULL, *base = NULL, *name = NULL;
+    int quick = 0, cpu_only = 0;
+    long rpn = 0, rps = 0;
+    rt_err err;
+    rt_err_clear(&err);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out_path = optarg; break;
+        case 'b': base = optarg; break;
+        case 'n': name = optarg; break;
+        case 'q': quick = 1; break;
+        case 'c': cpu_only = 1; break;
+        case 'N':
+            if (rt_cli_parse_int("--ranks-per-node", optarg, 1, 1000000, &rpn, &err) != 0) {
+                fprintf(stderr, "rooftune probe: %s\n", err.msg);
+                return RT_EXIT_USAGE;
+            }
+            break;
+        case 'S':
+            if (rt_cli_parse_int("--ranks-per-socket", optarg, 1, 1000000, &rps, &err) != 0) {
+                fprintf(stderr, "rooftune probe: %s\n", err.msg);
+                return RT_EXIT_USAGE;
+            }
+            break;
+        case 'h': probe_usage(stdout); return RT_EXIT_OK;
+        default: probe_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        probe_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+
+    MPI_Init(NULL, NULL);
+    int status = RT_EXIT_OK;
+    rt_comm *comm = NULL;
+    rt_comm_opts copt = {.ranks_per_node = (int)rpn, .ranks_per_socket = (int)rps};
+    if (rt_comm_create(&copt, &comm, &err) != 0) {
+        fprintf(stderr, "rooftune probe: %s\n", err.msg);
+        MPI_Finalize();
+        return RT_EXIT_USAGE;
+    }
+    const int rank = rt_comm_world_rank(comm);
+    rt_cli_env env;
+    memset(&env, 0, sizeof env);
+    int ok = rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), 0, &err) == 0;
+    int all_ok = ok, first_bad = -1;
+    rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "rooftune probe: rank %d: %s\n", rank, err.msg);
+        status = RT_EXIT_FAILURE;
+        goto done;
+    }
+
+    rt_probe_opts po;
+    rt_probe_opts_init(&po);
+    po.quick = quick;
+    po.name = name;
+    char base_path[1024] = "";
+    if (base) {
+        snprintf(base_path, sizeof base_path, "%s", base);
+    } else if (env.backend.cuda_loaded) {
+        char machine_dir[1024];
+        rt_cli_machine_dir(machine_dir, sizeof machine_dir);
+        int generic = 0;
+        rt_err find_err;
+        if (rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
+                            &generic, &find_err) != 0 || generic)
+            base_path[0] = '\0';
+    }
+    po.base_path = base_path[0] ? base_path : NULL;
+    if (env.backend.cuda_loaded && env.backend.plugin->probe) {
+        po.gpu_probe = env.backend.plugin->probe;
+        po.gpu_state = env.backend.plugin_state;
+        po.device_name = env.backend.gpu.name;
+    }
+    FILE *out = NULL;
+    ok = 1;
+    if (rank == 0) {
+        out = out_path ? fopen(out_path, "w") : stdout;
+        if (!out) {
+            rt_err_set(&err, "cannot write %s", out_path);
+            ok = 0;
+        } else {
+            fprintf(stderr, "rooftune probe: %s; %s%s\n", env.backend.cuda_status,
+                    po.base_path ? "base file " : "new machine file",
+                    po.base_path ? po.base_path : "");
+        }
+    }
+    rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "rooftune probe: %s\n", err.msg);
+        status = RT_EXIT_FAILURE;
+        goto done;
+    }
+    if (rt_probe_run(&po, comm, out, &err) != 0) {
+        fprintf(stderr, "rooftune probe: rank %d: %s\n", rank, err.msg);
+        status = RT_EXIT_FAILURE;
+    } else if (rank == 0 && out_path) {
+        fprintf(stderr, "rooftune probe: wrote %s\n", out_path);
+    }
+    if (out && out != stdout)
+        fclose(out);
+done:
+    rt_cli_env_close(&env);
+    rt_comm_free(comm);
+    MPI_Finalize();
+    return status;
+}
