@@ -6,7 +6,7 @@
  *
  *   experiment: {name: quickstart, description: "..."}
  *   include: [fragments/measure.yaml]         # merged before this file's own keys
- *   machine: auto                             # or a machine file (roofline/machines/*.yaml)
+ *   machine: auto                             # or a machine file (roofline/machines/NAME.yaml)
  *   matrices:
  *     - {name: band, generator: banded, rows: 20000, bandwidth: 16, seed: 1}
  *     - {name: web, file: data/web.mtx, ordering: rcm}
@@ -24,6 +24,7 @@
 #ifndef RT_CONFIG_H
 #define RT_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rt_error.h"
@@ -56,9 +57,13 @@ typedef struct rt_matrix_cfg {
     char name[64];
     char generator[32]; /* "" when the matrix comes from a file */
     char file[1024];    /* resolved relative to the config file that names it */
-    char ordering[32];  /* "natural" (default), "hilbert", "rcm", "random" */
+    char ordering[32];  /* "natural" (default), "hilbert", "rcm", "random" or "random:SEED" */
     rt_params gen;      /* generator arguments (rows, seed, bandwidth, scale, ...) */
     rt_src_loc loc;
+    /* Added by config: where `generator:` or `file:` is written, and where each generator
+     * argument is (gen_locs[i] belongs to gen.item[i]), so checks point at the exact line. */
+    rt_src_loc source_loc;
+    rt_src_loc gen_locs[RT_MAX_PARAMS];
 } rt_matrix_cfg;
 
 typedef struct rt_kernel_cfg {
@@ -69,6 +74,7 @@ typedef struct rt_kernel_cfg {
     char (*constraints)[512]; /* expressions, e.g. "register_tile * block <= device.max_threads_per_block" */
     rt_src_loc *constraint_locs;
     rt_src_loc loc;
+    rt_src_loc name_loc; /* added by config: where the kernel's name is written */
 } rt_kernel_cfg;
 
 typedef struct rt_measure_cfg {
@@ -91,11 +97,11 @@ typedef struct rt_search_cfg {
 typedef struct rt_plot_cfg {
     char name[64];   /* file stem; defaults to type-x-y */
     char type[16];   /* "line", "bars" (more in later issues) */
-    char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" */
-    char y[48];      /* an export column or metric, e.g. "gflops", "time_median_s" */
+    char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" (bars: "matrix") */
+    char y[48];      /* an export column or metric, e.g. "gflops" (default), "time_median_s" */
     char series[48]; /* one series per value of this column ("" = one series) */
-    char title[160];
-    int logx, logy;
+    char title[160]; /* "" when not given: the plot stage makes one */
+    int logx, logy;  /* 0: not given (the plot stage decides), 1: log axis, -1: linear */
     rt_src_loc loc;
 } rt_plot_cfg;
 
@@ -134,5 +140,12 @@ struct rt_registry;
 int rt_config_check(const rt_config *cfg, const struct rt_registry *reg, rt_err *err);
 /* Formats a location as "file:line:col". */
 void rt_src_loc_format(const rt_src_loc *loc, char *buf, size_t len);
+
+struct rt_device_info;
+/* Added by config: the numeric fields of rt_device_info that constraints may name as
+ * device.<field> (e.g. "max_shared_per_block_optin"), as a const table of n names. */
+const char *const *rt_config_device_fields(int *n);
+/* Reads device.<field> (field without the "device." prefix) as a double; -1 when unknown. */
+int rt_config_device_value(const struct rt_device_info *dev, const char *field, double *out);
 
 #endif

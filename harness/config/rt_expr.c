@@ -16,11 +16,24 @@
 #define EXPR_MAX_NESTING 100
 
 typedef enum expr_op {
-    OP_NUM, OP_IDENT, OP_CALL,
-    OP_NEG, OP_NOT,
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
-    OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
-    OP_AND, OP_OR
+    OP_NUM,
+    OP_IDENT,
+    OP_CALL,
+    OP_NEG,
+    OP_NOT,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_MOD,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_EQ,
+    OP_NE,
+    OP_AND,
+    OP_OR
 } expr_op;
 
 typedef enum expr_fn { FN_MIN, FN_MAX, FN_LOG2, FN_CEIL, FN_FLOOR, FN_POW2, FN_IS_POW2 } expr_fn;
@@ -38,11 +51,11 @@ static const fn_info k_functions[] = {
 
 typedef struct ast_node {
     expr_op op;
-    int col;      /* 1-based column of the token that made the node, for messages */
-    double num;   /* OP_NUM */
-    int name;     /* OP_IDENT: offset of the name in the pool */
-    expr_fn fn;   /* OP_CALL */
-    int a, b;     /* operands / arguments (node indexes), -1 when unused */
+    int col;    /* 1-based column of the token that made the node, for messages */
+    double num; /* OP_NUM */
+    int name;   /* OP_IDENT: offset of the name in the pool */
+    expr_fn fn; /* OP_CALL */
+    int a, b;   /* operands / arguments (node indexes), -1 when unused */
 } ast_node;
 
 struct rt_expr {
@@ -59,7 +72,15 @@ struct rt_expr {
 /* ------------------------------------------------------------------------------------------ */
 /* Lexer */
 
-typedef enum tok_kind { TOK_END, TOK_NUM, TOK_IDENT, TOK_OP, TOK_LPAREN, TOK_RPAREN, TOK_COMMA } tok_kind;
+typedef enum tok_kind {
+    TOK_END,
+    TOK_NUM,
+    TOK_IDENT,
+    TOK_OP,
+    TOK_LPAREN,
+    TOK_RPAREN,
+    TOK_COMMA
+} tok_kind;
 
 typedef struct token {
     tok_kind kind;
@@ -93,8 +114,14 @@ static int fail_at(parser *ps, int offset, const char *fmt, ...)
     return rt_err_set(ps->err, "column %d: %s in '%s'", offset + 1, what, ps->text);
 }
 
-static int is_name_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static int is_name_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+static int is_name_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+static int is_name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
 
 static int lex_number(parser *ps, int start)
 {
@@ -181,10 +208,14 @@ static int lex(parser *ps)
     case '(': ps->tok.kind = TOK_LPAREN; return 0;
     case ')': ps->tok.kind = TOK_RPAREN; return 0;
     case ',': ps->tok.kind = TOK_COMMA; return 0;
-    case '+': case '-': case '*': case '/': case '%':
-        ps->tok.kind = TOK_OP;
-        return 0;
-    case '<': case '>': case '!':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%': ps->tok.kind = TOK_OP; return 0;
+    case '<':
+    case '>':
+    case '!':
         ps->tok.kind = TOK_OP;
         if (t[start + 1] == '=') {
             ps->tok.len = 2;
@@ -198,15 +229,15 @@ static int lex(parser *ps)
         ps->tok.len = 2;
         ps->pos = start + 2;
         return 0;
-    case '&': case '|':
+    case '&':
+    case '|':
         if (t[start + 1] != c)
             return fail_at(ps, start, "single '%.1s' (write '&&' or '||')", t + start);
         ps->tok.kind = TOK_OP;
         ps->tok.len = 2;
         ps->pos = start + 2;
         return 0;
-    default:
-        break;
+    default: break;
     }
     if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
         return fail_at(ps, start, "unexpected character (byte 0x%02x)", (unsigned)(unsigned char)c);
@@ -372,15 +403,12 @@ static int parse_primary(parser *ps)
         if (inner < 0)
             return -1;
         if (ps->tok.kind != TOK_RPAREN) {
-            fail_at(ps, ps->tok.start, "expected ')' to close the '(' at column %d",
-                    t.start + 1);
+            fail_at(ps, ps->tok.start, "expected ')' to close the '(' at column %d", t.start + 1);
             return -1;
         }
         return lex(ps) != 0 ? -1 : inner;
     }
-    case TOK_END:
-        fail_at(ps, t.start, "expression ends where a value was expected");
-        return -1;
+    case TOK_END: fail_at(ps, t.start, "expression ends where a value was expected"); return -1;
     default: {
         char shown[8];
         snprintf(shown, sizeof shown, "%.*s", t.len, ps->text + t.start);
@@ -553,7 +581,10 @@ static int eval_fail(const eval_ctx *ev, const ast_node *n, const char *what)
     return rt_err_set(ev->err, "column %d: %s in '%s'", n->col, what, ev->expr->text);
 }
 
-static int is_integral(double x) { return isfinite(x) && x == floor(x); }
+static int is_integral(double x)
+{
+    return isfinite(x) && x == floor(x);
+}
 
 static int eval_node(const eval_ctx *ev, int index, double *out);
 
@@ -602,9 +633,7 @@ static int eval_node(const eval_ctx *ev, int index, double *out)
     double x, y;
     char what[320];
     switch (n->op) {
-    case OP_NUM:
-        *out = n->num;
-        return 0;
+    case OP_NUM: *out = n->num; return 0;
     case OP_IDENT: {
         const char *name = ev->expr->pool + n->name;
         if (!ev->lookup || ev->lookup(name, ev->user, out) != 0) {
@@ -617,8 +646,7 @@ static int eval_node(const eval_ctx *ev, int index, double *out)
         }
         return 0;
     }
-    case OP_CALL:
-        return eval_call(ev, n, out);
+    case OP_CALL: return eval_call(ev, n, out);
     case OP_NEG:
         if (eval_node(ev, n->a, &x) != 0)
             return -1;
@@ -651,8 +679,7 @@ static int eval_node(const eval_ctx *ev, int index, double *out)
             return -1;
         *out = y != 0;
         return 0;
-    default:
-        break;
+    default: break;
     }
     if (eval_node(ev, n->a, &x) != 0 || eval_node(ev, n->b, &y) != 0)
         return -1;
@@ -684,8 +711,7 @@ static int eval_node(const eval_ctx *ev, int index, double *out)
     case OP_GE: *out = x >= y; break;
     case OP_EQ: *out = x == y; break;
     case OP_NE: *out = x != y; break;
-    default:
-        return eval_fail(ev, n, "internal error: unknown operator");
+    default: return eval_fail(ev, n, "internal error: unknown operator");
     }
     if (!isfinite(*out))
         return eval_fail(ev, n, "result is not a finite number");

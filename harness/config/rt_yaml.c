@@ -24,7 +24,8 @@
 #define RT_YAML_MAX_FILE_BYTES (64L * 1024 * 1024)
 
 /* The root of a loaded tree carries the file name in the same allocation, so freeing the root
- * node (a plain free of its address) releases the name too, and rt_yaml_free needs no side table. */
+ * node (a plain free of its address) releases the name too, and rt_yaml_free needs no side table.
+ */
 typedef struct yaml_root {
     rt_yaml_node node;
     char file[];
@@ -125,8 +126,7 @@ rt_yaml_node *rt_yaml_new_map(const char *file, int line, int col)
     return node_new(RT_YAML_MAP, file, line, col);
 }
 
-rt_yaml_node *rt_yaml_new_scalar(const char *file, int line, int col, const char *text,
-                                 int quoted)
+rt_yaml_node *rt_yaml_new_scalar(const char *file, int line, int col, const char *text, int quoted)
 {
     rt_yaml_node *node = node_new(RT_YAML_SCALAR, file, line, col);
     if (!node)
@@ -185,10 +185,10 @@ rt_yaml_node *rt_yaml_clone(const rt_yaml_node *src)
         rt_yaml_node *child = rt_yaml_clone(src->items[i]);
         if (!child)
             goto fail;
-        const int rc = src->kind == RT_YAML_MAP
-                           ? rt_yaml_map_put(dst, src->keys[i], src->key_lines[i],
-                                             src->key_cols[i], child)
-                           : rt_yaml_seq_append(dst, child);
+        const int rc =
+            src->kind == RT_YAML_MAP
+                ? rt_yaml_map_put(dst, src->keys[i], src->key_lines[i], src->key_cols[i], child)
+                : rt_yaml_seq_append(dst, child);
         if (rc != 0) {
             rt_yaml_free_node(child);
             goto fail;
@@ -218,8 +218,14 @@ typedef struct build_ctx {
     int documents;
 } build_ctx;
 
-static int event_line(const yaml_event_t *ev) { return (int)ev->start_mark.line + 1; }
-static int event_col(const yaml_event_t *ev) { return (int)ev->start_mark.column + 1; }
+static int event_line(const yaml_event_t *ev)
+{
+    return (int)ev->start_mark.line + 1;
+}
+static int event_col(const yaml_event_t *ev)
+{
+    return (int)ev->start_mark.column + 1;
+}
 
 static rt_yaml_node *new_root(rt_yaml_kind kind, const char *name, int line, int col)
 {
@@ -256,9 +262,10 @@ static int attach(build_ctx *ctx, rt_yaml_node *node, const yaml_event_t *ev, rt
         /* A key position: only scalars make sensible config keys. */
         const int line = event_line(ev), col = event_col(ev);
         if (node->kind != RT_YAML_SCALAR) {
+            const rt_yaml_kind kind = node->kind;
             rt_yaml_free_node(node);
-            return rt_err_set(err, "%s:%d:%d: a %s cannot be used as a map key", ctx->file,
-                              line, col, rt_yaml_kind_name(node->kind));
+            return rt_err_set(err, "%s:%d:%d: a %s cannot be used as a map key", ctx->file, line,
+                              col, rt_yaml_kind_name(kind));
         }
         const int dup = rt_yaml_map_index(top->node, node->scalar);
         if (dup >= 0) {
@@ -320,8 +327,13 @@ static int reject_anchor_or_tag(build_ctx *ctx, const yaml_event_t *ev, const ya
             *force_string = 1;
             return 0;
         }
-        return rt_err_set(err, "%s:%d:%d: YAML tag '%s' is not supported (only !!str is)",
-                          ctx->file, event_line(ev), event_col(ev), (const char *)tag);
+        /* Show the standard tags the way users write them (!!int, not tag:yaml.org,...). */
+        const char *shown = (const char *)tag;
+        const size_t std_len = strlen("tag:yaml.org,2002:");
+        const int standard = strncmp(shown, "tag:yaml.org,2002:", std_len) == 0;
+        return rt_err_set(err, "%s:%d:%d: YAML tag '%s%s' is not supported (only !!str is)",
+                          ctx->file, event_line(ev), event_col(ev), standard ? "!!" : "",
+                          standard ? shown + std_len : shown);
     }
     return 0;
 }
@@ -333,8 +345,7 @@ static int handle_event(build_ctx *ctx, const yaml_event_t *ev, rt_err *err)
     case YAML_STREAM_START_EVENT:
     case YAML_STREAM_END_EVENT:
     case YAML_DOCUMENT_END_EVENT:
-    case YAML_NO_EVENT:
-        return 0;
+    case YAML_NO_EVENT: return 0;
     case YAML_DOCUMENT_START_EVENT:
         if (++ctx->documents > 1)
             return rt_err_set(err,
@@ -349,8 +360,8 @@ static int handle_event(build_ctx *ctx, const yaml_event_t *ev, rt_err *err)
                           ctx->file, event_line(ev), event_col(ev),
                           (const char *)ev->data.alias.anchor);
     case YAML_MAPPING_START_EVENT:
-        if (reject_anchor_or_tag(ctx, ev, ev->data.mapping_start.anchor,
-                                 ev->data.mapping_start.tag, &force_string, err) != 0)
+        if (reject_anchor_or_tag(ctx, ev, ev->data.mapping_start.anchor, ev->data.mapping_start.tag,
+                                 &force_string, err) != 0)
             return -1;
         return open_container(ctx, RT_YAML_MAP, ev, err);
     case YAML_SEQUENCE_START_EVENT:
@@ -374,8 +385,8 @@ static int handle_event(build_ctx *ctx, const yaml_event_t *ev, rt_err *err)
         const char *text = (const char *)ev->data.scalar.value;
         const size_t len = ev->data.scalar.length;
         if (memchr(text, '\0', len))
-            return rt_err_set(err, "%s:%d:%d: a scalar contains a NUL character", ctx->file,
-                              line, col);
+            return rt_err_set(err, "%s:%d:%d: a scalar contains a NUL character", ctx->file, line,
+                              col);
         const int quoted = force_string || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
         rt_yaml_node *node = ctx->depth == 0 ? new_root(RT_YAML_SCALAR, ctx->file, line, col)
                                              : node_new(RT_YAML_SCALAR, ctx->file, line, col);
@@ -399,14 +410,24 @@ static int handle_event(build_ctx *ctx, const yaml_event_t *ev, rt_err *err)
     return 0;
 }
 
-static void format_syntax_error(const yaml_parser_t *parser, const char *file, rt_err *err)
+static void format_syntax_error(const yaml_parser_t *parser, const char *text, size_t len,
+                                const char *file, rt_err *err)
 {
     const char *problem = parser->problem ? parser->problem : "malformed input";
     if (parser->error == YAML_READER_ERROR) {
-        /* Reader errors (bad encoding) carry a byte offset, not a line. */
-        rt_err_set(err, "%s:%d:%d: YAML syntax error: %s (byte offset %zu)", file,
-                   (int)parser->problem_mark.line + 1, (int)parser->problem_mark.column + 1,
-                   problem, parser->problem_offset);
+        /* Reader errors (bad encoding, control characters) carry a byte offset, not a line:
+         * count the lines up to it so the message points where an editor would. */
+        const size_t at = parser->problem_offset < len ? parser->problem_offset : len;
+        int line = 1;
+        size_t line_start = 0;
+        for (size_t i = 0; i < at; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                line_start = i + 1;
+            }
+        }
+        rt_err_set(err, "%s:%d:%d: YAML syntax error: %s (byte offset %zu)", file, line,
+                   (int)(at - line_start) + 1, problem, parser->problem_offset);
         return;
     }
     if (parser->error == YAML_MEMORY_ERROR) {
@@ -419,14 +440,15 @@ static void format_syntax_error(const yaml_parser_t *parser, const char *file, r
                    problem, parser->context, (int)parser->context_mark.line + 1,
                    (int)parser->context_mark.column + 1);
     else
-        rt_err_set(err, "%s:%d:%d: YAML syntax error: %s", file,
-                   (int)parser->problem_mark.line + 1, (int)parser->problem_mark.column + 1,
-                   problem);
+        rt_err_set(err, "%s:%d:%d: YAML syntax error: %s", file, (int)parser->problem_mark.line + 1,
+                   (int)parser->problem_mark.column + 1, problem);
 }
 
-static int load_buffer(const char *text, size_t len, const char *name, rt_yaml_node **root,
-                       rt_err *err)
+int rt_yaml_load_buffer(const char *text, size_t len, const char *name, rt_yaml_node **root,
+                        rt_err *err)
 {
+    if (!text || !name || !root)
+        return rt_err_set(err, "rt_yaml_load_buffer: text, name and root must not be NULL");
     *root = NULL;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
@@ -440,7 +462,7 @@ static int load_buffer(const char *text, size_t len, const char *name, rt_yaml_n
     for (;;) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
-            format_syntax_error(&parser, ctx.file, err);
+            format_syntax_error(&parser, text, len, ctx.file, err);
             rc = -1;
             break;
         }
@@ -471,7 +493,7 @@ int rt_yaml_load_string(const char *text, const char *name, rt_yaml_node **root,
 {
     if (!text || !name || !root)
         return rt_err_set(err, "rt_yaml_load_string: text, name and root must not be NULL");
-    return load_buffer(text, strlen(text), name, root, err);
+    return rt_yaml_load_buffer(text, strlen(text), name, root, err);
 }
 
 int rt_yaml_read_file(const char *path, char **text, size_t *len, rt_err *err)
@@ -530,7 +552,7 @@ int rt_yaml_load_file(const char *path, rt_yaml_node **root, rt_err *err)
     size_t len;
     if (rt_yaml_read_file(path, &text, &len, err) != 0)
         return -1;
-    const int rc = load_buffer(text, len, path, root, err);
+    const int rc = rt_yaml_load_buffer(text, len, path, root, err);
     free(text);
     return rc;
 }
@@ -546,6 +568,20 @@ int rt_yaml_map_index(const rt_yaml_node *map, const char *key)
         if (strcmp(map->keys[i], key) == 0)
             return i;
     return -1;
+}
+
+void rt_yaml_key_pos(const rt_yaml_node *map, int i, const char **file, int *line, int *col)
+{
+    const rt_yaml_node *value = map->items[i];
+    if (value->file != map->file) {
+        *file = value->file;
+        *line = value->line;
+        *col = value->col;
+        return;
+    }
+    *file = map->file;
+    *line = map->key_lines[i];
+    *col = map->key_cols[i];
 }
 
 const rt_yaml_node *rt_yaml_map_get(const rt_yaml_node *map, const char *key)
@@ -722,18 +758,20 @@ int rt_yaml_check_keys(const rt_yaml_node *map, const char *what, const char *co
             known = strcmp(map->keys[i], allowed[k]) == 0;
         if (known)
             continue;
+        const char *file;
+        int line, col;
+        rt_yaml_key_pos(map, i, &file, &line, &col);
         const char *hint = rt_suggest(map->keys[i], allowed, n_allowed);
         if (hint)
-            return rt_err_set(err, "%s:%d:%d: %s: unknown key '%s' (did you mean '%s'?)",
-                              map->file, map->key_lines[i], map->key_cols[i], what, map->keys[i],
-                              hint);
+            return rt_err_set(err, "%s:%d:%d: %s: unknown key '%s' (did you mean '%s'?)", file,
+                              line, col, what, map->keys[i], hint);
         char list[512] = "";
         size_t used = 0;
         for (int k = 0; k < n_allowed && used < sizeof list; ++k)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "",
                                      allowed[k]);
-        return rt_err_set(err, "%s:%d:%d: %s: unknown key '%s' (known keys: %s)", map->file,
-                          map->key_lines[i], map->key_cols[i], what, map->keys[i], list);
+        return rt_err_set(err, "%s:%d:%d: %s: unknown key '%s' (known keys: %s)", file, line, col,
+                          what, map->keys[i], list);
     }
     return 0;
 }

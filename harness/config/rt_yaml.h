@@ -19,12 +19,12 @@ typedef struct rt_yaml_node rt_yaml_node;
 
 struct rt_yaml_node {
     rt_yaml_kind kind;
-    const char *file; /* name given at load time (path or label); owned by the tree */
-    int line, col;    /* 1-based position of the node's first character */
-    char *scalar;     /* scalars: the text (never NULL for a scalar; "" for an empty value) */
-    int quoted;       /* scalars: 1 when written '...' or "..." (or a block literal) */
-    int n;            /* maps: number of keys; sequences: number of items */
-    char **keys;      /* maps: n keys */
+    const char *file;     /* name given at load time (path or label); owned by the tree */
+    int line, col;        /* 1-based position of the node's first character */
+    char *scalar;         /* scalars: the text (never NULL for a scalar; "" for an empty value) */
+    int quoted;           /* scalars: 1 when written '...' or "..." (or a block literal) */
+    int n;                /* maps: number of keys; sequences: number of items */
+    char **keys;          /* maps: n keys */
     rt_yaml_node **items; /* map values (parallel to keys) or sequence items */
     /* Added beyond the original contract: where each map key was written (n entries, maps only;
      * 1-based), so "unknown key" errors point at the key rather than at its value. */
@@ -37,6 +37,9 @@ struct rt_yaml_node {
 int rt_yaml_load_file(const char *path, rt_yaml_node **root, rt_err *err);
 /* Parses text held in memory; name stands in for the file name in positions and messages. */
 int rt_yaml_load_string(const char *text, const char *name, rt_yaml_node **root, rt_err *err);
+/* Same for len bytes that need not end in NUL (a NUL inside is a syntax error). */
+int rt_yaml_load_buffer(const char *text, size_t len, const char *name, rt_yaml_node **root,
+                        rt_err *err);
 /* Frees a tree returned by a load function (NULL is fine). Only call on roots. */
 void rt_yaml_free(rt_yaml_node *root);
 
@@ -44,6 +47,9 @@ void rt_yaml_free(rt_yaml_node *root);
 const rt_yaml_node *rt_yaml_map_get(const rt_yaml_node *map, const char *key);
 /* Index of key in map, or -1. */
 int rt_yaml_map_index(const rt_yaml_node *map, const char *key);
+/* Where key i of map is written. A key put into a map by another tree (an override) reports
+ * the position of its value, since key_lines/key_cols carry no file name of their own. */
+void rt_yaml_key_pos(const rt_yaml_node *map, int i, const char **file, int *line, int *col);
 
 /* Typed scalar readers. On failure: "file:line:col: <what>: expected ..., got '<text>'".
  * get_int accepts decimal and 0x hex integers that fit int64 (not "1.5", not "1e3");
@@ -82,8 +88,7 @@ int rt_yaml_read_file(const char *path, char **text, size_t *len, rt_err *err);
  * value on success only (on failure the caller still owns it); map_put replaces, and frees, an
  * existing value of the same key. */
 rt_yaml_node *rt_yaml_new_map(const char *file, int line, int col);
-rt_yaml_node *rt_yaml_new_scalar(const char *file, int line, int col, const char *text,
-                                 int quoted);
+rt_yaml_node *rt_yaml_new_scalar(const char *file, int line, int col, const char *text, int quoted);
 int rt_yaml_map_put(rt_yaml_node *map, const char *key, int line, int col, rt_yaml_node *value);
 int rt_yaml_seq_append(rt_yaml_node *seq, rt_yaml_node *item);
 
