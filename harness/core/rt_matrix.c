@@ -166,28 +166,54 @@ typedef struct col_val {
     double val;
 } col_val;
 
-static int col_val_cmp(const void *a, const void *b)
+/* Stable sort of one row by column. Stability matters: duplicates are summed in input order, and
+ * floating-point sums depend on order, so an unstable sort (qsort) would let the libc decide the
+ * last bits of a summed entry. Insertion sort for short rows; bottom-up merge sort with the
+ * caller's scratch (at least n entries) for long ones. */
+static void sort_row(col_val *e, int64_t n, col_val *scratch)
 {
-    const int32_t x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
-    return (x > y) - (x < y);
-}
-
-/* Rows are mostly short: insertion sort beats qsort's call overhead below a few dozen entries. */
-static void sort_row(col_val *e, int64_t n)
-{
-    if (n > 32) {
-        qsort(e, (size_t)n, sizeof *e, col_val_cmp);
+    if (n <= 32 || !scratch) {
+        for (int64_t i = 1; i < n; ++i) {
+            const col_val key = e[i];
+            int64_t j = i - 1;
+            while (j >= 0 && e[j].col > key.col) {
+                e[j + 1] = e[j];
+                --j;
+            }
+            e[j + 1] = key;
+        }
         return;
     }
-    for (int64_t i = 1; i < n; ++i) {
-        const col_val key = e[i];
-        int64_t j = i - 1;
-        while (j >= 0 && e[j].col > key.col) {
-            e[j + 1] = e[j];
-            --j;
+    const int64_t run = 16;
+    for (int64_t b = 0; b < n; b += run)
+        sort_row(e + b, n - b < run ? n - b : run, NULL);
+    col_val *src = e, *dst = scratch;
+    for (int64_t width = run; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n;
+            const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = src[j].col < src[i].col ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
         }
-        e[j + 1] = key;
+        col_val *t = src;
+        src = dst;
+        dst = t;
     }
+    if (src != e)
+        memcpy(e, src, (size_t)n * sizeof *e);
+}
+
+static int64_t longest_row(const int64_t *ptr, int64_t rows)
+{
+    int64_t longest = 0;
+    for (int64_t r = 0; r < rows; ++r)
+        longest = ptr[r + 1] - ptr[r] > longest ? ptr[r + 1] - ptr[r] : longest;
+    return longest;
 }
 
 /* Given per-row buckets of (col, val) already placed at bucket_ptr[r].., sorts each row, sums
@@ -195,14 +221,19 @@ static void sort_row(col_val *e, int64_t n)
 static int csr_from_buckets(rt_csr *out, int64_t rows, int64_t cols, const int64_t *bucket_ptr,
                             col_val *entries, rt_err *err)
 {
+    col_val *scratch = alloc_array(longest_row(bucket_ptr, rows), sizeof *scratch, 0,
+                                   "row sort buffer", err);
+    if (!scratch)
+        return -1;
     int64_t unique = 0;
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t b = bucket_ptr[r], n = bucket_ptr[r + 1] - b;
-        sort_row(entries + b, n);
+        sort_row(entries + b, n, scratch);
         for (int64_t k = 0; k < n; ++k)
             if (k == 0 || entries[b + k].col != entries[b + k - 1].col)
                 ++unique;
     }
+    free(scratch);
     if (rt_csr_alloc(out, rows, cols, unique, err) != 0)
         return -1;
     int64_t o = 0;
@@ -335,15 +366,13 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
         return -1;
     if (rt_csr_alloc(dst, src->rows, src->cols, src->nnz, err) != 0)
         return -1;
-    col_val *row = NULL;
+    col_val *row = NULL, *scratch = NULL;
     if (inv_cols) {
-        int64_t longest = 0;
-        for (int64_t r = 0; r < src->rows; ++r) {
-            const int64_t n = src->rowptr[r + 1] - src->rowptr[r];
-            longest = n > longest ? n : longest;
-        }
+        const int64_t longest = longest_row(src->rowptr, src->rows);
         row = alloc_array(longest, sizeof *row, 0, "permutation row buffer", err);
-        if (!row) {
+        scratch = row ? alloc_array(longest, sizeof *scratch, 0, "row sort buffer", err) : NULL;
+        if (!scratch) {
+            free(row);
             rt_csr_free(dst);
             return -1;
         }
@@ -358,7 +387,7 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
                 row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
                 row[k].val = src->val[b + k];
             }
-            sort_row(row, n);
+            sort_row(row, n, scratch);
             for (int64_t k = 0; k < n; ++k) {
                 dst->colidx[o + k] = row[k].col;
                 dst->val[o + k] = row[k].val;
@@ -371,6 +400,7 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
         dst->rowptr[i + 1] = o;
     }
     free(row);
+    free(scratch);
     return 0;
 }
 

@@ -116,14 +116,29 @@ static void excerpt(const char *s, char *out, size_t len)
     out[o] = '\0';
 }
 
+/* Decimal integer with an optional sign; the whole token must be digits. Hand-written because
+ * indices are most of a Matrix Market file and strtoll's locale and base handling was the
+ * reader's largest cost after strtod. */
 static int parse_int64(const char *tok, int64_t *out)
 {
-    char *end = NULL;
-    errno = 0;
-    const long long x = strtoll(tok, &end, 10);
-    if (end == tok || *end != '\0' || errno == ERANGE)
+    const char *p = tok;
+    const int negative = *p == '-';
+    if (*p == '-' || *p == '+')
+        ++p;
+    if (*p < '0' || *p > '9')
         return -1;
-    *out = (int64_t)x;
+    uint64_t x = 0;
+    /* The magnitude may reach 2^63 only for a negative number. */
+    const uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+        const uint64_t digit = (uint64_t)(*p - '0');
+        if (x > (limit - digit) / 10)
+            return -1;
+        x = x * 10 + digit;
+    }
+    if (*p != '\0')
+        return -1;
+    *out = negative ? (int64_t)(0 - x) : (int64_t)x;
     return 0;
 }
 

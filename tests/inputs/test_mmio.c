@@ -1,0 +1,267 @@
+/* rt_mmio: hostile files give "file:line: ..." messages; valid files are read entry by entry;
+ * write -> read is the identity. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rt_generators.h"
+#include "rt_matrix.h"
+#include "rt_mmio.h"
+#include "rt_test.h"
+
+#ifndef RT_INPUTS_MTX_DIR
+#error "RT_INPUTS_MTX_DIR must name tests/inputs/mtx"
+#endif
+#ifndef RT_INPUTS_TMP_DIR
+#error "RT_INPUTS_TMP_DIR must name a writable directory"
+#endif
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", RT_INPUTS_MTX_DIR, name);
+}
+
+/* Reading `name` must fail with a message containing "<name>:<line>:" and `fragment`. */
+static void expect_error(const char *name, int line, const char *fragment)
+{
+    char path[1024], where[256];
+    path_of(path, sizeof path, name);
+    snprintf(where, sizeof where, "%s:%d:", name, line);
+    rt_err err;
+    rt_err_clear(&err);
+    rt_csr m;
+    const int rc = rt_mmio_read(path, &m, &err);
+    RT_CHECK_MSG(rc != 0, "%s was accepted", name);
+    RT_CHECK_MSG(rt_test_contains(err.msg, where), "%s: expected '%s' in: %s", name, where, err.msg);
+    RT_CHECK_MSG(rt_test_contains(err.msg, fragment), "%s: expected '%s' in: %s", name, fragment,
+                 err.msg);
+    RT_CHECK(m.rowptr == NULL && m.colidx == NULL && m.val == NULL);
+    if (rc == 0)
+        rt_csr_free(&m);
+}
+
+static void test_hostile(void)
+{
+    expect_error("truncated.mtx", 6, "expected 3 fields");
+    expect_error("too_few.mtx", 5, "file ends after 3 of the 5 entries declared on line 2");
+    expect_error("too_many.mtx", 5, "more entries than the 2 declared on line 2");
+    expect_error("row_out_of_range.mtx", 4, "row index 5 is outside 1..4");
+    expect_error("col_out_of_range.mtx", 4, "column index 9 is outside 1..3");
+    expect_error("zero_index.mtx", 4, "row index 0 is outside 1..3 (Matrix Market indices start at 1)");
+    expect_error("overflow_index.mtx", 3, "row index '99999999999999999999' is not an integer");
+    expect_error("huge_sizes.mtx", 2, "bytes of memory on this host");
+    expect_error("huge_cols.mtx", 2, "3000000000 columns exceed the limit of 2147483647");
+    expect_error("negative_size.mtx", 2, "rows = -3 is negative");
+    expect_error("non_number_index.mtx", 4, "column index 'x' is not an integer");
+    expect_error("non_number_value.mtx", 4, "value 'abc' is not a finite real number");
+    expect_error("nan_value.mtx", 3, "value 'nan' is not a finite real number");
+    expect_error("bad_banner.mtx", 1, "missing Matrix Market banner");
+    expect_error("garbled_banner.mtx", 1, "garbled banner");
+    expect_error("no_banner.mtx", 1, "missing Matrix Market banner");
+    expect_error("vector_banner.mtx", 1, "'vector' is not supported");
+    expect_error("complex.mtx", 1, "complex matrices are not supported");
+    expect_error("hermitian.mtx", 1, "hermitian matrices are not supported");
+    expect_error("missing_size.mtx", 4, "file ends before the size line");
+    expect_error("bad_size_line.mtx", 2, "size line must be 'rows cols nonzeros' (3 numbers), found 2");
+    expect_error("size_not_number.mtx", 2, "cols 'three' is not an integer");
+    expect_error("trailing_fields.mtx", 4, "expected 3 fields 'row col value', found 4");
+    expect_error("trailing_garbage_value.mtx", 4, "value '3.5x' is not a finite real number");
+    expect_error("garbage_after.mtx", 7, "more entries than the 2 declared on line 2");
+    expect_error("skew_diagonal.mtx", 4, "nonzero diagonal entry (2, 2)");
+    expect_error("nonsquare_symmetric.mtx", 2, "must be square");
+    expect_error("integer_not_integer.mtx", 4, "value '1.5' is not an integer");
+    expect_error("array_too_few.mtx", 5, "file ends after 3 of the 4 entries");
+    expect_error("array_too_many.mtx", 5, "more entries than the 2 declared");
+    expect_error("array_pattern.mtx", 1, "'array pattern'");
+    expect_error("empty.mtx", 1, "empty file");
+
+    rt_err err;
+    rt_csr m;
+    RT_CHECK(rt_mmio_read(RT_INPUTS_MTX_DIR "/does_not_exist.mtx", &m, &err) != 0 &&
+             rt_test_contains(err.msg, "does_not_exist.mtx: cannot open"));
+
+    RT_CHECK_MSG(rt_mmio_read(RT_INPUTS_MTX_DIR, &m, &err) != 0 &&
+                 rt_test_contains(err.msg, "read error"), "%s", err.msg);
+
+    /* A NUL byte in the data (a binary file given by mistake). */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/nul_byte.mtx", RT_INPUTS_TMP_DIR);
+    FILE *f = fopen(path, "wb");
+    RT_CHECK(f != NULL);
+    if (f) {
+        static const char text[] = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\0 2.0\n";
+        fwrite(text, 1, sizeof text - 1, f);
+        fclose(f);
+        RT_CHECK(rt_mmio_read(path, &m, &err) != 0 && rt_test_contains(err.msg, "nul_byte.mtx:3:") &&
+                 rt_test_contains(err.msg, "NUL byte"));
+    }
+}
+
+static rt_csr read_ok(const char *name)
+{
+    char path[1024];
+    path_of(path, sizeof path, name);
+    rt_err err;
+    rt_csr m;
+    const int rc = rt_mmio_read(path, &m, &err);
+    RT_CHECK_MSG(rc == 0, "%s: %s", name, err.msg);
+    if (rc == 0)
+        RT_CHECK_MSG(rt_csr_validate(&m, &err) == 0, "%s: %s", name, err.msg);
+    return m;
+}
+
+/* Compares a matrix with a dense row-major picture of it; zero means "no entry". */
+static void expect_dense(const char *name, const rt_csr *m, int64_t rows, int64_t cols,
+                         const double *want)
+{
+    RT_CHECK_MSG(m->rows == rows && m->cols == cols, "%s: shape %lld x %lld", name,
+                 (long long)m->rows, (long long)m->cols);
+    if (m->rows != rows || m->cols != cols || !m->rowptr)
+        return;
+    int64_t expected_nnz = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+            expected_nnz += want[r * cols + c] != 0.0;
+            double got = 0.0;
+            for (int64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; ++k)
+                if (m->colidx[k] == c)
+                    got = m->val[k];
+            RT_CHECK_MSG(got == want[r * cols + c], "%s: (%lld, %lld) = %g, want %g", name,
+                         (long long)r, (long long)c, got, want[r * cols + c]);
+        }
+    }
+    RT_CHECK_MSG(m->nnz == expected_nnz, "%s: nnz %lld, want %lld", name, (long long)m->nnz,
+                 (long long)expected_nnz);
+}
+
+static void test_valid(void)
+{
+    rt_csr m;
+
+    m = read_ok("symmetric.mtx");
+    const double sym[] = {2.0, -1.5, 0, 0,  -1.5, 0, 0, 0.25,
+                          0,   0,    4, 0,  0,    0.25, 0, 8};
+    expect_dense("symmetric.mtx", &m, 4, 4, sym);
+    rt_csr_free(&m);
+
+    m = read_ok("skew.mtx");
+    const double skew[] = {0, -1.5, 0, 1.5, 0, 2.0, 0, -2.0, 0};
+    expect_dense("skew.mtx", &m, 3, 3, skew);
+    rt_csr_free(&m);
+
+    m = read_ok("pattern.mtx");
+    const double pat[] = {0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0};
+    expect_dense("pattern.mtx", &m, 3, 4, pat);
+    rt_csr_free(&m);
+
+    m = read_ok("pattern_symmetric.mtx");
+    const double psym[] = {1, 0, 1, 0, 0, 0, 1, 0, 0};
+    expect_dense("pattern_symmetric.mtx", &m, 3, 3, psym);
+    rt_csr_free(&m);
+
+    m = read_ok("integer.mtx");
+    const double ints[] = {5, 0, -7, 12, 0, 0};
+    expect_dense("integer.mtx", &m, 2, 3, ints);
+    rt_csr_free(&m);
+
+    m = read_ok("array.mtx");
+    const double arr[] = {1, 0, 3, 4, 5, -6};
+    expect_dense("array.mtx", &m, 2, 3, arr);
+    rt_csr_free(&m);
+
+    m = read_ok("array_symmetric.mtx");
+    const double asym[] = {1, 2, 3, 2, 4, 5, 3, 5, 6};
+    expect_dense("array_symmetric.mtx", &m, 3, 3, asym);
+    rt_csr_free(&m);
+
+    m = read_ok("array_skew.mtx");
+    const double askew[] = {0, -1, -2, 1, 0, -3, 2, 3, 0};
+    expect_dense("array_skew.mtx", &m, 3, 3, askew);
+    rt_csr_free(&m);
+
+    m = read_ok("duplicates.mtx");
+    const double dup[] = {-1, 0.75, 0, 0, 0, 0, 2, 0, 2};
+    expect_dense("duplicates.mtx", &m, 3, 3, dup);
+    rt_csr_free(&m);
+
+    m = read_ok("empty_rows.mtx");
+    const double er[] = {0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+    expect_dense("empty_rows.mtx", &m, 5, 4, er);
+    if (m.rowptr)
+        RT_CHECK(m.rowptr[1] == 0 && m.rowptr[3] == 2 && m.rowptr[4] == 2);
+    rt_csr_free(&m);
+
+    m = read_ok("crlf_upper.mtx");
+    const double crlf[] = {1.5, 0, 0, -2.5};
+    expect_dense("crlf_upper.mtx", &m, 2, 2, crlf);
+    rt_csr_free(&m);
+
+    m = read_ok("no_entries.mtx");
+    RT_CHECK(m.rows == 3 && m.cols == 2 && m.nnz == 0);
+    rt_csr_free(&m);
+
+    /* Explicit zeros of the coordinate format stay stored entries. */
+    m = read_ok("explicit_zero.mtx");
+    RT_CHECK(m.nnz == 2 && m.colidx && m.colidx[0] == 0 && m.val[0] == 0.0);
+    rt_csr_free(&m);
+}
+
+static void round_trip(const char *generator, rt_params *args)
+{
+    rt_err err;
+    rt_csr a, b;
+    RT_CHECK_MSG(rt_matrix_build(generator, args, NULL, NULL, &a, &err) == 0, "%s", err.msg);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/round_trip_%s.mtx", RT_INPUTS_TMP_DIR, generator);
+    RT_CHECK_MSG(rt_mmio_write(path, &a, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(rt_mmio_read(path, &b, &err) == 0, "%s", err.msg);
+    int same = a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz;
+    for (int64_t r = 0; same && r <= a.rows; ++r)
+        same = a.rowptr[r] == b.rowptr[r];
+    for (int64_t k = 0; same && k < a.nnz; ++k)
+        same = a.colidx[k] == b.colidx[k] && a.val[k] == b.val[k]; /* bit-identical values */
+    RT_CHECK_MSG(same, "%s: write -> read changed the matrix", generator);
+    rt_csr_free(&a);
+    rt_csr_free(&b);
+}
+
+static void test_round_trip(void)
+{
+    rt_err err;
+    rt_params args;
+    rt_params_init(&args);
+    rt_params_set(&args, "rows", rt_value_int(150), &err);
+    rt_params_set(&args, "cols", rt_value_int(70), &err);
+    round_trip("uniform", &args);
+    rt_params_init(&args);
+    rt_params_set(&args, "image", rt_value_int(12), &err);
+    round_trip("xct", &args);
+    rt_params_init(&args);
+    rt_params_set(&args, "scale", rt_value_int(7), &err);
+    rt_params_set(&args, "symmetric", rt_value_int(1), &err);
+    round_trip("rmat", &args);
+
+    /* Invalid matrices and non-finite values are refused rather than written. */
+    rt_csr a;
+    const int64_t ri[] = {0}, ci[] = {1};
+    const double v[] = {INFINITY};
+    RT_CHECK(rt_csr_from_coo(&a, 2, 2, 1, ri, ci, v, &err) == 0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/refused.mtx", RT_INPUTS_TMP_DIR);
+    RT_CHECK(rt_mmio_write(path, &a, &err) != 0 && rt_test_contains(err.msg, "finite"));
+    a.val[0] = 1.0;
+    a.colidx[0] = 5;
+    RT_CHECK(rt_mmio_write(path, &a, &err) != 0 && rt_test_contains(err.msg, "invalid"));
+    a.colidx[0] = 1;
+    RT_CHECK(rt_mmio_write(RT_INPUTS_TMP_DIR "/no/such/dir/x.mtx", &a, &err) != 0 &&
+             rt_test_contains(err.msg, "cannot create"));
+    rt_csr_free(&a);
+}
+
+int main(void)
+{
+    test_hostile();
+    test_valid();
+    test_round_trip();
+    return RT_TEST_RESULT();
+}

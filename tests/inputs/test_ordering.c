@@ -1,0 +1,212 @@
+/* Orderings: parsing, random permutations (symmetric for square matrices), RCM. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rt_generators.h"
+#include "rt_matrix.h"
+#include "rt_ordering.h"
+#include "rt_test.h"
+
+#ifndef RT_INPUTS_MTX_DIR
+#error "RT_INPUTS_MTX_DIR must name tests/inputs/mtx"
+#endif
+
+static int csr_equal(const rt_csr *a, const rt_csr *b)
+{
+    if (a->rows != b->rows || a->cols != b->cols || a->nnz != b->nnz)
+        return 0;
+    for (int64_t r = 0; r <= a->rows; ++r)
+        if (a->rowptr[r] != b->rowptr[r])
+            return 0;
+    for (int64_t k = 0; k < a->nnz; ++k)
+        if (a->colidx[k] != b->colidx[k] || a->val[k] != b->val[k])
+            return 0;
+    return 1;
+}
+
+static double csr_at(const rt_csr *m, int64_t r, int64_t c)
+{
+    for (int64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; ++k)
+        if (m->colidx[k] == c)
+            return m->val[k];
+    return 0.0;
+}
+
+static int is_permutation(const int64_t *p, int64_t n)
+{
+    char *seen = calloc((size_t)n + 1, 1);
+    int ok = seen != NULL;
+    for (int64_t i = 0; ok && i < n; ++i) {
+        ok = p[i] >= 0 && p[i] < n && !seen[p[i]];
+        if (ok)
+            seen[p[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+static rt_csr banded(int64_t rows, int64_t bw, const char *ordering)
+{
+    rt_err err;
+    rt_params args;
+    rt_params_init(&args);
+    rt_params_set(&args, "rows", rt_value_int(rows), &err);
+    rt_params_set(&args, "bandwidth", rt_value_int(bw), &err);
+    rt_csr m;
+    const int rc = rt_matrix_build("banded", &args, NULL, ordering, &m, &err);
+    RT_CHECK_MSG(rc == 0, "%s", err.msg);
+    if (rc == 0)
+        RT_CHECK_MSG(rt_csr_validate(&m, &err) == 0, "%s", err.msg);
+    return m;
+}
+
+static void test_parse(void)
+{
+    rt_err err;
+    rt_ordering_kind k;
+    uint64_t seed;
+    int given;
+    RT_CHECK(rt_ordering_parse(NULL, &k, &seed, &given, &err) == 0 && k == RT_ORDERING_NATURAL);
+    RT_CHECK(rt_ordering_parse("", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_NATURAL);
+    RT_CHECK(rt_ordering_parse("rcm", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_RCM);
+    RT_CHECK(rt_ordering_parse("hilbert", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_HILBERT);
+    RT_CHECK(rt_ordering_parse("random", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_RANDOM &&
+             !given);
+    RT_CHECK(rt_ordering_parse("random:17", &k, &seed, &given, &err) == 0 &&
+             k == RT_ORDERING_RANDOM && given && seed == 17);
+    RT_CHECK(rt_ordering_parse("random:", &k, &seed, &given, &err) != 0 &&
+             rt_test_contains(err.msg, "seed"));
+    RT_CHECK(rt_ordering_parse("random:-4", &k, &seed, &given, &err) != 0);
+    RT_CHECK(rt_ordering_parse("random:12x", &k, &seed, &given, &err) != 0);
+    RT_CHECK(rt_ordering_parse("random:99999999999999999999999", &k, &seed, &given, &err) != 0);
+    RT_CHECK(rt_ordering_parse("natrual", &k, &seed, &given, &err) != 0 &&
+             rt_test_contains(err.msg, "did you mean 'natural'"));
+    RT_CHECK(rt_ordering_parse("metis", &k, &seed, &given, &err) != 0 &&
+             rt_test_contains(err.msg, "unknown ordering 'metis'"));
+    RT_CHECK(strcmp(rt_ordering_name(RT_ORDERING_RCM), "rcm") == 0);
+}
+
+static void test_random(void)
+{
+    rt_err err;
+    int64_t p[500], q[500], r[500];
+    RT_CHECK(rt_ordering_random(500, 3, p, &err) == 0 && is_permutation(p, 500));
+    RT_CHECK(rt_ordering_random(500, 3, q, &err) == 0);
+    RT_CHECK(rt_ordering_random(500, 4, r, &err) == 0 && is_permutation(r, 500));
+    int same = 1, differs = 0, moved = 0;
+    for (int i = 0; i < 500; ++i) {
+        same &= p[i] == q[i];
+        differs |= p[i] != r[i];
+        moved += p[i] != i;
+    }
+    RT_CHECK(same && differs && moved > 400);
+    RT_CHECK(rt_ordering_random(0, 3, p, &err) == 0);
+
+    /* Square: symmetric permutation B(i, k) = A(p[i], p[k]). */
+    rt_csr a = banded(120, 7, NULL);
+    rt_csr b;
+    RT_CHECK(rt_ordering_apply(&a, RT_ORDERING_RANDOM, 11, &b, &err) == 0);
+    int64_t perm[120], inv[120];
+    RT_CHECK(rt_ordering_random(120, 11, perm, &err) == 0);
+    int ok = b.nnz == a.nnz;
+    for (int64_t i = 0; ok && i < 120; ++i)
+        for (int64_t k = 0; k < 120; ++k)
+            ok &= csr_at(&b, i, k) == csr_at(&a, perm[i], perm[k]);
+    RT_CHECK(ok);
+    /* Inverse permutation restores the original exactly. */
+    rt_ordering_invert(perm, 120, inv);
+    rt_csr back;
+    RT_CHECK(rt_csr_permute(&back, &b, inv, perm, &err) == 0 && csr_equal(&a, &back));
+    rt_csr_free(&back);
+    rt_csr_free(&b);
+
+    /* "random" falls back to the generator's seed; "random:N" names one. */
+    rt_params args;
+    rt_params_init(&args);
+    rt_params_set(&args, "rows", rt_value_int(120), &err);
+    rt_params_set(&args, "bandwidth", rt_value_int(7), &err);
+    rt_params_set(&args, "seed", rt_value_int(11), &err);
+    rt_csr c, d;
+    RT_CHECK(rt_matrix_build("banded", &args, NULL, "random", &c, &err) == 0);
+    RT_CHECK(rt_matrix_build("banded", &args, NULL, "random:11", &d, &err) == 0);
+    RT_CHECK(csr_equal(&c, &d) && !csr_equal(&c, &a));
+    rt_csr_free(&c);
+    rt_csr_free(&d);
+    rt_csr_free(&a);
+
+    /* Rectangular: rows only; every row keeps its columns. */
+    rt_params_init(&args);
+    rt_params_set(&args, "rows", rt_value_int(60), &err);
+    rt_params_set(&args, "cols", rt_value_int(25), &err);
+    rt_params_set(&args, "nnz_per_row", rt_value_int(4), &err);
+    RT_CHECK(rt_matrix_build("uniform", &args, NULL, NULL, &a, &err) == 0);
+    RT_CHECK(rt_ordering_apply(&a, RT_ORDERING_RANDOM, 5, &b, &err) == 0);
+    RT_CHECK(rt_ordering_random(60, 5, perm, &err) == 0);
+    ok = b.cols == 25;
+    for (int64_t i = 0; ok && i < 60; ++i) {
+        const int64_t bi = b.rowptr[i], ai = a.rowptr[perm[i]];
+        for (int64_t k = 0; k < 4; ++k)
+            ok &= b.colidx[bi + k] == a.colidx[ai + k] && b.val[bi + k] == a.val[ai + k];
+    }
+    RT_CHECK(ok);
+    rt_csr_free(&b);
+    /* RCM needs a square matrix. */
+    RT_CHECK(rt_ordering_apply(&a, RT_ORDERING_RCM, 0, &b, &err) != 0 &&
+             rt_test_contains(err.msg, "square") && rt_test_contains(err.msg, "60 x 25"));
+    RT_CHECK(rt_ordering_apply(&a, RT_ORDERING_HILBERT, 0, &b, &err) != 0 &&
+             rt_test_contains(err.msg, "xct"));
+    rt_csr_free(&a);
+}
+
+static void test_rcm(void)
+{
+    rt_err err;
+    /* A scrambled band: RCM must recover a narrow band. */
+    rt_csr natural = banded(400, 5, NULL);
+    rt_csr scrambled;
+    RT_CHECK(rt_ordering_apply(&natural, RT_ORDERING_RANDOM, 9, &scrambled, &err) == 0);
+    const int64_t bw_natural = rt_ordering_bandwidth(&natural);
+    const int64_t bw_scrambled = rt_ordering_bandwidth(&scrambled);
+    RT_CHECK(bw_natural == 2 && bw_scrambled > 100);
+    int64_t perm[400];
+    RT_CHECK(rt_ordering_rcm(&scrambled, perm, &err) == 0 && is_permutation(perm, 400));
+    rt_csr reordered;
+    RT_CHECK(rt_ordering_apply(&scrambled, RT_ORDERING_RCM, 0, &reordered, &err) == 0);
+    RT_CHECK(rt_csr_validate(&reordered, &err) == 0 && reordered.nnz == natural.nnz);
+    const int64_t bw_rcm = rt_ordering_bandwidth(&reordered);
+    RT_CHECK_MSG(bw_rcm <= 4, "rcm bandwidth %lld (natural %lld)", (long long)bw_rcm,
+                 (long long)bw_natural);
+    rt_csr_free(&reordered);
+    rt_csr_free(&scrambled);
+    rt_csr_free(&natural);
+
+    /* Disconnected pieces, isolated vertices and an unsymmetric pattern: still a permutation
+     * that covers every vertex, and bandwidth not worse than a scrambled start. */
+    const int64_t ri[] = {0, 5, 5, 2, 7, 9, 3};
+    const int64_t ci[] = {5, 0, 9, 7, 2, 2, 3};
+    const double v[] = {1, 2, 3, 4, 5, 6, 7};
+    rt_csr g;
+    RT_CHECK(rt_csr_from_coo(&g, 12, 12, 7, ri, ci, v, &err) == 0);
+    int64_t p12[12];
+    RT_CHECK(rt_ordering_rcm(&g, p12, &err) == 0 && is_permutation(p12, 12));
+    rt_csr_free(&g);
+
+    /* Through rt_matrix_build on a Matrix Market file. */
+    rt_csr f;
+    RT_CHECK_MSG(rt_matrix_build(NULL, NULL, RT_INPUTS_MTX_DIR "/symmetric.mtx", "rcm", &f, &err) == 0,
+                 "%s", err.msg);
+    RT_CHECK(f.rows == 4 && f.nnz == 7 && rt_csr_validate(&f, &err) == 0);
+    rt_csr_free(&f);
+    RT_CHECK(rt_matrix_build("", NULL, RT_INPUTS_MTX_DIR "/pattern.mtx", "rcm", &f, &err) != 0 &&
+             rt_test_contains(err.msg, "square"));
+    RT_CHECK(rt_matrix_build("", NULL, RT_INPUTS_MTX_DIR "/too_many.mtx", "rcm", &f, &err) != 0 &&
+             rt_test_contains(err.msg, "too_many.mtx:5:"));
+}
+
+int main(void)
+{
+    test_parse();
+    test_random();
+    test_rcm();
+    return RT_TEST_RESULT();
+}
