@@ -408,6 +408,8 @@ int rt_export(struct sqlite3 *db, const char *format, const char *experiment, FI
     else
         return rt_err_set(err, "export format '%s' is not supported (use csv or json)",
                           format ? format : "(none)");
+    if (rt_store_check(db, err) != 0)
+        return -1;
     if (experiment) {
         int known = 0;
         if (experiment_known(db, experiment, &known, err) != 0)
@@ -430,8 +432,7 @@ int rt_export(struct sqlite3 *db, const char *format, const char *experiment, FI
                            "SELECT name, available, value, reason FROM metrics"
                            " WHERE point_id = ?1 ORDER BY name",
                            -1, &metrics_q, NULL) != SQLITE_OK) {
-        rt_err_set(err, "export: preparing the query: %s (is this a rooftune result store?)",
-                   sqlite3_errmsg(db));
+        rt_err_set(err, "export: preparing the query: %s", sqlite3_errmsg(db));
         sqlite3_finalize(rows);
         sqlite3_finalize(metrics_q);
         return -1;

@@ -142,7 +142,8 @@ static const char schema_v1[] =
     "  UNIQUE (run_id, name)"
     ");";
 
-static const char now_utc_sql[] = "strftime('%Y-%m-%dT%H:%M:%SZ','now')";
+/* ISO 8601 UTC, second resolution: sorts as text and reads unambiguously anywhere. */
+#define NOW_UTC_SQL "strftime('%Y-%m-%dT%H:%M:%SZ','now')"
 
 const char *rt_point_status_name(rt_point_status s)
 {
@@ -210,7 +211,7 @@ static int bind_real(sqlite3_stmt *s, int idx, double v)
 }
 
 #define BIND_FIELD(stmt, idx, arr) bind_field(stmt, idx, arr, sizeof(arr))
-#define BIND_OPT(stmt, idx, arr) bind_opt_field(stmt, idx, arr, sizeof(arr))
+#define BIND_OPT(stmt, idx, arr)   bind_opt_field(stmt, idx, arr, sizeof(arr))
 
 /* Runs a prepared statement that returns no rows, then resets it for reuse. */
 static int step_done(rt_store *st, sqlite3_stmt *s, const char *what, rt_err *err)
@@ -234,29 +235,25 @@ static int prepare(rt_store *st, const char *sql, sqlite3_stmt **out, rt_err *er
     return 0;
 }
 
+/* Reading the header is where SQLite first notices a file that is not a database. */
+static int header_fail(const rt_store *st, rt_err *err)
+{
+    if ((sqlite3_errcode(st->db) & 0xff) == SQLITE_NOTADB)
+        return rt_err_set(err,
+                          "'%s' is not a SQLite database, so it cannot be a rooftune result "
+                          "store; name a new file or an existing store",
+                          st->path);
+    return db_fail(st, err, "reading the file header");
+}
+
 static int query_int(rt_store *st, const char *sql, long long *value, rt_err *err)
 {
     sqlite3_stmt *s = NULL;
-    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
-        const int rc = sqlite3_errcode(st->db);
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK ||
+        sqlite3_step(s) != SQLITE_ROW) {
+        header_fail(st, err);
         sqlite3_finalize(s);
-        if ((rc & 0xff) == SQLITE_NOTADB)
-            return rt_err_set(err,
-                              "'%s' is not a SQLite database, so it cannot be a rooftune result "
-                              "store; name a new file or an existing store",
-                              st->path);
-        return db_fail(st, err, "reading the file header");
-    }
-    const int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-        const int code = sqlite3_errcode(st->db);
-        sqlite3_finalize(s);
-        if ((code & 0xff) == SQLITE_NOTADB)
-            return rt_err_set(err,
-                              "'%s' is not a SQLite database, so it cannot be a rooftune result "
-                              "store; name a new file or an existing store",
-                              st->path);
-        return db_fail(st, err, "reading the file header");
+        return -1;
     }
     *value = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -361,7 +358,7 @@ static int prepare_statements(rt_store *st, rt_err *err)
         " time_min_s, time_max_s, time_mean_s, time_stddev_s, ci_rel, flops, gflops, gnnz_s,"
         " bound_s, efficiency, setup_s, measured_at)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-        " ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, strftime('%Y-%m-%dT%H:%M:%SZ','now'))";
+        " ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, " NOW_UTC_SQL ")";
     static const char insert_metric[] =
         "INSERT INTO metrics (point_id, name, unit, available, deterministic, value, reason)"
         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
@@ -446,14 +443,12 @@ int rt_store_begin_run(rt_store *st, const rt_provenance *prov, const char *expe
     if (prov->nranks < 1)
         return rt_err_set(err, "result store '%s': provenance has nranks = %d, expected >= 1",
                           st->path, prov->nranks);
-    char sql[1024];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO runs (experiment, status, started_at, git_revision, git_dirty, compiler,"
-             " build_id, cuda_runtime, cuda_driver, device, host, mpi_library, topology, nranks,"
-             " config_path, config_text, config_hash, command_line)"
-             " VALUES (?1, 'running', %s, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-             " ?15, ?16)",
-             now_utc_sql);
+    static const char sql[] =
+        "INSERT INTO runs (experiment, status, started_at, git_revision, git_dirty, compiler,"
+        " build_id, cuda_runtime, cuda_driver, device, host, mpi_library, topology, nranks,"
+        " config_path, config_text, config_hash, command_line)"
+        " VALUES (?1, 'running', " NOW_UTC_SQL ", ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+        " ?13, ?14, ?15, ?16)";
     sqlite3_stmt *s = NULL;
     if (prepare(st, sql, &s, err) != 0)
         return -1;
@@ -494,9 +489,8 @@ int rt_store_end_run(rt_store *st, int64_t run_id, const char *status, rt_err *e
                           "result store '%s': run %lld cannot end with status '%s' (expected "
                           "complete, failed or interrupted)",
                           st->path, (long long)run_id, status ? status : "(null)");
-    char sql[256];
-    snprintf(sql, sizeof sql, "UPDATE runs SET status = ?1, ended_at = %s WHERE id = ?2",
-             now_utc_sql);
+    static const char sql[] =
+        "UPDATE runs SET status = ?1, ended_at = " NOW_UTC_SQL " WHERE id = ?2";
     sqlite3_stmt *s = NULL;
     if (prepare(st, sql, &s, err) != 0)
         return -1;
@@ -590,12 +584,12 @@ static int check_point(const rt_point_record *pt, rt_err *err)
         return rt_err_set(err, "n_samples is %d but the samples array is NULL", pt->n_samples);
     for (int k = 0; k < pt->n_samples; ++k)
         if (!isfinite(pt->samples[k]) || pt->samples[k] < 0)
-            return rt_err_set(err, "sample %d is %g seconds; a timed repetition needs a finite "
-                                   "time >= 0",
+            return rt_err_set(err,
+                              "sample %d is %g seconds; a timed repetition needs a finite "
+                              "time >= 0",
                               k, pt->samples[k]);
     if (pt->metrics && (pt->metrics->n < 0 || pt->metrics->n > RT_MAX_METRICS))
-        return rt_err_set(err, "metrics count %d is outside 0..%d", pt->metrics->n,
-                          RT_MAX_METRICS);
+        return rt_err_set(err, "metrics count %d is outside 0..%d", pt->metrics->n, RT_MAX_METRICS);
     if (strnlen(pt->point_key, sizeof pt->point_key) == 0)
         return rt_err_set(err, "the point has no point_key");
     return 0;
@@ -675,8 +669,8 @@ static int insert_samples(rt_store *st, int64_t point_id, const rt_point_record 
     return 0;
 }
 
-int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt,
-                       int64_t *point_id, rt_err *err)
+int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt, int64_t *point_id,
+                       rt_err *err)
 {
     if (!st || !pt)
         return rt_err_set(err, "rt_store_add_point: missing store or point record");
@@ -687,9 +681,10 @@ int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt,
         rc = exec_bare(st, "BEGIN IMMEDIATE", "starting the point's transaction", err);
     if (rc == 0) {
         rc = insert_point_row(st, run_id, pt, err);
-        id = sqlite3_last_insert_rowid(st->db);
-        if (rc == 0)
+        if (rc == 0) {
+            id = sqlite3_last_insert_rowid(st->db);
             rc = insert_metrics(st, id, pt->metrics, err);
+        }
         if (rc == 0)
             rc = insert_samples(st, id, pt, err);
         if (rc == 0)
@@ -698,11 +693,12 @@ int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt,
             rollback(st);
     }
     if (rc != 0)
-        return rt_err_prefix(err, "result store '%s': run %lld, point %.*s (kernel '%.*s', "
-                                  "matrix '%.*s')",
-                             st->path, (long long)run_id, (int)sizeof pt->point_key,
-                             pt->point_key, (int)sizeof pt->kernel, pt->kernel,
-                             (int)sizeof pt->matrix, pt->matrix);
+        return rt_err_prefix(err,
+                             "result store '%s': run %lld, point %.*s (kernel '%.*s', "
+                             "matrix '%.*s')",
+                             st->path, (long long)run_id, (int)sizeof pt->point_key, pt->point_key,
+                             (int)sizeof pt->kernel, pt->kernel, (int)sizeof pt->matrix,
+                             pt->matrix);
     if (point_id)
         *point_id = id;
     return 0;
@@ -714,8 +710,9 @@ int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double ef
     if (!st)
         return rt_err_set(err, "rt_store_set_bound: no store given");
     if ((int)status < 0 || (int)status >= N_STATUS)
-        return rt_err_set(err, "result store '%s': point %lld: status %d is not a "
-                               "rt_point_status",
+        return rt_err_set(err,
+                          "result store '%s': point %lld: status %d is not a "
+                          "rt_point_status",
                           st->path, (long long)point_id, (int)status);
     /* A NULL reason keeps the stored one: the roofline check only explains what it changes. */
     static const char sql[] = "UPDATE points SET bound_s = ?1, efficiency = ?2, status = ?3,"
@@ -741,6 +738,44 @@ int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double ef
 
 /* ------------------------------------------------------------------------------------------ */
 /* Queries shared by export, plot and compare. */
+
+static int pragma_int(sqlite3 *db, const char *sql, long long *value)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW) {
+            *value = sqlite3_column_int64(s, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int rt_store_check(struct sqlite3 *db, rt_err *err)
+{
+    if (!db)
+        return rt_err_set(err, "rt_store_check: no database handle given");
+    long long app_id = 0, version = 0;
+    if (pragma_int(db, "PRAGMA application_id", &app_id) != SQLITE_OK ||
+        pragma_int(db, "PRAGMA user_version", &version) != SQLITE_OK) {
+        if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB)
+            return rt_err_set(err, "not a SQLite database, so not a rooftune result store");
+        return rt_err_set(err, "reading the file header: %s", sqlite3_errmsg(db));
+    }
+    if (app_id != RT_STORE_APPLICATION_ID)
+        return rt_err_set(err,
+                          "not a rooftune result store (SQLite application_id 0x%08llx, "
+                          "expected 0x%08x)",
+                          (unsigned long long)app_id & 0xffffffffULL, RT_STORE_APPLICATION_ID);
+    if (version != RT_STORE_SCHEMA_VERSION)
+        return rt_err_set(err, "result store schema version %lld, this rooftune reads version %d%s",
+                          version, RT_STORE_SCHEMA_VERSION,
+                          version > RT_STORE_SCHEMA_VERSION ? "; use a newer rooftune" : "");
+    return 0;
+}
 
 int rt_store_experiments(struct sqlite3 *db, char (*names)[64], int max, int *n, rt_err *err)
 {

@@ -119,6 +119,10 @@ int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double ef
                        rt_point_status status, const char *reason, rt_err *err);
 /* The underlying handle, for export/plot/compare queries. */
 struct sqlite3 *rt_store_db(rt_store *st);
+/* Checks that a handle opened elsewhere (read-only by export, plot, compare) is a rooftune
+ * store this build can read: a SQLite file, rooftune's application id, a schema version not
+ * newer than RT_STORE_SCHEMA_VERSION. The message leaves naming the file to the caller. */
+int rt_store_check(struct sqlite3 *db, rt_err *err);
 /* The experiment names found in the store's runs and points, sorted; writes at most max names
  * and sets *n to the number written. */
 int rt_store_experiments(struct sqlite3 *db, char (*names)[64], int max, int *n, rt_err *err);
