@@ -85,15 +85,16 @@ void rt_plot_data_names_free(rt_plot_names *names)
     names->n = names->cap = 0;
 }
 
-/* Runs sql (one text column; ?1 = experiment, ?2 = key when key is not NULL) and appends every
- * row to names. */
+/* Runs sql (one text column; ?1 = experiment when the query has it, ?2 = key when key is not
+ * NULL) and appends every row to names. */
 static int collect_names(sqlite3 *db, const char *sql, const char *experiment, const char *key,
                          const char *what, rt_plot_names *names, rt_err *err)
 {
     sqlite3_stmt *stmt;
     if (prepare(db, sql, what, &stmt, err) != 0)
         return -1;
-    sqlite3_bind_text(stmt, 1, experiment, -1, SQLITE_TRANSIENT);
+    if (sqlite3_bind_parameter_count(stmt) >= 1)
+        sqlite3_bind_text(stmt, 1, experiment, -1, SQLITE_TRANSIENT);
     if (key)
         sqlite3_bind_text(stmt, 2, key, -1, SQLITE_TRANSIENT);
     int rc;
@@ -180,7 +181,6 @@ static const char sql_metric_names[] =
 static int unknown_name_error(sqlite3 *db, const char *experiment, const char *name, rt_err *err)
 {
     rt_plot_names params = {0}, problem = {0}, metrics = {0};
-    int status = -1;
     if (collect_names(db, sql_params_keys, experiment, NULL, "list parameters", &params, err) ||
         collect_names(db, sql_problem_keys, experiment, NULL, "list problem parameters",
                       &problem, err) ||
@@ -223,7 +223,7 @@ done:
     rt_plot_data_names_free(&params);
     rt_plot_data_names_free(&problem);
     rt_plot_data_names_free(&metrics);
-    return status;
+    return -1;
 }
 
 /* found = 1 when some point of experiment has key in its params (or problem) JSON. */
@@ -297,7 +297,8 @@ int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name,
             snprintf(path, sizeof path, "$.\"%s\"", name);
             out->source = RT_PLOT_SRC_PARAM;
             /* Params first, then problem: a kernel parameter shadows a problem parameter of the
-             * same name, the order the brief of the store gives. */
+             * same name (docs/plots.md). COALESCE rather than picking one column, because one
+             * kernel may carry as a parameter what another takes from the problem. */
             sqlite3_snprintf((int)sizeof out->sql, out->sql,
                              "COALESCE(json_extract(p.params, %Q), json_extract(p.problem, %Q))",
                              path, path);
@@ -350,14 +351,17 @@ static int compare_values(int a_numeric, double a, const char *a_text, int b_num
     return strcmp(a_text, b_text);
 }
 
+int rt_plot_data_compare_x(const rt_plot_row *a, const rt_plot_row *b)
+{
+    return compare_values(a->x_numeric, a->x, a->x_text, b->x_numeric, b->x, b->x_text);
+}
+
 static int compare_rows(const void *pa, const void *pb)
 {
     const rt_plot_row *a = pa, *b = pb;
     const int by_series = compare_values(a->series_numeric, a->series_value, a->series,
                                          b->series_numeric, b->series_value, b->series);
-    if (by_series)
-        return by_series;
-    return compare_values(a->x_numeric, a->x, a->x_text, b->x_numeric, b->x, b->x_text);
+    return by_series ? by_series : rt_plot_data_compare_x(a, b);
 }
 
 static int table_add(rt_plot_table *t, rt_err *err)
@@ -487,7 +491,7 @@ int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int6
 
     rt_plot_names present = {0};
     if (collect_names(db,
-                      "SELECT DISTINCT experiment FROM points WHERE ?1 IS NOT NULL ORDER BY 1",
+                      "SELECT DISTINCT experiment FROM points ORDER BY 1",
                       experiment, NULL, "list the stored experiments", &present, err) != 0)
         return -1;
     char listing[1200];

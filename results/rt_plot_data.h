@@ -83,6 +83,10 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
                        rt_plot_table *t, rt_err *err);
 void rt_plot_data_table_free(rt_plot_table *t);
 
+/* Orders two rows by x as the table does (numbers by value and before text, text byte-wise);
+ * 0 when they share x. */
+int rt_plot_data_compare_x(const rt_plot_row *a, const rt_plot_row *b);
+
 /* Counts experiment's points, all and status-ok. When it has none the error lists the
  * experiments the store does have. */
 int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int64_t *ok,

@@ -56,9 +56,18 @@ int rt_plot_find_gnuplot(char *path, size_t len)
         else
             n = snprintf(candidate, sizeof candidate, "%.*s/gnuplot", (int)dir_len, entry);
         if (n > 0 && (size_t)n < sizeof candidate && is_executable_file(candidate)) {
-            if ((size_t)n >= len)
+            /* rt_plot_run_gnuplot changes directory before exec, so a relative PATH entry
+             * must become absolute here. */
+            char cwd[PATH_MAX];
+            if (candidate[0] != '/' && !getcwd(cwd, sizeof cwd))
                 return -1;
-            memcpy(path, candidate, (size_t)n + 1);
+            const int total = candidate[0] == '/'
+                                  ? snprintf(path, len, "%s", candidate)
+                                  : snprintf(path, len, "%s/%s", cwd, candidate);
+            if (total < 0 || (size_t)total >= len) {
+                path[0] = '\0';
+                return -1;
+            }
             return 0;
         }
         if (!end)
@@ -240,7 +249,7 @@ void rt_plot_write_style(FILE *gp)
     fprintf(gp, "set linetype cycle %d\n", RT_PLOT_N_COLOURS);
     fprintf(gp, "set border 3 lc rgb '#404040'\n");
     fprintf(gp, "set tics nomirror out\n");
-    fprintf(gp, "set grid xtics ytics back lc rgb '#d0d0d0' lw 1 dt 1\n");
+    fprintf(gp, "set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1\n");
     fprintf(gp, "set key outside right top vertical Left reverse samplen 2 spacing 1.2\n");
 }
 

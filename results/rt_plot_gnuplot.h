@@ -23,7 +23,7 @@
 
 /* Searches the directories of $PATH (an empty entry means the current directory; an unset PATH
  * means "/usr/bin:/bin", as execvp does) for an executable regular file named "gnuplot".
- * Returns 0 and writes its path into path[len] when found; returns -1 and leaves path empty when
+ * Returns 0 and writes its absolute path into path[len] when found; returns -1 and leaves path empty when
  * it is not there or the path does not fit in len. */
 int rt_plot_find_gnuplot(char *path, size_t len);
 

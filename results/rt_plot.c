@@ -1,0 +1,762 @@
+#define _POSIX_C_SOURCE 200809L
+#include "rt_plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "rt_plot_data.h"
+#include "rt_strutil.h"
+
+#define RT_PLOT_STEM_MAX 128
+#define RT_PLOT_PATH_MAX 4096
+
+static const char *const figure_types[] = {"line", "bars"};
+#define N_FIGURE_TYPES ((int)(sizeof figure_types / sizeof figure_types[0]))
+
+static const char missing_message[] = "gnuplot not found: wrote data and scripts, skipped PNG/SVG";
+
+/* One figure, resolved: what to query and how to draw it. */
+typedef struct figure {
+    char stem[RT_PLOT_STEM_MAX];
+    char type[16];
+    rt_plot_field x, y, series;
+    int has_series;
+    char title[256];
+    int logx, logy;
+    const char *matrix; /* only these points when not NULL (the default per-matrix figures) */
+    char context[700];  /* "file:line:col: plots[2] (name)" for error messages */
+} figure;
+
+/* Everything one rt_plot_experiment call shares between its figures. */
+typedef struct plot_job {
+    sqlite3 *db;
+    const char *experiment;
+    const char *out_dir;
+    int have_gnuplot;
+    rt_plot_result *res;
+    char notes[400]; /* skipped figures and why, for res->message */
+} plot_job;
+
+/* ------------------------------------------------------------------------------------------- */
+/* Small helpers */
+
+static void append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    const size_t used = strlen(buf);
+    if (used + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, cap - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Comment lines in .dat and .gp files must stay on one line whatever the text holds. */
+static void write_comment_text(FILE *f, const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
+        fputc(*c < 0x20 || *c == 0x7f ? ' ' : *c, f);
+}
+
+/* A text value as one whitespace-separated column that gnuplot reads as a single field. */
+static void write_data_text(FILE *f, const char *text)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
+        fputc(*c < 0x20 || *c == 0x7f || *c == '"' ? '_' : *c, f);
+    fputc('"', f);
+}
+
+static void write_quoted(FILE *f, const char *text)
+{
+    char quoted[2 * 256 + 4];
+    rt_plot_quote(text, quoted, sizeof quoted);
+    fputs(quoted, f);
+}
+
+static int make_dirs(const char *dir, rt_err *err)
+{
+    char path[RT_PLOT_PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return rt_err_set(err, "plot folder '%.200s...' is too long", dir);
+    /* Create each missing ancestor in turn, as `mkdir -p` does. */
+    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash)
+            *slash = '\0';
+        if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
+            return rt_err_set(err, "cannot create plot folder '%s': %s", path, strerror(errno));
+        if (!slash)
+            break;
+        *slash = '/';
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return rt_err_set(err, "cannot write figures into '%s': it exists and is not a folder",
+                          dir);
+    return 0;
+}
+
+static int open_output(const plot_job *job, const char *stem, const char *ext, FILE **f,
+                       char *path, size_t len, rt_err *err)
+{
+    if (snprintf(path, len, "%s/%s.%s", job->out_dir, stem, ext) >= (int)len)
+        return rt_err_set(err, "figure path %s/%s.%s is too long", job->out_dir, stem, ext);
+    errno = 0; /* close_output reports errno: start from a clean one */
+    *f = fopen(path, "w");
+    if (!*f)
+        return rt_err_set(err, "cannot write %s: %s", path, strerror(errno));
+    return 0;
+}
+
+static int close_output(FILE *f, const char *path, rt_err *err)
+{
+    const int failed = ferror(f);
+    const int close_failed = fclose(f);
+    if (failed || close_failed)
+        return rt_err_set(err, "cannot write %s: %s", path,
+                          errno ? strerror(errno) : "write error");
+    return 0;
+}
+
+static int is_power_of_two(double v)
+{
+    if (!(v >= 1.0) || v > 9007199254740992.0 || v != floor(v))
+        return 0;
+    const unsigned long long u = (unsigned long long)v;
+    return (u & (u - 1)) == 0;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Distinct values of a table, in axis order */
+
+/* Indices of the rows that start a new x (sorted by x) or a new series (rows are sorted by
+ * series already). */
+typedef struct distinct {
+    int n;
+    int *row; /* row index of a representative */
+} distinct;
+
+static int distinct_series(const rt_plot_table *t, distinct *d, rt_err *err)
+{
+    d->n = 0;
+    d->row = malloc((size_t)(t->n ? t->n : 1) * sizeof *d->row);
+    if (!d->row)
+        return rt_err_set(err, "out of memory arranging figure data");
+    for (int r = 0; r < t->n; ++r)
+        if (r == 0 || strcmp(t->rows[r].series, t->rows[r - 1].series) != 0)
+            d->row[d->n++] = r;
+    return 0;
+}
+
+/* Insertion into a sorted list: tables are small (points of one experiment), and qsort would need
+ * the table as hidden state to compare row indices. */
+static int distinct_x(const rt_plot_table *t, distinct *d, rt_err *err)
+{
+    d->n = 0;
+    d->row = malloc((size_t)(t->n ? t->n : 1) * sizeof *d->row);
+    if (!d->row)
+        return rt_err_set(err, "out of memory arranging figure data");
+    for (int r = 0; r < t->n; ++r) {
+        int lo = 0, hi = d->n;
+        while (lo < hi) {
+            const int mid = (lo + hi) / 2;
+            const int c = rt_plot_data_compare_x(&t->rows[d->row[mid]], &t->rows[r]);
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < d->n && rt_plot_data_compare_x(&t->rows[d->row[lo]], &t->rows[r]) == 0)
+            continue;
+        memmove(d->row + lo + 1, d->row + lo, (size_t)(d->n - lo) * sizeof *d->row);
+        d->row[lo] = r;
+        ++d->n;
+    }
+    return 0;
+}
+
+static int x_index(const rt_plot_table *t, const distinct *xs, int r)
+{
+    int lo = 0, hi = xs->n - 1;
+    while (lo <= hi) {
+        const int mid = (lo + hi) / 2;
+        const int c = rt_plot_data_compare_x(&t->rows[xs->row[mid]], &t->rows[r]);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Writing figures */
+
+static void write_data_header(FILE *f, const plot_job *job, const figure *fig,
+                              const rt_plot_table *t)
+{
+    fprintf(f, "# rooftune figure data: %s (%s) of experiment '", fig->stem, fig->type);
+    write_comment_text(f, job->experiment);
+    fputc('\'', f);
+    if (fig->matrix) {
+        fprintf(f, ", matrix '");
+        write_comment_text(f, fig->matrix);
+        fputc('\'', f);
+    }
+    fprintf(f, "\n# query: ");
+    write_comment_text(f, t->query);
+    fprintf(f, "\n# x = %s [", fig->x.name);
+    write_comment_text(f, fig->x.label);
+    fprintf(f, "], y = %s [", fig->y.name);
+    write_comment_text(f, fig->y.label);
+    fprintf(f, "], series = %s\n", fig->has_series ? fig->series.name : "(one series)");
+    fprintf(f, "# each value is the best y (%s) of the status-ok points that share x and series\n",
+            fig->y.lower_is_better ? "the minimum" : "the maximum");
+}
+
+static void axis_range_settings(FILE *gp, const rt_plot_table *t, int log_y)
+{
+    double min_y = INFINITY;
+    for (int r = 0; r < t->n; ++r)
+        min_y = t->rows[r].y < min_y ? t->rows[r].y : min_y;
+    if (log_y)
+        fprintf(gp, "set logscale y 10\n");
+    else if (min_y >= 0) /* performance reads against zero; a floating origin exaggerates */
+        fprintf(gp, "set yrange [0:*]\n");
+}
+
+static void write_gp_header(FILE *gp, const plot_job *job, const figure *fig, const char *what)
+{
+    fprintf(gp, "# rooftune figure '%s' (%s): %s\n", fig->stem, fig->type, what);
+    fprintf(gp, "# Reads %s.dat from this folder and writes %s.png and %s.svg next to it.\n",
+            fig->stem, fig->stem, fig->stem);
+    fprintf(gp, "# Regenerate: cd ");
+    write_comment_text(gp, job->out_dir);
+    fprintf(gp, " && gnuplot %s.gp\n\nreset\n", fig->stem);
+    rt_plot_write_style(gp);
+    fprintf(gp, "set datafile missing '?'\n");
+    fprintf(gp, "set title ");
+    write_quoted(gp, fig->title);
+    fprintf(gp, "\nset xlabel ");
+    write_quoted(gp, fig->x.label);
+    fprintf(gp, "\nset ylabel ");
+    write_quoted(gp, fig->y.label);
+    fputc('\n', gp);
+}
+
+static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
+{
+    int longest = 0;
+    fprintf(gp, "set xtics (");
+    for (int g = 0; g < xs->n; ++g) {
+        const char *label = t->rows[xs->row[g]].x_text;
+        const int len = (int)strlen(label);
+        longest = len > longest ? len : longest;
+        if (g)
+            fprintf(gp, ", ");
+        write_quoted(gp, label);
+        fprintf(gp, " %d", g);
+    }
+    fprintf(gp, ")\n");
+    /* Long or many labels overlap when horizontal. */
+    if (xs->n * (longest + 2) > 90)
+        fprintf(gp, "set xtics rotate by 30 right\n");
+    fprintf(gp, "set xrange [-0.6:%g]\n", xs->n - 0.4);
+}
+
+static void write_series_style(FILE *cmd, int k)
+{
+    /* The palette has 8 colours; past them the dash pattern keeps series apart. */
+    fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
+}
+
+/* Finishes a figure: the script's render tail, closing files, running gnuplot. */
+static int finish_figure(plot_job *job, const figure *fig, FILE *gp, const char *gp_path,
+                         const char *plot_command, rt_err *err)
+{
+    rt_plot_write_render(gp, fig->stem, plot_command);
+    if (close_output(gp, gp_path, err) != 0)
+        return -1;
+    if (job->have_gnuplot) {
+        char script[RT_PLOT_STEM_MAX + 4];
+        snprintf(script, sizeof script, "%s.gp", fig->stem);
+        if (rt_plot_run_gnuplot(job->out_dir, script, err) != 0)
+            return -1;
+    }
+    ++job->res->n_figures;
+    return 0;
+}
+
+/* The log base of the x axis (0: linear), or -1 with err set when logx cannot be honoured. */
+static int line_log_x(const figure *fig, const rt_plot_table *t, int n_distinct_x, rt_err *err)
+{
+    int numeric_x = 1, all_pow2 = 1, positive_x = 1;
+    for (int r = 0; r < t->n; ++r) {
+        numeric_x &= t->rows[r].x_numeric;
+        all_pow2 &= t->rows[r].x_numeric && is_power_of_two(t->rows[r].x);
+        positive_x &= t->rows[r].x_numeric && t->rows[r].x > 0;
+    }
+    if (fig->logx > 0) {
+        if (!numeric_x || !positive_x)
+            return rt_err_set(err, "logx needs x values that are positive numbers, but %s holds "
+                                   "%s", fig->x.name,
+                              numeric_x ? "zero or negative values" : "text");
+        return all_pow2 ? 2 : 10;
+    }
+    /* Tuning parameters swept as powers of two read best evenly spaced. */
+    return fig->logx == 0 && numeric_x && all_pow2 && n_distinct_x >= 2 ? 2 : 0;
+}
+
+static int positive_y(const rt_plot_table *t)
+{
+    for (int r = 0; r < t->n; ++r)
+        if (!(t->rows[r].y > 0))
+            return 0;
+    return 1;
+}
+
+static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, rt_err *err)
+{
+    distinct xs = {0}, ss = {0};
+    FILE *dat = NULL, *gp = NULL, *cmd = NULL;
+    char *command = NULL;
+    size_t command_len = 0;
+    char path[RT_PLOT_PATH_MAX];
+    int rc = -1;
+
+    if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
+        goto done;
+    int numeric_x = 1;
+    for (int r = 0; r < t->n; ++r)
+        numeric_x &= t->rows[r].x_numeric;
+    const int log_x = line_log_x(fig, t, xs.n, err);
+    if (log_x < 0)
+        goto done;
+    if (fig->logy > 0 && !positive_y(t)) {
+        rt_err_set(err, "logy needs y values above zero, but %s has zero or negative values",
+                   fig->y.name);
+        goto done;
+    }
+
+    if (open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+        goto done;
+    write_data_header(dat, job, fig, t);
+    if (numeric_x)
+        fprintf(dat, "# columns: %s %s n_points\n", fig->x.name, fig->y.name);
+    else
+        fprintf(dat, "# columns: x_index %s %s n_points (x is text: x_index is its position on "
+                     "the axis)\n", fig->x.name, fig->y.name);
+    fprintf(dat, "# one block per series, separated by two blank lines (gnuplot: index N)\n");
+    for (int s = 0; s < ss.n; ++s) {
+        const int first = ss.row[s], last = s + 1 < ss.n ? ss.row[s + 1] : t->n;
+        fprintf(dat, "%s# index %d: %s = ", s ? "\n\n" : "\n", s,
+                fig->has_series ? fig->series.name : "series");
+        write_comment_text(dat, t->rows[first].series);
+        fputc('\n', dat);
+        for (int r = first; r < last; ++r) {
+            const rt_plot_row *row = &t->rows[r];
+            if (numeric_x) {
+                fprintf(dat, "%.10g %.10g %lld\n", row->x, row->y, (long long)row->n_points);
+            } else {
+                fprintf(dat, "%d ", x_index(t, &xs, r));
+                write_data_text(dat, row->x_text);
+                fprintf(dat, " %.10g %lld\n", row->y, (long long)row->n_points);
+            }
+        }
+    }
+    const int dat_rc = close_output(dat, path, err);
+    dat = NULL;
+    if (dat_rc != 0)
+        goto done;
+
+    if (open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+        goto done;
+    char what[300];
+    snprintf(what, sizeof what, "%s against %s, one line per %s", fig->y.name, fig->x.name,
+             fig->has_series ? fig->series.name : "figure");
+    write_gp_header(gp, job, fig, what);
+    if (log_x)
+        fprintf(gp, "set logscale x %d\nset format x '%%g'\n", log_x);
+    if (!numeric_x) {
+        write_xtics(gp, t, &xs);
+    } else {
+        /* Keep the first and last points off the frame, without rounding out to tics. */
+        fprintf(gp, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
+    }
+    axis_range_settings(gp, t, fig->logy > 0);
+    if (!fig->has_series)
+        fprintf(gp, "unset key\n");
+
+    cmd = open_memstream(&command, &command_len);
+    if (!cmd) {
+        rt_err_set(err, "out of memory writing %s", path);
+        goto done;
+    }
+    for (int s = 0; s < ss.n; ++s) {
+        if (s == 0)
+            fprintf(cmd, "plot '%s.dat' ", fig->stem);
+        else
+            fprintf(cmd, ", \\\n     '' ");
+        fprintf(cmd, "index %d using %s with linespoints ", s, numeric_x ? "1:2" : "1:3");
+        write_series_style(cmd, s);
+        fprintf(cmd, " title ");
+        write_quoted(cmd, t->rows[ss.row[s]].series);
+    }
+    fputc('\n', cmd);
+    fclose(cmd);
+    cmd = NULL;
+    rc = finish_figure(job, fig, gp, path, command, err);
+    gp = NULL;
+done:
+    if (dat)
+        fclose(dat);
+    if (gp)
+        fclose(gp);
+    free(command);
+    free(xs.row);
+    free(ss.row);
+    return rc;
+}
+
+static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, rt_err *err)
+{
+    distinct xs = {0}, ss = {0};
+    double *cells = NULL;
+    FILE *dat = NULL, *gp = NULL, *cmd = NULL;
+    char *command = NULL;
+    size_t command_len = 0;
+    char path[RT_PLOT_PATH_MAX];
+    int rc = -1;
+
+    if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
+        goto done;
+    cells = malloc((size_t)xs.n * (size_t)ss.n * sizeof *cells);
+    if (!cells) {
+        rt_err_set(err, "out of memory arranging figure data");
+        goto done;
+    }
+    for (int c = 0; c < xs.n * ss.n; ++c)
+        cells[c] = NAN;
+    for (int s = 0; s < ss.n; ++s) {
+        const int last = s + 1 < ss.n ? ss.row[s + 1] : t->n;
+        for (int r = ss.row[s]; r < last; ++r)
+            cells[x_index(t, &xs, r) * ss.n + s] = t->rows[r].y;
+    }
+    if (fig->logy > 0 && !positive_y(t)) {
+        rt_err_set(err, "logy needs y values above zero, but %s has zero or negative values",
+                   fig->y.name);
+        goto done;
+    }
+
+    if (open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+        goto done;
+    write_data_header(dat, job, fig, t);
+    fprintf(dat, "# rows: one per %s; columns: %s, then the value per %s: ", fig->x.name,
+            fig->x.name, fig->has_series ? fig->series.name : "series");
+    for (int s = 0; s < ss.n; ++s) {
+        fputs(s ? " " : "", dat);
+        write_data_text(dat, t->rows[ss.row[s]].series);
+    }
+    fprintf(dat, "\n# '?' marks a combination without a status-ok point\n");
+    for (int g = 0; g < xs.n; ++g) {
+        write_data_text(dat, t->rows[xs.row[g]].x_text);
+        for (int s = 0; s < ss.n; ++s) {
+            const double v = cells[g * ss.n + s];
+            if (isnan(v))
+                fprintf(dat, " ?");
+            else
+                fprintf(dat, " %.10g", v);
+        }
+        fputc('\n', dat);
+    }
+    const int dat_rc = close_output(dat, path, err);
+    dat = NULL;
+    if (dat_rc != 0)
+        goto done;
+
+    if (open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+        goto done;
+    char what[300];
+    snprintf(what, sizeof what, "best %s per %s, one bar per %s", fig->y.name, fig->x.name,
+             fig->has_series ? fig->series.name : "group");
+    write_gp_header(gp, job, fig, what);
+    /* The bars of a group fill 80% of its slot, leaving a gap between groups. */
+    const double width = 0.8 / ss.n;
+    fprintf(gp, "set style fill solid 0.85 border lc rgb '#404040'\n");
+    fprintf(gp, "set boxwidth %.6g absolute\n", width);
+    fprintf(gp, "set grid noxtics\n");
+    write_xtics(gp, t, &xs);
+    axis_range_settings(gp, t, fig->logy > 0);
+    fprintf(gp, "set offsets 0, 0, graph 0.08, 0\n"); /* room for the value labels */
+    if (!fig->has_series)
+        fprintf(gp, "unset key\n");
+
+    cmd = open_memstream(&command, &command_len);
+    if (!cmd) {
+        rt_err_set(err, "out of memory writing %s", path);
+        goto done;
+    }
+    const int rotate_labels = ss.n * xs.n > 24;
+    for (int pass = 0; pass < 2; ++pass) { /* boxes first, then their labels on top */
+        for (int s = 0; s < ss.n; ++s) {
+            const double offset = (s - (ss.n - 1) / 2.0) * width;
+            if (pass == 0 && s == 0)
+                fprintf(cmd, "plot '%s.dat' ", fig->stem);
+            else
+                fprintf(cmd, ", \\\n     '' ");
+            if (pass == 0) {
+                fprintf(cmd, "using ($0%+.6g):%d with boxes ", offset, s + 2);
+                write_series_style(cmd, s);
+                fprintf(cmd, " title ");
+                write_quoted(cmd, t->rows[ss.row[s]].series);
+            } else {
+                fprintf(cmd, "using ($0%+.6g):%d:(gprintf('%%.4g', column(%d))) with labels %s "
+                             "font ',9' notitle",
+                        offset, s + 2, s + 2,
+                        rotate_labels ? "rotate by 90 left offset 0,0.3" : "center offset 0,0.7");
+            }
+        }
+    }
+    fputc('\n', cmd);
+    fclose(cmd);
+    cmd = NULL;
+    rc = finish_figure(job, fig, gp, path, command, err);
+    gp = NULL;
+done:
+    if (dat)
+        fclose(dat);
+    if (gp)
+        fclose(gp);
+    free(command);
+    free(cells);
+    free(xs.row);
+    free(ss.row);
+    return rc;
+}
+
+static int draw_figure(plot_job *job, const figure *fig, rt_err *err)
+{
+    rt_plot_table t;
+    if (rt_plot_data_fetch(job->db, job->experiment, &fig->x, &fig->y,
+                           fig->has_series ? &fig->series : NULL, fig->matrix, &t, err) != 0) {
+        rt_plot_data_table_free(&t);
+        return rt_err_prefix(err, "%s", fig->context);
+    }
+    int rc = 0;
+    if (t.n == 0) {
+        append(job->notes, sizeof job->notes, "; skipped %s: no status-ok point has both %s and %s",
+               fig->stem, fig->x.name, fig->y.name);
+    } else {
+        rc = strcmp(fig->type, "bars") == 0 ? write_bars(job, fig, &t, err)
+                                            : write_line(job, fig, &t, err);
+        if (rc != 0)
+            rt_err_prefix(err, "%s", fig->context);
+    }
+    rt_plot_data_table_free(&t);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Figures from the config, and the default set */
+
+static void cfg_context(const rt_plot_cfg *cfg, int index, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (cfg->loc.file[0])
+        append(out, len, "%s:%d:%d: ", cfg->loc.file, cfg->loc.line, cfg->loc.col);
+    append(out, len, "plots[%d]", index);
+    if (cfg->name[0])
+        append(out, len, " (%s)", cfg->name);
+}
+
+static int cfg_stem(const rt_plot_cfg *cfg, char *stem, size_t len)
+{
+    char raw[256];
+    if (cfg->name[0])
+        snprintf(raw, sizeof raw, "%s", cfg->name);
+    else
+        snprintf(raw, sizeof raw, "%s-%s-%s", cfg->type, cfg->x[0] ? cfg->x : "matrix",
+                 cfg->y[0] ? cfg->y : "gflops");
+    return rt_plot_sanitize_name(raw, stem, len);
+}
+
+static int resolve_field(const plot_job *job, const char *context, const char *key,
+                         const char *name, rt_plot_field *out, rt_err *err)
+{
+    if (rt_plot_data_resolve(job->db, job->experiment, name, out, err) != 0)
+        return rt_err_prefix(err, "%s: %s", context, key);
+    return 0;
+}
+
+static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int index, figure *fig,
+                           rt_err *err)
+{
+    memset(fig, 0, sizeof *fig);
+    cfg_context(cfg, index, fig->context, sizeof fig->context);
+    const char *type = cfg->type[0] ? cfg->type : "line";
+    int known = 0;
+    for (int k = 0; k < N_FIGURE_TYPES; ++k)
+        known |= strcmp(type, figure_types[k]) == 0;
+    if (!known) {
+        const char *nearest = rt_suggest(type, figure_types, N_FIGURE_TYPES);
+        return rt_err_set(err, "%s: type: unknown figure type '%s'%s%s%s; known types: line, bars",
+                          fig->context, type, nearest ? " (did you mean '" : "",
+                          nearest ? nearest : "", nearest ? "'?)" : "");
+    }
+    snprintf(fig->type, sizeof fig->type, "%s", type);
+    if (cfg_stem(cfg, fig->stem, sizeof fig->stem) != 0)
+        return rt_err_set(err, "%s: name: the file name '%s' is longer than %d characters",
+                          fig->context, fig->stem, RT_PLOT_STEM_MAX - 1);
+    const int bars = strcmp(type, "bars") == 0;
+    if (!cfg->x[0] && !bars)
+        return rt_err_set(err, "%s: x: a line figure needs x (a parameter such as the swept "
+                               "block size, or a column such as ranks)", fig->context);
+    const char *x = cfg->x[0] ? cfg->x : "matrix";
+    const char *y = cfg->y[0] ? cfg->y : "gflops";
+    if (resolve_field(job, fig->context, "x", x, &fig->x, err) != 0 ||
+        resolve_field(job, fig->context, "y", y, &fig->y, err) != 0)
+        return -1;
+    if (cfg->series[0]) {
+        if (resolve_field(job, fig->context, "series", cfg->series, &fig->series, err) != 0)
+            return -1;
+        fig->has_series = 1;
+    }
+    fig->logx = cfg->logx;
+    fig->logy = cfg->logy;
+    if (cfg->title[0])
+        snprintf(fig->title, sizeof fig->title, "%s", cfg->title);
+    else if (bars)
+        snprintf(fig->title, sizeof fig->title, "%s: best %s per %s%s%s", job->experiment,
+                 fig->y.name, fig->x.name, fig->has_series ? " and " : "",
+                 fig->has_series ? fig->series.name : "");
+    else
+        snprintf(fig->title, sizeof fig->title, "%s: %s vs %s", job->experiment, fig->y.name,
+                 fig->x.name);
+    return 0;
+}
+
+static int draw_configured(plot_job *job, const rt_plot_cfg *plots, int n_plots, rt_err *err)
+{
+    /* Two figures writing one file would silently keep only the last: refuse before drawing. */
+    for (int i = 0; i < n_plots; ++i) {
+        char stem_i[RT_PLOT_STEM_MAX];
+        cfg_stem(&plots[i], stem_i, sizeof stem_i);
+        for (int j = i + 1; j < n_plots; ++j) {
+            char stem_j[RT_PLOT_STEM_MAX];
+            cfg_stem(&plots[j], stem_j, sizeof stem_j);
+            if (strcmp(stem_i, stem_j) == 0) {
+                char context[700];
+                cfg_context(&plots[j], j, context, sizeof context);
+                return rt_err_set(err, "%s: name: plots[%d] and plots[%d] both write '%s' (give "
+                                       "one of them another name)", context, i, j, stem_i);
+            }
+        }
+    }
+    figure fig;
+    for (int i = 0; i < n_plots; ++i)
+        if (figure_from_cfg(job, &plots[i], i, &fig, err) != 0 || draw_figure(job, &fig, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int draw_defaults(plot_job *job, rt_err *err)
+{
+    figure fig;
+    memset(&fig, 0, sizeof fig);
+    snprintf(fig.context, sizeof fig.context, "default figures");
+    if (rt_plot_data_resolve(job->db, job->experiment, "gflops", &fig.y, err) != 0 ||
+        rt_plot_data_resolve(job->db, job->experiment, "kernel", &fig.series, err) != 0)
+        return rt_err_prefix(err, "default figures");
+    fig.has_series = 1;
+
+    char param[RT_PLOT_TEXT_MAX];
+    int varies = 0;
+    if (rt_plot_data_first_varying(job->db, job->experiment, param, sizeof param, &varies, err))
+        return rt_err_prefix(err, "default figures");
+    if (varies) {
+        if (rt_plot_data_resolve(job->db, job->experiment, param, &fig.x, err) != 0)
+            return rt_err_prefix(err, "default figures");
+        rt_plot_names matrices;
+        if (rt_plot_data_matrices(job->db, job->experiment, &matrices, err) != 0)
+            return rt_err_prefix(err, "default figures");
+        snprintf(fig.type, sizeof fig.type, "line");
+        for (int m = 0; m < matrices.n; ++m) {
+            char raw[300];
+            snprintf(raw, sizeof raw, "gflops-vs-%s-%s", param, matrices.items[m]);
+            rt_plot_sanitize_name(raw, fig.stem, sizeof fig.stem);
+            snprintf(fig.title, sizeof fig.title, "%s: GFLOP/s vs %s on %s", job->experiment,
+                     param, matrices.items[m]);
+            snprintf(fig.context, sizeof fig.context, "default figure %s", fig.stem);
+            fig.matrix = matrices.items[m];
+            if (draw_figure(job, &fig, err) != 0) {
+                rt_plot_data_names_free(&matrices);
+                return -1;
+            }
+        }
+        rt_plot_data_names_free(&matrices);
+        fig.matrix = NULL;
+    } else {
+        append(job->notes, sizeof job->notes,
+               "; no parameter varies, so no default line figure was drawn");
+    }
+
+    if (rt_plot_data_resolve(job->db, job->experiment, "matrix", &fig.x, err) != 0)
+        return rt_err_prefix(err, "default figures");
+    snprintf(fig.type, sizeof fig.type, "bars");
+    snprintf(fig.stem, sizeof fig.stem, "best-gflops-per-matrix");
+    snprintf(fig.title, sizeof fig.title, "%s: best GFLOP/s per matrix and kernel",
+             job->experiment);
+    snprintf(fig.context, sizeof fig.context, "default figure %s", fig.stem);
+    return draw_figure(job, &fig, err);
+}
+
+int rt_plot_experiment(sqlite3 *db, const char *experiment, const rt_plot_cfg *plots, int n_plots,
+                       const char *out_dir, rt_plot_result *res, rt_err *err)
+{
+    if (!res)
+        return rt_err_set(err, "rt_plot_experiment: res must not be NULL");
+    memset(res, 0, sizeof *res);
+    if (!db)
+        return rt_err_set(err, "rt_plot_experiment: no result store is open");
+    if (!experiment || !*experiment)
+        return rt_err_set(err, "rt_plot_experiment: the experiment name is empty");
+    if (!out_dir || !*out_dir)
+        return rt_err_set(err, "rt_plot_experiment: the plot folder is empty");
+    if (n_plots < 0 || (n_plots > 0 && !plots))
+        return rt_err_set(err, "rt_plot_experiment: %d plot specs given without a list", n_plots);
+
+    plot_job job = {.db = db, .experiment = experiment, .out_dir = out_dir, .res = res};
+    int64_t total = 0, ok = 0;
+    if (rt_plot_data_count(db, experiment, &total, &ok, err) != 0)
+        return -1;
+    if (make_dirs(out_dir, err) != 0)
+        return -1;
+    char gnuplot[RT_PLOT_PATH_MAX];
+    job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
+    res->gnuplot_missing = !job.have_gnuplot;
+
+    int rc = 0;
+    if (ok == 0)
+        append(job.notes, sizeof job.notes,
+               "; none of the experiment's %lld points has status ok, so there is nothing to "
+               "draw", (long long)total);
+    else
+        rc = n_plots > 0 ? draw_configured(&job, plots, n_plots, err) : draw_defaults(&job, err);
+
+    if (res->gnuplot_missing)
+        snprintf(res->message, sizeof res->message, "%s (%d figure%s in %s)%s", missing_message,
+                 res->n_figures, res->n_figures == 1 ? "" : "s", out_dir, job.notes);
+    else
+        snprintf(res->message, sizeof res->message, "wrote %d figure%s (.dat, .gp, .png, .svg) "
+                 "to %s%s", res->n_figures, res->n_figures == 1 ? "" : "s", out_dir, job.notes);
+    return rc;
+}
