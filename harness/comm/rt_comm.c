@@ -131,14 +131,16 @@ static int count_distinct(const int *v, int n)
     return distinct;
 }
 
-/* Every rank must take the same decision, so local validation results are agreed on before use. */
+/* Every rank must take the same decision, so local validation results are agreed on before use.
+ * Returns 0 when every rank is fine, 1 when some rank is not (err untouched: the caller says why),
+ * -1 when the agreement itself failed (err filled). */
 static int agree(MPI_Comm world, int local_ok, rt_err *err)
 {
     int all_ok = 0;
     const int rc = MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, world);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Allreduce (agreeing on the topology)");
-    return all_ok ? 0 : -1;
+    return all_ok ? 0 : 1;
 }
 
 static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
@@ -154,12 +156,17 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, "MPI_Bcast of the topology options");
     const int same = root[0] == mine[0] && root[1] == mine[1];
-    if (agree(world, same, err) != 0) {
-        if (err && err->msg[0] == '\0')
-            rt_err_set(err, "topology options differ between ranks (rank %d has ranks_per_node=%d "
+    rc = agree(world, same, err);
+    if (rc < 0)
+        return -1;
+    if (rc > 0) {
+        if (same)
+            return rt_err_set(err, "topology options differ between ranks (this rank and rank 0 "
+                                   "have ranks_per_node=%d ranks_per_socket=%d, another rank "
+                                   "differs); pass the same options to every rank", mine[0], mine[1]);
+        return rt_err_set(err, "topology options differ between ranks (rank %d has ranks_per_node=%d "
                             "ranks_per_socket=%d, rank 0 has %d and %d); pass the same options to "
                             "every rank", wr, mine[0], mine[1], root[0], root[1]);
-        return -1;
     }
     const int rpn = opts->ranks_per_node, rps = opts->ranks_per_socket;
     if (rpn < 0 || rps < 0)
@@ -178,16 +185,15 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
     } else {
         int leader = 0;
         int ok = real_node_leader(world, wr, &leader, err) == 0;
-        if (agree(world, ok, err) != 0) {
-            if (ok)
-                rt_err_set(err, "another rank could not determine its node");
-            return -1;
-        }
+        rc = agree(world, ok, err);
+        if (rc != 0)
+            return (rc > 0 && ok) ? rt_err_set(err, "another rank could not determine its node")
+                                  : -1;
         int *leaders = malloc((size_t)ws * sizeof *leaders);
-        ok = leaders != NULL;
-        if (agree(world, ok, err) != 0) {
+        rc = agree(world, leaders != NULL, err);
+        if (rc != 0) {
             free(leaders);
-            return rt_err_set(err, "out of memory for the topology of %d ranks", ws);
+            return rc > 0 ? rt_err_set(err, "out of memory for the topology of %d ranks", ws) : -1;
         }
         rc = MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, world);
         if (rc != MPI_SUCCESS) {
@@ -211,11 +217,12 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
     socket_source src = SOCKET_EMULATED;
     int raw_socket = rps > 0 ? local / rps : raw_socket_from_hwloc(&src);
     int *node_raw = malloc((size_t)c->size[RT_COMM_NODE] * sizeof *node_raw);
-    int ok = node_raw != NULL;
-    if (agree(world, ok, err) != 0) {
+    rc = agree(world, node_raw != NULL, err);
+    if (rc != 0) {
         free(node_raw);
-        return rt_err_set(err, "out of memory for the socket map of %d ranks",
-                          c->size[RT_COMM_NODE]);
+        return rc > 0 ? rt_err_set(err, "out of memory for the socket map of %d ranks",
+                                   c->size[RT_COMM_NODE])
+                      : -1;
     }
     rc = MPI_Allgather(&raw_socket, 1, MPI_INT, node_raw, 1, MPI_INT, node);
     if (rc != MPI_SUCCESS) {
@@ -242,10 +249,10 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
     c->node_of = malloc((size_t)ws * sizeof *c->node_of);
     c->socket_of = malloc((size_t)ws * sizeof *c->socket_of);
     int *triples = malloc((size_t)ws * 3 * sizeof *triples);
-    ok = c->node_of && c->socket_of && triples;
-    if (agree(world, ok, err) != 0) {
+    rc = agree(world, c->node_of && c->socket_of && triples, err);
+    if (rc != 0) {
         free(triples);
-        return rt_err_set(err, "out of memory for the rank map of %d ranks", ws);
+        return rc > 0 ? rt_err_set(err, "out of memory for the rank map of %d ranks", ws) : -1;
     }
     const int mine3[3] = {node_id, socket_id, (int)src};
     rc = MPI_Allgather(mine3, 3, MPI_INT, triples, 3, MPI_INT, world);

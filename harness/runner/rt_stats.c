@@ -154,8 +154,11 @@ int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_rep
         return 0;
     if (max_time_s > 0.0 && elapsed_s >= max_time_s)
         return 1;
-    if (!(target_rel_ci > 0.0))
-        return 0;
+    if (!(target_rel_ci > 0.0)) {
+        /* With no count, time or precision limit, nothing would ever end the loop. */
+        const int unbounded = max_reps <= 0 && !(max_time_s > 0.0);
+        return unbounded && n >= 1;
+    }
     if (n < 1)
         return 0;
     double lo, hi, rel;
@@ -248,7 +251,7 @@ int rt_stats_mann_whitney(const double *a, int na, const double *b, int nb, rt_s
     out->prob_a_greater = out->u_a / mn;
 
     if (tie_term == 0.0 && n <= 40) {
-        double p_low;
+        double p_low = 1.0;
         const double u_small = out->u_a < out->u_b ? out->u_a : out->u_b;
         if (exact_u_cdf(na, nb, u_small, &p_low, err) != 0)
             return -1;

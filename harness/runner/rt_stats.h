@@ -39,6 +39,8 @@ int rt_stats_median_ci(const double *samples, int n, double confidence, double *
  *   max_time_s > 0 and elapsed_s >= max_time_s           -> stop
  *   target_rel_ci > 0 and the median's relative CI half-width at `confidence` <= target -> stop
  *   otherwise                                            -> continue
+ * except that with no limit at all (max_reps <= 0, max_time_s <= 0, target_rel_ci <= 0) it stops
+ * once min_reps (at least one) samples are in, rather than sampling forever.
  * Invalid arguments (NULL samples with n > 0, confidence outside (0, 1), a NaN sample) and an
  * allocation failure also return 1: more samples could not fix them, and stopping never hangs. */
 int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps,
