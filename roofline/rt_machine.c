@@ -37,7 +37,9 @@ static const char *const spec_keys[] = {"fp32_gflops",      "fp64_gflops",      
 static const char *const measured_keys[] = {
     "fp32_gflops",      "fp64_gflops", "dram_gbs", "l2_gbs", "shared_gbs", "h2d_gbs",
     "d2h_gbs",          "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node", "global",
-    "source",           "stream",      "peers"};
+    "source",           "stream",      "peers",  "host"};
+static const char *const host_keys[] = {"fp32_gflops", "fp64_gflops", "stream",
+                                        "socket",      "node",        "global"};
 static const char *const tier_keys[] = {"bandwidth_gbs", "latency_us"};
 static const char *const stream_keys[] = {"copy_gbs", "scale_gbs", "add_gbs", "triad_gbs"};
 static const char *const peer_keys[] = {"src", "dst", "bandwidth_gbs"};
@@ -170,18 +172,38 @@ static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilin
     return 0;
 }
 
+static int read_stream(const rt_yaml_node *parent, const char *section, rt_machine *m,
+                       rt_err *err)
+{
+    const rt_yaml_node *stream = rt_yaml_map_get(parent, "stream");
+    if (!stream)
+        return 0;
+    char what[64];
+    snprintf(what, sizeof what, "%s.stream", section);
+    if (rt_yaml_check_keys(stream, what, stream_keys, N_OF(stream_keys), err))
+        return -1;
+    for (int k = 0; k < N_OF(stream_keys); ++k)
+        if (read_positive(stream, stream_keys[k], what, "GB/s", &m->stream_gbs[k], err) != 0)
+            return -1;
+    return 0;
+}
+
 static int read_measured_extras(const rt_yaml_node *meas, rt_machine *m, rt_err *err)
 {
     if (copy_string(meas, "source", m->measured_source, sizeof m->measured_source, err) != 0)
         return -1;
-    const rt_yaml_node *stream = rt_yaml_map_get(meas, "stream");
-    if (stream) {
-        if (rt_yaml_check_keys(stream, "measured.stream", stream_keys, N_OF(stream_keys), err))
+    if (read_stream(meas, "measured", m, err) != 0)
+        return -1;
+    const rt_yaml_node *host = rt_yaml_map_get(meas, "host");
+    if (host) {
+        if (strcmp(m->kind, "gpu") != 0)
+            return rt_err_set(err, "%s:%d:%d: measured.host: only a gpu machine has a separate "
+                              "host block (a cpu machine's host numbers are its measured: ones)",
+                              host->file, host->line, host->col);
+        if (rt_yaml_check_keys(host, "measured.host", host_keys, N_OF(host_keys), err) ||
+            read_ceilings(host, "measured.host", &m->host, err) ||
+            read_stream(host, "measured.host", m, err))
             return -1;
-        for (int k = 0; k < N_OF(stream_keys); ++k)
-            if (read_positive(stream, stream_keys[k], "measured.stream", "GB/s", &m->stream_gbs[k],
-                              err) != 0)
-                return -1;
     }
     const rt_yaml_node *peers = rt_yaml_map_get(meas, "peers");
     if (!peers)
@@ -246,7 +268,12 @@ int rt_machine_devices_per_node(const rt_machine *m)
 
 /* A ceiling the machine needs must be in spec: or measured:; the message points at the block the
  * user is most likely to add it to. */
-static int require(double value, const char *key, const char *why, const rt_yaml_node *at,
+typedef struct src_pos {
+    const char *file;
+    int line, col;
+} src_pos;
+
+static int require(double value, const char *key, const char *why, const src_pos *at,
                    rt_err *err)
 {
     if (value > 0)
@@ -257,30 +284,38 @@ static int require(double value, const char *key, const char *why, const rt_yaml
 
 static int validate(const rt_yaml_node *root, rt_machine *m, rt_err *err)
 {
-    const rt_yaml_node *spec = rt_yaml_map_get(root, "spec");
-    const rt_yaml_node *at = spec ? spec : root;
+    /* Point at the `spec:` key (else `measured:`, else the file's start): that is where the
+     * missing line has to be added. */
+    src_pos at = {root->file, root->line, root->col};
+    int idx = rt_yaml_map_index(root, "spec");
+    if (idx < 0)
+        idx = rt_yaml_map_index(root, "measured");
+    if (idx >= 0 && root->key_lines) {
+        at.line = root->key_lines[idx];
+        at.col = root->key_cols[idx];
+    }
     const rt_ceilings *e = &m->effective;
     const int gpu = strcmp(m->kind, "gpu") == 0;
-    if (require(e->fp32_gflops, "fp32_gflops", "every machine needs its FP32 peak", at, err) ||
-        require(e->fp64_gflops, "fp64_gflops", "every machine needs its FP64 peak", at, err) ||
+    if (require(e->fp32_gflops, "fp32_gflops", "every machine needs its FP32 peak", &at, err) ||
+        require(e->fp64_gflops, "fp64_gflops", "every machine needs its FP64 peak", &at, err) ||
         require(e->level_gbs[RT_LEVEL_DRAM], "dram_gbs", "every machine needs its memory "
-                "bandwidth", at, err))
+                "bandwidth", &at, err))
         return -1;
     if (gpu) {
         if (require(e->level_gbs[RT_LEVEL_L2], "l2_gbs", "a gpu machine needs its L2 bandwidth",
-                    at, err) ||
+                    &at, err) ||
             require(e->level_gbs[RT_LEVEL_SHARED], "shared_gbs",
-                    "a gpu machine needs its shared-memory bandwidth", at, err) ||
-            require(e->h2d_gbs, "h2d_gbs", "a gpu machine needs its host link", at, err) ||
-            require(e->d2h_gbs, "d2h_gbs", "a gpu machine needs its host link", at, err))
+                    "a gpu machine needs its shared-memory bandwidth", &at, err) ||
+            require(e->h2d_gbs, "h2d_gbs", "a gpu machine needs its host link", &at, err) ||
+            require(e->d2h_gbs, "d2h_gbs", "a gpu machine needs its host link", &at, err))
             return -1;
         if (m->gpus_per_socket > 1 &&
             (require(e->tier_gbs[RT_TIER_SOCKET], "socket.bandwidth_gbs",
-                     "several GPUs per socket need a socket tier", at, err)))
+                     "several GPUs per socket need a socket tier", &at, err)))
             return -1;
         if (m->sockets_per_node > 1 &&
             require(e->tier_gbs[RT_TIER_NODE], "node.bandwidth_gbs",
-                    "several sockets per node need a node tier", at, err))
+                    "several sockets per node need a node tier", &at, err))
             return -1;
     }
     return 0;

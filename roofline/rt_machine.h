@@ -1,4 +1,4 @@
-/* rt_machine: machine files (roofline/machines/*.yaml) that hold the ceilings a roofline bound is
+/* rt_machine: machine files (roofline/machines/NAME.yaml) that hold the ceilings a roofline bound is
  * computed from: compute peaks, bandwidth per memory level, host link, and bandwidth and latency
  * per communication tier (socket, node, global network), each as a vendor `spec:` value and, where
  * `rooftune probe` has run, a `measured:` value beside it. The schema is documented in
@@ -49,7 +49,11 @@ typedef struct rt_machine {
     rt_ceilings measured;
     rt_ceilings effective;  /* measured where present, else spec */
     char measured_source[256]; /* who measured, where and when (free text), "" when none */
-    double stream_gbs[4];   /* measured STREAM copy, scale, add, triad (cpu probe); 0 when absent */
+    /* The host CPU as the probe measured it: on a cpu machine these are the machine's own
+     * ceilings (measured: top level); on a gpu machine they live under measured.host so they do
+     * not shadow the GPU's. fp32/fp64 peaks and socket/node/global tiers (host-buffer MPI). */
+    rt_ceilings host;
+    double stream_gbs[4];   /* STREAM copy, scale, add, triad; 0 when absent */
     int n_peers;
     rt_peer_bw peers[RT_MACHINE_MAX_PEERS];
 } rt_machine;

@@ -1,0 +1,103 @@
+/* rt_bound: the roofline bound of one point (the least time its traffic model allows on a
+ * machine) and the checks that compare a measurement with it.
+ *
+ *   intra  = max( flops / peak[precision], max over levels of bytes[level] / bw[level] )
+ *   inter  = sum over tiers of ( messages[tier] * latency[tier] + net_bytes[tier] / bw[tier] )
+ *   bound  = intra + inter   (RT_BOUND_SUM: communication and local work serialize, as in a
+ *                             bulk-synchronous step)
+ *          = max(intra, inter) (RT_BOUND_MAX: a pipeline that overlaps them perfectly)
+ *
+ * The traffic is the busiest rank's (rt_traffic in rt_registry.h). Bandwidths are per GPU (or
+ * rank) and one direction, the unit the machine files use. docs/roofline.md explains the choices. */
+#ifndef RT_BOUND_H
+#define RT_BOUND_H
+
+#include "rt_error.h"
+#include "rt_machine.h"
+#include "rt_matrix.h"
+#include "rt_metrics.h"
+#include "rt_registry.h"
+
+#define RT_ROOFLINE_DEFAULT_TOLERANCE 0.05
+
+typedef enum rt_bound_combine {
+    RT_BOUND_SUM = 0, /* intra + inter (default) */
+    RT_BOUND_MAX = 1  /* max(intra, inter): fully overlapped communication */
+} rt_bound_combine;
+
+typedef enum rt_ceiling_choice {
+    RT_CEILINGS_EFFECTIVE = 0, /* measured where present, else spec (default) */
+    RT_CEILINGS_SPEC = 1,
+    RT_CEILINGS_MEASURED = 2   /* fails when a needed ceiling was not measured */
+} rt_ceiling_choice;
+
+typedef struct rt_bound_opts {
+    rt_precision precision;
+    rt_bound_combine combine;
+    rt_ceiling_choice ceilings;
+} rt_bound_opts;
+
+/* Defaults: fp32, sum, effective ceilings. */
+void rt_bound_opts_init(rt_bound_opts *o);
+
+/* Terms of the bound, in seconds (0 where the traffic model has nothing). */
+typedef struct rt_bound {
+    double compute_s;
+    double level_s[RT_LEVEL_COUNT];
+    double tier_s[RT_TIER_COUNT];
+    double intra_s;
+    double inter_s;
+    double bound_s;
+    char limit[32];       /* the largest term: "fp32", "fp64", "dram", "l2", "shared",
+                             "socket link", "node link", "global network" */
+    char intra_limit[32]; /* the largest intra-node term */
+} rt_bound;
+
+/* Computes the bound. Fails (naming the machine file and the term) when the traffic has bytes
+ * at a level or tier the machine has no ceiling for, when a traffic value is negative or not
+ * finite, or when the model is empty (no flops and no bytes anywhere). */
+int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_opts *opt,
+                     rt_bound *out, rt_err *err);
+
+/* Stores the traffic model as deterministic metrics of the point, so the roofline figure and the
+ * exports can use it later: model_flops, model_dram_bytes, model_l2_bytes, model_shared_bytes,
+ * model_net_bytes_<tier> and model_net_messages_<tier> (tiers socket, node, global; only the
+ * nonzero ones), and intensity = model_flops / model_dram_bytes (flop per byte, when both are
+ * nonzero). Fails when m has no room left. */
+int rt_bound_traffic_metrics(const rt_traffic *t, rt_metrics *m, rt_err *err);
+
+/* Name of the limiting term for a tier ("socket link", "node link", "global network"). */
+const char *rt_bound_tier_term(rt_net_tier tier);
+
+typedef enum rt_roofline_status {
+    RT_ROOFLINE_OK = 0,    /* at or below the roof (within tolerance) */
+    RT_ROOFLINE_ABOVE = 1  /* faster than the bound allows: a measurement or model bug */
+} rt_roofline_status;
+
+typedef struct rt_roofline_verdict {
+    rt_roofline_status status;
+    double efficiency; /* bound / measured (1 = on the roof; > 1 only when above it) */
+    double ratio;      /* dram check: counted / compulsory bytes; NAN for the time check */
+    char reason[256];  /* why it was flagged; "" when OK */
+} rt_roofline_verdict;
+
+/* Time check: ABOVE when measured_s < bound_s * (1 - tolerance). A negative tolerance selects
+ * RT_ROOFLINE_DEFAULT_TOLERANCE. Fails on a non-positive or non-finite time or bound, or a
+ * tolerance >= 1. */
+int rt_roofline_check(double measured_s, double bound_s, double tolerance,
+                      rt_roofline_verdict *v, rt_err *err);
+
+/* Traffic check: counted DRAM bytes (hardware counters) below the compulsory bytes of the model
+ * mean the model or the counters are wrong. ratio = counted / compulsory; ABOVE (flagged) when
+ * ratio < 1 - tolerance. Same argument rules as rt_roofline_check. */
+int rt_roofline_check_dram(double counted_bytes, double compulsory_bytes, double tolerance,
+                           rt_roofline_verdict *v, rt_err *err);
+
+/* Convenience for the runner: reads the counted DRAM bytes from m (dram_bytes_read plus
+ * dram_bytes_write, both needed), and when they are available adds the metric
+ * "dram_bytes_ratio" (unit "ratio") and fills v. Returns 1 when the counters were unavailable
+ * (nothing added, v untouched), 0 when checked, -1 on error. */
+int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double tolerance,
+                                  rt_roofline_verdict *v, rt_err *err);
+
+#endif

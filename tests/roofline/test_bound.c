@@ -1,0 +1,218 @@
+/* Roofline bound arithmetic against hand-computed cases, and the above-roofline checks. */
+#include <math.h>
+#include <string.h>
+
+#include "rt_bound.h"
+#include "rt_machine.h"
+#include "rt_test.h"
+
+/* Round numbers so every expected value below is computed by hand in the comments. */
+static const char *const machine_text =
+    "name: toy\n"
+    "kind: gpu\n"
+    "topology: {gpus_per_socket: 2, sockets_per_node: 2}\n"
+    "spec:\n"
+    "  fp32_gflops: 1000\n"
+    "  fp64_gflops: 500\n"
+    "  dram_gbs: 100\n"
+    "  l2_gbs: 400\n"
+    "  shared_gbs: 1000\n"
+    "  h2d_gbs: 10\n"
+    "  d2h_gbs: 10\n"
+    "  socket: {bandwidth_gbs: 50, latency_us: 1}\n"
+    "  node: {bandwidth_gbs: 25, latency_us: 2}\n"
+    "  global: {bandwidth_gbs: 10, latency_us: 5}\n"
+    "measured:\n"
+    "  dram_gbs: 80\n";
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+static void test_intra(const rt_machine *m)
+{
+    rt_err err;
+    rt_bound b;
+    rt_bound_opts o;
+    rt_bound_opts_init(&o);
+
+    /* Memory-bound: 1e9 flops at 1000 GF/s = 1 ms; 1e9 DRAM bytes at 80 GB/s (measured beats
+     * spec) = 12.5 ms. */
+    rt_traffic t;
+    memset(&t, 0, sizeof t);
+    t.flops = 1e9;
+    t.bytes[RT_LEVEL_DRAM] = 1e9;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.0125), "%g", b.bound_s);
+    RT_CHECK_MSG(strcmp(b.limit, "dram") == 0, "%s", b.limit);
+    RT_CHECK(near(b.compute_s, 1e-3));
+    RT_CHECK(b.inter_s == 0);
+
+    /* The spec set instead: 1e9 / 100e9 = 10 ms. */
+    o.ceilings = RT_CEILINGS_SPEC;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.010), "%g", b.bound_s);
+    o.ceilings = RT_CEILINGS_EFFECTIVE;
+
+    /* Compute-bound: 1e10 flops = 10 ms fp32; DRAM 1e8 = 1.25 ms; L2 1e9 / 400e9 = 2.5 ms;
+     * shared 2e9 / 1000e9 = 2 ms. */
+    t.flops = 1e10;
+    t.bytes[RT_LEVEL_DRAM] = 1e8;
+    t.bytes[RT_LEVEL_L2] = 1e9;
+    t.bytes[RT_LEVEL_SHARED] = 2e9;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.010), "%g", b.bound_s);
+    RT_CHECK_MSG(strcmp(b.limit, "fp32") == 0, "%s", b.limit);
+    RT_CHECK(near(b.level_s[RT_LEVEL_L2], 2.5e-3));
+    RT_CHECK(near(b.level_s[RT_LEVEL_SHARED], 2e-3));
+
+    /* fp64 halves the peak: 20 ms. */
+    o.precision = RT_FP64;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.020), "%g", b.bound_s);
+    RT_CHECK_MSG(strcmp(b.limit, "fp64") == 0, "%s", b.limit);
+
+    /* L2-bound: 1e10 L2 bytes / 400e9 = 25 ms beats fp64's 20 ms. */
+    t.bytes[RT_LEVEL_L2] = 1e10;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.025) && strcmp(b.limit, "l2") == 0, "%g %s", b.bound_s,
+                 b.limit);
+}
+
+static void test_inter(const rt_machine *m)
+{
+    rt_err err;
+    rt_bound b;
+    rt_bound_opts o;
+    rt_bound_opts_init(&o);
+    rt_traffic t;
+    memset(&t, 0, sizeof t);
+    /* intra: 1e9 flops (1 ms) vs 8e7 DRAM bytes at 80 GB/s (1 ms) -> 1 ms.
+     * global: 100 messages x 5 us + 1e8 B / 10 GB/s = 0.5 ms + 10 ms = 10.5 ms
+     * node:   10 messages x 2 us + 2.5e7 B / 25 GB/s = 0.02 ms + 1 ms = 1.02 ms
+     * socket: 4 messages x 1 us + 0 bytes = 0.004 ms
+     * inter = 11.524 ms; sum = 12.524 ms; max = 11.524 ms. */
+    t.flops = 1e9;
+    t.bytes[RT_LEVEL_DRAM] = 8e7;
+    t.net_bytes[RT_TIER_GLOBAL] = 1e8;
+    t.net_messages[RT_TIER_GLOBAL] = 100;
+    t.net_bytes[RT_TIER_NODE] = 2.5e7;
+    t.net_messages[RT_TIER_NODE] = 10;
+    t.net_messages[RT_TIER_SOCKET] = 4;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.tier_s[RT_TIER_GLOBAL], 10.5e-3), "%g", b.tier_s[RT_TIER_GLOBAL]);
+    RT_CHECK_MSG(near(b.tier_s[RT_TIER_NODE], 1.02e-3), "%g", b.tier_s[RT_TIER_NODE]);
+    RT_CHECK_MSG(near(b.tier_s[RT_TIER_SOCKET], 4e-6), "%g", b.tier_s[RT_TIER_SOCKET]);
+    RT_CHECK_MSG(near(b.inter_s, 11.524e-3), "%g", b.inter_s);
+    RT_CHECK_MSG(near(b.intra_s, 1e-3), "%g", b.intra_s);
+    RT_CHECK_MSG(near(b.bound_s, 12.524e-3), "%g", b.bound_s);
+    RT_CHECK_MSG(strcmp(b.limit, "global network") == 0, "%s", b.limit);
+    o.combine = RT_BOUND_MAX;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 11.524e-3), "%g", b.bound_s);
+}
+
+static void test_bound_errors(const rt_machine *gpu)
+{
+    rt_err err;
+    rt_bound b;
+    rt_traffic t;
+    memset(&t, 0, sizeof t);
+    RT_CHECK(rt_bound_compute(&t, gpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "empty"), "%s", err.msg);
+    t.flops = -1;
+    RT_CHECK(rt_bound_compute(&t, gpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "flops"), "%s", err.msg);
+    t.flops = NAN;
+    RT_CHECK(rt_bound_compute(&t, gpu, NULL, &b, &err) != 0);
+    t.flops = 1;
+    t.net_bytes[RT_TIER_GLOBAL] = INFINITY;
+    RT_CHECK(rt_bound_compute(&t, gpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "net_bytes[global]"), "%s", err.msg);
+
+    /* A cpu machine without L2, shared memory or a global tier. */
+    rt_machine cpu;
+    RT_CHECK(rt_machine_load_string("name: c\nkind: cpu\nspec: {fp32_gflops: 10, fp64_gflops: 5, "
+                                    "dram_gbs: 20}\n", "cpu.yaml", &cpu, &err) == 0);
+    memset(&t, 0, sizeof t);
+    t.flops = 1;
+    t.bytes[RT_LEVEL_SHARED] = 100;
+    RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "shared_gbs") && rt_test_contains(err.msg, "'c'"),
+                 "%s", err.msg);
+    t.bytes[RT_LEVEL_SHARED] = 0;
+    t.net_bytes[RT_TIER_GLOBAL] = 100;
+    RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "global.bandwidth_gbs"), "%s", err.msg);
+    /* Only spec values exist: asking for measured ones must fail, not divide by zero. */
+    t.net_bytes[RT_TIER_GLOBAL] = 0;
+    rt_bound_opts o;
+    rt_bound_opts_init(&o);
+    o.ceilings = RT_CEILINGS_MEASURED;
+    RT_CHECK(rt_bound_compute(&t, &cpu, &o, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "fp32_gflops in measured"), "%s", err.msg);
+}
+
+static void test_checks(void)
+{
+    rt_err err;
+    rt_roofline_verdict v;
+    /* A fabricated result 10% faster than its bound is flagged above the roofline. */
+    RT_CHECK(rt_roofline_check(0.9e-3, 1e-3, 0.05, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_ABOVE);
+    RT_CHECK_MSG(rt_test_contains(v.reason, "above roofline"), "%s", v.reason);
+    RT_CHECK(near(v.efficiency, 1e-3 / 0.9e-3));
+    /* 4% faster is inside the default 5% tolerance (negative tolerance = default). */
+    RT_CHECK(rt_roofline_check(0.96e-3, 1e-3, -1, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_OK && v.reason[0] == '\0');
+    /* ... but not inside a 1% tolerance. */
+    RT_CHECK(rt_roofline_check(0.96e-3, 1e-3, 0.01, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_ABOVE);
+    /* Slower than the bound: efficiency below 1. */
+    RT_CHECK(rt_roofline_check(4e-3, 1e-3, 0.05, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_OK && near(v.efficiency, 0.25));
+    /* Garbage in, error out. */
+    RT_CHECK(rt_roofline_check(0, 1e-3, 0.05, &v, &err) != 0);
+    RT_CHECK(rt_roofline_check(NAN, 1e-3, 0.05, &v, &err) != 0);
+    RT_CHECK(rt_roofline_check(1e-3, -1, 0.05, &v, &err) != 0);
+    RT_CHECK(rt_roofline_check(1e-3, 1e-3, 1.5, &v, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "tolerance"), "%s", err.msg);
+
+    /* DRAM traffic: counters below the compulsory bytes. */
+    RT_CHECK(rt_roofline_check_dram(0.5e9, 1e9, 0.05, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_ABOVE && near(v.ratio, 0.5));
+    RT_CHECK_MSG(rt_test_contains(v.reason, "below compulsory"), "%s", v.reason);
+    RT_CHECK(rt_roofline_check_dram(1.3e9, 1e9, 0.05, &v, &err) == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_OK && near(v.ratio, 1.3));
+    RT_CHECK(rt_roofline_check_dram(1e9, 0, 0.05, &v, &err) != 0);
+
+    rt_metrics m;
+    rt_metrics_init(&m);
+    RT_CHECK(rt_roofline_dram_ratio_metric(&m, 1e9, -1, &v, &err) == 1); /* no counters */
+    rt_metrics_unavailable(&m, "dram_bytes_read", "bytes", "profiling not permitted");
+    rt_metrics_add(&m, "dram_bytes_write", "bytes", 1e8, 0);
+    RT_CHECK(rt_roofline_dram_ratio_metric(&m, 1e9, -1, &v, &err) == 1);
+    rt_metrics_add(&m, "dram_bytes_read", "bytes", 5e8, 0);
+    RT_CHECK(rt_roofline_dram_ratio_metric(&m, 1e9, -1, &v, &err) == 0);
+    const rt_metric *r = rt_metrics_get(&m, "dram_bytes_ratio");
+    RT_CHECK(r && r->available && near(r->value, 0.6) && strcmp(r->unit, "ratio") == 0);
+    RT_CHECK(v.status == RT_ROOFLINE_ABOVE);
+}
+
+int main(void)
+{
+    rt_err err;
+    rt_machine m;
+    if (rt_machine_load_string(machine_text, "toy.yaml", &m, &err) != 0) {
+        fprintf(stderr, "toy machine: %s\n", err.msg);
+        return 1;
+    }
+    RT_CHECK(m.effective.level_gbs[RT_LEVEL_DRAM] == 80);
+    RT_CHECK(m.spec.level_gbs[RT_LEVEL_DRAM] == 100);
+    test_intra(&m);
+    test_inter(&m);
+    test_bound_errors(&m);
+    test_checks();
+    return RT_TEST_RESULT();
+}
