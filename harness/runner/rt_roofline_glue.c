@@ -9,6 +9,7 @@
 #include "rt_bound.h"
 #include "rt_comm.h"
 #include "rt_counters_cpu.h"
+#include "rt_gpu_metrics.h"
 #include "rt_machine.h"
 
 /* One machine model per backend: CPU kernels are bounded by the host's ceilings and CUDA kernels by
@@ -22,6 +23,9 @@ struct rt_roofline_ctx {
     rt_counters_cpu *cpu_counters; /* papi:/likwid: names of the config, or NULL */
     int n_gpu_names;
     const char *gpu_names[64];     /* every other counter name, for the plugin's CUPTI pass */
+    const char *gpu_cupti[64];     /* the same, translated to CUPTI metric names */
+    int have_gpu_defs;
+    rt_gpu_metric_defs gpu_defs;   /* roofline/metrics/sm_XY.yaml of the device */
 };
 
 static int slot_of_backend(const char *backend)
@@ -99,6 +103,21 @@ int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const ch
     if (n_cpu > 0 && rt_counters_cpu_create(cpu_names, n_cpu, &ctx->cpu_counters, err) != 0) {
         free(ctx);
         return rt_err_prefix(err, "counters");
+    }
+    /* GPU counter names are data (roofline/metrics/sm_XY.yaml, beside the machine files):
+     * translate them once so a misspelt counter fails before anything runs. */
+    if (ctx->n_gpu_names > 0 && be->cuda_loaded) {
+        char metrics_dir[1100], defs_path[1200];
+        snprintf(metrics_dir, sizeof metrics_dir, "%s/../metrics", machine_dir);
+        if (rt_gpu_metrics_find(metrics_dir, be->gpu.cc_major, be->gpu.cc_minor, defs_path,
+                                sizeof defs_path, err) != 0 ||
+            rt_gpu_metrics_load(defs_path, &ctx->gpu_defs, err) != 0 ||
+            rt_gpu_metrics_translate(&ctx->gpu_defs, ctx->gpu_names, ctx->n_gpu_names,
+                                     ctx->gpu_cupti, err) != 0) {
+            rt_roofline_glue_free(ctx);
+            return rt_err_prefix(err, "counters");
+        }
+        ctx->have_gpu_defs = 1;
     }
     *out = ctx;
     return 0;
@@ -215,10 +234,13 @@ int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
             return -1;
     }
     if (ctx->n_gpu_names > 0) {
-        if (strcmp(k->backend, "cuda") == 0 && be->cuda_loaded && be->plugin->collect_counters) {
-            if (be->plugin->collect_counters(be->plugin_state, k, kernel_state, ctx->gpu_names,
+        if (strcmp(k->backend, "cuda") == 0 && be->cuda_loaded && be->plugin->collect_counters &&
+            ctx->have_gpu_defs) {
+            if (be->plugin->collect_counters(be->plugin_state, k, kernel_state, ctx->gpu_cupti,
                                              ctx->n_gpu_names, metrics, err) != 0)
                 return -1;
+            rt_gpu_metrics_rename(&ctx->gpu_defs, ctx->gpu_names, ctx->gpu_cupti,
+                                  ctx->n_gpu_names, metrics);
         } else {
             const char *why = strcmp(k->backend, "cuda") == 0
                                   ? "the CUDA plugin has no counter collection"

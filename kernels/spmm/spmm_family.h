@@ -10,9 +10,10 @@
  * Output convention: every SpMM kernel's `output` hook and the family `reference` produce C as
  * m x K doubles in ROW-MAJOR order whatever `layout` is, so verification never depends on layout.
  *
- * Verification metric: the tolerance returned by the family is a bound on the NORMWISE relative
- * error max_ij |C_ij - R_ij| / max_ij |R_ij| (rt_spmm_rel_error), not an elementwise one: single
- * outputs may cancel to nearly zero, and an elementwise ratio would then fail correct kernels.
+ * Verification metric: the tolerance returned by the family bounds the NORMWISE relative error
+ * ||C - R||_F / ||R||_F (rt_spmm_rel_error; the runner's gate computes the same over all ranks),
+ * not an elementwise one: single outputs may cancel to nearly zero, and an elementwise ratio
+ * would then fail correct kernels.
  *
  * Rates: flops = 2 * nnz * K per execution (GFLOP/s, what the papers report); nonzeros = nnz per
  * execution (GNNZ/s counts each stored nonzero of A once, however many columns of B it meets). */
@@ -50,8 +51,8 @@ int64_t rt_spmm_max_row_nnz(const rt_csr *a);
 /* Tolerance on the normwise relative error for a point of this shape (see spmm_family.c). */
 double rt_spmm_tolerance_for(rt_precision prec, int64_t max_row_nnz);
 
-/* max|out - ref| / max|ref| over n values; the absolute error when ref is all zeros; NAN when
- * any value is NAN or infinite, so a poisoned (unwritten) output can never pass. */
+/* ||out - ref||_2 / ||ref||_2 over n values (||out - ref||_2 when ref is all zeros); INFINITY
+ * when any value of out is NAN or infinite, so a poisoned (unwritten) output can never pass. */
 double rt_spmm_rel_error(const double *out, const double *ref, int64_t n);
 
 /* Compulsory DRAM traffic of one execution with A's values held in `value_prec`: A read once

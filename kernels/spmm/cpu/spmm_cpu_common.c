@@ -48,13 +48,6 @@ int rt_spmm_cpu_team_size(int team)
 
 int rt_spmm_cpu_alloc_output(const rt_spmm_inputs *in, rt_dense *c, rt_err *err)
 {
-    memset(c, 0, sizeof *c);
-    if (in->a->rows == 0) {
-        c->cols = in->k;
-        c->layout = in->layout;
-        c->prec = in->prec;
-        return 0;
-    }
     if (rt_dense_alloc(c, in->a->rows, in->k, in->layout, in->prec, err) != 0)
         return rt_err_prefix(err, "output C (%" PRId64 " x %" PRId64 ")", in->a->rows, in->k);
     /* Poisoned once here rather than before every run: a kernel that skips an output never
@@ -114,6 +107,7 @@ int64_t rt_spmm_cpu_rowwise_chunks(const rt_spmm_cpu_rowwise *w)
                         const int64_t col = colidx[e];                                           \
                         if (row_major) {                                                         \
                             const T *restrict brow = b + col * ldb + j0;                         \
+                            _Pragma("omp simd")                                                  \
                             for (int64_t j = 0; j < jw; ++j)                                     \
                                 acc[j] += v * brow[j];                                           \
                         } else {                                                                 \
@@ -124,6 +118,7 @@ int64_t rt_spmm_cpu_rowwise_chunks(const rt_spmm_cpu_rowwise *w)
                     }                                                                            \
                     if (row_major) {                                                             \
                         T *restrict crow = c + r * ldc + j0;                                     \
+                        _Pragma("omp simd")                                                      \
                         for (int64_t j = 0; j < jw; ++j)                                         \
                             crow[j] = acc[j];                                                    \
                     } else {                                                                     \

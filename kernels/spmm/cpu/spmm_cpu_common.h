@@ -29,8 +29,7 @@ int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int
  * when dynamic adjustment or a thread limit is in force). */
 int rt_spmm_cpu_team_size(int team);
 
-/* Allocates C (m x K in the inputs' layout and precision) and poisons it with NAN. An empty C
- * (m == 0) gets no storage. */
+/* Allocates C (m x K in the inputs' layout and precision) and poisons it with NAN. */
 int rt_spmm_cpu_alloc_output(const rt_spmm_inputs *in, rt_dense *c, rt_err *err);
 
 /* A row-wise SpMM to execute: the entries of row r are (colidx[e], val[e]) for

@@ -1,0 +1,608 @@
+#include "spmm_tiled.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * Small helpers */
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Allocates n elements of size bytes (at least one, so an empty array is still non-NULL and a
+ * NULL always means failure); zeroed when zero is set. */
+static void *alloc_array(int64_t n, size_t size, int zero, const char *what, rt_err *err)
+{
+    const int64_t count = n > 0 ? n : 1;
+    if ((uint64_t)count > SIZE_MAX / size) {
+        rt_err_set(err, "tiled plan: %s would need %" PRId64 " elements of %zu bytes, more than "
+                   "this machine can address", what, count, size);
+        return NULL;
+    }
+    void *p = zero ? calloc((size_t)count, size) : malloc((size_t)count * size);
+    if (!p)
+        rt_err_set(err, "tiled plan: out of memory for %s (%" PRId64 " elements, %.1f MiB); "
+                   "a larger buffsize or ELL staging needs less", what, count,
+                   (double)count * (double)size / 1048576.0);
+    return p;
+}
+
+static void insertion_sort(int32_t *keys, int64_t n)
+{
+    for (int64_t i = 1; i < n; ++i) {
+        const int32_t key = keys[i];
+        int64_t j = i - 1;
+        while (j >= 0 && keys[j] > key) {
+            keys[j + 1] = keys[j];
+            --j;
+        }
+        keys[j + 1] = key;
+    }
+}
+
+/* Sorts non-negative column indices with an LSD radix sort on bytes (as many byte passes as
+ * the largest column needs), so sorting is linear in the block's nonzeros. tmp holds n. */
+static void sort_columns(int32_t *keys, int64_t n, int32_t *tmp, int64_t cols)
+{
+    if (n < 64) {
+        insertion_sort(keys, n);
+        return;
+    }
+    int passes = 1;
+    while (passes < 4 && (uint64_t)(cols - 1) >> (8 * passes))
+        ++passes;
+    int32_t *src = keys, *dst = tmp;
+    for (int pass = 0; pass < passes; ++pass) {
+        int64_t count[257];
+        memset(count, 0, sizeof count);
+        const int shift = 8 * pass;
+        for (int64_t i = 0; i < n; ++i)
+            ++count[(((uint32_t)src[i]) >> shift & 0xffu) + 1];
+        for (int d = 0; d < 256; ++d)
+            count[d + 1] += count[d];
+        for (int64_t i = 0; i < n; ++i)
+            dst[count[((uint32_t)src[i]) >> shift & 0xffu]++] = src[i];
+        int32_t *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != keys)
+        memcpy(keys, src, (size_t)n * sizeof *keys);
+}
+
+static int64_t unique_sorted(int32_t *keys, int64_t n)
+{
+    int64_t out = 0;
+    for (int64_t i = 0; i < n; ++i)
+        if (out == 0 || keys[out - 1] != keys[i])
+            keys[out++] = keys[i];
+    return out;
+}
+
+/* Position of col in the sorted array fp[lo, hi), or -1. */
+static int64_t find_sorted(const int32_t *fp, int64_t lo, int64_t hi, int32_t col)
+{
+    const int64_t end = hi;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (fp[mid] < col)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (lo < end && fp[lo] == col) ? lo : -1;
+}
+
+static int check_params(const rt_tiled_params *p, rt_err *err)
+{
+    if (p->block_size < 1)
+        return rt_err_set(err, "tiled plan: block_size = %d must be at least 1", p->block_size);
+    if (p->warp_size < 1)
+        return rt_err_set(err, "tiled plan: warp_size = %d must be at least 1", p->warp_size);
+    if (p->use_ell != 0 && p->use_ell != 1)
+        return rt_err_set(err, "tiled plan: use_ell = %d must be 0 (CSR) or 1 (ELL)", p->use_ell);
+    if (p->use_ell && p->block_size % p->warp_size != 0)
+        return rt_err_set(err,
+                          "tiled plan: block_size = %d is not a multiple of warp_size = %d, "
+                          "which ELL staging (one slice per warp) requires",
+                          p->block_size, p->warp_size);
+    if (p->buffsize < 1)
+        return rt_err_set(err, "tiled plan: buffsize = %" PRId64 " must be at least 1 slot",
+                          p->buffsize);
+    if (p->buffsize > INT32_MAX)
+        return rt_err_set(err, "tiled plan: buffsize = %" PRId64 " exceeds %d slots (offsets "
+                          "are 32-bit)", p->buffsize, INT32_MAX);
+    if (p->index_bytes != 2 && p->index_bytes != 4)
+        return rt_err_set(err, "tiled plan: index_bytes = %d must be 2 or 4", p->index_bytes);
+    if (p->index_bytes == 2 && p->buffsize > 65536)
+        return rt_err_set(err,
+                          "tiled plan: index_bytes = 2 cannot address buffsize = %" PRId64
+                          " slots (at most 65536); use index_bytes = 4 or a smaller buffer",
+                          p->buffsize);
+    return 0;
+}
+
+void rt_tiled_plan_free(rt_tiled_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->buffdispl);
+    free(plan->mapdispl);
+    free(plan->map);
+    free(plan->displ);
+    free(plan->rowdispl);
+    free(plan->index16);
+    free(plan->index32);
+    free(plan->value);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Build */
+
+/* Pass 1 for one block: its footprint, sorted and unique, written over fp (which has room for the
+ * block's nonzeros); returns the footprint size. */
+static int64_t block_footprint(const rt_csr *a, int64_t r0, int64_t r1, int32_t *fp,
+                               int32_t *sort_tmp)
+{
+    const int64_t e0 = a->rowptr[r0], e1 = a->rowptr[r1];
+    memcpy(fp, a->colidx + e0, (size_t)(e1 - e0) * sizeof *fp);
+    sort_columns(fp, e1 - e0, sort_tmp, a->cols);
+    return unique_sorted(fp, e1 - e0);
+}
+
+/* Pass 2 for one block: the slot (position in the block footprint) of every nonzero, into
+ * pos[e], and the entry counts per (stage, row) or ELL widths per (stage, warp). */
+static void block_count(const rt_csr *a, const rt_tiled_plan *pl, int64_t b, int32_t *pos)
+{
+    const int64_t bs = pl->p.block_size, buff = pl->p.buffsize;
+    const int64_t s0 = pl->buffdispl[b];
+    const int32_t *fp = pl->map + pl->mapdispl[s0];
+    const int64_t nfp = pl->mapdispl[pl->buffdispl[b + 1]] - pl->mapdispl[s0];
+    const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t lr = r - r0;
+        int64_t lo = 0;
+        int64_t run_stage = -1, run_len = 0;
+        for (int64_t e = a->rowptr[r]; e <= a->rowptr[r + 1]; ++e) {
+            int64_t stage = -1;
+            if (e < a->rowptr[r + 1]) {
+                const int64_t slot = find_sorted(fp, lo, nfp, a->colidx[e]);
+                pos[e] = (int32_t)slot;
+                lo = slot + 1;
+                stage = slot / buff;
+            }
+            if (stage != run_stage) {
+                if (run_len > 0) {
+                    const int64_t s = s0 + run_stage;
+                    if (pl->p.use_ell) {
+                        int64_t *w = &pl->displ[1 + s * pl->warps_per_block + lr / pl->p.warp_size];
+                        if (run_len > *w)
+                            *w = run_len;
+                    } else {
+                        pl->rowdispl[1 + s * bs + lr] = run_len;
+                    }
+                }
+                run_stage = stage;
+                run_len = 0;
+            }
+            ++run_len;
+        }
+    }
+}
+
+/* Pass 3 for one block: the entries themselves. */
+static void block_fill(const rt_csr *a, rt_tiled_plan *pl, int64_t b, const int32_t *pos)
+{
+    const int64_t bs = pl->p.block_size, buff = pl->p.buffsize, ws = pl->p.warp_size;
+    const int64_t s0 = pl->buffdispl[b];
+    const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t lr = r - r0;
+        int64_t run_stage = -1, k = 0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
+            const int64_t stage = pos[e] / buff;
+            const int64_t offset = pos[e] % buff;
+            if (stage != run_stage) {
+                run_stage = stage;
+                k = 0;
+            }
+            const int64_t s = s0 + stage;
+            int64_t dst;
+            if (pl->p.use_ell)
+                dst = (pl->displ[s * pl->warps_per_block + lr / ws] + k) * ws + lr % ws;
+            else
+                dst = pl->rowdispl[s * bs + lr] + k;
+            ++k;
+            if (pl->index16)
+                pl->index16[dst] = (uint16_t)offset;
+            else
+                pl->index32[dst] = (int32_t)offset;
+            pl->value[dst] = a->val[e];
+        }
+    }
+}
+
+int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out,
+                        rt_err *err)
+{
+    if (!out)
+        return rt_err_set(err, "tiled plan: no output plan given");
+    memset(out, 0, sizeof *out);
+    if (!a || !p)
+        return rt_err_set(err, "tiled plan: no matrix or no parameters given");
+    if (check_params(p, err) != 0)
+        return -1;
+    if (rt_csr_validate(a, err) != 0)
+        return rt_err_prefix(err, "tiled plan: matrix A is malformed");
+
+    rt_tiled_plan *pl = out;
+    pl->rows = a->rows;
+    pl->cols = a->cols;
+    pl->nnz = a->nnz;
+    pl->p = *p;
+    const int64_t bs = p->block_size;
+    pl->nblocks = (a->rows + bs - 1) / bs;
+    pl->warps_per_block = p->use_ell ? bs / p->warp_size : 0;
+    const int64_t nblocks = pl->nblocks;
+
+    int32_t *scratch = NULL; /* footprints during pass 1, slots of nonzeros after */
+    int64_t *fp_size = NULL;
+    int failed = 0;
+
+    pl->buffdispl = alloc_array(nblocks + 1, sizeof *pl->buffdispl, 1, "buffdispl", err);
+    scratch = alloc_array(a->nnz, sizeof *scratch, 0, "footprint scratch", err);
+    fp_size = alloc_array(nblocks, sizeof *fp_size, 1, "footprint sizes", err);
+    if (!pl->buffdispl || !scratch || !fp_size)
+        goto fail;
+
+    int64_t max_block_nnz = 0;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const int64_t n = a->rowptr[min64((b + 1) * bs, a->rows)] - a->rowptr[b * bs];
+        if (n > max_block_nnz)
+            max_block_nnz = n;
+    }
+
+    /* Pass 1: footprints in place (each block's footprint fits in its own nonzero range). */
+#pragma omp parallel reduction(| : failed)
+    {
+        int32_t *sort_tmp = malloc((size_t)(max_block_nnz > 0 ? max_block_nnz : 1) *
+                                   sizeof *sort_tmp);
+        if (!sort_tmp)
+            failed = 1;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t b = 0; b < nblocks; ++b) {
+            if (!sort_tmp)
+                continue;
+            const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+            fp_size[b] = block_footprint(a, r0, r1, scratch + a->rowptr[r0], sort_tmp);
+        }
+        free(sort_tmp);
+    }
+    if (failed) {
+        rt_err_set(err, "tiled plan: out of memory for sort buffers of %" PRId64 " entries",
+                   max_block_nnz);
+        goto fail;
+    }
+
+    /* Stages per block, then where each stage's slots start in map. */
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const int64_t ns = (fp_size[b] + p->buffsize - 1) / p->buffsize;
+        pl->buffdispl[b + 1] = pl->buffdispl[b] + ns;
+        if (ns > pl->max_stages)
+            pl->max_stages = ns;
+    }
+    pl->nstages = pl->buffdispl[nblocks];
+    pl->mapdispl = alloc_array(pl->nstages + 1, sizeof *pl->mapdispl, 1, "mapdispl", err);
+    if (!pl->mapdispl)
+        goto fail;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        int64_t left = fp_size[b];
+        for (int64_t s = pl->buffdispl[b]; s < pl->buffdispl[b + 1]; ++s) {
+            const int64_t slots = min64(left, p->buffsize);
+            pl->mapdispl[s + 1] = pl->mapdispl[s] + slots;
+            left -= slots;
+        }
+    }
+    pl->nmap = pl->mapdispl[pl->nstages];
+    pl->map = alloc_array(pl->nmap, sizeof *pl->map, 0, "map", err);
+    if (!pl->map)
+        goto fail;
+    if (p->use_ell) {
+        pl->displ = alloc_array(pl->nstages * pl->warps_per_block + 1, sizeof *pl->displ, 1,
+                                "displ", err);
+        if (!pl->displ)
+            goto fail;
+    } else {
+        if (pl->nstages > (INT64_MAX - 1) / bs) {
+            rt_err_set(err, "tiled plan: %" PRId64 " stages x block_size %" PRId64
+                       " row offsets overflow", pl->nstages, bs);
+            goto fail;
+        }
+        pl->rowdispl = alloc_array(pl->nstages * bs + 1, sizeof *pl->rowdispl, 1, "rowdispl",
+                                   err);
+        if (!pl->rowdispl)
+            goto fail;
+    }
+
+    /* Pass 2: map (copied from the footprint before scratch is reused for slots), then counts. */
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const int64_t r0 = b * bs;
+        memcpy(pl->map + pl->mapdispl[pl->buffdispl[b]], scratch + a->rowptr[r0],
+               (size_t)fp_size[b] * sizeof *pl->map);
+        block_count(a, pl, b, scratch);
+    }
+
+    /* Offsets from counts. */
+    int64_t *offsets = p->use_ell ? pl->displ : pl->rowdispl;
+    const int64_t n_offsets = p->use_ell ? pl->nstages * pl->warps_per_block : pl->nstages * bs;
+    for (int64_t i = 0; i < n_offsets; ++i)
+        offsets[i + 1] += offsets[i];
+    pl->stored = p->use_ell ? offsets[n_offsets] * p->warp_size : offsets[n_offsets];
+
+    /* Zeroed, so ELL padding is index 0, value 0 without a separate pass. */
+    pl->value = alloc_array(pl->stored, sizeof *pl->value, 1, "values", err);
+    if (p->index_bytes == 2)
+        pl->index16 = alloc_array(pl->stored, sizeof *pl->index16, 1, "index16", err);
+    else
+        pl->index32 = alloc_array(pl->stored, sizeof *pl->index32, 1, "index32", err);
+    if (!pl->value || (!pl->index16 && !pl->index32))
+        goto fail;
+
+    /* Pass 3: entries. */
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t b = 0; b < nblocks; ++b)
+        block_fill(a, pl, b, scratch);
+
+    free(scratch);
+    free(fp_size);
+    return 0;
+
+fail:
+    free(scratch);
+    free(fp_size);
+    rt_tiled_plan_free(pl);
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Verify */
+
+/* Matches one plan entry of row r against A; see rt_tiled_plan_verify for the padding rule. */
+static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched,
+                       int64_t b, int64_t s, int64_t r, int64_t slot, double v, rt_err *err)
+{
+    const int64_t nslots = pl->mapdispl[s + 1] - pl->mapdispl[s];
+    const int64_t local = s - pl->buffdispl[b];
+    if (slot >= nslots)
+        return rt_err_set(err, "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
+                          ") has index %" PRId64 " but the stage stages only %" PRId64
+                          " columns", r, b, local, slot, nslots);
+    const int32_t col = pl->map[pl->mapdispl[s] + slot];
+    const int64_t e0 = a->rowptr[r], e1 = a->rowptr[r + 1];
+    const int64_t hit = find_sorted(a->colidx, e0, e1, col);
+    if (hit >= 0 && !matched[hit] && a->val[hit] == v) {
+        matched[hit] = 1;
+        return 0;
+    }
+    if (pl->p.use_ell && slot == 0 && v == 0.0)
+        return 0; /* padding */
+    if (hit < 0)
+        return rt_err_set(err, "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
+                          ") holds column %d, which row %" PRId64 " of A does not contain",
+                          r, b, local, col, r);
+    if (matched[hit])
+        return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) of A appears more than "
+                          "once (again in stage %" PRId64 " of block %" PRId64 ")",
+                          r, col, local, b);
+    return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) has value %.17g in the plan "
+                      "but %.17g in A", r, col, v, a->val[hit]);
+}
+
+static int64_t entry_slot(const rt_tiled_plan *pl, int64_t i)
+{
+    return pl->index16 ? (int64_t)pl->index16[i] : (int64_t)pl->index32[i];
+}
+
+/* Checks block b completely: its stages, map, entries and that every nonzero of its rows was
+ * matched. */
+static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched,
+                        int64_t b, rt_err *err)
+{
+    const int64_t bs = pl->p.block_size, ws = pl->p.warp_size;
+    const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    for (int64_t s = pl->buffdispl[b]; s < pl->buffdispl[b + 1]; ++s) {
+        const int64_t m0 = pl->mapdispl[s], m1 = pl->mapdispl[s + 1];
+        const int64_t local = s - pl->buffdispl[b];
+        if (m1 - m0 > pl->p.buffsize)
+            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " stages %"
+                              PRId64 " columns, more than buffsize = %" PRId64, local, b,
+                              m1 - m0, pl->p.buffsize);
+        int32_t *cols = malloc((size_t)(m1 > m0 ? m1 - m0 : 1) * sizeof *cols);
+        int32_t *tmp = malloc((size_t)(m1 > m0 ? m1 - m0 : 1) * sizeof *tmp);
+        if (!cols || !tmp) {
+            free(cols);
+            free(tmp);
+            return rt_err_set(err, "tiled plan verify: out of memory");
+        }
+        int bad_col = 0;
+        for (int64_t i = m0; i < m1 && !bad_col; ++i)
+            bad_col = pl->map[i] < 0 || pl->map[i] >= a->cols;
+        int64_t distinct = 0;
+        if (!bad_col) {
+            memcpy(cols, pl->map + m0, (size_t)(m1 - m0) * sizeof *cols);
+            sort_columns(cols, m1 - m0, tmp, a->cols);
+            distinct = unique_sorted(cols, m1 - m0);
+        }
+        free(cols);
+        free(tmp);
+        if (bad_col)
+            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " maps a "
+                              "slot to a column outside 0..%" PRId64, local, b, a->cols - 1);
+        if (distinct != m1 - m0)
+            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " stages "
+                              "the same column in two slots", local, b);
+
+        if (pl->p.use_ell) {
+            const int64_t wpb = pl->warps_per_block;
+            for (int64_t w = 0; w < wpb; ++w) {
+                const int64_t d0 = pl->displ[s * wpb + w], d1 = pl->displ[s * wpb + w + 1];
+                for (int64_t m = d0; m < d1; ++m) {
+                    for (int64_t lane = 0; lane < ws; ++lane) {
+                        const int64_t r = r0 + w * ws + lane;
+                        const int64_t i = m * ws + lane;
+                        const int64_t slot = entry_slot(pl, i);
+                        if (r >= a->rows) {
+                            if (slot != 0 || pl->value[i] != 0.0)
+                                return rt_err_set(err, "tiled plan: row %" PRId64 " lies past "
+                                                  "the %" PRId64 " rows of A but holds an "
+                                                  "entry that is not padding", r, a->rows);
+                            continue;
+                        }
+                        if (match_entry(pl, a, matched, b, s, r, slot, pl->value[i], err) != 0)
+                            return -1;
+                    }
+                }
+            }
+        } else {
+            for (int64_t lr = 0; lr < bs; ++lr) {
+                const int64_t q0 = pl->rowdispl[s * bs + lr], q1 = pl->rowdispl[s * bs + lr + 1];
+                const int64_t r = r0 + lr;
+                if (r >= a->rows && q1 > q0)
+                    return rt_err_set(err, "tiled plan: row %" PRId64 " lies past the %" PRId64
+                                      " rows of A but holds %" PRId64 " entries", r, a->rows,
+                                      q1 - q0);
+                for (int64_t i = q0; i < q1; ++i)
+                    if (match_entry(pl, a, matched, b, s, r, entry_slot(pl, i), pl->value[i],
+                                    err) != 0)
+                        return -1;
+            }
+        }
+    }
+    for (int64_t r = r0; r < r1; ++r)
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e)
+            if (!matched[e])
+                return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) of A is missing "
+                                  "from block %" PRId64, r, a->colidx[e], b);
+    return 0;
+}
+
+/* Offsets start at 0, never decrease and end at `last`. */
+static int check_offsets(const int64_t *o, int64_t n, int64_t last, const char *name,
+                         rt_err *err)
+{
+    if (!o)
+        return rt_err_set(err, "tiled plan: %s is missing", name);
+    if (o[0] != 0)
+        return rt_err_set(err, "tiled plan: %s[0] = %" PRId64 ", not 0", name, o[0]);
+    for (int64_t i = 0; i < n; ++i)
+        if (o[i + 1] < o[i])
+            return rt_err_set(err, "tiled plan: %s decreases at %" PRId64 " (%" PRId64 " > %"
+                              PRId64 ")", name, i, o[i], o[i + 1]);
+    if (o[n] != last)
+        return rt_err_set(err, "tiled plan: %s ends at %" PRId64 ", not %" PRId64, name, o[n],
+                          last);
+    return 0;
+}
+
+int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err)
+{
+    if (!plan || !a)
+        return rt_err_set(err, "tiled plan verify: no plan or no matrix given");
+    if (rt_csr_validate(a, err) != 0)
+        return rt_err_prefix(err, "tiled plan verify: matrix A is malformed");
+    if (check_params(&plan->p, err) != 0)
+        return -1;
+    if (plan->rows != a->rows || plan->cols != a->cols || plan->nnz != a->nnz)
+        return rt_err_set(err, "tiled plan: built for a %" PRId64 " x %" PRId64 " matrix with %"
+                          PRId64 " nonzeros, given %" PRId64 " x %" PRId64 " with %" PRId64,
+                          plan->rows, plan->cols, plan->nnz, a->rows, a->cols, a->nnz);
+    const int64_t bs = plan->p.block_size;
+    if (plan->nblocks != (a->rows + bs - 1) / bs)
+        return rt_err_set(err, "tiled plan: nblocks = %" PRId64 ", expected %" PRId64,
+                          plan->nblocks, (a->rows + bs - 1) / bs);
+    if (plan->nstages < 0)
+        return rt_err_set(err, "tiled plan: nstages = %" PRId64 " is negative", plan->nstages);
+    if (check_offsets(plan->buffdispl, plan->nblocks, plan->nstages, "buffdispl", err) != 0)
+        return -1;
+    if (!plan->mapdispl || !plan->map)
+        return rt_err_set(err, "tiled plan: mapdispl or map is missing");
+    if (check_offsets(plan->mapdispl, plan->nstages, plan->nmap, "mapdispl", err) != 0)
+        return -1;
+    if (plan->p.use_ell) {
+        if (plan->warps_per_block != bs / plan->p.warp_size)
+            return rt_err_set(err, "tiled plan: warps_per_block = %" PRId64 ", expected %" PRId64,
+                              plan->warps_per_block, bs / plan->p.warp_size);
+        const int64_t n = plan->nstages * plan->warps_per_block;
+        if (!plan->displ)
+            return rt_err_set(err, "tiled plan: displ is missing");
+        if (plan->displ[n] * plan->p.warp_size != plan->stored)
+            return rt_err_set(err, "tiled plan: displ ends at %" PRId64 " ELL rows, which is not "
+                              "stored / warp_size = %" PRId64 " / %d", plan->displ[n],
+                              plan->stored, plan->p.warp_size);
+        if (check_offsets(plan->displ, n, plan->displ[n], "displ", err) != 0)
+            return -1;
+    } else if (check_offsets(plan->rowdispl, plan->nstages * bs, plan->stored, "rowdispl",
+                             err) != 0) {
+        return -1;
+    }
+    if ((plan->p.index_bytes == 2 && !plan->index16) ||
+        (plan->p.index_bytes == 4 && !plan->index32) || !plan->value)
+        return rt_err_set(err, "tiled plan: the index%d or value array is missing",
+                          8 * plan->p.index_bytes);
+
+    unsigned char *matched = calloc((size_t)(a->nnz > 0 ? a->nnz : 1), 1);
+    if (!matched)
+        return rt_err_set(err, "tiled plan verify: out of memory for %" PRId64 " flags", a->nnz);
+    /* Blocks own disjoint rows, hence disjoint flags; the first failing block is re-checked
+     * alone afterwards so the message is deterministic. */
+    int64_t first_bad = plan->nblocks;
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t b = 0; b < plan->nblocks; ++b) {
+        rt_err local;
+        if (verify_block(plan, a, matched, b, &local) != 0) {
+#pragma omp critical(rt_tiled_verify_first)
+            if (b < first_bad)
+                first_bad = b;
+        }
+    }
+    int rc = 0;
+    if (first_bad < plan->nblocks) {
+        /* Clear the flags of the failing block's rows and re-run it for its message. */
+        const int64_t r0 = first_bad * bs, r1 = min64(r0 + bs, a->rows);
+        memset(matched + a->rowptr[r0], 0, (size_t)(a->rowptr[r1] - a->rowptr[r0]));
+        verify_block(plan, a, matched, first_bad, err);
+        rc = -1;
+    }
+    free(matched);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Metrics */
+
+void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m)
+{
+    const double nnz = (double)plan->nnz;
+    const double nmap = (double)plan->nmap;
+    rt_metrics_add(m, "padding_overhead", "ratio",
+                   plan->nnz > 0 ? (double)plan->stored / nnz - 1.0 : 0.0, 1);
+    rt_metrics_add(m, "blocks", "count", (double)plan->nblocks, 1);
+    rt_metrics_add(m, "stages", "count", (double)plan->nstages, 1);
+    rt_metrics_add(m, "stages_per_block_avg", "count",
+                   plan->nblocks > 0 ? (double)plan->nstages / (double)plan->nblocks : 0.0, 1);
+    rt_metrics_add(m, "stages_per_block_max", "count", (double)plan->max_stages, 1);
+    rt_metrics_add(m, "reuse_factor", "ratio", plan->nmap > 0 ? nnz / nmap : 0.0, 1);
+    rt_metrics_add(m, "staged_entries", "count", nmap, 1);
+    rt_metrics_add(m, "staged_bytes", "bytes", nmap * (double)sizeof(double), 1);
+    const int64_t n_offsets = plan->p.use_ell ? plan->nstages * plan->warps_per_block
+                                              : plan->nstages * plan->p.block_size;
+    const double bytes = (double)(plan->nblocks + 1) * 8.0 + (double)(plan->nstages + 1) * 8.0 +
+                         nmap * 4.0 + (double)(n_offsets + 1) * 8.0 +
+                         (double)plan->stored * (double)(plan->p.index_bytes + 8);
+    rt_metrics_add(m, "plan_bytes", "bytes", bytes, 1);
+}

@@ -1,0 +1,83 @@
+/* spmm_tiled: the preprocessing of Tiled SpMM (Hidayetoglu, thesis proposal, sections 2.3-2.4):
+ * a plan that stages, for every thread block of `block_size` rows, the rows of B its nonzeros
+ * touch into a shared-memory buffer of `buffsize` slots, in as many stages as needed, and rewrites
+ * A's column indices as offsets into that buffer.
+ *
+ * Construction, per block b (rows [b * block_size, (b+1) * block_size)):
+ *   1. footprint: the distinct columns the block's nonzeros touch, in increasing order;
+ *   2. stages: the footprint cut into consecutive chunks of at most buffsize columns; stage s
+ *      stages column map[mapdispl[s] + i] at shared slot i;
+ *   3. entries: each nonzero (r, c) goes to the stage that stages c, with index = slot of c.
+ *      Within a (stage, row) the entries keep A's column order, and stages follow the column
+ *      order, so every row is accumulated in the same order as A's CSR.
+ * Stage storage is either ELL padded per (stage, warp) to the warp's longest row in that stage
+ * (coalesced on a GPU; padding is index 0, value 0) or CSR per (stage, row).
+ *
+ * The plan is plain host memory in 64-bit counts, built in O(nnz log) time with OpenMP over
+ * blocks and O(nnz) extra memory; the CUDA kernel copies it to the device. */
+#ifndef SPMM_TILED_H
+#define SPMM_TILED_H
+
+#include <stdint.h>
+
+#include "rt_error.h"
+#include "rt_matrix.h"
+#include "rt_metrics.h"
+
+typedef struct rt_tiled_params {
+    int block_size;   /* threads = rows per thread block */
+    int64_t buffsize; /* shared-memory slots per stage (per B column) */
+    int warp_size;    /* 32 */
+    int use_ell;      /* 1: per (stage, warp) ELL padded to the warp's longest row; 0: CSR per (stage,row) */
+    int index_bytes;  /* 2: uint16 shared offsets (requires buffsize <= 65536), 4: int32 */
+} rt_tiled_params;
+
+typedef struct rt_tiled_plan {
+    int64_t rows, cols, nnz;
+    rt_tiled_params p;
+    int64_t nblocks;     /* ceil(rows / block_size) */
+    int64_t nstages;     /* total stages over all blocks */
+    int64_t *buffdispl;  /* nblocks+1: block b owns stages [buffdispl[b], buffdispl[b+1]) */
+    int64_t *mapdispl;   /* nstages+1: stage s stages map[mapdispl[s] .. mapdispl[s+1]) */
+    int32_t *map;        /* global column of B staged at shared slot (i - mapdispl[s]) */
+    /* ELL (use_ell=1): warps_per_block = block_size / warp_size (block_size must be a multiple
+       of warp_size); slice w = s * warps_per_block + warp_in_block; ELL rows m in
+       [displ[w], displ[w+1]); entry (m, lane) at m * warp_size + lane. NULL when use_ell = 0. */
+    int64_t *displ;      /* nstages * warps_per_block + 1 */
+    /* CSR (use_ell=0): row r of block b in stage s: entries [rowdispl[s*block_size + (r - b*block_size)], ... +1).
+       NULL when use_ell = 1. */
+    int64_t *rowdispl;   /* nstages * block_size + 1 */
+    int64_t stored;      /* entries including padding */
+    uint16_t *index16;   /* stored entries when index_bytes == 2: offset into the stage's shared slots */
+    int32_t *index32;    /* when index_bytes == 4 (the other one is NULL) */
+    double *value;       /* stored entries; padding: index 0, value 0 */
+    /* Added beyond the shared contract: */
+    int64_t warps_per_block; /* block_size / warp_size for ELL, 0 for CSR */
+    int64_t nmap;            /* mapdispl[nstages]: staged B rows per B column, over all stages */
+    int64_t max_stages;      /* most stages of any block */
+} rt_tiled_plan;
+
+/* Builds the plan of a (validated first) under p. Rejects impossible parameters with a message
+ * naming the parameter: block_size or warp_size < 1, block_size not a multiple of warp_size with
+ * use_ell = 1, use_ell not 0/1, buffsize < 1 or > 2^31-1, index_bytes not 2 or 4, index_bytes 2
+ * with buffsize > 65536. On failure *out is left empty (safe to free). */
+int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out,
+                        rt_err *err);
+void rt_tiled_plan_free(rt_tiled_plan *plan);
+
+/* Every nonzero of a appears exactly once with the right value, every staged index < the
+ * stage's slot count, every map entry a valid column, staged columns distinct within a stage.
+ * Also checks the shape of every array (offsets start at 0, never decrease, end at their
+ * totals), that rows past the end of a hold nothing but padding, and that a stage never has more
+ * than buffsize slots. In ELL mode an entry (index 0, value 0) counts as padding unless a zero
+ * stored in a at that column is still unmatched: the two are numerically the same. */
+int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err);
+
+/* Plan facts, all deterministic: padding_overhead (stored / nnz - 1), stages, blocks,
+ * stages_per_block_avg, stages_per_block_max, reuse_factor (nnz / staged entries: how often a
+ * staged value of B is used), staged_entries (B rows staged per B column, all stages),
+ * staged_bytes (the same in bytes at the plan's 8-byte values, per B column; a kernel multiplies
+ * by K and its precision's size / 8), plan_bytes (host memory of the plan's arrays). */
+void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m);
+
+#endif
