@@ -171,8 +171,11 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
     return 0;
 }
 
-void rt_backend_close(rt_backend *be)
+void rt_backend_close(rt_backend *be, rt_registry *reg)
 {
+    /* The unavailable CUDA descriptors were allocated by the catalog for this registry. */
+    if (reg && !be->cuda_loaded)
+        rt_spmm_cuda_unregister_unavailable(reg);
     if (be->plugin && be->plugin->fini)
         be->plugin->fini(be->plugin_state);
     /* The plugin is deliberately not dlclose()d: CUDA libraries register atexit handlers that

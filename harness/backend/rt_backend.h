@@ -31,7 +31,8 @@ typedef struct rt_backend_options {
  * "unavailable" (with the reason) when it cannot be loaded, so they are still listed and
  * validated. Fails only on real errors (a plugin that exists but breaks while initialising). */
 int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *reg, rt_err *err);
-void rt_backend_close(rt_backend *be);
+/* Releases the plugin and what rt_backend_open registered into reg. */
+void rt_backend_close(rt_backend *be, rt_registry *reg);
 /* The device kernels of a backend run on ("cpu" or "cuda"). */
 const rt_device_info *rt_backend_device(const rt_backend *be, const char *backend_name);
 /* Default cache directory: $ROOFTUNE_CACHE_DIR, $XDG_CACHE_HOME/rooftune or ~/.cache/rooftune. */

@@ -35,7 +35,7 @@ int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, 
 void rt_cli_env_close(rt_cli_env *env)
 {
     if (env->backend_open)
-        rt_backend_close(&env->backend);
+        rt_backend_close(&env->backend, &env->registry);
     env->backend_open = 0;
 }
 

@@ -96,13 +96,15 @@ void rt_spmm_cuda_describe(const rt_spmm_cuda_entry *e, rt_kernel_desc *out)
 /* ---------------------------------------------------------------------------------------------
  * Unavailable descriptors. The registry keeps pointers, so the descriptors and the copied reason
  * live in one heap block; each descriptor's backend_ctx points back at the block, and the block
- * starts with the address of a private constant so unregister recognises its own blocks. */
+ * holds the address of a private constant so unregister recognises its own blocks. The
+ * descriptors come first: the registry's pointer to the first one is the block's own address,
+ * which keeps the block reachable (not a leak) for as long as the registry holds it. */
 
 static const char unavailable_marker[] = "spmm.cuda.unavailable";
 
 typedef struct unavailable_block {
-    const char *marker;
     rt_kernel_desc desc[RT_SPMM_CUDA_KIND_COUNT];
+    const char *marker;
     char reason[512];
 } unavailable_block;
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs rooftune's GPU work on a GPU host in one go: build, the test suite, the quick start, the
+# CUDA kernels under compute-sanitizer, the paper configs and the probe. Stages are named on the
+# command line (default: all). Logs and result stores go to $OUT (or results/gpu-run/ when unset);
+# stores named by the paper configs go to results/baselines/<device>/ so a second call resumes them.
+#
+#   ci/gpu-run.sh build test quickstart sanitize regtile tiled probe
+#
+# On the lent GPU machine, which lacks libyaml and the SQLite headers, the packages from
+# .devkit/debs are unpacked first (see ../shared/device/README.md).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-results/gpu-run}
+mkdir -p "$out"
+stages=${*:-build test quickstart sanitize regtile tiled probe}
+dev=${ROOFTUNE_DEVICE_DIR:-h100}
+base=results/baselines/$dev
+mkdir -p "$base"
+budget=${ROOFTUNE_STAGE_SECONDS:-500}
+log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-run.log"; }
+
+if [ -d .devkit/debs ]; then
+  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$out/gpu-run.log"
+RT=build-gpu/rooftune
+
+for s in $stages; do
+  case $s in
+  build)
+    log "build"
+    cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
+      -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$out/build.log" 2>&1 &&
+      cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 || { log "build FAILED"; tail -40 "$out/build.log"; exit 1; }
+    sed -n '/rooftune configuration/,/sanitizers/p' "$out/build.log"
+    ;;
+  test)
+    log "ctest"
+    (cd build-gpu && ctest -j8 --timeout 300 2>&1) >"$out/ctest.log"
+    grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Not Run|\*\*\*" "$out/ctest.log" | tail -15
+    ;;
+  quickstart)
+    log "quickstart"
+    rm -f "$out"/quickstart.db*
+    $RT probe --cpu --out "$out/host.yaml" 2>>"$out/gpu-run.log"
+    timeout "$budget" $RT run configs/quickstart.yaml --db "$out/quickstart.db" \
+      --set "machine=$out/host.yaml" >"$out/quickstart.log" 2>&1
+    log "quickstart exit $?"; grep -E "summary|backend|roofline" "$out/quickstart.log"
+    ;;
+  sanitize)
+    log "compute-sanitizer"
+    for tool in memcheck racecheck; do
+      timeout "$budget" compute-sanitizer --tool $tool --error-exitcode 9 \
+        $RT run configs/gpu-sanitize.yaml --db "$out/sanitize-$tool.db" --quiet \
+        >"$out/sanitize-$tool.log" 2>&1
+      log "compute-sanitizer $tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|summary:" "$out/sanitize-$tool.log"
+    done
+    ;;
+  check)
+    log "gpu-check"
+    timeout "$budget" $RT run configs/gpu-check.yaml --db "$out/gpu-check.db" --quiet >"$out/gpu-check.log" 2>&1
+    log "gpu-check exit $?"; grep summary "$out/gpu-check.log"
+    ;;
+  regtile)
+    log "paper: register tiling"
+    timeout "$budget" $RT run configs/paper/register-tiling.yaml --db "$base/register-tiling.db" \
+      >"$out/register-tiling.log" 2>&1
+    log "register-tiling exit $?"; grep -E "summary|resumed" "$out/register-tiling.log"
+    ;;
+  tiled)
+    log "paper: tiled vs cusparse"
+    timeout "$budget" $RT run configs/paper/tiled-spmm-vs-cusparse.yaml \
+      --db "$base/tiled-spmm-vs-cusparse.db" >"$out/tiled-vs-cusparse.log" 2>&1
+    log "tiled-vs-cusparse exit $?"; grep -E "summary|resumed" "$out/tiled-vs-cusparse.log"
+    ;;
+  probe)
+    log "probe"
+    $RT probe --out "$out/probe-$dev.yaml" >"$out/probe.log" 2>&1
+    log "probe exit $?"; tail -5 "$out/probe.log"
+    ;;
+  *) log "unknown stage $s" ;;
+  esac
+done
+# Everything small comes back as one archive (the device tool returns at most 8 files).
+tar czf "$out/bundle.tgz" --exclude=bundle.tgz -C "$out" . "$PWD/$base" 2>/dev/null
+log "done"

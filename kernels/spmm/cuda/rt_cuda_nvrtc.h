@@ -1,0 +1,66 @@
+/* rt_cuda_nvrtc: compiles kernel variants at run time with NVRTC and keeps them in a disk cache.
+ *
+ * A variant is (source text, "NAME=VALUE" defines, entry point) compiled for one device's exact
+ * compute capability. Its cache key covers everything that changes the machine code: a hash of
+ * the source, the sorted defines, the entry, the compute capability, the NVRTC version and the
+ * fixed compiler options; so a sweep compiles each variant once and a second run compiles
+ * nothing. Cache files are written to a temporary name and renamed into place (concurrent ranks
+ * never see half a file), carry their own key and a checksum, and one that is unreadable or
+ * corrupt is compiled again and rewritten, never trusted and never fatal.
+ *
+ * This module needs NVRTC only, no driver and no device, so it is tested on machines without a
+ * GPU. Loading the image into a CUDA context is rt_cuda_ctx's job. */
+#ifndef RT_CUDA_NVRTC_H
+#define RT_CUDA_NVRTC_H
+
+#include <stddef.h>
+
+#include "rt_error.h"
+
+#define RT_CUDA_MAX_DEFINES 32
+#define RT_CUDA_DEFINE_MAX 96 /* longest "NAME=VALUE" */
+#define RT_CUDA_KEY_MAX 4096
+
+typedef struct rt_cuda_compile_request {
+    const char *source_name;    /* e.g. "spmm_tiled.cu": names the program in logs and errors */
+    const char *source;         /* the complete source text */
+    const char *const *defines; /* "NAME=VALUE", NAME an identifier, VALUE without spaces/quotes */
+    int n_defines;
+    const char *entry;          /* extern "C" kernel name */
+    int cc_major, cc_minor;     /* target device's compute capability */
+    const char *cache_dir;      /* NULL or "": no disk cache */
+    int skip_cache_read;        /* 1: compile even when a cache file exists (a cached image failed
+                                   to load), then overwrite it */
+} rt_cuda_compile_request;
+
+typedef struct rt_cuda_image {
+    unsigned char *data; /* CUBIN, or NUL-terminated PTX when is_ptx */
+    size_t size;         /* bytes of data (for PTX including the NUL) */
+    int is_ptx;          /* 1 when NVRTC does not know the device's architecture: PTX for the
+                            newest one it knows below it, which the driver compiles on load */
+    int from_cache;      /* 1: read from the disk cache, 0: compiled now */
+    double compile_s;    /* NVRTC wall time (0 for a cache hit) */
+    char arch[24];       /* NVRTC target, "sm_90" or "compute_90" */
+    char cache_note[256];/* why the cache was not read or written, "" when it was fine */
+} rt_cuda_image;
+
+/* Returns the image of the variant (cache hit or fresh compile). Errors name the source, entry,
+ * defines and architecture, and carry the end of NVRTC's log. */
+int rt_cuda_compile(const rt_cuda_compile_request *req, rt_cuda_image *out, rt_err *err);
+void rt_cuda_image_free(rt_cuda_image *img);
+
+/* The canonical key text of a variant (also the in-memory key of loaded modules). Fails on
+ * malformed defines, a missing source or entry, or a key longer than len. */
+int rt_cuda_variant_key(const rt_cuda_compile_request *req, char *key, size_t len, rt_err *err);
+
+/* The cache file of a variant: <cache_dir>/<32 hex digits>.cubin. */
+int rt_cuda_cache_path(const rt_cuda_compile_request *req, char *path, size_t len, rt_err *err);
+
+/* Default cache directory: $ROOFTUNE_CACHE_DIR, else $XDG_CACHE_HOME/rooftune, else
+ * $HOME/.cache/rooftune. Fails when none of the three variables is set. */
+int rt_cuda_cache_dir_default(char *out, size_t len, rt_err *err);
+
+/* NVRTC's version (e.g. 13.0). */
+int rt_cuda_nvrtc_version(int *major, int *minor, rt_err *err);
+
+#endif

@@ -1,0 +1,300 @@
+#include "spmm_cuda_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *err)
+{
+    const rt_spmm_inputs *in = inputs;
+    *out = NULL;
+    if (!in || !in->a)
+        return rt_err_set(err, "CUDA SpMM kernel called without spmm inputs");
+    const rt_csr *a = in->a;
+    if (a->rows < 0 || a->cols < 0 || a->nnz < 0 || !a->rowptr || (a->nnz > 0 && (!a->colidx ||
+                                                                                  !a->val)))
+        return rt_err_set(err, "spmm inputs: matrix A is malformed (%lld x %lld, nnz %lld)",
+                          (long long)a->rows, (long long)a->cols, (long long)a->nnz);
+    if (a->rowptr[a->rows] != a->nnz)
+        return rt_err_set(err, "spmm inputs: A's row offsets end at %lld, not at nnz = %lld",
+                          (long long)a->rowptr[a->rows], (long long)a->nnz);
+    if (in->k < 1)
+        return rt_err_set(err, "spmm inputs: K = %lld (must be at least 1)", (long long)in->k);
+    if (in->k > 2147483647LL / 2)
+        return rt_err_set(err, "spmm inputs: K = %lld is too large for the CUDA kernels",
+                          (long long)in->k);
+    if (in->prec != RT_FP32 && in->prec != RT_FP64)
+        return rt_err_set(err, "spmm inputs: unknown precision %d", (int)in->prec);
+    if (in->layout != RT_ROW_MAJOR && in->layout != RT_COL_MAJOR)
+        return rt_err_set(err, "spmm inputs: unknown layout %d", (int)in->layout);
+    const rt_dense *b = &in->b;
+    if (!b->data && a->cols > 0)
+        return rt_err_set(err, "spmm inputs: B has no data");
+    if (b->rows != a->cols || b->cols != in->k)
+        return rt_err_set(err, "spmm inputs: B is %lld x %lld, expected %lld x %lld (A's columns x K)",
+                          (long long)b->rows, (long long)b->cols, (long long)a->cols,
+                          (long long)in->k);
+    if (b->prec != in->prec || b->layout != in->layout)
+        return rt_err_set(err, "spmm inputs: B is %s/%s but the point asks for %s/%s",
+                          rt_precision_name(b->prec), rt_layout_name(b->layout),
+                          rt_precision_name(in->prec), rt_layout_name(in->layout));
+    const int64_t min_ld = b->layout == RT_ROW_MAJOR ? b->cols : b->rows;
+    if (b->ld < min_ld)
+        return rt_err_set(err, "spmm inputs: B's leading dimension %lld is below %lld",
+                          (long long)b->ld, (long long)min_ld);
+    *out = in;
+    return 0;
+}
+
+static int param_value(const rt_params *p, int kind, const char *name, rt_value *v, rt_err *err)
+{
+    const rt_spmm_cuda_entry *e = rt_spmm_cuda_catalog_at(kind);
+    const rt_param_schema *s = NULL;
+    for (int i = 0; e && i < e->n_params; ++i)
+        if (strcmp(e->params[i].name, name) == 0)
+            s = &e->params[i];
+    if (!s)
+        return rt_err_set(err, "%s has no parameter '%s'", e ? e->name : "CUDA kernel", name);
+    const rt_value *given = p ? rt_params_get(p, name) : NULL;
+    if (given)
+        *v = *given;
+    else if (rt_param_default(s, v, err) != 0)
+        return -1;
+    char why[256];
+    if (rt_param_check(s, v, why, sizeof why) != 0)
+        return rt_err_set(err, "%s: %s", e->name, why);
+    return 0;
+}
+
+int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
+                           rt_err *err)
+{
+    rt_value v;
+    if (param_value(p, kind, name, &v, err) != 0)
+        return -1;
+    if (v.kind == RT_V_INT)
+        *out = v.i;
+    else if (v.kind == RT_V_REAL && v.r == floor(v.r) && fabs(v.r) < 9.0e15)
+        *out = (int64_t)v.r;
+    else
+        return rt_err_set(err, "parameter %s must be an integer", name);
+    return 0;
+}
+
+int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
+                           rt_err *err)
+{
+    rt_value v;
+    if (param_value(p, kind, name, &v, err) != 0)
+        return -1;
+    if (v.kind != RT_V_STR)
+        return rt_err_set(err, "parameter %s must be a word", name);
+    snprintf(out, len, "%s", v.s);
+    return 0;
+}
+
+void rt_spmm_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spmm_inputs *in,
+                                 char *out, size_t len)
+{
+    char json[384] = "{}";
+    if (p && rt_params_to_json(p, json, sizeof json) < 0)
+        snprintf(json, sizeof json, "{...}");
+    snprintf(out, len, "%s %s on %lld x %lld (nnz %lld), K=%lld %s %s", kernel, json,
+             (long long)in->a->rows, (long long)in->a->cols, (long long)in->a->nnz,
+             (long long)in->k, rt_precision_name(in->prec), rt_layout_name(in->layout));
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * B and C */
+
+/* Products of sizes checked against overflow of size_t. */
+static int bytes_of(int64_t a, int64_t b, size_t elem, size_t *out)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    const double approx = (double)a * (double)b * (double)elem;
+    if (approx > 9.0e18)
+        return -1;
+    *out = (size_t)a * (size_t)b * elem;
+    return 0;
+}
+
+int rt_spmm_cuda_dense_setup(rt_spmm_cuda_dense *d, rt_cuda_ctx *ctx, const rt_spmm_inputs *in,
+                             int64_t b_rows, int64_t c_rows, const char *what, rt_err *err)
+{
+    memset(d, 0, sizeof *d);
+    d->ctx = ctx;
+    d->m = in->a->rows;
+    d->n = in->a->cols;
+    d->k = in->k;
+    d->b_rows = b_rows;
+    d->c_rows = c_rows;
+    d->prec = in->prec;
+    d->layout = in->layout;
+    d->elem = rt_precision_bytes(in->prec);
+    if (b_rows < d->n || c_rows < d->m)
+        return rt_err_set(err, "%s: padded B/C smaller than the problem", what);
+    size_t b_bytes = 0, c_bytes = 0;
+    if (bytes_of(b_rows, d->k, d->elem, &b_bytes) != 0 ||
+        bytes_of(c_rows, d->k, d->elem, &c_bytes) != 0)
+        return rt_err_set(err, "%s: B or C is too large to address", what);
+
+    /* Host staging copy of B in the device layout: packs a leading dimension wider than the
+     * matrix and zero-fills padding rows. */
+    unsigned char *host = calloc(b_bytes > 0 ? b_bytes : 1, 1);
+    if (!host)
+        return rt_err_set(err, "%s: out of host memory staging B (%zu bytes)", what, b_bytes);
+    const unsigned char *src = in->b.data;
+    const size_t elem = d->elem;
+    if (d->layout == RT_ROW_MAJOR) {
+        for (int64_t i = 0; i < d->n; ++i)
+            memcpy(host + (size_t)i * (size_t)d->k * elem, src + (size_t)i * (size_t)in->b.ld * elem,
+                   (size_t)d->k * elem);
+    } else {
+        for (int64_t j = 0; j < d->k; ++j)
+            memcpy(host + (size_t)j * (size_t)b_rows * elem, src + (size_t)j * (size_t)in->b.ld * elem,
+                   (size_t)d->n * elem);
+    }
+    char buf_what[640];
+    snprintf(buf_what, sizeof buf_what, "dense B of %s", what);
+    int rc = rt_cuda_alloc(ctx, &d->d_b, b_bytes, buf_what, err);
+    if (rc == 0)
+        rc = rt_cuda_upload(ctx, d->d_b, host, b_bytes, buf_what, err);
+    free(host);
+    if (rc != 0)
+        return rc;
+    snprintf(buf_what, sizeof buf_what, "dense C of %s", what);
+    rc = rt_cuda_alloc(ctx, &d->d_c, c_bytes, buf_what, err);
+    if (rc != 0)
+        return rc;
+    /* All-ones bytes are NaN in float and double: outputs the kernel never writes stay NaN. */
+    return rt_cuda_fill(ctx, d->d_c, 0xFF, c_bytes, buf_what, err);
+}
+
+int rt_spmm_cuda_dense_output(const rt_spmm_cuda_dense *d, double *out, const char *what,
+                              rt_err *err)
+{
+    size_t c_bytes = 0;
+    if (bytes_of(d->c_rows, d->k, d->elem, &c_bytes) != 0)
+        return rt_err_set(err, "%s: C is too large to address", what);
+    if (d->m == 0)
+        return 0;
+    unsigned char *host = malloc(c_bytes);
+    if (!host)
+        return rt_err_set(err, "%s: out of host memory reading C (%zu bytes)", what, c_bytes);
+    if (rt_cuda_download(d->ctx, host, d->d_c, c_bytes, what, err) != 0) {
+        free(host);
+        return -1;
+    }
+    const int64_t m = d->m, k = d->k;
+    const int64_t ld = d->layout == RT_ROW_MAJOR ? k : d->c_rows;
+    if (d->prec == RT_FP32) {
+        const float *c = (const float *)host;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < k; ++j)
+                out[i * k + j] = d->layout == RT_ROW_MAJOR ? c[i * ld + j] : c[j * ld + i];
+    } else {
+        const double *c = (const double *)host;
+        for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < k; ++j)
+                out[i * k + j] = d->layout == RT_ROW_MAJOR ? c[i * ld + j] : c[j * ld + i];
+    }
+    free(host);
+    return 0;
+}
+
+void rt_spmm_cuda_dense_free(rt_spmm_cuda_dense *d)
+{
+    if (!d || !d->ctx)
+        return;
+    rt_cuda_free(d->ctx, d->d_b);
+    rt_cuda_free(d->ctx, d->d_c);
+    d->d_b = d->d_c = NULL;
+}
+
+int rt_spmm_cuda_upload_new(rt_cuda_ctx *ctx, const void *src, size_t bytes, void **dptr,
+                            const char *what, rt_err *err)
+{
+    const int rc = rt_cuda_alloc(ctx, dptr, bytes, what, err);
+    if (rc != 0)
+        return rc;
+    return rt_cuda_upload(ctx, *dptr, src, bytes, what, err);
+}
+
+int rt_spmm_cuda_upload_values(rt_cuda_ctx *ctx, const double *src, int64_t n, rt_precision prec,
+                               void **dptr, const char *what, rt_err *err)
+{
+    *dptr = NULL;
+    if (n < 0)
+        return rt_err_set(err, "%s: negative value count", what);
+    if (prec == RT_FP64)
+        return rt_spmm_cuda_upload_new(ctx, src, (size_t)n * sizeof(double), dptr, what, err);
+    float *f = malloc(n > 0 ? (size_t)n * sizeof(float) : 1);
+    if (!f)
+        return rt_err_set(err, "%s: out of host memory converting %lld values to fp32", what,
+                          (long long)n);
+    for (int64_t i = 0; i < n; ++i)
+        f[i] = (float)src[i];
+    const int rc = rt_spmm_cuda_upload_new(ctx, f, (size_t)n * sizeof(float), dptr, what, err);
+    free(f);
+    return rc;
+}
+
+int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, unsigned grid[3],
+                      int *ntiles, rt_err *err)
+{
+    if (block < 1 || register_tile < 1)
+        return rt_err_set(err, "block size %d and register tile %d must be positive", block,
+                          register_tile);
+    const int64_t gx = (rows + block - 1) / block;
+    if (gx > RT_SPMM_CUDA_MAX_GRID_X)
+        return rt_err_set(err, "%lld rows need %lld blocks of %d, over the grid limit 2^31-1",
+                          (long long)rows, (long long)gx, block);
+    const int64_t tiles = (k + register_tile - 1) / register_tile;
+    grid[0] = (unsigned)gx;
+    grid[1] = (unsigned)(tiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y ? tiles : RT_SPMM_CUDA_MAX_GRID_Y);
+    grid[2] = 1;
+    *ntiles = (int)tiles;
+    return 0;
+}
+
+void rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, rt_traffic *t)
+{
+    memset(t, 0, sizeof *t);
+    const double elem = (double)rt_precision_bytes(in->prec);
+    const double k = (double)in->k;
+    t->flops = 2.0 * (double)in->a->nnz * k;
+    t->bytes[RT_LEVEL_DRAM] =
+        a_bytes + (double)in->a->cols * k * elem + (double)in->a->rows * k * elem;
+}
+
+int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,
+                              char *why, size_t whylen)
+{
+    if (dev && dev->max_threads_per_block > 0 && block_size > dev->max_threads_per_block) {
+        snprintf(why, whylen, "block_size=%lld exceeds the device's %d threads per block",
+                 (long long)block_size, dev->max_threads_per_block);
+        return RT_INFEASIBLE;
+    }
+    if (dev && dev->max_threads_per_sm > 0 && min_blocks > 0 &&
+        block_size * min_blocks > dev->max_threads_per_sm) {
+        snprintf(why, whylen,
+                 "min_blocks=%lld x block_size=%lld = %lld threads exceeds the device's %d "
+                 "threads per SM",
+                 (long long)min_blocks, (long long)block_size, (long long)(min_blocks * block_size),
+                 dev->max_threads_per_sm);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}
+
+void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m)
+{
+    rt_metrics_add(m, "registers_per_thread", "count", v->registers, 1);
+    rt_metrics_add(m, "spill_bytes", "bytes", v->local_bytes, 1);
+    rt_metrics_add(m, "static_shared_bytes", "bytes", v->static_shared_bytes, 1);
+    rt_metrics_add(m, "theoretical_occupancy", "ratio", occupancy, 1);
+    rt_metrics_add(m, "compiled", "count", v->from_cache ? 0.0 : 1.0, 0);
+    rt_metrics_add(m, "compile_s", "s", v->compile_s, 0);
+}

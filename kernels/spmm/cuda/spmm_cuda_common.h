@@ -1,0 +1,84 @@
+/* spmm_cuda_common: what every CUDA SpMM kernel does the same way: validating the family's
+ * inputs, reading parameters with their schema defaults, B and C on the device (upload, NaN
+ * poison, download to row-major doubles), A's values in the point's precision, launch geometry
+ * and the compulsory-traffic model. */
+#ifndef SPMM_CUDA_COMMON_H
+#define SPMM_CUDA_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_cuda_ctx.h"
+#include "rt_cuda_nvrtc.h"
+#include "rt_error.h"
+#include "rt_params.h"
+#include "rt_registry.h"
+#include "spmm_cuda_catalog.h"
+#include "spmm_family.h"
+
+/* grid.y is limited to 65535; kernels loop over the K tiles beyond it. */
+#define RT_SPMM_CUDA_MAX_GRID_Y 65535u
+#define RT_SPMM_CUDA_MAX_GRID_X 2147483647LL
+
+/* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
+ * precision and layout, K >= 1. */
+int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *err);
+
+/* Integer / string parameter of kernel `kind`, falling back to the schema default when the point
+ * does not carry it. Fails on a value outside the schema's domain (naming it). */
+int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
+                           rt_err *err);
+int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
+                           rt_err *err);
+
+/* "spmm.cuda.tiled {params} on m x n (nnz) K=.. fp32 row": names a point in messages. */
+void rt_spmm_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spmm_inputs *in,
+                                 char *out, size_t len);
+
+/* B and C on the device. B is uploaded with b_rows >= n rows (extra rows zero) and C allocated
+ * with c_rows >= m rows, both in the point's layout with leading dimension K (row-major) or their
+ * row count (column-major). C is poisoned with NaN (all bytes 0xFF) so an unwritten output fails
+ * verification. Returns 0, RT_INFEASIBLE (out of device memory) or -1. */
+typedef struct rt_spmm_cuda_dense {
+    rt_cuda_ctx *ctx;
+    int64_t m, n, k;
+    int64_t b_rows, c_rows;
+    rt_precision prec;
+    rt_layout layout;
+    size_t elem;
+    void *d_b;
+    void *d_c;
+} rt_spmm_cuda_dense;
+
+int rt_spmm_cuda_dense_setup(rt_spmm_cuda_dense *d, rt_cuda_ctx *ctx, const rt_spmm_inputs *in,
+                             int64_t b_rows, int64_t c_rows, const char *what, rt_err *err);
+/* C's first m rows as m x K row-major doubles (the family's output convention). */
+int rt_spmm_cuda_dense_output(const rt_spmm_cuda_dense *d, double *out, const char *what,
+                              rt_err *err);
+void rt_spmm_cuda_dense_free(rt_spmm_cuda_dense *d);
+
+/* Allocates a device buffer and copies bytes into it. 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_upload_new(rt_cuda_ctx *ctx, const void *src, size_t bytes, void **dptr,
+                            const char *what, rt_err *err);
+/* n doubles converted to prec, uploaded into a new device buffer. 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_upload_values(rt_cuda_ctx *ctx, const double *src, int64_t n, rt_precision prec,
+                               void **dptr, const char *what, rt_err *err);
+
+/* Launch geometry over rows and K tiles: grid.x = ceil(rows / block), grid.y = min(tiles, 65535),
+ * *ntiles = ceil(K / register_tile). Fails when grid.x would pass 2^31 - 1. */
+int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, unsigned grid[3],
+                      int *ntiles, rt_err *err);
+
+/* Compulsory DRAM traffic: `a_bytes` for A (values, indices and padding the kernel reads), B read
+ * once (n x K), C written once (m x K); flops = 2 nnz K (nominal). */
+void rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, rt_traffic *t);
+
+/* Common feasibility of a one-thread-per-row launch: block_size within the device's block limit,
+ * min_blocks x block_size within its threads per SM. Returns 0 or RT_INFEASIBLE with why. */
+int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,
+                              char *why, size_t whylen);
+
+/* The variant facts every GPU kernel reports. */
+void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m);
+
+#endif
