@@ -119,6 +119,10 @@ typedef struct rt_family_desc {
     double (*flops)(const void *inputs);
     /* Nominal nonzeros processed per execution, for GNNZ/s; may be NULL. */
     double (*nonzeros)(const void *inputs);
+    /* 0: under MPI each rank gets a block of rows of the matrix (balanced by nonzeros) and runs the
+     * kernel on it alone. 1: every rank gets the whole matrix (distributed families partition it
+     * themselves, and communicate). make_inputs then receives the whole matrix on every rank. */
+    int wants_whole_matrix;
 } rt_family_desc;
 
 #define RT_REGISTRY_MAX_FAMILIES 16

@@ -19,7 +19,9 @@
 typedef struct matrix_slot {
     const rt_matrix_cfg *cfg;
     rt_csr full_shape; /* only rows/cols/nnz used: the whole matrix's facts */
-    rt_csr local;      /* this rank's block of rows */
+    rt_csr local;      /* this rank's block of rows (the whole matrix on one rank) */
+    rt_csr whole;      /* the whole matrix, kept beside `local` for families that partition it
+                          themselves (wants_whole_matrix); empty on one rank, where local is whole */
     int64_t row0, row1;
 } matrix_slot;
 
@@ -244,8 +246,10 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
             memset(&full, 0, sizeof full);
         } else {
             ok = rt_csr_row_block(&ms.local, &full, ms.row0, ms.row1, err) == 0;
-            rt_csr_free(&full);
+            ms.whole = full; /* kept for distributed families */
+            memset(&full, 0, sizeof full);
             if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
+                rt_csr_free(&ms.whole);
                 rc = -1;
                 break;
             }
@@ -290,8 +294,10 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                     rc = -1;
                     break;
                 }
+                const rt_csr *share =
+                    (fam->wants_whole_matrix && ms.whole.rowptr) ? &ms.whole : &ms.local;
                 rt_measure_target tgt = {.matrix = mc,
-                                         .local = &ms.local,
+                                         .local = share,
                                          .rows_total = ms.full_shape.rows,
                                          .cols_total = ms.full_shape.cols,
                                          .nnz_total = ms.full_shape.nnz,
@@ -324,6 +330,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         }
         rt_measure_release_inputs(&mctx);
         rt_csr_free(&ms.local);
+        rt_csr_free(&ms.whole);
     }
 
     rt_measure_finish(&mctx, sum);
