@@ -5,6 +5,7 @@
 # stores named by the paper configs go to results/baselines/<device>/ so a second call resumes them.
 #
 #   ci/gpu-run.sh build test quickstart sanitize regtile tiled probe
+#   ci/gpu-run.sh build run=configs/tune/tiled-block-size.yaml   (any config, into $base)
 #
 # On the lent GPU machine, which lacks libyaml and the SQLite headers, the packages from
 # .devkit/debs are unpacked first (see ../shared/device/README.md).
@@ -79,6 +80,13 @@ for s in $stages; do
     log "probe"
     $RT probe --out "$out/probe-$dev.yaml" >"$out/probe.log" 2>&1
     log "probe exit $?"; tail -5 "$out/probe.log"
+    ;;
+  run=*)
+    cfg=${s#run=}
+    name=$(basename "$cfg" .yaml)
+    log "run $cfg"
+    timeout "$budget" $RT run "$cfg" --db "$base/$name.db" >"$out/$name.log" 2>&1
+    log "$name exit $?"; grep -E "summary|resumed" "$out/$name.log"
     ;;
   *) log "unknown stage $s" ;;
   esac
