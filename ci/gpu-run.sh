@@ -85,7 +85,7 @@ for s in $stages; do
     # One rank per GPU: MPI latency/bandwidth between the ranks plus the GPU and peer-copy probe.
     ngpu=$(nvidia-smi -L | wc -l)
     log "probe with $ngpu ranks"
-    mpirun --allow-run-as-root --oversubscribe -np "$ngpu" $RT probe --out "$out/probe-$dev.yaml" \
+    mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ngpu" $RT probe --out "$out/probe-$dev.yaml" \
       >"$out/probe.log" 2>&1
     log "probe exit $?"; tail -5 "$out/probe.log"
     ;;
