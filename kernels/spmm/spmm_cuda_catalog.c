@@ -40,6 +40,9 @@ static const rt_param_schema tiled_params[] = {
      "bytes per shared-memory index of A (2 needs buffsize <= 65536)"},
     {"allow_spills", RT_V_INT, "0|1", "0", 0,
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+    {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
+     "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread (memory-level "
+     "parallelism; costs 2 registers each). 1 is Listing 1's loop"},
 };
 
 static const rt_param_schema cusparse_params[] = {

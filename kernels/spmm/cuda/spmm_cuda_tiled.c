@@ -14,6 +14,7 @@
 
 typedef struct tiled_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
+    int64_t nnz_unroll;
     int use_ell;
     int64_t buffsize;       /* staged B rows per stage */
     size_t dynamic_shared;  /* buffsize * register_tile * sizeof(value) */
@@ -57,6 +58,7 @@ static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_param
         rt_spmm_cuda_param_int(p, kind, "min_blocks", &tp->min_blocks, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "index_bytes", &tp->index_bytes, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "allow_spills", &tp->allow_spills, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &tp->nnz_unroll, err) != 0 ||
         rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0)
         return -1;
     tp->use_ell = strcmp(staging, "ell") == 0;
@@ -269,7 +271,7 @@ static int plan_fits_kernel(const rt_tiled_plan *plan, const tiled_params *tp, c
 static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled_params *tp,
                            rt_err *err)
 {
-    char defs[7][RT_CUDA_DEFINE_MAX];
+    char defs[8][RT_CUDA_DEFINE_MAX];
     snprintf(defs[0], sizeof defs[0], "RT_FP64=%d", in->prec == RT_FP64);
     snprintf(defs[1], sizeof defs[1], "RT_ROW_MAJOR=%d", in->layout == RT_ROW_MAJOR);
     snprintf(defs[2], sizeof defs[2], "BLOCK_SIZE=%lld", (long long)tp->block_size);
@@ -277,12 +279,14 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     snprintf(defs[4], sizeof defs[4], "MIN_BLOCKS=%lld", (long long)tp->min_blocks);
     snprintf(defs[5], sizeof defs[5], "STAGING_ELL=%d", tp->use_ell);
     snprintf(defs[6], sizeof defs[6], "INDEX_BYTES=%lld", (long long)tp->index_bytes);
-    const char *const defines[7] = {defs[0], defs[1], defs[2], defs[3], defs[4], defs[5], defs[6]};
+    snprintf(defs[7], sizeof defs[7], "NNZ_UNROLL=%lld", (long long)tp->nnz_unroll);
+    const char *const defines[8] = {defs[0], defs[1], defs[2], defs[3],
+                                    defs[4], defs[5], defs[6], defs[7]};
     const char *source = rt_cuda_source("spmm_tiled.cu");
     if (!source)
         return rt_err_set(err, "%s: kernel source spmm_tiled.cu is not embedded in the plugin",
                           s->what);
-    if (rt_cuda_get_variant(s->ctx, "spmm_tiled.cu", source, defines, 7, "rt_spmm_tiled",
+    if (rt_cuda_get_variant(s->ctx, "spmm_tiled.cu", source, defines, 8, "rt_spmm_tiled",
                             &s->variant, err) != 0)
         return rt_err_prefix(err, "%s", s->what);
     if (s->variant.local_bytes > 0 && !tp->allow_spills) {

@@ -7,6 +7,7 @@
 //   BLOCK_SIZE    threads = rows per block        REGISTER      columns of C per thread (1..64)
 //   MIN_BLOCKS    NUMBLOCKS of __launch_bounds__  STAGING_ELL   1: ELL per (stage, warp), 0: CSR
 //   INDEX_BYTES   2 (unsigned short) or 4 (int) shared-memory indices
+//   NNZ_UNROLL    nonzeros loaded ahead per thread (1 = Listing 1's loop)
 // Shared memory holds buffsize * REGISTER values: column-major B is staged as
 // shared[k * buffsize + slot] (the paper's layout), row-major B as shared[slot * REGISTER + k] so
 // that consecutive threads copy consecutive elements of a row of B (coalesced along k).
@@ -50,6 +51,9 @@
 #endif
 #ifndef INDEX_BYTES
 #define INDEX_BYTES 2
+#endif
+#ifndef NNZ_UNROLL
+#define NNZ_UNROLL 1
 #endif
 #define WARP_SIZE 32
 
@@ -133,10 +137,11 @@ rt_spmm_tiled(value_t *__restrict__ C, const value_t *__restrict__ B,
 #endif
             __syncthreads();
             // A (stage, warp) or (stage, row) holds at most buffsize entries per row (distinct
-            // staged columns), so 32-bit counters suffice inside a stage. The nonzero loop is not
-            // unrolled: unrolling it keeps loads of several nonzeros in flight on top of the
-            // REGISTER accumulators and made fp64 variants spill at the 64-register cap of
-            // 1024-thread blocks, while not unrolling spills nothing up to REGISTER 16.
+            // staged columns), so 32-bit counters suffice inside a stage. The nonzero loop keeps
+            // NNZ_UNROLL loads in flight and is otherwise not unrolled: letting the compiler
+            // unroll it freely made fp64 variants spill at the 64-register cap of 1024-thread
+            // blocks; an explicit, tunable depth lets the search weigh latency against registers
+            // (spilling variants are recorded as infeasible).
 #if STAGING_ELL
             const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
             const long long first = displ[slice];
@@ -144,12 +149,23 @@ rt_spmm_tiled(value_t *__restrict__ C, const value_t *__restrict__ B,
             const value_t *vp = value + first * WARP_SIZE + lane;
             const index_t *ip = index + first * WARP_SIZE + lane;
 #pragma unroll 1
-            for (int m = 0; m < ell_rows; ++m) {
-                const value_t a = vp[m * WARP_SIZE];
-                const int slot = ip[m * WARP_SIZE];
+            for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
+                // NNZ_UNROLL independent loads of A in flight before the first use: with long rows
+                // (XCT rays) and few resident warps, one load at a time leaves the thread waiting
+                // on global-memory latency for every nonzero.
+                value_t a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
 #pragma unroll
-                for (int k = 0; k < REGISTER; ++k)
-                    acc[k] += RT_SHARED_AT(slot, k) * a;
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = m + u < ell_rows;
+                    a[u] = in ? vp[(m + u) * WARP_SIZE] : (value_t)0;
+                    slot[u] = in ? (int)ip[(m + u) * WARP_SIZE] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += RT_SHARED_AT(slot[u], k) * a[u];
             }
 #else
             const long long r = s * BLOCK_SIZE + threadIdx.x;
@@ -158,12 +174,20 @@ rt_spmm_tiled(value_t *__restrict__ C, const value_t *__restrict__ B,
             const value_t *vp = value + first;
             const index_t *ip = index + first;
 #pragma unroll 1
-            for (int e = 0; e < entries; ++e) {
-                const value_t a = vp[e];
-                const int slot = ip[e];
+            for (int e = 0; e < entries; e += NNZ_UNROLL) {
+                value_t a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
 #pragma unroll
-                for (int k = 0; k < REGISTER; ++k)
-                    acc[k] += RT_SHARED_AT(slot, k) * a;
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = e + u < entries;
+                    a[u] = in ? vp[e + u] : (value_t)0;
+                    slot[u] = in ? (int)ip[e + u] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += RT_SHARED_AT(slot[u], k) * a[u];
             }
 #endif
             // The next stage overwrites shared memory that slower warps may still be reading.
