@@ -55,7 +55,9 @@ typedef struct rt_bound {
 
 /* Computes the bound. Fails (naming the machine file and the term) when the traffic has bytes
  * at a level or tier the machine has no ceiling for, when a traffic value is negative or not
- * finite, or when the model is empty (no flops and no bytes anywhere). */
+ * finite, or when the model is empty (no flops and no bytes anywhere). One exception: shared
+ * bytes on a cpu machine without shared_gbs (a CPU kernel emulating a GPU's shared-memory
+ * staging) leave level_s[shared] at 0 instead of failing: a missing term only loosens a bound. */
 int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_opts *opt,
                      rt_bound *out, rt_err *err);
 

@@ -101,6 +101,10 @@ int rt_roofline_load_points(sqlite3 *db, const char *experiment, rt_roofline_poi
         rt_roofline_point *p = &v[(*n)++];
         memset(p, 0, sizeof *p);
         p->id = sqlite3_column_int64(st, 0);
+        const char *kernel = (const char *)sqlite3_column_text(st, 1);
+        const char *matrix = (const char *)sqlite3_column_text(st, 2);
+        snprintf(p->kernel, sizeof p->kernel, "%s", kernel ? kernel : "");
+        snprintf(p->matrix, sizeof p->matrix, "%s", matrix ? matrix : "");
         const char *prec = (const char *)sqlite3_column_text(st, 4);
         p->precision = prec && strcmp(prec, "fp64") == 0 ? RT_FP64 : RT_FP32;
         make_label(p->label, sizeof p->label, (const char *)sqlite3_column_text(st, 1),
@@ -279,44 +283,283 @@ static axis_range ranges(const rt_machine *m, const rt_roofline_point *pts, int 
     return r;
 }
 
-/* One figure: its .dat (the points) and .gp (ceilings as functions, points from the .dat). */
-static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n, int internode,
-                        const char *dir, const char *stem, const char *title, int *drawn,
-                        rt_err *err)
+/* ---- layout: one style per kernel, the labelled points and where their tags go ------------- */
+
+/* Geometry in screen fractions of rt_plot_gnuplot's canvas (1024 x 640 pixels). The plot area is
+ * pinned with explicit margins so that a tag placed here in pixels lands where gnuplot draws it;
+ * the right part of the canvas holds the legend and, below it, the key table. */
+#define FIG_W_PX 1024.0
+#define FIG_H_PX 640.0
+#define FIG_LEFT 0.10
+#define FIG_RIGHT 0.60
+#define FIG_BOTTOM 0.11
+#define FIG_TOP 0.91
+/* Approximate sizes in pixels for the overlap tests: a tag character (font ',9'), a tag's
+ * height, a marker, a legend line (font ',10', spacing 1) and a key-table line (font ',8'). */
+#define TAG_CHAR_PX 7.0
+#define TAG_H_PX 12.0
+#define TAG_GAP_PX 3.0
+#define MARK_PX 10.0
+#define KEY_LINE_PX 16.5
+#define TABLE_LINE_PX 12.5
+/* Characters of a point's label in the key table (the .dat keeps the whole label). */
+#define TABLE_LABEL_CHARS 56
+
+/* Kernel styles: colour cycles over 8, the marker over 6 filled shapes, so the first 24 kernels
+ * all differ. Shared-look colours (rt_plot_gnuplot) in the same order; the roofs are lines, so
+ * the same colours on markers do not mix them up. */
+static const char *const kernel_colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                             "#E69F00", "#56B4E9", "#000000", "#8C564B"};
+#define N_KERNEL_COLOURS ((int)(sizeof kernel_colours / sizeof kernel_colours[0]))
+static const int kernel_markers[] = {7, 5, 9, 11, 13, 15};
+#define N_KERNEL_MARKERS ((int)(sizeof kernel_markers / sizeof kernel_markers[0]))
+
+typedef struct fig_point {
+    int i;          /* index into the points */
+    double x, y;    /* data coordinates */
+    double px, py;  /* pixels from the plot area's lower left corner */
+    int kernel;     /* style index: kernels in order of first appearance */
+    int key;        /* 1..n_keys: the best point of its (kernel, matrix); 0: no tag */
+    double lx, ly;  /* tag position in data coordinates (left end of the text); NAN: none */
+    double ex, ey;  /* end of a leader line from the point to a tag placed away from it (on
+                       the tag's nearest side); NAN when the tag sits next to its point */
+} fig_point;
+
+typedef struct fig_layout {
+    int n;                /* drawn points */
+    fig_point *fp;
+    int n_kernels;
+    const char **kernels; /* names, borrowed from the points ("?" when a point has none) */
+    int n_keys;
+    int *key_fp;          /* key k (1-based) is fp[key_fp[k - 1]] */
+} fig_layout;
+
+static void layout_free(fig_layout *L)
 {
-    FILE *dat = NULL, *gp = NULL;
-    if (open_file(dir, stem, "dat", &dat, err) != 0)
-        return -1;
-    fprintf(dat, "# Roofline points (%s) against machine '%s'%s\n",
-            internode ? "inter-node: x = flop per network byte" : "x = flop per DRAM byte",
-            m->name, m->path[0] ? "" : " (in memory)");
-    fprintf(dat, "# id\tintensity\tgflops_per_rank\tcounted_intensity\tlocal_roof_gflops\t"
-                 "above\tlabel\n");
-    *drawn = 0;
-    const rt_ceilings *e = &m->effective;
+    free(L->fp);
+    free(L->kernels);
+    free(L->key_fp);
+    memset(L, 0, sizeof *L);
+}
+
+static const char *kernel_of(const rt_roofline_point *p)
+{
+    return p->kernel[0] ? p->kernel : "?";
+}
+
+/* What the grouping sorts: qsort has no context argument, so each entry carries its keys. */
+typedef struct group_entry {
+    int kernel;
+    const char *matrix;
+    double y;
+    int fp;
+} group_entry;
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const group_entry *a = pa, *b = pb;
+    if (a->kernel != b->kernel)
+        return a->kernel < b->kernel ? -1 : 1;
+    const int c = strcmp(a->matrix, b->matrix);
+    if (c != 0)
+        return c;
+    if (a->y != b->y)
+        return a->y > b->y ? -1 : 1; /* best first */
+    return a->fp < b->fp ? -1 : (a->fp > b->fp); /* ties: the earlier point */
+}
+
+typedef struct box {
+    double x0, x1, y0, y1;
+} box;
+
+static int boxes_overlap(const box *a, const box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/* A tag's box, with a gap around it so that two neighbouring numbers never read as one. */
+static box tag_box(double tx, double ty, double w)
+{
+    const box b = {tx - TAG_GAP_PX, tx + w + TAG_GAP_PX, ty - TAG_H_PX / 2, ty + TAG_H_PX / 2};
+    return b;
+}
+
+/* Greedy tag placement: each tag, in key order, takes the candidate spot around its point that
+ * overlaps the fewest earlier tags (weighted heavily), then the fewest markers, staying inside
+ * the plot area; nearer rings win ties. Deterministic, O(tags x candidates x points). */
+static void place_tags(fig_layout *L, const axis_range *r)
+{
+    const double w_px = (FIG_RIGHT - FIG_LEFT) * FIG_W_PX, h_px = (FIG_TOP - FIG_BOTTOM) * FIG_H_PX;
+    const double lx0 = log10(r->xlo), ly0 = log10(r->ylo);
+    const double dx = log10(r->xhi) - lx0, dy = log10(r->yhi) - ly0;
+    for (int k = 0; k < L->n; ++k) {
+        fig_point *f = &L->fp[k];
+        f->px = (log10(f->x) - lx0) / dx * w_px;
+        f->py = (log10(f->y) - ly0) / dy * h_px;
+    }
+    box *placed = malloc(sizeof *placed * (size_t)(L->n_keys > 0 ? L->n_keys : 1));
+    if (!placed)
+        return; /* tags then keep NAN positions: drawn points, no tags */
+    for (int key = 1; key <= L->n_keys; ++key) {
+        fig_point *f = &L->fp[L->key_fp[key - 1]];
+        char text[16];
+        const double w = snprintf(text, sizeof text, "%d", key) * TAG_CHAR_PX;
+        /* Right, upper right, lower right, left, above, below, upper left, lower left: the
+         * left-middle of the text relative to the point, then the same ring farther out. */
+        const double ring[8][2] = {{7, 0},      {5, 9},      {5, -9},     {-7 - w, 0},
+                                   {-w / 2, 12}, {-w / 2, -12}, {-5 - w, 9}, {-5 - w, -9}};
+        double best_cost = INFINITY, best_x = f->px + 7, best_y = f->py;
+        int best_dist = 1, best_c = 0;
+        for (int dist = 1; dist <= 3; ++dist)
+            for (int c = 0; c < 8; ++c) {
+                const double s = dist == 1 ? 1.0 : dist == 2 ? 2.2 : 3.4;
+                /* Leftward spots keep the text's right end near the point: scale the gap only. */
+                const double ox = ring[c][0] < 0 ? ring[c][0] - (s - 1) * 7 : ring[c][0] * s;
+                const double tx = f->px + (c == 4 || c == 5 ? ring[c][0] : ox);
+                const double ty = f->py + ring[c][1] * s;
+                const box b = tag_box(tx, ty, w);
+                double cost = (dist - 1) * 0.5 + c * 0.01;
+                if (b.x0 < 0 || b.x1 > w_px || b.y0 < 0 || b.y1 > h_px)
+                    cost += 1000;
+                for (int q = 0; q < key - 1; ++q)
+                    cost += boxes_overlap(&b, &placed[q]) ? 100 : 0;
+                for (int q = 0; q < L->n; ++q) {
+                    if (&L->fp[q] == f)
+                        continue; /* the ring's offsets already keep clear of its own point */
+                    const box mk = {L->fp[q].px - MARK_PX / 2, L->fp[q].px + MARK_PX / 2,
+                                    L->fp[q].py - MARK_PX / 2, L->fp[q].py + MARK_PX / 2};
+                    cost += boxes_overlap(&b, &mk) ? 1 : 0;
+                }
+                if (cost < best_cost) {
+                    best_cost = cost;
+                    best_x = tx;
+                    best_dist = dist;
+                    best_c = c;
+                    best_y = ty;
+                }
+            }
+        placed[key - 1] = tag_box(best_x, best_y, w);
+        f->lx = pow(10, lx0 + best_x / w_px * dx);
+        f->ly = pow(10, ly0 + best_y / h_px * dy);
+        if (best_dist > 1) {
+            /* Far from its point a tag could belong to a neighbour: a leader line says whose
+             * it is, ending on the side of the text that faces the point. */
+            const double ex = best_c == 4 || best_c == 5 ? best_x + w / 2
+                              : ring[best_c][0] < 0     ? best_x + w + 1
+                                                        : best_x - 1;
+            const double ey = best_c == 4   ? best_y - TAG_H_PX / 2
+                              : best_c == 5 ? best_y + TAG_H_PX / 2
+                                            : best_y;
+            f->ex = pow(10, lx0 + ex / w_px * dx);
+            f->ey = pow(10, ly0 + ey / h_px * dy);
+        }
+    }
+    free(placed);
+}
+
+/* The drawn points of one figure, their kernels, and which of them are labelled. */
+static int layout_build(const rt_roofline_point *pts, int n, int internode, const axis_range *r,
+                        fig_layout *L, rt_err *err)
+{
+    memset(L, 0, sizeof *L);
+    const size_t cap = (size_t)(n > 0 ? n : 1);
+    L->fp = calloc(cap, sizeof *L->fp);
+    L->kernels = calloc(cap, sizeof *L->kernels);
+    L->key_fp = calloc(cap, sizeof *L->key_fp);
+    group_entry *g = calloc(cap, sizeof *g);
+    if (!L->fp || !L->kernels || !L->key_fp || !g) {
+        free(g);
+        layout_free(L);
+        return rt_err_set(err, "roofline plot: out of memory laying out %d points", n);
+    }
     for (int i = 0; i < n; ++i) {
         const rt_roofline_point *p = &pts[i];
         const double x = internode ? p->net_intensity : p->intensity;
-        if (!(x > 0))
+        if (!(x > 0) || !(per_rank(p) > 0))
             continue;
+        fig_point *f = &L->fp[L->n];
+        f->i = i;
+        f->x = x;
+        f->y = per_rank(p);
+        f->lx = f->ly = f->ex = f->ey = NAN;
+        const char *kname = kernel_of(p);
+        int k = 0;
+        while (k < L->n_kernels && strcmp(L->kernels[k], kname) != 0)
+            ++k;
+        if (k == L->n_kernels)
+            L->kernels[L->n_kernels++] = kname;
+        f->kernel = k;
+        g[L->n] = (group_entry){k, p->matrix, f->y, L->n};
+        ++L->n;
+    }
+    qsort(g, (size_t)L->n, sizeof *g, group_cmp);
+    for (int j = 0; j < L->n; ++j) {
+        const int first = j == 0 || g[j].kernel != g[j - 1].kernel ||
+                          strcmp(g[j].matrix, g[j - 1].matrix) != 0;
+        if (first) {
+            L->key_fp[L->n_keys++] = g[j].fp;
+            L->fp[g[j].fp].key = L->n_keys;
+        }
+    }
+    free(g);
+    place_tags(L, r);
+    return 0;
+}
+
+/* One figure: its .dat (the points and the key table) and .gp (ceilings as functions, points and
+ * tags from the .dat, the key table beside the plot). */
+static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n, int internode,
+                        const char *dir, const char *stem, const char *title, int *drawn,
+                        int *labelled, rt_err *err)
+{
+    const axis_range r = ranges(m, pts, n, internode);
+    fig_layout L;
+    if (layout_build(pts, n, internode, &r, &L, err) != 0)
+        return -1;
+    *drawn = L.n;
+    *labelled = L.n_keys;
+    FILE *dat = NULL, *gp = NULL;
+    if (open_file(dir, stem, "dat", &dat, err) != 0) {
+        layout_free(&L);
+        return -1;
+    }
+    fprintf(dat, "# Roofline points (%s) against machine '%s'%s\n",
+            internode ? "inter-node: x = flop per network byte" : "x = flop per DRAM byte",
+            m->name, m->path[0] ? "" : " (in memory)");
+    fprintf(dat, "# Key: the numbered points, the best GFLOP/s per rank of each (kernel, "
+                 "matrix); the figure tags them with the number.\n");
+    for (int k = 1; k <= L.n_keys; ++k) {
+        const rt_roofline_point *p = &pts[L.fp[L.key_fp[k - 1]].i];
+        fprintf(dat, "# key %d\tid %lld\t%s\t%s\t%.6g GFLOP/s per rank\t%s\n", k, p->id,
+                kernel_of(p), p->matrix[0] ? p->matrix : "?", per_rank(p), p->label);
+    }
+    fprintf(dat, "# id\tintensity\tgflops_per_rank\tcounted_intensity\tlocal_roof_gflops\t"
+                 "above\tlabel\tkernel_style\tkey\ttag_x\ttag_y\tleader_x\tleader_y\n");
+    const rt_ceilings *e = &m->effective;
+    for (int k = 0; k < L.n; ++k) {
+        const fig_point *f = &L.fp[k];
+        const rt_roofline_point *p = &pts[f->i];
         const double peak = p->precision == RT_FP64 ? e->fp64_gflops : e->fp32_gflops;
         /* The point's own local roofline peak: what the inter-node figure uses as its roof. */
         const double local_roof = p->intensity > 0 && e->level_gbs[RT_LEVEL_DRAM] > 0
                                       ? fmin(peak, p->intensity * e->level_gbs[RT_LEVEL_DRAM])
                                       : peak;
-        fprintf(dat, "%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%d\t", p->id, x, per_rank(p),
+        fprintf(dat, "%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%d\t", p->id, f->x, f->y,
                 internode ? NAN : p->counted_intensity, local_roof, p->above);
         dat_label(dat, p->label);
-        fputc('\n', dat);
-        ++*drawn;
+        fprintf(dat, "\t%d\t%d\t%.9g\t%.9g\t%.9g\t%.9g\n", f->kernel, f->key, f->lx, f->ly,
+                f->ex, f->ey);
     }
-    if (fclose(dat) != 0)
+    if (fclose(dat) != 0) {
+        layout_free(&L);
         return rt_err_set(err, "roofline plot: writing %s/%s.dat failed", dir, stem);
-    if (open_file(dir, stem, "gp", &gp, err) != 0)
+    }
+    if (open_file(dir, stem, "gp", &gp, err) != 0) {
+        layout_free(&L);
         return -1;
+    }
     char qtitle[512];
     rt_plot_quote(title, qtitle, sizeof qtitle);
-    const axis_range r = ranges(m, pts, n, internode);
     fprintf(gp, "# Roofline figure written by rooftune; regenerate with: gnuplot %s.gp\n", stem);
     fprintf(gp, "reset\n");
     rt_plot_write_style(gp);
@@ -327,43 +570,93 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
                                                : "arithmetic intensity (flop / DRAM byte)");
     fprintf(gp, "set ylabel 'GFLOP/s per rank'\n");
     fprintf(gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", r.xlo, r.xhi, r.ylo, r.yhi);
+    fprintf(gp, "# The plot area is pinned: the tags' places in the .dat were computed for it.\n");
+    fprintf(gp, "set lmargin at screen %.3f\nset rmargin at screen %.3f\n", FIG_LEFT, FIG_RIGHT);
+    fprintf(gp, "set bmargin at screen %.3f\nset tmargin at screen %.3f\n", FIG_BOTTOM, FIG_TOP);
+    fprintf(gp, "set key font ',10' spacing 1\n");
     fprintf(gp, "set format x '%%g'\nset format y '%%g'\nset samples 1000\n");
     fprintf(gp, "# A roof: bandwidth (GB/s) x intensity, capped at the peak (GFLOP/s).\n");
     fprintf(gp, "roof(x, bw, peak) = (x * bw < peak) ? x * bw : peak\n");
     fprintf(gp, "set datafile separator '\\t'\n");
 
-    char cmd[8192];
+    char cmd[16384];
     snprintf(cmd, sizeof cmd, "plot \\\n");
     ceiling_items(m, internode, cmd, sizeof cmd);
     size_t used = strlen(cmd);
-    if (*drawn > 0) {
-        if (internode)
+    int key_lines = 0; /* legend entries, to put the key table below the legend */
+    for (const char *s = cmd; (s = strstr(s, " title '")) != NULL; ++s)
+        ++key_lines;
+    if (L.n > 0) {
+        if (internode) {
             used += (size_t)snprintf(cmd + used, sizeof cmd - used,
                                      "  '%s.dat' using 2:5 with points pt 1 ps 1.5 lc rgb "
                                      "'#808080' title 'local roofline peak of the point', \\\n",
                                      stem);
-        used += (size_t)snprintf(cmd + used, sizeof cmd - used,
-                                 "  '%s.dat' using 2:3 with points pt 7 ps 1.3 lc rgb '#000000' "
-                                 "title 'results (model traffic)', \\\n",
-                                 stem);
-        if (!internode)
+            ++key_lines;
+        }
+        for (int k = 0; k < L.n_kernels && used + 600 < sizeof cmd; ++k) {
+            char qk[160];
+            rt_plot_quote(L.kernels[k], qk, sizeof qk);
             used += (size_t)snprintf(cmd + used, sizeof cmd - used,
-                                     "  '%s.dat' using 4:3 with points pt 6 ps 1.3 lc rgb "
-                                     "'#000000' title 'results (counted DRAM traffic)', \\\n",
+                                     "  '%s.dat' using 2:($8 == %d ? $3 : NaN) with points pt %d "
+                                     "ps 1.2 lc rgb '%s' title %s, \\\n",
+                                     stem, k, kernel_markers[k % N_KERNEL_MARKERS],
+                                     kernel_colours[k % N_KERNEL_COLOURS], qk);
+            ++key_lines;
+        }
+        if (!internode) {
+            used += (size_t)snprintf(cmd + used, sizeof cmd - used,
+                                     "  '%s.dat' using 4:3 with points pt 6 ps 1.2 lc rgb "
+                                     "'#000000' title 'counted DRAM traffic (hollow)', \\\n",
                                      stem);
+            ++key_lines;
+        }
         used += (size_t)snprintf(cmd + used, sizeof cmd - used,
-                                 "  '%s.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 7 ps 1.6 "
-                                 "lc rgb '#d62728' title 'flagged above the roofline', \\\n",
+                                 "  '%s.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.2 "
+                                 "lw 2 lc rgb '#d62728' title 'flagged above the roofline', \\\n",
+                                 stem);
+        ++key_lines;
+        used += (size_t)snprintf(cmd + used, sizeof cmd - used,
+                                 "  '%s.dat' using 2:3:($12 - $2):($13 - $3) with vectors "
+                                 "nohead lw 1 lc rgb '#909090' notitle, \\\n",
                                  stem);
         used += (size_t)snprintf(cmd + used, sizeof cmd - used,
-                                 "  '%s.dat' using 2:3:7 with labels offset char 0.6,0.6 left "
-                                 "font ',8' notitle, \\\n",
+                                 "  '%s.dat' using 10:11:(stringcolumn(9)) with labels left "
+                                 "font ',9' tc rgb '#202020' notitle, \\\n",
                                  stem);
     }
     /* Drop the trailing ", \" continuation. */
     if (used >= 4 && strcmp(cmd + used - 4, ", \\\n") == 0)
         snprintf(cmd + used - 4, sizeof cmd - (used - 4), "\n");
+
+    /* The key table, below the legend in the right margin; what does not fit is in the .dat. */
+    if (L.n_keys > 0) {
+        const double x = FIG_RIGHT + 0.02;
+        double y = FIG_TOP - (key_lines * KEY_LINE_PX + 22) / FIG_H_PX;
+        int room = (int)((y - 0.02) * FIG_H_PX / TABLE_LINE_PX) - 1;
+        if (room < 1)
+            room = 1; /* a legend that fills the margin leaves room for the pointer line only */
+        fprintf(gp, "# Key table: the tagged points, the best of each (kernel, matrix).\n");
+        fprintf(gp, "set label 'tagged: best of each kernel and matrix' at screen %.4f,%.4f "
+                    "left font ',8'\n", x, y);
+        for (int k = 1; k <= L.n_keys; ++k) {
+            y -= TABLE_LINE_PX / FIG_H_PX;
+            char line[TABLE_LABEL_CHARS + 32], q[2 * TABLE_LABEL_CHARS + 80];
+            if (k == room && L.n_keys > room) {
+                snprintf(line, sizeof line, "... %d more in %s.dat", L.n_keys - room + 1, stem);
+                k = L.n_keys;
+            } else {
+                const rt_roofline_point *p = &pts[L.fp[L.key_fp[k - 1]].i];
+                const size_t len = strlen(p->label);
+                snprintf(line, sizeof line, "%2d  %.*s%s", k, TABLE_LABEL_CHARS, p->label,
+                         len > TABLE_LABEL_CHARS ? "..." : "");
+            }
+            rt_plot_quote(line, q, sizeof q);
+            fprintf(gp, "set label %s at screen %.4f,%.4f left font ',8'\n", q, x, y);
+        }
+    }
     rt_plot_write_render(gp, stem, cmd);
+    layout_free(&L);
     if (fclose(gp) != 0)
         return rt_err_set(err, "roofline plot: writing %s/%s.gp failed", dir, stem);
     return 0;
@@ -399,13 +692,16 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
         return rt_err_set(err, "roofline plot: %d distributed results but machine '%s' has no "
                           "global network tier to draw the inter-node roofline against",
                           n_inter_candidates, m->name);
-    if (write_figure(m, pts, n, 0, opt->out_dir, stem, title, &res->n_points, err) != 0)
+    if (write_figure(m, pts, n, 0, opt->out_dir, stem, title, &res->n_points, &res->n_labelled,
+                     err) != 0)
         return -1;
     res->n_figures = 1;
     if (n_inter_candidates > 0) {
         char t2[300];
         snprintf(t2, sizeof t2, "%s (inter-node)", title);
-        if (write_figure(m, pts, n, 1, opt->out_dir, stem_inter, t2, &res->n_internode, err) != 0)
+        int inter_labelled = 0;
+        if (write_figure(m, pts, n, 1, opt->out_dir, stem_inter, t2, &res->n_internode,
+                         &inter_labelled, err) != 0)
             return -1;
         res->n_figures = 2;
     }

@@ -4,8 +4,15 @@
  *
  * Local roofline: log-log, arithmetic intensity (flop per DRAM byte of the traffic model) on x,
  * GFLOP/s on y; one ceiling per memory level (bandwidth x intensity, capped at the peak) and the
- * fp32 and fp64 peaks, spec dashed and measured solid; one labelled point per result, plus a hollow
- * point at the intensity the hardware counters saw when dram_bytes_read/write were collected.
+ * fp32 and fp64 peaks, spec dashed and measured solid; one point per result, with one marker and
+ * colour per kernel (the legend names the kernels), plus a hollow point at the intensity the
+ * hardware counters saw when dram_bytes_read/write were collected.
+ *
+ * Labels: with dozens of results the full labels overlap into a blob, so only the best point
+ * (highest GFLOP/s per rank) of each (kernel, matrix) is tagged, with a number; the numbers are
+ * the key table, written into the .dat (comment lines "# key N ...", and column `key` of every
+ * row) and drawn beside the plot. Tags are placed greedily around their points, avoiding each
+ * other and the other markers. Every point's full label stays in the .dat.
  *
  * Inter-node roofline (distributed results only), after Brock, Buluc and Yelick (ICS'24, Fig. 2):
  * x = flop per byte sent over the network (global tier), slope = the per-GPU network bandwidth,
@@ -25,6 +32,8 @@ struct sqlite3;
 
 typedef struct rt_roofline_point {
     long long id;              /* points.id, or any number for points built by hand */
+    char kernel[64];           /* full kernel name: one marker and colour per kernel */
+    char matrix[64];           /* with kernel: the group whose best point is labelled */
     char label[128];
     rt_precision precision;
     int ranks;
@@ -47,6 +56,7 @@ typedef struct rt_roofline_plot_result {
     int n_points;         /* points drawn on the local figure */
     int n_internode;      /* points drawn on the inter-node figure */
     int n_skipped;        /* results without a traffic model (no intensity) */
+    int n_labelled;       /* tagged points of the local figure: one per (kernel, matrix) */
     int gnuplot_missing;  /* 1: gnuplot not on PATH; .dat/.gp written, no images */
     char message[256];
 } rt_roofline_plot_result;

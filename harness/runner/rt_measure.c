@@ -475,8 +475,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     }
     /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */
     if (rec.status == RT_POINT_OK)
-        rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem, &env, &rec,
-                               &metrics);
+        rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem,
+                               m->cfg->measure.mode[0] != 'c', &env, &rec, &metrics);
 
 record:
     if (have_state)

@@ -1,4 +1,5 @@
 #include "spmm_family.h"
+#include "spmm_traffic.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -217,16 +218,19 @@ static double spmm_nonzeros(const void *inputs)
 
 rt_traffic rt_spmm_traffic_compulsory(const rt_spmm_inputs *in, rt_precision value_prec)
 {
-    rt_traffic t;
-    memset(&t, 0, sizeof t);
     const rt_csr *a = in->a;
     const double vb = (double)rt_precision_bytes(value_prec);
-    const double db = (double)rt_precision_bytes(in->prec);
     const double a_bytes = (double)a->nnz * (vb + 4.0) + (double)(a->rows + 1) * 8.0;
-    const double b_bytes = (double)a->cols * (double)in->k * db;
-    const double c_bytes = (double)a->rows * (double)in->k * db;
-    t.flops = 2.0 * (double)a->nnz * (double)in->k;
-    t.bytes[RT_LEVEL_DRAM] = a_bytes + b_bytes + c_bytes;
+    rt_traffic t;
+    rt_err err;
+    if (rt_spmm_traffic_fill(in, a_bytes, 0, &t, &err) != 0) {
+        /* Only when the column bitmap cannot be allocated: leave B out rather than count all of
+         * it, so the model stays a lower bound (kernels' hooks report the error instead). */
+        const double db = (double)rt_precision_bytes(in->prec);
+        memset(&t, 0, sizeof t);
+        t.flops = 2.0 * (double)a->nnz * (double)in->k;
+        t.bytes[RT_LEVEL_DRAM] = a_bytes + (double)a->rows * (double)in->k * db;
+    }
     return t;
 }
 

@@ -118,6 +118,14 @@ int main(void)
     RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", NULL, 0, out, &res, &err) == 0, "%s",
                  err.msg);
     RT_CHECK_MSG(res.n_figures == 2, "%s", res.message);
+    /* Rendering depends on gnuplot being on PATH (the GPU hosts have none): the result must say
+     * which it was; the .dat checks below hold either way. */
+    char gnuplot[4096];
+    const int have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
+    RT_CHECK_MSG(res.gnuplot_missing == !have_gnuplot &&
+                     rt_test_contains(res.message, have_gnuplot ? ".png, .svg"
+                                                                : "gnuplot not found"),
+                 "gnuplot %s: %s", have_gnuplot ? "found" : "missing", res.message);
     char *dat = read_all(out, "gflops-vs-row_block-band.dat");
     RT_CHECK_MSG(dat && rt_test_contains(dat, "32 1 1\n64 2 1\n128 3 1\n") &&
                      rt_test_contains(dat, "32 2.5 1\n64 3.5 1\n128 4.5 1\n") &&

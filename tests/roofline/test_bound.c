@@ -78,6 +78,32 @@ static void test_intra(const rt_machine *m)
     RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
     RT_CHECK_MSG(near(b.bound_s, 0.025) && strcmp(b.limit, "l2") == 0, "%g %s", b.bound_s,
                  b.limit);
+
+    /* Shaped like a Tiled SpMM point: L2 bytes equal to the DRAM bytes (the GPU kernels' lower
+     * bound), many more shared bytes (every stored entry reads K values). fp32, 1e9 flops = 1 ms;
+     * DRAM 1.2e8 / 80e9 = 1.5 ms; L2 1.2e8 / 400e9 = 0.3 ms; shared 3e9 / 1000e9 = 3 ms: the
+     * shared level limits, and the bound is that level's time alone (a max, not a sum). */
+    o.precision = RT_FP32;
+    memset(&t, 0, sizeof t);
+    t.flops = 1e9;
+    t.bytes[RT_LEVEL_DRAM] = 1.2e8;
+    t.bytes[RT_LEVEL_L2] = 1.2e8;
+    t.bytes[RT_LEVEL_SHARED] = 3e9;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 3e-3) && strcmp(b.limit, "shared") == 0 &&
+                     strcmp(b.intra_limit, "shared") == 0,
+                 "%g %s", b.bound_s, b.limit);
+    RT_CHECK(near(b.level_s[RT_LEVEL_DRAM], 1.5e-3) && near(b.level_s[RT_LEVEL_L2], 0.3e-3));
+    /* With fewer shared bytes (1e9: 1 ms) DRAM limits again: 1.5 ms. */
+    t.bytes[RT_LEVEL_SHARED] = 1e9;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 1.5e-3) && strcmp(b.limit, "dram") == 0, "%g %s", b.bound_s,
+                 b.limit);
+    /* Against the spec set DRAM is 100 GB/s (1.2 ms) and the flops' 1 ms stay below it. */
+    o.ceilings = RT_CEILINGS_SPEC;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 1.2e-3) && strcmp(b.limit, "dram") == 0, "%g %s", b.bound_s,
+                 b.limit);
 }
 
 static void test_inter(const rt_machine *m)
@@ -137,11 +163,37 @@ static void test_bound_errors(const rt_machine *gpu)
                                     "dram_gbs: 20}\n", "cpu.yaml", &cpu, &err) == 0);
     memset(&t, 0, sizeof t);
     t.flops = 1;
-    t.bytes[RT_LEVEL_SHARED] = 100;
+    t.bytes[RT_LEVEL_L2] = 100;
     RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
-    RT_CHECK_MSG(rt_test_contains(err.msg, "shared_gbs") && rt_test_contains(err.msg, "'c'"),
+    RT_CHECK_MSG(rt_test_contains(err.msg, "l2_gbs") && rt_test_contains(err.msg, "'c'"),
+                 "%s", err.msg);
+    t.bytes[RT_LEVEL_L2] = 0;
+    /* Shared bytes on a cpu machine (a CPU kernel emulating shared-memory staging): no ceiling,
+     * so the term is left out rather than failing. 1 flop at 10 GF/s = 0.1 ns, 50 DRAM bytes at
+     * 20 GB/s = 2.5 ns. */
+    t.bytes[RT_LEVEL_SHARED] = 1e12;
+    t.bytes[RT_LEVEL_DRAM] = 50;
+    RT_CHECK_MSG(rt_bound_compute(&t, &cpu, NULL, &b, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(b.level_s[RT_LEVEL_SHARED] == 0 && near(b.bound_s, 2.5e-9) &&
+                     strcmp(b.limit, "dram") == 0,
+                 "%g %g %s", b.level_s[RT_LEVEL_SHARED], b.bound_s, b.limit);
+    /* ... but a gpu machine must have it: asking for measured ceilings where only the spec gives
+     * shared_gbs is an error naming the level. */
+    rt_machine gpu_dram_only;
+    RT_CHECK(rt_machine_load_string("name: g\nkind: gpu\nspec: {fp32_gflops: 10, "
+                                    "fp64_gflops: 5, dram_gbs: 20, l2_gbs: 40, shared_gbs: 80, "
+                                    "h2d_gbs: 1, d2h_gbs: 1}\nmeasured: {fp32_gflops: 9, "
+                                    "fp64_gflops: 4, dram_gbs: 18}\n",
+                                    "g.yaml", &gpu_dram_only, &err) == 0);
+    rt_bound_opts measured_only;
+    rt_bound_opts_init(&measured_only);
+    measured_only.ceilings = RT_CEILINGS_MEASURED;
+    RT_CHECK(rt_bound_compute(&t, &gpu_dram_only, &measured_only, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "shared_gbs in measured") &&
+                     rt_test_contains(err.msg, "'g'"),
                  "%s", err.msg);
     t.bytes[RT_LEVEL_SHARED] = 0;
+    t.bytes[RT_LEVEL_DRAM] = 0;
     t.net_bytes[RT_TIER_GLOBAL] = 100;
     RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "global.bandwidth_gbs"), "%s", err.msg);

@@ -100,6 +100,154 @@ static int file_contains(const char *dir, const char *name, const char *needle)
     return found;
 }
 
+/* The labelling rule on points built by hand: 5 kernels x 3 matrices x 4 parameter settings.
+ * Every point is drawn, one style per kernel; exactly the best point (GFLOP/s per rank) of each
+ * (kernel, matrix) gets a tag, numbered 1..15 in the .dat's key table and drawn in the figure's
+ * table; tags of two best points that sit on the same spot do not land on the same spot. */
+static void test_labels(const char *dir, const rt_machine *m)
+{
+    static const char *const kernels[] = {"spmm.cuda.csr", "spmm.cuda.ell", "spmm.cuda.tiled",
+                                          "spmm.cuda.cusparse", "spmm.cpu.csr"};
+    static const char *const matrices[] = {"banded", "rmat", "xct"};
+    enum { NK = 5, NM = 3, NP = 4, N = NK * NM * NP };
+    rt_roofline_point pts[N];
+    memset(pts, 0, sizeof pts);
+    double best[NK][NM];
+    int n = 0;
+    for (int k = 0; k < NK; ++k)
+        for (int j = 0; j < NM; ++j) {
+            best[k][j] = 0;
+            for (int q = 0; q < NP; ++q) {
+                rt_roofline_point *p = &pts[n];
+                p->id = 100 + n;
+                snprintf(p->kernel, sizeof p->kernel, "%s", kernels[k]);
+                snprintf(p->matrix, sizeof p->matrix, "%s", matrices[j]);
+                snprintf(p->label, sizeof p->label, "%s %s fp32 block:%d", kernels[k] + 5,
+                         matrices[j], 32 << q);
+                p->precision = RT_FP32;
+                p->ranks = 1;
+                /* The best setting moves around: q = (k + j) % NP. */
+                p->gflops = 100.0 * (1 + j) + 10.0 * k + (q == (k + j) % NP ? 9.0 : q);
+                p->intensity = 0.5 * (1 + j) + 0.01 * q;
+                p->counted_intensity = NAN;
+                p->net_intensity = NAN;
+                if (p->gflops > best[k][j])
+                    best[k][j] = p->gflops;
+                ++n;
+            }
+        }
+    /* Two best points on the very same spot: spmm.cuda.csr and spmm.cuda.ell on rmat. */
+    pts[1 * NP + 1].gflops = 500;
+    pts[1 * NP + 1].intensity = 3;
+    pts[NM * NP + 1 * NP + 2].gflops = 500;
+    pts[NM * NP + 1 * NP + 2].intensity = 3;
+    best[0][1] = best[1][1] = 500;
+
+    rt_roofline_plot_opts o = {dir, "labels", NULL, 1};
+    rt_roofline_plot_result res;
+    rt_err err;
+    RT_CHECK_MSG(rt_roofline_plot_points(m, pts, N, &o, &res, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(res.n_points == N && res.n_labelled == NK * NM, "%d points, %d labelled",
+                 res.n_points, res.n_labelled);
+
+    char path[2100];
+    snprintf(path, sizeof path, "%s/labels.dat", dir);
+    FILE *f = fopen(path, "r");
+    RT_CHECK(f != NULL);
+    if (!f)
+        return;
+    int rows = 0, key_lines = 0, key_seen[NK * NM + 1] = {0}, labelled[NK][NM] = {{0}};
+    int style_of[NK], leaders = 0;
+    for (int k = 0; k < NK; ++k)
+        style_of[k] = -1;
+    double tag[NK * NM + 1][2];
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "# key ", 6) == 0 && line[6] >= '0' && line[6] <= '9') {
+            ++key_lines;
+            continue;
+        }
+        if (line[0] == '#')
+            continue;
+        /* id, x, y, counted, local roof, above, "label", style, key, tag_x, tag_y */
+        long long id = 0;
+        double x = 0, y = 0, tx = 0, ty = 0;
+        int style = -1, key = -1;
+        const char *q2 = strrchr(line, '"');
+        double ex = 0, ey = 0;
+        if (sscanf(line, "%lld\t%lf\t%lf", &id, &x, &y) != 3 || !q2 ||
+            sscanf(q2 + 1, "\t%d\t%d\t%lf\t%lf\t%lf\t%lf", &style, &key, &tx, &ty, &ex,
+                   &ey) != 6) {
+            RT_CHECK_MSG(0, "unreadable row: %s", line);
+            continue;
+        }
+        ++rows;
+        const int i = (int)(id - 100);
+        RT_CHECK(i >= 0 && i < N);
+        if (i < 0 || i >= N)
+            continue;
+        const int k = i / (NM * NP), j = (i / NP) % NM;
+        /* One style per kernel, different kernels different styles. */
+        if (style_of[k] < 0)
+            style_of[k] = style;
+        RT_CHECK_MSG(style_of[k] == style, "%s has styles %d and %d", kernels[k], style_of[k],
+                     style);
+        if (key > 0) {
+            RT_CHECK_MSG(key <= NK * NM && !key_seen[key], "key %d twice or out of range", key);
+            if (key <= NK * NM) {
+                key_seen[key] = 1;
+                tag[key][0] = tx;
+                tag[key][1] = ty;
+            }
+            ++labelled[k][j];
+            RT_CHECK_MSG(y == best[k][j], "%s %s: tagged %g, best %g", kernels[k], matrices[j], y,
+                         best[k][j]);
+            RT_CHECK_MSG(tx > 0 && ty > 0 && isfinite(tx) && isfinite(ty), "key %d at %g,%g", key,
+                         tx, ty);
+            /* A leader line, when there is one, ends near the tag, not at the point. */
+            RT_CHECK_MSG(isnan(ex) == isnan(ey) && (isnan(ex) || (ex > 0 && ey > 0)),
+                         "key %d leader %g,%g", key, ex, ey);
+            leaders += !isnan(ex);
+        } else {
+            RT_CHECK_MSG(key == 0 && isnan(tx) && isnan(ty) && isnan(ex) && isnan(ey),
+                         "untagged row %lld: key %d", id, key);
+        }
+    }
+    fclose(f);
+    RT_CHECK_MSG(rows == N, "%d rows: every point is drawn", rows);
+    /* Five points on one spot cannot all keep a tag beside them. */
+    RT_CHECK_MSG(leaders > 0, "no tag was moved away from its point");
+    RT_CHECK_MSG(key_lines == NK * NM, "%d key lines", key_lines);
+    for (int k = 0; k < NK; ++k) {
+        for (int j = 0; j < NM; ++j)
+            RT_CHECK_MSG(labelled[k][j] == 1, "%s %s: %d tags", kernels[k], matrices[j],
+                         labelled[k][j]);
+        for (int k2 = 0; k2 < k; ++k2)
+            RT_CHECK(style_of[k] != style_of[k2]);
+    }
+    /* No two tags on one spot: in particular the two best points that coincide. */
+    for (int a = 1; a <= NK * NM; ++a)
+        for (int b = 1; b < a; ++b)
+            RT_CHECK_MSG(key_seen[a] && key_seen[b] &&
+                             (tag[a][0] != tag[b][0] || tag[a][1] != tag[b][1]),
+                         "tags %d and %d at the same place", a, b);
+    /* The script: one titled point item per kernel, tags from the key column, the key table. */
+    for (int k = 0; k < NK; ++k) {
+        char item[128];
+        snprintf(item, sizeof item, "($8 == %d ? $3 : NaN) with points", style_of[k]);
+        RT_CHECK_MSG(file_contains(dir, "labels.gp", item), "no item for style %d", style_of[k]);
+        snprintf(item, sizeof item, "title '%s'", kernels[k]);
+        RT_CHECK_MSG(file_contains(dir, "labels.gp", item), "no legend entry %s", item);
+    }
+    RT_CHECK(file_contains(dir, "labels.gp", "using 10:11:(stringcolumn(9)) with labels"));
+    /* Keys follow the kernels' first appearance, then the matrix name. */
+    RT_CHECK(file_contains(dir, "labels.gp", "set label ' 1  cuda.csr banded fp32 block:"));
+    RT_CHECK(file_contains(dir, "labels.gp", "set label '12  cuda.cusparse xct fp32 block:"));
+    RT_CHECK(file_contains(dir, "labels.gp", "set label '15  cpu.csr xct fp32 block:"));
+    RT_CHECK(file_contains(dir, "labels.dat", "# key 2\tid 105\tspmm.cuda.csr\trmat\t500 GFLOP/s per rank"));
+    RT_CHECK(!file_contains(dir, "labels.gp", "set label '16 "));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -156,6 +304,7 @@ int main(int argc, char **argv)
         RT_CHECK(fabs(pts[2].net_intensity - 2) < 1e-12 && isnan(pts[0].net_intensity));
         RT_CHECK(isnan(pts[3].intensity));
         RT_CHECK_MSG(rt_test_contains(pts[0].label, "cpu.csr band fp32"), "%s", pts[0].label);
+        RT_CHECK(strcmp(pts[0].kernel, "spmm.cpu.csr") == 0 && strcmp(pts[0].matrix, "band") == 0);
     }
     free(pts);
     RT_CHECK(rt_roofline_load_points(db, "nope", &pts, &n, &err) != 0);
@@ -226,6 +375,8 @@ int main(int argc, char **argv)
     RT_CHECK(rt_roofline_load_points(other, NULL, &pts, &n, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "rooftune store"), "%s", err.msg);
     sqlite3_close(other);
+
+    test_labels(dir, &m);
 
     rt_store_close(st);
     return RT_TEST_RESULT();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_kernels.h"
+#include "spmm_traffic.h"
 
 int rt_spmm_cpu_available_cores(const rt_kernel_env *env)
 {
@@ -212,6 +213,11 @@ int rt_spmm_cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     const rt_spmm_inputs *in = inputs;
     if (!in)
         return rt_err_set(err, "%s: traffic model needs the inputs", self->name);
-    *t = rt_spmm_traffic_compulsory(in, in->prec);
+    /* CSR as the row-wise kernel reads it: values in the point's precision, 4-byte columns,
+     * 8-byte row offsets. */
+    const double a_bytes = (double)in->a->nnz * ((double)rt_precision_bytes(in->prec) + 4.0) +
+                           (double)(in->a->rows + 1) * 8.0;
+    if (rt_spmm_traffic_fill(in, a_bytes, 0, t, err) != 0)
+        return rt_err_prefix(err, "%s", self->name);
     return 0;
 }

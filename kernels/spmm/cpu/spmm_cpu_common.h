@@ -73,8 +73,9 @@ int rt_spmm_cpu_rowwise_bind(rt_spmm_cpu_rowwise *w, const rt_spmm_inputs *in, r
 /* Frees what bind allocated (safe on a zeroed or partly bound w). */
 void rt_spmm_cpu_rowwise_unbind(rt_spmm_cpu_rowwise *w, rt_dense *c);
 
-/* Hooks shared by the row-wise kernels. check: threads oversubscription; traffic: the family's
- * compulsory DRAM traffic with A's values in the point's precision. */
+/* Hooks shared by the row-wise kernels. check: threads oversubscription; traffic: compulsory
+ * DRAM traffic (spmm_traffic.h) with A in CSR, values in the point's precision (the ELL and Tiled
+ * kernels have their own traffic hooks for their own storage of A). */
 int rt_spmm_cpu_rowwise_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                               const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
 int rt_spmm_cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,

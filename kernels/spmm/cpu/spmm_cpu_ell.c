@@ -7,6 +7,7 @@
 #include "rt_kernels.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
+#include "spmm_traffic.h"
 
 static const rt_param_schema ell_params[] = {
     {"row_block", RT_V_INT, "1..1048576", "256", 0, "rows per OpenMP chunk (dynamic schedule)"},
@@ -126,6 +127,28 @@ static int ell_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
+/* Compulsory traffic with A as this kernel stores it: every entry of an existing row of a slice
+ * (padding included: its multiply-add is executed) with 4-byte columns, plus each slice's 8-byte
+ * offset and 4-byte width. */
+static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    const rt_spmm_inputs *in = inputs;
+    if (!in)
+        return rt_err_set(err, "%s: traffic model needs the inputs", self->name);
+    int64_t slice_height = 0;
+    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "slice_height",
+                             &slice_height, err) != 0)
+        return -1;
+    const double elem = (double)rt_precision_bytes(in->prec);
+    const double nslices = (double)((in->a->rows + slice_height - 1) / slice_height);
+    const double a_bytes =
+        (double)rt_spmm_ell_entries_read(in->a, slice_height) * (elem + 4.0) + nslices * 12.0;
+    if (rt_spmm_traffic_fill(in, a_bytes, 0, t, err) != 0)
+        return rt_err_prefix(err, "%s", self->name);
+    return 0;
+}
+
 static const rt_kernel_desc ell_desc = {
     .name = "spmm.cpu.ell",
     .family = "spmm",
@@ -141,7 +164,7 @@ static const rt_kernel_desc ell_desc = {
     .metrics = ell_metrics,
     .flush = NULL,
     .teardown = ell_teardown,
-    .traffic = rt_spmm_cpu_traffic,
+    .traffic = ell_traffic,
     .backend_ctx = NULL,
 };
 

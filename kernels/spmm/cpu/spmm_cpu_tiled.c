@@ -11,6 +11,7 @@
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 #include "spmm_tiled.h"
+#include "spmm_traffic.h"
 
 #define TILED_WARP_SIZE 32
 
@@ -280,6 +281,44 @@ static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
+/* Traffic of one execution (spmm_traffic.h): DRAM compulsory with A as the plan this kernel
+ * reads (values in the point's precision, 2- or 4-byte shared indices, stage ranges, maps), and
+ * the shared level as the kernel's own model: each thread's local buffer stands in for a GPU
+ * block's shared memory, written once per staged entry and read once per stored entry (padding
+ * included), kw columns at a time over all of K. A CPU machine has no shared ceiling, so the bound
+ * leaves that term out there (rt_bound.h); the metric still records what the kernel moves.
+ * The plan is rebuilt here (the same O(nnz log) work as setup): the hook gets no kernel state. */
+static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    const rt_spmm_inputs *in = inputs;
+    if (!in)
+        return rt_err_set(err, "%s: traffic model needs the inputs", self->name);
+    rt_tiled_params tp;
+    int64_t rtile = 0;
+    char why[256] = "";
+    const int rc = read_params(self, p, in->prec, &tp, &rtile, why, sizeof why, err);
+    if (rc != 0)
+        return rc == RT_INFEASIBLE
+                   ? rt_err_set(err, "%s: no traffic model for an infeasible point: %s",
+                                self->name, why)
+                   : -1;
+    rt_tiled_plan plan;
+    if (rt_tiled_plan_build(in->a, &tp, &plan, err) != 0) {
+        rt_tiled_plan_free(&plan);
+        return rt_err_prefix(err, "%s: traffic model", self->name);
+    }
+    const size_t elem = rt_precision_bytes(in->prec);
+    const double a_bytes =
+        rt_spmm_tiled_plan_bytes(&plan.p, plan.nblocks, plan.nstages, plan.nmap, plan.stored, elem);
+    const double shared = rt_spmm_tiled_shared_bytes(plan.nmap, plan.stored, in->k, elem);
+    rt_tiled_plan_free(&plan);
+    if (rt_spmm_traffic_fill(in, a_bytes, 0, t, err) != 0)
+        return rt_err_prefix(err, "%s", self->name);
+    t->bytes[RT_LEVEL_SHARED] = shared;
+    return 0;
+}
+
 static const rt_kernel_desc tiled_desc = {
     .name = "spmm.cpu.tiled",
     .family = "spmm",
@@ -295,7 +334,7 @@ static const rt_kernel_desc tiled_desc = {
     .metrics = tiled_metrics,
     .flush = NULL,
     .teardown = tiled_teardown,
-    .traffic = rt_spmm_cpu_traffic,
+    .traffic = tiled_traffic,
     .backend_ctx = NULL,
 };
 

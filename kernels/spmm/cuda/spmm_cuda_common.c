@@ -1,4 +1,5 @@
 #include "spmm_cuda_common.h"
+#include "spmm_traffic.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -259,14 +260,12 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
     return 0;
 }
 
-void rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, rt_traffic *t)
+int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what,
+                         rt_traffic *t, rt_err *err)
 {
-    memset(t, 0, sizeof *t);
-    const double elem = (double)rt_precision_bytes(in->prec);
-    const double k = (double)in->k;
-    t->flops = 2.0 * (double)in->a->nnz * k;
-    t->bytes[RT_LEVEL_DRAM] =
-        a_bytes + (double)in->a->cols * k * elem + (double)in->a->rows * k * elem;
+    if (rt_spmm_traffic_fill(in, a_bytes, 1, t, err) != 0)
+        return rt_err_prefix(err, "traffic model of %s", what);
+    return 0;
 }
 
 int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,

@@ -69,9 +69,13 @@ int rt_spmm_cuda_upload_values(rt_cuda_ctx *ctx, const double *src, int64_t n, r
 int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, unsigned grid[3],
                       int *ntiles, rt_err *err);
 
-/* Compulsory DRAM traffic: `a_bytes` for A (values, indices and padding the kernel reads), B read
- * once (n x K), C written once (m x K); flops = 2 nnz K (nominal). */
-void rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, rt_traffic *t);
+/* Compulsory traffic of a GPU kernel (spmm_traffic.h): DRAM = `a_bytes` for A (values, indices
+ * and padding the kernel reads) + the rows of B that A references, read once + C written once
+ * (m x K); L2 = the same bytes (a lower bound: everything from DRAM passes through L2, and L1
+ * keeps nothing across launches); flops = 2 nnz K (nominal). Fails only when the count of B's
+ * rows cannot be made (out of memory); the message names `what`. */
+int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what,
+                         rt_traffic *t, rt_err *err);
 
 /* Common feasibility of a one-thread-per-row launch: block_size within the device's block limit,
  * min_blocks x block_size within its threads per SM. Returns 0 or RT_INFEASIBLE with why. */

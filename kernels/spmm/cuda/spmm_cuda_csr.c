@@ -192,8 +192,7 @@ static int csr_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     const double elem = (double)rt_precision_bytes(in->prec);
     const double a_bytes =
         (double)in->a->nnz * (elem + 4.0) + (double)(in->a->rows + 1) * 8.0;
-    rt_spmm_cuda_traffic(in, a_bytes, t);
-    return 0;
+    return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
 void rt_spmm_cuda_csr_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)

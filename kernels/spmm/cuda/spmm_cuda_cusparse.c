@@ -634,8 +634,7 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
         a_bytes = (double)a->nnz * (elem + idx) + (double)(a->rows + 1) * idx;
         break;
     }
-    rt_spmm_cuda_traffic(in, a_bytes, t);
-    return 0;
+    return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
 void rt_spmm_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)

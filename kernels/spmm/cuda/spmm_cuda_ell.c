@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spmm_cuda_common.h"
+#include "spmm_traffic.h"
 
 /* One warp reads one slice: consecutive lanes hold consecutive rows' j-th entries. */
 #define ELL_SLICE_HEIGHT 32
@@ -37,23 +38,6 @@ static int read_params(const rt_params *p, ell_params *ep, rt_err *err)
         rt_spmm_cuda_param_int(p, RT_SPMM_CUDA_KIND_ELL, "min_blocks", &ep->min_blocks, err) != 0)
         return -1;
     return 0;
-}
-
-/* Entries the kernel reads: every slice's width times the rows that exist in it (lanes past the
- * last row exit before reading). */
-static int64_t ell_entries_read(const rt_csr *a)
-{
-    int64_t total = 0;
-    for (int64_t r0 = 0; r0 < a->rows; r0 += ELL_SLICE_HEIGHT) {
-        const int64_t r1 = r0 + ELL_SLICE_HEIGHT < a->rows ? r0 + ELL_SLICE_HEIGHT : a->rows;
-        int64_t width = 0;
-        for (int64_t r = r0; r < r1; ++r) {
-            const int64_t n = a->rowptr[r + 1] - a->rowptr[r];
-            width = n > width ? n : width;
-        }
-        total += width * (r1 - r0);
-    }
-    return total;
 }
 
 static int ell_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -263,10 +247,12 @@ static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     const double elem = (double)rt_precision_bytes(in->prec);
     const double nslices = (double)((in->a->rows + ELL_SLICE_HEIGHT - 1) / ELL_SLICE_HEIGHT);
     /* Column indices and values of every entry of an existing row, padding included (a warp's
-     * loads fetch whole sectors), plus each slice's offset and width. */
-    const double a_bytes = (double)ell_entries_read(in->a) * (elem + 4.0) + nslices * (8.0 + 4.0);
-    rt_spmm_cuda_traffic(in, a_bytes, t);
-    return 0;
+     * loads fetch whole sectors; lanes past the last row exit before reading), plus each slice's
+     * offset and width. */
+    const double a_bytes =
+        (double)rt_spmm_ell_entries_read(in->a, ELL_SLICE_HEIGHT) * (elem + 4.0) +
+        nslices * (8.0 + 4.0);
+    return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
 void rt_spmm_cuda_ell_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)

@@ -8,6 +8,7 @@
 #include "rt_strutil.h"
 #include "spmm_cuda_common.h"
 #include "spmm_tiled.h"
+#include "spmm_traffic.h"
 
 /* The device source's WARP_SIZE: ELL slices are one warp of rows. */
 #define TILED_WARP_SIZE 32
@@ -178,19 +179,6 @@ static const plan_summary *find_summary(const rt_cuda_ctx *ctx, const rt_csr *a,
         sum->nnz == a->nnz && same_params(&sum->p, pp))
         return sum;
     return NULL;
-}
-
-/* Bytes of A the kernel reads once: values and indices of every stored entry (padding too), the
- * stage ranges (ELL per warp or CSR per row), buffdispl, mapdispl and map. */
-static double plan_a_bytes(const plan_summary *sum, size_t elem)
-{
-    const rt_tiled_params *p = &sum->p;
-    const double displ_entries =
-        p->use_ell ? (double)sum->nstages * (double)(p->block_size / p->warp_size) + 1.0
-                   : (double)sum->nstages * (double)p->block_size + 1.0;
-    return (double)sum->stored * ((double)elem + (double)p->index_bytes) + displ_entries * 8.0 +
-           (double)(sum->nblocks + 1) * 8.0 + (double)(sum->nstages + 1) * 8.0 +
-           (double)sum->nmap * 4.0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -475,7 +463,19 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
         if (!sum)
             return rt_err_set(err, "traffic model of %s: out of memory", self->name);
     }
-    rt_spmm_cuda_traffic(in, plan_a_bytes(sum, rt_precision_bytes(in->prec)), t);
+    /* DRAM and L2: the plan read once (rt_spmm_tiled_plan_bytes), B's referenced rows, C.
+     * Shared (kernel model): every block stages each of its map entries and reads each stored
+     * entry, padding included, for whole register tiles: the last tile of K is staged and read
+     * REGISTER wide (zeros past K), so K counts as ntiles * register_tile values. */
+    const size_t elem = rt_precision_bytes(in->prec);
+    const double a_bytes =
+        rt_spmm_tiled_plan_bytes(&sum->p, sum->nblocks, sum->nstages, sum->nmap, sum->stored, elem);
+    const int64_t ntiles = (in->k + tp.register_tile - 1) / tp.register_tile;
+    const double shared =
+        rt_spmm_tiled_shared_bytes(sum->nmap, sum->stored, ntiles * tp.register_tile, elem);
+    if (rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err) != 0)
+        return -1;
+    t->bytes[RT_LEVEL_SHARED] = shared;
     return 0;
 }
 
