@@ -11,37 +11,16 @@
 #include <sys/types.h>
 
 #include "rt_plot_data.h"
+#include "rt_plot_internal.h"
 #include "rt_strutil.h"
 
-#define RT_PLOT_STEM_MAX 128
-#define RT_PLOT_PATH_MAX 4096
-
-static const char *const figure_types[] = {"line", "bars"};
+static const char *const figure_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
 #define N_FIGURE_TYPES ((int)(sizeof figure_types / sizeof figure_types[0]))
 
 static const char missing_message[] = "gnuplot not found: wrote data and scripts, skipped PNG/SVG";
 
-/* One figure, resolved: what to query and how to draw it. */
-typedef struct figure {
-    char stem[RT_PLOT_STEM_MAX];
-    char type[16];
-    rt_plot_field x, y, series;
-    int has_series;
-    char title[256];
-    int logx, logy;
-    const char *matrix; /* only these points when not NULL (the default per-matrix figures) */
-    char context[700];  /* "file:line:col: plots[2] (name)" for error messages */
-} figure;
-
-/* Everything one rt_plot_experiment call shares between its figures. */
-typedef struct plot_job {
-    sqlite3 *db;
-    const char *experiment;
-    const char *out_dir;
-    int have_gnuplot;
-    rt_plot_result *res;
-    char notes[400]; /* skipped figures and why, for res->message */
-} plot_job;
+typedef rt_plot_figure figure;
+typedef rt_plot_job plot_job;
 
 /* ------------------------------------------------------------------------------------------- */
 /* Small helpers */
@@ -58,15 +37,26 @@ static void append(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+void rt_plot_note(rt_plot_job *job, const char *fmt, ...)
+{
+    const size_t used = strlen(job->notes);
+    if (used + 1 >= sizeof job->notes)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(job->notes + used, sizeof job->notes - used, fmt, ap);
+    va_end(ap);
+}
+
 /* Comment lines in .dat and .gp files must stay on one line whatever the text holds. */
-static void write_comment_text(FILE *f, const char *text)
+void rt_plot_write_comment(FILE *f, const char *text)
 {
     for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
         fputc(*c < 0x20 || *c == 0x7f ? ' ' : *c, f);
 }
 
 /* A text value as one whitespace-separated column that gnuplot reads as a single field. */
-static void write_data_text(FILE *f, const char *text)
+void rt_plot_write_data_text(FILE *f, const char *text)
 {
     fputc('"', f);
     for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
@@ -74,7 +64,7 @@ static void write_data_text(FILE *f, const char *text)
     fputc('"', f);
 }
 
-static void write_quoted(FILE *f, const char *text)
+void rt_plot_write_quoted(FILE *f, const char *text)
 {
     char quoted[2 * 256 + 4];
     rt_plot_quote(text, quoted, sizeof quoted);
@@ -103,8 +93,8 @@ static int make_dirs(const char *dir, rt_err *err)
     return 0;
 }
 
-static int open_output(const plot_job *job, const char *stem, const char *ext, FILE **f,
-                       char *path, size_t len, rt_err *err)
+int rt_plot_open_output(const plot_job *job, const char *stem, const char *ext, FILE **f,
+                        char *path, size_t len, rt_err *err)
 {
     if (snprintf(path, len, "%s/%s.%s", job->out_dir, stem, ext) >= (int)len)
         return rt_err_set(err, "figure path %s/%s.%s is too long", job->out_dir, stem, ext);
@@ -115,7 +105,7 @@ static int open_output(const plot_job *job, const char *stem, const char *ext, F
     return 0;
 }
 
-static int close_output(FILE *f, const char *path, rt_err *err)
+int rt_plot_close_output(FILE *f, const char *path, rt_err *err)
 {
     const int failed = ferror(f);
     const int close_failed = fclose(f);
@@ -125,7 +115,7 @@ static int close_output(FILE *f, const char *path, rt_err *err)
     return 0;
 }
 
-static int is_power_of_two(double v)
+int rt_plot_is_power_of_two(double v)
 {
     if (!(v >= 1.0) || v > 9007199254740992.0 || v != floor(v))
         return 0;
@@ -201,23 +191,29 @@ static int x_index(const rt_plot_table *t, const distinct *xs, int r)
 /* ------------------------------------------------------------------------------------------- */
 /* Writing figures */
 
-static void write_data_header(FILE *f, const plot_job *job, const figure *fig,
-                              const rt_plot_table *t)
+void rt_plot_write_data_intro(FILE *f, const plot_job *job, const figure *fig, const char *query)
 {
     fprintf(f, "# rooftune figure data: %s (%s) of experiment '", fig->stem, fig->type);
-    write_comment_text(f, job->experiment);
+    rt_plot_write_comment(f, job->experiment);
     fputc('\'', f);
     if (fig->matrix) {
         fprintf(f, ", matrix '");
-        write_comment_text(f, fig->matrix);
+        rt_plot_write_comment(f, fig->matrix);
         fputc('\'', f);
     }
     fprintf(f, "\n# query: ");
-    write_comment_text(f, t->query);
-    fprintf(f, "\n# x = %s [", fig->x.name);
-    write_comment_text(f, fig->x.label);
+    rt_plot_write_comment(f, query);
+    fputc('\n', f);
+}
+
+static void write_data_header(FILE *f, const plot_job *job, const figure *fig,
+                              const rt_plot_table *t)
+{
+    rt_plot_write_data_intro(f, job, fig, t->query);
+    fprintf(f, "# x = %s [", fig->x.name);
+    rt_plot_write_comment(f, fig->x.label);
     fprintf(f, "], y = %s [", fig->y.name);
-    write_comment_text(f, fig->y.label);
+    rt_plot_write_comment(f, fig->y.label);
     fprintf(f, "], series = %s\n", fig->has_series ? fig->series.name : "(one series)");
     fprintf(f, "# each value is the best y (%s) of the status-ok points that share x and series\n",
             fig->y.lower_is_better ? "the minimum" : "the maximum");
@@ -234,22 +230,22 @@ static void axis_range_settings(FILE *gp, const rt_plot_table *t, int log_y)
         fprintf(gp, "set yrange [0:*]\n");
 }
 
-static void write_gp_header(FILE *gp, const plot_job *job, const figure *fig, const char *what)
+void rt_plot_write_gp_header(FILE *gp, const plot_job *job, const figure *fig, const char *what)
 {
     fprintf(gp, "# rooftune figure '%s' (%s): %s\n", fig->stem, fig->type, what);
     fprintf(gp, "# Reads %s.dat from this folder and writes %s.png and %s.svg next to it.\n",
             fig->stem, fig->stem, fig->stem);
     fprintf(gp, "# Regenerate: cd ");
-    write_comment_text(gp, job->out_dir);
+    rt_plot_write_comment(gp, job->out_dir);
     fprintf(gp, " && gnuplot %s.gp\n\nreset\n", fig->stem);
     rt_plot_write_style(gp);
     fprintf(gp, "set datafile missing '?'\n");
     fprintf(gp, "set title ");
-    write_quoted(gp, fig->title);
+    rt_plot_write_quoted(gp, fig->title);
     fprintf(gp, "\nset xlabel ");
-    write_quoted(gp, fig->x.label);
+    rt_plot_write_quoted(gp, fig->x.label);
     fprintf(gp, "\nset ylabel ");
-    write_quoted(gp, fig->y.label);
+    rt_plot_write_quoted(gp, fig->y.label);
     fputc('\n', gp);
 }
 
@@ -263,7 +259,7 @@ static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
         longest = len > longest ? len : longest;
         if (g)
             fprintf(gp, ", ");
-        write_quoted(gp, label);
+        rt_plot_write_quoted(gp, label);
         fprintf(gp, " %d", g);
     }
     fprintf(gp, ")\n");
@@ -273,18 +269,18 @@ static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
     fprintf(gp, "set xrange [-0.6:%g]\n", xs->n - 0.4);
 }
 
-static void write_series_style(FILE *cmd, int k)
+void rt_plot_write_series_style(FILE *cmd, int k)
 {
     /* The palette has 8 colours; past them the dash pattern keeps series apart. */
     fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
 }
 
 /* Finishes a figure: the script's render tail, closing files, running gnuplot. */
-static int finish_figure(plot_job *job, const figure *fig, FILE *gp, const char *gp_path,
-                         const char *plot_command, rt_err *err)
+int rt_plot_finish_figure(plot_job *job, const figure *fig, FILE *gp, const char *gp_path,
+                          const char *plot_command, rt_err *err)
 {
     rt_plot_write_render(gp, fig->stem, plot_command);
-    if (close_output(gp, gp_path, err) != 0)
+    if (rt_plot_close_output(gp, gp_path, err) != 0)
         return -1;
     if (job->have_gnuplot) {
         char script[RT_PLOT_STEM_MAX + 4];
@@ -302,7 +298,7 @@ static int line_log_x(const figure *fig, const rt_plot_table *t, int n_distinct_
     int numeric_x = 1, all_pow2 = 1, positive_x = 1;
     for (int r = 0; r < t->n; ++r) {
         numeric_x &= t->rows[r].x_numeric;
-        all_pow2 &= t->rows[r].x_numeric && is_power_of_two(t->rows[r].x);
+        all_pow2 &= t->rows[r].x_numeric && rt_plot_is_power_of_two(t->rows[r].x);
         positive_x &= t->rows[r].x_numeric && t->rows[r].x > 0;
     }
     if (fig->logx > 0) {
@@ -347,7 +343,7 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
         goto done;
     }
 
-    if (open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
         goto done;
     write_data_header(dat, job, fig, t);
     if (numeric_x)
@@ -360,7 +356,7 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
         const int first = ss.row[s], last = s + 1 < ss.n ? ss.row[s + 1] : t->n;
         fprintf(dat, "%s# index %d: %s = ", s ? "\n\n" : "\n", s,
                 fig->has_series ? fig->series.name : "series");
-        write_comment_text(dat, t->rows[first].series);
+        rt_plot_write_comment(dat, t->rows[first].series);
         fputc('\n', dat);
         for (int r = first; r < last; ++r) {
             const rt_plot_row *row = &t->rows[r];
@@ -368,22 +364,22 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
                 fprintf(dat, "%.10g %.10g %lld\n", row->x, row->y, (long long)row->n_points);
             } else {
                 fprintf(dat, "%d ", x_index(t, &xs, r));
-                write_data_text(dat, row->x_text);
+                rt_plot_write_data_text(dat, row->x_text);
                 fprintf(dat, " %.10g %lld\n", row->y, (long long)row->n_points);
             }
         }
     }
-    const int dat_rc = close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(dat, path, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
         goto done;
     char what[300];
     snprintf(what, sizeof what, "%s against %s, one line per %s", fig->y.name, fig->x.name,
              fig->has_series ? fig->series.name : "figure");
-    write_gp_header(gp, job, fig, what);
+    rt_plot_write_gp_header(gp, job, fig, what);
     if (log_x)
         fprintf(gp, "set logscale x %d\nset format x '%%g'\n", log_x);
     if (!numeric_x) {
@@ -407,14 +403,14 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
         else
             fprintf(cmd, ", \\\n     '' ");
         fprintf(cmd, "index %d using %s with linespoints ", s, numeric_x ? "1:2" : "1:3");
-        write_series_style(cmd, s);
+        rt_plot_write_series_style(cmd, s);
         fprintf(cmd, " title ");
-        write_quoted(cmd, t->rows[ss.row[s]].series);
+        rt_plot_write_quoted(cmd, t->rows[ss.row[s]].series);
     }
     fputc('\n', cmd);
     fclose(cmd);
     cmd = NULL;
-    rc = finish_figure(job, fig, gp, path, command, err);
+    rc = rt_plot_finish_figure(job, fig, gp, path, command, err);
     gp = NULL;
 done:
     if (dat)
@@ -456,19 +452,41 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
                    fig->y.name);
         goto done;
     }
+    /* Speedup labels: each bar against the baseline's bar of the same group. */
+    int base = -1;
+    if (fig->baseline[0]) {
+        for (int s = 0; s < ss.n; ++s)
+            if (strcmp(t->rows[ss.row[s]].series, fig->baseline) == 0)
+                base = s;
+        if (base < 0) {
+            char listing[600] = "";
+            for (int s = 0; s < ss.n; ++s)
+                append(listing, sizeof listing, "%s'%s'", s ? ", " : "", t->rows[ss.row[s]].series);
+            rt_err_set(err, "baseline: '%s' is not a value of %s among the status-ok points; "
+                            "the values are %s", fig->baseline, fig->series.name, listing);
+            goto done;
+        }
+    }
 
-    if (open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
         goto done;
     write_data_header(dat, job, fig, t);
     fprintf(dat, "# rows: one per %s; columns: %s, then the value per %s: ", fig->x.name,
             fig->x.name, fig->has_series ? fig->series.name : "series");
     for (int s = 0; s < ss.n; ++s) {
         fputs(s ? " " : "", dat);
-        write_data_text(dat, t->rows[ss.row[s]].series);
+        rt_plot_write_data_text(dat, t->rows[ss.row[s]].series);
+    }
+    if (base >= 0) {
+        fprintf(dat, "\n# then the speedup of each over '");
+        rt_plot_write_comment(dat, fig->baseline);
+        fprintf(dat, "' in the same group (%s), in the same order",
+                fig->y.lower_is_better ? "baseline / value, since lower is better"
+                                       : "value / baseline");
     }
     fprintf(dat, "\n# '?' marks a combination without a status-ok point\n");
     for (int g = 0; g < xs.n; ++g) {
-        write_data_text(dat, t->rows[xs.row[g]].x_text);
+        rt_plot_write_data_text(dat, t->rows[xs.row[g]].x_text);
         for (int s = 0; s < ss.n; ++s) {
             const double v = cells[g * ss.n + s];
             if (isnan(v))
@@ -476,19 +494,28 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
             else
                 fprintf(dat, " %.10g", v);
         }
+        for (int s = 0; base >= 0 && s < ss.n; ++s) {
+            const double v = cells[g * ss.n + s], b = cells[g * ss.n + base];
+            const double speedup = fig->y.lower_is_better ? b / v : v / b;
+            if (isnan(v) || isnan(b) || !isfinite(speedup) || !(speedup > 0))
+                fprintf(dat, " ?");
+            else
+                fprintf(dat, " %.10g", speedup);
+        }
         fputc('\n', dat);
     }
-    const int dat_rc = close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(dat, path, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
         goto done;
     char what[300];
-    snprintf(what, sizeof what, "best %s per %s, one bar per %s", fig->y.name, fig->x.name,
-             fig->has_series ? fig->series.name : "group");
-    write_gp_header(gp, job, fig, what);
+    snprintf(what, sizeof what, "best %s per %s, one bar per %s%s%s", fig->y.name, fig->x.name,
+             fig->has_series ? fig->series.name : "group",
+             base >= 0 ? ", labelled with the speedup over " : "", base >= 0 ? fig->baseline : "");
+    rt_plot_write_gp_header(gp, job, fig, what);
     /* The bars of a group fill 80% of its slot, leaving a gap between groups. */
     const double width = 0.8 / ss.n;
     fprintf(gp, "set style fill solid 0.85 border lc rgb '#404040'\n");
@@ -515,9 +542,15 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
                 fprintf(cmd, ", \\\n     '' ");
             if (pass == 0) {
                 fprintf(cmd, "using ($0%+.6g):%d with boxes ", offset, s + 2);
-                write_series_style(cmd, s);
+                rt_plot_write_series_style(cmd, s);
                 fprintf(cmd, " title ");
-                write_quoted(cmd, t->rows[ss.row[s]].series);
+                rt_plot_write_quoted(cmd, t->rows[ss.row[s]].series);
+            } else if (base >= 0) {
+                /* The speedup column sits ss.n columns after the value column. */
+                fprintf(cmd, "using ($0%+.6g):%d:(sprintf('%%.2fx', column(%d))) with labels %s "
+                             "font ',9' notitle",
+                        offset, s + 2, s + 2 + ss.n,
+                        rotate_labels ? "rotate by 90 left offset 0,0.3" : "center offset 0,0.7");
             } else {
                 fprintf(cmd, "using ($0%+.6g):%d:(gprintf('%%.4g', column(%d))) with labels %s "
                              "font ',9' notitle",
@@ -529,7 +562,7 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fputc('\n', cmd);
     fclose(cmd);
     cmd = NULL;
-    rc = finish_figure(job, fig, gp, path, command, err);
+    rc = rt_plot_finish_figure(job, fig, gp, path, command, err);
     gp = NULL;
 done:
     if (dat)
@@ -545,6 +578,18 @@ done:
 
 static int draw_figure(plot_job *job, const figure *fig, rt_err *err)
 {
+    /* The other figure types read their own data (best points, samples, metric families). */
+    int (*const other)(plot_job *, const figure *, rt_err *) =
+        strcmp(fig->type, "stacked") == 0   ? rt_plot_draw_stacked
+        : strcmp(fig->type, "box") == 0     ? rt_plot_draw_box
+        : strcmp(fig->type, "heatmap") == 0 ? rt_plot_draw_heatmap
+        : strcmp(fig->type, "scaling") == 0 ? rt_plot_draw_scaling
+                                            : NULL;
+    if (other) {
+        if (other(job, fig, err) != 0)
+            return rt_err_prefix(err, "%s", fig->context);
+        return 0;
+    }
     rt_plot_table t;
     if (rt_plot_data_fetch(job->db, job->experiment, &fig->x, &fig->y,
                            fig->has_series ? &fig->series : NULL, fig->matrix, &t, err) != 0) {
@@ -583,9 +628,13 @@ static int cfg_stem(const rt_plot_cfg *cfg, char *stem, size_t len)
     char raw[256];
     if (cfg->name[0])
         snprintf(raw, sizeof raw, "%s", cfg->name);
+    else if (strcmp(cfg->type, "heatmap") == 0) /* one point's matrix: no x */
+        snprintf(raw, sizeof raw, "heatmap-%s", cfg->y[0] ? cfg->y : "comm_bytes");
     else
-        snprintf(raw, sizeof raw, "%s-%s-%s", cfg->type, cfg->x[0] ? cfg->x : "matrix",
-                 cfg->y[0] ? cfg->y : "gflops");
+        snprintf(raw, sizeof raw, "%s-%s-%s", cfg->type[0] ? cfg->type : "line",
+                 cfg->x[0] ? cfg->x : strcmp(cfg->type, "scaling") == 0 ? "ranks" : "matrix",
+                 cfg->y[0] ? cfg->y
+                 : strcmp(cfg->type, "scaling") == 0 ? "time_median_s" : "gflops");
     return rt_plot_sanitize_name(raw, stem, len);
 }
 
@@ -594,6 +643,43 @@ static int resolve_field(const plot_job *job, const char *context, const char *k
 {
     if (rt_plot_data_resolve(job->db, job->experiment, name, out, err) != 0)
         return rt_err_prefix(err, "%s: %s", context, key);
+    return 0;
+}
+
+/* The y of a scaling figure may name what is derived from the time instead of a column. */
+static rt_plot_scaling_mode scaling_mode_of(const char *y)
+{
+    if (strcmp(y, "speedup") == 0)
+        return RT_PLOT_SCALE_SPEEDUP;
+    if (strcmp(y, "parallel_efficiency") == 0)
+        return RT_PLOT_SCALE_EFFICIENCY;
+    return RT_PLOT_SCALE_RAW;
+}
+
+/* Checks the keys that only some figure types take, for specs built in code as well as those the
+ * config stage has already checked. */
+static int check_type_keys(const rt_plot_cfg *cfg, const figure *fig, rt_err *err)
+{
+    const char *type = fig->type;
+    if (cfg->baseline[0] && strcmp(type, "bars") != 0)
+        return rt_err_set(err, "%s: baseline: only bars take a baseline, not %s figures",
+                          fig->context, type);
+    if (cfg->baseline[0] && !cfg->series[0])
+        return rt_err_set(err, "%s: baseline: '%s' names a series value, so the figure needs a "
+                               "series (e.g. series: kernel)", fig->context, cfg->baseline);
+    if (cfg->n_stack < 0 || cfg->n_stack > RT_PLOT_STACK_MAX)
+        return rt_err_set(err, "%s: stack: %d values (1 to %d can be stacked)", fig->context,
+                          cfg->n_stack, RT_PLOT_STACK_MAX);
+    if (cfg->n_stack > 0 && strcmp(type, "stacked") != 0)
+        return rt_err_set(err, "%s: stack: only stacked figures take a stack list, not %s "
+                               "figures", fig->context, type);
+    if (cfg->n_stack == 0 && strcmp(type, "stacked") == 0)
+        return rt_err_set(err, "%s: stack: a stacked figure needs the values to stack (e.g. "
+                               "stack: [compute_s, comm_s])", fig->context);
+    if (strcmp(type, "heatmap") == 0 && (cfg->x[0] || cfg->series[0]))
+        return rt_err_set(err, "%s: %s: a heatmap draws the matrix of one point and takes no "
+                               "%s (y names its metric family)", fig->context,
+                          cfg->x[0] ? "x" : "series", cfg->x[0] ? "x" : "series");
     return 0;
 }
 
@@ -608,7 +694,8 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
         known |= strcmp(type, figure_types[k]) == 0;
     if (!known) {
         const char *nearest = rt_suggest(type, figure_types, N_FIGURE_TYPES);
-        return rt_err_set(err, "%s: type: unknown figure type '%s'%s%s%s; known types: line, bars",
+        return rt_err_set(err, "%s: type: unknown figure type '%s'%s%s%s; known types: line, "
+                               "bars, stacked, box, heatmap, scaling",
                           fig->context, type, nearest ? " (did you mean '" : "",
                           nearest ? nearest : "", nearest ? "'?)" : "");
     }
@@ -616,12 +703,38 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
     if (cfg_stem(cfg, fig->stem, sizeof fig->stem) != 0)
         return rt_err_set(err, "%s: name: the file name '%s' is longer than %d characters",
                           fig->context, fig->stem, RT_PLOT_STEM_MAX - 1);
+    if (check_type_keys(cfg, fig, err) != 0)
+        return -1;
     const int bars = strcmp(type, "bars") == 0;
-    if (!cfg->x[0] && !bars)
+    const int line = strcmp(type, "line") == 0;
+    const int heatmap = strcmp(type, "heatmap") == 0;
+    const int scaling = strcmp(type, "scaling") == 0;
+    fig->logx = cfg->logx;
+    fig->logy = cfg->logy;
+
+    fig->title_given = cfg->title[0] != '\0';
+    if (heatmap) {
+        /* y is a family of metrics, not one name: rt_plot_draw_heatmap looks it up. */
+        snprintf(fig->family, sizeof fig->family, "%s", cfg->y[0] ? cfg->y : "comm_bytes");
+        snprintf(fig->y.name, sizeof fig->y.name, "%s", fig->family);
+        if (cfg->title[0])
+            snprintf(fig->title, sizeof fig->title, "%s", cfg->title);
+        else
+            snprintf(fig->title, sizeof fig->title, "%s: %s_<i>_<j>", job->experiment,
+                     fig->family);
+        return 0;
+    }
+
+    if (!cfg->x[0] && line)
         return rt_err_set(err, "%s: x: a line figure needs x (a parameter such as the swept "
                                "block size, or a column such as ranks)", fig->context);
-    const char *x = cfg->x[0] ? cfg->x : "matrix";
-    const char *y = cfg->y[0] ? cfg->y : "gflops";
+    const char *x = cfg->x[0] ? cfg->x : scaling ? "ranks" : "matrix";
+    const char *y = cfg->y[0] ? cfg->y : scaling ? "time_median_s" : "gflops";
+    if (scaling) {
+        fig->scaling = scaling_mode_of(y);
+        if (fig->scaling != RT_PLOT_SCALE_RAW)
+            y = "time_median_s"; /* speedup and efficiency are derived from the median time */
+    }
     if (resolve_field(job, fig->context, "x", x, &fig->x, err) != 0 ||
         resolve_field(job, fig->context, "y", y, &fig->y, err) != 0)
         return -1;
@@ -630,14 +743,35 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
             return -1;
         fig->has_series = 1;
     }
-    fig->logx = cfg->logx;
-    fig->logy = cfg->logy;
+    for (int k = 0; k < cfg->n_stack; ++k) {
+        char key[32];
+        snprintf(key, sizeof key, "stack[%d]", k);
+        if (resolve_field(job, fig->context, key, cfg->stack[k], &fig->stack[k], err) != 0)
+            return -1;
+    }
+    fig->n_stack = cfg->n_stack;
+    snprintf(fig->baseline, sizeof fig->baseline, "%s", cfg->baseline);
     if (cfg->title[0])
         snprintf(fig->title, sizeof fig->title, "%s", cfg->title);
     else if (bars)
-        snprintf(fig->title, sizeof fig->title, "%s: best %s per %s%s%s", job->experiment,
+        snprintf(fig->title, sizeof fig->title, "%s: best %s per %s%s%s%s%s", job->experiment,
                  fig->y.name, fig->x.name, fig->has_series ? " and " : "",
+                 fig->has_series ? fig->series.name : "", fig->baseline[0] ? ", speedup over " : "",
+                 fig->baseline);
+    else if (strcmp(type, "stacked") == 0)
+        snprintf(fig->title, sizeof fig->title, "%s: breakdown of the best point per %s%s%s",
+                 job->experiment, fig->x.name, fig->has_series ? " and " : "",
                  fig->has_series ? fig->series.name : "");
+    else if (strcmp(type, "box") == 0)
+        snprintf(fig->title, sizeof fig->title, "%s: %s of every repetition of the best point "
+                 "per %s", job->experiment,
+                 fig->y.lower_is_better ? "time" : fig->y.name, fig->x.name);
+    else if (scaling)
+        snprintf(fig->title, sizeof fig->title, "%s: %s vs %s", job->experiment,
+                 fig->scaling == RT_PLOT_SCALE_SPEEDUP      ? "speedup"
+                 : fig->scaling == RT_PLOT_SCALE_EFFICIENCY ? "parallel efficiency"
+                                                            : fig->y.name,
+                 fig->x.name);
     else
         snprintf(fig->title, sizeof fig->title, "%s: %s vs %s", job->experiment, fig->y.name,
                  fig->x.name);

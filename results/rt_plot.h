@@ -14,7 +14,11 @@
  *           minimum for times, the maximum otherwise). x on a log2 axis when its values are
  *           powers of two, unless logx < 0.
  *   "bars"  grouped bars: a group per distinct x, a bar per distinct series, the best y of each
- *           (group, bar) printed on its bar.
+ *           (group, bar) printed on its bar; with rt_plot_cfg.baseline, each bar is labelled
+ *           with its speedup over the baseline series' bar of its group instead.
+ *   "stacked", "box", "heatmap", "scaling" (rt_plot_types.c): breakdown bars of the values in
+ *           rt_plot_cfg.stack; Tukey box plots of the samples; a P x P matrix of the metric family
+ *           <y>_<i>_<j> of one point; time, speedup or parallel efficiency against ranks.
  * x, y and series name a points column (kernel, matrix, backend, device, ranks, gflops, gnnz_s,
  * time_median_s, time_min_s, time_max_s, efficiency, bound_s), a parameter (params JSON, then
  * problem JSON) or a metric. An unknown name is an error listing the names that exist.

@@ -37,9 +37,9 @@ static const char *const k_measure_keys[] = {"mode",       "warmup",         "mi
 static const char *const k_modes[] = {"hot", "cold"};
 static const char *const k_search_keys[] = {"strategy", "budget", "seed"};
 static const char *const k_strategies[] = {"exhaustive", "random", "anneal"};
-static const char *const k_plot_keys[] = {"type",  "x",    "y",    "series",
-                                          "title", "name", "logx", "logy"};
-static const char *const k_plot_types[] = {"line", "bars"};
+static const char *const k_plot_keys[] = {"type", "x",    "y",    "series",   "title",
+                                          "name", "logx", "logy", "baseline", "stack"};
+static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
 static const char *const k_expect_keys[] = {"min_efficiency"};
 
 /* What --set may name (see rt_config_tree.h for the pattern syntax). Open-ended sections
@@ -73,6 +73,9 @@ static const rt_config_path_pattern k_set_patterns[] = {
     "plots.#.name",
     "plots.#.logx",
     "plots.#.logy",
+    "plots.#.baseline",
+    "plots.#.stack",
+    "plots.#.stack.#",
     "expect.min_efficiency",
 };
 
@@ -859,24 +862,76 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
         read_choice(n, PLOT_SUB("type"), k_plot_types, N_OF(k_plot_types), p->type, sizeof p->type,
                     err) != 0)
         return -1;
-    /* Defaults agreed with the plot stage (docs/plots.md): bars group by matrix, y is gflops. */
+    /* Defaults agreed with the plot stage (docs/plots.md): bars, stacked bars and box plots
+     * group by matrix, scaling figures run over ranks, y is gflops (scaling: the median time;
+     * heatmap: the metric family comm_bytes_<i>_<j>). A heat map draws one point's matrix, so it
+     * has no x or series to group by. */
+    const int heatmap = strcmp(p->type, "heatmap") == 0;
+    const int scaling = strcmp(p->type, "scaling") == 0;
     if ((n = rt_yaml_map_get(item, "x"))) {
+        if (heatmap)
+            return FAIL(err, n, PLOT_SUB("x"), "a heatmap has no x (y names its metric family, "
+                                               "e.g. comm_bytes for comm_bytes_<i>_<j>)");
         if (read_text(n, PLOT_SUB("x"), 0, p->x, sizeof p->x, err) != 0)
             return -1;
-    } else if (strcmp(p->type, "bars") == 0) {
+    } else if (scaling) {
+        snprintf(p->x, sizeof p->x, "ranks");
+    } else if (strcmp(p->type, "line") != 0 && !heatmap) {
         snprintf(p->x, sizeof p->x, "matrix");
-    } else {
+    } else if (!heatmap) {
         return FAIL(err, item, path,
                     "missing 'x' (the column on the horizontal axis, e.g. "
                     "row_block or K)");
     }
-    snprintf(p->y, sizeof p->y, "gflops");
+    snprintf(p->y, sizeof p->y, "%s",
+             scaling ? "time_median_s" : heatmap ? "comm_bytes" : "gflops");
     if ((n = rt_yaml_map_get(item, "y")) &&
         read_text(n, PLOT_SUB("y"), 0, p->y, sizeof p->y, err) != 0)
         return -1;
-    if ((n = rt_yaml_map_get(item, "series")) &&
-        read_text(n, PLOT_SUB("series"), 1, p->series, sizeof p->series, err) != 0)
-        return -1;
+    if ((n = rt_yaml_map_get(item, "series"))) {
+        if (heatmap)
+            return FAIL(err, n, PLOT_SUB("series"), "a heatmap has no series (it draws the "
+                                                    "matrix of one point)");
+        if (read_text(n, PLOT_SUB("series"), 1, p->series, sizeof p->series, err) != 0)
+            return -1;
+    }
+    if ((n = rt_yaml_map_get(item, "baseline"))) {
+        if (strcmp(p->type, "bars") != 0)
+            return FAIL(err, n, PLOT_SUB("baseline"), "only bars take a baseline (the series "
+                                                      "value that speedups are relative to)");
+        if (read_text(n, PLOT_SUB("baseline"), 0, p->baseline, sizeof p->baseline, err) != 0)
+            return -1;
+        if (!p->series[0])
+            return FAIL(err, n, PLOT_SUB("baseline"), "a baseline names a series value, so the "
+                                                      "plot needs a series (e.g. series: kernel)");
+    }
+    if ((n = rt_yaml_map_get(item, "stack"))) {
+        if (strcmp(p->type, "stacked") != 0)
+            return FAIL(err, n, PLOT_SUB("stack"), "only stacked figures take a stack list");
+        /* One value or a list of them, bottom segment first. */
+        const int one = n->kind == RT_YAML_SCALAR;
+        if (!one && expect_kind(n, PLOT_SUB("stack"), RT_YAML_SEQ, err) != 0)
+            return -1;
+        const int count = one ? 1 : n->n;
+        if (count < 1 || count > RT_PLOT_STACK_MAX)
+            return FAIL(err, n, PLOT_SUB("stack"), "expected 1 to %d values to stack, got %d",
+                        RT_PLOT_STACK_MAX, count);
+        for (int i = 0; i < count; ++i) {
+            char item_path[80];
+            snprintf(item_path, sizeof item_path, "%s.stack[%d]", path, i);
+            if (read_text(one ? n : n->items[i], item_path, 0, p->stack[i], sizeof p->stack[i],
+                          err) != 0)
+                return -1;
+            for (int j = 0; j < i; ++j)
+                if (strcmp(p->stack[j], p->stack[i]) == 0)
+                    return FAIL(err, one ? n : n->items[i], item_path,
+                                "'%s' is listed twice (also stack[%d])", p->stack[i], j);
+        }
+        p->n_stack = count;
+    } else if (strcmp(p->type, "stacked") == 0) {
+        return FAIL(err, item, path, "a stacked figure needs 'stack' (the values stacked in "
+                                     "each bar, e.g. [compute_s, comm_s])");
+    }
     if ((n = rt_yaml_map_get(item, "title")) &&
         read_text(n, PLOT_SUB("title"), 1, p->title, sizeof p->title, err) != 0)
         return -1;
@@ -898,7 +953,10 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
             return -1;
     } else {
         /* The default stem must be a valid name too: replace what the x/y columns may hold. */
-        snprintf(p->name, sizeof p->name, "%s-%s-%s", p->type, p->x, p->y);
+        if (p->x[0])
+            snprintf(p->name, sizeof p->name, "%s-%s-%s", p->type, p->x, p->y);
+        else
+            snprintf(p->name, sizeof p->name, "%s-%s", p->type, p->y);
         for (char *c = p->name; *c; ++c)
             if (!is_name_char(*c))
                 *c = '_';

@@ -94,14 +94,22 @@ typedef struct rt_search_cfg {
     uint64_t seed;
 } rt_search_cfg;
 
+#define RT_PLOT_STACK_MAX 8
+
 typedef struct rt_plot_cfg {
     char name[64];   /* file stem; defaults to type-x-y */
-    char type[16];   /* "line", "bars" (more in later issues) */
-    char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" (bars: "matrix") */
-    char y[48];      /* an export column or metric, e.g. "gflops" (default), "time_median_s" */
+    char type[16];   /* "line", "bars", "stacked", "box", "heatmap", "scaling" (docs/plots.md) */
+    char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" (bars, stacked, box:
+                        "matrix"; scaling: "ranks"; heatmap: none) */
+    char y[48];      /* an export column or metric, e.g. "gflops" (default), "time_median_s";
+                        scaling: "time_median_s"; heatmap: a metric family, "comm_bytes" */
     char series[48]; /* one series per value of this column ("" = one series) */
     char title[160]; /* "" when not given: the plot stage makes one */
     int logx, logy;  /* 0: not given (the plot stage decides), 1: log axis, -1: linear */
+    /* Added for the regression/figures issue: */
+    char baseline[96]; /* bars: label each bar with its speedup over this series value ("" = none) */
+    int n_stack;       /* stacked: how many values each bar stacks */
+    char stack[RT_PLOT_STACK_MAX][48]; /* stacked: the stacked values, bottom first */
     rt_src_loc loc;
 } rt_plot_cfg;
 

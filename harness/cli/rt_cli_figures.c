@@ -1,0 +1,77 @@
+/* rooftune figures: every committed figure, regenerated from the committed result stores. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_figures.h"
+
+static void figures_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rooftune figures [--results DIR] [--out DIR] [--no-roofline]\n"
+            "\n"
+            "Redraws the figures of every committed store, DIR/baselines/<device>/<name>.db\n"
+            "(default DIR: results), into OUT/<device>/<experiment>/ (default OUT: DIR/figures),\n"
+            "with the plots each store's recorded config declares (the default set when it\n"
+            "declares none) and the roofline figure. The .dat files are byte-for-byte stable.\n"
+            "results/figures/README.md says which paper figure each one reproduces.\n");
+}
+
+/* The roofline figure beside each experiment's figures, as `rooftune plot` draws it. */
+static int roofline_extra(void *ctx, sqlite3 *db, const char *experiment, const char *out_dir,
+                          rt_err *err)
+{
+    (void)ctx;
+    return rt_cli_roofline_figure(db, experiment, NULL, out_dir, err);
+}
+
+int rt_cli_figures(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"results", required_argument, 0, 'r'},
+                                             {"out", required_argument, 0, 'o'},
+                                             {"no-roofline", no_argument, 0, 'n'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *results = "results", *out = NULL;
+    int roofline = 1;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': results = optarg; break;
+        case 'o': out = optarg; break;
+        case 'n': roofline = 0; break;
+        case 'h': figures_usage(stdout); return RT_EXIT_OK;
+        default: figures_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "rooftune figures: unexpected argument '%s'\n\n", argv[optind]);
+        figures_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    rt_err err;
+    rt_err_clear(&err);
+    rt_figures_result res;
+    const int rc = rt_figures_regenerate(results, out, roofline ? roofline_extra : NULL, NULL,
+                                         &res, &err);
+    for (int k = 0; k < res.n_items; ++k) {
+        const rt_figures_item *it = &res.items[k];
+        printf("%s: %s (%s): %d figure(s) from the %s in %s\n", it->device, it->experiment,
+               it->store, it->n_figures,
+               it->recorded_plots ? "recorded config's plots" : "default set", it->out_dir);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "rooftune figures: %s\n", err.msg);
+        rt_figures_result_free(&res);
+        return RT_EXIT_USAGE;
+    }
+    if (res.gnuplot_missing)
+        printf("gnuplot not found: wrote data and scripts, skipped PNG/SVG\n");
+    rt_figures_result_free(&res);
+    return RT_EXIT_OK;
+}

@@ -1,0 +1,453 @@
+/* rt_figures: the committed figures regenerated from the committed result stores; see
+ * rt_figures.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "rt_figures.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_plot.h"
+#include "rt_readonly.h"
+#include "rt_store.h"
+#include "rt_yaml.h"
+
+#define INCLUDE_MARK "# --- rooftune include: "
+
+int rt_figures_make_dirs(const char *dir, rt_err *err)
+{
+    char path[4096];
+    if (!dir || !*dir)
+        return rt_err_set(err, "empty folder name");
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return rt_err_set(err, "folder name '%.200s...' is too long", dir);
+    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash)
+            *slash = '\0';
+        if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
+            return rt_err_set(err, "cannot create folder '%s': %s", path, strerror(errno));
+        if (!slash)
+            break;
+        *slash = '/';
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return rt_err_set(err, "'%s' exists and is not a folder", dir);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* The plots of a recorded config */
+
+/* A newest-run column of an experiment as malloc'd text (NULL when absent). */
+static int recorded_text(sqlite3 *db, const char *experiment, const char *column, char **out,
+                         rt_err *err)
+{
+    *out = NULL;
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", column);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        rt_err_set(err, "cannot read runs.%s: %s", column, sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+        *out = strdup((const char *)sqlite3_column_text(st, 0));
+        if (!*out) {
+            sqlite3_finalize(st);
+            return rt_err_set(err, "out of memory reading runs.%s", column);
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* One file of the recorded text: where it starts, how long it is, what it was called. */
+typedef struct section {
+    const char *text;
+    size_t len;
+    char label[1024];
+} section;
+
+/* Splits the recorded text at the include markers the config stage writes (rt_config_tree.c):
+ * the top file first, then each included file after its marker line. */
+static int split_sections(const char *text, const char *top_label, section *out, int max)
+{
+    int n = 0;
+    const char *start = text;
+    snprintf(out[0].label, sizeof out[0].label, "%s", top_label);
+    for (const char *p = text;; ) {
+        const char *mark = strstr(p, INCLUDE_MARK);
+        /* A marker only counts at the start of a line. */
+        while (mark && mark != text && mark[-1] != '\n')
+            mark = strstr(mark + 1, INCLUDE_MARK);
+        const char *end = mark ? mark : text + strlen(text);
+        out[n].text = start;
+        out[n].len = (size_t)(end - start);
+        ++n;
+        if (!mark || n >= max)
+            break;
+        const char *name = mark + strlen(INCLUDE_MARK);
+        const char *eol = strchr(name, '\n');
+        const size_t name_len = eol ? (size_t)(eol - name) : strlen(name);
+        snprintf(out[n].label, sizeof out[n].label, "%.*s", (int)name_len, name);
+        start = eol ? eol + 1 : name + name_len;
+        p = start;
+    }
+    return n;
+}
+
+/* The `plots:` key of one file, as the lines it spans. *start_line = 0 when there is none. A file
+ * that no longer parses is skipped (its plots cannot be recovered), not an error: the figures
+ * then fall back to the next source. */
+static void section_plots(const section *s, int *start_line, int *end_line)
+{
+    *start_line = *end_line = 0;
+    rt_yaml_node *root = NULL;
+    rt_err ignored;
+    if (rt_yaml_load_buffer(s->text, s->len, s->label, &root, &ignored) != 0 || !root ||
+        root->kind != RT_YAML_MAP) {
+        rt_yaml_free(root);
+        return;
+    }
+    const int at = rt_yaml_map_index(root, "plots");
+    if (at >= 0 && root->key_lines) {
+        const int line = root->key_lines[at];
+        int next = 0;
+        for (int k = 0; k < root->n; ++k)
+            if (root->key_lines[k] > line && (next == 0 || root->key_lines[k] < next))
+                next = root->key_lines[k];
+        *start_line = line;
+        *end_line = next ? next - 1 : 0; /* 0: to the end of the file */
+    }
+    rt_yaml_free(root);
+}
+
+/* Lines [first, last] (1-based; last 0 = to the end) of a section, written at their original line
+ * numbers (blank lines before them), so that errors point at the recorded file's lines. */
+static int write_plots_file(FILE *f, const section *s, int first, int last, const char *experiment)
+{
+    int line = 1;
+    const char *p = s->text, *end = s->text + s->len;
+    for (int k = 1; k < first; ++k)
+        fputc('\n', f);
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        if (line >= first && (last == 0 || line <= last)) {
+            fwrite(p, 1, n, f);
+            fputc('\n', f);
+        }
+        ++line;
+        p = eol ? eol + 1 : end;
+    }
+    /* After the plots, so their line numbers stay; the name is a valid experiment name already. */
+    fprintf(f, "experiment: {name: '%s'}\n", experiment);
+    return ferror(f) ? -1 : 0;
+}
+
+/* Replaces every occurrence of from in err->msg by to. */
+static void err_replace(rt_err *err, const char *from, const char *to)
+{
+    char out[RT_ERR_MSG_MAX];
+    size_t used = 0;
+    const size_t flen = strlen(from), tlen = strlen(to);
+    for (const char *p = err->msg; *p && used + 1 < sizeof out;) {
+        if (flen && strncmp(p, from, flen) == 0) {
+            const size_t n = tlen < sizeof out - 1 - used ? tlen : sizeof out - 1 - used;
+            memcpy(out + used, to, n);
+            used += n;
+            p += flen;
+        } else {
+            out[used++] = *p++;
+        }
+    }
+    out[used] = '\0';
+    memcpy(err->msg, out, used + 1);
+}
+
+int rt_figures_recorded_plots(sqlite3 *db, const char *experiment, rt_config *cfg, int *found,
+                              rt_err *err)
+{
+    memset(cfg, 0, sizeof *cfg);
+    *found = 0;
+    char *text = NULL, *path = NULL;
+    if (recorded_text(db, experiment, "config_text", &text, err) != 0 ||
+        recorded_text(db, experiment, "config_path", &path, err) != 0) {
+        free(text);
+        free(path);
+        return -1;
+    }
+    int rc = 0;
+    if (!text || !*text)
+        goto done;
+    section sections[129]; /* the config stage reads at most 128 files */
+    const int n = split_sections(text, path && *path ? path : "recorded config", sections,
+                                 (int)(sizeof sections / sizeof sections[0]));
+    /* The top file's plots win over its includes'; among includes, the last one read. */
+    int chosen = -1, first = 0, last = 0;
+    section_plots(&sections[0], &first, &last);
+    if (first > 0) {
+        chosen = 0;
+    } else {
+        for (int k = n - 1; k >= 1 && chosen < 0; --k) {
+            section_plots(&sections[k], &first, &last);
+            if (first > 0)
+                chosen = k;
+        }
+    }
+    if (chosen < 0)
+        goto done;
+
+    const char *tmp = getenv("TMPDIR");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/rooftune-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        rc = rt_err_set(err, "cannot create a temporary folder in %s: %s",
+                        tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        goto done;
+    }
+    char file[1100];
+    snprintf(file, sizeof file, "%s/recorded.yaml", dir);
+    FILE *f = fopen(file, "w");
+    if (!f || write_plots_file(f, &sections[chosen], first, last, experiment) != 0) {
+        rc = rt_err_set(err, "cannot write %s: %s", file, strerror(errno));
+        if (f)
+            fclose(f);
+    } else if (fclose(f) != 0) {
+        rc = rt_err_set(err, "cannot write %s: %s", file, strerror(errno));
+    } else if (rt_config_load(file, NULL, 0, cfg, err) != 0) {
+        err_replace(err, file, sections[chosen].label);
+        rc = rt_err_prefix(err, "the plots the store recorded for experiment '%s'", experiment);
+        memset(cfg, 0, sizeof *cfg);
+    } else {
+        /* Point later messages at the recorded file, not at the scratch copy. */
+        for (int k = 0; k < cfg->n_plots; ++k)
+            snprintf(cfg->plots[k].loc.file, sizeof cfg->plots[k].loc.file, "%s",
+                     sections[chosen].label);
+        *found = cfg->n_plots > 0;
+        if (!*found)
+            rt_config_free(cfg);
+    }
+    unlink(file);
+    rmdir(dir);
+done:
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Walking results/baselines */
+
+typedef struct name_list {
+    int n, cap;
+    char (*items)[256];
+} name_list;
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Entries of dir that are folders (want_dirs) or regular files ending in suffix, sorted. */
+static int list_dir(const char *dir, int want_dirs, const char *suffix, name_list *out,
+                    rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    DIR *d = opendir(dir);
+    if (!d)
+        return rt_err_set(err, "cannot read folder '%s': %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof out->items[0])
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue;
+        if (want_dirs ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+            continue;
+        const size_t len = strlen(e->d_name), slen = suffix ? strlen(suffix) : 0;
+        if (suffix && (len <= slen || strcmp(e->d_name + len - slen, suffix) != 0))
+            continue;
+        if (out->n == out->cap) {
+            const int cap = out->cap ? 2 * out->cap : 16;
+            void *grown = realloc(out->items, (size_t)cap * sizeof out->items[0]);
+            if (!grown) {
+                rc = rt_err_set(err, "out of memory listing '%s'", dir);
+                break;
+            }
+            out->items = grown;
+            out->cap = cap;
+        }
+        snprintf(out->items[out->n++], sizeof out->items[0], "%s", e->d_name);
+    }
+    closedir(d);
+    if (out->n > 1)
+        qsort(out->items, (size_t)out->n, sizeof out->items[0], compare_names);
+    return rc;
+}
+
+/* Removes the figure files (.dat, .gp, .png, .svg) of a folder, and nothing else. */
+static int clear_figures(const char *dir, rt_err *err)
+{
+    static const char *const kinds[] = {".dat", ".gp", ".png", ".svg"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+        name_list files;
+        if (list_dir(dir, 0, kinds[k], &files, err) != 0) {
+            free(files.items);
+            return -1;
+        }
+        for (int i = 0; i < files.n; ++i) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, files.items[i]);
+            if (unlink(path) != 0 && errno != ENOENT) {
+                rt_err_set(err, "cannot remove the old figure file %s: %s", path,
+                           strerror(errno));
+                free(files.items);
+                return -1;
+            }
+        }
+        free(files.items);
+    }
+    return 0;
+}
+
+int rt_figures_list(const char *dir, const char *suffix, rt_figures_name **names, int *n,
+                    rt_err *err)
+{
+    name_list files;
+    const int rc = list_dir(dir, 0, suffix, &files, err);
+    *names = files.items;
+    *n = files.n;
+    return rc;
+}
+
+static int add_item(rt_figures_result *res, rt_figures_item **item, rt_err *err)
+{
+    void *grown = realloc(res->items, (size_t)(res->n_items + 1) * sizeof *res->items);
+    if (!grown)
+        return rt_err_set(err, "out of memory listing the figures");
+    res->items = grown;
+    *item = &res->items[res->n_items++];
+    memset(*item, 0, sizeof **item);
+    return 0;
+}
+
+static int draw_store(const char *device, const char *store_path, const char *out_root,
+                      rt_figures_extra_fn extra, void *extra_ctx, rt_figures_result *res,
+                      rt_err *err)
+{
+    sqlite3 *db = NULL;
+    if (rt_readonly_open(store_path, &db, err) != 0)
+        return -1;
+    int rc = -1;
+    char names[64][64];
+    int n_names = 0;
+    if (rt_store_experiments(db, names, 64, &n_names, err) != 0) {
+        rt_err_prefix(err, "%s", store_path);
+        goto done;
+    }
+    for (int e = 0; e < n_names; ++e) {
+        rt_figures_item *item = NULL;
+        if (add_item(res, &item, err) != 0)
+            goto done;
+        snprintf(item->device, sizeof item->device, "%s", device);
+        snprintf(item->store, sizeof item->store, "%s", store_path);
+        snprintf(item->experiment, sizeof item->experiment, "%s", names[e]);
+        snprintf(item->out_dir, sizeof item->out_dir, "%s/%s/%s", out_root, device, names[e]);
+        if (rt_figures_make_dirs(item->out_dir, err) != 0 || clear_figures(item->out_dir, err))
+            goto done;
+        rt_config cfg;
+        int found = 0;
+        if (rt_figures_recorded_plots(db, names[e], &cfg, &found, err) != 0) {
+            rt_err_prefix(err, "%s", store_path);
+            goto done;
+        }
+        rt_plot_result pr;
+        const int plot_rc = rt_plot_experiment(db, names[e], found ? cfg.plots : NULL,
+                                               found ? cfg.n_plots : 0, item->out_dir, &pr, err);
+        if (found)
+            rt_config_free(&cfg);
+        if (plot_rc != 0) {
+            rt_err_prefix(err, "%s: experiment '%s'", store_path, names[e]);
+            goto done;
+        }
+        item->n_figures = pr.n_figures;
+        item->recorded_plots = found;
+        res->gnuplot_missing |= pr.gnuplot_missing;
+        snprintf(item->message, sizeof item->message, "%s", pr.message);
+        if (extra && extra(extra_ctx, db, names[e], item->out_dir, err) != 0) {
+            rt_err_prefix(err, "%s: experiment '%s'", store_path, names[e]);
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    sqlite3_close(db);
+    return rc;
+}
+
+int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figures_extra_fn extra,
+                          void *extra_ctx, rt_figures_result *res, rt_err *err)
+{
+    if (!res)
+        return rt_err_set(err, "rt_figures_regenerate: no result to fill");
+    memset(res, 0, sizeof *res);
+    if (!results_dir || !*results_dir)
+        return rt_err_set(err, "rt_figures_regenerate: the results folder is empty");
+    char baselines[2048], out_root[2048];
+    snprintf(baselines, sizeof baselines, "%s/baselines", results_dir);
+    if (out_dir && *out_dir)
+        snprintf(out_root, sizeof out_root, "%s", out_dir);
+    else
+        snprintf(out_root, sizeof out_root, "%s/figures", results_dir);
+
+    name_list devices;
+    if (list_dir(baselines, 1, NULL, &devices, err) != 0) {
+        free(devices.items);
+        return rt_err_prefix(err, "no committed result stores (expected %s/<device>/*.db)",
+                             baselines);
+    }
+    int rc = 0, n_stores = 0;
+    for (int d = 0; d < devices.n && rc == 0; ++d) {
+        char dir[2400];
+        snprintf(dir, sizeof dir, "%s/%s", baselines, devices.items[d]);
+        name_list stores;
+        if (list_dir(dir, 0, ".db", &stores, err) != 0) {
+            free(stores.items);
+            rc = -1;
+            break;
+        }
+        for (int s = 0; s < stores.n && rc == 0; ++s) {
+            char path[2700];
+            snprintf(path, sizeof path, "%s/%s", dir, stores.items[s]);
+            ++n_stores;
+            rc = draw_store(devices.items[d], path, out_root, extra, extra_ctx, res, err);
+        }
+        free(stores.items);
+    }
+    free(devices.items);
+    if (rc == 0 && n_stores == 0)
+        return rt_err_set(err, "no committed result stores in %s (expected "
+                               "%s/<device>/<name>.db)", baselines, baselines);
+    return rc;
+}
+
+void rt_figures_result_free(rt_figures_result *res)
+{
+    if (!res)
+        return;
+    free(res->items);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,93 @@
+/* rt_plot_internal: what the figure writers of the plot stage share (rt_plot.c draws line and
+ * bar figures and dispatches; rt_plot_types.c draws stacked bars, box plots, heat maps and
+ * scaling figures). Not for other modules: they call rt_plot_experiment (rt_plot.h).
+ *
+ * Every writer produces the same three kinds of file (<stem>.dat, <stem>.gp, and the images the
+ * script renders), with the same header comments, the same style and the same number format, so
+ * that every figure regenerates the same way and its data file is byte-for-byte stable: rows in a
+ * fixed order, numbers printed with %.10g, nothing that depends on the time or the host. */
+#ifndef RT_PLOT_INTERNAL_H
+#define RT_PLOT_INTERNAL_H
+
+#include <stdio.h>
+
+#include "rt_config.h"
+#include "rt_plot.h"
+#include "rt_plot_data.h"
+
+#define RT_PLOT_STEM_MAX 128
+#define RT_PLOT_PATH_MAX 4096
+
+/* How a scaling figure turns its y into what it draws. */
+typedef enum rt_plot_scaling_mode {
+    RT_PLOT_SCALE_RAW = 0,       /* y itself, with the ideal line when y is a time or a rate */
+    RT_PLOT_SCALE_SPEEDUP = 1,   /* T(p0) / T(p) over the smallest rank count p0 */
+    RT_PLOT_SCALE_EFFICIENCY = 2 /* T(p0) p0 / (T(p) p): 1 is perfect strong scaling */
+} rt_plot_scaling_mode;
+
+/* One figure, resolved: what to query and how to draw it. */
+typedef struct rt_plot_figure {
+    char stem[RT_PLOT_STEM_MAX];
+    char type[16];
+    rt_plot_field x, y, series;
+    int has_series;
+    char title[256];
+    int title_given;    /* 1: the title is the config's, not one made by the plot stage */
+    int logx, logy;
+    const char *matrix; /* only these points when not NULL (the default per-matrix figures) */
+    char context[700];  /* "file:line:col: plots[2] (name)" for error messages */
+    char baseline[96];  /* bars: speedup labels relative to this series value ("" = none) */
+    int n_stack;        /* stacked: the values stacked in each bar */
+    rt_plot_field stack[RT_PLOT_STACK_MAX];
+    char family[64];    /* heatmap: metrics <family>_<i>_<j> */
+    rt_plot_scaling_mode scaling; /* scaling figures */
+} rt_plot_figure;
+
+/* Everything one rt_plot_experiment call shares between its figures. */
+typedef struct rt_plot_job {
+    sqlite3 *db;
+    const char *experiment;
+    const char *out_dir;
+    int have_gnuplot;
+    rt_plot_result *res;
+    char notes[400]; /* skipped figures and why, for res->message */
+} rt_plot_job;
+
+/* Appends "; <text>" style notes (the caller writes the separator) to job->notes. */
+void rt_plot_note(rt_plot_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Opens out_dir/<stem>.<ext> for writing; path receives the file name for messages. */
+int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, FILE **f,
+                        char *path, size_t len, rt_err *err);
+/* Closes f and reports any write error that happened on it. */
+int rt_plot_close_output(FILE *f, const char *path, rt_err *err);
+
+/* Text on a comment line (control characters become spaces, so it stays one line). */
+void rt_plot_write_comment(FILE *f, const char *text);
+/* Text as one double-quoted data column that gnuplot reads as a single field. */
+void rt_plot_write_data_text(FILE *f, const char *text);
+/* Text as a gnuplot single-quoted string literal. */
+void rt_plot_write_quoted(FILE *f, const char *text);
+/* The first comment lines of a .dat: figure, experiment, matrix filter, query. */
+void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_figure *fig,
+                              const char *query);
+/* The common head of a .gp script: comments, reset, style, title and axis labels. */
+void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_figure *fig,
+                             const char *what);
+/* "lt N dt M" of the k-th series: the palette has 8 colours, then the dash pattern changes. */
+void rt_plot_write_series_style(FILE *cmd, int k);
+/* Finishes a figure: the render tail, closing the script, running gnuplot when present. Closes gp
+ * whatever happens. */
+int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
+                          const char *gp_path, const char *plot_command, rt_err *err);
+/* 1 when v is a positive integral power of two. */
+int rt_plot_is_power_of_two(double v);
+
+/* The writers of rt_plot_types.c. Each fetches its own data; a figure without anything to show
+ * is skipped with a note (returns 0 without writing). */
+int rt_plot_draw_stacked(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
+int rt_plot_draw_box(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
+int rt_plot_draw_heatmap(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
+int rt_plot_draw_scaling(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
+
+#endif

@@ -1,0 +1,543 @@
+/* rt_report: the static HTML report; see rt_report.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "rt_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_plot.h"
+#include "rt_plot_gnuplot.h"
+#include "rt_readonly.h"
+#include "rt_store.h"
+
+/* Everything the page needs is in it or beside it: the policy makes the browser refuse (and log)
+ * anything else, so a stray external reference cannot go unnoticed. */
+static const char page_head[] =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self'; "
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<title>rooftune report</title>\n<style>\n"
+    "body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;"
+    "color:#202020;line-height:1.4}\n"
+    "h1,h2,h3{font-weight:600}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}\n"
+    "table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}\n"
+    "th,td{border:1px solid #d0d0d0;padding:.25em .5em;text-align:left;vertical-align:top}\n"
+    "th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "code{font-size:.9em;overflow-wrap:anywhere}details{margin:.5em 0 1em}summary{cursor:pointer}\n"
+    "figure{display:inline-block;margin:.5em 1em 1em 0;max-width:100%}\n"
+    "figure img{max-width:100%;height:auto;border:1px solid #e0e0e0}\n"
+    "figcaption{font-size:.85em;color:#505050}\n"
+    ".SLOWER,.fail{color:#b00020;font-weight:600}.FASTER,.pass{color:#006d2c;font-weight:600}\n"
+    ".UNSURE{color:#8a5a00}.note{color:#505050;font-size:.9em}\n"
+    "</style>\n</head>\n<body>\n";
+
+static const char page_tail[] =
+    "<script>\n"
+    "window.addEventListener('load', function () {\n"
+    "  var n = 0;\n"
+    "  for (var k = 0; k < document.images.length; ++k) {\n"
+    "    var img = document.images[k];\n"
+    "    if (!img.complete || img.naturalWidth === 0)\n"
+    "      console.error('figure failed to load: ' + img.getAttribute('src'));\n"
+    "    ++n;\n"
+    "  }\n"
+    "  document.body.setAttribute('data-figures-checked', String(n));\n"
+    "});\n"
+    "</script>\n</body>\n</html>\n";
+
+static void html(FILE *f, const char *text)
+{
+    for (const char *c = text ? text : ""; *c; ++c) {
+        switch (*c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*c, f);
+        }
+    }
+}
+
+/* A relative URL of a path under DIR: each segment percent-encoded where it is not plain. */
+static void url(FILE *f, const char *path)
+{
+    for (const unsigned char *c = (const unsigned char *)path; *c; ++c) {
+        const int plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                          (*c >= '0' && *c <= '9') || strchr("-_./", *c);
+        if (plain)
+            fputc(*c, f);
+        else
+            fprintf(f, "%%%02X", *c);
+    }
+}
+
+static void cell_text(FILE *f, const unsigned char *t)
+{
+    fputs("<td>", f);
+    html(f, t ? (const char *)t : "");
+    fputs("</td>", f);
+}
+
+static void cell_num(FILE *f, sqlite3_stmt *st, int col, const char *fmt)
+{
+    fputs("<td class=\"num\">", f);
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        fputs("&ndash;", f);
+    else
+        fprintf(f, fmt, sqlite3_column_double(st, col));
+    fputs("</td>", f);
+}
+
+static int query_error(sqlite3 *db, const char *label, const char *what, rt_err *err)
+{
+    return rt_err_set(err, "%s: cannot read %s: %s", label, what, sqlite3_errmsg(db));
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* One store */
+
+static int write_runs(FILE *f, sqlite3 *db, const char *label, rt_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id, experiment, status, started_at, ended_at, device, "
+                               "git_revision, git_dirty, compiler, cuda_runtime, cuda_driver, "
+                               "topology, config_path, config_hash FROM runs ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return query_error(db, label, "its runs", err);
+    }
+    fputs("<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>experiment</th><th>status</th><th>started"
+          "</th><th>ended</th><th>device</th><th>git</th><th>compiler</th><th>CUDA runtime / "
+          "driver</th><th>topology</th><th>config</th></tr>\n", f);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)sqlite3_column_int64(st, 0));
+        for (int c = 1; c <= 5; ++c)
+            cell_text(f, sqlite3_column_text(st, c));
+        fputs("<td><code>", f);
+        html(f, (const char *)sqlite3_column_text(st, 6));
+        fputs(sqlite3_column_int(st, 7) ? "+dirty" : "", f);
+        fputs("</code></td>", f);
+        cell_text(f, sqlite3_column_text(st, 8));
+        fputs("<td>", f);
+        html(f, sqlite3_column_text(st, 9) ? (const char *)sqlite3_column_text(st, 9) : "none");
+        fputs(" / ", f);
+        html(f, sqlite3_column_text(st, 10) ? (const char *)sqlite3_column_text(st, 10) : "none");
+        fputs("</td>", f);
+        cell_text(f, sqlite3_column_text(st, 11));
+        fputs("<td><code>", f);
+        html(f, (const char *)sqlite3_column_text(st, 12));
+        fputs("</code> (", f);
+        html(f, (const char *)sqlite3_column_text(st, 13));
+        fputs(")</td></tr>\n", f);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return query_error(db, label, "its runs", err);
+    fputs("</table>\n", f);
+    return 0;
+}
+
+static int write_statuses(FILE *f, sqlite3 *db, const char *label, const char *experiment,
+                          rt_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT status, COUNT(*) FROM points WHERE experiment = ?1 GROUP "
+                               "BY status ORDER BY status", -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return query_error(db, label, "the points by status", err);
+    }
+    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
+    fputs("<p>Points by status:", f);
+    int rc, any = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        fputs(any++ ? ", " : " ", f);
+        html(f, (const char *)sqlite3_column_text(st, 0));
+        fprintf(f, " %lld", (long long)sqlite3_column_int64(st, 1));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return query_error(db, label, "the points by status", err);
+    fputs(any ? ".</p>\n" : " none.</p>\n", f);
+    return 0;
+}
+
+static int write_best(FILE *f, sqlite3 *db, const char *label, const char *experiment,
+                      rt_err *err)
+{
+    /* SQLite returns the other columns from the row that holds the MIN(). */
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT kernel, matrix, MIN(time_median_s), gflops, efficiency, "
+                               "params, problem, ranks FROM points WHERE experiment = ?1 AND "
+                               "status = 'ok' GROUP BY kernel, matrix ORDER BY matrix, kernel",
+                           -1, &st, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return query_error(db, label, "the best points", err);
+    }
+    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
+    int rc, rows = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!rows++)
+            fputs("<table>\n<tr><th>matrix</th><th>kernel</th><th>median time (ms)</th><th>"
+                  "GFLOP/s</th><th>roofline efficiency</th><th>params</th><th>problem</th><th>"
+                  "ranks</th></tr>\n", f);
+        fputs("<tr>", f);
+        cell_text(f, sqlite3_column_text(st, 1));
+        cell_text(f, sqlite3_column_text(st, 0));
+        fputs("<td class=\"num\">", f);
+        fprintf(f, "%.4g", sqlite3_column_double(st, 2) * 1e3);
+        fputs("</td>", f);
+        cell_num(f, st, 3, "%.4g");
+        cell_num(f, st, 4, "%.3f");
+        fputs("<td><code>", f);
+        html(f, (const char *)sqlite3_column_text(st, 5));
+        fputs("</code></td><td><code>", f);
+        html(f, (const char *)sqlite3_column_text(st, 6));
+        fprintf(f, "</code></td><td class=\"num\">%d</td></tr>\n", sqlite3_column_int(st, 7));
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return query_error(db, label, "the best points", err);
+    if (rows)
+        fputs("</table>\n", f);
+    else
+        fputs("<p class=\"note\">No verified point: nothing to rank.</p>\n", f);
+    return 0;
+}
+
+/* Draws the experiment's figures into DIR/<rel> and shows every SVG there. */
+static int write_figures(FILE *f, const rt_report_opts *o, sqlite3 *db, const char *label,
+                         const char *experiment, const char *rel, rt_report_result *res,
+                         rt_err *err)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/%s", o->out_dir, rel);
+    if (rt_figures_make_dirs(dir, err) != 0)
+        return -1;
+    rt_config cfg;
+    int found = 0;
+    if (rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    rt_plot_result pr;
+    const int rc = rt_plot_experiment(db, experiment, found ? cfg.plots : NULL,
+                                      found ? cfg.n_plots : 0, dir, &pr, err);
+    if (found)
+        rt_config_free(&cfg);
+    if (rc != 0)
+        return rt_err_prefix(err, "%s: experiment '%s'", label, experiment);
+    if (o->extra && o->extra(o->extra_ctx, db, experiment, dir, err) != 0)
+        return rt_err_prefix(err, "%s: experiment '%s'", label, experiment);
+    res->gnuplot_missing |= pr.gnuplot_missing;
+
+    const char *kind = pr.gnuplot_missing ? ".gp" : ".svg";
+    rt_figures_name *names = NULL;
+    int n = 0;
+    if (rt_figures_list(dir, kind, &names, &n, err) != 0) {
+        free(names);
+        return -1;
+    }
+    if (pr.gnuplot_missing)
+        fputs("<p class=\"note\">gnuplot was not found when this report was written: the figures' "
+              "data and scripts are linked below; <code>gnuplot NAME.gp</code> in their folder "
+              "draws them.</p>\n", f);
+    else if (n == 0)
+        fputs("<p class=\"note\">No figure: no verified point to draw.</p>\n", f);
+    for (int k = 0; k < n; ++k) {
+        char stem[256];
+        snprintf(stem, sizeof stem, "%.*s", (int)(strlen(names[k]) - strlen(kind)), names[k]);
+        char path[600];
+        fputs("<figure>", f);
+        if (!pr.gnuplot_missing) {
+            snprintf(path, sizeof path, "%s/%s.svg", rel, stem);
+            fputs("<img src=\"", f);
+            url(f, path);
+            fputs("\" alt=\"", f);
+            html(f, stem);
+            fputs("\" width=\"1024\" height=\"640\">", f);
+            ++res->n_figures;
+        }
+        fputs("<figcaption>", f);
+        html(f, stem);
+        fputs(": <a href=\"", f);
+        snprintf(path, sizeof path, "%s/%s.dat", rel, stem);
+        url(f, path);
+        fputs("\">data</a>, <a href=\"", f);
+        snprintf(path, sizeof path, "%s/%s.gp", rel, stem);
+        url(f, path);
+        fputs("\">script</a></figcaption></figure>\n", f);
+    }
+    free(names);
+    return 0;
+}
+
+static void store_folder(int index, const char *path, char *out, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char raw[300], clean[300];
+    snprintf(raw, sizeof raw, "%d-%s", index + 1, base);
+    char *dot = strrchr(raw, '.');
+    if (dot && strcmp(dot, ".db") == 0)
+        *dot = '\0';
+    rt_plot_sanitize_name(raw, clean, sizeof clean);
+    snprintf(out, len, "figures/%s", clean);
+}
+
+static int write_store(FILE *f, const rt_report_opts *o, int index, sqlite3 *db,
+                       rt_report_result *res, rt_err *err)
+{
+    const char *label = o->stores[index];
+    fprintf(f, "<section id=\"store-%d\">\n<h2>", index + 1);
+    if (o->n_stores == 2)
+        fputs(index == 0 ? "Baseline: " : "New: ", f);
+    fputs("<code>", f);
+    html(f, label);
+    fputs("</code></h2>\n", f);
+    if (write_runs(f, db, label, err) != 0)
+        return -1;
+    char names[64][64];
+    int n_names = 0;
+    if (rt_store_experiments(db, names, 64, &n_names, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    char folder[400];
+    store_folder(index, label, folder, sizeof folder);
+    for (int e = 0; e < n_names; ++e) {
+        fputs("<h3>Experiment <code>", f);
+        html(f, names[e]);
+        fputs("</code></h3>\n", f);
+        char rel[600], clean[128];
+        rt_plot_sanitize_name(names[e], clean, sizeof clean);
+        snprintf(rel, sizeof rel, "%s/%s", folder, clean);
+        if (write_statuses(f, db, label, names[e], err) != 0 ||
+            write_best(f, db, label, names[e], err) != 0 ||
+            write_figures(f, o, db, label, names[e], rel, res, err) != 0)
+            return -1;
+    }
+    if (n_names == 0)
+        fputs("<p class=\"note\">The store holds no experiment yet.</p>\n", f);
+    fputs("</section>\n", f);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* The comparison */
+
+static void format_ms(FILE *f, double s)
+{
+    if (isfinite(s))
+        fprintf(f, "%.4g", s * 1e3);
+    else
+        fputs("&ndash;", f);
+}
+
+typedef enum entry_set { ENTRIES_CHANGED, ENTRIES_MATCHED, ENTRIES_ONE_SIDED } entry_set;
+
+/* A matched point worth a look: a timing verdict other than SAME, a status or metric change. */
+static int entry_changed(const rt_compare_entry *e)
+{
+    return e->verdict == RT_VERDICT_SLOWER || e->verdict == RT_VERDICT_FASTER ||
+           e->verdict == RT_VERDICT_UNSURE || e->status_change != RT_STATUS_UNCHANGED ||
+           e->n_metric_changes > 0;
+}
+
+static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
+{
+    fputs("<div style=\"overflow-x:auto\"><table>\n<tr><th>verdict</th><th>kernel</th><th>matrix</th><th>params</th><th>"
+          "problem</th><th>ranks</th><th>baseline (ms)</th><th>new (ms)</th><th>change</th><th>"
+          "p</th><th>status</th><th>metric changes</th></tr>\n", f);
+    /* Failures first (slower, newly failing, changed metrics), then the rest in identity order. */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < r->n_entries; ++k) {
+            const rt_compare_entry *e = &r->entries[k];
+            const int wanted = which == ENTRIES_ONE_SIDED ? e->side != RT_COMPARE_BOTH
+                               : which == ENTRIES_CHANGED
+                                   ? e->side == RT_COMPARE_BOTH && entry_changed(e)
+                                   : e->side == RT_COMPARE_BOTH;
+            const int loud = e->verdict == RT_VERDICT_SLOWER ||
+                             e->status_change == RT_STATUS_FAILED || e->n_metric_changes > 0;
+            if (!wanted || (pass == 0) != loud)
+                continue;
+            const char *verdict = e->side == RT_COMPARE_BASE_ONLY  ? "only baseline"
+                                  : e->side == RT_COMPARE_NEW_ONLY ? "only new"
+                                                                   : rt_verdict_name(e->verdict);
+            fprintf(f, "<tr><td class=\"%s\">%s</td>", rt_verdict_name(e->verdict), verdict);
+            cell_text(f, (const unsigned char *)e->kernel);
+            cell_text(f, (const unsigned char *)e->matrix);
+            fputs("<td><code>", f);
+            html(f, e->params);
+            fputs("</code></td><td><code>", f);
+            html(f, e->problem);
+            fprintf(f, "</code></td><td class=\"num\">%d</td><td class=\"num\">", e->ranks);
+            format_ms(f, e->base_median);
+            fputs("</td><td class=\"num\">", f);
+            format_ms(f, e->new_median);
+            fputs("</td><td class=\"num\">", f);
+            if (isfinite(e->ratio))
+                fprintf(f, "%+.1f%%", (e->ratio - 1) * 100);
+            else
+                fputs("&ndash;", f);
+            fputs("</td><td class=\"num\">", f);
+            if (isfinite(e->p_value))
+                fprintf(f, "%.2g", e->p_value);
+            else
+                fputs("&ndash;", f);
+            fprintf(f, "</td><td%s>", e->status_change == RT_STATUS_FAILED ? " class=\"fail\"" : "");
+            if (e->side != RT_COMPARE_BOTH)
+                html(f, e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
+            else if (e->status_change == RT_STATUS_UNCHANGED)
+                html(f, e->new_status);
+            else {
+                html(f, e->base_status);
+                fputs(" &rarr; ", f);
+                html(f, e->new_status);
+            }
+            fputs("</td><td>", f);
+            int listed = 0;
+            for (int m = 0; m < r->n_metric_changes; ++m) {
+                if (r->metric_changes[m].entry != k)
+                    continue;
+                fputs(listed++ ? ", " : "", f);
+                html(f, r->metric_changes[m].name);
+                fprintf(f, " %.17g &rarr; %.17g", r->metric_changes[m].base_value,
+                        r->metric_changes[m].new_value);
+            }
+            fputs("</td></tr>\n", f);
+        }
+    }
+    fputs("</table></div>\n", f);
+}
+
+static void write_compare(FILE *f, const rt_compare_report *r, const char *base,
+                          const char *fresh)
+{
+    fputs("<section id=\"compare\">\n<h2>Comparison</h2>\n<p>Baseline <code>", f);
+    html(f, base);
+    fputs("</code>, new <code>", f);
+    html(f, fresh);
+    fprintf(f, "</code>: threshold %.3g%%, alpha %g%s. Verdict: <span class=\"%s\">%s</span>"
+               "</p>\n", r->opts.threshold * 100, r->opts.alpha,
+            r->opts.timings_informational ? ", timings informational" : "",
+            r->failed ? "fail" : "pass", r->failed ? "FAIL" : "PASS");
+    fprintf(f, "<table>\n<tr><th>matched</th><th>same</th><th>faster</th><th>slower</th><th>"
+               "unsure</th><th>not timed</th><th>only baseline</th><th>only new</th><th>status "
+               "failures</th><th>metric changes</th></tr>\n<tr>");
+    const int counts[] = {r->n_matched, r->n_same,          r->n_faster,      r->n_slower,
+                          r->n_unsure,  r->n_not_timed,     r->n_base_only,   r->n_new_only,
+                          r->n_status_failed, r->n_points_metric_changed};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k)
+        fprintf(f, "<td class=\"num\">%d</td>", counts[k]);
+    fputs("</tr>\n</table>\n", f);
+    /* What needs a look first (regressions, changes, unsure verdicts), then everything else
+     * folded away: a store of a few hundred points would otherwise bury the one that matters. */
+    int n_changed = 0;
+    for (int k = 0; k < r->n_entries; ++k)
+        n_changed += r->entries[k].side == RT_COMPARE_BOTH && entry_changed(&r->entries[k]);
+    if (n_changed > 0) {
+        fputs("<h3>Changes</h3>\n", f);
+        write_entries(f, r, ENTRIES_CHANGED);
+    } else {
+        fputs("<p>No point changed beyond the threshold.</p>\n", f);
+    }
+    if (r->n_matched > 0) {
+        fprintf(f, "<details><summary>All %d matched points</summary>\n", r->n_matched);
+        write_entries(f, r, ENTRIES_MATCHED);
+        fputs("</details>\n", f);
+    }
+    if (r->n_base_only + r->n_new_only > 0) {
+        fprintf(f, "<details><summary>Points in one store only (%d in the baseline, %d in the "
+                   "new store)</summary>\n", r->n_base_only, r->n_new_only);
+        write_entries(f, r, ENTRIES_ONE_SIDED);
+        fputs("</details>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
+{
+    if (!res)
+        return rt_err_set(err, "rt_report_html: no result to fill");
+    memset(res, 0, sizeof *res);
+    if (!o || !o->out_dir || !*o->out_dir)
+        return rt_err_set(err, "report: no output folder given (--html DIR)");
+    if (o->n_stores < 1 || !o->stores)
+        return rt_err_set(err, "report: no store given (--db FILE, one or more)");
+    if (o->n_stores == 2 && rt_compare_opts_check(&o->compare, err) != 0)
+        return -1;
+
+    sqlite3 **dbs = calloc((size_t)o->n_stores, sizeof *dbs);
+    if (!dbs)
+        return rt_err_set(err, "out of memory opening the stores");
+    char tmp[4300] = "";
+    FILE *f = NULL;
+    int rc = -1;
+    rt_compare_report cmp;
+    memset(&cmp, 0, sizeof cmp);
+    for (int k = 0; k < o->n_stores; ++k)
+        if (rt_readonly_open(o->stores[k], &dbs[k], err) != 0)
+            goto done;
+    if (rt_figures_make_dirs(o->out_dir, err) != 0)
+        goto done;
+    snprintf(res->index_path, sizeof res->index_path, "%s/index.html", o->out_dir);
+    snprintf(tmp, sizeof tmp, "%s/.index.html.tmp", o->out_dir);
+    f = fopen(tmp, "w");
+    if (!f) {
+        rt_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    fputs(page_head, f);
+    fputs("<h1>rooftune report</h1>\n<p>", f);
+    fprintf(f, "%d result store%s", o->n_stores, o->n_stores == 1 ? "" : "s");
+    if (o->n_stores == 2)
+        fputs(", compared below (the first is the baseline)", f);
+    fputs(". Every figure is drawn from its store and links its data and gnuplot script.</p>\n"
+          "<nav><ul>\n", f);
+    for (int k = 0; k < o->n_stores; ++k) {
+        fprintf(f, "<li><a href=\"#store-%d\">", k + 1);
+        html(f, o->stores[k]);
+        fputs("</a></li>\n", f);
+    }
+    if (o->n_stores == 2)
+        fputs("<li><a href=\"#compare\">Comparison</a></li>\n", f);
+    fputs("</ul></nav>\n", f);
+    if (o->n_stores == 2) {
+        if (rt_compare_stores(dbs[0], o->stores[0], dbs[1], o->stores[1], &o->compare, &cmp,
+                              err) != 0)
+            goto done;
+        write_compare(f, &cmp, o->stores[0], o->stores[1]);
+        res->compared = 1;
+        res->compare_failed = cmp.failed;
+    }
+    for (int k = 0; k < o->n_stores; ++k)
+        if (write_store(f, o, k, dbs[k], res, err) != 0)
+            goto done;
+    fputs(page_tail, f);
+    const int failed = ferror(f);
+    const int close_rc = fclose(f);
+    f = NULL;
+    if (failed || close_rc != 0) {
+        rt_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (rename(tmp, res->index_path) != 0) {
+        rt_err_set(err, "cannot rename %s to %s: %s", tmp, res->index_path, strerror(errno));
+        goto done;
+    }
+    rc = 0;
+done:
+    if (f)
+        fclose(f);
+    if (rc != 0 && tmp[0])
+        remove(tmp); /* never a half-written page */
+    rt_compare_report_free(&cmp);
+    for (int k = 0; k < o->n_stores; ++k)
+        sqlite3_close(dbs[k]);
+    free(dbs);
+    return rc;
+}
