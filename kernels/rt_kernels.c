@@ -7,6 +7,8 @@
 #include "spmm_cpu_ell.h"
 #include "spmm_cpu_tiled.h"
 #include "spmm_family.h"
+#include "spdnn_cpu_fused.h"
+#include "spdnn_family.h"
 
 int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
 {
@@ -25,6 +27,10 @@ int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
     for (size_t i = 0; i < sizeof spmm_cpu / sizeof spmm_cpu[0]; ++i)
         if (rt_registry_add_kernel(reg, spmm_cpu[i], err) != 0)
             return rt_err_prefix(err, "registering built-in CPU kernels");
+
+    if (rt_registry_add_family(reg, rt_spdnn_family(), err) != 0 ||
+        rt_registry_add_kernel(reg, rt_spdnn_cpu_fused_kernel(), err) != 0)
+        return rt_err_prefix(err, "registering the spdnn family and its CPU kernel");
 
     /* ---- CPU-side registration of other families goes here. ----
      * Each new family (e.g. "sddmm", "spgemm", "gemm") adds its rt_family_desc with

@@ -54,18 +54,52 @@ static const rt_param_schema cusparse_params[] = {
      "block size of the Blocked-ELL format (alg = blocked_ell only)"},
 };
 
+/* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled
+ * SpMM's parameters, register_tile counting features of a thread. */
+static const rt_param_schema spdnn_fused_params[] = {
+    {"block_size", RT_V_INT, "32..1024", "1024", 1,
+     "threads (= neurons of a layer) per block; a multiple of 32"},
+    {"shared_kib", RT_V_INT, "1..228", "96", 0,
+     "dynamic shared memory per block in KiB: the staged input neurons of register_tile "
+     "features, buffsize = (shared_kib*1024 - 4*register_tile) / (4*register_tile)"},
+    {"register_tile", RT_V_INT, "1..64", "8", 1,
+     "REGISTER: features per thread held in registers (grid.y = ceil(live features / "
+     "register_tile))"},
+    {"min_blocks", RT_V_INT, "0..32", "1", 1,
+     "NUMBLOCKS of __launch_bounds__ (0: only the block size)"},
+    {"staging", RT_V_STR, "ell|csr", "ell", 1,
+     "storage of W^T per stage: ELL padded per warp (coalesced) or CSR per row"},
+    {"index_bytes", RT_V_INT, "2|4", "2", 1,
+     "bytes per shared-memory index of W^T (2 needs buffsize <= 65536)"},
+    {"allow_spills", RT_V_INT, "0|1", "0", 0,
+     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+};
+
+static const rt_param_schema spdnn_cusparse_params[] = {
+    {"alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
+     "cusparseSpMM algorithm for each layer's W^T (CSR); bias and ReLU run as a separate kernel"},
+};
+
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static const rt_spmm_cuda_entry catalog[RT_SPMM_CUDA_KIND_COUNT] = {
+static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
     {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K",
-     csr_params, N_OF(csr_params)},
+     csr_params, N_OF(csr_params), "spmm"},
     {RT_SPMM_CUDA_ELL, "warp-sliced ELL SpMM on the GPU (slices of 32 rows, coalesced A)",
-     ell_params, N_OF(ell_params)},
+     ell_params, N_OF(ell_params), "spmm"},
     {RT_SPMM_CUDA_TILED,
      "Tiled SpMM (Hidayetoglu): multi-stage shared-memory staging of B, register tiling",
-     tiled_params, N_OF(tiled_params)},
+     tiled_params, N_OF(tiled_params), "spmm"},
     {RT_SPMM_CUDA_CUSPARSE, "cuSPARSE cusparseSpMM (CSR, COO or Blocked-ELL)", cusparse_params,
-     N_OF(cusparse_params)},
+     N_OF(cusparse_params), "spmm"},
+    {RT_SPDNN_CUDA_FUSED,
+     "sparse DNN inference: fused Tiled SpMM + bias + clamped ReLU per layer, dead features "
+     "compacted out on the device",
+     spdnn_fused_params, N_OF(spdnn_fused_params), "spdnn"},
+    {RT_SPDNN_CUDA_CUSPARSE,
+     "sparse DNN inference: cuSPARSE SpMM per layer, then a separate bias + ReLU kernel "
+     "(baseline), dead features compacted out",
+     spdnn_cusparse_params, N_OF(spdnn_cusparse_params), "spdnn"},
 };
 
 const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_at(int kind)
@@ -75,11 +109,18 @@ const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_at(int kind)
     return &catalog[kind];
 }
 
+const rt_spmm_cuda_entry *rt_cuda_catalog_entry(int index)
+{
+    if (index < 0 || index >= RT_CUDA_CATALOG_COUNT)
+        return NULL;
+    return &catalog[index];
+}
+
 const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_find(const char *name)
 {
     if (!name)
         return NULL;
-    for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i)
+    for (int i = 0; i < RT_CUDA_CATALOG_COUNT; ++i)
         if (strcmp(catalog[i].name, name) == 0)
             return &catalog[i];
     return NULL;
@@ -89,7 +130,7 @@ void rt_spmm_cuda_describe(const rt_spmm_cuda_entry *e, rt_kernel_desc *out)
 {
     memset(out, 0, sizeof *out);
     out->name = e->name;
-    out->family = "spmm";
+    out->family = e->family ? e->family : "spmm";
     out->backend = "cuda";
     out->summary = e->summary;
     out->params = e->params;
@@ -106,7 +147,7 @@ void rt_spmm_cuda_describe(const rt_spmm_cuda_entry *e, rt_kernel_desc *out)
 static const char unavailable_marker[] = "spmm.cuda.unavailable";
 
 typedef struct unavailable_block {
-    rt_kernel_desc desc[RT_SPMM_CUDA_KIND_COUNT];
+    rt_kernel_desc desc[RT_CUDA_CATALOG_COUNT];
     const char *marker;
     char reason[512];
 } unavailable_block;
@@ -197,7 +238,11 @@ int rt_spmm_cuda_register_unavailable(rt_registry *reg, const char *reason, rt_e
     b->marker = unavailable_marker;
     snprintf(b->reason, sizeof b->reason, "%s",
              reason && *reason ? reason : "the CUDA backend is not loaded");
-    for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i) {
+    for (int i = 0; i < RT_CUDA_CATALOG_COUNT; ++i) {
+        /* The spmm kernels always (their family must be there); other families' kernels only
+         * where the registry has the family. */
+        if (i >= RT_SPMM_CUDA_KIND_COUNT && !rt_registry_find_family(reg, catalog[i].family))
+            continue;
         rt_kernel_desc *d = &b->desc[i];
         rt_spmm_cuda_describe(&catalog[i], d);
         d->unavailable = b->reason;

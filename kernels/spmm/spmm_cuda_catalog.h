@@ -1,4 +1,5 @@
-/* spmm_cuda_catalog: names, summaries and parameter schemas of the CUDA SpMM kernels.
+/* spmm_cuda_catalog: names, summaries and parameter schemas of the CUDA SpMM kernels (and of
+ * the CUDA kernels of other families built on them: spdnn).
  *
  * Plain C with no CUDA dependency, compiled into the main binary (through rt_kernels) and into
  * the CUDA plugin. The plugin registers the real kernels with these schemas; a host without a
@@ -25,26 +26,42 @@ typedef enum rt_spmm_cuda_kind {
     RT_SPMM_CUDA_KIND_COUNT = 4
 } rt_spmm_cuda_kind;
 
+/* CUDA kernels of other families share this catalog (so the same unavailable registration
+ * covers them); they follow the spmm kernels, at these indices of rt_cuda_catalog_entry. */
+#define RT_SPDNN_CUDA_FUSED "spdnn.cuda.fused"
+#define RT_SPDNN_CUDA_CUSPARSE "spdnn.cuda.cusparse"
+typedef enum rt_cuda_catalog_index {
+    RT_CUDA_CATALOG_SPDNN_FUSED = RT_SPMM_CUDA_KIND_COUNT,
+    RT_CUDA_CATALOG_SPDNN_CUSPARSE,
+    RT_CUDA_CATALOG_COUNT
+} rt_cuda_catalog_index;
+
 typedef struct rt_spmm_cuda_entry {
     const char *name;
     const char *summary;
     const rt_param_schema *params;
     int n_params;
+    const char *family; /* "spmm", "spdnn", ... */
 } rt_spmm_cuda_entry;
 
-/* The entry of one kernel; NULL for an out-of-range kind. */
+/* The entry of one spmm kernel; NULL for an out-of-range kind. */
 const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_at(int kind);
-/* The entry with this kernel name, or NULL. */
+/* The entry of any family's kernel, 0 .. RT_CUDA_CATALOG_COUNT-1 (spmm's first, at their kind);
+ * NULL outside. */
+const rt_spmm_cuda_entry *rt_cuda_catalog_entry(int index);
+/* The entry with this kernel name (any family), or NULL. */
 const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_find(const char *name);
 
-/* Fills the descriptive fields of a kernel descriptor (name, family "spmm", backend "cuda",
+/* Fills the descriptive fields of a kernel descriptor (name, the entry's family, backend "cuda",
  * summary, schema) and clears everything else (hooks, unavailable, backend_ctx). */
 void rt_spmm_cuda_describe(const rt_spmm_cuda_entry *e, rt_kernel_desc *out);
 
 /* Registers every CUDA kernel as unavailable for `reason` (copied), with hooks that fail with a
- * message naming the kernel and the reason. The "spmm" family must already be registered. On
- * failure nothing stays registered. The descriptors are heap-allocated: release them with
- * rt_spmm_cuda_unregister_unavailable before the registry goes away. */
+ * message naming the kernel and the reason. The "spmm" family must already be registered; the
+ * kernels of other families are registered when their family is (a registry without the spdnn
+ * family simply does not list spdnn kernels). On failure nothing stays registered. The
+ * descriptors are heap-allocated: release them with rt_spmm_cuda_unregister_unavailable before
+ * the registry goes away. */
 int rt_spmm_cuda_register_unavailable(rt_registry *reg, const char *reason, rt_err *err);
 
 /* Removes from reg the descriptors that rt_spmm_cuda_register_unavailable added and frees them;

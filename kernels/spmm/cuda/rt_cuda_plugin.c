@@ -2,8 +2,9 @@
  *
  * init creates the CUDA context on the requested device and registers the CUDA SpMM kernels. The
  * "spmm" family is the main binary's: it is registered before the plugin is opened, so the plugin
- * adds kernels only. The descriptors live in the plugin state (they point back at the context
- * through backend_ctx), so they stay valid until fini. */
+ * adds kernels only. Kernels of other families (spdnn) are added when the registry has their
+ * family. The descriptors live in the plugin state (they point back at the context through
+ * backend_ctx), so they stay valid until fini. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,11 @@
 #include "spmm_cuda_cusparse.h"
 #include "spmm_cuda_ell.h"
 #include "spmm_cuda_tiled.h"
+#include "spdnn_cuda.h"
 
 typedef struct cuda_plugin {
     rt_cuda_ctx *ctx;
-    rt_kernel_desc kernels[RT_SPMM_CUDA_KIND_COUNT];
+    rt_kernel_desc kernels[RT_CUDA_CATALOG_COUNT];
 } cuda_plugin;
 
 static void plugin_fini(void *state)
@@ -39,11 +41,11 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
     if (!rt_registry_find_family(reg, "spmm"))
         return rt_err_set(err, "CUDA plugin: the spmm family must be registered before the plugin "
                                "is initialised");
-    for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i)
-        if (rt_registry_find_kernel(reg, rt_spmm_cuda_catalog_at(i)->name))
+    for (int i = 0; i < RT_CUDA_CATALOG_COUNT; ++i)
+        if (rt_registry_find_kernel(reg, rt_cuda_catalog_entry(i)->name))
             return rt_err_set(err, "CUDA plugin: kernel %s is already registered (the unavailable "
                                    "descriptors must not be registered when the plugin loads)",
-                              rt_spmm_cuda_catalog_at(i)->name);
+                              rt_cuda_catalog_entry(i)->name);
     cuda_plugin *pl = calloc(1, sizeof *pl);
     if (!pl)
         return rt_err_set(err, "out of memory initialising the CUDA plugin");
@@ -55,8 +57,13 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
     rt_spmm_cuda_ell_describe(&pl->kernels[RT_SPMM_CUDA_KIND_ELL], pl->ctx);
     rt_spmm_cuda_tiled_describe(&pl->kernels[RT_SPMM_CUDA_KIND_TILED], pl->ctx);
     rt_spmm_cuda_cusparse_describe(&pl->kernels[RT_SPMM_CUDA_KIND_CUSPARSE], pl->ctx);
+    int n_kernels = RT_SPMM_CUDA_KIND_COUNT;
+    if (rt_registry_find_family(reg, "spdnn")) {
+        rt_spdnn_cuda_fused_describe(&pl->kernels[n_kernels++], pl->ctx);
+        rt_spdnn_cuda_cusparse_describe(&pl->kernels[n_kernels++], pl->ctx);
+    }
     const int first = reg->n_kernels;
-    for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i)
+    for (int i = 0; i < n_kernels; ++i)
         if (rt_registry_add_kernel(reg, &pl->kernels[i], err) != 0) {
             /* Leave the registry as it was: no pointer into the state freed below. */
             for (int j = first; j < reg->n_kernels; ++j)

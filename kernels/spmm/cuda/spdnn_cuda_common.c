@@ -1,0 +1,389 @@
+#include "spdnn_cuda_common.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "rt_cuda_nvrtc.h"
+#include "spmm_cuda_catalog.h"
+
+/* A block may use more than this much dynamic shared memory only after opting in per function. */
+#define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
+
+/* Device lists and ids are int; the family's output helper takes int32_t. */
+_Static_assert(sizeof(int) == sizeof(int32_t), "int must be 32 bits");
+
+static int cuda_fail(rt_err *err, const char *what, const char *call, cudaError_t e)
+{
+    return rt_err_set(err, "%s: %s failed: %s: %s", what, call, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+#define SPDNN_CUDA_CHECK(call, what)                                                             \
+    do {                                                                                         \
+        const cudaError_t rt_spdnn_e_ = (call);                                                  \
+        if (rt_spdnn_e_ != cudaSuccess)                                                          \
+            return cuda_fail(err, (what), #call, rt_spdnn_e_);                                   \
+    } while (0)
+
+int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err *err)
+{
+    const rt_spdnn_inputs *in;
+    *out = NULL;
+    if (rt_spdnn_inputs_check(inputs, &in, err) != 0)
+        return -1;
+    /* Feature numbers and ids are 32-bit on the device; a layer is indexed with 32-bit columns. */
+    if (in->features > INT_MAX || in->neurons > INT_MAX)
+        return rt_err_set(err, "spdnn inputs: %lld features of %lld neurons exceed the CUDA "
+                               "kernels' 32-bit feature numbers",
+                          (long long)in->features, (long long)in->neurons);
+    *out = in;
+    return 0;
+}
+
+static int param_value(const rt_params *p, int index, const char *name, rt_value *v, rt_err *err)
+{
+    const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(index);
+    if (!e)
+        return rt_err_set(err, "no CUDA catalog entry %d", index);
+    const rt_param_schema *s = NULL;
+    for (int i = 0; i < e->n_params; ++i)
+        if (strcmp(e->params[i].name, name) == 0)
+            s = &e->params[i];
+    if (!s)
+        return rt_err_set(err, "%s has no parameter '%s'", e->name, name);
+    const rt_value *given = p ? rt_params_get(p, name) : NULL;
+    if (given)
+        *v = *given;
+    else if (rt_param_default(s, v, err) != 0)
+        return rt_err_prefix(err, "%s", e->name);
+    char why[256];
+    if (rt_param_check(s, v, why, sizeof why) != 0)
+        return rt_err_set(err, "%s: %s", e->name, why);
+    return 0;
+}
+
+int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
+                            rt_err *err)
+{
+    rt_value v;
+    if (param_value(p, index, name, &v, err) != 0)
+        return -1;
+    if (v.kind == RT_V_INT)
+        *out = v.i;
+    else if (v.kind == RT_V_REAL && v.r == floor(v.r) && fabs(v.r) < 9.0e15)
+        *out = (int64_t)v.r;
+    else
+        return rt_err_set(err, "parameter %s must be an integer", name);
+    return 0;
+}
+
+int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out,
+                            size_t len, rt_err *err)
+{
+    rt_value v;
+    if (param_value(p, index, name, &v, err) != 0)
+        return -1;
+    if (v.kind != RT_V_STR)
+        return rt_err_set(err, "parameter %s must be a word", name);
+    snprintf(out, len, "%s", v.s);
+    return 0;
+}
+
+void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p,
+                                  const rt_spdnn_inputs *in, char *out, size_t len)
+{
+    char json[384] = "{}";
+    if (p && rt_params_to_json(p, json, sizeof json) < 0)
+        snprintf(json, sizeof json, "{...}");
+    snprintf(out, len, "%s %s on %lld neurons x %lld layers, %lld features", kernel, json,
+             (long long)in->neurons, (long long)in->layers, (long long)in->features);
+}
+
+int rt_spdnn_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
+                         const unsigned block[3], size_t dynamic_shared, void **args,
+                         const char *what, rt_err *err)
+{
+    const CUfunction fn = (CUfunction)v->function;
+    if (!fn)
+        return rt_err_set(err, "%s: launch of a variant that was never loaded", what);
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+        return 0; /* nothing to compute */
+    CUresult r = CUDA_SUCCESS;
+    if (dynamic_shared > DEFAULT_DYNAMIC_SHARED_LIMIT)
+        r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               (int)dynamic_shared);
+    if (r == CUDA_SUCCESS)
+        r = cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                           (unsigned)dynamic_shared, (CUstream)rt_cuda_ctx_stream(ctx), args, NULL);
+    if (r != CUDA_SUCCESS) {
+        const char *name = NULL, *text = NULL;
+        cuGetErrorName(r, &name);
+        cuGetErrorString(r, &text);
+        return rt_err_set(err, "%s: launching the kernel failed: %s: %s", what,
+                          name ? name : "unknown CUresult", text ? text : "");
+    }
+    return 0;
+}
+
+int rt_spdnn_cuda_variant(rt_cuda_ctx *ctx, const char *source_name, const char *const *defines,
+                          int n_defines, const char *entry, rt_cuda_variant *v, const char *what,
+                          rt_err *err)
+{
+    const char *source = rt_cuda_source(source_name);
+    if (!source)
+        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", what,
+                          source_name);
+    if (rt_cuda_get_variant(ctx, source_name, source, defines, n_defines, entry, v, err) != 0)
+        return rt_err_prefix(err, "%s", what);
+    return 0;
+}
+
+void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe)
+{
+    if (!pipe || !pipe->ctx)
+        return;
+    void *buffers[] = {pipe->d_y0,      pipe->d_y[0],   pipe->d_y[1],   pipe->d_ident,
+                       pipe->d_list[0], pipe->d_list[1], pipe->d_ids[0], pipe->d_ids[1],
+                       pipe->d_active,  pipe->d_chunks, pipe->d_count};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+        rt_cuda_free(pipe->ctx, buffers[i]);
+    if (pipe->h_count)
+        cudaFreeHost(pipe->h_count);
+    memset(pipe, 0, sizeof *pipe);
+}
+
+static int alloc_buffer(rt_spdnn_cuda_pipe *pipe, void **ptr, size_t bytes, const char *label,
+                        rt_err *err)
+{
+    char what[900];
+    snprintf(what, sizeof what, "%s of %s", label, pipe->what);
+    return rt_cuda_alloc(pipe->ctx, ptr, bytes, what, err);
+}
+
+static int alloc_floats(rt_spdnn_cuda_pipe *pipe, float **ptr, size_t bytes, const char *label,
+                        rt_err *err)
+{
+    void *p = NULL;
+    const int rc = alloc_buffer(pipe, &p, bytes, label, err);
+    *ptr = p;
+    return rc;
+}
+
+static int alloc_ints(rt_spdnn_cuda_pipe *pipe, int **ptr, size_t bytes, const char *label,
+                      rt_err *err)
+{
+    void *p = NULL;
+    const int rc = alloc_buffer(pipe, &p, bytes, label, err);
+    *ptr = p;
+    return rc;
+}
+
+int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx,
+                             const rt_spdnn_inputs *in, const char *what, rt_err *err)
+{
+    memset(pipe, 0, sizeof *pipe);
+    pipe->ctx = ctx;
+    pipe->in = in;
+    pipe->features = in->features;
+    pipe->neurons = in->neurons;
+    snprintf(pipe->what, sizeof pipe->what, "%s", what);
+    const double row_bytes = (double)in->features * (double)in->neurons * sizeof(float);
+    if (row_bytes > 9.0e18)
+        return rt_err_set(err, "%s: the feature rows are too large to address", what);
+    const size_t rows = (size_t)row_bytes;
+    const size_t ints = (size_t)(in->features > 0 ? in->features : 1) * sizeof(int);
+    const int64_t nchunks =
+        (in->features + RT_SPDNN_CUDA_SCAN_BLOCK - 1) / RT_SPDNN_CUDA_SCAN_BLOCK;
+    int rc = alloc_floats(pipe, &pipe->d_y0, rows, "input features", err);
+    if (rc == 0)
+        rc = alloc_floats(pipe, &pipe->d_y[0], rows, "layer outputs", err);
+    if (rc == 0)
+        rc = alloc_floats(pipe, &pipe->d_y[1], rows, "layer outputs", err);
+    if (rc == 0)
+        rc = alloc_ints(pipe, &pipe->d_ident, ints, "feature numbers", err);
+    for (int i = 0; i < 2 && rc == 0; ++i) {
+        rc = alloc_ints(pipe, &pipe->d_list[i], ints, "live-feature lists", err);
+        if (rc == 0)
+            rc = alloc_ints(pipe, &pipe->d_ids[i], ints, "live-feature ids", err);
+    }
+    if (rc == 0)
+        rc = alloc_ints(pipe, &pipe->d_active, ints, "liveness flags", err);
+    if (rc == 0)
+        rc = alloc_ints(pipe, &pipe->d_chunks, (size_t)(nchunks > 0 ? nchunks : 1) * sizeof(int),
+                        "compaction chunk counts", err);
+    if (rc == 0)
+        rc = alloc_ints(pipe, &pipe->d_count, sizeof(int), "live count", err);
+    if (rc != 0)
+        return rc;
+    if (rt_cuda_ctx_make_current(ctx, err) != 0)
+        return -1;
+    void *pinned = NULL;
+    SPDNN_CUDA_CHECK(cudaMallocHost(&pinned, sizeof(int)), what);
+    pipe->h_count = pinned;
+
+    /* Inputs and feature numbers, uploaded once: runs never write them. */
+    float *y0 = rt_spdnn_dense_features(in, err);
+    if (!y0)
+        return rt_err_prefix(err, "%s", what);
+    rc = rt_cuda_upload(ctx, pipe->d_y0, y0, rows, what, err);
+    free(y0);
+    if (rc != 0)
+        return rc;
+    int *ident = malloc(ints);
+    if (!ident)
+        return rt_err_set(err, "%s: out of host memory for %lld feature numbers", what,
+                          (long long)in->features);
+    for (int64_t f = 0; f < in->features; ++f)
+        ident[f] = (int)f;
+    rc = rt_cuda_upload(ctx, pipe->d_ident, ident, (size_t)in->features * sizeof(int), what, err);
+    free(ident);
+    if (rc != 0)
+        return rc;
+
+    char define[RT_CUDA_DEFINE_MAX];
+    snprintf(define, sizeof define, "SCAN_BLOCK=%d", RT_SPDNN_CUDA_SCAN_BLOCK);
+    const char *const defines[1] = {define};
+    if (rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
+                              &pipe->count_v, what, err) != 0 ||
+        rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact",
+                              &pipe->compact_v, what, err) != 0)
+        return -1;
+    if (pipe->count_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK ||
+        pipe->compact_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK)
+        return rt_err_set(err, "%s: the compaction kernels cannot run %d threads per block", what,
+                          RT_SPDNN_CUDA_SCAN_BLOCK);
+    return 0;
+}
+
+int rt_spdnn_cuda_clear_flags(rt_spdnn_cuda_pipe *pipe, int64_t live, rt_err *err)
+{
+    if (live <= 0)
+        return 0;
+    SPDNN_CUDA_CHECK(cudaMemsetAsync(pipe->d_active, 0, (size_t)live * sizeof(int),
+                                     (cudaStream_t)rt_cuda_ctx_stream(pipe->ctx)),
+                     pipe->what);
+    return 0;
+}
+
+int rt_spdnn_cuda_compact(rt_spdnn_cuda_pipe *pipe, int64_t live, const int *ids_in, int slot,
+                          int64_t *next, rt_err *err)
+{
+    *next = 0;
+    if (live <= 0)
+        return 0;
+    const unsigned nchunks =
+        (unsigned)((live + RT_SPDNN_CUDA_SCAN_BLOCK - 1) / RT_SPDNN_CUDA_SCAN_BLOCK);
+    const unsigned grid[3] = {nchunks, 1, 1};
+    const unsigned block[3] = {RT_SPDNN_CUDA_SCAN_BLOCK, 1, 1};
+    int count = (int)live;
+    int *active = pipe->d_active, *chunks = pipe->d_chunks, *list = pipe->d_list[slot],
+        *ids_out = pipe->d_ids[slot], *count_out = pipe->d_count;
+    const int *ids = ids_in;
+    void *count_args[] = {&active, &count, &chunks};
+    void *compact_args[] = {&active, &count, &chunks, (void *)&ids, &list, &ids_out, &count_out};
+    if (rt_spdnn_cuda_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
+                             err) != 0 ||
+        rt_spdnn_cuda_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args,
+                             pipe->what, err) != 0)
+        return rt_err_prefix(err, "compacting live features");
+    const cudaStream_t stream = (cudaStream_t)rt_cuda_ctx_stream(pipe->ctx);
+    SPDNN_CUDA_CHECK(cudaMemcpyAsync(pipe->h_count, pipe->d_count, sizeof(int),
+                                     cudaMemcpyDeviceToHost, stream),
+                     pipe->what);
+    /* Errors of the layer's kernels (illegal address, ...) surface here. */
+    SPDNN_CUDA_CHECK(cudaStreamSynchronize(stream), pipe->what);
+    const int kept = *pipe->h_count;
+    if (kept < 0 || kept > count)
+        return rt_err_set(err, "%s: compaction kept %d of %d live features", pipe->what, kept,
+                          count);
+    *next = kept;
+    return 0;
+}
+
+static int download_final(const rt_spdnn_cuda_pipe *pipe, float **rows, int **ids,
+                          unsigned char **active, rt_err *err)
+{
+    const int64_t count = pipe->final_count, n = pipe->neurons;
+    *rows = NULL;
+    *ids = NULL;
+    *active = NULL;
+    const size_t c = (size_t)(count > 0 ? count : 1);
+    float *y = malloc(c * (size_t)n * sizeof *y);
+    int *id = malloc(c * sizeof *id);
+    int *flag = malloc(c * sizeof *flag);
+    unsigned char *act = malloc(c);
+    if (!y || !id || !flag || !act) {
+        free(y);
+        free(id);
+        free(flag);
+        free(act);
+        return rt_err_set(err, "%s: out of host memory reading %lld final rows", pipe->what,
+                          (long long)count);
+    }
+    int rc = 0;
+    if (count > 0) {
+        rc = rt_cuda_download(pipe->ctx, y, pipe->final_y, (size_t)count * (size_t)n * sizeof *y,
+                              pipe->what, err);
+        if (rc == 0)
+            rc = rt_cuda_download(pipe->ctx, id, pipe->final_ids, (size_t)count * sizeof *id,
+                                  pipe->what, err);
+        if (rc == 0)
+            rc = rt_cuda_download(pipe->ctx, flag, pipe->d_active, (size_t)count * sizeof *flag,
+                                  pipe->what, err);
+    }
+    for (int64_t q = 0; rc == 0 && q < count; ++q)
+        act[q] = flag[q] != 0;
+    free(flag);
+    if (rc != 0) {
+        free(y);
+        free(id);
+        free(act);
+        return -1;
+    }
+    *rows = y;
+    *ids = id;
+    *active = act;
+    return 0;
+}
+
+int rt_spdnn_cuda_pipe_output(const rt_spdnn_cuda_pipe *pipe, double *out, rt_err *err)
+{
+    float *y;
+    int *ids;
+    unsigned char *active;
+    if (download_final(pipe, &y, &ids, &active, err) != 0)
+        return -1;
+    /* int and int32_t are the same 32-bit type on every platform CUDA supports. */
+    const int rc = rt_spdnn_write_output(pipe->in, pipe->final_count, y, pipe->neurons,
+                                         (const int32_t *)ids, active, out, err);
+    free(y);
+    free(ids);
+    free(active);
+    return rc == 0 ? 0 : rt_err_prefix(err, "%s", pipe->what);
+}
+
+int rt_spdnn_cuda_categories(const rt_spdnn_cuda_pipe *pipe, int64_t *categories, rt_err *err)
+{
+    *categories = 0;
+    const int64_t count = pipe->final_count;
+    if (count <= 0)
+        return 0;
+    int *flag = malloc((size_t)count * sizeof *flag);
+    if (!flag)
+        return rt_err_set(err, "%s: out of host memory reading flags", pipe->what);
+    if (rt_cuda_download(pipe->ctx, flag, pipe->d_active, (size_t)count * sizeof *flag, pipe->what,
+                         err) != 0) {
+        free(flag);
+        return -1;
+    }
+    for (int64_t q = 0; q < count; ++q)
+        *categories += flag[q] != 0;
+    free(flag);
+    return 0;
+}

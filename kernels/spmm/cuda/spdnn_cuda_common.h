@@ -1,0 +1,100 @@
+/* spdnn_cuda_common: what both CUDA sparse DNN kernels (spdnn.cuda.fused, spdnn.cuda.cusparse)
+ * share: the feature buffers on the device, the ordered compaction of live features between
+ * layers (src/spdnn_ops.cu), the final output, parameters read through the catalog schemas, and
+ * asynchronous launches on the context's stream.
+ *
+ * Feature rows live on the device feature-major (row f = a feature's neurons, contiguous), in
+ * three buffers of features x neurons floats: y0 (the rank's inputs, uploaded once at setup and
+ * never written, so every execution starts from the same state) and y[0], y[1] (layer outputs).
+ * After each layer the live flags are compacted into a list of surviving positions (the next
+ * layer's rows) and their original feature ids; the live count comes back to the host, which
+ * sizes the next layer's grid (one small device-to-host copy per layer, part of the timed
+ * inference as it is of the method). */
+#ifndef SPDNN_CUDA_COMMON_H
+#define SPDNN_CUDA_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rt_cuda_ctx.h"
+#include "rt_error.h"
+#include "rt_params.h"
+#include "rt_registry.h"
+#include "spdnn_family.h"
+
+/* Threads of the compaction blocks (SCAN_BLOCK of spdnn_ops.cu) and of the elementwise kernels. */
+#define RT_SPDNN_CUDA_SCAN_BLOCK 1024
+#define RT_SPDNN_CUDA_OPS_BLOCK 256
+
+typedef struct rt_spdnn_cuda_pipe {
+    rt_cuda_ctx *ctx;
+    const rt_spdnn_inputs *in;
+    int64_t features, neurons;
+    float *d_y0;       /* features x neurons inputs */
+    float *d_y[2];     /* layer outputs */
+    int *d_ident;      /* 0 .. features-1: layer 0's list and ids */
+    int *d_list[2];    /* next layer's source rows */
+    int *d_ids[2];     /* original feature ids of the live rows */
+    int *d_active;     /* liveness flag per live feature of the current layer */
+    int *d_chunks;     /* live count per compaction chunk */
+    int *d_count;      /* live count after compaction */
+    int *h_count;      /* pinned host copy of it */
+    rt_cuda_variant count_v, compact_v;
+    /* What the last execution left (set by the kernels' run). */
+    int64_t final_count;     /* live features that entered the last layer (0: all died earlier) */
+    const float *final_y;    /* their rows (row q at final_y + q * neurons) */
+    const int *final_ids;    /* their original ids */
+    int64_t layers_run;      /* layers executed (fewer than layers when every feature died) */
+    int64_t feature_layers;  /* live features summed over the layers run */
+    char what[768];
+} rt_spdnn_cuda_pipe;
+
+/* The checked spdnn inputs; fails on anything the CUDA kernels cannot index with 32-bit feature
+ * numbers. */
+int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err *err);
+
+/* Integer / string parameter of catalog entry `index` (rt_cuda_catalog_entry), with the schema
+ * default when p does not carry it. Fails on a value outside the schema's domain. */
+int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
+                            rt_err *err);
+int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out,
+                            size_t len, rt_err *err);
+
+/* "spdnn.cuda.fused {params} on 1024 neurons x 120 layers, 1000 features": names a point. */
+void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p,
+                                  const rt_spdnn_inputs *in, char *out, size_t len);
+
+/* Allocates and fills the buffers, compiles the compaction kernels. 0, RT_INFEASIBLE (device
+ * memory) or -1. pipe->what names the point in messages. */
+int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx,
+                             const rt_spdnn_inputs *in, const char *what, rt_err *err);
+void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe);
+
+/* Enqueues zeroing of the first `live` flags. */
+int rt_spdnn_cuda_clear_flags(rt_spdnn_cuda_pipe *pipe, int64_t live, rt_err *err);
+
+/* Compacts the `live` flags of the layer just enqueued: writes the survivors' positions to
+ * d_list[slot] and their ids (read from ids_in) to d_ids[slot], waits, and returns the new live
+ * count in *next. */
+int rt_spdnn_cuda_compact(rt_spdnn_cuda_pipe *pipe, int64_t live, const int *ids_in, int slot,
+                          int64_t *next, rt_err *err);
+
+/* The family output of the last execution (rt_spdnn_write_output from the final rows, ids and
+ * flags, downloaded). */
+int rt_spdnn_cuda_pipe_output(const rt_spdnn_cuda_pipe *pipe, double *out, rt_err *err);
+
+/* Categories of the last execution (flags of the final rows), or -1 with err filled. */
+int rt_spdnn_cuda_categories(const rt_spdnn_cuda_pipe *pipe, int64_t *categories, rt_err *err);
+
+/* Launches a loaded variant on the context's stream without waiting (the caller synchronises);
+ * raises the function's dynamic shared-memory limit first when it passes 48 KiB. */
+int rt_spdnn_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
+                         const unsigned block[3], size_t dynamic_shared, void **args,
+                         const char *what, rt_err *err);
+
+/* Compiles (or finds) entry `entry` of embedded source `source_name` with the given defines. */
+int rt_spdnn_cuda_variant(rt_cuda_ctx *ctx, const char *source_name, const char *const *defines,
+                          int n_defines, const char *entry, rt_cuda_variant *v, const char *what,
+                          rt_err *err);
+
+#endif

@@ -1,0 +1,477 @@
+/* spdnn.cuda.fused: see spdnn_cuda.h. Host side of src/spdnn_fused.cu: one Tiled SpMM plan per
+ * layer (over W_l^T), built and uploaded at setup; per execution the layers run back to back with
+ * the live features compacted in between. */
+#include "spdnn_cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_clock.h"
+#include "rt_cuda_nvrtc.h"
+#include "spdnn_cuda_common.h"
+#include "spmm_cuda_catalog.h"
+#include "spmm_cuda_common.h"
+#include "spmm_tiled.h"
+
+#define FUSED_WARP_SIZE 32
+#define FUSED_KIND RT_CUDA_CATALOG_SPDNN_FUSED
+
+typedef struct fused_params {
+    int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
+    int use_ell;
+    int64_t buffsize;      /* staged input neurons per stage */
+    size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
+} fused_params;
+
+/* One layer's plan on the device. */
+typedef struct fused_layer {
+    void *d_displ, *d_index, *d_value, *d_buffdispl, *d_mapdispl, *d_map;
+} fused_layer;
+
+typedef struct fused_state {
+    rt_cuda_ctx *ctx;
+    const rt_spdnn_inputs *in;
+    fused_params fp;
+    rt_spdnn_cuda_pipe pipe;
+    fused_layer *layer; /* in->layers entries */
+    rt_cuda_variant variant;
+    unsigned grid_x;
+    double occupancy;
+    double preprocess_s;
+    /* Plan facts over all layers. */
+    double stored, nstages, nblocks, staged, max_stages;
+    char what[768];
+} fused_state;
+
+static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
+{
+    char staging[16];
+    if (rt_spdnn_cuda_param_int(p, FUSED_KIND, "block_size", &fp->block_size, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "shared_kib", &fp->shared_kib, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "register_tile", &fp->register_tile, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "min_blocks", &fp->min_blocks, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "index_bytes", &fp->index_bytes, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "allow_spills", &fp->allow_spills, err) != 0 ||
+        rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0)
+        return -1;
+    fp->use_ell = strcmp(staging, "ell") == 0;
+    /* The tile's REGISTER source-row numbers sit in front of the staging buffer, inside the
+     * shared_kib budget; the rest holds buffsize input neurons of REGISTER features. */
+    const int64_t budget = fp->shared_kib * 1024 - fp->register_tile * 4;
+    fp->buffsize = budget > 0 ? budget / (fp->register_tile * 4) : 0;
+    fp->dynamic_shared =
+        (size_t)fp->register_tile * 4 + (size_t)fp->buffsize * (size_t)fp->register_tile * 4;
+    return 0;
+}
+
+static int feasible(const rt_device_info *dev, const fused_params *fp, char *why, size_t whylen)
+{
+    const int64_t shared_bytes = fp->shared_kib * 1024;
+    if (dev && shared_bytes > dev->max_shared_per_block_optin) {
+        snprintf(why, whylen,
+                 "shared_kib=%lld (%lld bytes) exceeds the device's opt-in limit of %lld bytes "
+                 "of shared memory per block",
+                 (long long)fp->shared_kib, (long long)shared_bytes,
+                 (long long)dev->max_shared_per_block_optin);
+        return RT_INFEASIBLE;
+    }
+    if (fp->block_size % FUSED_WARP_SIZE != 0) {
+        snprintf(why, whylen, "block_size must be a multiple of %d (warp votes, ELL slices), not "
+                              "%lld",
+                 FUSED_WARP_SIZE, (long long)fp->block_size);
+        return RT_INFEASIBLE;
+    }
+    if (fp->buffsize < 1) {
+        snprintf(why, whylen,
+                 "shared_kib=%lld holds no staged neuron of register_tile=%lld features "
+                 "(buffsize 0)",
+                 (long long)fp->shared_kib, (long long)fp->register_tile);
+        return RT_INFEASIBLE;
+    }
+    if (fp->index_bytes == 2 && fp->buffsize > 65536) {
+        snprintf(why, whylen, "index_bytes=2 addresses 65536 shared slots, buffsize is %lld",
+                 (long long)fp->buffsize);
+        return RT_INFEASIBLE;
+    }
+    return rt_spmm_cuda_check_launch(dev, fp->block_size, fp->min_blocks, why, whylen);
+}
+
+static int fused_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    const rt_spdnn_inputs *in;
+    fused_params fp;
+    if (rt_spdnn_cuda_inputs(inputs, &in, err) != 0 || read_params(p, &fp, err) != 0)
+        return -1;
+    return feasible(rt_cuda_ctx_device(self->backend_ctx), &fp, why, whylen);
+}
+
+static void fused_teardown(void *state)
+{
+    fused_state *s = state;
+    if (!s)
+        return;
+    if (s->layer)
+        for (int64_t l = 0; l < s->in->layers; ++l) {
+            fused_layer *fl = &s->layer[l];
+            void *buffers[] = {fl->d_displ,     fl->d_index,    fl->d_value,
+                               fl->d_buffdispl, fl->d_mapdispl, fl->d_map};
+            for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
+                rt_cuda_free(s->ctx, buffers[i]);
+        }
+    free(s->layer);
+    rt_spdnn_cuda_pipe_free(&s->pipe);
+    free(s);
+}
+
+static int compile_variant(fused_state *s, rt_err *err)
+{
+    const fused_params *fp = &s->fp;
+    char defs[5][RT_CUDA_DEFINE_MAX];
+    snprintf(defs[0], sizeof defs[0], "BLOCK_SIZE=%lld", (long long)fp->block_size);
+    snprintf(defs[1], sizeof defs[1], "REGISTER=%lld", (long long)fp->register_tile);
+    snprintf(defs[2], sizeof defs[2], "MIN_BLOCKS=%lld", (long long)fp->min_blocks);
+    snprintf(defs[3], sizeof defs[3], "STAGING_ELL=%d", fp->use_ell);
+    snprintf(defs[4], sizeof defs[4], "INDEX_BYTES=%lld", (long long)fp->index_bytes);
+    const char *const defines[5] = {defs[0], defs[1], defs[2], defs[3], defs[4]};
+    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused",
+                              &s->variant, s->what, err) != 0)
+        return -1;
+    if (s->variant.local_bytes > 0 && !fp->allow_spills) {
+        rt_err_set(err,
+                   "register spills: %d bytes of local memory per thread (register_tile=%lld, "
+                   "%d registers per thread; allow_spills=1 runs it anyway)",
+                   s->variant.local_bytes, (long long)fp->register_tile, s->variant.registers);
+        return RT_INFEASIBLE;
+    }
+    if (s->variant.max_threads_per_block < fp->block_size) {
+        rt_err_set(err, "block_size=%lld exceeds the %d threads per block this variant can launch "
+                        "with %d registers per thread",
+                   (long long)fp->block_size, s->variant.max_threads_per_block,
+                   s->variant.registers);
+        return RT_INFEASIBLE;
+    }
+    const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
+    const long long shared_total = (long long)fp->dynamic_shared + s->variant.static_shared_bytes;
+    if (shared_total > dev->max_shared_per_block_optin) {
+        rt_err_set(err, "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
+                        "the device's %lld",
+                   shared_total, fp->dynamic_shared, s->variant.static_shared_bytes,
+                   (long long)dev->max_shared_per_block_optin);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}
+
+/* What the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
+static int plan_fits_kernel(const rt_tiled_plan *plan, const fused_params *fp, char *why,
+                            size_t whylen)
+{
+    if (plan->p.use_ell && plan->warps_per_block != fp->block_size / FUSED_WARP_SIZE) {
+        snprintf(why, whylen, "plan has %lld warps per block, the kernel %lld",
+                 (long long)plan->warps_per_block, (long long)(fp->block_size / FUSED_WARP_SIZE));
+        return 0;
+    }
+    if (plan->p.index_bytes != fp->index_bytes || plan->p.buffsize != fp->buffsize) {
+        snprintf(why, whylen, "plan built for index_bytes=%d, buffsize=%lld; the kernel uses "
+                              "%lld, %lld",
+                 plan->p.index_bytes, (long long)plan->p.buffsize, (long long)fp->index_bytes,
+                 (long long)fp->buffsize);
+        return 0;
+    }
+    /* The kernel counts a stage's staged neurons and a slice's entries in int. */
+    for (int64_t st = 0; st < plan->nstages; ++st)
+        if (plan->mapdispl[st + 1] - plan->mapdispl[st] > 2147483647LL) {
+            snprintf(why, whylen, "stage %lld stages more than 2^31-1 neurons", (long long)st);
+            return 0;
+        }
+    return 1;
+}
+
+static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt_err *err)
+{
+    fused_layer *fl = &s->layer[l];
+    char what[900];
+    const int64_t displ_n = plan->p.use_ell ? plan->nstages * plan->warps_per_block + 1
+                                            : plan->nstages * plan->p.block_size + 1;
+    const int64_t *displ = plan->p.use_ell ? plan->displ : plan->rowdispl;
+    if (!displ)
+        return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->what,
+                          (long long)l);
+    snprintf(what, sizeof what, "layer %lld stage ranges of %s", (long long)l, s->what);
+    int rc = rt_spmm_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t),
+                                     &fl->d_displ, what, err);
+    if (rc != 0)
+        return rc;
+    const void *index = plan->p.index_bytes == 2 ? (const void *)plan->index16
+                                                 : (const void *)plan->index32;
+    if (!index && plan->stored > 0)
+        return rt_err_set(err, "%s: layer %lld's plan has no %d-byte indices", s->what,
+                          (long long)l, plan->p.index_bytes);
+    snprintf(what, sizeof what, "layer %lld shared-memory indices of %s", (long long)l, s->what);
+    rc = rt_spmm_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
+                                 &fl->d_index, what, err);
+    if (rc != 0)
+        return rc;
+    snprintf(what, sizeof what, "layer %lld weights of %s", (long long)l, s->what);
+    rc = rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value,
+                                    what, err);
+    if (rc != 0)
+        return rc;
+    snprintf(what, sizeof what, "layer %lld buffdispl of %s", (long long)l, s->what);
+    rc = rt_spmm_cuda_upload_new(s->ctx, plan->buffdispl,
+                                 (size_t)(plan->nblocks + 1) * sizeof(int64_t), &fl->d_buffdispl,
+                                 what, err);
+    if (rc != 0)
+        return rc;
+    snprintf(what, sizeof what, "layer %lld mapdispl of %s", (long long)l, s->what);
+    rc = rt_spmm_cuda_upload_new(s->ctx, plan->mapdispl,
+                                 (size_t)(plan->nstages + 1) * sizeof(int64_t), &fl->d_mapdispl,
+                                 what, err);
+    if (rc != 0)
+        return rc;
+    snprintf(what, sizeof what, "layer %lld map of %s", (long long)l, s->what);
+    return rt_spmm_cuda_upload_new(s->ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
+                                   &fl->d_map, what, err);
+}
+
+/* Transposes, plans, checks and uploads every layer. */
+static int build_layers(fused_state *s, rt_err *err)
+{
+    const rt_spdnn_inputs *in = s->in;
+    const rt_tiled_params pp = {.block_size = (int)s->fp.block_size,
+                                .buffsize = s->fp.buffsize,
+                                .warp_size = FUSED_WARP_SIZE,
+                                .use_ell = s->fp.use_ell,
+                                .index_bytes = (int)s->fp.index_bytes};
+    for (int64_t l = 0; l < in->layers; ++l) {
+        rt_csr wt;
+        if (rt_spdnn_transpose(in->layer[l], &wt, err) != 0)
+            return rt_err_prefix(err, "%s: layer %lld", s->what, (long long)l);
+        rt_tiled_plan plan;
+        if (rt_tiled_plan_build(&wt, &pp, &plan, err) != 0) {
+            rt_tiled_plan_free(&plan);
+            rt_csr_free(&wt);
+            return rt_err_prefix(err, "%s: building layer %lld's tiled plan", s->what,
+                                 (long long)l);
+        }
+        if (rt_tiled_plan_verify(&plan, &wt, err) != 0) {
+            rt_tiled_plan_free(&plan);
+            rt_csr_free(&wt);
+            return rt_err_prefix(err, "%s: layer %lld's tiled plan is inconsistent", s->what,
+                                 (long long)l);
+        }
+        rt_csr_free(&wt);
+        char why[512];
+        if (!plan_fits_kernel(&plan, &s->fp, why, sizeof why)) {
+            rt_tiled_plan_free(&plan);
+            return rt_err_set(err, "%s: layer %lld: %s", s->what, (long long)l, why);
+        }
+        s->stored += (double)plan.stored;
+        s->nstages += (double)plan.nstages;
+        s->nblocks += (double)plan.nblocks;
+        s->staged += (double)plan.nmap;
+        if ((double)plan.max_stages > s->max_stages)
+            s->max_stages = (double)plan.max_stages;
+        const int rc = upload_layer(s, l, &plan, err);
+        rt_tiled_plan_free(&plan);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int fused_prepare(fused_state *s, const rt_params *p, rt_err *err)
+{
+    if (read_params(p, &s->fp, err) != 0)
+        return -1;
+    char why[512];
+    if (feasible(rt_cuda_ctx_device(s->ctx), &s->fp, why, sizeof why) != 0) {
+        rt_err_set(err, "%s", why);
+        return RT_INFEASIBLE;
+    }
+    /* Compile first: a variant that spills is rejected before any preprocessing. */
+    int rc = compile_variant(s, err);
+    if (rc != 0)
+        return rc;
+    const int64_t gx = (s->in->neurons + s->fp.block_size - 1) / s->fp.block_size;
+    if (gx > RT_SPMM_CUDA_MAX_GRID_X)
+        return rt_err_set(err, "%s: %lld blocks of neurons exceed the grid", s->what,
+                          (long long)gx);
+    s->grid_x = (unsigned)gx;
+    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)s->fp.block_size, s->fp.dynamic_shared,
+                          &s->occupancy, err) != 0)
+        return rt_err_prefix(err, "%s", s->what);
+    s->layer = calloc((size_t)s->in->layers, sizeof *s->layer);
+    if (!s->layer)
+        return rt_err_set(err, "%s: out of memory for %lld layers", s->what,
+                          (long long)s->in->layers);
+    /* Preprocessing = transposes, plans and uploads of every layer (the plan checks included:
+     * they are a small part, and setup is not timed as inference). */
+    const double t0 = rt_clock_now();
+    rc = build_layers(s, err);
+    s->preprocess_s = rt_clock_now() - t0;
+    if (rc != 0)
+        return rc;
+    return rt_spdnn_cuda_pipe_setup(&s->pipe, s->ctx, s->in, s->what, err);
+}
+
+static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, void **state, rt_err *err)
+{
+    *state = NULL;
+    const rt_spdnn_inputs *in;
+    if (rt_spdnn_cuda_inputs(inputs, &in, err) != 0)
+        return -1;
+    fused_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_err_set(err, "out of memory creating the state of %s", self->name);
+    s->ctx = self->backend_ctx;
+    s->in = in;
+    rt_spdnn_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
+    const int rc = fused_prepare(s, p, err);
+    if (rc != 0) {
+        fused_teardown(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+/* Enqueues layer l for `live` features read through `list` from in_y into out_y. */
+static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int *list,
+                        int64_t live, float *out_y, rt_err *err)
+{
+    const fused_layer *fl = &s->layer[l];
+    const int64_t ntiles = (live + s->fp.register_tile - 1) / s->fp.register_tile;
+    const unsigned grid[3] = {s->grid_x,
+                              (unsigned)(ntiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y
+                                             ? ntiles
+                                             : (int64_t)RT_SPMM_CUDA_MAX_GRID_Y),
+                              1};
+    const unsigned block[3] = {(unsigned)s->fp.block_size, 1, 1};
+    float *a_out = out_y;
+    const float *a_in = in_y;
+    const int *a_list = list;
+    int a_live = (int)live, a_ntiles = (int)ntiles, a_buffsize = (int)s->fp.buffsize;
+    long long a_neurons = s->in->neurons;
+    const void *a_displ = fl->d_displ, *a_index = fl->d_index, *a_value = fl->d_value,
+               *a_buffdispl = fl->d_buffdispl, *a_mapdispl = fl->d_mapdispl, *a_map = fl->d_map;
+    float a_bias = (float)s->in->bias;
+    int *a_active = s->pipe.d_active;
+    void *args[15] = {&a_out,       &a_in,       &a_list,  &a_live,     &a_ntiles,
+                      &a_neurons,   &a_displ,    &a_index, &a_value,    &a_buffdispl,
+                      &a_mapdispl,  &a_map,      &a_buffsize, &a_bias,  &a_active};
+    if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0 ||
+        rt_spdnn_cuda_launch(s->ctx, &s->variant, grid, block, s->fp.dynamic_shared, args,
+                             s->what, err) != 0)
+        return rt_err_prefix(err, "layer %lld", (long long)l);
+    return 0;
+}
+
+static int fused_run(void *state, double *seconds, rt_err *err)
+{
+    fused_state *s = state;
+    rt_spdnn_cuda_pipe *pipe = &s->pipe;
+    const int64_t layers = s->in->layers;
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    int64_t live = pipe->features;
+    const float *in_y = pipe->d_y0;
+    const int *list = pipe->d_ident, *ids = pipe->d_ident;
+    float *out_y = pipe->d_y[0];
+    pipe->layers_run = 0;
+    pipe->feature_layers = 0;
+    pipe->final_count = 0;
+    if (rt_cuda_timer_start(s->ctx, s->what, err) != 0)
+        return -1;
+    for (int64_t l = 0; l < layers && live > 0; ++l) {
+        out_y = pipe->d_y[l % 2];
+        if (launch_layer(s, l, in_y, list, live, out_y, err) != 0)
+            return -1;
+        pipe->layers_run = l + 1;
+        pipe->feature_layers += live;
+        if (l == layers - 1)
+            break;
+        int64_t kept = 0;
+        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0)
+            return rt_err_prefix(err, "after layer %lld", (long long)l);
+        in_y = out_y;
+        list = pipe->d_list[l % 2];
+        ids = pipe->d_ids[l % 2];
+        live = kept;
+    }
+    double sec = -1.0;
+    if (rt_cuda_timer_stop(s->ctx, &sec, s->what, err) != 0)
+        return -1;
+    pipe->final_count = pipe->layers_run == layers ? live : 0;
+    pipe->final_y = out_y;
+    pipe->final_ids = ids;
+    if (seconds)
+        *seconds = sec;
+    return 0;
+}
+
+static int fused_output(void *state, double *out, rt_err *err)
+{
+    const fused_state *s = state;
+    return rt_spdnn_cuda_pipe_output(&s->pipe, out, err);
+}
+
+static int fused_metrics(void *state, rt_metrics *m, rt_err *err)
+{
+    const fused_state *s = state;
+    int64_t categories = 0;
+    if (rt_spdnn_cuda_categories(&s->pipe, &categories, err) != 0)
+        rt_metrics_unavailable(m, "categories", "count", err->msg);
+    else
+        rt_metrics_add(m, "categories", "count", (double)categories, 1);
+    rt_metrics_add(m, "layers_run", "count", (double)s->pipe.layers_run, 1);
+    rt_metrics_add(m, "feature_layers", "count", (double)s->pipe.feature_layers, 1);
+    const double nnz = (double)s->in->nnz_total;
+    rt_metrics_add(m, "padding_overhead", "ratio", nnz > 0 ? s->stored / nnz - 1.0 : 0.0, 1);
+    rt_metrics_add(m, "stages", "count", s->nstages, 1);
+    rt_metrics_add(m, "stages_per_block", "count", s->nblocks > 0 ? s->nstages / s->nblocks : 0.0,
+                   1);
+    rt_metrics_add(m, "stages_per_block_max", "count", s->max_stages, 1);
+    rt_metrics_add(m, "reuse_factor", "ratio", s->staged > 0 ? nnz / s->staged : 0.0, 1);
+    rt_spmm_cuda_variant_metrics(&s->variant, s->occupancy, m);
+    rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
+    rt_metrics_add(m, "buffsize", "count", (double)s->fp.buffsize, 1);
+    rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->fp.dynamic_shared, 1);
+    return 0;
+}
+
+static int fused_flush(void *state, rt_err *err)
+{
+    fused_state *s = state;
+    return rt_cuda_flush_l2(s->ctx, err);
+}
+
+static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    const rt_spdnn_inputs *in;
+    fused_params fp;
+    if (rt_spdnn_cuda_inputs(inputs, &in, err) != 0 || read_params(p, &fp, err) != 0)
+        return -1;
+    const rt_device_info *dev = rt_cuda_ctx_device(self->backend_ctx);
+    /* fp32 weights with the plan's shared-memory indices (padding is not compulsory). */
+    rt_spdnn_traffic(in, 4.0, (double)fp.index_bytes, (double)dev->l2_bytes, 1, t);
+    return 0;
+}
+
+void rt_spdnn_cuda_fused_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    rt_spmm_cuda_describe(rt_cuda_catalog_entry(FUSED_KIND), d);
+    d->check = fused_check;
+    d->setup = fused_setup;
+    d->run = fused_run;
+    d->output = fused_output;
+    d->metrics = fused_metrics;
+    d->flush = fused_flush;
+    d->teardown = fused_teardown;
+    d->traffic = fused_traffic;
+    d->backend_ctx = ctx;
+}

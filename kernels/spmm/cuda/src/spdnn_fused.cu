@@ -1,0 +1,160 @@
+// spdnn.cuda.fused: one sparse DNN layer, Y_out = min(max(Y_in W + bias, 0), 32), as the Tiled
+// SpMM of Hidayetoglu's thesis proposal (section 2.3, Listing 1; the same staging and register
+// tiling as spmm_tiled.cu) fused with the bias, the clamped ReLU and each feature's liveness flag
+// -- the SpDNN layer kernel of the thesis's Fig. 2(b), which cuSPARSE cannot fuse.
+//
+// Roles: A = W^T (neurons x neurons, the plan of kernels/spmm/spmm_tiled.h), B = the live input
+// features, feature-major (feature k's neurons contiguous: B is column-major with ld = neurons),
+// C = the layer's output, feature-major too. Each block owns BLOCK_SIZE consecutive neurons and
+// walks its stages; each thread computes one neuron for REGISTER features in registers.
+//
+// Compaction by indirection: the kernel reads the q-th live feature from row list[q] of Y_in (the
+// previous layer's output in that layer's numbering) and writes it to row q of Y_out, so features
+// that died are never read again and no row is copied. active[q] is set to 1 when any neuron of
+// live feature q is positive after the ReLU (the buffer is zeroed before the launch; all writers
+// store the same value). The next layer's list is the ordered positions of the flags
+// (spdnn_ops.cu).
+//   BLOCK_SIZE    threads = neurons per block, a multiple of 32 (warp votes)
+//   REGISTER      features per thread (1..64)          MIN_BLOCKS  NUMBLOCKS of __launch_bounds__
+//   STAGING_ELL   1: ELL per (stage, warp), 0: CSR      INDEX_BYTES 2 (unsigned short) or 4 (int)
+// Dynamic shared memory: REGISTER ints (the tile's source rows), then buffsize * REGISTER floats,
+// staged as shared[k * buffsize + slot] (the paper's layout: feature k of the tile, staged slot).
+// fp32 only: the Graph Challenge's precision.
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 1024
+#endif
+#ifndef REGISTER
+#define REGISTER 8
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1
+#endif
+#ifndef STAGING_ELL
+#define STAGING_ELL 1
+#endif
+#ifndef INDEX_BYTES
+#define INDEX_BYTES 2
+#endif
+#define WARP_SIZE 32
+#define YMAX 32.0f
+
+#if (BLOCK_SIZE % WARP_SIZE) != 0
+#error "spdnn_fused needs BLOCK_SIZE to be a multiple of the warp size (warp votes)"
+#endif
+#if REGISTER < 1 || REGISTER > 64
+#error "REGISTER must be 1..64"
+#endif
+
+#if INDEX_BYTES == 2
+typedef unsigned short index_t;
+#elif INDEX_BYTES == 4
+typedef int index_t;
+#else
+#error "INDEX_BYTES must be 2 or 4"
+#endif
+
+#if MIN_BLOCKS > 0
+#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+#else
+#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
+#endif
+
+// displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
+//        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
+extern "C" __global__ void RT_LAUNCH_BOUNDS
+rt_spdnn_fused(float *__restrict__ Y_out, const float *__restrict__ Y_in,
+               const int *__restrict__ list, int nlive, int ntiles, long long neurons,
+               const long long *__restrict__ displ, const index_t *__restrict__ index,
+               const float *__restrict__ value, const long long *__restrict__ buffdispl,
+               const long long *__restrict__ mapdispl, const int *__restrict__ map, int buffsize,
+               float bias, int *__restrict__ active)
+{
+    extern __shared__ __align__(16) unsigned char rt_shared_bytes[];
+    int *src = reinterpret_cast<int *>(rt_shared_bytes);
+    float *shared = reinterpret_cast<float *>(rt_shared_bytes + REGISTER * sizeof(int));
+
+    const long long block = blockIdx.x;
+    const long long row = block * BLOCK_SIZE + threadIdx.x;
+    const long long stage_begin = buffdispl[block];
+    const long long stage_end = buffdispl[block + 1];
+    const int lane = threadIdx.x % WARP_SIZE;
+#if STAGING_ELL
+    const int warp_in_block = threadIdx.x / WARP_SIZE;
+#endif
+
+    for (int tile = blockIdx.y; tile < ntiles; tile += gridDim.y) {
+        const int k0 = tile * REGISTER;
+        const int kcount = (nlive - k0 < REGISTER) ? nlive - k0 : REGISTER;
+        // src of the previous tile may still be read by a slower thread's staging loop when the
+        // block has no stage (no barrier inside the stage loop then).
+        __syncthreads();
+        if (threadIdx.x < REGISTER)
+            src[threadIdx.x] = (threadIdx.x < kcount) ? list[k0 + threadIdx.x] : 0;
+        __syncthreads();
+
+        float acc[REGISTER];
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k)
+            acc[k] = 0.0f;
+
+        for (long long s = stage_begin; s < stage_end; ++s) {
+            const long long map_begin = mapdispl[s];
+            const int mapnz = (int)(mapdispl[s + 1] - map_begin);
+            for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
+                const long long col = map[map_begin + slot];
+#pragma unroll
+                for (int k = 0; k < REGISTER; ++k)
+                    shared[k * buffsize + slot] =
+                        (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+            }
+            __syncthreads();
+            // As in spmm_tiled.cu: the nonzero loop is not unrolled, so that loads of several
+            // nonzeros in flight do not add to the REGISTER accumulators' register pressure.
+#if STAGING_ELL
+            const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
+            const long long first = displ[slice];
+            const int ell_rows = (int)(displ[slice + 1] - first);
+            const float *vp = value + first * WARP_SIZE + lane;
+            const index_t *ip = index + first * WARP_SIZE + lane;
+#pragma unroll 1
+            for (int m = 0; m < ell_rows; ++m) {
+                const float a = vp[m * WARP_SIZE];
+                const int slot = ip[m * WARP_SIZE];
+#pragma unroll
+                for (int k = 0; k < REGISTER; ++k)
+                    acc[k] += shared[k * buffsize + slot] * a;
+            }
+#else
+            const long long r = s * BLOCK_SIZE + threadIdx.x;
+            const long long first = displ[r];
+            const int entries = (int)(displ[r + 1] - first);
+            const float *vp = value + first;
+            const index_t *ip = index + first;
+#pragma unroll 1
+            for (int e = 0; e < entries; ++e) {
+                const float a = vp[e];
+                const int slot = ip[e];
+#pragma unroll
+                for (int k = 0; k < REGISTER; ++k)
+                    acc[k] += shared[k * buffsize + slot] * a;
+            }
+#endif
+            // The next stage overwrites shared memory that slower warps may still be reading.
+            __syncthreads();
+        }
+
+        // Bias, clamped ReLU (comparisons, so a NaN stays NaN and fails verification), store,
+        // and one vote per warp for each feature's liveness instead of a store per thread.
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k) {
+            const bool valid = row < neurons && k < kcount;
+            float v = acc[k] + bias;
+            v = v < 0.0f ? 0.0f : (v > YMAX ? YMAX : v);
+            if (valid)
+                Y_out[(long long)(k0 + k) * neurons + row] = v;
+            const unsigned hot = __ballot_sync(0xffffffffu, valid && v > 0.0f);
+            if (hot != 0u && lane == 0)
+                active[k0 + k] = 1;
+        }
+    }
+}

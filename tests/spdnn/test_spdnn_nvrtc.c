@@ -1,0 +1,88 @@
+/* The spdnn kernel sources through NVRTC, as the plugin compiles them (not nvcc: the options
+ * differ), with the define sets the kernels use, for sm_90. Needs NVRTC only, no GPU.
+ *   test_spdnn_nvrtc <kernels/spmm/cuda/src> */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cuda_nvrtc.h"
+#include "rt_test.h"
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static int compile(const char *file, const char *text, const char *entry, const char **defs,
+                   int n, rt_err *err)
+{
+    rt_cuda_compile_request req = {.source_name = file, .source = text, .defines = defs,
+                                   .n_defines = n, .entry = entry, .cc_major = 9,
+                                   .cc_minor = 0, .cache_dir = NULL};
+    rt_cuda_image img;
+    if (rt_cuda_compile(&req, &img, err) != 0)
+        return -1;
+    rt_cuda_image_free(&img);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <kernel source dir>\n", argv[0]);
+        return 2;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/spdnn_fused.cu", argv[1]);
+    char *fused = read_text(path);
+    snprintf(path, sizeof path, "%s/spdnn_ops.cu", argv[1]);
+    char *ops = read_text(path);
+    RT_CHECK(fused && ops);
+    if (!fused || !ops)
+        return 1;
+    rt_err err;
+    static const struct {
+        int block, reg, min_blocks, ell, index;
+    } variants[] = {{1024, 8, 1, 1, 2}, {1024, 32, 1, 1, 2}, {1024, 16, 1, 0, 4},
+                    {256, 1, 0, 1, 2},  {96, 3, 2, 0, 2},    {1024, 64, 1, 1, 4}};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; ++v) {
+        char d[5][RT_CUDA_DEFINE_MAX];
+        snprintf(d[0], sizeof d[0], "BLOCK_SIZE=%d", variants[v].block);
+        snprintf(d[1], sizeof d[1], "REGISTER=%d", variants[v].reg);
+        snprintf(d[2], sizeof d[2], "MIN_BLOCKS=%d", variants[v].min_blocks);
+        snprintf(d[3], sizeof d[3], "STAGING_ELL=%d", variants[v].ell);
+        snprintf(d[4], sizeof d[4], "INDEX_BYTES=%d", variants[v].index);
+        const char *defs[5] = {d[0], d[1], d[2], d[3], d[4]};
+        RT_CHECK_MSG(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", defs, 5, &err) == 0,
+                     "variant %zu: %s", v, err.msg);
+    }
+    /* Warp votes need whole warps: the source refuses other block sizes itself. */
+    const char *bad[] = {"BLOCK_SIZE=48"};
+    RT_CHECK(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", bad, 1, &err) != 0 &&
+             rt_test_contains(err.msg, "multiple of the warp size"));
+    const char *entries[] = {"rt_spdnn_flag_count", "rt_spdnn_compact", "rt_spdnn_bias_relu",
+                             "rt_spdnn_gather"};
+    const char *scan[] = {"SCAN_BLOCK=1024"};
+    for (int e = 0; e < 4; ++e)
+        RT_CHECK_MSG(compile("spdnn_ops.cu", ops, entries[e], scan, 1, &err) == 0, "%s: %s",
+                     entries[e], err.msg);
+    const char *bad_scan[] = {"SCAN_BLOCK=100"};
+    RT_CHECK(compile("spdnn_ops.cu", ops, "rt_spdnn_compact", bad_scan, 1, &err) != 0);
+    free(fused);
+    free(ops);
+    return RT_TEST_RESULT();
+}
