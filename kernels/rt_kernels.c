@@ -9,6 +9,8 @@
 #include "spmm_family.h"
 #include "spdnn_cpu_fused.h"
 #include "spdnn_family.h"
+#include "dspmm_cpu_sender.h"
+#include "dspmm_family.h"
 
 int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
 {
@@ -31,6 +33,9 @@ int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
     if (rt_registry_add_family(reg, rt_spdnn_family(), err) != 0 ||
         rt_registry_add_kernel(reg, rt_spdnn_cpu_fused_kernel(), err) != 0)
         return rt_err_prefix(err, "registering the spdnn family and its CPU kernel");
+    if (rt_registry_add_family(reg, rt_dspmm_family(), err) != 0 ||
+        rt_registry_add_kernel(reg, rt_dspmm_cpu_sender_kernel(), err) != 0)
+        return rt_err_prefix(err, "registering the dspmm family and its CPU kernel");
 
     /* ---- CPU-side registration of other families goes here. ----
      * Each new family (e.g. "sddmm", "spgemm", "gemm") adds its rt_family_desc with

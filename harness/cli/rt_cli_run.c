@@ -9,6 +9,7 @@
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
+#include "rt_cli_model.h"
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_plot.h"
@@ -38,6 +39,10 @@ static void run_usage(FILE *f)
             "  --ranks-per-node N     treat every N consecutive ranks as one node (emulation)\n"
             "  --ranks-per-socket N   treat every N consecutive ranks of a node as one socket\n"
             "  --cpu                  do not load the CUDA backend even if a GPU is present\n"
+            "  --model-only           no measurement, no mpirun: the distributed SpMM's plan and\n"
+            "                         per-tier volumes (and times, with a machine) for --ranks N\n"
+            "  --ranks N              the job size the model plans for (with --model-only)\n"
+            "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
             "  --quiet                print only the summary\n"
             "  --help                 this text\n"
             "\n"
@@ -71,11 +76,15 @@ int rt_cli_run(int argc, char **argv)
         {"plots", required_argument, 0, 'p'},       {"ranks-per-node", required_argument, 0, 'N'},
         {"ranks-per-socket", required_argument, 0, 'S'}, {"cpu", no_argument, 0, 'c'},
         {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
+        {"model-only", no_argument, 0, 'M'},        {"ranks", required_argument, 0, 'R'},
+        {"machine", required_argument, 0, 'A'},
         {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
     int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
-    long max_points = 0, rpn = 0, rps = 0;
+    long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
+    int model_only = 0;
+    const char *model_machine = NULL;
     rt_err err;
     rt_err_clear(&err);
     optind = 1;
@@ -107,6 +116,12 @@ int rt_cli_run(int argc, char **argv)
         case 'c': cpu_only = 1; break;
         case 'q': quiet = 1; break;
         case 'h': run_usage(stdout); return RT_EXIT_OK;
+        case 'M': model_only = 1; break;
+        case 'R':
+            if (rt_cli_parse_int("--ranks", optarg, 1, 1000000, &model_ranks, &err) != 0)
+                goto usage_error;
+            break;
+        case 'A': model_machine = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
         }
     }
@@ -121,6 +136,11 @@ int rt_cli_run(int argc, char **argv)
         fprintf(stderr, "rooftune run: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
+
+    /* The model runs in this one process for a virtual job: no MPI at all. */
+    if (model_only || model_ranks || model_machine)
+        return rt_cli_run_model_only(config_path, sets, n_sets, db, model_only, model_ranks, rpn,
+                                     rps, model_machine, quiet);
 
     MPI_Init(NULL, NULL);
     int status = RT_EXIT_OK;

@@ -1,0 +1,40 @@
+/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the distributed SpMM's partition,
+ * communication plan, per-tier volumes and predicted communication time for a job of N ranks,
+ * computed in this one process (no mpirun) for every dspmm point of the config
+ * (kernels/dspmm/dspmm_model.h does the work; this file walks the config and writes the table). */
+#ifndef RT_CLI_MODEL_H
+#define RT_CLI_MODEL_H
+
+#include <stdio.h>
+
+#include "rt_config.h"
+#include "rt_error.h"
+#include "rt_registry.h"
+
+typedef struct rt_cli_model_opts {
+    int nranks;           /* the virtual job */
+    int ranks_per_node;   /* 0: one node */
+    int ranks_per_socket; /* 0: one socket per node */
+    const char *machine;  /* machine file for the times; NULL: the config's `machine:` unless
+                             it is `auto` (then volumes only) */
+    const char *out_dir;  /* <out_dir>/<experiment>-model.csv and .json are written */
+    FILE *out;            /* the table; NULL for none */
+} rt_cli_model_opts;
+
+/* Runs the model for every matrix x problem point x dspmm kernel point of cfg (other families'
+ * kernels are listed as skipped). *n_points receives the number of points modelled (feasible or
+ * not). Fails on a matrix that cannot be built, an unreadable machine file or unwritable outputs,
+ * or when the config has no dspmm kernel. */
+int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_model_opts *o,
+                     int *n_points, rt_err *err);
+
+/* The --model-only path of `rooftune run` (called before MPI is initialised; needs no mpirun):
+ * checks the options (--model-only needs --ranks; --ranks and --machine need --model-only; the
+ * ranks per node must divide the ranks), loads and checks the config against the registry, and
+ * writes the table next to the store (`db`, default results/<experiment>.db). Returns the exit
+ * status (rt_cli.h). */
+int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
+                          const char *db, int model_only, long ranks, long ranks_per_node,
+                          long ranks_per_socket, const char *machine, int quiet);
+
+#endif
