@@ -11,6 +11,8 @@
 #include "spdnn_family.h"
 #include "dspmm_cpu_sender.h"
 #include "dspmm_family.h"
+#include "spmm2d_family.h"
+#include "spmm2d_kernels.h"
 
 int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
 {
@@ -36,6 +38,12 @@ int rt_kernels_register_builtin(rt_registry *reg, rt_err *err)
     if (rt_registry_add_family(reg, rt_dspmm_family(), err) != 0 ||
         rt_registry_add_kernel(reg, rt_dspmm_cpu_sender_kernel(), err) != 0)
         return rt_err_prefix(err, "registering the dspmm family and its CPU kernel");
+    if (rt_registry_add_family(reg, rt_spmm2d_family(), err) != 0 ||
+        rt_registry_add_family(reg, rt_spgemm2d_family(), err) != 0)
+        return rt_err_prefix(err, "registering the spmm2d and spgemm2d families");
+    for (const rt_kernel_desc *const *k = rt_spmm2d_kernels(); *k; ++k)
+        if (rt_registry_add_kernel(reg, *k, err) != 0)
+            return rt_err_prefix(err, "registering the 2D distributed CPU kernels");
 
     /* ---- CPU-side registration of other families goes here. ----
      * Each new family (e.g. "sddmm", "spgemm", "gemm") adds its rt_family_desc with

@@ -1,0 +1,67 @@
+# End to end under mpirun: configs/ci/stationary-spmm-small.yaml (every spmm2d kernel) and
+# spgemm-small.yaml (every spgemm2d kernel) through `rooftune run` on NP ranks, then the store:
+# every point verified, work stealing ran each task exactly once, stationary C and the SUMMAs
+# moved exactly the bytes their model predicts, and every SpGEMM variant found the same C.
+# Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
+set -euo pipefail
+RT=$1
+HERE=$2
+WORK=$3
+MPIEXEC=$4
+NP=$5
+CFG=$6
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+# Two ranks per emulated node from 4 ranks up (all three tiers in play), one per node below.
+rpn=1
+[ "$NP" -ge 4 ] && rpn=2
+run() { "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$@" --ranks-per-node "$rpn"; }
+
+db="$WORK/spmm.db"
+run "$CFG" --db "$db" >"$WORK/spmm.log" 2>&1 || fail "spmm run failed: $(tail -5 "$WORK/spmm.log")"
+n=$(sql "$db" "SELECT COUNT(*) FROM points")
+[ "$n" = 38 ] || fail "$n SpMM points, want 38 (2 matrices x 19 kernel points)"
+bad=$(sql "$db" "SELECT kernel || ' ' || params || ': ' || status || ' ' || IFNULL(reason,'') FROM points WHERE status != 'ok' OR verified != 1 LIMIT 3")
+[ -z "$bad" ] || fail "points not ok: $bad"
+ranks=$(sql "$db" "SELECT DISTINCT ranks FROM points")
+[ "$ranks" = "$NP" ] || fail "points recorded with $ranks ranks"
+for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_locality; do
+  c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cpu.$k'")
+  [ "$c" -gt 0 ] || fail "no points of spmm2d.cpu.$k"
+done
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+# Work stealing: tasks executed (summed over ranks) equal the tasks of the grid, and > 0.
+ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
+[ "$ws" = 4 ] || fail "$ws of 4 work-stealing points ran every task exactly once"
+# The breakdown is there for every point, max >= avg.
+bd=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m compute_s_max) >= $(m compute_s_avg) AND $(m imbalance_s_max) >= 0 AND $(m flops_imbalance) >= 1")
+[ "$bd" = 38 ] || fail "$bd of 38 points have a consistent breakdown"
+# Measured bytes per tier equal the model's for the variants without queues.
+for t in socket node global; do
+  mism=$(sql "$db" "SELECT kernel || ' ' || params || ' ' || matrix FROM points p WHERE kernel IN ('spmm2d.cpu.stationary_c', 'spmm2d.cpu.summa', 'spmm2d.cpu.summa_a') AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 3")
+  [ -z "$mism" ] || fail "measured $t bytes differ from the model: $mism"
+done
+if [ "$NP" -gt 1 ]; then
+  moved=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m net_bytes_socket_sum) + $(m net_bytes_global_sum) > 0")
+  [ "$moved" = 38 ] || fail "only $moved of 38 points moved bytes between ranks"
+  # Stationary A sends partial C tiles through the queues on any grid (on a 1 x P grid stationary
+  # B never does: B(k,j) and C(i,j) share the process column).
+  q=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'spmm2d.cpu.stationary_a' AND $(m queue_messages) > 0")
+  [ "$q" = 4 ] || fail "$q of 4 stationary A points used the remote queues"
+fi
+if [ "$NP" -ge 4 ]; then
+  g=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'spmm2d.cpu.stationary_c' AND $(m net_bytes_global_sum) > 0")
+  [ "$g" = 16 ] || fail "stationary C crossed emulated nodes in only $g of 16 points"
+  grids=$(sql "$db" "SELECT COUNT(DISTINCT CAST($(m grid_pr) AS INT) || 'x' || CAST($(m grid_pc) AS INT)) FROM points p")
+  [ "$grids" = 2 ] || fail "$grids distinct process grids, want 2 (most square and 1 x $NP)"
+fi
+
+db2="$WORK/spgemm.db"
+run "$HERE/spgemm-small.yaml" --db "$db2" >"$WORK/spgemm.log" 2>&1 || fail "spgemm run failed: $(tail -5 "$WORK/spgemm.log")"
+n=$(sql "$db2" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
+[ "$n" = 10 ] || fail "$n of 10 SpGEMM points verified: $(grep -E 'wrong|error' "$WORK/spgemm.log" | head -3)"
+nnz=$(sql "$db2" "SELECT COUNT(DISTINCT value) FROM metrics WHERE name = 'c_nnz'")
+[ "$nnz" = 1 ] || fail "SpGEMM variants disagree on nnz(C): $(sql "$db2" "SELECT DISTINCT value FROM metrics WHERE name = 'c_nnz'")"
+echo "spmm2d run np $NP: ok"
