@@ -130,11 +130,7 @@ int rt_comm_counters_reduce(rt_comm *comm, int64_t max_bytes[RT_TIER_COUNT],
                             int64_t max_messages[RT_TIER_COUNT], int64_t sum_bytes[RT_TIER_COUNT],
                             int64_t sum_messages[RT_TIER_COUNT], rt_err *err);
 
-/* One-sided communication (MPI-3 RMA windows, for the RDMA SpMM variants with stationary A/B/C,
- * remote accumulation queues and fetch-and-add work stealing) will be added here: a window object
- * created collectively over a level's communicator (MPI_Win_allocate on world or node, with
- * MPI_Win_allocate_shared on the node level so same-node peers can use loads and stores), with
- * get/put/accumulate/fetch_and_op wrappers that feed the same per-tier counters via
- * rt_comm_tier_of. Not implemented yet. */
+/* One-sided communication (MPI-3 RMA windows, request-based gets, fetch-and-add, accumulate) is in
+ * rt_comm_rma.h; it feeds the same per-tier counters through rt_comm_count_to. */
 
 #endif
