@@ -32,9 +32,11 @@ config=$1
 [ -x "$rt" ] || { echo "regress: no rooftune binary at $rt (build it, or set ROOFTUNE_BIN)" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "regress: sqlite3 is needed (apt-get install sqlite3)" >&2; exit 2; }
 
-# A GPU is there when nvidia-smi lists one.
+# A GPU is there when nvidia-smi lists one (ROOFTUNE_NO_CUDA=1 runs as a CPU-only runner would).
 gpu_name=""
-if command -v nvidia-smi >/dev/null 2>&1; then
+if [ "${ROOFTUNE_NO_CUDA:-0}" = 1 ]; then
+  :
+elif command -v nvidia-smi >/dev/null 2>&1; then
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
 fi
 if [ $# -ge 2 ]; then

@@ -171,8 +171,20 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         rt_bound_opts_init(&bo);
         const int prec = rt_precision_parse(rt_params_str(problem, "precision", "fp32"));
         bo.precision = prec < 0 ? RT_FP32 : (rt_precision)prec;
+        /* With emulated nodes (--ranks-per-node on one host) the "node" and "global" messages
+         * travel through the same shared-memory transport as socket messages, not over the
+         * machine's links and network: bound them with the socket tier's ceilings, or the bound
+         * would be slower than what the host physically does. */
+        rt_machine m = ctx->machine[slot];
+        if (comm && rt_comm_is_emulated(comm) && m.effective.tier_gbs[RT_TIER_SOCKET] > 0) {
+            for (int tier = RT_TIER_NODE; tier < RT_TIER_COUNT; ++tier) {
+                m.effective.tier_gbs[tier] = m.effective.tier_gbs[RT_TIER_SOCKET];
+                m.effective.tier_latency_us[tier] = m.effective.tier_latency_us[RT_TIER_SOCKET];
+            }
+            rt_metrics_add(metrics, "internode_bound_emulated", "flag", 1.0, 1);
+        }
         rt_bound b;
-        if (rt_bound_compute(&t, &ctx->machine[slot], &bo, &b, &err) == 0) {
+        if (rt_bound_compute(&t, &m, &bo, &b, &err) == 0) {
             local_bound = b.bound_s;
             snprintf(limit, sizeof limit, "%s", b.limit);
         } else {

@@ -5,6 +5,8 @@ results="$WORK/results"
 mkdir -p "$results/baselines/cpu"
 make_db "$results/baselines/cpu/regress-tiny.db"
 export ROOFTUNE_BIN="$RT" ROOFTUNE_RESULTS="$results" REGRESS_OUT="$WORK/out"
+# Behave as a CPU-only runner even on a GPU host, where this test also runs.
+export ROOFTUNE_NO_CUDA=1
 # No GPU here: the script says so, and the same config passes against its baseline.
 expect_exit 0 bash "$SRC/ci/regress.sh" "$HERE/tiny.yaml" cpu
 echo "$OUT" | grep -q "timings are informational" || fail "CPU-only mode not announced: $OUT"

@@ -183,8 +183,14 @@ static void expect_ok(const rt_kernel_desc *k, const rt_spdnn_inputs *in, const 
     RT_CHECK_MSG(o.categories == (double)in->categories, "%s %s [%s]: categories metric %g, "
                  "reference %lld",
                  k->name, params, label, o.categories, (long long)in->categories);
-    RT_CHECK_MSG(o.feature_layers == live_sum(in), "%s %s [%s]: %g feature-layers, reference %g",
-                 k->name, params, label, o.feature_layers, live_sum(in));
+    /* Features whose pre-activation lies within fp32 rounding of zero may die one layer earlier
+     * or later in fp32 than in the double reference (seen on the H100: 7380 against 7383
+     * feature-layers with the same final categories), so the live count per layer is compared
+     * within 0.1% while the categories above must match exactly. */
+    const double ref_layers = live_sum(in);
+    RT_CHECK_MSG(fabs(o.feature_layers - ref_layers) <= 1e-3 * ref_layers,
+                 "%s %s [%s]: %g feature-layers, reference %g", k->name, params, label,
+                 o.feature_layers, ref_layers);
     ++n_ok;
 }
 
