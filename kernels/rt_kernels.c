@@ -65,8 +65,7 @@ static const rt_param_schema *find_schema(const rt_param_schema *schema, int n_s
 /* The value a hook should use: the one set in p, or the schema default; checked against the
  * schema so a hook never sees an out-of-domain value. */
 static int resolve(const rt_param_schema *schema, int n_schema, const char *owner,
-                   const rt_params *p, const char *name, rt_vkind want, rt_value *out,
-                   rt_err *err)
+                   const rt_params *p, const char *name, rt_vkind want, rt_value *out, rt_err *err)
 {
     const rt_param_schema *s = find_schema(schema, n_schema, name);
     if (!s || s->kind != want)

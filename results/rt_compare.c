@@ -30,11 +30,15 @@ int rt_compare_opts_check(const rt_compare_opts *o, rt_err *err)
     if (!o)
         return rt_err_set(err, "compare: no options given");
     if (!(o->threshold > 0 && o->threshold < 1))
-        return rt_err_set(err, "--threshold must be between 0 and 1 (a relative change, e.g. "
-                               "0.05 for 5%%), got %g", o->threshold);
+        return rt_err_set(err,
+                          "--threshold must be between 0 and 1 (a relative change, e.g. "
+                          "0.05 for 5%%), got %g",
+                          o->threshold);
     if (!(o->alpha > 0 && o->alpha < 1))
-        return rt_err_set(err, "--alpha must be between 0 and 1 (a significance level, e.g. "
-                               "0.01), got %g", o->alpha);
+        return rt_err_set(err,
+                          "--alpha must be between 0 and 1 (a significance level, e.g. "
+                          "0.01), got %g",
+                          o->alpha);
     return 0;
 }
 
@@ -194,8 +198,8 @@ void rt_compare_device_class(const char *device, char *out, size_t len)
         /* Bracketed or after a colon up to 3 digits; bare only up to 2, since a bare 3-digit
          * number ends many model names ("... Processor 248"). */
         const int marked = opens || core[0] == ':';
-        const int index_like = all_digits(digits, dlen) && dlen <= (marked ? 3u : 2u) &&
-                               (marked || kept > 0);
+        const int index_like =
+            all_digits(digits, dlen) && dlen <= (marked ? 3u : 2u) && (marked || kept > 0);
         if (used + tlen + 2 > len)
             break;
         last_start = used;
@@ -245,8 +249,10 @@ int rt_compare_samples(const double *base, int n_base, const double *fresh, int 
         median_ci(fresh, n_new, 1 - o->alpha, &mn, &ln, &hn, err) != 0)
         return -1;
     if (!(mb > 0) || !(mn > 0))
-        return rt_err_set(err, "rt_compare_samples: medians must be positive times (got %g and "
-                               "%g)", mb, mn);
+        return rt_err_set(err,
+                          "rt_compare_samples: medians must be positive times (got %g and "
+                          "%g)",
+                          mb, mn);
     rt_stats_mw mw;
     if (rt_stats_mann_whitney(base, n_base, fresh, n_new, &mw, err) != 0)
         return -1;
@@ -414,8 +420,10 @@ static int load_samples(sqlite3 *db, const char *label, int64_t id, sample_buf *
 {
     s->n = 0;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds IS "
-                               "NOT NULL ORDER BY rep", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds IS "
+                           "NOT NULL ORDER BY rep",
+                           -1, &st, NULL) != SQLITE_OK) {
         rt_err_set(err, "%s: cannot read samples: %s", label, sqlite3_errmsg(db));
         sqlite3_finalize(st);
         return -1;
@@ -476,8 +484,10 @@ static int load_metrics(sqlite3 *db, const char *label, int64_t id, metric_list 
 {
     m->n = 0;
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT name, available, deterministic, value FROM metrics WHERE "
-                               "point_id = ?1 ORDER BY name", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, available, deterministic, value FROM metrics WHERE "
+                           "point_id = ?1 ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK) {
         rt_err_set(err, "%s: cannot read metrics: %s", label, sqlite3_errmsg(db));
         sqlite3_finalize(st);
         return -1;
@@ -512,8 +522,8 @@ static int load_metrics(sqlite3 *db, const char *label, int64_t id, metric_list 
 static int add_metric_change(rt_compare_report *r, int entry, const char *name,
                              rt_metric_change_kind kind, double base, double fresh, rt_err *err)
 {
-    void *grown = realloc(r->metric_changes,
-                          (size_t)(r->n_metric_changes + 1) * sizeof *r->metric_changes);
+    void *grown =
+        realloc(r->metric_changes, (size_t)(r->n_metric_changes + 1) * sizeof *r->metric_changes);
     if (!grown)
         return rt_err_set(err, "out of memory recording metric changes");
     r->metric_changes = grown;
@@ -552,7 +562,8 @@ static int compare_metrics(const metric_list *b, const metric_list *n, rt_compar
         const metric_row *mb = &b->items[i++], *mn = &n->items[j++];
         if (!mb->deterministic && !mn->deterministic)
             continue;
-        const int avail_b = mb->available && mb->has_value, avail_n = mn->available && mn->has_value;
+        const int avail_b = mb->available && mb->has_value,
+                  avail_n = mn->available && mn->has_value;
         if (avail_b != avail_n) {
             if (add_metric_change(r, entry, mb->name, RT_METRIC_AVAILABILITY, mb->value, mn->value,
                                   err))
@@ -671,9 +682,8 @@ static int add_one_sided(rt_compare_report *r, const stored_point *p, rt_compare
     return 0;
 }
 
-int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh,
-                      const char *new_label, const rt_compare_opts *o, rt_compare_report *r,
-                      rt_err *err)
+int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, const char *new_label,
+                      const rt_compare_opts *o, rt_compare_report *r, rt_err *err)
 {
     if (!r)
         return rt_err_set(err, "rt_compare_stores: no report to fill");
@@ -695,8 +705,8 @@ int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh,
         load_points(fresh, new_label, 1, o, &ln, err) != 0)
         goto done;
     if (o->experiment && lb.n == 0 && ln.n == 0) {
-        rt_err_set(err, "neither %s nor %s holds points of experiment '%s'", base_label,
-                   new_label, o->experiment);
+        rt_err_set(err, "neither %s nor %s holds points of experiment '%s'", base_label, new_label,
+                   o->experiment);
         goto done;
     }
     sort_and_dedupe(&lb);
@@ -711,8 +721,8 @@ int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh,
             if (add_one_sided(r, &ln.items[j++], RT_COMPARE_NEW_ONLY, err) != 0)
                 goto done;
         } else {
-            if (compare_pair(base, base_label, fresh, new_label, &lb.items[i], &ln.items[j], r,
-                             &sb, &sn, &mb, &mn, err) != 0)
+            if (compare_pair(base, base_label, fresh, new_label, &lb.items[i], &ln.items[j], r, &sb,
+                             &sn, &mb, &mn, err) != 0)
                 goto done;
             ++i;
             ++j;
@@ -819,8 +829,10 @@ void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base
             r->n_matched, r->n_same, r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed);
     fprintf(f, "only in %s: %d; only in %s: %d\n", base_label, r->n_base_only, new_label,
             r->n_new_only);
-    fprintf(f, "status: %d failure(s), %d other change(s); deterministic metrics: %d point(s) "
-               "changed\n", r->n_status_failed, r->n_status_changed, r->n_points_metric_changed);
+    fprintf(f,
+            "status: %d failure(s), %d other change(s); deterministic metrics: %d point(s) "
+            "changed\n",
+            r->n_status_failed, r->n_status_changed, r->n_points_metric_changed);
     int header = 0;
     for (int k = 0; k < r->n_entries; ++k) {
         const rt_compare_entry *e = &r->entries[k];
@@ -839,8 +851,7 @@ void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base
             format_time(e->new_median, tn, sizeof tn);
             format_change(e->ratio, ch, sizeof ch);
             fprintf(f, "%-7s %s: %s -> %s (%s, p = %.2g, %d/%d samples)\n",
-                    rt_verdict_name(e->verdict), what, tb, tn, ch, e->p_value, e->n_base,
-                    e->n_new);
+                    rt_verdict_name(e->verdict), what, tb, tn, ch, e->p_value, e->n_base, e->n_new);
         }
         if (e->status_change != RT_STATUS_UNCHANGED)
             fprintf(f, "%-7s %s: status %s -> %s%s\n", "STATUS", what, e->base_status,
@@ -916,9 +927,9 @@ void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *
     fprintf(f, "| matched | same | faster | slower | unsure | not timed | only baseline | "
                "only new | status failures | metric changes |\n");
     fprintf(f, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    fprintf(f, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", r->n_matched,
-            r->n_same, r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed, r->n_base_only,
-            r->n_new_only, r->n_status_failed, r->n_points_metric_changed);
+    fprintf(f, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", r->n_matched, r->n_same,
+            r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed, r->n_base_only, r->n_new_only,
+            r->n_status_failed, r->n_points_metric_changed);
 
     fprintf(f, "## Points\n\n");
     fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | verdict | baseline "
@@ -1102,8 +1113,7 @@ static void history_identity(rt_history_point *h, const stored_point *p)
 
 /* The change points of one identity, whose records are group[0..n_group-1] (by store). */
 static int history_group(sqlite3 *const *stores, const char *const *labels,
-                         const stored_point *group, int n_group, rt_history_report *h,
-                         rt_err *err)
+                         const stored_point *group, int n_group, rt_history_report *h, rt_err *err)
 {
     sample_buf *bufs = calloc((size_t)n_group, sizeof *bufs);
     const double **sets = calloc((size_t)n_group, sizeof *sets);
@@ -1234,9 +1244,10 @@ static void history_describe(char *buf, size_t len, const rt_history_point *p)
 
 void rt_history_write_text(FILE *f, const rt_history_report *h, const char *const *labels)
 {
-    fprintf(f, "rooftune compare --history: %d stores, %d point(s) timed in at least two "
-               "(threshold %.3g%%, alpha %g)\n", h->n_stores, h->n_points,
-            h->opts.threshold * 100, h->opts.alpha);
+    fprintf(f,
+            "rooftune compare --history: %d stores, %d point(s) timed in at least two "
+            "(threshold %.3g%%, alpha %g)\n",
+            h->n_stores, h->n_points, h->opts.threshold * 100, h->opts.alpha);
     for (int s = 0; s < h->n_stores; ++s)
         fprintf(f, "  [%d] %s\n", s, labels[s]);
     fprintf(f, "%d change point(s), %d of them slowdowns\n", h->n_changes, h->n_slowdowns);
@@ -1267,9 +1278,10 @@ void rt_history_write_markdown(FILE *f, const rt_history_report *h, const char *
         md_cell(f, labels[s]);
         fprintf(f, "`\n");
     }
-    fprintf(f, "\nthreshold %.3g%%, alpha %g; %d point(s) timed in at least two stores; **%d "
-               "change point(s), %d slowdown(s)**\n\n", h->opts.threshold * 100, h->opts.alpha,
-            h->n_points, h->n_changes, h->n_slowdowns);
+    fprintf(f,
+            "\nthreshold %.3g%%, alpha %g; %d point(s) timed in at least two stores; **%d "
+            "change point(s), %d slowdown(s)**\n\n",
+            h->opts.threshold * 100, h->opts.alpha, h->n_points, h->n_changes, h->n_slowdowns);
     if (h->n_changes == 0)
         return;
     fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | after store | before "
@@ -1290,7 +1302,7 @@ void rt_history_write_markdown(FILE *f, const rt_history_report *h, const char *
         format_time(cp->after_median, ta, sizeof ta);
         format_change(cp->ratio, ch, sizeof ch);
         md_identity(f, &e);
-        fprintf(f, "%d | %s | %s | %s%s%s | %.2g |\n", cp->after, tb, ta,
-                cp->ratio > 1 ? "**" : "", ch, cp->ratio > 1 ? "**" : "", cp->p_value);
+        fprintf(f, "%d | %s | %s | %s%s%s | %.2g |\n", cp->after, tb, ta, cp->ratio > 1 ? "**" : "",
+                ch, cp->ratio > 1 ? "**" : "", cp->p_value);
     }
 }

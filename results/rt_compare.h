@@ -29,7 +29,7 @@
 #include "rt_error.h"
 
 #define RT_COMPARE_DEFAULT_THRESHOLD 0.05
-#define RT_COMPARE_DEFAULT_ALPHA 0.01
+#define RT_COMPARE_DEFAULT_ALPHA     0.01
 
 typedef struct rt_compare_opts {
     double threshold;          /* minimum relative effect, e.g. 0.05 = 5% */
@@ -82,8 +82,8 @@ typedef enum rt_compare_side {
 
 typedef enum rt_status_change {
     RT_STATUS_UNCHANGED = 0,
-    RT_STATUS_FAILED = 1,  /* was ok and is not, or newly wrong/error/timeout/above_roofline */
-    RT_STATUS_CHANGED = 2  /* changed without getting worse (e.g. wrong -> ok) */
+    RT_STATUS_FAILED = 1, /* was ok and is not, or newly wrong/error/timeout/above_roofline */
+    RT_STATUS_CHANGED = 2 /* changed without getting worse (e.g. wrong -> ok) */
 } rt_status_change;
 
 /* One point identity and what happened to it. */
@@ -96,19 +96,19 @@ typedef struct rt_compare_entry {
     char problem[512];
     int ranks;
     char device_class[128];
-    int64_t base_id, new_id;         /* points.id, 0 when absent */
+    int64_t base_id, new_id; /* points.id, 0 when absent */
     char base_status[24], new_status[24];
-    int n_base, n_new;               /* samples */
-    double base_median, new_median;  /* seconds, from the samples; NAN when not timed */
+    int n_base, n_new;              /* samples */
+    double base_median, new_median; /* seconds, from the samples; NAN when not timed */
     double ratio, ratio_lo, ratio_hi, p_value;
     rt_verdict verdict;
     rt_status_change status_change;
-    int n_metric_changes;            /* entries of rt_compare_report.metric_changes */
+    int n_metric_changes; /* entries of rt_compare_report.metric_changes */
 } rt_compare_entry;
 
 typedef enum rt_metric_change_kind {
-    RT_METRIC_VALUE = 0,     /* both readable, values differ */
-    RT_METRIC_MISSING = 1,   /* in the baseline, absent from the new store */
+    RT_METRIC_VALUE = 0,       /* both readable, values differ */
+    RT_METRIC_MISSING = 1,     /* in the baseline, absent from the new store */
     RT_METRIC_AVAILABILITY = 2 /* readable on one side only */
 } rt_metric_change_kind;
 
@@ -135,9 +135,8 @@ typedef struct rt_compare_report {
 /* Compares two open stores (read-only handles; each is checked with rt_store_check). Labels
  * (file names) are only used in messages. Free the report with rt_compare_report_free, also
  * after an error. */
-int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh,
-                      const char *new_label, const rt_compare_opts *o, rt_compare_report *r,
-                      rt_err *err);
+int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, const char *new_label,
+                      const rt_compare_opts *o, rt_compare_report *r, rt_err *err);
 void rt_compare_report_free(rt_compare_report *r);
 
 /* The summary as plain text (stdout of `rooftune compare`) and as Markdown. */
@@ -150,10 +149,10 @@ void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *
 /* History */
 
 typedef struct rt_change_point {
-    int entry;          /* index into rt_history_report.points */
-    int after;          /* the change lies between stores `after` and `after + 1` */
+    int entry;                          /* index into rt_history_report.points */
+    int after;                          /* the change lies between stores `after` and `after + 1` */
     double before_median, after_median; /* pooled medians of the two segments, seconds */
-    double ratio;       /* after / before */
+    double ratio;                       /* after / before */
     double p_value;
 } rt_change_point;
 
@@ -165,8 +164,8 @@ typedef struct rt_history_point {
     char problem[512];
     int ranks;
     char device_class[128];
-    int n_stores;        /* stores where the point was timed */
-    double *medians;     /* per store (n_total entries), NAN where the point is missing */
+    int n_stores;    /* stores where the point was timed */
+    double *medians; /* per store (n_total entries), NAN where the point is missing */
 } rt_history_point;
 
 typedef struct rt_history_report {

@@ -49,8 +49,8 @@ static int recorded_text(sqlite3 *db, const char *experiment, const char *column
 {
     *out = NULL;
     char sql[160];
-    snprintf(sql, sizeof sql,
-             "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", column);
+    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
+             column);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         rt_err_set(err, "cannot read runs.%s: %s", column, sqlite3_errmsg(db));
@@ -83,7 +83,7 @@ static int split_sections(const char *text, const char *top_label, section *out,
     int n = 0;
     const char *start = text;
     snprintf(out[0].label, sizeof out[0].label, "%s", top_label);
-    for (const char *p = text;; ) {
+    for (const char *p = text;;) {
         const char *mark = strstr(p, INCLUDE_MARK);
         /* A marker only counts at the start of a line. */
         while (mark && mark != text && mark[-1] != '\n')
@@ -258,8 +258,7 @@ static int compare_names(const void *a, const void *b)
 }
 
 /* Entries of dir that are folders (want_dirs) or regular files ending in suffix, sorted. */
-static int list_dir(const char *dir, int want_dirs, const char *suffix, name_list *out,
-                    rt_err *err)
+static int list_dir(const char *dir, int want_dirs, const char *suffix, name_list *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
     DIR *d = opendir(dir);
@@ -312,8 +311,7 @@ static int clear_figures(const char *dir, rt_err *err)
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, files.items[i]);
             if (unlink(path) != 0 && errno != ENOENT) {
-                rt_err_set(err, "cannot remove the old figure file %s: %s", path,
-                           strerror(errno));
+                rt_err_set(err, "cannot remove the old figure file %s: %s", path, strerror(errno));
                 free(files.items);
                 return -1;
             }
@@ -439,8 +437,10 @@ int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figur
     }
     free(devices.items);
     if (rc == 0 && n_stores == 0)
-        return rt_err_set(err, "no committed result stores in %s (expected "
-                               "%s/<device>/<name>.db)", baselines, baselines);
+        return rt_err_set(err,
+                          "no committed result stores in %s (expected "
+                          "%s/<device>/<name>.db)",
+                          baselines, baselines);
     return rc;
 }
 

@@ -33,18 +33,18 @@ typedef int (*rt_figures_extra_fn)(void *ctx, sqlite3 *db, const char *experimen
 
 typedef struct rt_figures_item {
     char device[64];
-    char store[1024];      /* the .db path */
+    char store[1024]; /* the .db path */
     char experiment[64];
     char out_dir[2048];
-    int n_figures;         /* experiment figures written (the extra ones not counted) */
-    int recorded_plots;    /* 1: the recorded config's plots; 0: the default set */
-    char message[600];     /* rt_plot's one-line account */
+    int n_figures;      /* experiment figures written (the extra ones not counted) */
+    int recorded_plots; /* 1: the recorded config's plots; 0: the default set */
+    char message[600];  /* rt_plot's one-line account */
 } rt_figures_item;
 
 typedef struct rt_figures_result {
     int n_items;
     rt_figures_item *items;
-    int gnuplot_missing;   /* 1: no PNG/SVG were drawn (data and scripts were) */
+    int gnuplot_missing; /* 1: no PNG/SVG were drawn (data and scripts were) */
 } rt_figures_result;
 
 /* Regenerates every figure of every store under <results_dir>/baselines/<device>/<name>.db into

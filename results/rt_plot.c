@@ -25,7 +25,8 @@ typedef rt_plot_job plot_job;
 /* ------------------------------------------------------------------------------------------- */
 /* Small helpers */
 
-static void append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void append(char *buf, size_t cap, const char *fmt, ...)
 {
     const size_t used = strlen(buf);
@@ -303,9 +304,10 @@ static int line_log_x(const figure *fig, const rt_plot_table *t, int n_distinct_
     }
     if (fig->logx > 0) {
         if (!numeric_x || !positive_x)
-            return rt_err_set(err, "logx needs x values that are positive numbers, but %s holds "
-                                   "%s", fig->x.name,
-                              numeric_x ? "zero or negative values" : "text");
+            return rt_err_set(err,
+                              "logx needs x values that are positive numbers, but %s holds "
+                              "%s",
+                              fig->x.name, numeric_x ? "zero or negative values" : "text");
         return all_pow2 ? 2 : 10;
     }
     /* Tuning parameters swept as powers of two read best evenly spaced. */
@@ -349,8 +351,10 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
     if (numeric_x)
         fprintf(dat, "# columns: %s %s n_points\n", fig->x.name, fig->y.name);
     else
-        fprintf(dat, "# columns: x_index %s %s n_points (x is text: x_index is its position on "
-                     "the axis)\n", fig->x.name, fig->y.name);
+        fprintf(dat,
+                "# columns: x_index %s %s n_points (x is text: x_index is its position on "
+                "the axis)\n",
+                fig->x.name, fig->y.name);
     fprintf(dat, "# one block per series, separated by two blank lines (gnuplot: index N)\n");
     for (int s = 0; s < ss.n; ++s) {
         const int first = ss.row[s], last = s + 1 < ss.n ? ss.row[s + 1] : t->n;
@@ -462,8 +466,10 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
             char listing[600] = "";
             for (int s = 0; s < ss.n; ++s)
                 append(listing, sizeof listing, "%s'%s'", s ? ", " : "", t->rows[ss.row[s]].series);
-            rt_err_set(err, "baseline: '%s' is not a value of %s among the status-ok points; "
-                            "the values are %s", fig->baseline, fig->series.name, listing);
+            rt_err_set(err,
+                       "baseline: '%s' is not a value of %s among the status-ok points; "
+                       "the values are %s",
+                       fig->baseline, fig->series.name, listing);
             goto done;
         }
     }
@@ -547,13 +553,15 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
                 rt_plot_write_quoted(cmd, t->rows[ss.row[s]].series);
             } else if (base >= 0) {
                 /* The speedup column sits ss.n columns after the value column. */
-                fprintf(cmd, "using ($0%+.6g):%d:(sprintf('%%.2fx', column(%d))) with labels %s "
-                             "font ',9' notitle",
+                fprintf(cmd,
+                        "using ($0%+.6g):%d:(sprintf('%%.2fx', column(%d))) with labels %s "
+                        "font ',9' notitle",
                         offset, s + 2, s + 2 + ss.n,
                         rotate_labels ? "rotate by 90 left offset 0,0.3" : "center offset 0,0.7");
             } else {
-                fprintf(cmd, "using ($0%+.6g):%d:(gprintf('%%.4g', column(%d))) with labels %s "
-                             "font ',9' notitle",
+                fprintf(cmd,
+                        "using ($0%+.6g):%d:(gprintf('%%.4g', column(%d))) with labels %s "
+                        "font ',9' notitle",
                         offset, s + 2, s + 2,
                         rotate_labels ? "rotate by 90 left offset 0,0.3" : "center offset 0,0.7");
             }
@@ -632,9 +640,12 @@ static int cfg_stem(const rt_plot_cfg *cfg, char *stem, size_t len)
         snprintf(raw, sizeof raw, "heatmap-%s", cfg->y[0] ? cfg->y : "comm_bytes");
     else
         snprintf(raw, sizeof raw, "%s-%s-%s", cfg->type[0] ? cfg->type : "line",
-                 cfg->x[0] ? cfg->x : strcmp(cfg->type, "scaling") == 0 ? "ranks" : "matrix",
-                 cfg->y[0] ? cfg->y
-                 : strcmp(cfg->type, "scaling") == 0 ? "time_median_s" : "gflops");
+                 cfg->x[0]                           ? cfg->x
+                 : strcmp(cfg->type, "scaling") == 0 ? "ranks"
+                                                     : "matrix",
+                 cfg->y[0]                           ? cfg->y
+                 : strcmp(cfg->type, "scaling") == 0 ? "time_median_s"
+                                                     : "gflops");
     return rt_plot_sanitize_name(raw, stem, len);
 }
 
@@ -665,21 +676,28 @@ static int check_type_keys(const rt_plot_cfg *cfg, const figure *fig, rt_err *er
         return rt_err_set(err, "%s: baseline: only bars take a baseline, not %s figures",
                           fig->context, type);
     if (cfg->baseline[0] && !cfg->series[0])
-        return rt_err_set(err, "%s: baseline: '%s' names a series value, so the figure needs a "
-                               "series (e.g. series: kernel)", fig->context, cfg->baseline);
+        return rt_err_set(err,
+                          "%s: baseline: '%s' names a series value, so the figure needs a "
+                          "series (e.g. series: kernel)",
+                          fig->context, cfg->baseline);
     if (cfg->n_stack < 0 || cfg->n_stack > RT_PLOT_STACK_MAX)
         return rt_err_set(err, "%s: stack: %d values (1 to %d can be stacked)", fig->context,
                           cfg->n_stack, RT_PLOT_STACK_MAX);
     if (cfg->n_stack > 0 && strcmp(type, "stacked") != 0)
-        return rt_err_set(err, "%s: stack: only stacked figures take a stack list, not %s "
-                               "figures", fig->context, type);
+        return rt_err_set(err,
+                          "%s: stack: only stacked figures take a stack list, not %s "
+                          "figures",
+                          fig->context, type);
     if (cfg->n_stack == 0 && strcmp(type, "stacked") == 0)
-        return rt_err_set(err, "%s: stack: a stacked figure needs the values to stack (e.g. "
-                               "stack: [compute_s, comm_s])", fig->context);
+        return rt_err_set(err,
+                          "%s: stack: a stacked figure needs the values to stack (e.g. "
+                          "stack: [compute_s, comm_s])",
+                          fig->context);
     if (strcmp(type, "heatmap") == 0 && (cfg->x[0] || cfg->series[0]))
-        return rt_err_set(err, "%s: %s: a heatmap draws the matrix of one point and takes no "
-                               "%s (y names its metric family)", fig->context,
-                          cfg->x[0] ? "x" : "series", cfg->x[0] ? "x" : "series");
+        return rt_err_set(err,
+                          "%s: %s: a heatmap draws the matrix of one point and takes no "
+                          "%s (y names its metric family)",
+                          fig->context, cfg->x[0] ? "x" : "series", cfg->x[0] ? "x" : "series");
     return 0;
 }
 
@@ -694,8 +712,9 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
         known |= strcmp(type, figure_types[k]) == 0;
     if (!known) {
         const char *nearest = rt_suggest(type, figure_types, N_FIGURE_TYPES);
-        return rt_err_set(err, "%s: type: unknown figure type '%s'%s%s%s; known types: line, "
-                               "bars, stacked, box, heatmap, scaling",
+        return rt_err_set(err,
+                          "%s: type: unknown figure type '%s'%s%s%s; known types: line, "
+                          "bars, stacked, box, heatmap, scaling",
                           fig->context, type, nearest ? " (did you mean '" : "",
                           nearest ? nearest : "", nearest ? "'?)" : "");
     }
@@ -720,14 +739,15 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
         if (cfg->title[0])
             snprintf(fig->title, sizeof fig->title, "%s", cfg->title);
         else
-            snprintf(fig->title, sizeof fig->title, "%s: %s_<i>_<j>", job->experiment,
-                     fig->family);
+            snprintf(fig->title, sizeof fig->title, "%s: %s_<i>_<j>", job->experiment, fig->family);
         return 0;
     }
 
     if (!cfg->x[0] && line)
-        return rt_err_set(err, "%s: x: a line figure needs x (a parameter such as the swept "
-                               "block size, or a column such as ranks)", fig->context);
+        return rt_err_set(err,
+                          "%s: x: a line figure needs x (a parameter such as the swept "
+                          "block size, or a column such as ranks)",
+                          fig->context);
     const char *x = cfg->x[0] ? cfg->x : scaling ? "ranks" : "matrix";
     const char *y = cfg->y[0] ? cfg->y : scaling ? "time_median_s" : "gflops";
     if (scaling) {
@@ -763,9 +783,10 @@ static int figure_from_cfg(const plot_job *job, const rt_plot_cfg *cfg, int inde
                  job->experiment, fig->x.name, fig->has_series ? " and " : "",
                  fig->has_series ? fig->series.name : "");
     else if (strcmp(type, "box") == 0)
-        snprintf(fig->title, sizeof fig->title, "%s: %s of every repetition of the best point "
-                 "per %s", job->experiment,
-                 fig->y.lower_is_better ? "time" : fig->y.name, fig->x.name);
+        snprintf(fig->title, sizeof fig->title,
+                 "%s: %s of every repetition of the best point "
+                 "per %s",
+                 job->experiment, fig->y.lower_is_better ? "time" : fig->y.name, fig->x.name);
     else if (scaling)
         snprintf(fig->title, sizeof fig->title, "%s: %s vs %s", job->experiment,
                  fig->scaling == RT_PLOT_SCALE_SPEEDUP      ? "speedup"
@@ -790,8 +811,10 @@ static int draw_configured(plot_job *job, const rt_plot_cfg *plots, int n_plots,
             if (strcmp(stem_i, stem_j) == 0) {
                 char context[700];
                 cfg_context(&plots[j], j, context, sizeof context);
-                return rt_err_set(err, "%s: name: plots[%d] and plots[%d] both write '%s' (give "
-                                       "one of them another name)", context, i, j, stem_i);
+                return rt_err_set(err,
+                                  "%s: name: plots[%d] and plots[%d] both write '%s' (give "
+                                  "one of them another name)",
+                                  context, i, j, stem_i);
             }
         }
     }
@@ -827,8 +850,8 @@ static int draw_defaults(plot_job *job, rt_err *err)
             char raw[300];
             snprintf(raw, sizeof raw, "gflops-vs-%s-%s", param, matrices.items[m]);
             rt_plot_sanitize_name(raw, fig.stem, sizeof fig.stem);
-            snprintf(fig.title, sizeof fig.title, "%s: GFLOP/s vs %s on %s", job->experiment,
-                     param, matrices.items[m]);
+            snprintf(fig.title, sizeof fig.title, "%s: GFLOP/s vs %s on %s", job->experiment, param,
+                     matrices.items[m]);
             snprintf(fig.context, sizeof fig.context, "default figure %s", fig.stem);
             fig.matrix = matrices.items[m];
             if (draw_figure(job, &fig, err) != 0) {
@@ -882,7 +905,8 @@ int rt_plot_experiment(sqlite3 *db, const char *experiment, const rt_plot_cfg *p
     if (ok == 0)
         append(job.notes, sizeof job.notes,
                "; none of the experiment's %lld points has status ok, so there is nothing to "
-               "draw", (long long)total);
+               "draw",
+               (long long)total);
     else
         rc = n_plots > 0 ? draw_configured(&job, plots, n_plots, err) : draw_defaults(&job, err);
 
@@ -890,7 +914,9 @@ int rt_plot_experiment(sqlite3 *db, const char *experiment, const rt_plot_cfg *p
         snprintf(res->message, sizeof res->message, "%s (%d figure%s in %s)%s", missing_message,
                  res->n_figures, res->n_figures == 1 ? "" : "s", out_dir, job.notes);
     else
-        snprintf(res->message, sizeof res->message, "wrote %d figure%s (.dat, .gp, .png, .svg) "
-                 "to %s%s", res->n_figures, res->n_figures == 1 ? "" : "s", out_dir, job.notes);
+        snprintf(res->message, sizeof res->message,
+                 "wrote %d figure%s (.dat, .gp, .png, .svg) "
+                 "to %s%s",
+                 res->n_figures, res->n_figures == 1 ? "" : "s", out_dir, job.notes);
     return rc;
 }

@@ -40,16 +40,19 @@ static int store_error(sqlite3 *db, const char *what, rt_err *err)
 {
     const char *why = sqlite3_errmsg(db);
     if (strstr(why, "no such table") || strstr(why, "no such column"))
-        return rt_err_set(err, "cannot %s: %s (is this a rooftune result store of schema "
-                               "version 1 or later?)", what, why);
+        return rt_err_set(err,
+                          "cannot %s: %s (is this a rooftune result store of schema "
+                          "version 1 or later?)",
+                          what, why);
     if (strstr(why, "malformed JSON"))
-        return rt_err_set(err, "cannot %s: %s (points.params or points.problem holds text that "
-                               "is not JSON; the store is damaged)", what, why);
+        return rt_err_set(err,
+                          "cannot %s: %s (points.params or points.problem holds text that "
+                          "is not JSON; the store is damaged)",
+                          what, why);
     return rt_err_set(err, "cannot %s: %s", what, why);
 }
 
-static int prepare(sqlite3 *db, const char *sql, const char *what, sqlite3_stmt **stmt,
-                   rt_err *err)
+static int prepare(sqlite3 *db, const char *sql, const char *what, sqlite3_stmt **stmt, rt_err *err)
 {
     *stmt = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, stmt, NULL) != SQLITE_OK) {
@@ -182,8 +185,8 @@ static int unknown_name_error(sqlite3 *db, const char *experiment, const char *n
 {
     rt_plot_names params = {0}, problem = {0}, metrics = {0};
     if (collect_names(db, sql_params_keys, experiment, NULL, "list parameters", &params, err) ||
-        collect_names(db, sql_problem_keys, experiment, NULL, "list problem parameters",
-                      &problem, err) ||
+        collect_names(db, sql_problem_keys, experiment, NULL, "list problem parameters", &problem,
+                      err) ||
         collect_names(db, sql_metric_names, experiment, NULL, "list metrics", &metrics, err))
         goto done;
 
@@ -233,7 +236,8 @@ static int json_has_key(sqlite3 *db, const char *experiment, const char *json_co
     char sql[256];
     snprintf(sql, sizeof sql,
              "SELECT 1 FROM points p, json_each(p.%s) j WHERE p.experiment = ?1 AND j.key = ?2 "
-             "LIMIT 1", json_column);
+             "LIMIT 1",
+             json_column);
     rt_plot_names hits = {0};
     const int rc = collect_names(db, sql, experiment, key, "look up a parameter", &hits, err);
     *found = hits.n > 0;
@@ -264,8 +268,8 @@ static int metric_unit(sqlite3 *db, const char *experiment, const char *name, in
     return 0;
 }
 
-int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name,
-                         rt_plot_field *out, rt_err *err)
+int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name, rt_plot_field *out,
+                         rt_err *err)
 {
     memset(out, 0, sizeof *out);
     if (!name || !*name)
@@ -402,16 +406,15 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
         rt_plot_data_constant(y->name, &one_series);
         series = &one_series;
     }
-    char *matrix_filter = matrix ? sqlite3_mprintf(" AND p.matrix = %Q", matrix)
-                                 : sqlite3_mprintf("%s", "");
+    char *matrix_filter =
+        matrix ? sqlite3_mprintf(" AND p.matrix = %Q", matrix) : sqlite3_mprintf("%s", "");
     if (!matrix_filter)
         return rt_err_set(err, "out of memory building the figure query");
     t->query = sqlite3_mprintf(
         "SELECT x, s, %s(y), COUNT(*) FROM (SELECT %s AS x, %s AS y, COALESCE(%s, 'n/a') AS s "
         "FROM points p WHERE p.experiment = %Q AND p.status = '" RT_PLOT_STATUS_OK "'%s) "
         "WHERE x IS NOT NULL AND y IS NOT NULL GROUP BY s, x ORDER BY s, x",
-        y->lower_is_better ? "MIN" : "MAX", x->sql, y->sql, series->sql, experiment,
-        matrix_filter);
+        y->lower_is_better ? "MIN" : "MAX", x->sql, y->sql, series->sql, experiment, matrix_filter);
     sqlite3_free(matrix_filter);
     if (!t->query)
         return rt_err_set(err, "out of memory building the figure query");
@@ -426,8 +429,9 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
         const int y_numeric = read_value(stmt, 2, y_text, sizeof y_text, &y_value);
         const int y_type = sqlite3_column_type(stmt, 2);
         if (!y_numeric && y_type != SQLITE_INTEGER && y_type != SQLITE_FLOAT) {
-            rt_err_set(err, "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
-                            "numeric column, parameter or metric, e.g. gflops or time_median_s)",
+            rt_err_set(err,
+                       "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
+                       "numeric column, parameter or metric, e.g. gflops or time_median_s)",
                        y->name, y_text);
             sqlite3_finalize(stmt);
             return -1;
@@ -490,9 +494,8 @@ int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int6
         return 0;
 
     rt_plot_names present = {0};
-    if (collect_names(db,
-                      "SELECT DISTINCT experiment FROM points ORDER BY 1",
-                      experiment, NULL, "list the stored experiments", &present, err) != 0)
+    if (collect_names(db, "SELECT DISTINCT experiment FROM points ORDER BY 1", experiment, NULL,
+                      "list the stored experiments", &present, err) != 0)
         return -1;
     char listing[1200];
     text_buf b = {listing, sizeof listing, 0};
@@ -503,8 +506,10 @@ int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int6
         rt_err_set(err, "experiment '%s' has no points in the store; it holds %s", experiment,
                    listing);
     else
-        rt_err_set(err, "experiment '%s' has no points: the store holds no points yet (run "
-                        "`rooftune run` first)", experiment);
+        rt_err_set(err,
+                   "experiment '%s' has no points: the store holds no points yet (run "
+                   "`rooftune run` first)",
+                   experiment);
     rt_plot_data_names_free(&present);
     return -1;
 }
@@ -512,10 +517,11 @@ int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int6
 int rt_plot_data_matrices(sqlite3 *db, const char *experiment, rt_plot_names *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
-    return collect_names(db,
-                         "SELECT DISTINCT matrix FROM points WHERE experiment = ?1 AND status = '"
-                         RT_PLOT_STATUS_OK "' AND matrix IS NOT NULL ORDER BY matrix",
-                         experiment, NULL, "list the experiment's matrices", out, err);
+    return collect_names(
+        db,
+        "SELECT DISTINCT matrix FROM points WHERE experiment = ?1 AND status = '" RT_PLOT_STATUS_OK
+        "' AND matrix IS NOT NULL ORDER BY matrix",
+        experiment, NULL, "list the experiment's matrices", out, err);
 }
 
 int rt_plot_data_first_varying(sqlite3 *db, const char *experiment, char *name, size_t len,
@@ -534,8 +540,8 @@ int rt_plot_data_first_varying(sqlite3 *db, const char *experiment, char *name, 
                  "ORDER BY j.key LIMIT 1",
                  sources[s]);
         rt_plot_names hit = {0};
-        if (collect_names(db, sql, experiment, NULL, "find the parameter that varies", &hit,
-                          err) != 0)
+        if (collect_names(db, sql, experiment, NULL, "find the parameter that varies", &hit, err) !=
+            0)
             return -1;
         if (hit.n > 0) {
             snprintf(name, len, "%s", hit.items[0]);

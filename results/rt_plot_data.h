@@ -44,14 +44,14 @@ typedef struct rt_plot_field {
 } rt_plot_field;
 
 typedef struct rt_plot_row {
-    double x;          /* when x_numeric */
+    double x; /* when x_numeric */
     int x_numeric;
-    char x_text[RT_PLOT_TEXT_MAX];   /* the value as stored, numbers included */
-    double series_value;             /* when series_numeric */
+    char x_text[RT_PLOT_TEXT_MAX]; /* the value as stored, numbers included */
+    double series_value;           /* when series_numeric */
     int series_numeric;
     char series[RT_PLOT_TEXT_MAX];
     double y;
-    int64_t n_points;  /* how many status-ok points share this (series, x) */
+    int64_t n_points; /* how many status-ok points share this (series, x) */
 } rt_plot_row;
 
 typedef struct rt_plot_table {
@@ -69,8 +69,8 @@ typedef struct rt_plot_names {
 
 /* The field called `name` for experiment's points. On an unknown name the error says which names
  * exist (points columns, parameters, problem parameters, metrics) and the nearest one. */
-int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name,
-                         rt_plot_field *out, rt_err *err);
+int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name, rt_plot_field *out,
+                         rt_err *err);
 
 /* A field that puts every point in one series named label. */
 void rt_plot_data_constant(const char *label, rt_plot_field *out);

@@ -20,7 +20,7 @@
 #define RT_PLOT_STDERR_KEEP 1200
 
 /* Exit statuses the child uses when it never reached gnuplot (the shell's conventions). */
-#define RT_PLOT_CHILD_NO_DIR 126
+#define RT_PLOT_CHILD_NO_DIR  126
 #define RT_PLOT_CHILD_NO_EXEC 127
 
 static const char *const rt_plot_palette[] = {
@@ -61,9 +61,8 @@ int rt_plot_find_gnuplot(char *path, size_t len)
             char cwd[PATH_MAX];
             if (candidate[0] != '/' && !getcwd(cwd, sizeof cwd))
                 return -1;
-            const int total = candidate[0] == '/'
-                                  ? snprintf(path, len, "%s", candidate)
-                                  : snprintf(path, len, "%s/%s", cwd, candidate);
+            const int total = candidate[0] == '/' ? snprintf(path, len, "%s", candidate)
+                                                  : snprintf(path, len, "%s/%s", cwd, candidate);
             if (total < 0 || (size_t)total >= len) {
                 path[0] = '\0';
                 return -1;
@@ -132,8 +131,9 @@ int rt_plot_run_gnuplot(const char *dir, const char *script_name, rt_err *err)
                                "non-empty");
     char gnuplot[PATH_MAX];
     if (rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) != 0)
-        return rt_err_set(err, "cannot render %s/%s: gnuplot not found on PATH (install gnuplot, "
-                               "e.g. the gnuplot-nox package, or add it to PATH)",
+        return rt_err_set(err,
+                          "cannot render %s/%s: gnuplot not found on PATH (install gnuplot, "
+                          "e.g. the gnuplot-nox package, or add it to PATH)",
                           dir, script_name);
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -180,8 +180,8 @@ int rt_plot_run_gnuplot(const char *dir, const char *script_name, rt_err *err)
                           gnuplot, WTERMSIG(status), dir, script_name,
                           stderr_text[0] ? stderr_text : "(no message)");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return rt_err_set(err, "gnuplot (%s) failed on %s/%s with exit status %d: %s", gnuplot,
-                          dir, script_name, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+        return rt_err_set(err, "gnuplot (%s) failed on %s/%s with exit status %d: %s", gnuplot, dir,
+                          script_name, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                           stderr_text[0] ? stderr_text : "(no message on stderr)");
     return 0;
 }

@@ -18,13 +18,13 @@
 #include "rt_error.h"
 
 /* Width and height in pixels of every figure, PNG and SVG alike. */
-#define RT_PLOT_WIDTH 1024
+#define RT_PLOT_WIDTH  1024
 #define RT_PLOT_HEIGHT 640
 
 /* Searches the directories of $PATH (an empty entry means the current directory; an unset PATH
  * means "/usr/bin:/bin", as execvp does) for an executable regular file named "gnuplot".
- * Returns 0 and writes its absolute path into path[len] when found; returns -1 and leaves path empty when
- * it is not there or the path does not fit in len. */
+ * Returns 0 and writes its absolute path into path[len] when found; returns -1 and leaves path
+ * empty when it is not there or the path does not fit in len. */
 int rt_plot_find_gnuplot(char *path, size_t len);
 
 /* Runs `gnuplot <script_name>` with dir as the working directory (so relative data and output

@@ -32,14 +32,14 @@ typedef struct rt_plot_figure {
     rt_plot_field x, y, series;
     int has_series;
     char title[256];
-    int title_given;    /* 1: the title is the config's, not one made by the plot stage */
+    int title_given; /* 1: the title is the config's, not one made by the plot stage */
     int logx, logy;
     const char *matrix; /* only these points when not NULL (the default per-matrix figures) */
     char context[700];  /* "file:line:col: plots[2] (name)" for error messages */
     char baseline[96];  /* bars: speedup labels relative to this series value ("" = none) */
     int n_stack;        /* stacked: the values stacked in each bar */
     rt_plot_field stack[RT_PLOT_STACK_MAX];
-    char family[64];    /* heatmap: metrics <family>_<i>_<j> */
+    char family[64];              /* heatmap: metrics <family>_<i>_<j> */
     rt_plot_scaling_mode scaling; /* scaling figures */
 } rt_plot_figure;
 

@@ -149,8 +149,9 @@ static int fetch_best(const plot_job *job, const figure *fig, best_set *out, rt_
             const int type = sqlite3_column_type(stmt, 3);
             if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
                 continue; /* infinite: nothing a figure can place */
-            rt_err_set(err, "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
-                            "numeric column, parameter or metric, e.g. gflops or time_median_s)",
+            rt_err_set(err,
+                       "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
+                       "numeric column, parameter or metric, e.g. gflops or time_median_s)",
                        fig->y.name, y_text);
             sqlite3_finalize(stmt);
             return -1;
@@ -319,8 +320,8 @@ static int read_stack(const plot_job *job, const figure *fig, int64_t id, double
         sqlite3_free(sql);
         sql = longer;
     }
-    char *full = sql ? sqlite3_mprintf("%s FROM points p WHERE p.id = %lld", sql, (long long)id)
-                     : NULL;
+    char *full =
+        sql ? sqlite3_mprintf("%s FROM points p WHERE p.id = %lld", sql, (long long)id) : NULL;
     sqlite3_free(sql);
     if (!full)
         return rt_err_set(err, "out of memory building the breakdown query");
@@ -343,8 +344,10 @@ static int read_stack(const plot_job *job, const figure *fig, int64_t id, double
             values[k] = v;
         } else if (sqlite3_column_type(stmt, k) == SQLITE_TEXT) {
             sqlite3_finalize(stmt);
-            return rt_err_set(err, "stack[%d]: '%s' cannot be stacked: it holds text such as "
-                                   "'%s'", k, fig->stack[k].name, text);
+            return rt_err_set(err,
+                              "stack[%d]: '%s' cannot be stacked: it holds text such as "
+                              "'%s'",
+                              k, fig->stack[k].name, text);
         }
     }
     sqlite3_finalize(stmt);
@@ -383,8 +386,10 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
             const double v = values[(size_t)r * (size_t)fig->n_stack + (size_t)k];
             any_missing |= isnan(v);
             if (v < 0) {
-                rt_err_set(err, "stack[%d]: %s is negative (%g) for a chosen point: stacked bars "
-                                "need values >= 0", k, fig->stack[k].name, v);
+                rt_err_set(err,
+                           "stack[%d]: %s is negative (%g) for a chosen point: stacked bars "
+                           "need values >= 0",
+                           k, fig->stack[k].name, v);
                 goto done;
             }
         }
@@ -393,8 +398,9 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
         goto done;
     rt_plot_write_data_intro(dat, job, fig, b.query);
-    fprintf(dat, "# one bar per %s%s%s: the status-ok point with the best %s (%s), its values "
-                 "stacked bottom first\n",
+    fprintf(dat,
+            "# one bar per %s%s%s: the status-ok point with the best %s (%s), its values "
+            "stacked bottom first\n",
             fig->x.name, fig->has_series ? " and " : "", fig->has_series ? fig->series.name : "",
             fig->y.name, fig->y.lower_is_better ? "the minimum" : "the maximum");
     fprintf(dat, "# columns: bar label, total, point id, n_points,");
@@ -421,7 +427,8 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     /* ... and the groups themselves in axis order. */
     for (int i = 1; i < n_order; ++i)
         for (int j = i; j > 0 && rt_plot_data_compare_x(&b.items[order[j - 1]].row,
-                                                        &b.items[order[j]].row) > 0; --j) {
+                                                        &b.items[order[j]].row) > 0;
+             --j) {
             const int t = order[j];
             order[j] = order[j - 1];
             order[j - 1] = t;
@@ -580,8 +587,10 @@ static int read_box_values(const plot_job *job, const best_point *p, int rate, d
     if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL)
         median = sqlite3_column_double(stmt, 0);
     sqlite3_finalize(stmt);
-    if (sqlite3_prepare_v2(job->db, "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds "
-                                    "> 0 ORDER BY rep", -1, &stmt, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(job->db,
+                           "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds "
+                           "> 0 ORDER BY rep",
+                           -1, &stmt, NULL) != SQLITE_OK)
         return store_error(job->db, "read the samples", err);
     sqlite3_bind_int64(stmt, 1, p->id);
     int cap = 0, rc;
@@ -623,9 +632,11 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     for (size_t k = 0; k < sizeof rates / sizeof rates[0]; ++k)
         is_rate |= strcmp(fig->y.name, rates[k]) == 0;
     if (!is_time && !is_rate)
-        return rt_err_set(err, "y: a box plot draws every repetition, so y must be a time "
-                               "(time_median_s, time_min_s, time_max_s) or a rate (gflops, "
-                               "gnnz_s), not '%s'", fig->y.name);
+        return rt_err_set(err,
+                          "y: a box plot draws every repetition, so y must be a time "
+                          "(time_median_s, time_min_s, time_max_s) or a rate (gflops, "
+                          "gnnz_s), not '%s'",
+                          fig->y.name);
 
     best_set b;
     index_list xs = {0}, ss = {0};
@@ -674,9 +685,10 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
             fig->y.name, is_rate ? " (a sample's rate = the point's rate x median / sample)" : "");
     fprintf(dat, "# Tukey: quartiles by linear interpolation (type 7), whiskers at the most "
                  "extreme samples within 1.5 IQR of the box\n");
-    fprintf(dat, "# columns: position label q1 whisker_lo whisker_hi q3 median n_samples point_id "
-                 "n_points\n# one block per %s (gnuplot index N); the last block holds the "
-                 "outliers (position value)\n",
+    fprintf(dat,
+            "# columns: position label q1 whisker_lo whisker_hi q3 median n_samples point_id "
+            "n_points\n# one block per %s (gnuplot index N); the last block holds the "
+            "outliers (position value)\n",
             fig->has_series ? fig->series.name : "series");
     for (int s = 0; s < ss.n; ++s) {
         const int first = ss.at[s], last = s + 1 < ss.n ? ss.at[s + 1] : b.n;
@@ -739,12 +751,16 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
         rt_plot_write_series_style(cmd.f, s);
         fprintf(cmd.f, " title ");
         rt_plot_write_quoted(cmd.f, b.items[ss.at[s]].row.series);
-        fprintf(cmd.f, ", \\\n     '' index %d using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
-                       "notitle", s);
+        fprintf(cmd.f,
+                ", \\\n     '' index %d using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
+                "notitle",
+                s);
     }
     if (n_outliers > 0)
-        fprintf(cmd.f, ", \\\n     '' index %d using 1:2 with points pt 6 ps 0.8 lc rgb "
-                       "'#404040' title 'outliers'", ss.n);
+        fprintf(cmd.f,
+                ", \\\n     '' index %d using 1:2 with points pt 6 ps 0.8 lc rgb "
+                "'#404040' title 'outliers'",
+                ss.n);
     fputc('\n', cmd.f);
     command_close(&cmd);
     rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
@@ -792,8 +808,9 @@ static void list_metrics(const plot_job *job, char *out, size_t len)
 {
     out[0] = '\0';
     sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(job->db, "SELECT DISTINCT m.name FROM metrics m JOIN points p ON "
-                                    "p.id = m.point_id WHERE p.experiment = ?1 ORDER BY 1",
+    if (sqlite3_prepare_v2(job->db,
+                           "SELECT DISTINCT m.name FROM metrics m JOIN points p ON "
+                           "p.id = m.point_id WHERE p.experiment = ?1 ORDER BY 1",
                            -1, &stmt, NULL) != SQLITE_OK) {
         sqlite3_finalize(stmt);
         return;
@@ -845,24 +862,28 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
 
     /* Is the family there at all? An unknown family is a mistake; one without an ok point is a
      * figure with nothing to show. */
-    if (sqlite3_prepare_v2(job->db, "SELECT COUNT(*) FROM metrics m JOIN points p ON p.id = "
-                                    "m.point_id WHERE p.experiment = ?1 AND substr(m.name, 1, ?2) "
-                                    "= ?3", -1, &stmt, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(job->db,
+                           "SELECT COUNT(*) FROM metrics m JOIN points p ON p.id = "
+                           "m.point_id WHERE p.experiment = ?1 AND substr(m.name, 1, ?2) "
+                           "= ?3",
+                           -1, &stmt, NULL) != SQLITE_OK) {
         store_error(job->db, "look up the metric family", err);
         goto done;
     }
     sqlite3_bind_text(stmt, 1, job->experiment, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(stmt, 2, (int)strlen(prefix));
     sqlite3_bind_text(stmt, 3, prefix, -1, SQLITE_TRANSIENT);
-    const int64_t family_rows = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0)
-                                                                 : 0;
+    const int64_t family_rows =
+        sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
     sqlite3_finalize(stmt);
     stmt = NULL;
     if (family_rows == 0) {
         char listing[900];
         list_metrics(job, listing, sizeof listing);
-        rt_err_set(err, "y: no metric of the family %s_<i>_<j> in experiment '%s'; its metrics "
-                        "are: %s", family, job->experiment, listing[0] ? listing : "(none)");
+        rt_err_set(err,
+                   "y: no metric of the family %s_<i>_<j> in experiment '%s'; its metrics "
+                   "are: %s",
+                   family, job->experiment, listing[0] ? listing : "(none)");
         goto done;
     }
 
@@ -890,9 +911,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     stmt = NULL;
 
     /* Its cells. */
-    if (sqlite3_prepare_v2(job->db, "SELECT name, value, unit FROM metrics WHERE point_id = ?1 "
-                                    "AND substr(name, 1, ?2) = ?3 AND value IS NOT NULL ORDER BY "
-                                    "name", -1, &stmt, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(job->db,
+                           "SELECT name, value, unit FROM metrics WHERE point_id = ?1 "
+                           "AND substr(name, 1, ?2) = ?3 AND value IS NOT NULL ORDER BY "
+                           "name",
+                           -1, &stmt, NULL) != SQLITE_OK) {
         store_error(job->db, "read the heat map", err);
         goto done;
     }
@@ -937,8 +960,10 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     }
     if (n_found == 0) {
         free(found);
-        rt_plot_note(job, "; skipped %s: point %lld has no metric named %s<i>_<j> with numbers "
-                     "i and j", fig->stem, (long long)id, prefix);
+        rt_plot_note(job,
+                     "; skipped %s: point %lld has no metric named %s<i>_<j> with numbers "
+                     "i and j",
+                     fig->stem, (long long)id, prefix);
         rc = 0;
         goto done;
     }
@@ -966,9 +991,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     rt_plot_write_comment(dat, params);
     fprintf(dat, ", problem ");
     rt_plot_write_comment(dat, problem);
-    fprintf(dat, ", %d ranks\n# the status-ok point with the shortest median time that has the "
-                 "family\n# columns: i j value (row i, column j; '?' where the point has no "
-                 "value); a blank line after each row\n", ranks);
+    fprintf(dat,
+            ", %d ranks\n# the status-ok point with the shortest median time that has the "
+            "family\n# columns: i j value (row i, column j; '?' where the point has no "
+            "value); a blank line after each row\n",
+            ranks);
     for (int i = 0; i < size; ++i) {
         for (int j = 0; j < size; ++j) {
             const double v = cells[i * size + j];
@@ -988,8 +1015,10 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         goto done;
     figure shown = *fig;
     if (!fig->title_given) /* say whose matrix it is */
-        snprintf(shown.title, sizeof shown.title, "%s: %s<i>_<j> of %s on %s, %d ranks (the "
-                 "fastest point)", job->experiment, prefix, kernel, matrix, ranks);
+        snprintf(shown.title, sizeof shown.title,
+                 "%s: %s<i>_<j> of %s on %s, %d ranks (the "
+                 "fastest point)",
+                 job->experiment, prefix, kernel, matrix, ranks);
     snprintf(shown.x.label, sizeof shown.x.label, "j (second index of %s<i>_<j>)", prefix);
     snprintf(shown.y.label, sizeof shown.y.label, "i (first index)");
     char what[300];
@@ -1012,8 +1041,10 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     fprintf(gp, "\n");
     if (command_open(&cmd, path, err) != 0)
         goto done;
-    fprintf(cmd.f, "plot '%s.dat' using 2:1:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
-                   "fc palette notitle", fig->stem);
+    fprintf(cmd.f,
+            "plot '%s.dat' using 2:1:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
+            "fc palette notitle",
+            fig->stem);
     if (size <= HEATMAP_MAX_LABELLED)
         fprintf(cmd.f, ", \\\n     '' using 2:1:(gprintf('%%.3g', $3)) with labels font ',8' "
                        "tc rgb '#808080' notitle");
@@ -1063,13 +1094,17 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
     }
     for (int r = 0; r < t.n; ++r) {
         if (!t.rows[r].x_numeric || !(t.rows[r].x > 0)) {
-            rt_err_set(err, "x: a scaling figure needs positive numbers on x (e.g. ranks), but "
-                            "%s holds '%s'", fig->x.name, t.rows[r].x_text);
+            rt_err_set(err,
+                       "x: a scaling figure needs positive numbers on x (e.g. ranks), but "
+                       "%s holds '%s'",
+                       fig->x.name, t.rows[r].x_text);
             goto done;
         }
         if (!(t.rows[r].y > 0) && (mode != RT_PLOT_SCALE_RAW || fig->logy >= 0)) {
-            rt_err_set(err, "y: %s must be above zero on a scaling figure (log axis, ratios), "
-                            "got %g", fig->y.name, t.rows[r].y);
+            rt_err_set(err,
+                       "y: %s must be above zero on a scaling figure (log axis, ratios), "
+                       "got %g",
+                       fig->y.name, t.rows[r].y);
             goto done;
         }
     }
@@ -1115,12 +1150,15 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
                          : mode == RT_PLOT_SCALE_EFFICIENCY ? "parallel efficiency T(p0) p0 / "
                                                               "(T(p) p)"
                                                             : fig->y.name;
-    fprintf(dat, "# x = %s, y = %s (from the best %s per %s and x); p0 = the smallest %s of each "
-                 "series\n",
+    fprintf(dat,
+            "# x = %s, y = %s (from the best %s per %s and x); p0 = the smallest %s of each "
+            "series\n",
             fig->x.name, what_y, fig->y.name, fig->has_series ? fig->series.name : "series",
             fig->x.name);
-    fprintf(dat, "# columns: %s value ideal n_points ('?' where there is no ideal)\n# one block "
-                 "per series, separated by two blank lines (gnuplot: index N)\n", fig->x.name);
+    fprintf(dat,
+            "# columns: %s value ideal n_points ('?' where there is no ideal)\n# one block "
+            "per series, separated by two blank lines (gnuplot: index N)\n",
+            fig->x.name);
     for (int s = 0; s < ss.n; ++s) {
         const int first = ss.at[s], last = s + 1 < ss.n ? ss.at[s + 1] : t.n;
         fprintf(dat, "%s# index %d: %s = ", s ? "\n\n" : "\n", s,
@@ -1145,13 +1183,11 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
         goto done;
     figure shown = *fig;
     if (mode == RT_PLOT_SCALE_SPEEDUP)
-        snprintf(shown.y.label, sizeof shown.y.label, "speedup over the smallest %s",
-                 fig->x.name);
+        snprintf(shown.y.label, sizeof shown.y.label, "speedup over the smallest %s", fig->x.name);
     else if (mode == RT_PLOT_SCALE_EFFICIENCY)
         snprintf(shown.y.label, sizeof shown.y.label, "parallel efficiency (1 = ideal)");
     char what[300];
-    snprintf(what, sizeof what, "%s against %s (log2), with the ideal dashed", what_y,
-             fig->x.name);
+    snprintf(what, sizeof what, "%s against %s (log2), with the ideal dashed", what_y, fig->x.name);
     rt_plot_write_gp_header(gp, job, &shown, what);
     fprintf(gp, "set logscale x 2\nset format x '%%g'\n");
     fprintf(gp, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");

@@ -104,16 +104,18 @@ static int query_error(sqlite3 *db, const char *label, const char *what, rt_err 
 static int write_runs(FILE *f, sqlite3 *db, const char *label, rt_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT id, experiment, status, started_at, ended_at, device, "
-                               "git_revision, git_dirty, compiler, cuda_runtime, cuda_driver, "
-                               "topology, config_path, config_hash FROM runs ORDER BY id",
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, experiment, status, started_at, ended_at, device, "
+                           "git_revision, git_dirty, compiler, cuda_runtime, cuda_driver, "
+                           "topology, config_path, config_hash FROM runs ORDER BY id",
                            -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return query_error(db, label, "its runs", err);
     }
     fputs("<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>experiment</th><th>status</th><th>started"
           "</th><th>ended</th><th>device</th><th>git</th><th>compiler</th><th>CUDA runtime / "
-          "driver</th><th>topology</th><th>config</th></tr>\n", f);
+          "driver</th><th>topology</th><th>config</th></tr>\n",
+          f);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)sqlite3_column_int64(st, 0));
@@ -147,8 +149,10 @@ static int write_statuses(FILE *f, sqlite3 *db, const char *label, const char *e
                           rt_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT status, COUNT(*) FROM points WHERE experiment = ?1 GROUP "
-                               "BY status ORDER BY status", -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           "SELECT status, COUNT(*) FROM points WHERE experiment = ?1 GROUP "
+                           "BY status ORDER BY status",
+                           -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return query_error(db, label, "the points by status", err);
     }
@@ -167,14 +171,14 @@ static int write_statuses(FILE *f, sqlite3 *db, const char *label, const char *e
     return 0;
 }
 
-static int write_best(FILE *f, sqlite3 *db, const char *label, const char *experiment,
-                      rt_err *err)
+static int write_best(FILE *f, sqlite3 *db, const char *label, const char *experiment, rt_err *err)
 {
     /* SQLite returns the other columns from the row that holds the MIN(). */
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, "SELECT kernel, matrix, MIN(time_median_s), gflops, efficiency, "
-                               "params, problem, ranks FROM points WHERE experiment = ?1 AND "
-                               "status = 'ok' GROUP BY kernel, matrix ORDER BY matrix, kernel",
+    if (sqlite3_prepare_v2(db,
+                           "SELECT kernel, matrix, MIN(time_median_s), gflops, efficiency, "
+                           "params, problem, ranks FROM points WHERE experiment = ?1 AND "
+                           "status = 'ok' GROUP BY kernel, matrix ORDER BY matrix, kernel",
                            -1, &st, NULL) != SQLITE_OK) {
         sqlite3_finalize(st);
         return query_error(db, label, "the best points", err);
@@ -185,7 +189,8 @@ static int write_best(FILE *f, sqlite3 *db, const char *label, const char *exper
         if (!rows++)
             fputs("<table>\n<tr><th>matrix</th><th>kernel</th><th>median time (ms)</th><th>"
                   "GFLOP/s</th><th>roofline efficiency</th><th>params</th><th>problem</th><th>"
-                  "ranks</th></tr>\n", f);
+                  "ranks</th></tr>\n",
+                  f);
         fputs("<tr>", f);
         cell_text(f, sqlite3_column_text(st, 1));
         cell_text(f, sqlite3_column_text(st, 0));
@@ -244,7 +249,8 @@ static int write_figures(FILE *f, const rt_report_opts *o, sqlite3 *db, const ch
     if (pr.gnuplot_missing)
         fputs("<p class=\"note\">gnuplot was not found when this report was written: the figures' "
               "data and scripts are linked below; <code>gnuplot NAME.gp</code> in their folder "
-              "draws them.</p>\n", f);
+              "draws them.</p>\n",
+              f);
     else if (n == 0)
         fputs("<p class=\"note\">No figure: no verified point to draw.</p>\n", f);
     for (int k = 0; k < n; ++k) {
@@ -347,9 +353,12 @@ static int entry_changed(const rt_compare_entry *e)
 
 static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
 {
-    fputs("<div style=\"overflow-x:auto\"><table>\n<tr><th>verdict</th><th>kernel</th><th>matrix</th><th>params</th><th>"
+    fputs("<div "
+          "style=\"overflow-x:auto\"><table>\n<tr><th>verdict</th><th>kernel</th><th>matrix</"
+          "th><th>params</th><th>"
           "problem</th><th>ranks</th><th>baseline (ms)</th><th>new (ms)</th><th>change</th><th>"
-          "p</th><th>status</th><th>metric changes</th></tr>\n", f);
+          "p</th><th>status</th><th>metric changes</th></tr>\n",
+          f);
     /* Failures first (slower, newly failing, changed metrics), then the rest in identity order. */
     for (int pass = 0; pass < 2; ++pass) {
         for (int k = 0; k < r->n_entries; ++k) {
@@ -386,7 +395,8 @@ static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
                 fprintf(f, "%.2g", e->p_value);
             else
                 fputs("&ndash;", f);
-            fprintf(f, "</td><td%s>", e->status_change == RT_STATUS_FAILED ? " class=\"fail\"" : "");
+            fprintf(f, "</td><td%s>",
+                    e->status_change == RT_STATUS_FAILED ? " class=\"fail\"" : "");
             if (e->side != RT_COMPARE_BOTH)
                 html(f, e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
             else if (e->status_change == RT_STATUS_UNCHANGED)
@@ -412,22 +422,25 @@ static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
     fputs("</table></div>\n", f);
 }
 
-static void write_compare(FILE *f, const rt_compare_report *r, const char *base,
-                          const char *fresh)
+static void write_compare(FILE *f, const rt_compare_report *r, const char *base, const char *fresh)
 {
     fputs("<section id=\"compare\">\n<h2>Comparison</h2>\n<p>Baseline <code>", f);
     html(f, base);
     fputs("</code>, new <code>", f);
     html(f, fresh);
-    fprintf(f, "</code>: threshold %.3g%%, alpha %g%s. Verdict: <span class=\"%s\">%s</span>"
-               "</p>\n", r->opts.threshold * 100, r->opts.alpha,
+    fprintf(f,
+            "</code>: threshold %.3g%%, alpha %g%s. Verdict: <span class=\"%s\">%s</span>"
+            "</p>\n",
+            r->opts.threshold * 100, r->opts.alpha,
             r->opts.timings_informational ? ", timings informational" : "",
             r->failed ? "fail" : "pass", r->failed ? "FAIL" : "PASS");
     fprintf(f, "<table>\n<tr><th>matched</th><th>same</th><th>faster</th><th>slower</th><th>"
                "unsure</th><th>not timed</th><th>only baseline</th><th>only new</th><th>status "
                "failures</th><th>metric changes</th></tr>\n<tr>");
-    const int counts[] = {r->n_matched, r->n_same,          r->n_faster,      r->n_slower,
-                          r->n_unsure,  r->n_not_timed,     r->n_base_only,   r->n_new_only,
+    const int counts[] = {r->n_matched,       r->n_same,
+                          r->n_faster,        r->n_slower,
+                          r->n_unsure,        r->n_not_timed,
+                          r->n_base_only,     r->n_new_only,
                           r->n_status_failed, r->n_points_metric_changed};
     for (size_t k = 0; k < sizeof counts / sizeof counts[0]; ++k)
         fprintf(f, "<td class=\"num\">%d</td>", counts[k]);
@@ -449,8 +462,10 @@ static void write_compare(FILE *f, const rt_compare_report *r, const char *base,
         fputs("</details>\n", f);
     }
     if (r->n_base_only + r->n_new_only > 0) {
-        fprintf(f, "<details><summary>Points in one store only (%d in the baseline, %d in the "
-                   "new store)</summary>\n", r->n_base_only, r->n_new_only);
+        fprintf(f,
+                "<details><summary>Points in one store only (%d in the baseline, %d in the "
+                "new store)</summary>\n",
+                r->n_base_only, r->n_new_only);
         write_entries(f, r, ENTRIES_ONE_SIDED);
         fputs("</details>\n", f);
     }
@@ -497,7 +512,8 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
     if (o->n_stores == 2)
         fputs(", compared below (the first is the baseline)", f);
     fputs(". Every figure is drawn from its store and links its data and gnuplot script.</p>\n"
-          "<nav><ul>\n", f);
+          "<nav><ul>\n",
+          f);
     for (int k = 0; k < o->n_stores; ++k) {
         fprintf(f, "<li><a href=\"#store-%d\">", k + 1);
         html(f, o->stores[k]);
@@ -507,8 +523,8 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
         fputs("<li><a href=\"#compare\">Comparison</a></li>\n", f);
     fputs("</ul></nav>\n", f);
     if (o->n_stores == 2) {
-        if (rt_compare_stores(dbs[0], o->stores[0], dbs[1], o->stores[1], &o->compare, &cmp,
-                              err) != 0)
+        if (rt_compare_stores(dbs[0], o->stores[0], dbs[1], o->stores[1], &o->compare, &cmp, err) !=
+            0)
             goto done;
         write_compare(f, &cmp, o->stores[0], o->stores[1]);
         res->compared = 1;

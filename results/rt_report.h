@@ -18,20 +18,20 @@
 #include "rt_figures.h"
 
 typedef struct rt_report_opts {
-    const char *out_dir;               /* created when missing */
-    const char *const *stores;         /* store paths, in order */
-    int n_stores;                      /* >= 1 */
-    rt_compare_opts compare;           /* used when n_stores == 2 */
-    rt_figures_extra_fn extra;         /* extra figures per experiment (the roofline); may be NULL */
+    const char *out_dir;       /* created when missing */
+    const char *const *stores; /* store paths, in order */
+    int n_stores;              /* >= 1 */
+    rt_compare_opts compare;   /* used when n_stores == 2 */
+    rt_figures_extra_fn extra; /* extra figures per experiment (the roofline); may be NULL */
     void *extra_ctx;
 } rt_report_opts;
 
 typedef struct rt_report_result {
     char index_path[4200];
-    int n_figures;        /* SVG figures shown */
-    int gnuplot_missing;  /* 1: no SVG could be drawn (the page says so and links the scripts) */
-    int compared;         /* 1: the two stores were compared */
-    int compare_failed;   /* the comparison's verdict, when compared */
+    int n_figures;       /* SVG figures shown */
+    int gnuplot_missing; /* 1: no SVG could be drawn (the page says so and links the scripts) */
+    int compared;        /* 1: the two stores were compared */
+    int compare_failed;  /* the comparison's verdict, when compared */
 } rt_report_result;
 
 /* Writes DIR/index.html and the figures. Bad input (a missing store, not a store, no store at all)

@@ -8,8 +8,8 @@
  *            (canonical JSON), problem (canonical JSON), ranks, device, status, reason, verified,
  *            rel_error, summary statistics, gflops, gnnz_s, bound_s, efficiency, point_key
  *   metrics  one row per (point, name): value or NULL with the reason it is unavailable
- *   samples  one row per timed repetition: point_id, rep, seconds (max over ranks), min/avg over ranks
- *   matrices one row per (run, matrix): rows, cols, nnz, generator, arguments, source file
+ *   samples  one row per timed repetition: point_id, rep, seconds (max over ranks), min/avg over
+ * ranks matrices one row per (run, matrix): rows, cols, nnz, generator, arguments, source file
  *
  * Only MPI rank 0 opens the store. */
 #ifndef RT_STORE_H
@@ -25,11 +25,11 @@
 typedef struct rt_store rt_store;
 
 typedef enum rt_point_status {
-    RT_POINT_OK = 0,         /* verified and timed */
-    RT_POINT_WRONG = 1,      /* failed the verification gate: never timed or ranked */
-    RT_POINT_INFEASIBLE = 2, /* the device cannot run it (resources, spills, constraint) */
-    RT_POINT_ERROR = 3,      /* setup or run failed (message in reason) */
-    RT_POINT_TIMEOUT = 4,    /* one execution exceeded measure.point_timeout_s */
+    RT_POINT_OK = 0,            /* verified and timed */
+    RT_POINT_WRONG = 1,         /* failed the verification gate: never timed or ranked */
+    RT_POINT_INFEASIBLE = 2,    /* the device cannot run it (resources, spills, constraint) */
+    RT_POINT_ERROR = 3,         /* setup or run failed (message in reason) */
+    RT_POINT_TIMEOUT = 4,       /* one execution exceeded measure.point_timeout_s */
     RT_POINT_ABOVE_ROOFLINE = 5 /* timed faster than its bound allows: a measurement or model bug */
 } rt_point_status;
 
@@ -49,7 +49,7 @@ typedef struct rt_provenance {
     char config_path[1024];
     const char *config_text;
     char config_hash[17];
-    char build_id[64];  /* what "same build" means for resume: revision + dirty + compiler */
+    char build_id[64]; /* what "same build" means for resume: revision + dirty + compiler */
     char command_line[1024];
 } rt_provenance;
 
@@ -63,28 +63,28 @@ typedef struct rt_point_record {
     char backend[16];
     char family[32];
     char matrix[64];
-    char params_json[1024];  /* canonical (rt_params_to_json) */
-    char problem_json[512];  /* canonical */
+    char params_json[1024]; /* canonical (rt_params_to_json) */
+    char problem_json[512]; /* canonical */
     char device[128];
     int ranks;
-    char point_key[17];      /* hash of kernel, matrix, params, problem, ranks */
+    char point_key[17]; /* hash of kernel, matrix, params, problem, ranks */
     rt_point_status status;
     char reason[512];
-    int verified;            /* 1: passed the verification gate */
-    double rel_error;        /* NAN when not verified */
+    int verified;     /* 1: passed the verification gate */
+    double rel_error; /* NAN when not verified */
     double tolerance;
     int n_samples;
-    const double *samples;   /* seconds, max over ranks, n_samples entries */
+    const double *samples;          /* seconds, max over ranks, n_samples entries */
     const double *samples_rank_min; /* may be NULL */
     const double *samples_rank_avg; /* may be NULL */
     double time_median_s, time_min_s, time_max_s, time_mean_s, time_stddev_s;
-    double ci_rel;           /* achieved relative half-width of the median's confidence interval */
-    double flops;            /* nominal */
-    double gflops;           /* flops / median */
+    double ci_rel; /* achieved relative half-width of the median's confidence interval */
+    double flops;  /* nominal */
+    double gflops; /* flops / median */
     double gnnz_s;
-    double bound_s;          /* NAN until the roofline fills it */
-    double efficiency;       /* bound_s / time_median_s, NAN when no bound */
-    double setup_s;          /* preprocessing + compilation time of the point */
+    double bound_s;            /* NAN until the roofline fills it */
+    double efficiency;         /* bound_s / time_median_s, NAN when no bound */
+    double setup_s;            /* preprocessing + compilation time of the point */
     const rt_metrics *metrics; /* may be NULL */
 } rt_point_record;
 
@@ -112,8 +112,8 @@ int rt_store_add_matrix(rt_store *st, int64_t run_id, const rt_matrix_record *m,
 int rt_store_point_done(rt_store *st, const char *build_id, const char *config_hash,
                         const char *point_key, int *done, rt_err *err);
 /* Writes the point, its metrics and samples in one transaction. */
-int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt,
-                       int64_t *point_id, rt_err *err);
+int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt, int64_t *point_id,
+                       rt_err *err);
 /* Updates bound_s, efficiency and status of a stored point (used by the roofline check). */
 int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double efficiency,
                        rt_point_status status, const char *reason, rt_err *err);

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const tier_terms[RT_TIER_COUNT] = {"socket link", "node link",
-                                                      "global network"};
+static const char *const tier_terms[RT_TIER_COUNT] = {"socket link", "node link", "global network"};
 
 const char *rt_bound_tier_term(rt_net_tier tier)
 {
@@ -28,8 +27,10 @@ static const char *machine_label(const rt_machine *m)
 static int check_amount(double v, const char *what, rt_err *err)
 {
     if (!isfinite(v) || v < 0)
-        return rt_err_set(err, "roofline: traffic model gives %s = %g; it must be a finite "
-                          "number >= 0", what, v);
+        return rt_err_set(err,
+                          "roofline: traffic model gives %s = %g; it must be a finite "
+                          "number >= 0",
+                          what, v);
     return 0;
 }
 
@@ -56,7 +57,7 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
         const int fp64 = opt->precision == RT_FP64;
         const double peak = fp64 ? c->fp64_gflops : c->fp32_gflops;
         if (!(peak > 0))
-            return rt_err_set(err, "roofline: machine '%s' has no %s_gflops in %s", 
+            return rt_err_set(err, "roofline: machine '%s' has no %s_gflops in %s",
                               machine_label(m), fp64 ? "fp64" : "fp32", set);
         out->compute_s = t->flops / (peak * 1e9);
         any = 1;
@@ -78,9 +79,10 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
         if (l == RT_LEVEL_SHARED && strcmp(m->kind, "cpu") == 0 && !(c->level_gbs[l] > 0))
             continue;
         if (!(c->level_gbs[l] > 0))
-            return rt_err_set(err, "roofline: the traffic model moves %.6g bytes through '%s' "
-                              "but machine '%s' has no %s_gbs in %s", t->bytes[l],
-                              rt_machine_level_name((rt_mem_level)l), machine_label(m),
+            return rt_err_set(err,
+                              "roofline: the traffic model moves %.6g bytes through '%s' "
+                              "but machine '%s' has no %s_gbs in %s",
+                              t->bytes[l], rt_machine_level_name((rt_mem_level)l), machine_label(m),
                               rt_machine_level_name((rt_mem_level)l), set);
         out->level_s[l] = t->bytes[l] / (c->level_gbs[l] * 1e9);
         any = 1;
@@ -106,11 +108,13 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
             continue;
         const char *tier = rt_machine_tier_name((rt_net_tier)k);
         if (t->net_bytes[k] > 0 && !(c->tier_gbs[k] > 0))
-            return rt_err_set(err, "roofline: the traffic model sends %.6g bytes over the '%s' "
+            return rt_err_set(err,
+                              "roofline: the traffic model sends %.6g bytes over the '%s' "
                               "tier but machine '%s' has no %s.bandwidth_gbs in %s",
                               t->net_bytes[k], tier, machine_label(m), tier, set);
         if (t->net_messages[k] > 0 && !(c->tier_latency_us[k] >= 0 && c->tier_gbs[k] > 0))
-            return rt_err_set(err, "roofline: the traffic model sends %.6g messages over the "
+            return rt_err_set(err,
+                              "roofline: the traffic model sends %.6g messages over the "
                               "'%s' tier but machine '%s' has no %s tier in %s",
                               t->net_messages[k], tier, machine_label(m), tier, set);
         out->tier_s[k] = t->net_messages[k] * c->tier_latency_us[k] * 1e-6 +
@@ -125,7 +129,7 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
     out->inter_s = inter;
     if (!any)
         return rt_err_set(err, "roofline: the traffic model is empty (no flops and no bytes at "
-                          "any level or tier), so there is no bound to check against");
+                               "any level or tier), so there is no bound to check against");
 
     out->bound_s = opt->combine == RT_BOUND_MAX ? (intra > inter ? intra : inter) : intra + inter;
     /* The limiting term is the single largest contributor: with a sum it is the one to attack
@@ -161,11 +165,13 @@ int rt_bound_traffic_metrics(const rt_traffic *t, rt_metrics *m, rt_err *err)
         }
     }
     if (t->flops > 0 && t->bytes[RT_LEVEL_DRAM] > 0)
-        full |= rt_metrics_add(m, "intensity", "flop/byte", t->flops / t->bytes[RT_LEVEL_DRAM],
-                               1) != 0;
+        full |=
+            rt_metrics_add(m, "intensity", "flop/byte", t->flops / t->bytes[RT_LEVEL_DRAM], 1) != 0;
     if (full)
-        return rt_err_set(err, "roofline: no room left for the traffic-model metrics (%d "
-                          "metrics per point at most)", RT_MAX_METRICS);
+        return rt_err_set(err,
+                          "roofline: no room left for the traffic-model metrics (%d "
+                          "metrics per point at most)",
+                          RT_MAX_METRICS);
     return 0;
 }
 
@@ -173,21 +179,20 @@ static int check_args(double measured, double reference, const char *mname, cons
                       double *tolerance, rt_err *err)
 {
     if (!isfinite(measured) || measured <= 0)
-        return rt_err_set(err, "roofline check: %s must be a positive finite number, got %g",
-                          mname, measured);
+        return rt_err_set(err, "roofline check: %s must be a positive finite number, got %g", mname,
+                          measured);
     if (!isfinite(reference) || reference <= 0)
-        return rt_err_set(err, "roofline check: %s must be a positive finite number, got %g",
-                          rname, reference);
+        return rt_err_set(err, "roofline check: %s must be a positive finite number, got %g", rname,
+                          reference);
     if (*tolerance < 0)
         *tolerance = RT_ROOFLINE_DEFAULT_TOLERANCE;
     if (!(*tolerance < 1))
-        return rt_err_set(err, "roofline check: tolerance must be in [0, 1), got %g",
-                          *tolerance);
+        return rt_err_set(err, "roofline check: tolerance must be in [0, 1), got %g", *tolerance);
     return 0;
 }
 
-int rt_roofline_check(double measured_s, double bound_s, double tolerance,
-                      rt_roofline_verdict *v, rt_err *err)
+int rt_roofline_check(double measured_s, double bound_s, double tolerance, rt_roofline_verdict *v,
+                      rt_err *err)
 {
     if (check_args(measured_s, bound_s, "measured time", "bound", &tolerance, err) != 0)
         return -1;
@@ -238,7 +243,9 @@ int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double
     if (rt_roofline_check_dram(rd->value + wr->value, compulsory_bytes, tolerance, v, err) != 0)
         return -1;
     if (rt_metrics_add(m, "dram_bytes_ratio", "ratio", v->ratio, 0) != 0)
-        return rt_err_set(err, "roofline: no room left for metric dram_bytes_ratio (%d metrics "
-                          "already)", RT_MAX_METRICS);
+        return rt_err_set(err,
+                          "roofline: no room left for metric dram_bytes_ratio (%d metrics "
+                          "already)",
+                          RT_MAX_METRICS);
     return 0;
 }

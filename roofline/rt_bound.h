@@ -8,7 +8,8 @@
  *          = max(intra, inter) (RT_BOUND_MAX: a pipeline that overlaps them perfectly)
  *
  * The traffic is the busiest rank's (rt_traffic in rt_registry.h). Bandwidths are per GPU (or
- * rank) and one direction, the unit the machine files use. docs/roofline.md explains the choices. */
+ * rank) and one direction, the unit the machine files use. docs/roofline.md explains the choices.
+ */
 #ifndef RT_BOUND_H
 #define RT_BOUND_H
 
@@ -28,7 +29,7 @@ typedef enum rt_bound_combine {
 typedef enum rt_ceiling_choice {
     RT_CEILINGS_EFFECTIVE = 0, /* measured where present, else spec (default) */
     RT_CEILINGS_SPEC = 1,
-    RT_CEILINGS_MEASURED = 2   /* fails when a needed ceiling was not measured */
+    RT_CEILINGS_MEASURED = 2 /* fails when a needed ceiling was not measured */
 } rt_ceiling_choice;
 
 typedef struct rt_bound_opts {
@@ -72,8 +73,8 @@ int rt_bound_traffic_metrics(const rt_traffic *t, rt_metrics *m, rt_err *err);
 const char *rt_bound_tier_term(rt_net_tier tier);
 
 typedef enum rt_roofline_status {
-    RT_ROOFLINE_OK = 0,    /* at or below the roof (within tolerance) */
-    RT_ROOFLINE_ABOVE = 1  /* faster than the bound allows: a measurement or model bug */
+    RT_ROOFLINE_OK = 0,   /* at or below the roof (within tolerance) */
+    RT_ROOFLINE_ABOVE = 1 /* faster than the bound allows: a measurement or model bug */
 } rt_roofline_status;
 
 typedef struct rt_roofline_verdict {
@@ -86,8 +87,8 @@ typedef struct rt_roofline_verdict {
 /* Time check: ABOVE when measured_s < bound_s * (1 - tolerance). A negative tolerance selects
  * RT_ROOFLINE_DEFAULT_TOLERANCE. Fails on a non-positive or non-finite time or bound, or a
  * tolerance >= 1. */
-int rt_roofline_check(double measured_s, double bound_s, double tolerance,
-                      rt_roofline_verdict *v, rt_err *err);
+int rt_roofline_check(double measured_s, double bound_s, double tolerance, rt_roofline_verdict *v,
+                      rt_err *err);
 
 /* Traffic check: counted DRAM bytes (hardware counters) below the compulsory bytes of the model
  * mean the model or the counters are wrong. ratio = counted / compulsory; ABOVE (flagged) when

@@ -15,20 +15,20 @@
 typedef enum counter_source { SRC_PAPI = 0, SRC_LIKWID = 1 } counter_source;
 
 typedef struct counter {
-    char name[64];        /* as given, also the metric name */
+    char name[64]; /* as given, also the metric name */
     counter_source source;
-    const char *event;    /* points into name, past the prefix */
-    int readable;         /* 0: reason says why */
+    const char *event; /* points into name, past the prefix */
+    int readable;      /* 0: reason says why */
     char unit[16];
     char reason[160];
-    int slot;             /* index in the PAPI event set's values */
+    int slot; /* index in the PAPI event set's values */
 } counter;
 
 struct rt_counters_cpu {
     int n;
     counter c[RT_COUNTERS_CPU_MAX];
     int running;
-    int n_papi;           /* events in the PAPI event set */
+    int n_papi; /* events in the PAPI event set */
 #ifdef RT_HAVE_PAPI
     int event_set;
 #endif
@@ -94,8 +94,10 @@ static void papi_setup(rt_counters_cpu *ctx)
             /* PAPI_ENOEVNT on a preset means no native event backs it here: say which kind of
              * machine that is, since "Event does not exist" alone reads like a typo. */
             if (erc == PAPI_ENOEVNT && strncmp(c->event, "PAPI_", 5) == 0)
-                snprintf(c->reason, sizeof c->reason, "%s (preset %s has no hardware counter "
-                         "behind it on this machine, e.g. a VM without a PMU)", why, c->event);
+                snprintf(c->reason, sizeof c->reason,
+                         "%s (preset %s has no hardware counter "
+                         "behind it on this machine, e.g. a VM without a PMU)",
+                         why, c->event);
             else
                 snprintf(c->reason, sizeof c->reason, "%s (event '%s')", why, c->event);
             c->readable = 0;
@@ -146,9 +148,11 @@ int rt_counters_cpu_create(const char *const *names, int n, rt_counters_cpu **ou
             c->event = c->name + 7;
         } else {
             free(ctx);
-            return rt_err_set(err, "counters[%d]: '%s' has no known source prefix; CPU counters "
+            return rt_err_set(err,
+                              "counters[%d]: '%s' has no known source prefix; CPU counters "
                               "are 'papi:<event>' (e.g. papi:perf::TASK-CLOCK) or "
-                              "'likwid:<region>'", i, name);
+                              "'likwid:<region>'",
+                              i, name);
         }
         if (!c->event[0]) {
             free(ctx);
@@ -167,7 +171,7 @@ int rt_counters_cpu_create(const char *const *names, int n, rt_counters_cpu **ou
     for (int i = 0; i < n; ++i)
         if (ctx->c[i].source == SRC_PAPI)
             mark_unavailable(&ctx->c[i], "PAPI support not compiled in (papi.pc not found when "
-                             "rooftune was configured)");
+                                         "rooftune was configured)");
 #endif
     for (int i = 0; i < n; ++i) {
         counter *c = &ctx->c[i];
@@ -178,10 +182,10 @@ int rt_counters_cpu_create(const char *const *names, int n, rt_counters_cpu **ou
          * LIKWID_MODE and the event list); otherwise the regions read zero. */
         if (!getenv("LIKWID_MODE"))
             mark_unavailable(c, "LIKWID marker regions count only under likwid-perfctr -m -g "
-                             "<group>; this run was not started that way");
+                                "<group>; this run was not started that way");
 #else
         mark_unavailable(c, "LIKWID support not compiled in (likwid.h/liblikwid not found when "
-                         "rooftune was configured)");
+                            "rooftune was configured)");
 #endif
     }
 #ifdef RT_HAVE_LIKWID
@@ -274,8 +278,10 @@ int rt_counters_cpu_stop(rt_counters_cpu *ctx, rt_metrics *m, rt_err *err)
         dropped |= rt_metrics_add(m, c->name, c->unit, v, 0) != 0;
     }
     if (dropped)
-        return rt_err_set(err, "counters: the point already holds %d metrics; some counters "
-                          "were dropped", RT_MAX_METRICS);
+        return rt_err_set(err,
+                          "counters: the point already holds %d metrics; some counters "
+                          "were dropped",
+                          RT_MAX_METRICS);
     return 0;
 }
 

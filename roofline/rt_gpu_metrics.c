@@ -40,9 +40,11 @@ static int parse(const rt_yaml_node *root, rt_gpu_metric_defs *d, rt_err *err)
         return -1;
     const rt_yaml_node *metrics = rt_yaml_map_get(root, "metrics");
     if (!metrics || metrics->kind != RT_YAML_MAP)
-        return rt_err_set(err, "%s:%d:%d: metric definitions: 'metrics' must be a map of "
-                          "name: {cupti, unit, help}", (metrics ? metrics : root)->file,
-                          (metrics ? metrics : root)->line, (metrics ? metrics : root)->col);
+        return rt_err_set(err,
+                          "%s:%d:%d: metric definitions: 'metrics' must be a map of "
+                          "name: {cupti, unit, help}",
+                          (metrics ? metrics : root)->file, (metrics ? metrics : root)->line,
+                          (metrics ? metrics : root)->col);
     if (metrics->n > RT_GPU_METRICS_MAX)
         return rt_err_set(err, "%s:%d:%d: metrics: %d entries, at most %d", metrics->file,
                           metrics->line, metrics->col, metrics->n, RT_GPU_METRICS_MAX);
@@ -52,9 +54,10 @@ static int parse(const rt_yaml_node *root, rt_gpu_metric_defs *d, rt_err *err)
         char what[96];
         snprintf(what, sizeof what, "metrics.%s", metrics->keys[i]);
         if (strlen(metrics->keys[i]) >= sizeof def->name || strchr(metrics->keys[i], ':'))
-            return rt_err_set(err, "%s:%d:%d: %s: a name is under %zu characters and has no ':' "
-                              "(reserved for cupti:<raw>)", m->file, m->line, m->col, what,
-                              sizeof def->name);
+            return rt_err_set(err,
+                              "%s:%d:%d: %s: a name is under %zu characters and has no ':' "
+                              "(reserved for cupti:<raw>)",
+                              m->file, m->line, m->col, what, sizeof def->name);
         snprintf(def->name, sizeof def->name, "%s", metrics->keys[i]);
         if (rt_yaml_check_keys(m, what, metric_keys, 3, err) != 0 ||
             copy_scalar(m, "cupti", what, def->cupti, sizeof def->cupti, 1, err) != 0 ||
@@ -101,13 +104,15 @@ int rt_gpu_metrics_find(const char *dir, int cc_major, int cc_minor, char *path,
     if (dd) {
         for (struct dirent *e = readdir(dd); e; e = readdir(dd))
             if (strncmp(e->d_name, "sm_", 3) == 0 && used + 40 < sizeof have)
-                used += (size_t)snprintf(have + used, sizeof have - used, "%s%s",
-                                         used ? ", " : "", e->d_name);
+                used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "",
+                                         e->d_name);
         closedir(dd);
     }
-    return rt_err_set(err, "GPU metric definitions: no %s for compute capability %d.%d (this "
+    return rt_err_set(err,
+                      "GPU metric definitions: no %s for compute capability %d.%d (this "
                       "folder has: %s); copy the nearest one and check its metric names with "
-                      "`ncu --query-metrics`", path, cc_major, cc_minor, have[0] ? have : "none");
+                      "`ncu --query-metrics`",
+                      path, cc_major, cc_minor, have[0] ? have : "none");
 }
 
 int rt_gpu_metrics_translate(const rt_gpu_metric_defs *d, const char *const *names, int n,
@@ -131,10 +136,11 @@ int rt_gpu_metrics_translate(const rt_gpu_metric_defs *d, const char *const *nam
                 for (int k = 0; k < d->n; ++k)
                     candidates[k] = d->def[k].name;
                 const char *near = rt_suggest(name, candidates, d->n);
-                return rt_err_set(err, "GPU counters: '%s' is not defined for %s in %s%s%s%s (or "
-                                  "ask for a raw metric as cupti:<name>)", name, d->arch, d->path,
-                                  near ? " (did you mean '" : "", near ? near : "",
-                                  near ? "'?)" : "");
+                return rt_err_set(err,
+                                  "GPU counters: '%s' is not defined for %s in %s%s%s%s (or "
+                                  "ask for a raw metric as cupti:<name>)",
+                                  name, d->arch, d->path, near ? " (did you mean '" : "",
+                                  near ? near : "", near ? "'?)" : "");
             }
         }
         /* The plugin records one metric per CUPTI name: two requests for the same counter

@@ -25,7 +25,7 @@ typedef struct rt_gpu_metric_def {
 
 typedef struct rt_gpu_metric_defs {
     char path[1024];
-    char arch[16];   /* "sm_90" */
+    char arch[16]; /* "sm_90" */
     int n;
     rt_gpu_metric_def def[RT_GPU_METRICS_MAX];
 } rt_gpu_metric_defs;

@@ -25,19 +25,19 @@ const char *rt_machine_tier_name(rt_net_tier tier)
     return (tier >= 0 && tier < RT_TIER_COUNT) ? tier_names[tier] : "?";
 }
 
-static const char *const top_keys[] = {"name", "description", "kind", "match", "priority",
-                                       "topology", "spec", "measured"};
+static const char *const top_keys[] = {"name",     "description", "kind", "match",
+                                       "priority", "topology",    "spec", "measured"};
 static const char *const topology_keys[] = {"gpus_per_socket", "sockets_per_node",
                                             "cores_per_socket"};
 /* spec: and measured: share the ceiling keys; measured: adds what only a probe can say. */
-static const char *const spec_keys[] = {"fp32_gflops",      "fp64_gflops",      "dram_gbs",
-                                        "l2_gbs",           "shared_gbs",       "h2d_gbs",
-                                        "d2h_gbs",          "h2d_pageable_gbs", "d2h_pageable_gbs",
-                                        "socket",           "node",             "global"};
+static const char *const spec_keys[] = {
+    "fp32_gflops", "fp64_gflops",      "dram_gbs",         "l2_gbs", "shared_gbs", "h2d_gbs",
+    "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node",       "global"};
 static const char *const measured_keys[] = {
-    "fp32_gflops",      "fp64_gflops", "dram_gbs", "l2_gbs", "shared_gbs", "h2d_gbs",
-    "d2h_gbs",          "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node", "global",
-    "source",           "stream",      "peers",  "host"};
+    "fp32_gflops",      "fp64_gflops", "dram_gbs", "l2_gbs",
+    "shared_gbs",       "h2d_gbs",     "d2h_gbs",  "h2d_pageable_gbs",
+    "d2h_pageable_gbs", "socket",      "node",     "global",
+    "source",           "stream",      "peers",    "host"};
 static const char *const host_keys[] = {"fp32_gflops", "fp64_gflops", "stream",
                                         "socket",      "node",        "global"};
 static const char *const tier_keys[] = {"bandwidth_gbs", "latency_us"};
@@ -113,8 +113,7 @@ static int read_count(const rt_yaml_node *map, const char *key, const char *sect
     return 0;
 }
 
-static int copy_string(const rt_yaml_node *map, const char *key, char *dst, size_t len,
-                       rt_err *err)
+static int copy_string(const rt_yaml_node *map, const char *key, char *dst, size_t len, rt_err *err)
 {
     const rt_yaml_node *n = rt_yaml_map_get(map, key);
     if (!n)
@@ -123,15 +122,14 @@ static int copy_string(const rt_yaml_node *map, const char *key, char *dst, size
     if (rt_yaml_get_string(n, key, &s, err) != 0)
         return -1;
     if (strlen(s) >= len)
-        return rt_err_set(err, "%s:%d:%d: %s: longer than %zu characters", n->file, n->line,
-                          n->col, key, len - 1);
+        return rt_err_set(err, "%s:%d:%d: %s: longer than %zu characters", n->file, n->line, n->col,
+                          key, len - 1);
     snprintf(dst, len, "%s", s);
     return 0;
 }
 
 /* The ceilings shared by spec: and measured:. */
-static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilings *c,
-                         rt_err *err)
+static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilings *c, rt_err *err)
 {
     if (read_positive(map, "fp32_gflops", section, "GFLOP/s", &c->fp32_gflops, err) ||
         read_positive(map, "fp64_gflops", section, "GFLOP/s", &c->fp64_gflops, err) ||
@@ -161,19 +159,19 @@ static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilin
          * have measured one of them only, so measured: tiers may be partial. */
         if (strcmp(section, "spec") == 0) {
             const char *missing = !rt_yaml_map_get(tier, "bandwidth_gbs") ? "bandwidth_gbs"
-                                  : !rt_yaml_map_get(tier, "latency_us") ? "latency_us"
+                                  : !rt_yaml_map_get(tier, "latency_us")  ? "latency_us"
                                                                           : NULL;
             if (missing)
-                return rt_err_set(err, "%s:%d:%d: %s: missing '%s' (a tier needs bandwidth_gbs "
-                                  "and latency_us)", tier->file, tier->line, tier->col, what,
-                                  missing);
+                return rt_err_set(err,
+                                  "%s:%d:%d: %s: missing '%s' (a tier needs bandwidth_gbs "
+                                  "and latency_us)",
+                                  tier->file, tier->line, tier->col, what, missing);
         }
     }
     return 0;
 }
 
-static int read_stream(const rt_yaml_node *parent, const char *section, rt_machine *m,
-                       rt_err *err)
+static int read_stream(const rt_yaml_node *parent, const char *section, rt_machine *m, rt_err *err)
 {
     const rt_yaml_node *stream = rt_yaml_map_get(parent, "stream");
     if (!stream)
@@ -197,7 +195,8 @@ static int read_measured_extras(const rt_yaml_node *meas, rt_machine *m, rt_err 
     const rt_yaml_node *host = rt_yaml_map_get(meas, "host");
     if (host) {
         if (strcmp(m->kind, "gpu") != 0)
-            return rt_err_set(err, "%s:%d:%d: measured.host: only a gpu machine has a separate "
+            return rt_err_set(err,
+                              "%s:%d:%d: measured.host: only a gpu machine has a separate "
                               "host block (a cpu machine's host numbers are its measured: ones)",
                               host->file, host->line, host->col);
         if (rt_yaml_check_keys(host, "measured.host", host_keys, N_OF(host_keys), err) ||
@@ -209,9 +208,10 @@ static int read_measured_extras(const rt_yaml_node *meas, rt_machine *m, rt_err 
     if (!peers)
         return 0;
     if (peers->kind != RT_YAML_SEQ)
-        return rt_err_set(err, "%s:%d:%d: measured.peers: expected a sequence of {src, dst, "
-                          "bandwidth_gbs}, got a %s", peers->file, peers->line, peers->col,
-                          rt_yaml_kind_name(peers->kind));
+        return rt_err_set(err,
+                          "%s:%d:%d: measured.peers: expected a sequence of {src, dst, "
+                          "bandwidth_gbs}, got a %s",
+                          peers->file, peers->line, peers->col, rt_yaml_kind_name(peers->kind));
     if (peers->n > RT_MACHINE_MAX_PEERS)
         return rt_err_set(err, "%s:%d:%d: measured.peers: %d entries, at most %d are kept",
                           peers->file, peers->line, peers->col, peers->n, RT_MACHINE_MAX_PEERS);
@@ -273,13 +273,14 @@ typedef struct src_pos {
     int line, col;
 } src_pos;
 
-static int require(double value, const char *key, const char *why, const src_pos *at,
-                   rt_err *err)
+static int require(double value, const char *key, const char *why, const src_pos *at, rt_err *err)
 {
     if (value > 0)
         return 0;
-    return rt_err_set(err, "%s:%d:%d: spec: missing required ceiling '%s' (%s; give it in spec: "
-                      "or measured:)", at->file, at->line, at->col, key, why);
+    return rt_err_set(err,
+                      "%s:%d:%d: spec: missing required ceiling '%s' (%s; give it in spec: "
+                      "or measured:)",
+                      at->file, at->line, at->col, key, why);
 }
 
 static int validate(const rt_yaml_node *root, rt_machine *m, rt_err *err)
@@ -298,8 +299,10 @@ static int validate(const rt_yaml_node *root, rt_machine *m, rt_err *err)
     const int gpu = strcmp(m->kind, "gpu") == 0;
     if (require(e->fp32_gflops, "fp32_gflops", "every machine needs its FP32 peak", &at, err) ||
         require(e->fp64_gflops, "fp64_gflops", "every machine needs its FP64 peak", &at, err) ||
-        require(e->level_gbs[RT_LEVEL_DRAM], "dram_gbs", "every machine needs its memory "
-                "bandwidth", &at, err))
+        require(e->level_gbs[RT_LEVEL_DRAM], "dram_gbs",
+                "every machine needs its memory "
+                "bandwidth",
+                &at, err))
         return -1;
     if (gpu) {
         if (require(e->level_gbs[RT_LEVEL_L2], "l2_gbs", "a gpu machine needs its L2 bandwidth",
@@ -324,9 +327,10 @@ static int validate(const rt_yaml_node *root, rt_machine *m, rt_err *err)
 static int parse_root(const rt_yaml_node *root, rt_machine *m, rt_err *err)
 {
     if (root->kind != RT_YAML_MAP)
-        return rt_err_set(err, "%s:%d:%d: a machine file is a map (name, kind, topology, spec, "
-                          "measured), got a %s", root->file, root->line, root->col,
-                          rt_yaml_kind_name(root->kind));
+        return rt_err_set(err,
+                          "%s:%d:%d: a machine file is a map (name, kind, topology, spec, "
+                          "measured), got a %s",
+                          root->file, root->line, root->col, rt_yaml_kind_name(root->kind));
     if (rt_yaml_check_keys(root, "machine", top_keys, N_OF(top_keys), err) != 0)
         return -1;
     if (copy_string(root, "name", m->name, sizeof m->name, err) ||
@@ -348,8 +352,10 @@ static int parse_root(const rt_yaml_node *root, rt_machine *m, rt_err *err)
     if (match) {
         const int n = match->kind == RT_YAML_SEQ ? match->n : 1;
         if (match->kind == RT_YAML_MAP)
-            return rt_err_set(err, "%s:%d:%d: match: expected a device-name substring or a list "
-                              "of them, got a map", match->file, match->line, match->col);
+            return rt_err_set(err,
+                              "%s:%d:%d: match: expected a device-name substring or a list "
+                              "of them, got a map",
+                              match->file, match->line, match->col);
         if (n > RT_MACHINE_MAX_MATCH)
             return rt_err_set(err, "%s:%d:%d: match: at most %d substrings", match->file,
                               match->line, match->col, RT_MACHINE_MAX_MATCH);
@@ -387,11 +393,15 @@ static int parse_root(const rt_yaml_node *root, rt_machine *m, rt_err *err)
             return -1;
         const rt_yaml_node *g = rt_yaml_map_get(topo, "gpus_per_socket");
         if (gpu && m->gpus_per_socket < 1)
-            return rt_err_set(err, "%s:%d:%d: topology.gpus_per_socket: a gpu machine has at "
-                              "least 1", g->file, g->line, g->col);
+            return rt_err_set(err,
+                              "%s:%d:%d: topology.gpus_per_socket: a gpu machine has at "
+                              "least 1",
+                              g->file, g->line, g->col);
         if (!gpu && m->gpus_per_socket != 0)
-            return rt_err_set(err, "%s:%d:%d: topology.gpus_per_socket: a cpu machine has no "
-                              "GPUs (use cores_per_socket)", g->file, g->line, g->col);
+            return rt_err_set(err,
+                              "%s:%d:%d: topology.gpus_per_socket: a cpu machine has no "
+                              "GPUs (use cores_per_socket)",
+                              g->file, g->line, g->col);
     }
 
     const rt_yaml_node *spec = rt_yaml_map_get(root, "spec");
@@ -409,9 +419,10 @@ static int parse_root(const rt_yaml_node *root, rt_machine *m, rt_err *err)
             return -1;
     }
     if (!spec && !meas)
-        return rt_err_set(err, "%s:%d:%d: machine: needs a spec: block (vendor ceilings) or a "
-                          "measured: block (from rooftune probe)", root->file, root->line,
-                          root->col);
+        return rt_err_set(err,
+                          "%s:%d:%d: machine: needs a spec: block (vendor ceilings) or a "
+                          "measured: block (from rooftune probe)",
+                          root->file, root->line, root->col);
     rt_machine_update_effective(m);
     return validate(root, m, err);
 }
@@ -533,7 +544,8 @@ int rt_machine_find(const char *dir, const char *device_name, int gpus_per_node,
         snprintf(probe, sizeof probe, "%s/%s", dir, chosen);
         FILE *f = fopen(probe, "r");
         if (!f)
-            return rt_err_set(err, "machine auto: no machine file in '%s' matches device '%s' "
+            return rt_err_set(err,
+                              "machine auto: no machine file in '%s' matches device '%s' "
                               "and the generic cpu-host.yaml is missing there",
                               dir, device_name ? device_name : "");
         fclose(f);

@@ -1,5 +1,5 @@
-/* rt_machine: machine files (roofline/machines/NAME.yaml) that hold the ceilings a roofline bound is
- * computed from: compute peaks, bandwidth per memory level, host link, and bandwidth and latency
+/* rt_machine: machine files (roofline/machines/NAME.yaml) that hold the ceilings a roofline bound
+ * is computed from: compute peaks, bandwidth per memory level, host link, and bandwidth and latency
  * per communication tier (socket, node, global network), each as a vendor `spec:` value and, where
  * `rooftune probe` has run, a `measured:` value beside it. The schema is documented in
  * docs/roofline.md.
@@ -21,10 +21,10 @@
 typedef struct rt_ceilings {
     double fp32_gflops;
     double fp64_gflops;
-    double level_gbs[RT_LEVEL_COUNT];   /* dram, l2, shared (GB/s = 1e9 bytes/s) */
-    double h2d_gbs, d2h_gbs;            /* host link, pinned host memory */
+    double level_gbs[RT_LEVEL_COUNT]; /* dram, l2, shared (GB/s = 1e9 bytes/s) */
+    double h2d_gbs, d2h_gbs;          /* host link, pinned host memory */
     double h2d_pageable_gbs, d2h_pageable_gbs;
-    double tier_gbs[RT_TIER_COUNT];     /* per GPU (or rank), one direction */
+    double tier_gbs[RT_TIER_COUNT]; /* per GPU (or rank), one direction */
     double tier_latency_us[RT_TIER_COUNT];
 } rt_ceilings;
 
@@ -35,25 +35,25 @@ typedef struct rt_peer_bw {
 } rt_peer_bw;
 
 typedef struct rt_machine {
-    char path[1024];        /* file it was read from ("" when built in memory) */
+    char path[1024]; /* file it was read from ("" when built in memory) */
     char name[64];
     char description[256];
-    char kind[8];           /* "gpu" or "cpu" */
+    char kind[8]; /* "gpu" or "cpu" */
     int n_match;
     char match[RT_MACHINE_MAX_MATCH][96]; /* device-name substrings for `machine: auto` */
-    int priority;           /* among several matching files, the higher wins */
-    int gpus_per_socket;    /* 0 on a cpu machine */
+    int priority;                         /* among several matching files, the higher wins */
+    int gpus_per_socket;                  /* 0 on a cpu machine */
     int sockets_per_node;
-    int cores_per_socket;   /* cpu machines; 0 when not given */
+    int cores_per_socket; /* cpu machines; 0 when not given */
     rt_ceilings spec;
     rt_ceilings measured;
-    rt_ceilings effective;  /* measured where present, else spec */
+    rt_ceilings effective;     /* measured where present, else spec */
     char measured_source[256]; /* who measured, where and when (free text), "" when none */
     /* The host CPU as the probe measured it: on a cpu machine these are the machine's own
      * ceilings (measured: top level); on a gpu machine they live under measured.host so they do
      * not shadow the GPU's. fp32/fp64 peaks and socket/node/global tiers (host-buffer MPI). */
     rt_ceilings host;
-    double stream_gbs[4];   /* STREAM copy, scale, add, triad; 0 when absent */
+    double stream_gbs[4]; /* STREAM copy, scale, add, triad; 0 when absent */
     int n_peers;
     rt_peer_bw peers[RT_MACHINE_MAX_PEERS];
 } rt_machine;

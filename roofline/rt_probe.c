@@ -105,8 +105,7 @@ static void write_tiers(FILE *f, const char *indent, const rt_probe_net_result *
         if (!net->have[t])
             continue;
         fprintf(f, "%s%s:                 # host-buffer MPI, ranks 0 and %d, %zu-byte messages\n",
-                indent, rt_machine_tier_name((rt_net_tier)t), net->partner[t],
-                net->message_bytes);
+                indent, rt_machine_tier_name((rt_net_tier)t), net->partner[t], net->message_bytes);
         fprintf(f, "%s  bandwidth_gbs: %.4g\n", indent, net->bandwidth_gbs[t]);
         fprintf(f, "%s  latency_us: %.4g\n", indent, net->latency_us[t]);
     }
@@ -120,13 +119,13 @@ static void write_cpu(FILE *f, const char *indent, int top_level, const rt_probe
     for (int q = 0; q < 4; ++q)
         if (cpu->stream_gbs[q] > best)
             best = cpu->stream_gbs[q];
-    fprintf(f, "%sfp64_gflops: %.5g      # FMA chains (%s), %d threads\n", indent,
-            cpu->fp64_gflops, cpu->isa, cpu->threads);
+    fprintf(f, "%sfp64_gflops: %.5g      # FMA chains (%s), %d threads\n", indent, cpu->fp64_gflops,
+            cpu->isa, cpu->threads);
     fprintf(f, "%sfp32_gflops: %.5g\n", indent, cpu->fp32_gflops);
     if (top_level)
         fprintf(f, "%sdram_gbs: %.5g         # best of the STREAM kernels below\n", indent, best);
-    fprintf(f, "%sstream:                 # 3 arrays x %zu bytes, bytes read + written\n",
-            indent, cpu->array_bytes);
+    fprintf(f, "%sstream:                 # 3 arrays x %zu bytes, bytes read + written\n", indent,
+            cpu->array_bytes);
     fprintf(f, "%s  copy_gbs: %.5g\n%s  scale_gbs: %.5g\n%s  add_gbs: %.5g\n%s  triad_gbs: %.5g\n",
             indent, cpu->stream_gbs[0], indent, cpu->stream_gbs[1], indent, cpu->stream_gbs[2],
             indent, cpu->stream_gbs[3]);
@@ -165,8 +164,10 @@ static int peers_to_tiers(const char *text, int gpus_per_socket, FILE *f, rt_err
     const char *names[2] = {"socket", "node"};
     for (int t = 0; t < 2; ++t)
         if (best[t] > 0)
-            fprintf(f, "  %s:                   # best GPU peer copy of this tier (peers above)\n"
-                       "    bandwidth_gbs: %.5g\n", names[t], best[t]);
+            fprintf(f,
+                    "  %s:                   # best GPU peer copy of this tier (peers above)\n"
+                    "    bandwidth_gbs: %.5g\n",
+                    names[t], best[t]);
     return 0;
 }
 
@@ -213,9 +214,10 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
         fputs(base_text, f);
         free(base_text);
     } else {
-        fprintf(f, "# Written by `rooftune probe` on %s at %s. There is no vendor spec: block:\n"
-                   "# every ceiling below was measured on this host (best of N repetitions).\n"
-                   "# Units: GFLOP/s, GB/s (1e9 bytes/s, one direction), microseconds.\n",
+        fprintf(f,
+                "# Written by `rooftune probe` on %s at %s. There is no vendor spec: block:\n"
+                "# every ceiling below was measured on this host (best of N repetitions).\n"
+                "# Units: GFLOP/s, GB/s (1e9 bytes/s, one direction), microseconds.\n",
                 host, date);
         fprintf(f, "name: %s\ndescription: ", name);
         if (opt->description)
@@ -231,8 +233,10 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
         fprintf(f, "]\npriority: 20              # this host's own numbers win `machine: auto`\n");
         fprintf(f, "topology:\n");
         if (gpu)
-            fprintf(f, "  gpus_per_socket: %d       # assumption: all visible GPUs on one socket\n"
-                       "  sockets_per_node: 1\n", gpus_per_socket);
+            fprintf(f,
+                    "  gpus_per_socket: %d       # assumption: all visible GPUs on one socket\n"
+                    "  sockets_per_node: 1\n",
+                    gpus_per_socket);
         else
             fprintf(f, "  sockets_per_node: %d\n  cores_per_socket: %d\n", cpu->sockets,
                     cpu->cores_per_socket);

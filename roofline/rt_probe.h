@@ -21,16 +21,16 @@
 #include "rt_registry.h"
 
 typedef struct rt_probe_opts {
-    int quick;                /* small sizes, few repetitions: tests and smoke runs (not ceilings) */
-    size_t cpu_array_bytes;   /* bytes per STREAM array; 0: max(4 x last-level cache, 256 MiB) */
-    int repetitions;          /* best of N; 0: 10 (quick: 3) */
-    int threads;              /* OpenMP threads; 0: the OpenMP default */
-    int skip_cpu;             /* 1: no CPU measurements (e.g. the GPU numbers only) */
+    int quick;              /* small sizes, few repetitions: tests and smoke runs (not ceilings) */
+    size_t cpu_array_bytes; /* bytes per STREAM array; 0: max(4 x last-level cache, 256 MiB) */
+    int repetitions;        /* best of N; 0: 10 (quick: 3) */
+    int threads;            /* OpenMP threads; 0: the OpenMP default */
+    int skip_cpu;           /* 1: no CPU measurements (e.g. the GPU numbers only) */
     size_t mpi_message_bytes; /* streaming message size; 0: 4 MiB (quick: 64 KiB) */
-    int mpi_window;           /* messages in flight; 0: 16 (quick: 8); the receiver holds them all */
-    int mpi_iterations;       /* ping-pong round trips per repetition; 0: 1000 (quick: 50) */
-    const char *name;         /* machine name written; NULL: "probed-<hostname>" */
-    const char *description;  /* NULL: generated */
+    int mpi_window;          /* messages in flight; 0: 16 (quick: 8); the receiver holds them all */
+    int mpi_iterations;      /* ping-pong round trips per repetition; 0: 1000 (quick: 50) */
+    const char *name;        /* machine name written; NULL: "probed-<hostname>" */
+    const char *description; /* NULL: generated */
     /* A machine file whose text (name, topology, spec and comments) is copied; its measured:
      * block is replaced by the new one. NULL: a new file (a cpu machine, or a gpu machine when
      * gpu_probe is given, with the ceilings it measures standing alone). */
@@ -39,8 +39,8 @@ typedef struct rt_probe_opts {
      * hook writes lines of the measured: block, indented by two spaces (docs/roofline.md). */
     int (*gpu_probe)(void *state, void *file, rt_err *err);
     void *gpu_state;
-    const char *device_name;  /* for the match: list of a new gpu machine file */
-    int gpus_per_node;        /* GPUs visible (a new gpu machine's gpus_per_socket); 0: 1 */
+    const char *device_name; /* for the match: list of a new gpu machine file */
+    int gpus_per_node;       /* GPUs visible (a new gpu machine's gpus_per_socket); 0: 1 */
 } rt_probe_opts;
 
 void rt_probe_opts_init(rt_probe_opts *o);
@@ -51,7 +51,7 @@ typedef struct rt_probe_cpu_result {
     double fp32_gflops;
     size_t array_bytes;
     int threads;
-    char isa[16];         /* "avx512", "avx2", "scalar": the FMA path the peak loop used */
+    char isa[16]; /* "avx512", "avx2", "scalar": the FMA path the peak loop used */
     char cpu_model[128];
     int sockets;
     int cores_per_socket;
@@ -62,8 +62,8 @@ typedef struct rt_probe_cpu_result {
 int rt_probe_cpu(const rt_probe_opts *opt, rt_probe_cpu_result *res, rt_err *err);
 
 typedef struct rt_probe_net_result {
-    int have[RT_TIER_COUNT];     /* 1 when some rank pair of that tier exists */
-    int partner[RT_TIER_COUNT];  /* the world rank rank 0 measured with */
+    int have[RT_TIER_COUNT];    /* 1 when some rank pair of that tier exists */
+    int partner[RT_TIER_COUNT]; /* the world rank rank 0 measured with */
     double latency_us[RT_TIER_COUNT];
     double bandwidth_gbs[RT_TIER_COUNT];
     size_t message_bytes;

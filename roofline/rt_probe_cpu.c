@@ -99,9 +99,10 @@ static int stream_check(const double *a, const double *b, const double *c, size_
         const size_t j = probes[i];
         if (fabs(a[j] - ea) > 1e-12 * fabs(ea) || fabs(b[j] - eb) > 1e-12 * fabs(eb) ||
             fabs(c[j] - ec) > 1e-12 * fabs(ec))
-            return rt_err_set(err, "probe: STREAM result check failed at element %zu (a=%g "
-                              "expected %g): the bandwidth numbers would be meaningless", j,
-                              a[j], ea);
+            return rt_err_set(err,
+                              "probe: STREAM result check failed at element %zu (a=%g "
+                              "expected %g): the bandwidth numbers would be meaningless",
+                              j, a[j], ea);
     }
     return 0;
 }
@@ -119,15 +120,16 @@ static int run_stream(const rt_probe_opts *opt, int reps, rt_probe_cpu_result *r
     }
     const size_t n = bytes / sizeof(double);
     if (n < 1024)
-        return rt_err_set(err, "probe: cpu_array_bytes = %zu is too small (at least 8 KiB)",
-                          bytes);
+        return rt_err_set(err, "probe: cpu_array_bytes = %zu is too small (at least 8 KiB)", bytes);
     double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     if (!a || !b || !c) {
         free(a);
         free(b);
         free(c);
-        return rt_err_set(err, "probe: cannot allocate 3 STREAM arrays of %zu bytes each (lower "
-                          "--array-bytes)", n * sizeof(double));
+        return rt_err_set(err,
+                          "probe: cannot allocate 3 STREAM arrays of %zu bytes each (lower "
+                          "--array-bytes)",
+                          n * sizeof(double));
     }
     const int threads = opt->threads > 0 ? opt->threads : omp_get_max_threads();
     const long nl = (long)n;
@@ -178,8 +180,10 @@ static int run_stream(const rt_probe_opts *opt, int reps, rt_probe_cpu_result *r
         return -1;
     for (int q = 0; q < 4; ++q) {
         if (!(best[q] > 0))
-            return rt_err_set(err, "probe: STREAM timing gave %g s; the clock is too coarse for "
-                              "%zu-byte arrays (raise --array-bytes)", best[q], bytes);
+            return rt_err_set(err,
+                              "probe: STREAM timing gave %g s; the clock is too coarse for "
+                              "%zu-byte arrays (raise --array-bytes)",
+                              best[q], bytes);
         r->stream_gbs[q] = moved[q] / best[q] / 1e9;
     }
     r->array_bytes = n * sizeof(double);
@@ -197,27 +201,28 @@ static int run_stream(const rt_probe_opts *opt, int reps, rt_probe_cpu_result *r
  * is kept in memory by the compiler, and the store-to-load latency then bounds the loop instead
  * of the FMA units. Twelve cover 4-cycle FMA latency on two ports with room to spare. */
 #define CHAINS 12
-#define FMA_DECLARE(type, set1)                                                                   \
-    type a0 = set1(1.000), a1 = set1(1.001), a2 = set1(1.002), a3 = set1(1.003),                \
-         a4 = set1(1.004), a5 = set1(1.005), a6 = set1(1.006), a7 = set1(1.007),                \
-         a8 = set1(1.008), a9 = set1(1.009), a10 = set1(1.010), a11 = set1(1.011)
-#define FMA_STEP(fmadd, x, y)                                                                     \
-    do {                                                                                          \
-        a0 = fmadd(a0, x, y);                                                                     \
-        a1 = fmadd(a1, x, y);                                                                     \
-        a2 = fmadd(a2, x, y);                                                                     \
-        a3 = fmadd(a3, x, y);                                                                     \
-        a4 = fmadd(a4, x, y);                                                                     \
-        a5 = fmadd(a5, x, y);                                                                     \
-        a6 = fmadd(a6, x, y);                                                                     \
-        a7 = fmadd(a7, x, y);                                                                     \
-        a8 = fmadd(a8, x, y);                                                                     \
-        a9 = fmadd(a9, x, y);                                                                     \
-        a10 = fmadd(a10, x, y);                                                                   \
-        a11 = fmadd(a11, x, y);                                                                   \
+#define FMA_DECLARE(type, set1)                                                                    \
+    type a0 = set1(1.000), a1 = set1(1.001), a2 = set1(1.002), a3 = set1(1.003), a4 = set1(1.004), \
+         a5 = set1(1.005), a6 = set1(1.006), a7 = set1(1.007), a8 = set1(1.008), a9 = set1(1.009), \
+         a10 = set1(1.010), a11 = set1(1.011)
+#define FMA_STEP(fmadd, x, y)                                                                      \
+    do {                                                                                           \
+        a0 = fmadd(a0, x, y);                                                                      \
+        a1 = fmadd(a1, x, y);                                                                      \
+        a2 = fmadd(a2, x, y);                                                                      \
+        a3 = fmadd(a3, x, y);                                                                      \
+        a4 = fmadd(a4, x, y);                                                                      \
+        a5 = fmadd(a5, x, y);                                                                      \
+        a6 = fmadd(a6, x, y);                                                                      \
+        a7 = fmadd(a7, x, y);                                                                      \
+        a8 = fmadd(a8, x, y);                                                                      \
+        a9 = fmadd(a9, x, y);                                                                      \
+        a10 = fmadd(a10, x, y);                                                                    \
+        a11 = fmadd(a11, x, y);                                                                    \
     } while (0)
-#define FMA_SUM(add) add(add(add(add(a0, a1), add(a2, a3)), add(add(a4, a5), add(a6, a7))),     \
-                         add(add(a8, a9), add(a10, a11)))
+#define FMA_SUM(add)                                                                               \
+    add(add(add(add(a0, a1), add(a2, a3)), add(add(a4, a5), add(a6, a7))),                         \
+        add(add(a8, a9), add(a10, a11)))
 
 __attribute__((target("avx512f"))) static double fma_avx512(long iters, int fp64, double *flops)
 {
@@ -337,7 +342,9 @@ static int run_peak(const rt_probe_opts *opt, int reps, rt_probe_cpu_result *r, 
 {
     const fma_isa isa = detect_isa();
     snprintf(r->isa, sizeof r->isa, "%s",
-             isa == ISA_AVX512 ? "avx512" : isa == ISA_AVX2 ? "avx2" : "scalar");
+             isa == ISA_AVX512 ? "avx512"
+             : isa == ISA_AVX2 ? "avx2"
+                               : "scalar");
     const int threads = opt->threads > 0 ? opt->threads : omp_get_max_threads();
     const double target_s = opt->quick ? 0.01 : 0.2;
     double checksum = 0;

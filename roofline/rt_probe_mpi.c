@@ -84,8 +84,10 @@ static int stream_bw(MPI_Comm c, int peer, int sender, size_t msg, int window, i
     if (!buf || !req) {
         free(buf);
         free(req);
-        return rt_err_set(err, "probe: cannot allocate %zu bytes of MPI buffers (lower "
-                          "--message-bytes or --window)", total);
+        return rt_err_set(err,
+                          "probe: cannot allocate %zu bytes of MPI buffers (lower "
+                          "--message-bytes or --window)",
+                          total);
     }
     memset(buf, 1, total);
     double best = INFINITY;
@@ -183,8 +185,8 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
     }
     int all_ok = 0, failed = -1;
     char msg_out[RT_ERR_MSG_MAX];
-    if (rt_comm_all_ok_msg(comm, local_ok, local_msg, &all_ok, &failed, msg_out,
-                           sizeof msg_out) != 0)
+    if (rt_comm_all_ok_msg(comm, local_ok, local_msg, &all_ok, &failed, msg_out, sizeof msg_out) !=
+        0)
         return rt_err_set(err, "probe: failure agreement failed: %s", rt_comm_last_error(comm));
     if (!all_ok)
         return rt_err_set(err, "probe: MPI measurement failed on rank %d: %s", failed, msg_out);

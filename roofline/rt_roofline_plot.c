@@ -121,7 +121,7 @@ int rt_roofline_load_points(sqlite3 *db, const char *experiment, rt_roofline_poi
         const double rd = column_or_nan(st, 13), wr = column_or_nan(st, 14);
         if (!(model_flops > 0))
             model_flops = nominal;
-        p->intensity = intensity > 0 ? intensity
+        p->intensity = intensity > 0                   ? intensity
                        : (model_flops > 0 && dram > 0) ? model_flops / dram
                                                        : NAN;
         /* Counters count what one execution of the whole point moved on this rank's device,
@@ -214,12 +214,12 @@ static void ceiling_items(const rt_machine *m, int internode, char *cmd, size_t 
             for (int l = 0; l < RT_LEVEL_COUNT; ++l) {
                 const double bw = c->level_gbs[l];
                 if (bw > 0)
-                    used += (size_t)snprintf(cmd + used, len - used,
-                                             "  roof(x, %.6g, %.6g) dt %d lc %d title '%s %s "
-                                             "%.5g GB/s', \\\n",
-                                             bw, cap, dash[s], l + 1,
-                                             rt_machine_level_name((rt_mem_level)l),
-                                             set_names[s], bw);
+                    used +=
+                        (size_t)snprintf(cmd + used, len - used,
+                                         "  roof(x, %.6g, %.6g) dt %d lc %d title '%s %s "
+                                         "%.5g GB/s', \\\n",
+                                         bw, cap, dash[s], l + 1,
+                                         rt_machine_level_name((rt_mem_level)l), set_names[s], bw);
             }
         }
         if (c->fp32_gflops > 0)
@@ -288,19 +288,19 @@ static axis_range ranges(const rt_machine *m, const rt_roofline_point *pts, int 
 /* Geometry in screen fractions of rt_plot_gnuplot's canvas (1024 x 640 pixels). The plot area is
  * pinned with explicit margins so that a tag placed here in pixels lands where gnuplot draws it;
  * the right part of the canvas holds the legend and, below it, the key table. */
-#define FIG_W_PX 1024.0
-#define FIG_H_PX 640.0
-#define FIG_LEFT 0.10
-#define FIG_RIGHT 0.60
+#define FIG_W_PX   1024.0
+#define FIG_H_PX   640.0
+#define FIG_LEFT   0.10
+#define FIG_RIGHT  0.60
 #define FIG_BOTTOM 0.11
-#define FIG_TOP 0.91
+#define FIG_TOP    0.91
 /* Approximate sizes in pixels for the overlap tests: a tag character (font ',9'), a tag's
  * height, a marker, a legend line (font ',10', spacing 1) and a key-table line (font ',8'). */
-#define TAG_CHAR_PX 7.0
-#define TAG_H_PX 12.0
-#define TAG_GAP_PX 3.0
-#define MARK_PX 10.0
-#define KEY_LINE_PX 16.5
+#define TAG_CHAR_PX   7.0
+#define TAG_H_PX      12.0
+#define TAG_GAP_PX    3.0
+#define MARK_PX       10.0
+#define KEY_LINE_PX   16.5
 #define TABLE_LINE_PX 12.5
 /* Characters of a point's label in the key table (the .dat keeps the whole label). */
 #define TABLE_LABEL_CHARS 56
@@ -315,23 +315,23 @@ static const int kernel_markers[] = {7, 5, 9, 11, 13, 15};
 #define N_KERNEL_MARKERS ((int)(sizeof kernel_markers / sizeof kernel_markers[0]))
 
 typedef struct fig_point {
-    int i;          /* index into the points */
-    double x, y;    /* data coordinates */
-    double px, py;  /* pixels from the plot area's lower left corner */
-    int kernel;     /* style index: kernels in order of first appearance */
-    int key;        /* 1..n_keys: the best point of its (kernel, matrix); 0: no tag */
-    double lx, ly;  /* tag position in data coordinates (left end of the text); NAN: none */
-    double ex, ey;  /* end of a leader line from the point to a tag placed away from it (on
-                       the tag's nearest side); NAN when the tag sits next to its point */
+    int i;         /* index into the points */
+    double x, y;   /* data coordinates */
+    double px, py; /* pixels from the plot area's lower left corner */
+    int kernel;    /* style index: kernels in order of first appearance */
+    int key;       /* 1..n_keys: the best point of its (kernel, matrix); 0: no tag */
+    double lx, ly; /* tag position in data coordinates (left end of the text); NAN: none */
+    double ex, ey; /* end of a leader line from the point to a tag placed away from it (on
+                      the tag's nearest side); NAN when the tag sits next to its point */
 } fig_point;
 
 typedef struct fig_layout {
-    int n;                /* drawn points */
+    int n; /* drawn points */
     fig_point *fp;
     int n_kernels;
     const char **kernels; /* names, borrowed from the points ("?" when a point has none) */
     int n_keys;
-    int *key_fp;          /* key k (1-based) is fp[key_fp[k - 1]] */
+    int *key_fp; /* key k (1-based) is fp[key_fp[k - 1]] */
 } fig_layout;
 
 static void layout_free(fig_layout *L)
@@ -364,7 +364,7 @@ static int group_cmp(const void *pa, const void *pb)
     if (c != 0)
         return c;
     if (a->y != b->y)
-        return a->y > b->y ? -1 : 1; /* best first */
+        return a->y > b->y ? -1 : 1;             /* best first */
     return a->fp < b->fp ? -1 : (a->fp > b->fp); /* ties: the earlier point */
 }
 
@@ -406,7 +406,7 @@ static void place_tags(fig_layout *L, const axis_range *r)
         const double w = snprintf(text, sizeof text, "%d", key) * TAG_CHAR_PX;
         /* Right, upper right, lower right, left, above, below, upper left, lower left: the
          * left-middle of the text relative to the point, then the same ring farther out. */
-        const double ring[8][2] = {{7, 0},      {5, 9},      {5, -9},     {-7 - w, 0},
+        const double ring[8][2] = {{7, 0},       {5, 9},        {5, -9},     {-7 - w, 0},
                                    {-w / 2, 12}, {-w / 2, -12}, {-5 - w, 9}, {-5 - w, -9}};
         double best_cost = INFINITY, best_x = f->px + 7, best_y = f->py;
         int best_dist = 1, best_c = 0;
@@ -445,8 +445,8 @@ static void place_tags(fig_layout *L, const axis_range *r)
             /* Far from its point a tag could belong to a neighbour: a leader line says whose
              * it is, ending on the side of the text that faces the point. */
             const double ex = best_c == 4 || best_c == 5 ? best_x + w / 2
-                              : ring[best_c][0] < 0     ? best_x + w + 1
-                                                        : best_x - 1;
+                              : ring[best_c][0] < 0      ? best_x + w + 1
+                                                         : best_x - 1;
             const double ey = best_c == 4   ? best_y - TAG_H_PX / 2
                               : best_c == 5 ? best_y + TAG_H_PX / 2
                                             : best_y;
@@ -494,8 +494,8 @@ static int layout_build(const rt_roofline_point *pts, int n, int internode, cons
     }
     qsort(g, (size_t)L->n, sizeof *g, group_cmp);
     for (int j = 0; j < L->n; ++j) {
-        const int first = j == 0 || g[j].kernel != g[j - 1].kernel ||
-                          strcmp(g[j].matrix, g[j - 1].matrix) != 0;
+        const int first =
+            j == 0 || g[j].kernel != g[j - 1].kernel || strcmp(g[j].matrix, g[j - 1].matrix) != 0;
         if (first) {
             L->key_fp[L->n_keys++] = g[j].fp;
             L->fp[g[j].fp].key = L->n_keys;
@@ -524,8 +524,8 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
         return -1;
     }
     fprintf(dat, "# Roofline points (%s) against machine '%s'%s\n",
-            internode ? "inter-node: x = flop per network byte" : "x = flop per DRAM byte",
-            m->name, m->path[0] ? "" : " (in memory)");
+            internode ? "inter-node: x = flop per network byte" : "x = flop per DRAM byte", m->name,
+            m->path[0] ? "" : " (in memory)");
     fprintf(dat, "# Key: the numbered points, the best GFLOP/s per rank of each (kernel, "
                  "matrix); the figure tags them with the number.\n");
     for (int k = 1; k <= L.n_keys; ++k) {
@@ -547,8 +547,8 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
         fprintf(dat, "%lld\t%.9g\t%.9g\t%.9g\t%.9g\t%d\t", p->id, f->x, f->y,
                 internode ? NAN : p->counted_intensity, local_roof, p->above);
         dat_label(dat, p->label);
-        fprintf(dat, "\t%d\t%d\t%.9g\t%.9g\t%.9g\t%.9g\n", f->kernel, f->key, f->lx, f->ly,
-                f->ex, f->ey);
+        fprintf(dat, "\t%d\t%d\t%.9g\t%.9g\t%.9g\t%.9g\n", f->kernel, f->key, f->lx, f->ly, f->ex,
+                f->ey);
     }
     if (fclose(dat) != 0) {
         layout_free(&L);
@@ -565,9 +565,10 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
     rt_plot_write_style(gp);
     fprintf(gp, "set title %s\n", qtitle);
     fprintf(gp, "set logscale xy\n");
-    fprintf(gp, "set xlabel '%s'\n", internode ? "inter-node arithmetic intensity (flop / "
-                                                 "network byte, global tier)"
-                                               : "arithmetic intensity (flop / DRAM byte)");
+    fprintf(gp, "set xlabel '%s'\n",
+            internode ? "inter-node arithmetic intensity (flop / "
+                        "network byte, global tier)"
+                      : "arithmetic intensity (flop / DRAM byte)");
     fprintf(gp, "set ylabel 'GFLOP/s per rank'\n");
     fprintf(gp, "set xrange [%.6g:%.6g]\nset yrange [%.6g:%.6g]\n", r.xlo, r.xhi, r.ylo, r.yhi);
     fprintf(gp, "# The plot area is pinned: the tags' places in the .dat were computed for it.\n");
@@ -637,8 +638,10 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
         if (room < 1)
             room = 1; /* a legend that fills the margin leaves room for the pointer line only */
         fprintf(gp, "# Key table: the tagged points, the best of each (kernel, matrix).\n");
-        fprintf(gp, "set label 'tagged: best of each kernel and matrix' at screen %.4f,%.4f "
-                    "left font ',8'\n", x, y);
+        fprintf(gp,
+                "set label 'tagged: best of each kernel and matrix' at screen %.4f,%.4f "
+                "left font ',8'\n",
+                x, y);
         for (int k = 1; k <= L.n_keys; ++k) {
             y -= TABLE_LINE_PX / FIG_H_PX;
             char line[TABLE_LABEL_CHARS + 32], q[2 * TABLE_LABEL_CHARS + 80];
@@ -689,7 +692,8 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
     }
     /* Checked before anything is written, so a failed call leaves no half-updated figure. */
     if (n_inter_candidates > 0 && !(m->effective.tier_gbs[RT_TIER_GLOBAL] > 0))
-        return rt_err_set(err, "roofline plot: %d distributed results but machine '%s' has no "
+        return rt_err_set(err,
+                          "roofline plot: %d distributed results but machine '%s' has no "
                           "global network tier to draw the inter-node roofline against",
                           n_inter_candidates, m->name);
     if (write_figure(m, pts, n, 0, opt->out_dir, stem, title, &res->n_points, &res->n_labelled,
@@ -709,8 +713,10 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
         char gnuplot[1024];
         if (rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) != 0) {
             res->gnuplot_missing = 1;
-            snprintf(res->message, sizeof res->message, "gnuplot not found on PATH: wrote "
-                     "%s.dat/.gp (run `gnuplot %s.gp` in %.80s later)", stem, stem, opt->out_dir);
+            snprintf(res->message, sizeof res->message,
+                     "gnuplot not found on PATH: wrote "
+                     "%s.dat/.gp (run `gnuplot %s.gp` in %.80s later)",
+                     stem, stem, opt->out_dir);
             return 0;
         }
         char script[200];
@@ -723,8 +729,10 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
                 return -1;
         }
     }
-    snprintf(res->message, sizeof res->message, "%d point(s) on %s%s%s; %d without a traffic "
-             "model", res->n_points, stem, res->n_figures == 2 ? " and " : "",
+    snprintf(res->message, sizeof res->message,
+             "%d point(s) on %s%s%s; %d without a traffic "
+             "model",
+             res->n_points, stem, res->n_figures == 2 ? " and " : "",
              res->n_figures == 2 ? stem_inter : "", res->n_skipped);
     return 0;
 }

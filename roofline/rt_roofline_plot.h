@@ -31,41 +31,41 @@
 struct sqlite3;
 
 typedef struct rt_roofline_point {
-    long long id;              /* points.id, or any number for points built by hand */
-    char kernel[64];           /* full kernel name: one marker and colour per kernel */
-    char matrix[64];           /* with kernel: the group whose best point is labelled */
+    long long id;    /* points.id, or any number for points built by hand */
+    char kernel[64]; /* full kernel name: one marker and colour per kernel */
+    char matrix[64]; /* with kernel: the group whose best point is labelled */
     char label[128];
     rt_precision precision;
     int ranks;
-    double gflops;             /* of the whole job */
-    double intensity;          /* model flop / model DRAM byte; NAN when not modelled */
-    double counted_intensity;  /* flop / counted DRAM byte (counters); NAN when not counted */
-    double net_intensity;      /* flop / model network byte (global tier); NAN when none */
-    int above;                 /* 1: flagged above the roofline */
+    double gflops;            /* of the whole job */
+    double intensity;         /* model flop / model DRAM byte; NAN when not modelled */
+    double counted_intensity; /* flop / counted DRAM byte (counters); NAN when not counted */
+    double net_intensity;     /* flop / model network byte (global tier); NAN when none */
+    int above;                /* 1: flagged above the roofline */
 } rt_roofline_point;
 
 typedef struct rt_roofline_plot_opts {
-    const char *out_dir;  /* must exist */
-    const char *stem;     /* NULL: "roofline" (the inter-node figure adds "-internode") */
-    const char *title;    /* NULL: "Roofline: <machine name>" */
-    int run_gnuplot;      /* 1: render the images now (0: write .dat and .gp only) */
+    const char *out_dir; /* must exist */
+    const char *stem;    /* NULL: "roofline" (the inter-node figure adds "-internode") */
+    const char *title;   /* NULL: "Roofline: <machine name>" */
+    int run_gnuplot;     /* 1: render the images now (0: write .dat and .gp only) */
 } rt_roofline_plot_opts;
 
 typedef struct rt_roofline_plot_result {
-    int n_figures;        /* figures whose files were written (1 or 2) */
-    int n_points;         /* points drawn on the local figure */
-    int n_internode;      /* points drawn on the inter-node figure */
-    int n_skipped;        /* results without a traffic model (no intensity) */
-    int n_labelled;       /* tagged points of the local figure: one per (kernel, matrix) */
-    int gnuplot_missing;  /* 1: gnuplot not on PATH; .dat/.gp written, no images */
+    int n_figures;       /* figures whose files were written (1 or 2) */
+    int n_points;        /* points drawn on the local figure */
+    int n_internode;     /* points drawn on the inter-node figure */
+    int n_skipped;       /* results without a traffic model (no intensity) */
+    int n_labelled;      /* tagged points of the local figure: one per (kernel, matrix) */
+    int gnuplot_missing; /* 1: gnuplot not on PATH; .dat/.gp written, no images */
     char message[256];
 } rt_roofline_plot_result;
 
 /* Reads the results of an experiment (NULL: every experiment) from a result store: points with
  * status ok or above_roofline and a GFLOP/s value; intensity from the metric `intensity`, else
- * model_flops / model_dram_bytes; counted intensity from dram_bytes_read + dram_bytes_write; network
- * intensity from model_flops / model_net_bytes_global. *pts is malloc'ed (free it). An unknown
- * experiment is an error listing the ones in the store. */
+ * model_flops / model_dram_bytes; counted intensity from dram_bytes_read + dram_bytes_write;
+ * network intensity from model_flops / model_net_bytes_global. *pts is malloc'ed (free it). An
+ * unknown experiment is an error listing the ones in the store. */
 int rt_roofline_load_points(struct sqlite3 *db, const char *experiment, rt_roofline_point **pts,
                             int *n, rt_err *err);
 

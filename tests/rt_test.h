@@ -8,22 +8,22 @@
 
 static int rt_test_failures = 0;
 
-#define RT_CHECK(cond)                                                                          \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-            ++rt_test_failures;                                                                 \
-        }                                                                                       \
+#define RT_CHECK(cond)                                                                             \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            ++rt_test_failures;                                                                    \
+        }                                                                                          \
     } while (0)
 
-#define RT_CHECK_MSG(cond, ...)                                                                 \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);           \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            ++rt_test_failures;                                                                 \
-        }                                                                                       \
+#define RT_CHECK_MSG(cond, ...)                                                                    \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            ++rt_test_failures;                                                                    \
+        }                                                                                          \
     } while (0)
 
 /* True when haystack contains needle (for checking error messages). */

@@ -159,8 +159,9 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
                     return rt_err_prefix(err, "CUDA backend (%s)", path);
                 }
                 be->cuda_loaded = 1;
-                snprintf(be->cuda_status, sizeof be->cuda_status, "CUDA backend active: %s (device %d of %d)",
-                         be->gpu.name, popt.device_ordinal, ndev);
+                snprintf(be->cuda_status, sizeof be->cuda_status,
+                         "CUDA backend active: %s (device %d of %d)", be->gpu.name,
+                         popt.device_ordinal, ndev);
                 return 0;
             }
         }

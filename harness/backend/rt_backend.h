@@ -10,20 +10,20 @@
 #include "rt_registry.h"
 
 typedef struct rt_backend {
-    rt_device_info cpu;        /* always filled */
-    rt_device_info gpu;        /* filled when cuda_loaded */
+    rt_device_info cpu; /* always filled */
+    rt_device_info gpu; /* filled when cuda_loaded */
     int cuda_loaded;
-    char cuda_status[512];     /* why the CUDA backend is or is not active, for `list` and logs */
-    void *plugin_handle;       /* dlopen handle */
+    char cuda_status[512]; /* why the CUDA backend is or is not active, for `list` and logs */
+    void *plugin_handle;   /* dlopen handle */
     const rt_plugin_api *plugin;
     void *plugin_state;
 } rt_backend;
 
 typedef struct rt_backend_options {
-    const char *plugin_dir;  /* where librooftune_cuda.so lives; NULL: next to the executable */
-    const char *cache_dir;   /* compiled-variant cache; NULL: default location */
-    int local_rank;          /* picks the GPU: local_rank modulo device count */
-    int disable_cuda;        /* 1: never try (ROOFTUNE_NO_CUDA=1 or --cpu) */
+    const char *plugin_dir; /* where librooftune_cuda.so lives; NULL: next to the executable */
+    const char *cache_dir;  /* compiled-variant cache; NULL: default location */
+    int local_rank;         /* picks the GPU: local_rank modulo device count */
+    int disable_cuda;       /* 1: never try (ROOFTUNE_NO_CUDA=1 or --cpu) */
     int verbose;
 } rt_backend_options;
 

@@ -22,14 +22,15 @@ typedef struct rt_plugin_options {
 
 /* Counters collected for one point in passes separate from the timed ones (CUPTI). */
 typedef struct rt_plugin_api {
-    int abi_version; /* RT_PLUGIN_ABI_VERSION */
+    int abi_version;  /* RT_PLUGIN_ABI_VERSION */
     const char *name; /* "cuda" */
-    /* Selects the device, fills dev, registers the plugin's kernels (and families, if any) into reg.
-     * *state is passed back to every other call. */
+    /* Selects the device, fills dev, registers the plugin's kernels (and families, if any) into
+     * reg. *state is passed back to every other call. */
     int (*init)(const rt_plugin_options *opt, rt_registry *reg, rt_device_info *dev, void **state,
                 rt_err *err);
     /* Optional: reads hardware counters of one execution of a prepared point (kernel state from
-     * the kernel's setup) into m; counters it cannot read are recorded unavailable with the reason. */
+     * the kernel's setup) into m; counters it cannot read are recorded unavailable with the reason.
+     */
     int (*collect_counters)(void *state, const rt_kernel_desc *k, void *kernel_state,
                             const char *const *names, int n_names, rt_metrics *m, rt_err *err);
     /* Optional: writes the device's measured ceilings (the probe) as YAML lines to a FILE*. */

@@ -6,7 +6,8 @@
 /* Exit statuses shared by the subcommands. */
 enum {
     RT_EXIT_OK = 0,
-    RT_EXIT_ATTENTION = 1, /* the command ran, but some result needs attention (wrong, above roofline, expectation) */
+    RT_EXIT_ATTENTION = 1, /* the command ran, but some result needs attention (wrong, above
+                              roofline, expectation) */
     RT_EXIT_USAGE = 2,     /* bad command line or bad input (config, file) */
     RT_EXIT_FAILURE = 3    /* the command could not complete */
 };

@@ -39,7 +39,8 @@ void rt_cli_env_close(rt_cli_env *env)
     env->backend_open = 0;
 }
 
-int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out, rt_err *err)
+int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
+                     rt_err *err)
 {
     char *end = NULL;
     errno = 0;
@@ -86,9 +87,9 @@ int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const cha
     } else {
         char device[256] = "", dir[1024];
         sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(db,
-                               "SELECT device FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
-                               -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_prepare_v2(
+                db, "SELECT device FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", -1,
+                &st, NULL) == SQLITE_OK) {
             sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
             if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
                 snprintf(device, sizeof device, "%s", (const char *)sqlite3_column_text(st, 0));

@@ -18,7 +18,8 @@ typedef struct rt_cli_env {
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err);
 void rt_cli_env_close(rt_cli_env *env);
 /* Parses a non-negative integer option value; fails with a message naming the option. */
-int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out, rt_err *err);
+int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
+                     rt_err *err);
 
 struct sqlite3;
 /* Draws the roofline figure of an experiment into out_dir against machine_path, or, when it is

@@ -13,30 +13,31 @@
 
 static void compare_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rooftune compare BASE.db NEW.db [options]\n"
-            "       rooftune compare --history A.db B.db [C.db ...] [options]\n"
-            "\n"
-            "Matches the points of two stores (experiment, kernel, matrix, params, problem, ranks,\n"
-            "device class) and gives each a verdict from its raw samples: SLOWER or FASTER when the\n"
-            "Mann-Whitney U test rejects at --alpha and the medians differ by more than --threshold;\n"
-            "SAME when they differ by less; UNSURE otherwise. Deterministic metrics must be equal;\n"
-            "a point that was ok and is not any more is a failure. --history finds the change points\n"
-            "of every point's time over stores given in order (oldest first).\n"
-            "\n"
-            "options:\n"
-            "  --threshold R             minimum relative change that counts (default 0.05 = 5%%)\n"
-            "  --alpha A                 significance level of the U test (default 0.01)\n"
-            "  --markdown FILE           also write the summary as Markdown\n"
-            "  --timings-informational   report SLOWER points without failing on them (CPU-only\n"
-            "                            runners: only deterministic metrics and statuses gate)\n"
-            "  --ignore-device           match points whatever device they ran on\n"
-            "  --experiment NAME         only this experiment\n"
-            "  --history                 change points over two or more stores, in order\n"
-            "\n"
-            "exit status: 0 pass; 1 a point slower beyond the threshold (unless timings are\n"
-            "informational), a changed deterministic metric, or a point newly wrong (history: a\n"
-            "slowdown somewhere in the history); 2 bad input.\n");
+    fprintf(
+        f,
+        "usage: rooftune compare BASE.db NEW.db [options]\n"
+        "       rooftune compare --history A.db B.db [C.db ...] [options]\n"
+        "\n"
+        "Matches the points of two stores (experiment, kernel, matrix, params, problem, ranks,\n"
+        "device class) and gives each a verdict from its raw samples: SLOWER or FASTER when the\n"
+        "Mann-Whitney U test rejects at --alpha and the medians differ by more than --threshold;\n"
+        "SAME when they differ by less; UNSURE otherwise. Deterministic metrics must be equal;\n"
+        "a point that was ok and is not any more is a failure. --history finds the change points\n"
+        "of every point's time over stores given in order (oldest first).\n"
+        "\n"
+        "options:\n"
+        "  --threshold R             minimum relative change that counts (default 0.05 = 5%%)\n"
+        "  --alpha A                 significance level of the U test (default 0.01)\n"
+        "  --markdown FILE           also write the summary as Markdown\n"
+        "  --timings-informational   report SLOWER points without failing on them (CPU-only\n"
+        "                            runners: only deterministic metrics and statuses gate)\n"
+        "  --ignore-device           match points whatever device they ran on\n"
+        "  --experiment NAME         only this experiment\n"
+        "  --history                 change points over two or more stores, in order\n"
+        "\n"
+        "exit status: 0 pass; 1 a point slower beyond the threshold (unless timings are\n"
+        "informational), a changed deterministic metric, or a point newly wrong (history: a\n"
+        "slowdown somewhere in the history); 2 bad input.\n");
 }
 
 static int parse_fraction(const char *option, const char *text, double *out)
@@ -44,16 +45,16 @@ static int parse_fraction(const char *option, const char *text, double *out)
     char *end;
     const double v = strtod(text, &end);
     if (end == text || *end != '\0' || !isfinite(v) || !(v > 0 && v < 1)) {
-        fprintf(stderr, "rooftune compare: %s expects a number between 0 and 1, got '%s'\n",
-                option, text);
+        fprintf(stderr, "rooftune compare: %s expects a number between 0 and 1, got '%s'\n", option,
+                text);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int write_markdown(const char *path, const rt_compare_report *r,
-                          const rt_history_report *h, char *const *labels)
+static int write_markdown(const char *path, const rt_compare_report *r, const rt_history_report *h,
+                          char *const *labels)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -74,16 +75,15 @@ static int write_markdown(const char *path, const rt_compare_report *r,
 
 int rt_cli_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"threshold", required_argument, 0, 't'},
-        {"alpha", required_argument, 0, 'a'},
-        {"markdown", required_argument, 0, 'm'},
-        {"timings-informational", no_argument, 0, 'i'},
-        {"ignore-device", no_argument, 0, 'D'},
-        {"experiment", required_argument, 0, 'e'},
-        {"history", no_argument, 0, 'H'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"threshold", required_argument, 0, 't'},
+                                             {"alpha", required_argument, 0, 'a'},
+                                             {"markdown", required_argument, 0, 'm'},
+                                             {"timings-informational", no_argument, 0, 'i'},
+                                             {"ignore-device", no_argument, 0, 'D'},
+                                             {"experiment", required_argument, 0, 'e'},
+                                             {"history", no_argument, 0, 'H'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     rt_compare_opts o;
     rt_compare_opts_init(&o);
     const char *markdown = NULL;

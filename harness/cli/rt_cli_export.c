@@ -9,19 +9,22 @@
 
 static void export_usage(FILE *f)
 {
-    fprintf(f, "usage: rooftune export --db FILE [--format csv|json] [--experiment NAME] [--out FILE]\n"
-               "\n"
-               "Writes one row per point (experiment, kernel, backend, matrix, params, ranks, device,\n"
-               "status, verified, samples, time_median_s, time_min_s, time_max_s, gflops, bound_s,\n"
-               "efficiency, metrics, ...) to standard output or FILE. See docs/store.md.\n");
+    fprintf(
+        f, "usage: rooftune export --db FILE [--format csv|json] [--experiment NAME] [--out FILE]\n"
+           "\n"
+           "Writes one row per point (experiment, kernel, backend, matrix, params, ranks, device,\n"
+           "status, verified, samples, time_median_s, time_min_s, time_max_s, gflops, bound_s,\n"
+           "efficiency, metrics, ...) to standard output or FILE. See docs/store.md.\n");
 }
 
 int rt_cli_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, 0, 'd'},         {"format", required_argument, 0, 'f'},
-        {"experiment", required_argument, 0, 'e'}, {"out", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"format", required_argument, 0, 'f'},
+                                             {"experiment", required_argument, 0, 'e'},
+                                             {"out", required_argument, 0, 'o'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *db = NULL, *format = "csv", *experiment = NULL, *out_path = NULL;
     optind = 1;
     int c;

@@ -57,8 +57,8 @@ int rt_cli_figures(int argc, char **argv)
     rt_err err;
     rt_err_clear(&err);
     rt_figures_result res;
-    const int rc = rt_figures_regenerate(results, out, roofline ? roofline_extra : NULL, NULL,
-                                         &res, &err);
+    const int rc =
+        rt_figures_regenerate(results, out, roofline ? roofline_extra : NULL, NULL, &res, &err);
     for (int k = 0; k < res.n_items; ++k) {
         const rt_figures_item *it = &res.items[k];
         printf("%s: %s (%s): %d figure(s) from the %s in %s\n", it->device, it->experiment,

@@ -16,8 +16,8 @@ static void print_schema(const rt_param_schema *s, int n, const char *indent)
     for (int i = 0; i < n; ++i)
         printf("%s%-16s %-6s %-22s default %-8s %s%s\n", indent, s[i].name, kind_name(s[i].kind),
                s[i].domain && *s[i].domain ? s[i].domain : "(any)",
-               s[i].default_value ? s[i].default_value : "", s[i].compile_time ? "[compile-time] " : "",
-               s[i].help ? s[i].help : "");
+               s[i].default_value ? s[i].default_value : "",
+               s[i].compile_time ? "[compile-time] " : "", s[i].help ? s[i].help : "");
 }
 
 int rt_cli_list(int argc, char **argv)
@@ -25,9 +25,10 @@ int rt_cli_list(int argc, char **argv)
     int cpu_only = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: rooftune list [--cpu]\n\nLists backends, kernel families and their problem "
-                   "parameters, kernels and their\nparameters with domains and defaults, and matrix "
-                   "generators. --cpu skips loading CUDA.\n");
+            printf(
+                "usage: rooftune list [--cpu]\n\nLists backends, kernel families and their problem "
+                "parameters, kernels and their\nparameters with domains and defaults, and matrix "
+                "generators. --cpu skips loading CUDA.\n");
             return RT_EXIT_OK;
         } else if (strcmp(argv[i], "--cpu") == 0) {
             cpu_only = 1;
@@ -46,7 +47,8 @@ int rt_cli_list(int argc, char **argv)
            env.backend.cpu.sm_count, env.backend.cuda_status);
     for (int f = 0; f < env.registry.n_families; ++f) {
         const rt_family_desc *fam = env.registry.families[f];
-        printf("family %s: %s\n  problem parameters:\n", fam->name, fam->summary ? fam->summary : "");
+        printf("family %s: %s\n  problem parameters:\n", fam->name,
+               fam->summary ? fam->summary : "");
         print_schema(fam->problem_params, fam->n_problem_params, "    ");
         printf("\n");
     }
@@ -54,8 +56,8 @@ int rt_cli_list(int argc, char **argv)
     for (int k = 0; k < env.registry.n_kernels; ++k) {
         const rt_kernel_desc *kd = env.registry.kernels[k];
         printf("  %s  [%s, family %s]%s%s\n    %s\n", kd->name, kd->backend, kd->family,
-               kd->unavailable ? "  unavailable here: " : "", kd->unavailable ? kd->unavailable : "",
-               kd->summary ? kd->summary : "");
+               kd->unavailable ? "  unavailable here: " : "",
+               kd->unavailable ? kd->unavailable : "", kd->summary ? kd->summary : "");
         print_schema(kd->params, kd->n_params, "      ");
     }
     printf("\nmatrix generators:\n");

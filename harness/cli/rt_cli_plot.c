@@ -16,17 +16,19 @@
 
 static void plot_usage(FILE *f)
 {
-    fprintf(f, "usage: rooftune plot --db FILE --out DIR [--experiment NAME] [--config FILE]\n"
-               "                    [--machine FILE]\n"
-               "\n"
-               "Draws the figures an experiment's config declares (plots:), or a default set (metric\n"
-               "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
-               "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
-               "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
-               "from the config file the run recorded (when it still exists), else the defaults.\n"
-               "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
-               "against --machine, else the machine file `machine: auto` picks for the recorded\n"
-               "device.\n");
+    fprintf(
+        f,
+        "usage: rooftune plot --db FILE --out DIR [--experiment NAME] [--config FILE]\n"
+        "                    [--machine FILE]\n"
+        "\n"
+        "Draws the figures an experiment's config declares (plots:), or a default set (metric\n"
+        "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
+        "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
+        "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
+        "from the config file the run recorded (when it still exists), else the defaults.\n"
+        "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
+        "against --machine, else the machine file `machine: auto` picks for the recorded\n"
+        "device.\n");
 }
 
 /* A column (config_path, device) of the newest run of the experiment. */
@@ -36,8 +38,8 @@ static void recorded_run_text(sqlite3 *h, const char *experiment, const char *co
     buf[0] = '\0';
     sqlite3_stmt *st = NULL;
     char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", column);
+    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
+             column);
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
@@ -48,11 +50,13 @@ static void recorded_run_text(sqlite3 *h, const char *experiment, const char *co
 
 int rt_cli_plot(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, 0, 'd'},     {"out", required_argument, 0, 'o'},
-        {"experiment", required_argument, 0, 'e'}, {"config", required_argument, 0, 'c'},
-        {"machine", required_argument, 0, 'm'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"out", required_argument, 0, 'o'},
+                                             {"experiment", required_argument, 0, 'e'},
+                                             {"config", required_argument, 0, 'c'},
+                                             {"machine", required_argument, 0, 'm'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *db = NULL, *out = NULL, *experiment = NULL, *config = NULL, *machine = NULL;
     optind = 1;
     int c;
@@ -89,8 +93,9 @@ int rt_cli_plot(int argc, char **argv)
     }
     if (!experiment) {
         if (n_names != 1) {
-            fprintf(stderr, "rooftune plot: %s holds %d experiments; name one with --experiment:",
-                    db, n_names);
+            fprintf(stderr,
+                    "rooftune plot: %s holds %d experiments; name one with --experiment:", db,
+                    n_names);
             for (int i = 0; i < n_names; ++i)
                 fprintf(stderr, " %s", names[i]);
             fprintf(stderr, "\n");

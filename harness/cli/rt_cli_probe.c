@@ -13,32 +13,36 @@
 
 static void probe_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rooftune probe [--out FILE] [--base FILE] [--name NAME] [--quick] [--cpu]\n"
-            "       mpirun -np N rooftune probe [--ranks-per-node N] ...\n"
-            "\n"
-            "Measures the ceilings of this machine and writes a machine file with a measured: block:\n"
-            "CPU STREAM bandwidth and FP64/FP32 peak; with several ranks, MPI ping-pong latency and\n"
-            "streaming bandwidth per tier (same socket, same node, across nodes); with a GPU, HBM, L2\n"
-            "and shared-memory bandwidth, FP32/FP64 peak, host<->device copies and peer copies.\n"
-            "\n"
-            "  --out FILE     write the machine file here (default: standard output)\n"
-            "  --base FILE    keep this machine file's spec: and topology, replace its measured:\n"
-            "                 (default with a GPU: the file `machine: auto` picks for the device)\n"
-            "  --name NAME    the machine's name in the file\n"
-            "  --quick        small sizes and few repetitions (smoke test, not ceilings)\n"
-            "  --cpu          skip the GPU even when one is present\n"
-            "  --ranks-per-node N, --ranks-per-socket N   emulate nodes/sockets (see run --help)\n");
+    fprintf(
+        f,
+        "usage: rooftune probe [--out FILE] [--base FILE] [--name NAME] [--quick] [--cpu]\n"
+        "       mpirun -np N rooftune probe [--ranks-per-node N] ...\n"
+        "\n"
+        "Measures the ceilings of this machine and writes a machine file with a measured: block:\n"
+        "CPU STREAM bandwidth and FP64/FP32 peak; with several ranks, MPI ping-pong latency and\n"
+        "streaming bandwidth per tier (same socket, same node, across nodes); with a GPU, HBM, L2\n"
+        "and shared-memory bandwidth, FP32/FP64 peak, host<->device copies and peer copies.\n"
+        "\n"
+        "  --out FILE     write the machine file here (default: standard output)\n"
+        "  --base FILE    keep this machine file's spec: and topology, replace its measured:\n"
+        "                 (default with a GPU: the file `machine: auto` picks for the device)\n"
+        "  --name NAME    the machine's name in the file\n"
+        "  --quick        small sizes and few repetitions (smoke test, not ceilings)\n"
+        "  --cpu          skip the GPU even when one is present\n"
+        "  --ranks-per-node N, --ranks-per-socket N   emulate nodes/sockets (see run --help)\n");
 }
 
 int rt_cli_probe(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"out", required_argument, 0, 'o'},  {"base", required_argument, 0, 'b'},
-        {"name", required_argument, 0, 'n'}, {"quick", no_argument, 0, 'q'},
-        {"cpu", no_argument, 0, 'c'},        {"ranks-per-node", required_argument, 0, 'N'},
-        {"ranks-per-socket", required_argument, 0, 'S'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"out", required_argument, 0, 'o'},
+                                             {"base", required_argument, 0, 'b'},
+                                             {"name", required_argument, 0, 'n'},
+                                             {"quick", no_argument, 0, 'q'},
+                                             {"cpu", no_argument, 0, 'c'},
+                                             {"ranks-per-node", required_argument, 0, 'N'},
+                                             {"ranks-per-socket", required_argument, 0, 'S'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *out_path = NULL, *base = NULL, *name = NULL;
     int quick = 0, cpu_only = 0;
     long rpn = 0, rps = 0;
@@ -109,7 +113,8 @@ int rt_cli_probe(int argc, char **argv)
         int generic = 0;
         rt_err find_err;
         if (rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
-                            &generic, &find_err) != 0 || generic)
+                            &generic, &find_err) != 0 ||
+            generic)
             base_path[0] = '\0';
     }
     po.base_path = base_path[0] ? base_path : NULL;

@@ -39,8 +39,8 @@ static int parse_fraction(const char *option, const char *text, double *out)
     char *end;
     const double v = strtod(text, &end);
     if (end == text || *end != '\0' || !isfinite(v) || !(v > 0 && v < 1)) {
-        fprintf(stderr, "rooftune report: %s expects a number between 0 and 1, got '%s'\n",
-                option, text);
+        fprintf(stderr, "rooftune report: %s expects a number between 0 and 1, got '%s'\n", option,
+                text);
         return -1;
     }
     *out = v;
@@ -49,12 +49,14 @@ static int parse_fraction(const char *option, const char *text, double *out)
 
 int rt_cli_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"html", required_argument, 0, 'o'},     {"db", required_argument, 0, 'd'},
-        {"threshold", required_argument, 0, 't'}, {"alpha", required_argument, 0, 'a'},
-        {"timings-informational", no_argument, 0, 'i'},
-        {"no-roofline", no_argument, 0, 'n'},    {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"html", required_argument, 0, 'o'},
+                                             {"db", required_argument, 0, 'd'},
+                                             {"threshold", required_argument, 0, 't'},
+                                             {"alpha", required_argument, 0, 'a'},
+                                             {"timings-informational", no_argument, 0, 'i'},
+                                             {"no-roofline", no_argument, 0, 'n'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *stores[MAX_STORES];
     rt_report_opts o = {0};
     rt_compare_opts_init(&o.compare);

@@ -22,32 +22,33 @@
 
 static void run_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rooftune run CONFIG [options]\n"
-            "       mpirun -np N rooftune run CONFIG [options]\n"
-            "\n"
-            "Runs every point of the experiment: verify against the reference, time with adaptive\n"
-            "repetitions, record in the store, check against the roofline. Points already measured by\n"
-            "the same build and config are skipped (resume).\n"
-            "\n"
-            "options:\n"
-            "  --db FILE              SQLite store (default results/<experiment>.db)\n"
-            "  --set KEY=VALUE        override a config key (YAML value), e.g. --set problem.K=[64]\n"
-            "  --dry-run              list the points that would run; measure and store nothing\n"
-            "  --max-points N         stop after measuring N new points (resume later)\n"
-            "  --plots DIR            draw the experiment's figures into DIR after the run\n"
-            "  --ranks-per-node N     treat every N consecutive ranks as one node (emulation)\n"
-            "  --ranks-per-socket N   treat every N consecutive ranks of a node as one socket\n"
-            "  --cpu                  do not load the CUDA backend even if a GPU is present\n"
-            "  --model-only           no measurement, no mpirun: the distributed SpMM's plan and\n"
-            "                         per-tier volumes (and times, with a machine) for --ranks N\n"
-            "  --ranks N              the job size the model plans for (with --model-only)\n"
-            "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
-            "  --quiet                print only the summary\n"
-            "  --help                 this text\n"
-            "\n"
-            "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
-            "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
+    fprintf(
+        f,
+        "usage: rooftune run CONFIG [options]\n"
+        "       mpirun -np N rooftune run CONFIG [options]\n"
+        "\n"
+        "Runs every point of the experiment: verify against the reference, time with adaptive\n"
+        "repetitions, record in the store, check against the roofline. Points already measured by\n"
+        "the same build and config are skipped (resume).\n"
+        "\n"
+        "options:\n"
+        "  --db FILE              SQLite store (default results/<experiment>.db)\n"
+        "  --set KEY=VALUE        override a config key (YAML value), e.g. --set problem.K=[64]\n"
+        "  --dry-run              list the points that would run; measure and store nothing\n"
+        "  --max-points N         stop after measuring N new points (resume later)\n"
+        "  --plots DIR            draw the experiment's figures into DIR after the run\n"
+        "  --ranks-per-node N     treat every N consecutive ranks as one node (emulation)\n"
+        "  --ranks-per-socket N   treat every N consecutive ranks of a node as one socket\n"
+        "  --cpu                  do not load the CUDA backend even if a GPU is present\n"
+        "  --model-only           no measurement, no mpirun: the distributed SpMM's plan and\n"
+        "                         per-tier volumes (and times, with a machine) for --ranks N\n"
+        "  --ranks N              the job size the model plans for (with --model-only)\n"
+        "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
+        "  --quiet                print only the summary\n"
+        "  --help                 this text\n"
+        "\n"
+        "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
+        "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
 }
 
 static void ensure_parent_dir(const char *path)
@@ -70,15 +71,20 @@ static void ensure_parent_dir(const char *path)
 
 int rt_cli_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, 0, 'd'},          {"set", required_argument, 0, 's'},
-        {"dry-run", no_argument, 0, 'n'},           {"max-points", required_argument, 0, 'm'},
-        {"plots", required_argument, 0, 'p'},       {"ranks-per-node", required_argument, 0, 'N'},
-        {"ranks-per-socket", required_argument, 0, 'S'}, {"cpu", no_argument, 0, 'c'},
-        {"quiet", no_argument, 0, 'q'},             {"help", no_argument, 0, 'h'},
-        {"model-only", no_argument, 0, 'M'},        {"ranks", required_argument, 0, 'R'},
-        {"machine", required_argument, 0, 'A'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
+                                             {"set", required_argument, 0, 's'},
+                                             {"dry-run", no_argument, 0, 'n'},
+                                             {"max-points", required_argument, 0, 'm'},
+                                             {"plots", required_argument, 0, 'p'},
+                                             {"ranks-per-node", required_argument, 0, 'N'},
+                                             {"ranks-per-socket", required_argument, 0, 'S'},
+                                             {"cpu", no_argument, 0, 'c'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"model-only", no_argument, 0, 'M'},
+                                             {"ranks", required_argument, 0, 'R'},
+                                             {"machine", required_argument, 0, 'A'},
+                                             {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
     int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
@@ -159,7 +165,8 @@ int rt_cli_run(int argc, char **argv)
     memset(&env, 0, sizeof env);
     int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
     int stage_status = RT_EXIT_USAGE;
-    if (ok && rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), !quiet, &err) != 0) {
+    if (ok &&
+        rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), !quiet, &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }

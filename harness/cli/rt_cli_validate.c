@@ -11,18 +11,18 @@
 
 static void validate_usage(FILE *f)
 {
-    fprintf(f, "usage: rooftune validate CONFIG [--set KEY=VALUE]...\n"
-               "\n"
-               "Checks the config (YAML syntax, keys, types, domains, kernels and their parameters,\n"
-               "constraints, generators) without running anything. Errors name file:line:column.\n"
-               "Exit status 0 when valid, 2 otherwise.\n");
+    fprintf(f,
+            "usage: rooftune validate CONFIG [--set KEY=VALUE]...\n"
+            "\n"
+            "Checks the config (YAML syntax, keys, types, domains, kernels and their parameters,\n"
+            "constraints, generators) without running anything. Errors name file:line:column.\n"
+            "Exit status 0 when valid, 2 otherwise.\n");
 }
 
 int rt_cli_validate(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"set", required_argument, 0, 's'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"set", required_argument, 0, 's'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *sets[MAX_SETS];
     int n_sets = 0;
     optind = 1;

@@ -6,21 +6,22 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: rooftune <command> [options]\n"
-            "\n"
-            "commands:\n"
-            "  run CONFIG        run an experiment (verify, time, store, check against the roofline)\n"
-            "  validate CONFIG   check a config against the registry without running it\n"
-            "  list              kernels, backends, parameters and their domains, generators\n"
-            "  export            write the store's results as CSV or JSON\n"
-            "  plot              draw an experiment's figures with gnuplot\n"
-            "  probe             measure this machine's ceilings and write a machine file\n"
-            "  compare A B       regression verdicts of store B against baseline A (--history)\n"
-            "  figures           redraw the committed figures from results/baselines/\n"
-            "  report            a static HTML page of one or more stores (--html DIR)\n"
-            "\n"
-            "`rooftune <command> --help` describes each command's options.\n");
+    fprintf(
+        f,
+        "usage: rooftune <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  run CONFIG        run an experiment (verify, time, store, check against the roofline)\n"
+        "  validate CONFIG   check a config against the registry without running it\n"
+        "  list              kernels, backends, parameters and their domains, generators\n"
+        "  export            write the store's results as CSV or JSON\n"
+        "  plot              draw an experiment's figures with gnuplot\n"
+        "  probe             measure this machine's ceilings and write a machine file\n"
+        "  compare A B       regression verdicts of store B against baseline A (--history)\n"
+        "  figures           redraw the committed figures from results/baselines/\n"
+        "  report            a static HTML page of one or more stores (--html DIR)\n"
+        "\n"
+        "`rooftune <command> --help` describes each command's options.\n");
 }
 
 int main(int argc, char **argv)

@@ -161,20 +161,27 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
         return -1;
     if (rc > 0) {
         if (same)
-            return rt_err_set(err, "topology options differ between ranks (this rank and rank 0 "
-                                   "have ranks_per_node=%d ranks_per_socket=%d, another rank "
-                                   "differs); pass the same options to every rank", mine[0], mine[1]);
-        return rt_err_set(err, "topology options differ between ranks (rank %d has ranks_per_node=%d "
-                            "ranks_per_socket=%d, rank 0 has %d and %d); pass the same options to "
-                            "every rank", wr, mine[0], mine[1], root[0], root[1]);
+            return rt_err_set(err,
+                              "topology options differ between ranks (this rank and rank 0 "
+                              "have ranks_per_node=%d ranks_per_socket=%d, another rank "
+                              "differs); pass the same options to every rank",
+                              mine[0], mine[1]);
+        return rt_err_set(err,
+                          "topology options differ between ranks (rank %d has ranks_per_node=%d "
+                          "ranks_per_socket=%d, rank 0 has %d and %d); pass the same options to "
+                          "every rank",
+                          wr, mine[0], mine[1], root[0], root[1]);
     }
     const int rpn = opts->ranks_per_node, rps = opts->ranks_per_socket;
     if (rpn < 0 || rps < 0)
-        return rt_err_set(err, "ranks_per_node (%d) and ranks_per_socket (%d) must be >= 0 "
-                               "(0 = use the real topology)", rpn, rps);
+        return rt_err_set(err,
+                          "ranks_per_node (%d) and ranks_per_socket (%d) must be >= 0 "
+                          "(0 = use the real topology)",
+                          rpn, rps);
     if (rpn > 0 && rpn < ws && ws % rpn != 0)
-        return rt_err_set(err, "ranks_per_node = %d does not divide the %d ranks of the job: "
-                               "emulated nodes must be full; use a divisor of %d or start %d ranks",
+        return rt_err_set(err,
+                          "ranks_per_node = %d does not divide the %d ranks of the job: "
+                          "emulated nodes must be full; use a divisor of %d or start %d ranks",
                           rpn, ws, ws, (ws / rpn + 1) * rpn);
 
     /* Node id. */
@@ -420,8 +427,8 @@ int rt_comm_describe(const rt_comm *comm, char *buf, size_t len)
     char rpn[32], spn[32];
     format_range(rpn_lo, rpn_hi, rpn, sizeof rpn);
     format_range(spn_lo, spn_hi, spn, sizeof spn);
-    static const char *const socket_note[] = {"emulated", "hwloc", "hwloc: ranks not bound to one socket",
-                                              "no hwloc"};
+    static const char *const socket_note[] = {"emulated", "hwloc",
+                                              "hwloc: ranks not bound to one socket", "no hwloc"};
     return snprintf(buf, len, "%d rank%s: %d node%s x %s rank%s/node%s, %s socket%s/node (%s)", ws,
                     ws == 1 ? "" : "s", comm->n_nodes, comm->n_nodes == 1 ? "" : "s", rpn,
                     rpn_hi == 1 ? "" : "s", comm->emulated_nodes ? " (emulated)" : "", spn,
@@ -455,8 +462,8 @@ int rt_comm_barrier(rt_comm *comm, rt_err *err)
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, "MPI_Barrier");
 }
 
-static int allreduce_double(rt_comm *comm, double local, double *out, MPI_Op op,
-                            const char *what, rt_err *err)
+static int allreduce_double(rt_comm *comm, double local, double *out, MPI_Op op, const char *what,
+                            rt_err *err)
 {
     const int rc = MPI_Allreduce(&local, out, 1, MPI_DOUBLE, op, comm->level[RT_COMM_WORLD]);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, what);

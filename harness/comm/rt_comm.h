@@ -63,8 +63,8 @@ int rt_comm_world_size(const rt_comm *comm);
 /* The MPI communicator of a level, for distributed kernels. Owned by comm: do not free. */
 MPI_Comm rt_comm_mpi(const rt_comm *comm, rt_comm_level level);
 
-int rt_comm_node_id(const rt_comm *comm);    /* 0 .. n_nodes-1 */
-int rt_comm_socket_id(const rt_comm *comm);  /* 0 .. sockets on my node - 1 */
+int rt_comm_node_id(const rt_comm *comm);   /* 0 .. n_nodes-1 */
+int rt_comm_socket_id(const rt_comm *comm); /* 0 .. sockets on my node - 1 */
 int rt_comm_n_nodes(const rt_comm *comm);
 /* Node id and socket id of any world rank; -1 when the rank is out of range. */
 int rt_comm_node_of(const rt_comm *comm, int world_rank);
@@ -109,7 +109,8 @@ int rt_comm_bcast_bytes(rt_comm *comm, void *data, size_t bytes, int root, rt_er
  * failure it returns -1, sets *all_ok = 0 and keeps the MPI text for rt_comm_last_error. */
 int rt_comm_all_ok(rt_comm *comm, int local_ok, int *all_ok, int *first_failed_rank);
 /* As rt_comm_all_ok, and every rank also receives the first failed rank's message (local_msg of
- * that rank; may be NULL on ranks that succeeded) in msg_out, so every rank can report the cause. */
+ * that rank; may be NULL on ranks that succeeded) in msg_out, so every rank can report the cause.
+ */
 int rt_comm_all_ok_msg(rt_comm *comm, int local_ok, const char *local_msg, int *all_ok,
                        int *first_failed_rank, char *msg_out, size_t msg_len);
 /* The MPI error text of the last failed call that had no err to fill ("" when none). */

@@ -7,14 +7,14 @@
 
 struct rt_rma_win {
     rt_comm *comm;
-    MPI_Comm mpi;       /* world (owned by comm): the communicator the MPI window spans */
+    MPI_Comm mpi; /* world (owned by comm): the communicator the MPI window spans */
     MPI_Win win;
-    int locked;         /* inside the lock_all epoch */
+    int locked; /* inside the lock_all epoch */
     void *base;
     size_t local_bytes;
     int rank, size;
-    size_t *bytes_of;   /* window size of every rank of the level */
-    int *world_of;      /* world rank of every rank of the level */
+    size_t *bytes_of; /* window size of every rank of the level */
+    int *world_of;    /* world rank of every rank of the level */
     rt_rma_stats stats;
     char name[64];
 };
@@ -82,8 +82,10 @@ int rt_rma_win_create(rt_comm *comm, rt_comm_level level, size_t local_bytes, co
             free(w->world_of);
             free(w);
         }
-        return rt_err_set(err, "window '%s': rank %d could not prepare %zu bytes (out of memory "
-                               "or too large)", wname, first_bad, local_bytes);
+        return rt_err_set(err,
+                          "window '%s': rank %d could not prepare %zu bytes (out of memory "
+                          "or too large)",
+                          wname, first_bad, local_bytes);
     }
 
     /* Sizes and world ranks of every member, for range checks and the traffic tiers. */
@@ -209,9 +211,10 @@ static int check_range(const rt_rma_win *w, int target, size_t offset, size_t by
                           w->name, what, target, w->size);
     const size_t have = w->bytes_of[target];
     if (offset > have || bytes > have - offset)
-        return rt_err_set(err, "window '%s': %s of %zu bytes at offset %zu on rank %d is outside "
-                               "that rank's %zu bytes", w->name, what, bytes, offset,
-                          w->world_of[target], have);
+        return rt_err_set(err,
+                          "window '%s': %s of %zu bytes at offset %zu on rank %d is outside "
+                          "that rank's %zu bytes",
+                          w->name, what, bytes, offset, w->world_of[target], have);
     return 0;
 }
 
@@ -233,8 +236,8 @@ static int count(rt_rma_win *w, int target, int64_t bytes, rt_err *err)
     return rt_comm_count_to(w->comm, world, bytes, err);
 }
 
-int rt_rma_rget(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offset,
-                rt_rma_req *req, rt_err *err)
+int rt_rma_rget(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offset, rt_rma_req *req,
+                rt_err *err)
 {
     req->n = 0;
     if (check_range(w, target, offset, bytes, "get", err) != 0)
@@ -245,14 +248,16 @@ int rt_rma_rget(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offse
         return rt_err_set(err, "window '%s': get of %zu bytes into a NULL buffer", w->name, bytes);
     const size_t pieces = (bytes + RT_RMA_PIECE_BYTES - 1) / RT_RMA_PIECE_BYTES;
     if (pieces > RT_RMA_REQ_PIECES)
-        return rt_err_set(err, "window '%s': a get of %zu bytes exceeds the %d GiB one request "
-                               "can carry", w->name, bytes, RT_RMA_REQ_PIECES);
+        return rt_err_set(err,
+                          "window '%s': a get of %zu bytes exceeds the %d GiB one request "
+                          "can carry",
+                          w->name, bytes, RT_RMA_REQ_PIECES);
     unsigned char *d = dst;
     for (size_t off = 0; off < bytes; off += RT_RMA_PIECE_BYTES) {
         const size_t n = bytes - off < RT_RMA_PIECE_BYTES ? bytes - off : RT_RMA_PIECE_BYTES;
-        const int rc = MPI_Rget(d + off, (int)n, MPI_BYTE, w->world_of[target],
-                                (MPI_Aint)(offset + off), (int)n, MPI_BYTE, w->win,
-                                &req->req[req->n]);
+        const int rc =
+            MPI_Rget(d + off, (int)n, MPI_BYTE, w->world_of[target], (MPI_Aint)(offset + off),
+                     (int)n, MPI_BYTE, w->win, &req->req[req->n]);
         if (rc != MPI_SUCCESS) {
             rt_err ignored;
             rt_rma_wait(req, &ignored); /* never leave pieces in flight behind an error */
@@ -310,8 +315,7 @@ int rt_rma_test(rt_rma_req *req, int *done, rt_err *err)
     return 0;
 }
 
-int rt_rma_put(rt_rma_win *w, const void *src, size_t bytes, int target, size_t offset,
-               rt_err *err)
+int rt_rma_put(rt_rma_win *w, const void *src, size_t bytes, int target, size_t offset, rt_err *err)
 {
     if (check_range(w, target, offset, bytes, "put", err) != 0)
         return -1;
@@ -360,8 +364,10 @@ int rt_rma_accumulate(rt_rma_win *w, const void *src, size_t count_elems, rt_rma
     if (check_range(w, target, offset, bytes, "accumulate", err) != 0)
         return -1;
     if (offset % elem != 0)
-        return rt_err_set(err, "window '%s': accumulate at offset %zu is not aligned to its %zu-byte "
-                               "elements", w->name, offset, elem);
+        return rt_err_set(err,
+                          "window '%s': accumulate at offset %zu is not aligned to its %zu-byte "
+                          "elements",
+                          w->name, offset, elem);
     if (bytes == 0)
         return 0;
     if (!src)
@@ -370,8 +376,9 @@ int rt_rma_accumulate(rt_rma_win *w, const void *src, size_t count_elems, rt_rma
     const unsigned char *s = src;
     for (size_t done = 0; done < count_elems; done += per) {
         const size_t n = count_elems - done < per ? count_elems - done : per;
-        const int rc = MPI_Accumulate(s + done * elem, (int)n, dt, w->world_of[target],
-                                      (MPI_Aint)(offset + done * elem), (int)n, dt, MPI_SUM, w->win);
+        const int rc =
+            MPI_Accumulate(s + done * elem, (int)n, dt, w->world_of[target],
+                           (MPI_Aint)(offset + done * elem), (int)n, dt, MPI_SUM, w->win);
         if (rc != MPI_SUCCESS)
             return mpi_fail(err, rc, w->name, "MPI_Accumulate");
     }
@@ -403,8 +410,8 @@ static int atomic64(rt_rma_win *w, int target, size_t offset, int64_t operand, i
     if (check_range(w, target, offset, 8, what, err) != 0)
         return -1;
     if (offset % 8 != 0)
-        return rt_err_set(err, "window '%s': %s at offset %zu is not 8-byte aligned", w->name,
-                          what, offset);
+        return rt_err_set(err, "window '%s': %s at offset %zu is not 8-byte aligned", w->name, what,
+                          offset);
     int64_t old = 0;
     const int world = w->world_of[target];
     int rc = MPI_Fetch_and_op(&operand, &old, MPI_INT64_T, world, (MPI_Aint)offset, op, w->win);

@@ -17,9 +17,10 @@
  *     counter or flag that several ranks touch is read and written with the 64-bit atomics below.
  *
  * Targets are ranks of the window's group at the level it was created on (its rank in that level's
- * communicator); world ranks are found with rt_rma_world_rank. Every operation checks its target and its byte range against the
- * target's window size (sizes are exchanged at creation) and fails with a message naming the
- * window, the target and the range, instead of corrupting memory or aborting in MPI.
+ * communicator); world ranks are found with rt_rma_world_rank. Every operation checks its target
+ * and its byte range against the target's window size (sizes are exchanged at creation) and fails
+ * with a message naming the window, the target and the range, instead of corrupting memory or
+ * aborting in MPI.
  *
  * Traffic. Every byte an operation moves between two ranks is added to the rt_comm per-tier
  * counters of the origin rank (rt_comm_count_to, tier between the two world ranks), one message
@@ -46,7 +47,7 @@ typedef struct rt_rma_win rt_rma_win;
 /* Pieces of one request: MPI counts are int, so larger transfers are split in pieces of at most
  * RT_RMA_PIECE_BYTES; a request holds at most RT_RMA_REQ_PIECES of them (16 GiB per request). */
 #define RT_RMA_PIECE_BYTES ((size_t)1 << 30)
-#define RT_RMA_REQ_PIECES 16
+#define RT_RMA_REQ_PIECES  16
 
 /* A non-blocking get in flight. Zero-initialise it (or let rt_rma_rget fill it); a request with
  * no pieces is complete. */
@@ -62,7 +63,7 @@ typedef enum rt_rma_type { RT_RMA_I64 = 0, RT_RMA_F32 = 1, RT_RMA_F64 = 2 } rt_r
 typedef struct rt_rma_stats {
     int64_t bytes[RT_TIER_COUNT]; /* to and from other ranks, per tier */
     int64_t ops[RT_TIER_COUNT];
-    int64_t self_bytes;           /* operations on this rank's own memory */
+    int64_t self_bytes; /* operations on this rank's own memory */
     int64_t self_ops;
 } rt_rma_stats;
 
@@ -83,19 +84,20 @@ int rt_rma_win_create(rt_comm *comm, rt_comm_level level, size_t local_bytes, co
 /* Ends the epoch and frees the window. Collective over world; NULL is fine. */
 void rt_rma_win_free(rt_rma_win *w);
 
-void *rt_rma_local(rt_rma_win *w);                 /* this rank's memory (NULL when 0 bytes) */
+void *rt_rma_local(rt_rma_win *w); /* this rank's memory (NULL when 0 bytes) */
 size_t rt_rma_local_bytes(const rt_rma_win *w);
 size_t rt_rma_bytes_of(const rt_rma_win *w, int target); /* 0 for a target out of range */
-int rt_rma_rank(const rt_rma_win *w);              /* rank in the window's communicator */
+int rt_rma_rank(const rt_rma_win *w);                    /* rank in the window's communicator */
 int rt_rma_size(const rt_rma_win *w);
 int rt_rma_world_rank(const rt_rma_win *w, int target); /* -1 for a target out of range */
 const char *rt_rma_name(const rt_rma_win *w);
 rt_comm *rt_rma_comm(const rt_rma_win *w);
 
 /* Non-blocking get of `bytes` from target's memory at `offset` into dst. Complete at
- * rt_rma_wait / rt_rma_test; dst must not be touched before. A zero-byte get is complete at once. */
-int rt_rma_rget(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offset,
-                rt_rma_req *req, rt_err *err);
+ * rt_rma_wait / rt_rma_test; dst must not be touched before. A zero-byte get is complete at once.
+ */
+int rt_rma_rget(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offset, rt_rma_req *req,
+                rt_err *err);
 /* Blocking get (rt_rma_rget + rt_rma_wait). */
 int rt_rma_get(rt_rma_win *w, void *dst, size_t bytes, int target, size_t offset, rt_err *err);
 int rt_rma_wait(rt_rma_req *req, rt_err *err);

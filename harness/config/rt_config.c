@@ -870,8 +870,9 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
     const int scaling = strcmp(p->type, "scaling") == 0;
     if ((n = rt_yaml_map_get(item, "x"))) {
         if (heatmap)
-            return FAIL(err, n, PLOT_SUB("x"), "a heatmap has no x (y names its metric family, "
-                                               "e.g. comm_bytes for comm_bytes_<i>_<j>)");
+            return FAIL(err, n, PLOT_SUB("x"),
+                        "a heatmap has no x (y names its metric family, "
+                        "e.g. comm_bytes for comm_bytes_<i>_<j>)");
         if (read_text(n, PLOT_SUB("x"), 0, p->x, sizeof p->x, err) != 0)
             return -1;
     } else if (scaling) {
@@ -884,26 +885,31 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
                     "row_block or K)");
     }
     snprintf(p->y, sizeof p->y, "%s",
-             scaling ? "time_median_s" : heatmap ? "comm_bytes" : "gflops");
+             scaling   ? "time_median_s"
+             : heatmap ? "comm_bytes"
+                       : "gflops");
     if ((n = rt_yaml_map_get(item, "y")) &&
         read_text(n, PLOT_SUB("y"), 0, p->y, sizeof p->y, err) != 0)
         return -1;
     if ((n = rt_yaml_map_get(item, "series"))) {
         if (heatmap)
-            return FAIL(err, n, PLOT_SUB("series"), "a heatmap has no series (it draws the "
-                                                    "matrix of one point)");
+            return FAIL(err, n, PLOT_SUB("series"),
+                        "a heatmap has no series (it draws the "
+                        "matrix of one point)");
         if (read_text(n, PLOT_SUB("series"), 1, p->series, sizeof p->series, err) != 0)
             return -1;
     }
     if ((n = rt_yaml_map_get(item, "baseline"))) {
         if (strcmp(p->type, "bars") != 0)
-            return FAIL(err, n, PLOT_SUB("baseline"), "only bars take a baseline (the series "
-                                                      "value that speedups are relative to)");
+            return FAIL(err, n, PLOT_SUB("baseline"),
+                        "only bars take a baseline (the series "
+                        "value that speedups are relative to)");
         if (read_text(n, PLOT_SUB("baseline"), 0, p->baseline, sizeof p->baseline, err) != 0)
             return -1;
         if (!p->series[0])
-            return FAIL(err, n, PLOT_SUB("baseline"), "a baseline names a series value, so the "
-                                                      "plot needs a series (e.g. series: kernel)");
+            return FAIL(err, n, PLOT_SUB("baseline"),
+                        "a baseline names a series value, so the "
+                        "plot needs a series (e.g. series: kernel)");
     }
     if ((n = rt_yaml_map_get(item, "stack"))) {
         if (strcmp(p->type, "stacked") != 0)
@@ -929,8 +935,9 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
         }
         p->n_stack = count;
     } else if (strcmp(p->type, "stacked") == 0) {
-        return FAIL(err, item, path, "a stacked figure needs 'stack' (the values stacked in "
-                                     "each bar, e.g. [compute_s, comm_s])");
+        return FAIL(err, item, path,
+                    "a stacked figure needs 'stack' (the values stacked in "
+                    "each bar, e.g. [compute_s, comm_s])");
     }
     if ((n = rt_yaml_map_get(item, "title")) &&
         read_text(n, PLOT_SUB("title"), 1, p->title, sizeof p->title, err) != 0)

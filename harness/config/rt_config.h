@@ -71,20 +71,21 @@ typedef struct rt_kernel_cfg {
     int n_params;
     rt_param_domain *params;
     int n_constraints;
-    char (*constraints)[512]; /* expressions, e.g. "register_tile * block <= device.max_threads_per_block" */
+    char (*constraints)[512]; /* expressions, e.g. "register_tile * block <=
+                                 device.max_threads_per_block" */
     rt_src_loc *constraint_locs;
     rt_src_loc loc;
     rt_src_loc name_loc; /* added by config: where the kernel's name is written */
 } rt_kernel_cfg;
 
 typedef struct rt_measure_cfg {
-    char mode[8];         /* "hot" or "cold" (caches flushed before each repetition) */
-    int warmup;           /* untimed executions before sampling */
-    int min_reps;         /* at least this many samples */
-    int max_reps;         /* at most this many samples */
-    double max_time_s;    /* stop sampling a point after this much measured time */
-    double target_rel_ci; /* stop once the median's CI half-width / median falls below this */
-    double confidence;    /* of that interval, e.g. 0.95 */
+    char mode[8];           /* "hot" or "cold" (caches flushed before each repetition) */
+    int warmup;             /* untimed executions before sampling */
+    int min_reps;           /* at least this many samples */
+    int max_reps;           /* at most this many samples */
+    double max_time_s;      /* stop sampling a point after this much measured time */
+    double target_rel_ci;   /* stop once the median's CI half-width / median falls below this */
+    double confidence;      /* of that interval, e.g. 0.95 */
     double point_timeout_s; /* a single execution longer than this records the point as timeout */
 } rt_measure_cfg;
 
@@ -107,16 +108,17 @@ typedef struct rt_plot_cfg {
     char title[160]; /* "" when not given: the plot stage makes one */
     int logx, logy;  /* 0: not given (the plot stage decides), 1: log axis, -1: linear */
     /* Added for the regression/figures issue: */
-    char baseline[96]; /* bars: label each bar with its speedup over this series value ("" = none) */
-    int n_stack;       /* stacked: how many values each bar stacks */
+    char
+        baseline[96]; /* bars: label each bar with its speedup over this series value ("" = none) */
+    int n_stack;      /* stacked: how many values each bar stacks */
     char stack[RT_PLOT_STACK_MAX][48]; /* stacked: the stacked values, bottom first */
     rt_src_loc loc;
 } rt_plot_cfg;
 
 typedef struct rt_config {
     char path[1024];
-    char *text;       /* the text of the file and its includes, as read, for provenance */
-    char hash[17];    /* hex hash of text plus applied overrides */
+    char *text;    /* the text of the file and its includes, as read, for provenance */
+    char hash[17]; /* hex hash of text plus applied overrides */
     char name[64];
     char description[512];
     char machine[1024]; /* "auto" or a path */
@@ -138,8 +140,8 @@ typedef struct rt_config {
 /* Reads and checks a config. overrides are "dotted.key=value" strings from --set (the value is
  * YAML, so "problem.K=[32,64]" works); n_overrides may be 0. On error err names file:line:col and
  * the key, and suggests the nearest valid key for an unknown one. */
-int rt_config_load(const char *path, const char *const *overrides, int n_overrides,
-                   rt_config *cfg, rt_err *err);
+int rt_config_load(const char *path, const char *const *overrides, int n_overrides, rt_config *cfg,
+                   rt_err *err);
 void rt_config_free(rt_config *cfg);
 /* Checks the config against the registry: every kernel exists (with a "did you mean"), every
  * parameter is in its schema and every listed value in its domain, every problem parameter is

@@ -6,13 +6,13 @@
 #include <stdint.h>
 
 typedef struct rt_device_info {
-    char backend[16];        /* "cpu" or "cuda" */
-    char name[128];          /* "NVIDIA H100 80GB HBM3", or the CPU model */
-    int ordinal;             /* device index on the node (GPU ordinal; 0 for the CPU) */
-    int cc_major, cc_minor;  /* compute capability; 0 on the CPU */
-    int sm_count;            /* multiprocessors, or CPU cores available to this rank */
+    char backend[16];       /* "cpu" or "cuda" */
+    char name[128];         /* "NVIDIA H100 80GB HBM3", or the CPU model */
+    int ordinal;            /* device index on the node (GPU ordinal; 0 for the CPU) */
+    int cc_major, cc_minor; /* compute capability; 0 on the CPU */
+    int sm_count;           /* multiprocessors, or CPU cores available to this rank */
     int64_t global_mem_bytes;
-    int64_t l2_bytes;        /* GPU L2, or CPU last-level cache */
+    int64_t l2_bytes;                   /* GPU L2, or CPU last-level cache */
     int64_t max_shared_per_block;       /* default limit (48 KiB on NVIDIA) */
     int64_t max_shared_per_block_optin; /* opt-in limit through cudaFuncSetAttribute */
     int64_t max_shared_per_sm;

@@ -18,8 +18,8 @@ typedef struct rt_err {
 /* Clears the message. */
 void rt_err_clear(rt_err *err);
 
-/* Formats the message (printf-style) and returns -1, so a failing path can `return rt_err_set(...)`.
- * err may be NULL (the message is then dropped). */
+/* Formats the message (printf-style) and returns -1, so a failing path can `return
+ * rt_err_set(...)`. err may be NULL (the message is then dropped). */
 int rt_err_set(rt_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Prepends formatted context and ": " to an existing message; returns -1. */

@@ -65,8 +65,9 @@ static void *alloc_array(int64_t count, size_t elem, int zeroed, const char *wha
 {
     size_t bytes;
     if (mul_size(count, elem, &bytes) != 0) {
-        rt_err_set(err, "cannot allocate %s: %" PRId64 " elements of %zu bytes overflow the address space",
-                   what, count, elem);
+        rt_err_set(
+            err, "cannot allocate %s: %" PRId64 " elements of %zu bytes overflow the address space",
+            what, count, elem);
         return NULL;
     }
     const size_t ask = bytes ? bytes : 1;
@@ -84,11 +85,14 @@ int rt_csr_alloc(rt_csr *m, int64_t rows, int64_t cols, int64_t nnz, rt_err *err
 {
     memset(m, 0, sizeof *m);
     if (rows < 0 || cols < 0 || nnz < 0)
-        return rt_err_set(err, "invalid CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " nonzeros: sizes must not be negative", rows, cols, nnz);
+        return rt_err_set(err,
+                          "invalid CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
+                          " nonzeros: sizes must not be negative",
+                          rows, cols, nnz);
     /* Column indices are 32-bit (they halve index traffic in every kernel). */
     if (cols > INT32_MAX)
-        return rt_err_set(err, "CSR with %" PRId64 " columns exceeds the 32-bit column index limit %d",
+        return rt_err_set(err,
+                          "CSR with %" PRId64 " columns exceeds the 32-bit column index limit %d",
                           cols, INT32_MAX);
     if (rows == INT64_MAX)
         return rt_err_set(err, "CSR with %" PRId64 " rows is too large", rows);
@@ -122,8 +126,10 @@ int rt_csr_validate(const rt_csr *m, rt_err *err)
     if (!m)
         return rt_err_set(err, "CSR matrix is NULL");
     if (m->rows < 0 || m->cols < 0 || m->nnz < 0)
-        return rt_err_set(err, "CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " nonzeros has a negative size", m->rows, m->cols, m->nnz);
+        return rt_err_set(err,
+                          "CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
+                          " nonzeros has a negative size",
+                          m->rows, m->cols, m->nnz);
     if (m->cols > INT32_MAX)
         return rt_err_set(err, "CSR has %" PRId64 " columns, more than 32-bit indices can address",
                           m->cols);
@@ -137,22 +143,27 @@ int rt_csr_validate(const rt_csr *m, rt_err *err)
     for (int64_t r = 0; r < m->rows; ++r) {
         const int64_t b = m->rowptr[r], e = m->rowptr[r + 1];
         if (e < b)
-            return rt_err_set(err, "CSR rowptr decreases at row %" PRId64 " (%" PRId64 " then %" PRId64 ")",
-                              r, b, e);
+            return rt_err_set(
+                err, "CSR rowptr decreases at row %" PRId64 " (%" PRId64 " then %" PRId64 ")", r, b,
+                e);
         if (e > m->nnz)
             return rt_err_set(err, "CSR rowptr[%" PRId64 "] = %" PRId64 " exceeds nnz %" PRId64,
                               r + 1, e, m->nnz);
         for (int64_t k = b; k < e; ++k) {
             const int32_t c = m->colidx[k];
             if (c < 0 || c >= m->cols)
-                return rt_err_set(err, "CSR row %" PRId64 " has column index %" PRId32
-                                  " outside [0, %" PRId64 ")", r, c, m->cols);
+                return rt_err_set(err,
+                                  "CSR row %" PRId64 " has column index %" PRId32
+                                  " outside [0, %" PRId64 ")",
+                                  r, c, m->cols);
             if (k > b && c == m->colidx[k - 1])
-                return rt_err_set(err, "CSR row %" PRId64 " has column %" PRId32 " twice (duplicate entry)",
-                                  r, c);
+                return rt_err_set(
+                    err, "CSR row %" PRId64 " has column %" PRId32 " twice (duplicate entry)", r,
+                    c);
             if (k > b && c < m->colidx[k - 1])
-                return rt_err_set(err, "CSR row %" PRId64 " is not sorted: column %" PRId32
-                                  " follows %" PRId32, r, c, m->colidx[k - 1]);
+                return rt_err_set(
+                    err, "CSR row %" PRId64 " is not sorted: column %" PRId32 " follows %" PRId32,
+                    r, c, m->colidx[k - 1]);
         }
     }
     if (m->rowptr[m->rows] != m->nnz)
@@ -221,8 +232,8 @@ static int64_t longest_row(const int64_t *ptr, int64_t rows)
 static int csr_from_buckets(rt_csr *out, int64_t rows, int64_t cols, const int64_t *bucket_ptr,
                             col_val *entries, rt_err *err)
 {
-    col_val *scratch = alloc_array(longest_row(bucket_ptr, rows), sizeof *scratch, 0,
-                                   "row sort buffer", err);
+    col_val *scratch =
+        alloc_array(longest_row(bucket_ptr, rows), sizeof *scratch, 0, "row sort buffer", err);
     if (!scratch)
         return -1;
     int64_t unique = 0;
@@ -258,21 +269,28 @@ int rt_csr_from_coo(rt_csr *out, int64_t rows, int64_t cols, int64_t nnz, const 
 {
     memset(out, 0, sizeof *out);
     if (rows < 0 || cols < 0 || nnz < 0)
-        return rt_err_set(err, "invalid COO shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " entries: sizes must not be negative", rows, cols, nnz);
+        return rt_err_set(err,
+                          "invalid COO shape %" PRId64 " x %" PRId64 " with %" PRId64
+                          " entries: sizes must not be negative",
+                          rows, cols, nnz);
     if (cols > INT32_MAX)
-        return rt_err_set(err, "COO with %" PRId64 " columns exceeds the 32-bit column index limit %d",
+        return rt_err_set(err,
+                          "COO with %" PRId64 " columns exceeds the 32-bit column index limit %d",
                           cols, INT32_MAX);
     if (nnz > 0 && (!ri || !ci || !v))
         return rt_err_set(err, "COO with %" PRId64 " entries is missing its %s array", nnz,
-                          !ri ? "row index" : !ci ? "column index" : "value");
+                          !ri   ? "row index"
+                          : !ci ? "column index"
+                                : "value");
     for (int64_t k = 0; k < nnz; ++k) {
         if (ri[k] < 0 || ri[k] >= rows)
-            return rt_err_set(err, "COO entry %" PRId64 " has row index %" PRId64
-                              " outside [0, %" PRId64 ")", k, ri[k], rows);
+            return rt_err_set(
+                err, "COO entry %" PRId64 " has row index %" PRId64 " outside [0, %" PRId64 ")", k,
+                ri[k], rows);
         if (ci[k] < 0 || ci[k] >= cols)
-            return rt_err_set(err, "COO entry %" PRId64 " has column index %" PRId64
-                              " outside [0, %" PRId64 ")", k, ci[k], cols);
+            return rt_err_set(
+                err, "COO entry %" PRId64 " has column index %" PRId64 " outside [0, %" PRId64 ")",
+                k, ci[k], cols);
     }
     int64_t *bucket_ptr = alloc_array(rows + 1, sizeof *bucket_ptr, 1, "COO row counts", err);
     if (!bucket_ptr)
@@ -318,8 +336,9 @@ int rt_csr_row_block(rt_csr *dst, const rt_csr *src, int64_t r0, int64_t r1, rt_
 {
     memset(dst, 0, sizeof *dst);
     if (r0 < 0 || r1 < r0 || r1 > src->rows)
-        return rt_err_set(err, "row block [%" PRId64 ", %" PRId64 ") is not inside [0, %" PRId64 ")",
-                          r0, r1, src->rows);
+        return rt_err_set(err,
+                          "row block [%" PRId64 ", %" PRId64 ") is not inside [0, %" PRId64 ")", r0,
+                          r1, src->rows);
     const int64_t base = src->rowptr[r0];
     const int64_t nnz = src->rowptr[r1] - base;
     if (rt_csr_alloc(dst, r1 - r0, src->cols, nnz, err) != 0)
@@ -347,8 +366,9 @@ static int check_permutation(const int64_t *p, int64_t n, const char *what, rt_e
         }
         if (seen[p[i]]) {
             free(seen);
-            return rt_err_set(err, "%s is not a permutation: %" PRId64 " appears twice (again at %" PRId64 ")",
-                              what, p[i], i);
+            return rt_err_set(
+                err, "%s is not a permutation: %" PRId64 " appears twice (again at %" PRId64 ")",
+                what, p[i], i);
         }
         seen[p[i]] = 1;
     }
@@ -427,9 +447,9 @@ int rt_ell_from_csr(rt_ell *out, const rt_csr *a, int32_t slice_height, rt_err *
     const int64_t h = slice_height;
     const int64_t nslices = (a->rows + h - 1) / h;
     out->slice_ptr = alloc_array(nslices + 1, sizeof *out->slice_ptr, 1, "ELL slice offsets", err);
-    out->slice_width = out->slice_ptr ? alloc_array(nslices, sizeof *out->slice_width, 1,
-                                                    "ELL slice widths", err)
-                                      : NULL;
+    out->slice_width =
+        out->slice_ptr ? alloc_array(nslices, sizeof *out->slice_width, 1, "ELL slice widths", err)
+                       : NULL;
     if (!out->slice_width) {
         rt_ell_free(out);
         return -1;
@@ -444,7 +464,8 @@ int rt_ell_from_csr(rt_ell *out, const rt_csr *a, int32_t slice_height, rt_err *
         }
         if (width > INT32_MAX || width * h > INT64_MAX - stored) {
             rt_ell_free(out);
-            return rt_err_set(err, "ELL slice %" PRId64 " is too large (width %" PRId64 ")", s, width);
+            return rt_err_set(err, "ELL slice %" PRId64 " is too large (width %" PRId64 ")", s,
+                              width);
         }
         out->slice_width[s] = (int32_t)width;
         out->slice_ptr[s] = stored;
@@ -486,8 +507,9 @@ int rt_ell_to_csr(rt_csr *out, const rt_ell *e, rt_err *err)
     if (h < 1)
         return rt_err_set(err, "ELL slice_height = %" PRId64 " must be positive", h);
     if (e->rows < 0 || e->nslices != (e->rows + h - 1) / h)
-        return rt_err_set(err, "ELL has %" PRId64 " slices for %" PRId64 " rows of slice height %" PRId64,
-                          e->nslices, e->rows, h);
+        return rt_err_set(
+            err, "ELL has %" PRId64 " slices for %" PRId64 " rows of slice height %" PRId64,
+            e->nslices, e->rows, h);
     /* Padding is recognised by colidx -1 (not by value 0), so explicit zeros survive the trip. */
     int64_t nnz = 0;
     for (int64_t s = 0; s < e->nslices; ++s) {
@@ -507,8 +529,10 @@ int rt_ell_to_csr(rt_csr *out, const rt_ell *e, rt_err *err)
                 if (ended || r >= e->rows)
                     return rt_err_set(err, "ELL row %" PRId64 " has an entry after its padding", r);
                 if (c < 0 || c >= e->cols)
-                    return rt_err_set(err, "ELL row %" PRId64 " has column index %" PRId32
-                                      " outside [0, %" PRId64 ")", r, c, e->cols);
+                    return rt_err_set(err,
+                                      "ELL row %" PRId64 " has column index %" PRId32
+                                      " outside [0, %" PRId64 ")",
+                                      r, c, e->cols);
                 ++nnz;
             }
         }
@@ -539,8 +563,9 @@ int rt_dense_alloc(rt_dense *d, int64_t rows, int64_t cols, rt_layout layout, rt
 {
     memset(d, 0, sizeof *d);
     if (rows < 0 || cols < 0)
-        return rt_err_set(err, "invalid dense shape %" PRId64 " x %" PRId64 ": sizes must not be negative",
-                          rows, cols);
+        return rt_err_set(
+            err, "invalid dense shape %" PRId64 " x %" PRId64 ": sizes must not be negative", rows,
+            cols);
     if (layout != RT_ROW_MAJOR && layout != RT_COL_MAJOR)
         return rt_err_set(err, "invalid dense layout %d (expected row or col)", (int)layout);
     if (prec != RT_FP32 && prec != RT_FP64)
@@ -610,7 +635,8 @@ void rt_dense_fill_random(rt_dense *d, uint64_t seed)
 double rt_dense_get(const rt_dense *d, int64_t i, int64_t j)
 {
     const int64_t at = dense_offset(d, i, j);
-    return d->prec == RT_FP32 ? (double)((const float *)d->data)[at] : ((const double *)d->data)[at];
+    return d->prec == RT_FP32 ? (double)((const float *)d->data)[at]
+                              : ((const double *)d->data)[at];
 }
 
 void rt_dense_set(rt_dense *d, int64_t i, int64_t j, double v)

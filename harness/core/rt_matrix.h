@@ -56,14 +56,14 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
 typedef struct rt_ell {
     int64_t rows;
     int64_t cols;
-    int64_t nnz;         /* real nonzeros */
-    int64_t stored;      /* entries including padding */
+    int64_t nnz;    /* real nonzeros */
+    int64_t stored; /* entries including padding */
     int32_t slice_height;
     int64_t nslices;
-    int64_t *slice_ptr;  /* nslices + 1 */
-    int32_t *slice_width;/* nslices */
-    int32_t *colidx;     /* stored */
-    double *val;         /* stored */
+    int64_t *slice_ptr;   /* nslices + 1 */
+    int32_t *slice_width; /* nslices */
+    int32_t *colidx;      /* stored */
+    double *val;          /* stored */
 } rt_ell;
 
 int rt_ell_from_csr(rt_ell *out, const rt_csr *a, int32_t slice_height, rt_err *err);

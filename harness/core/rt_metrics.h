@@ -8,10 +8,10 @@
 #define RT_MAX_METRICS 96
 
 typedef struct rt_metric {
-    char name[64];    /* e.g. "dram_bytes_read", "registers_per_thread", "padding_overhead" */
-    char unit[16];    /* "bytes", "count", "ratio", "s", ... */
-    int available;    /* 0: could not be read; reason says why */
-    int deterministic;/* 1: a function of inputs and parameters only (compared exactly) */
+    char name[64];     /* e.g. "dram_bytes_read", "registers_per_thread", "padding_overhead" */
+    char unit[16];     /* "bytes", "count", "ratio", "s", ... */
+    int available;     /* 0: could not be read; reason says why */
+    int deterministic; /* 1: a function of inputs and parameters only (compared exactly) */
     double value;
     char reason[160];
 } rt_metric;

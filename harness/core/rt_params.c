@@ -38,10 +38,8 @@ rt_value rt_value_str(const char *s)
 double rt_value_as_double(const rt_value *v)
 {
     switch (v->kind) {
-    case RT_V_INT:
-        return (double)v->i;
-    case RT_V_REAL:
-        return v->r;
+    case RT_V_INT: return (double)v->i;
+    case RT_V_REAL: return v->r;
     case RT_V_STR: {
         char *end = NULL;
         const double d = strtod(v->s, &end);
@@ -78,8 +76,7 @@ static int json_escape(const char *s, char *buf, size_t len)
 int rt_value_format(const rt_value *v, char *buf, size_t len)
 {
     switch (v->kind) {
-    case RT_V_INT:
-        return snprintf(buf, len, "%" PRId64, v->i);
+    case RT_V_INT: return snprintf(buf, len, "%" PRId64, v->i);
     case RT_V_REAL:
         if (!isfinite(v->r))
             return snprintf(buf, len, "null");
@@ -98,12 +95,9 @@ int rt_value_equal(const rt_value *a, const rt_value *b)
     if (a->kind != b->kind)
         return 0;
     switch (a->kind) {
-    case RT_V_INT:
-        return a->i == b->i;
-    case RT_V_REAL:
-        return a->r == b->r;
-    case RT_V_STR:
-        return strcmp(a->s, b->s) == 0;
+    case RT_V_INT: return a->i == b->i;
+    case RT_V_REAL: return a->r == b->r;
+    case RT_V_STR: return strcmp(a->s, b->s) == 0;
     }
     return 0;
 }
@@ -125,8 +119,8 @@ int rt_params_set(rt_params *p, const char *name, rt_value value, rt_err *err)
         }
     }
     if (p->n >= RT_MAX_PARAMS)
-        return rt_err_set(err, "too many parameters (at most %d): cannot add '%s'",
-                          RT_MAX_PARAMS, name);
+        return rt_err_set(err, "too many parameters (at most %d): cannot add '%s'", RT_MAX_PARAMS,
+                          name);
     snprintf(p->item[p->n].name, RT_NAME_MAX, "%s", name);
     p->item[p->n].value = value;
     p->n++;

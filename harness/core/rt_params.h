@@ -11,8 +11,8 @@
 
 #include "rt_error.h"
 
-#define RT_NAME_MAX 48
-#define RT_STR_MAX 96
+#define RT_NAME_MAX   48
+#define RT_STR_MAX    96
 #define RT_MAX_PARAMS 32
 
 typedef enum rt_vkind { RT_V_INT = 0, RT_V_REAL = 1, RT_V_STR = 2 } rt_vkind;

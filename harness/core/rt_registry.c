@@ -107,8 +107,7 @@ int rt_registry_add_family(rt_registry *reg, const rt_family_desc *fam, rt_err *
 
 int rt_registry_add_kernel(rt_registry *reg, const rt_kernel_desc *k, rt_err *err)
 {
-    if (!k->name || !k->family || !k->backend || !k->setup || !k->run || !k->output ||
-        !k->teardown)
+    if (!k->name || !k->family || !k->backend || !k->setup || !k->run || !k->output || !k->teardown)
         return rt_err_set(err, "kernel '%s' lacks a name, family, backend or required hook",
                           k->name ? k->name : "(unnamed)");
     if (rt_registry_find_kernel(reg, k->name))

@@ -18,7 +18,8 @@
 #include "rt_params.h"
 
 /* Returned by setup/check for a point that cannot run on this device (shared memory over the
- * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason. */
+ * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason.
+ */
 #define RT_INFEASIBLE 1
 
 typedef struct rt_param_schema {
@@ -38,8 +39,18 @@ int rt_param_check(const rt_param_schema *s, const rt_value *v, char *why, size_
 int rt_param_default(const rt_param_schema *s, rt_value *out, rt_err *err);
 
 /* Levels of the intra-node memory hierarchy and tiers of the network, for traffic models. */
-typedef enum rt_mem_level { RT_LEVEL_DRAM = 0, RT_LEVEL_L2 = 1, RT_LEVEL_SHARED = 2, RT_LEVEL_COUNT = 3 } rt_mem_level;
-typedef enum rt_net_tier { RT_TIER_SOCKET = 0, RT_TIER_NODE = 1, RT_TIER_GLOBAL = 2, RT_TIER_COUNT = 3 } rt_net_tier;
+typedef enum rt_mem_level {
+    RT_LEVEL_DRAM = 0,
+    RT_LEVEL_L2 = 1,
+    RT_LEVEL_SHARED = 2,
+    RT_LEVEL_COUNT = 3
+} rt_mem_level;
+typedef enum rt_net_tier {
+    RT_TIER_SOCKET = 0,
+    RT_TIER_NODE = 1,
+    RT_TIER_GLOBAL = 2,
+    RT_TIER_COUNT = 3
+} rt_net_tier;
 
 /* What one execution must do, at least: flops and compulsory bytes per level and per network tier
  * (per rank, for the busiest rank). Zero means "not modelled" for that level. */
@@ -56,7 +67,7 @@ typedef struct rt_kernel_env {
     const char *cache_dir; /* on-disk cache for compiled variants; may be NULL (no cache) */
     int rank;
     int nranks;
-    void *comm;            /* the harness's communication layer for distributed kernels; else NULL */
+    void *comm; /* the harness's communication layer for distributed kernels; else NULL */
 } rt_kernel_env;
 
 typedef struct rt_kernel_desc rt_kernel_desc;
@@ -126,7 +137,7 @@ typedef struct rt_family_desc {
 } rt_family_desc;
 
 #define RT_REGISTRY_MAX_FAMILIES 16
-#define RT_REGISTRY_MAX_KERNELS 256
+#define RT_REGISTRY_MAX_KERNELS  256
 
 typedef struct rt_registry {
     int n_families;

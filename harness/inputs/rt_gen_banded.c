@@ -21,8 +21,9 @@ static int banded_generate(const rt_params *args, rt_csr *out, rt_err *err)
     const int64_t bw = rt_params_int(args, "bandwidth", 0);
     const uint64_t seed = (uint64_t)rt_params_int(args, "seed", 0);
     if (rows < 1 || rows > INT32_MAX || bw < 1)
-        return rt_err_set(err, "rows = %" PRId64 " must be in 1..%d and bandwidth = %" PRId64
-                          " positive", rows, INT32_MAX, bw);
+        return rt_err_set(
+            err, "rows = %" PRId64 " must be in 1..%d and bandwidth = %" PRId64 " positive", rows,
+            INT32_MAX, bw);
     const int64_t left = (bw - 1) / 2;
     int64_t nnz = 0;
     for (int64_t r = 0; r < rows; ++r) {

@@ -1,4 +1,5 @@
-/* rt_gen_banded: the "banded" matrix generator (see rt_gen_banded.c for the model and its arguments). */
+/* rt_gen_banded: the "banded" matrix generator (see rt_gen_banded.c for the model and its
+ * arguments). */
 #ifndef RT_GEN_BANDED_H
 #define RT_GEN_BANDED_H
 

@@ -6,7 +6,8 @@
  * and renormalises (the smoothing of Chakrabarti et al.), which removes the staircase in the degree
  * distribution. Duplicate edges are merged (values summed); values are uniform in [-1, 1).
  * `symmetric: 1` makes an undirected graph: each edge is stored in both directions and A = A^T
- * exactly (self-loops stay single). Vertex labels are not scrambled: ordering "random" does that. */
+ * exactly (self-loops stay single). Vertex labels are not scrambled: ordering "random" does that.
+ */
 #include "rt_gen_rmat.h"
 
 #include <inttypes.h>
@@ -96,15 +97,17 @@ static int rmat_generate(const rt_params *args, rt_csr *out, rt_err *err)
     const int symmetric = rt_params_int(args, "symmetric", 0) != 0;
     const uint64_t seed = (uint64_t)rt_params_int(args, "seed", 0);
     if (scale < 1 || scale > 30 || edge_factor < 1)
-        return rt_err_set(err, "scale = %" PRId64 " must be in 1..30 and edge_factor = %" PRId64
-                          " positive", scale, edge_factor);
+        return rt_err_set(
+            err, "scale = %" PRId64 " must be in 1..30 and edge_factor = %" PRId64 " positive",
+            scale, edge_factor);
     if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < -1e-12)
         return rt_err_set(err, "a + b + c = %g exceeds 1 (d = 1 - a - b - c must not be negative)",
                           p[0] + p[1] + p[2]);
     const int64_t n = (int64_t)1 << scale;
     const int64_t edges = edge_factor * n;
     /* Peak: the edge triplets (24 B), a mirrored copy when symmetric, plus the CSR builds. */
-    if (rt_memcheck_fits((double)edges * (symmetric ? 2.0 : 1.0) * 64.0, "the rmat graph", err) != 0)
+    if (rt_memcheck_fits((double)edges * (symmetric ? 2.0 : 1.0) * 64.0, "the rmat graph", err) !=
+        0)
         return -1;
     coo3 e = {0};
     if (coo3_alloc(&e, edges, err) != 0)

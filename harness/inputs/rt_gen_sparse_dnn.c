@@ -28,16 +28,11 @@ static const rt_param_schema sparse_dnn_args[] = {
 double rt_sparse_dnn_bias(int64_t neurons)
 {
     switch (neurons) {
-    case 1024:
-        return -0.3;
-    case 4096:
-        return -0.35;
-    case 16384:
-        return -0.4;
-    case 65536:
-        return -0.45;
-    default:
-        return NAN;
+    case 1024: return -0.3;
+    case 4096: return -0.35;
+    case 16384: return -0.4;
+    case 65536: return -0.45;
+    default: return NAN;
     }
 }
 
@@ -47,8 +42,10 @@ static int sparse_dnn_generate(const rt_params *args, rt_csr *out, rt_err *err)
     const int64_t layer = rt_params_int(args, "layer", 0);
     const uint64_t seed = (uint64_t)rt_params_int(args, "seed", 0);
     if (isnan(rt_sparse_dnn_bias(neurons)))
-        return rt_err_set(err, "neurons = %" PRId64 " is not a Graph Challenge width "
-                          "(1024, 4096, 16384 or 65536)", neurons);
+        return rt_err_set(err,
+                          "neurons = %" PRId64 " is not a Graph Challenge width "
+                          "(1024, 4096, 16384 or 65536)",
+                          neurons);
     if (layer < 0)
         return rt_err_set(err, "layer = %" PRId64 " must not be negative", layer);
     const int64_t k = SPARSE_DNN_FAN_IN;

@@ -46,12 +46,15 @@ static int uniform_generate(const rt_params *args, rt_csr *out, rt_err *err)
     const int64_t k = rt_params_int(args, "nnz_per_row", 0);
     const uint64_t seed = (uint64_t)rt_params_int(args, "seed", 0);
     if (rows < 1 || cols < 1)
-        return rt_err_set(err, "rows = %" PRId64 " and cols = %" PRId64 " must be positive", rows, cols);
+        return rt_err_set(err, "rows = %" PRId64 " and cols = %" PRId64 " must be positive", rows,
+                          cols);
     if (k > cols)
-        return rt_err_set(err, "nnz_per_row = %" PRId64 " exceeds cols = %" PRId64
-                          " (the columns of a row are distinct)", k, cols);
-    if (rt_memcheck_fits((double)rows * (double)k * 12.0 + (double)rows * 8.0,
-                         "the uniform matrix", err) != 0)
+        return rt_err_set(err,
+                          "nnz_per_row = %" PRId64 " exceeds cols = %" PRId64
+                          " (the columns of a row are distinct)",
+                          k, cols);
+    if (rt_memcheck_fits((double)rows * (double)k * 12.0 + (double)rows * 8.0, "the uniform matrix",
+                         err) != 0)
         return -1;
     if (rt_csr_alloc(out, rows, cols, rows * k, err) != 0)
         return -1;

@@ -1,4 +1,5 @@
-/* rt_gen_uniform: the "uniform" matrix generator (see rt_gen_uniform.c for the model and its arguments). */
+/* rt_gen_uniform: the "uniform" matrix generator (see rt_gen_uniform.c for the model and its
+ * arguments). */
 #ifndef RT_GEN_UNIFORM_H
 #define RT_GEN_UNIFORM_H
 

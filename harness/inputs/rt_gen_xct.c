@@ -28,8 +28,7 @@
 
 static const rt_param_schema xct_args[] = {
     {"image", RT_V_INT, "1..46340", "64", 0, "image side n: n x n pixels (columns)"},
-    {"angles", RT_V_INT, "0..1000000", "0", 0,
-     "projection angles over [0, pi) (0: same as image)"},
+    {"angles", RT_V_INT, "0..1000000", "0", 0, "projection angles over [0, pi) (0: same as image)"},
     {"detectors", RT_V_INT, "0..10000000", "0", 0,
      "detectors per angle, unit spacing (0: ceil(image * sqrt(2)), enough for the diagonal)"},
     {"hilbert", RT_V_INT, "0|1", "0", 0, "1: order pixels and rays along Hilbert curves"},
@@ -47,7 +46,8 @@ static int xct_derive(rt_params *args, rt_err *err)
         rt_params_set(args, "angles", rt_value_int(n), err) != 0)
         return -1;
     if (rt_params_int(args, "detectors", 0) == 0 &&
-        rt_params_set(args, "detectors", rt_value_int((int64_t)ceil((double)n * sqrt(2.0))), err) != 0)
+        rt_params_set(args, "detectors", rt_value_int((int64_t)ceil((double)n * sqrt(2.0))), err) !=
+            0)
         return -1;
     return 0;
 }
@@ -124,7 +124,8 @@ static int trace_ray(xct_builder *b, int64_t n, double theta, double t, double *
     const double x0 = half + t * ct, y0 = half + t * st; /* point of the line at s = 0 */
     const double dx = -st, dy = ct;                      /* unit direction */
     double xlo, xhi, ylo, yhi;
-    if (!axis_interval(x0, dx, (double)n, &xlo, &xhi) || !axis_interval(y0, dy, (double)n, &ylo, &yhi))
+    if (!axis_interval(x0, dx, (double)n, &xlo, &xhi) ||
+        !axis_interval(y0, dy, (double)n, &ylo, &yhi))
         return 0;
     const double s_in = xlo > ylo ? xlo : ylo;
     const double s_out = xhi < yhi ? xhi : yhi;
@@ -286,8 +287,10 @@ static int xct_generate(const rt_params *args, rt_csr *out, rt_err *err)
     const int hilbert = rt_params_int(args, "hilbert", 0) != 0;
     memset(out, 0, sizeof *out);
     if (n < 1 || n > 46340 || angles < 1 || detectors < 1)
-        return rt_err_set(err, "image = %" PRId64 " (1..46340), angles = %" PRId64 " and detectors = %"
-                          PRId64 " must be positive", n, angles, detectors);
+        return rt_err_set(err,
+                          "image = %" PRId64 " (1..46340), angles = %" PRId64
+                          " and detectors = %" PRId64 " must be positive",
+                          n, angles, detectors);
     /* Per angle the pieces number at most sqrt(2) * (area + perimeter) + 3 per ray. */
     const double bound = (double)angles * (sqrt(2.0) * ((double)n * (double)n + 4.0 * (double)n) +
                                            3.0 * (double)detectors);

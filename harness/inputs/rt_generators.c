@@ -13,8 +13,8 @@
 #include "rt_strutil.h"
 
 static const rt_generator_desc *const generators[] = {
-    &rt_gen_uniform_desc, &rt_gen_banded_desc, &rt_gen_rmat_desc, &rt_gen_xct_desc,
-    &rt_gen_sparse_dnn_desc,
+    &rt_gen_uniform_desc, &rt_gen_banded_desc,     &rt_gen_rmat_desc,
+    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc,
 };
 #define N_GENERATORS ((int)(sizeof generators / sizeof generators[0]))
 
@@ -67,9 +67,12 @@ static int unknown_arg(const rt_generator_desc *g, const char *name, rt_err *err
     char all[512];
     list_args(g, all, sizeof all);
     if (guess)
-        return rt_err_set(err, "generator '%s' has no argument '%s'; did you mean '%s'? "
-                          "(arguments: %s)", g->name, name, guess, all);
-    return rt_err_set(err, "generator '%s' has no argument '%s' (arguments: %s)", g->name, name, all);
+        return rt_err_set(err,
+                          "generator '%s' has no argument '%s'; did you mean '%s'? "
+                          "(arguments: %s)",
+                          g->name, name, guess, all);
+    return rt_err_set(err, "generator '%s' has no argument '%s' (arguments: %s)", g->name, name,
+                      all);
 }
 
 int rt_generator_fill_defaults(const rt_generator_desc *g, const rt_params *given, rt_params *out,
@@ -139,12 +142,15 @@ static int build_natural(const char *generator, const rt_params *args, const cha
             return rt_err_set(err, "a matrix needs either a generator or a Matrix Market file");
         for (int k = 0; args && k < args->n; ++k)
             if (strcmp(args->item[k].name, "seed") != 0)
-                return rt_err_set(err, "%s: argument '%s' applies to generators, not to Matrix "
+                return rt_err_set(err,
+                                  "%s: argument '%s' applies to generators, not to Matrix "
                                   "Market files (a file accepts only 'seed', for ordering random)",
                                   file, args->item[k].name);
         if (kind == RT_ORDERING_HILBERT)
-            return rt_err_set(err, "%s: ordering hilbert needs the geometry of an xct matrix, which "
-                              "a Matrix Market file does not carry (use natural, random or rcm)", file);
+            return rt_err_set(err,
+                              "%s: ordering hilbert needs the geometry of an xct matrix, which "
+                              "a Matrix Market file does not carry (use natural, random or rcm)",
+                              file);
         *seed = args ? (uint64_t)rt_params_int(args, "seed", 0) : 0;
         return rt_mmio_read(file, out, err);
     }
@@ -159,8 +165,10 @@ static int build_natural(const char *generator, const rt_params *args, const cha
         return -1;
     if (kind == RT_ORDERING_HILBERT) {
         if (!find_arg(g, "hilbert"))
-            return rt_err_set(err, "ordering hilbert needs the geometry of an xct matrix; generator "
-                              "'%s' has none (use natural, random or rcm)", g->name);
+            return rt_err_set(err,
+                              "ordering hilbert needs the geometry of an xct matrix; generator "
+                              "'%s' has none (use natural, random or rcm)",
+                              g->name);
         if (rt_params_set(&full, "hilbert", rt_value_int(1), err) != 0)
             return -1;
     }

@@ -14,7 +14,7 @@
 #include "rt_registry.h"
 
 typedef struct rt_generator_desc {
-    const char *name;    /* "uniform", "banded", "rmat", "xct", "sparse_dnn" */
+    const char *name; /* "uniform", "banded", "rmat", "xct", "sparse_dnn" */
     const char *summary;
     const rt_param_schema *args;
     int n_args;

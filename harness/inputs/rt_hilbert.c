@@ -41,7 +41,8 @@ int rt_hilbert_rank(int64_t w, int64_t h, int64_t *rank, rt_err *err)
     int64_t *order = key ? malloc((size_t)(n > 0 ? n : 1) * sizeof *order) : NULL;
     if (!order) {
         free(key);
-        return rt_err_set(err, "out of memory: cannot allocate %zu bytes for the Hilbert order of "
+        return rt_err_set(err,
+                          "out of memory: cannot allocate %zu bytes for the Hilbert order of "
                           "a %" PRId64 " x %" PRId64 " grid",
                           (size_t)(n > 0 ? n : 1) * (sizeof *key + sizeof *order), w, h);
     }

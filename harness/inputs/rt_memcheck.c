@@ -20,7 +20,8 @@ int rt_memcheck_fits(double bytes, const char *what, rt_err *err)
     if (!(bytes >= 0.0))
         return rt_err_set(err, "%s needs an invalid amount of memory", what);
     if (phys > 0.0 && bytes > phys)
-        return rt_err_set(err, "%s needs %.0f bytes, more than the %.0f bytes of memory on this host",
+        return rt_err_set(err,
+                          "%s needs %.0f bytes, more than the %.0f bytes of memory on this host",
                           what, bytes, phys);
     return 0;
 }

@@ -22,7 +22,7 @@ typedef enum mm_symmetry { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
 #define MM_BYTES_PER_ENTRY 52.0
 /* Per row: CSR offsets plus the bucket offsets and cursors of rt_csr_from_coo. */
 #define MM_BYTES_PER_ROW 24.0
-#define MM_MAX_FIELDS 8
+#define MM_MAX_FIELDS    8
 
 typedef struct mm_reader {
     FILE *f;
@@ -192,8 +192,10 @@ static int parse_banner(mm_reader *r, mm_header *h, rt_err *err)
     else if (strcasecmp(tok[3], "pattern") == 0)
         h->field = MM_PATTERN;
     else if (strcasecmp(tok[3], "complex") == 0)
-        return rt_err_set(err, "%s:1: complex matrices are not supported (rooftune kernels are "
-                          "real-valued); convert the file to real first", r->name);
+        return rt_err_set(err,
+                          "%s:1: complex matrices are not supported (rooftune kernels are "
+                          "real-valued); convert the file to real first",
+                          r->name);
     else
         return rt_err_set(err, "%s:1: banner field '%s' is not 'real', 'integer' or 'pattern'",
                           r->name, tok[3]);
@@ -204,17 +206,25 @@ static int parse_banner(mm_reader *r, mm_header *h, rt_err *err)
     else if (strcasecmp(tok[4], "skew-symmetric") == 0)
         h->symmetry = MM_SKEW;
     else if (strcasecmp(tok[4], "hermitian") == 0)
-        return rt_err_set(err, "%s:1: hermitian matrices are not supported (they are complex); "
-                          "convert the file to real symmetric first", r->name);
+        return rt_err_set(err,
+                          "%s:1: hermitian matrices are not supported (they are complex); "
+                          "convert the file to real symmetric first",
+                          r->name);
     else
-        return rt_err_set(err, "%s:1: banner symmetry '%s' is not 'general', 'symmetric' or "
-                          "'skew-symmetric'", r->name, tok[4]);
+        return rt_err_set(err,
+                          "%s:1: banner symmetry '%s' is not 'general', 'symmetric' or "
+                          "'skew-symmetric'",
+                          r->name, tok[4]);
     if (h->field == MM_PATTERN && h->format == MM_ARRAY)
-        return rt_err_set(err, "%s:1: 'array pattern' is not a valid combination (a dense array "
-                          "has values)", r->name);
+        return rt_err_set(err,
+                          "%s:1: 'array pattern' is not a valid combination (a dense array "
+                          "has values)",
+                          r->name);
     if (h->field == MM_PATTERN && h->symmetry == MM_SKEW)
-        return rt_err_set(err, "%s:1: 'pattern skew-symmetric' is not a valid combination (a "
-                          "pattern has no signs to flip)", r->name);
+        return rt_err_set(err,
+                          "%s:1: 'pattern skew-symmetric' is not a valid combination (a "
+                          "pattern has no signs to flip)",
+                          r->name);
     return 0;
 }
 
@@ -237,7 +247,8 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
     const int n = split_fields(r->line, tok, MM_MAX_FIELDS);
     const int want = coord ? 3 : 2;
     if (n != want)
-        return rt_err_set(err, "%s:%" PRId64 ": size line must be %s (%d numbers), found %d field%s",
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": size line must be %s (%d numbers), found %d field%s",
                           r->name, r->lineno, usage, want, n, n == 1 ? "" : "s");
     static const char *const names[3] = {"rows", "cols", "nonzeros"};
     int64_t v[3] = {0, 0, 0};
@@ -252,15 +263,20 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
     h->rows = v[0];
     h->cols = v[1];
     if (h->cols > INT32_MAX)
-        return rt_err_set(err, "%s:%" PRId64 ": %" PRId64 " columns exceed the limit of %d "
-                          "(CSR column indices are 32-bit)", r->name, r->lineno, h->cols, INT32_MAX);
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": %" PRId64 " columns exceed the limit of %d "
+                          "(CSR column indices are 32-bit)",
+                          r->name, r->lineno, h->cols, INT32_MAX);
     if (h->rows >= INT64_MAX / 64)
         return rt_err_set(err, "%s:%" PRId64 ": %" PRId64 " rows is beyond any usable size",
                           r->name, r->lineno, h->rows);
     if (h->symmetry != MM_GENERAL && h->rows != h->cols)
-        return rt_err_set(err, "%s:%" PRId64 ": a %s matrix must be square, but the size line "
-                          "declares %" PRId64 " x %" PRId64, r->name, r->lineno,
-                          h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric", h->rows, h->cols);
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": a %s matrix must be square, but the size line "
+                          "declares %" PRId64 " x %" PRId64,
+                          r->name, r->lineno,
+                          h->symmetry == MM_SKEW ? "skew-symmetric" : "symmetric", h->rows,
+                          h->cols);
     /* Sizes are multiplied in double: exact enough to compare with memory, and cannot wrap. */
     double entries;
     if (coord) {
@@ -268,18 +284,20 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
         entries = (double)h->declared;
     } else {
         const double m = (double)h->rows, nn = (double)h->cols;
-        entries = h->symmetry == MM_GENERAL ? m * nn
+        entries = h->symmetry == MM_GENERAL     ? m * nn
                   : h->symmetry == MM_SYMMETRIC ? nn * (nn + 1) / 2
                                                 : nn * (nn - 1) / 2;
         if (entries > (double)(INT64_MAX / 4))
-            return rt_err_set(err, "%s:%" PRId64 ": a dense %" PRId64 " x %" PRId64 " array is beyond "
-                              "any usable size", r->name, r->lineno, h->rows, h->cols);
+            return rt_err_set(err,
+                              "%s:%" PRId64 ": a dense %" PRId64 " x %" PRId64 " array is beyond "
+                              "any usable size",
+                              r->name, r->lineno, h->rows, h->cols);
         h->declared = (int64_t)entries;
     }
     const double stored = h->symmetry == MM_GENERAL ? entries : 2.0 * entries;
     char what[160];
-    snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " matrix with %" PRId64 " %s",
-             h->rows, h->cols, h->declared, coord ? "declared nonzeros" : "array entries");
+    snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " matrix with %" PRId64 " %s", h->rows,
+             h->cols, h->declared, coord ? "declared nonzeros" : "array entries");
     if (rt_memcheck_fits(stored * MM_BYTES_PER_ENTRY + ((double)h->rows + 1) * MM_BYTES_PER_ROW,
                          what, err) != 0)
         return rt_err_prefix(err, "%s:%" PRId64 ": size line refused", r->name, r->lineno);
@@ -299,7 +317,8 @@ static int coo_init(mm_coo *c, double capacity, const mm_reader *r, rt_err *err)
         free(c->ci);
         free(c->v);
         memset(c, 0, sizeof *c);
-        return rt_err_set(err, "%s: out of memory: cannot allocate %zu bytes for %" PRId64 " entries",
+        return rt_err_set(err,
+                          "%s: out of memory: cannot allocate %zu bytes for %" PRId64 " entries",
                           r->name, count * (2 * sizeof(int64_t) + sizeof(double)), cap);
     }
     c->cap = cap;
@@ -335,8 +354,10 @@ static int parse_value(const mm_reader *r, const mm_header *h, const char *tok, 
     if (h->field == MM_INTEGER) {
         int64_t k;
         if (parse_int64(tok, &k) != 0)
-            return rt_err_set(err, "%s:%" PRId64 ": value '%s' is not an integer (the banner says "
-                              "'integer')", r->name, r->lineno, tok);
+            return rt_err_set(err,
+                              "%s:%" PRId64 ": value '%s' is not an integer (the banner says "
+                              "'integer')",
+                              r->name, r->lineno, tok);
         *x = (double)k;
         return 0;
     }
@@ -351,8 +372,8 @@ static int parse_index(const mm_reader *r, const char *what, const char *tok, in
 {
     int64_t k;
     if (parse_int64(tok, &k) != 0)
-        return rt_err_set(err, "%s:%" PRId64 ": %s index '%s' is not an integer", r->name, r->lineno,
-                          what, tok);
+        return rt_err_set(err, "%s:%" PRId64 ": %s index '%s' is not an integer", r->name,
+                          r->lineno, what, tok);
     if (k < 1 || k > bound)
         return rt_err_set(err, "%s:%" PRId64 ": %s index %" PRId64 " is outside 1..%" PRId64 "%s",
                           r->name, r->lineno, what, k, bound,
@@ -367,8 +388,8 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
 {
     const int coord = h->format == MM_COORDINATE;
     const int want = coord ? (h->field == MM_PATTERN ? 2 : 3) : 1;
-    const char *usage = coord ? (h->field == MM_PATTERN ? "'row col'" : "'row col value'")
-                              : "'value'";
+    const char *usage =
+        coord ? (h->field == MM_PATTERN ? "'row col'" : "'row col value'") : "'value'";
     /* Array order: column by column; symmetric arrays store the lower triangle only. */
     int64_t ai = h->symmetry == MM_SKEW ? 1 : 0, aj = 0;
     int64_t seen = 0;
@@ -383,9 +404,10 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
         if (seen == h->declared) {
             char shown[80];
             excerpt(r->line, shown, sizeof shown);
-            return rt_err_set(err, "%s:%" PRId64 ": more entries than the %" PRId64 " declared on "
-                              "line %" PRId64 " (found '%s' after the last one)", r->name,
-                              r->lineno, h->declared, h->size_line, shown);
+            return rt_err_set(err,
+                              "%s:%" PRId64 ": more entries than the %" PRId64 " declared on "
+                              "line %" PRId64 " (found '%s' after the last one)",
+                              r->name, r->lineno, h->declared, h->size_line, shown);
         }
         char *tok[MM_MAX_FIELDS];
         const int n = split_fields(r->line, tok, MM_MAX_FIELDS);
@@ -401,9 +423,11 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
             if (h->field != MM_PATTERN && parse_value(r, h, tok[2], &x, err) != 0)
                 return -1;
             if (h->symmetry == MM_SKEW && i == j && x != 0.0)
-                return rt_err_set(err, "%s:%" PRId64 ": skew-symmetric matrix has a nonzero "
+                return rt_err_set(err,
+                                  "%s:%" PRId64 ": skew-symmetric matrix has a nonzero "
                                   "diagonal entry (%" PRId64 ", %" PRId64 ") = %g; its diagonal "
-                                  "must be zero", r->name, r->lineno, i + 1, j + 1, x);
+                                  "must be zero",
+                                  r->name, r->lineno, i + 1, j + 1, x);
             coo_add(c, h, i, j, x);
         } else {
             if (parse_value(r, h, tok[0], &x, err) != 0)
@@ -418,9 +442,10 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
         ++seen;
     }
     if (seen < h->declared)
-        return rt_err_set(err, "%s:%" PRId64 ": file ends after %" PRId64 " of the %" PRId64
-                          " entries declared on line %" PRId64 " (truncated file?)", r->name,
-                          r->lineno, seen, h->declared, h->size_line);
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": file ends after %" PRId64 " of the %" PRId64
+                          " entries declared on line %" PRId64 " (truncated file?)",
+                          r->name, r->lineno, seen, h->declared, h->size_line);
     return 0;
 }
 
@@ -435,7 +460,8 @@ int rt_mmio_read_stream(FILE *f, const char *name, rt_csr *out, rt_err *err)
     int rc = -1;
     if (parse_banner(&r, &h, err) != 0 || parse_size_line(&r, &h, err) != 0)
         goto done;
-    const double capacity = h.symmetry == MM_GENERAL ? (double)h.declared : 2.0 * (double)h.declared;
+    const double capacity =
+        h.symmetry == MM_GENERAL ? (double)h.declared : 2.0 * (double)h.declared;
     if (coo_init(&c, capacity, &r, err) != 0 || read_entries(&r, &h, &c, err) != 0)
         goto done;
     if (rt_csr_from_coo(out, h.rows, h.cols, c.n, c.ri, c.ci, c.v, err) != 0) {
@@ -469,8 +495,10 @@ int rt_mmio_write_stream(FILE *f, const char *name, const rt_csr *m, rt_err *err
     for (int64_t r = 0; r < m->rows; ++r)
         for (int64_t k = m->rowptr[r]; k < m->rowptr[r + 1]; ++k)
             if (!isfinite(m->val[k]))
-                return rt_err_set(err, "%s: entry (%" PRId64 ", %" PRId32 ") is %g; Matrix Market "
-                                  "values must be finite", name, r + 1, m->colidx[k] + 1, m->val[k]);
+                return rt_err_set(err,
+                                  "%s: entry (%" PRId64 ", %" PRId32 ") is %g; Matrix Market "
+                                  "values must be finite",
+                                  name, r + 1, m->colidx[k] + 1, m->val[k]);
     fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n");
     fprintf(f, "%% written by rooftune\n");
     fprintf(f, "%" PRId64 " %" PRId64 " %" PRId64 "\n", m->rows, m->cols, m->nnz);

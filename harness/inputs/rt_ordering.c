@@ -34,8 +34,10 @@ int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *seed, 
         errno = 0;
         const unsigned long long s = strtoull(digits, &end, 10);
         if (*digits < '0' || *digits > '9' || *end != '\0' || errno == ERANGE)
-            return rt_err_set(err, "ordering '%s': the seed after 'random:' must be a non-negative "
-                              "integer", text);
+            return rt_err_set(err,
+                              "ordering '%s': the seed after 'random:' must be a non-negative "
+                              "integer",
+                              text);
         *kind = RT_ORDERING_RANDOM;
         *seed = (uint64_t)s;
         *seed_given = 1;
@@ -49,10 +51,14 @@ int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *seed, 
     }
     const char *guess = rt_suggest(text, ordering_names, N_ORDERINGS);
     if (guess)
-        return rt_err_set(err, "unknown ordering '%s'; did you mean '%s'? (natural, random, "
-                          "random:SEED, rcm, hilbert)", text, guess);
-    return rt_err_set(err, "unknown ordering '%s' (expected natural, random, random:SEED, rcm or "
-                      "hilbert)", text);
+        return rt_err_set(err,
+                          "unknown ordering '%s'; did you mean '%s'? (natural, random, "
+                          "random:SEED, rcm, hilbert)",
+                          text, guess);
+    return rt_err_set(err,
+                      "unknown ordering '%s' (expected natural, random, random:SEED, rcm or "
+                      "hilbert)",
+                      text);
 }
 
 void rt_ordering_invert(const int64_t *perm, int64_t n, int64_t *inv)
@@ -201,8 +207,10 @@ static int64_t pseudo_peripheral(rcm_work *w, int64_t start)
 int rt_ordering_rcm(const rt_csr *a, int64_t *perm, rt_err *err)
 {
     if (a->rows != a->cols)
-        return rt_err_set(err, "ordering rcm needs a square matrix, but this one is %" PRId64 " x %" PRId64
-                          " (use natural or random)", a->rows, a->cols);
+        return rt_err_set(err,
+                          "ordering rcm needs a square matrix, but this one is %" PRId64
+                          " x %" PRId64 " (use natural or random)",
+                          a->rows, a->cols);
     const int64_t n = a->rows;
     rt_csr g;
     if (symmetric_pattern(a, &g, err) != 0)
@@ -216,8 +224,9 @@ int rt_ordering_rcm(const rt_csr *a, int64_t *perm, rt_err *err)
     unsigned char *placed = calloc(count, 1);
     int rc = -1;
     if (!w.stamp || !w.queue || !key || !by_degree || !placed) {
-        rt_err_set(err, "out of memory: cannot allocate %zu bytes of RCM scratch for %" PRId64
-                   " vertices", count * (4 * sizeof(int64_t) + 1), n);
+        rt_err_set(
+            err, "out of memory: cannot allocate %zu bytes of RCM scratch for %" PRId64 " vertices",
+            count * (4 * sizeof(int64_t) + 1), n);
         goto done;
     }
     for (int64_t v = 0; v < n; ++v) {
@@ -272,16 +281,14 @@ int rt_ordering_apply(const rt_csr *a, rt_ordering_kind kind, uint64_t seed, rt_
                       rt_err *err)
 {
     switch (kind) {
-    case RT_ORDERING_NATURAL:
-        return rt_csr_copy(out, a, err);
+    case RT_ORDERING_NATURAL: return rt_csr_copy(out, a, err);
     case RT_ORDERING_HILBERT:
-        return rt_err_set(err, "ordering hilbert needs the geometry of an xct matrix: use generator "
+        return rt_err_set(err,
+                          "ordering hilbert needs the geometry of an xct matrix: use generator "
                           "xct (its hilbert argument), not a reordering of a built matrix");
     case RT_ORDERING_RANDOM:
-    case RT_ORDERING_RCM:
-        break;
-    default:
-        return rt_err_set(err, "unknown ordering kind %d", (int)kind);
+    case RT_ORDERING_RCM: break;
+    default: return rt_err_set(err, "unknown ordering kind %d", (int)kind);
     }
     const int square = a->rows == a->cols;
     int64_t *perm = alloc_int64(a->rows, "the row permutation", err);

@@ -26,7 +26,8 @@ double rt_rng_symmetric(rt_rng *g);
 uint64_t rt_rng_below(rt_rng *g, uint64_t bound);
 /* Draws k distinct integers from [0, n) (k <= n) into out, in no particular order, with Floyd's
  * algorithm in O(k) expected time. table is scratch of table_size entries, a power of two of at
- * least 2k (see rt_rng_distinct_table_size). Returns 0, or -1 when k > n or the table is too small. */
+ * least 2k (see rt_rng_distinct_table_size). Returns 0, or -1 when k > n or the table is too small.
+ */
 int rt_rng_distinct(rt_rng *g, int64_t n, int64_t k, int64_t *out, int64_t *table,
                     int64_t table_size);
 /* Smallest valid table_size for rt_rng_distinct with k draws. */

@@ -46,9 +46,12 @@ static int parse_cache_size(const char *text, int64_t *bytes)
         return -1;
     int shift = 0;
     switch (*end) {
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
+    case 'K':
+    case 'k': shift = 10; break;
+    case 'M':
+    case 'm': shift = 20; break;
+    case 'G':
+    case 'g': shift = 30; break;
     default: break;
     }
     if (shift)
@@ -151,11 +154,15 @@ int rt_cacheflush_create(size_t bytes, rt_cacheflush **out, rt_err *err)
         }
     } else {
         if (bytes < 4096)
-            return rt_err_set(err, "cache flush buffer of %zu bytes is too small to evict "
-                                   "anything; use at least 4096 bytes or 0 for automatic", bytes);
+            return rt_err_set(err,
+                              "cache flush buffer of %zu bytes is too small to evict "
+                              "anything; use at least 4096 bytes or 0 for automatic",
+                              bytes);
         if (bytes > RT_CACHEFLUSH_MAX_BYTES)
-            return rt_err_set(err, "cache flush buffer of %zu bytes exceeds the limit of %zu "
-                                   "bytes", bytes, RT_CACHEFLUSH_MAX_BYTES);
+            return rt_err_set(err,
+                              "cache flush buffer of %zu bytes exceeds the limit of %zu "
+                              "bytes",
+                              bytes, RT_CACHEFLUSH_MAX_BYTES);
         snprintf(origin, sizeof origin, "explicit %zu bytes", bytes);
     }
     bytes -= bytes % LINE_BYTES;
@@ -166,8 +173,10 @@ int rt_cacheflush_create(size_t bytes, rt_cacheflush **out, rt_err *err)
     cf->buf = malloc(bytes);
     if (!cf->buf) {
         free(cf);
-        return rt_err_set(err, "cannot allocate the %zu-byte cache flush buffer (cold mode); "
-                               "use hot mode or free memory", bytes);
+        return rt_err_set(err,
+                          "cannot allocate the %zu-byte cache flush buffer (cold mode); "
+                          "use hot mode or free memory",
+                          bytes);
     }
     cf->bytes = bytes;
     snprintf(cf->origin, sizeof cf->origin, "%s", origin);

@@ -7,7 +7,8 @@
  *
  * Limits worth knowing: one thread does the streaming, so it evicts the shared last-level cache and
  * the calling core's private caches, not the private L1/L2 of other cores that an OpenMP kernel
- * used; those are small next to the LLC and are normally overwritten by the kernel's own startup. */
+ * used; those are small next to the LLC and are normally overwritten by the kernel's own startup.
+ */
 #ifndef RT_CACHEFLUSH_H
 #define RT_CACHEFLUSH_H
 
@@ -17,7 +18,7 @@
 #include "rt_error.h"
 
 #define RT_CACHEFLUSH_DEFAULT_BYTES ((size_t)64 << 20) /* when the LLC size cannot be found */
-#define RT_CACHEFLUSH_MAX_BYTES ((size_t)1 << 30)
+#define RT_CACHEFLUSH_MAX_BYTES     ((size_t)1 << 30)
 
 typedef struct rt_cacheflush rt_cacheflush;
 

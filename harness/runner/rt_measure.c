@@ -70,13 +70,12 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
         rt_measure_free(m);
         return rt_err_set(err, "out of memory for %d samples", m->samples_cap);
     }
-    if (strcmp(cfg->measure.mode, "cold") == 0 &&
-        rt_cacheflush_create(0, &m->flush, err) != 0) {
+    if (strcmp(cfg->measure.mode, "cold") == 0 && rt_cacheflush_create(0, &m->flush, err) != 0) {
         rt_measure_free(m);
         return -1;
     }
-    if (rt_roofline_glue_create(cfg, be, opt->machine_dir, &m->roofline, opt->log, m->rank,
-                                err) != 0) {
+    if (rt_roofline_glue_create(cfg, be, opt->machine_dir, &m->roofline, opt->log, m->rank, err) !=
+        0) {
         rt_measure_free(m);
         return -1;
     }
@@ -224,8 +223,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     /* Resume: rank 0 asks the store, everyone follows. */
     int done = 0;
     if (m->rank == 0 && m->store &&
-        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec.point_key,
-                            &done, err) != 0)
+        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec.point_key, &done,
+                            err) != 0)
         return -1;
     int done_all = done;
     if (rt_comm_bcast_int(m->comm, &done_all, 0, err) != 0)
@@ -295,7 +294,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
         local_msg[0] = '\0';
         if (t->kernel->check) {
             char kwhy[512] = "";
-            const int c = t->kernel->check(t->kernel, m->inputs, params, &env, kwhy, sizeof kwhy, &local);
+            const int c =
+                t->kernel->check(t->kernel, m->inputs, params, &env, kwhy, sizeof kwhy, &local);
             if (c == RT_INFEASIBLE) {
                 lo = OUT_INFEASIBLE;
                 snprintf(local_msg, sizeof local_msg, "%s", kwhy);
@@ -468,9 +468,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     /* Kernel facts, then counters in passes of their own (never inside the timed loop). */
     if (t->kernel->metrics && t->kernel->metrics(state, &metrics, &local) != 0)
         rt_metrics_unavailable(&metrics, "kernel_metrics", "", local.msg);
-    if (m->cfg->n_counters > 0 &&
-        rt_roofline_glue_counters(m->roofline, m->be, t->kernel, state, m->cfg, &metrics,
-                                  &local) != 0) {
+    if (m->cfg->n_counters > 0 && rt_roofline_glue_counters(m->roofline, m->be, t->kernel, state,
+                                                            m->cfg, &metrics, &local) != 0) {
         rt_metrics_unavailable(&metrics, "counters", "", local.msg);
     }
     /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */

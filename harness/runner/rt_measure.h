@@ -15,7 +15,7 @@ struct rt_roofline_ctx;
 
 typedef struct rt_measure_target {
     const rt_matrix_cfg *matrix;
-    const rt_csr *local;  /* this rank's rows */
+    const rt_csr *local; /* this rank's rows */
     int64_t rows_total, cols_total, nnz_total;
     const rt_kernel_cfg *kernel_cfg;
     const rt_kernel_desc *kernel;
@@ -33,7 +33,7 @@ typedef struct rt_measure_ctx {
     const rt_provenance *prov;
     const rt_run_options *opt;
     int rank, nranks;
-    int stop;       /* set when max_points new points have been measured */
+    int stop; /* set when max_points new points have been measured */
     int new_points;
     /* Inputs and reference of the current (matrix, family, problem), shared by every kernel. */
     const rt_family_desc *in_family;

@@ -22,10 +22,10 @@ struct rt_roofline_ctx {
     int generic[SLOT_COUNT];       /* the generic CPU machine stood in: bounds are loose */
     rt_counters_cpu *cpu_counters; /* papi:/likwid: names of the config, or NULL */
     int n_gpu_names;
-    const char *gpu_names[64];     /* every other counter name, for the plugin's CUPTI pass */
-    const char *gpu_cupti[64];     /* the same, translated to CUPTI metric names */
+    const char *gpu_names[64]; /* every other counter name, for the plugin's CUPTI pass */
+    const char *gpu_cupti[64]; /* the same, translated to CUPTI metric names */
     int have_gpu_defs;
-    rt_gpu_metric_defs gpu_defs;   /* roofline/metrics/sm_XY.yaml of the device */
+    rt_gpu_metric_defs gpu_defs; /* roofline/metrics/sm_XY.yaml of the device */
 };
 
 static int slot_of_backend(const char *backend)
@@ -132,9 +132,10 @@ void rt_roofline_glue_free(struct rt_roofline_ctx *ctx)
     free(ctx);
 }
 
-void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k, const void *inputs,
-                            const rt_params *params, const rt_params *problem, int hot,
-                            const rt_kernel_env *env, rt_point_record *rec, rt_metrics *metrics)
+void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k,
+                            const void *inputs, const rt_params *params, const rt_params *problem,
+                            int hot, const rt_kernel_env *env, rt_point_record *rec,
+                            rt_metrics *metrics)
 {
     if (!k->traffic) {
         rt_metrics_unavailable(metrics, "model_flops", "flop", "the kernel has no traffic model");
@@ -192,7 +193,8 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         }
     }
     double bound = local_bound;
-    if (comm && rt_comm_max_double(comm, isnan(local_bound) ? -1.0 : local_bound, &bound, &err) != 0)
+    if (comm &&
+        rt_comm_max_double(comm, isnan(local_bound) ? -1.0 : local_bound, &bound, &err) != 0)
         bound = NAN;
     if (bound < 0)
         bound = NAN;
@@ -212,7 +214,8 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         return;
     rec->bound_s = bound;
     rt_roofline_verdict v;
-    if (rt_roofline_check(rec->time_median_s, bound, RT_ROOFLINE_DEFAULT_TOLERANCE, &v, &err) == 0) {
+    if (rt_roofline_check(rec->time_median_s, bound, RT_ROOFLINE_DEFAULT_TOLERANCE, &v, &err) ==
+        0) {
         rec->efficiency = v.efficiency;
         if (v.status == RT_ROOFLINE_ABOVE) {
             rec->status = RT_POINT_ABOVE_ROOFLINE;
@@ -220,8 +223,8 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         }
     }
     if (limit[0])
-        rt_metrics_add(metrics, "bound_limit_is_dram",
-                       "flag", strcmp(limit, "dram") == 0 ? 1.0 : 0.0, 1);
+        rt_metrics_add(metrics, "bound_limit_is_dram", "flag",
+                       strcmp(limit, "dram") == 0 ? 1.0 : 0.0, 1);
     /* Counted DRAM bytes (CUPTI) against the compulsory bytes of the model. */
     const rt_metric *rd = rt_metrics_get(metrics, "dram_bytes_read");
     const rt_metric *wr = rt_metrics_get(metrics, "dram_bytes_write");
@@ -263,8 +266,8 @@ int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
             if (be->plugin->collect_counters(be->plugin_state, k, kernel_state, ctx->gpu_cupti,
                                              ctx->n_gpu_names, metrics, err) != 0)
                 return -1;
-            rt_gpu_metrics_rename(&ctx->gpu_defs, ctx->gpu_names, ctx->gpu_cupti,
-                                  ctx->n_gpu_names, metrics);
+            rt_gpu_metrics_rename(&ctx->gpu_defs, ctx->gpu_names, ctx->gpu_cupti, ctx->n_gpu_names,
+                                  metrics);
         } else {
             const char *why = strcmp(k->backend, "cuda") == 0
                                   ? "the CUDA plugin has no counter collection"

@@ -15,16 +15,19 @@
 struct rt_roofline_ctx;
 
 /* Resolves cfg->machine ("auto" or a file). A machine that cannot be resolved leaves *out NULL
- * and says so on log (points then carry no bound); a file that exists but is invalid is an error. */
+ * and says so on log (points then carry no bound); a file that exists but is invalid is an error.
+ */
 int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const char *machine_dir,
                             struct rt_roofline_ctx **out, FILE *log, int rank, rt_err *err);
 void rt_roofline_glue_free(struct rt_roofline_ctx *ctx);
 /* hot: the repetitions ran with warm caches (measure.mode hot), so a working set that fits in the
- * last-level cache gets no DRAM term. Fills rec->bound_s and rec->efficiency, stores the model's flops and bytes as metrics, and sets
- * RT_POINT_ABOVE_ROOFLINE with a reason when the measured time beats the bound. */
-void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k, const void *inputs,
-                            const rt_params *params, const rt_params *problem, int hot,
-                            const rt_kernel_env *env, rt_point_record *rec, rt_metrics *metrics);
+ * last-level cache gets no DRAM term. Fills rec->bound_s and rec->efficiency, stores the model's
+ * flops and bytes as metrics, and sets RT_POINT_ABOVE_ROOFLINE with a reason when the measured time
+ * beats the bound. */
+void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k,
+                            const void *inputs, const rt_params *params, const rt_params *problem,
+                            int hot, const rt_kernel_env *env, rt_point_record *rec,
+                            rt_metrics *metrics);
 /* Reads the configured counters for one extra execution of the prepared kernel. */
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
                               const rt_kernel_desc *k, void *kernel_state, const rt_config *cfg,

@@ -125,7 +125,8 @@ static int build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err)
 {
     const char *gen = mc->generator[0] ? mc->generator : NULL;
     const char *file = mc->file[0] ? mc->file : NULL;
-    if (rt_matrix_build(gen, &mc->gen, file, mc->ordering[0] ? mc->ordering : NULL, out, err) != 0) {
+    if (rt_matrix_build(gen, &mc->gen, file, mc->ordering[0] ? mc->ordering : NULL, out, err) !=
+        0) {
         char loc[600];
         rt_src_loc_format(&mc->loc, loc, sizeof loc);
         return rt_err_prefix(err, "%s: matrix '%s'", loc, mc->name);
@@ -226,7 +227,8 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
             snprintf(mr.generator, sizeof mr.generator, "%s", mc->generator);
             rt_params_to_json(&mc->gen, mr.args_json, sizeof mr.args_json);
             snprintf(mr.file, sizeof mr.file, "%s", mc->file);
-            snprintf(mr.ordering, sizeof mr.ordering, "%s", mc->ordering[0] ? mc->ordering : "natural");
+            snprintf(mr.ordering, sizeof mr.ordering, "%s",
+                     mc->ordering[0] ? mc->ordering : "natural");
             mr.load_s = load_s;
             if (rt_store_add_matrix(store, run_id, &mr, err) != 0) {
                 rt_csr_free(&full);
@@ -311,12 +313,14 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                     rt_params params;
                     int feasible = 1;
                     char why[512] = "";
-                    if (rt_space_point(space, index, &params, &feasible, why, sizeof why, err) != 0) {
+                    if (rt_space_point(space, index, &params, &feasible, why, sizeof why, err) !=
+                        0) {
                         rc = -1;
                         break;
                     }
                     double objective = INFINITY;
-                    if (rt_measure_point(&mctx, &tgt, &params, feasible, why, &objective, sum, err) != 0) {
+                    if (rt_measure_point(&mctx, &tgt, &params, feasible, why, &objective, sum,
+                                         err) != 0) {
                         rc = -1;
                         break;
                     }

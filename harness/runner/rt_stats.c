@@ -99,8 +99,8 @@ static int binomial_half_quantile(int n, double tail, double *cdf_at_k)
     return best;
 }
 
-static int ci_sorted(const double *s, int n, double confidence, double *lo, double *hi,
-                     double *rel, double *achieved)
+static int ci_sorted(const double *s, int n, double confidence, double *lo, double *hi, double *rel,
+                     double *achieved)
 {
     double cdf = 0.0;
     const int k = binomial_half_quantile(n, 0.5 * (1.0 - confidence), &cdf);
@@ -132,8 +132,10 @@ int rt_stats_median_ci(const double *samples, int n, double confidence, double *
                        double *rel_halfwidth, double *achieved, rt_err *err)
 {
     if (!(confidence > 0.0 && confidence < 1.0))
-        return rt_err_set(err, "median confidence interval: confidence must lie strictly between "
-                               "0 and 1 (e.g. 0.95), got %g", confidence);
+        return rt_err_set(err,
+                          "median confidence interval: confidence must lie strictly between "
+                          "0 and 1 (e.g. 0.95), got %g",
+                          confidence);
     if (check_samples(samples, n, "median confidence interval", err) != 0)
         return -1;
     double *s = sorted_copy(samples, n, "median confidence interval", err);
@@ -144,9 +146,8 @@ int rt_stats_median_ci(const double *samples, int n, double confidence, double *
     return 0;
 }
 
-int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps,
-                         double elapsed_s, double max_time_s, double target_rel_ci,
-                         double confidence)
+int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps, double elapsed_s,
+                         double max_time_s, double target_rel_ci, double confidence)
 {
     if (max_reps > 0 && n >= max_reps)
         return 1;
@@ -180,8 +181,8 @@ static int cmp_tagged(const void *pa, const void *pb)
 
 /* P(U <= u) under the null hypothesis without ties, from the coefficients of the Gaussian binomial
  * [m+n choose m]_q, whose coefficient of q^k counts the orderings with U = k. Built one factor at a
- * time: multiply by (1 - q^(n+i)), then divide by (1 - q^i); every intermediate is a polynomial with
- * integer coefficients, exact in doubles for m + n <= 40 (C(40,20) < 2^53). */
+ * time: multiply by (1 - q^(n+i)), then divide by (1 - q^i); every intermediate is a polynomial
+ * with integer coefficients, exact in doubles for m + n <= 40 (C(40,20) < 2^53). */
 static int exact_u_cdf(int m, int n, double u, double *p, rt_err *err)
 {
     const int deg = m * n;
@@ -260,8 +261,7 @@ int rt_stats_mann_whitney(const double *a, int na, const double *b, int nb, rt_s
         return 0;
     }
     const double mu = 0.5 * mn;
-    const double var =
-        mn / 12.0 * (((double)n + 1.0) - tie_term / ((double)n * ((double)n - 1.0)));
+    const double var = mn / 12.0 * (((double)n + 1.0) - tie_term / ((double)n * ((double)n - 1.0)));
     if (!(var > 0.0)) { /* every sample equal: no evidence of any difference */
         out->p_value = 1.0;
         return 0;

@@ -43,9 +43,8 @@ int rt_stats_median_ci(const double *samples, int n, double confidence, double *
  * once min_reps (at least one) samples are in, rather than sampling forever.
  * Invalid arguments (NULL samples with n > 0, confidence outside (0, 1), a NaN sample) and an
  * allocation failure also return 1: more samples could not fix them, and stopping never hangs. */
-int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps,
-                         double elapsed_s, double max_time_s, double target_rel_ci,
-                         double confidence);
+int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps, double elapsed_s,
+                         double max_time_s, double target_rel_ci, double confidence);
 
 /* Result of a two-sided Mann-Whitney U test of "a and b come from the same distribution". */
 typedef struct rt_stats_mw {

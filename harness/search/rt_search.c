@@ -15,7 +15,7 @@ static const char *const strategy_names[] = {"exhaustive", "random", "anneal"};
 /* Annealing schedule: a point 30% slower than the current one is accepted with probability
  * 1/e at the start and practically never at the end; in between T falls geometrically. */
 #define ANNEAL_T_START 0.3
-#define ANNEAL_T_END 0.003
+#define ANNEAL_T_END   0.003
 
 /* A keyed bijection of [0, n): a 4-round Feistel network on the smallest even-width bit domain
  * that holds n, with cycle walking for the values past n. It gives random sampling without
@@ -46,9 +46,9 @@ struct rt_search {
     unsigned char *visited; /* bitmap over the space */
     int64_t current;
     double current_obj;
-    int64_t pending;        /* yielded, not yet reported */
-    int last_dim, last_step;/* the move that last improved: tried first next time */
-    int64_t pending_from;   /* the current point when pending was chosen */
+    int64_t pending;         /* yielded, not yet reported */
+    int last_dim, last_step; /* the move that last improved: tried first next time */
+    int64_t pending_from;    /* the current point when pending was chosen */
     int pending_dim, pending_step;
     double temperature, cooling;
 };
@@ -129,8 +129,7 @@ static int feasible(const rt_search *s, int64_t index)
     return ok;
 }
 
-int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out,
-                     rt_err *err)
+int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err)
 {
     *out = NULL;
     if (!cfg || !space)
@@ -142,13 +141,17 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
             which = i;
     if (which < 0) {
         const char *hint = rt_suggest(name, strategy_names, N_STRATEGIES);
-        return rt_err_set(err, "search.strategy '%s' is unknown%s%s%s; use exhaustive, random or "
-                               "anneal", name, hint ? " (did you mean '" : "", hint ? hint : "",
+        return rt_err_set(err,
+                          "search.strategy '%s' is unknown%s%s%s; use exhaustive, random or "
+                          "anneal",
+                          name, hint ? " (did you mean '" : "", hint ? hint : "",
                           hint ? "'?)" : "");
     }
     if (cfg->budget < 0)
-        return rt_err_set(err, "search.budget must be 0 (default) or a positive number of points, "
-                               "not %d", cfg->budget);
+        return rt_err_set(err,
+                          "search.budget must be 0 (default) or a positive number of points, "
+                          "not %d",
+                          cfg->budget);
     rt_search *s = calloc(1, sizeof *s);
     if (!s)
         return rt_err_set(err, "out of memory for the search");
@@ -179,8 +182,8 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
                               points);
         }
         s->temperature = ANNEAL_T_START;
-        s->cooling = s->budget > 1 ? pow(ANNEAL_T_END / ANNEAL_T_START, 1.0 / (double)s->budget)
-                                   : 1.0;
+        s->cooling =
+            s->budget > 1 ? pow(ANNEAL_T_END / ANNEAL_T_START, 1.0 / (double)s->budget) : 1.0;
     }
     *out = s;
     return 0;
@@ -353,15 +356,9 @@ int rt_search_next(rt_search *search, int64_t *index)
 {
     int got = 0;
     switch (search->strat) {
-    case STRAT_EXHAUSTIVE:
-        got = next_exhaustive(search, index);
-        break;
-    case STRAT_RANDOM:
-        got = next_random(search, index);
-        break;
-    case STRAT_ANNEAL:
-        got = next_anneal(search, index);
-        break;
+    case STRAT_EXHAUSTIVE: got = next_exhaustive(search, index); break;
+    case STRAT_RANDOM: got = next_random(search, index); break;
+    case STRAT_ANNEAL: got = next_anneal(search, index); break;
     }
     if (got)
         search->yielded++;

@@ -33,8 +33,7 @@ typedef struct rt_search rt_search;
 
 /* The space must outlive the search. Fails on an unknown strategy (with a suggestion) or a
  * negative budget. */
-int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out,
-                     rt_err *err);
+int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err);
 
 /* Returns 1 with the next index, 0 when the search is finished. If checking a candidate's
  * feasibility fails (a constraint that cannot be evaluated), the candidate is yielded anyway so

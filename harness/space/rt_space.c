@@ -16,7 +16,7 @@ typedef struct space_dim {
     int64_t n;
     rt_value *values; /* owned */
     int from_config;
-    rt_src_loc loc;   /* where the config sets it (from_config only) */
+    rt_src_loc loc; /* where the config sets it (from_config only) */
 } space_dim;
 
 typedef struct space_constraint {
@@ -168,8 +168,10 @@ static int check_identifier(const char *name, void *vctx)
         if (strcmp(s->dims[d].name, name) != 0)
             continue;
         if (s->dims[d].schema->kind == RT_V_STR) {
-            rt_err_set(ic->err, "'%s' is a string parameter; constraints compute with numbers "
-                                "only (restrict its values in params instead)", name);
+            rt_err_set(ic->err,
+                       "'%s' is a string parameter; constraints compute with numbers "
+                       "only (restrict its values in params instead)",
+                       name);
             return 1;
         }
         return 0;
@@ -177,8 +179,10 @@ static int check_identifier(const char *name, void *vctx)
     const rt_value *pv = rt_params_get(&s->problem, name);
     if (pv) {
         if (pv->kind == RT_V_STR && isnan(rt_value_as_double(pv))) {
-            rt_err_set(ic->err, "problem parameter '%s' is a string (\"%s\"); constraints compute "
-                                "with numbers only", name, pv->s);
+            rt_err_set(ic->err,
+                       "problem parameter '%s' is a string (\"%s\"); constraints compute "
+                       "with numbers only",
+                       name, pv->s);
             return 1;
         }
         return 0;
@@ -191,8 +195,7 @@ static int check_identifier(const char *name, void *vctx)
  * wrote them. Anything else is left for rt_param_check to reject. */
 static rt_value normalise(const rt_param_schema *s, const rt_value *v)
 {
-    if (s->kind == RT_V_INT && v->kind == RT_V_REAL && v->r == floor(v->r) &&
-        fabs(v->r) < 9.0e15)
+    if (s->kind == RT_V_INT && v->kind == RT_V_REAL && v->r == floor(v->r) && fabs(v->r) < 9.0e15)
         return rt_value_int((int64_t)v->r);
     if (s->kind == RT_V_REAL && v->kind == RT_V_INT)
         return rt_value_real((double)v->i);
@@ -205,13 +208,15 @@ static int add_dim_from_config(rt_space *s, const rt_param_domain *dom,
     char where[600];
     format_loc(&dom->loc, where, sizeof where);
     if (dom->n_values <= 0 || !dom->values)
-        return rt_err_set(err, "%s: parameter '%s' of kernel %s has no values (empty list or "
-                               "range); give at least one value", where, dom->name, s->kernel);
+        return rt_err_set(err,
+                          "%s: parameter '%s' of kernel %s has no values (empty list or "
+                          "range); give at least one value",
+                          where, dom->name, s->kernel);
     space_dim *d = &s->dims[s->n_dims];
     d->values = malloc((size_t)dom->n_values * sizeof *d->values);
     if (!d->values)
-        return rt_err_set(err, "%s: out of memory for the %d values of '%s'", where,
-                          dom->n_values, dom->name);
+        return rt_err_set(err, "%s: out of memory for the %d values of '%s'", where, dom->n_values,
+                          dom->name);
     for (int i = 0; i < dom->n_values; ++i)
         d->values[i] = normalise(schema, &dom->values[i]);
     snprintf(d->name, sizeof d->name, "%s", schema->name);
@@ -241,14 +246,15 @@ static int add_dim_default(rt_space *s, const rt_param_schema *schema, rt_err *e
     return 0;
 }
 
-static int build_dims(rt_space *s, const rt_kernel_cfg *kcfg, const rt_kernel_desc *k,
-                      rt_err *err)
+static int build_dims(rt_space *s, const rt_kernel_cfg *kcfg, const rt_kernel_desc *k, rt_err *err)
 {
     char where[600];
     format_loc(&kcfg->loc, where, sizeof where);
     if (k->n_params > RT_MAX_PARAMS)
-        return rt_err_set(err, "%s: kernel %s has %d parameters, more than the %d a point can "
-                               "hold", where, k->name, k->n_params, RT_MAX_PARAMS);
+        return rt_err_set(err,
+                          "%s: kernel %s has %d parameters, more than the %d a point can "
+                          "hold",
+                          where, k->name, k->n_params, RT_MAX_PARAMS);
     for (int i = 0; i < kcfg->n_params; ++i) {
         const rt_param_domain *dom = &kcfg->params[i];
         char pwhere[600];
@@ -293,10 +299,11 @@ static int build_dims(rt_space *s, const rt_kernel_cfg *kcfg, const rt_kernel_de
                     break;
                 o += (size_t)w;
             }
-            return rt_err_set(err, "%s: the parameter space of kernel %s has more than %" PRId64
-                                   " points (%s); narrow the domains, add constraints that prune "
-                                   "whole values, or sample it with search: {strategy: random, "
-                                   "budget: 200}",
+            return rt_err_set(err,
+                              "%s: the parameter space of kernel %s has more than %" PRId64
+                              " points (%s); narrow the domains, add constraints that prune "
+                              "whole values, or sample it with search: {strategy: random, "
+                              "budget: 200}",
                               where, k->name, RT_SPACE_MAX_POINTS, shape);
         }
         s->size *= s->dims[d].n;
@@ -343,8 +350,10 @@ int rt_space_build(const rt_kernel_cfg *kcfg, const rt_kernel_desc *kernel,
     if (kcfg->n_params > RT_MAX_PARAMS) {
         char where[600];
         format_loc(&kcfg->loc, where, sizeof where);
-        return rt_err_set(err, "%s: kernel %s sets %d parameters, more than the %d a point can "
-                               "hold", where, kcfg->name, kcfg->n_params, RT_MAX_PARAMS);
+        return rt_err_set(err,
+                          "%s: kernel %s sets %d parameters, more than the %d a point can "
+                          "hold",
+                          where, kcfg->name, kcfg->n_params, RT_MAX_PARAMS);
     }
     rt_space *s = calloc(1, sizeof *s);
     if (!s)
@@ -410,12 +419,13 @@ int rt_space_point(const rt_space *space, int64_t index, rt_params *out_params, 
     *feasible = 0;
     int64_t coords[RT_MAX_PARAMS];
     if (rt_space_coords(space, index, coords) != 0)
-        return rt_err_set(err, "point %" PRId64 " is outside the space of kernel %s (0..%" PRId64
-                               ")", index, space->kernel, space->size - 1);
+        return rt_err_set(err,
+                          "point %" PRId64 " is outside the space of kernel %s (0..%" PRId64 ")",
+                          index, space->kernel, space->size - 1);
     rt_params_init(out_params);
     for (int d = 0; d < space->n_dims; ++d)
-        if (rt_params_set(out_params, space->dims[d].name, space->dims[d].values[coords[d]],
-                          err) != 0)
+        if (rt_params_set(out_params, space->dims[d].name, space->dims[d].values[coords[d]], err) !=
+            0)
             return -1;
 
     for (int d = 0; d < space->n_dims; ++d) {

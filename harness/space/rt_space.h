@@ -45,9 +45,9 @@ int rt_space_build(const rt_kernel_cfg *kcfg, const rt_kernel_desc *kernel,
 int64_t rt_space_size(const rt_space *space);
 
 /* The kernel parameters of point `index` (every schema parameter, typed as its schema says) in
- * out_params. *feasible is 1, or 0 with the first reason in why (e.g. "register_tile = 64 is outside
- * its domain 1..32" or "constraint 'row_block * col_block <= 4096' is false"). Returns -1 on an
- * index outside [0, size) or a constraint that cannot be evaluated (err names the config
+ * out_params. *feasible is 1, or 0 with the first reason in why (e.g. "register_tile = 64 is
+ * outside its domain 1..32" or "constraint 'row_block * col_block <= 4096' is false"). Returns -1
+ * on an index outside [0, size) or a constraint that cannot be evaluated (err names the config
  * file:line:col of the constraint). why may be NULL. */
 int rt_space_point(const rt_space *space, int64_t index, rt_params *out_params, int *feasible,
                    char *why, size_t whylen, rt_err *err);

@@ -26,14 +26,14 @@ typedef struct fused_state {
     int64_t n, nf, tile;
     int team, team_started;
     float bias;
-    rt_csr *wt;      /* W_l^T: rowptr and colidx (its double values are freed after conversion) */
-    float **val;     /* W_l^T's values in fp32 */
-    float *y0;       /* the rank's input features, feature-major */
-    float *buf[2];   /* layer outputs, alternating */
-    int32_t *ident;  /* 0 .. nf-1: layer 0's list and ids */
+    rt_csr *wt;     /* W_l^T: rowptr and colidx (its double values are freed after conversion) */
+    float **val;    /* W_l^T's values in fp32 */
+    float *y0;      /* the rank's input features, feature-major */
+    float *buf[2];  /* layer outputs, alternating */
+    int32_t *ident; /* 0 .. nf-1: layer 0's list and ids */
     int32_t *list[2], *ids[2];
     unsigned char *active;
-    float *stage;    /* per thread: the tile's input rows, neuron-major (n x tile) */
+    float *stage; /* per thread: the tile's input rows, neuron-major (n x tile) */
     /* What the last execution left: the live features that entered the last layer run. */
     int64_t final_count;
     const float *final_y;
@@ -129,16 +129,16 @@ static int prepare(fused_state *s, rt_err *err)
     s->active = calloc(count, 1);
     if (!s->buf[0] || !s->buf[1] || !s->ident || !s->list[0] || !s->list[1] || !s->ids[0] ||
         !s->ids[1] || !s->active)
-        return rt_err_set(err, "out of memory for the feature rows of %" PRId64 " features x %" PRId64
-                               " neurons",
-                          nf, n);
+        return rt_err_set(
+            err, "out of memory for the feature rows of %" PRId64 " features x %" PRId64 " neurons",
+            nf, n);
     for (int64_t f = 0; f < nf; ++f)
         s->ident[f] = (int32_t)f;
     s->stage = malloc((size_t)s->team * (size_t)n * (size_t)s->tile * sizeof(float));
     if (!s->stage)
-        return rt_err_set(err, "out of memory for %d staging buffers of %" PRId64 " x %" PRId64
-                               " floats",
-                          s->team, n, s->tile);
+        return rt_err_set(
+            err, "out of memory for %d staging buffers of %" PRId64 " x %" PRId64 " floats",
+            s->team, n, s->tile);
     return 0;
 }
 
@@ -276,8 +276,8 @@ static int fused_run(void *state, double *seconds, rt_err *err)
 static int fused_output(void *state, double *out, rt_err *err)
 {
     const fused_state *s = state;
-    return rt_spdnn_write_output(s->in, s->final_count, s->final_y, s->n, s->final_ids,
-                                 s->active, out, err);
+    return rt_spdnn_write_output(s->in, s->final_count, s->final_y, s->n, s->final_ids, s->active,
+                                 out, err);
 }
 
 static int fused_metrics(void *state, rt_metrics *m, rt_err *err)

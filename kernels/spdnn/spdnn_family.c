@@ -13,7 +13,7 @@
 #include "rt_memcheck.h"
 #include "rt_rng.h"
 
-#define SPDNN_LAYERS_MAX 100000
+#define SPDNN_LAYERS_MAX   100000
 #define SPDNN_FEATURES_MAX 10000000
 
 /* Feature streams live far above any layer index (the sparse_dnn generator uses stream = layer,
@@ -116,8 +116,9 @@ static int generate_layers(rt_spdnn_inputs *in, rt_err *err)
         }
     }
     if (failed < in->layers)
-        return rt_err_prefix(err, "spdnn: generating layer %" PRId64 " (sparse_dnn, %" PRId64
-                                  " neurons, network_seed %" PRIu64 ")",
+        return rt_err_prefix(err,
+                             "spdnn: generating layer %" PRId64 " (sparse_dnn, %" PRId64
+                             " neurons, network_seed %" PRIu64 ")",
                              failed, in->neurons, in->network_seed);
     for (int64_t l = 1; l < in->layers; ++l) {
         in->layer[l] = &in->owned[l - 1];
@@ -182,8 +183,8 @@ static int generate_features(rt_spdnn_inputs *in, rt_err *err)
 #define REF_BATCH 16
 
 typedef struct ref_batch {
-    double *y, *z;           /* n x REF_BATCH each: neuron j of slot k at [j * REF_BATCH + k] */
-    int64_t id[REF_BATCH];   /* local feature of each slot */
+    double *y, *z;         /* n x REF_BATCH each: neuron j of slot k at [j * REF_BATCH + k] */
+    int64_t id[REF_BATCH]; /* local feature of each slot */
 } ref_batch;
 
 /* Output of the features in slots [0, count) that survived every layer. */
@@ -276,8 +277,8 @@ static void reference_batch(rt_spdnn_inputs *in, int64_t f0, int count, ref_batc
 static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
 {
     const int64_t nf = in->features, n = in->neurons, nl = in->layers;
-    in->reference = calloc((size_t)(nf > 0 ? nf : 1) * RT_SPDNN_OUT_PER_FEATURE,
-                           sizeof *in->reference);
+    in->reference =
+        calloc((size_t)(nf > 0 ? nf : 1) * RT_SPDNN_OUT_PER_FEATURE, sizeof *in->reference);
     in->live = calloc((size_t)nl + 1, sizeof *in->live);
     int64_t *entered = calloc((size_t)(nf > 0 ? nf : 1), sizeof *entered);
     unsigned char *category = calloc((size_t)(nf > 0 ? nf : 1), 1);
@@ -313,9 +314,9 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
     if (failed) {
         free(entered);
         free(category);
-        return rt_err_set(err, "spdnn: out of memory for the reference's per-thread rows (%" PRId64
-                               " neurons)",
-                          n);
+        return rt_err_set(
+            err, "spdnn: out of memory for the reference's per-thread rows (%" PRId64 " neurons)",
+            n);
     }
     /* live[l] = features that entered layer l; live[layers] = categories. */
     for (int64_t f = 0; f < nf; ++f) {
@@ -340,14 +341,16 @@ int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t feature
     if (!layer0)
         return rt_err_set(err, "spdnn: no layer-0 matrix given");
     if (layer0->rows != layer0->cols)
-        return rt_err_set(err, "spdnn: the matrix is layer 0 of the network and must be square "
-                               "(neurons x neurons), not %" PRId64 " x %" PRId64,
+        return rt_err_set(err,
+                          "spdnn: the matrix is layer 0 of the network and must be square "
+                          "(neurons x neurons), not %" PRId64 " x %" PRId64,
                           layer0->rows, layer0->cols);
     const double bias = rt_sparse_dnn_bias(layer0->rows);
     if (isnan(bias))
-        return rt_err_set(err, "spdnn: layer 0 has %" PRId64 " neurons; the Graph Challenge bias "
-                               "is defined for 1024, 4096, 16384 and 65536 only (use generator "
-                               "sparse_dnn)",
+        return rt_err_set(err,
+                          "spdnn: layer 0 has %" PRId64 " neurons; the Graph Challenge bias "
+                          "is defined for 1024, 4096, 16384 and 65536 only (use generator "
+                          "sparse_dnn)",
                           layer0->rows);
     if (layers < 1 || layers > SPDNN_LAYERS_MAX)
         return rt_err_set(err, "spdnn: layers = %" PRId64 " is outside 1..%d", layers,
@@ -408,15 +411,15 @@ int rt_spdnn_inputs_check(const void *inputs, const rt_spdnn_inputs **out, rt_er
     if (!in || !in->layer || !in->layer[0] || !in->feat_ptr || !in->reference || !in->live)
         return rt_err_set(err, "spdnn kernel called without spdnn inputs");
     if (in->neurons < 1 || in->layers < 1 || in->features < 0)
-        return rt_err_set(err, "spdnn inputs: %" PRId64 " neurons, %" PRId64 " layers, %" PRId64
-                               " features",
-                          in->neurons, in->layers, in->features);
+        return rt_err_set(
+            err, "spdnn inputs: %" PRId64 " neurons, %" PRId64 " layers, %" PRId64 " features",
+            in->neurons, in->layers, in->features);
     for (int64_t l = 0; l < in->layers; ++l) {
         const rt_csr *w = in->layer[l];
         if (!w || w->rows != in->neurons || w->cols != in->neurons || !w->rowptr)
-            return rt_err_set(err, "spdnn inputs: layer %" PRId64 " is missing or not %" PRId64
-                                   " x %" PRId64,
-                              l, in->neurons, in->neurons);
+            return rt_err_set(
+                err, "spdnn inputs: layer %" PRId64 " is missing or not %" PRId64 " x %" PRId64, l,
+                in->neurons, in->neurons);
     }
     *out = in;
     return 0;
@@ -466,8 +469,8 @@ static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **i
     const char *owner = "spdnn problem";
     int64_t layers = 0, features = 0, seed = 0, network_seed = 0;
     double density = 0.0;
-    if (rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem,
-                             "layers", &layers, err) != 0 ||
+    if (rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "layers",
+                             &layers, err) != 0 ||
         rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem,
                              "features", &features, err) != 0 ||
         rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "seed",
@@ -480,8 +483,8 @@ static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **i
     if (world_share(&rank, &nranks, err) != 0)
         return -1;
     rt_spdnn_inputs *in = NULL;
-    if (rt_spdnn_inputs_create(a, layers, features, density, (uint64_t)seed,
-                               (uint64_t)network_seed, rank, nranks, &in, err) != 0)
+    if (rt_spdnn_inputs_create(a, layers, features, density, (uint64_t)seed, (uint64_t)network_seed,
+                               rank, nranks, &in, err) != 0)
         return -1;
     *inputs = in;
     return 0;
@@ -581,8 +584,8 @@ float *rt_spdnn_dense_features(const rt_spdnn_inputs *in, rt_err *err)
     const double bytes = (double)in->features * (double)in->neurons * sizeof(float);
     if (rt_memcheck_fits(bytes, "the dense input features", err) != 0)
         return NULL;
-    float *y = calloc((size_t)(in->features > 0 ? in->features : 1) * (size_t)in->neurons,
-                      sizeof *y);
+    float *y =
+        calloc((size_t)(in->features > 0 ? in->features : 1) * (size_t)in->neurons, sizeof *y);
     if (!y) {
         rt_err_set(err, "spdnn: out of memory for the dense input features (%.1f MiB)",
                    bytes / 1048576.0);
@@ -595,8 +598,7 @@ float *rt_spdnn_dense_features(const rt_spdnn_inputs *in, rt_err *err)
 }
 
 int rt_spdnn_write_output(const rt_spdnn_inputs *in, int64_t count, const float *y, int64_t ldy,
-                          const int32_t *ids, const unsigned char *active, double *out,
-                          rt_err *err)
+                          const int32_t *ids, const unsigned char *active, double *out, rt_err *err)
 {
     const int64_t nf = in->features, n = in->neurons;
     for (int64_t i = 0; i < nf * RT_SPDNN_OUT_PER_FEATURE; ++i)
@@ -612,8 +614,7 @@ int rt_spdnn_write_output(const rt_spdnn_inputs *in, int64_t count, const float 
         const int64_t f = ids[q];
         if (f < 0 || f >= nf || seen[f]) {
             free(seen);
-            return rt_err_set(err, "spdnn output: live feature %" PRId64 " has id %" PRId64
-                                   " (%s)",
+            return rt_err_set(err, "spdnn output: live feature %" PRId64 " has id %" PRId64 " (%s)",
                               q, f, (f < 0 || f >= nf) ? "out of range" : "seen twice");
         }
         seen[f] = 1;

@@ -76,20 +76,20 @@ typedef struct rt_spdnn_inputs {
     double feature_density;
     uint64_t seed;
     uint64_t network_seed;
-    double bias;            /* the Graph Challenge bias of this width */
-    const rt_csr **layer;   /* W_0 .. W_{L-1}, each neurons x neurons; W_0 is borrowed */
-    rt_csr *owned;          /* storage of W_1 .. W_{L-1} (layers - 1 entries) */
-    int64_t nnz_total;      /* sum over layers of nnz(W_l) */
+    double bias;          /* the Graph Challenge bias of this width */
+    const rt_csr **layer; /* W_0 .. W_{L-1}, each neurons x neurons; W_0 is borrowed */
+    rt_csr *owned;        /* storage of W_1 .. W_{L-1} (layers - 1 entries) */
+    int64_t nnz_total;    /* sum over layers of nnz(W_l) */
     /* Y_0 of this rank: feature f's active neurons (value 1) are
      * feat_idx[feat_ptr[f] .. feat_ptr[f+1]), increasing. */
     int64_t *feat_ptr;
     int32_t *feat_idx;
     /* What the double-precision reference found. */
-    double *reference;      /* RT_SPDNN_OUT_PER_FEATURE * features values */
-    int64_t *live;          /* layers + 1 entries: live[l] = features entering layer l (live[0] =
-                               features), live[layers] = categories */
+    double *reference; /* RT_SPDNN_OUT_PER_FEATURE * features values */
+    int64_t *live;     /* layers + 1 entries: live[l] = features entering layer l (live[0] =
+                          features), live[layers] = categories */
     int64_t categories;
-    double reference_s;     /* seconds the reference took */
+    double reference_s; /* seconds the reference took */
 } rt_spdnn_inputs;
 
 /* The family descriptor (static, immutable). */

@@ -83,8 +83,8 @@ static const rt_param_schema spdnn_cusparse_params[] = {
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
-    {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K",
-     csr_params, N_OF(csr_params), "spmm"},
+    {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K", csr_params,
+     N_OF(csr_params), "spmm"},
     {RT_SPMM_CUDA_ELL, "warp-sliced ELL SpMM on the GPU (slices of 32 rows, coalesced A)",
      ell_params, N_OF(ell_params), "spmm"},
     {RT_SPMM_CUDA_TILED,

@@ -12,9 +12,9 @@
 #include "rt_error.h"
 #include "rt_registry.h"
 
-#define RT_SPMM_CUDA_CSR "spmm.cuda.csr"
-#define RT_SPMM_CUDA_ELL "spmm.cuda.ell"
-#define RT_SPMM_CUDA_TILED "spmm.cuda.tiled"
+#define RT_SPMM_CUDA_CSR      "spmm.cuda.csr"
+#define RT_SPMM_CUDA_ELL      "spmm.cuda.ell"
+#define RT_SPMM_CUDA_TILED    "spmm.cuda.tiled"
 #define RT_SPMM_CUDA_CUSPARSE "spmm.cuda.cusparse"
 
 /* Index of each kernel in the catalog (stable: the plugin fills its descriptors in this order). */
@@ -28,7 +28,7 @@ typedef enum rt_spmm_cuda_kind {
 
 /* CUDA kernels of other families share this catalog (so the same unavailable registration
  * covers them); they follow the spmm kernels, at these indices of rt_cuda_catalog_entry. */
-#define RT_SPDNN_CUDA_FUSED "spdnn.cuda.fused"
+#define RT_SPDNN_CUDA_FUSED    "spdnn.cuda.fused"
 #define RT_SPDNN_CUDA_CUSPARSE "spdnn.cuda.cusparse"
 typedef enum rt_cuda_catalog_index {
     RT_CUDA_CATALOG_SPDNN_FUSED = RT_SPMM_CUDA_KIND_COUNT,

@@ -128,8 +128,8 @@ static int spmm_make_inputs(const rt_csr *a, const rt_params *problem, void **in
                              &seed, err) != 0 ||
         rt_kernels_param_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem,
                              "precision", prec_name, sizeof prec_name, err) != 0 ||
-        rt_kernels_param_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem,
-                             "layout", layout_name, sizeof layout_name, err) != 0)
+        rt_kernels_param_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "layout",
+                             layout_name, sizeof layout_name, err) != 0)
         return -1;
     const int prec = rt_precision_parse(prec_name);
     const int layout = rt_layout_parse(layout_name);

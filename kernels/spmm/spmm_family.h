@@ -28,8 +28,8 @@
 #include "rt_registry.h"
 
 typedef struct rt_spmm_inputs {
-    const rt_csr *a;      /* borrowed: outlives the inputs */
-    rt_dense b;           /* a->cols x k, owned */
+    const rt_csr *a; /* borrowed: outlives the inputs */
+    rt_dense b;      /* a->cols x k, owned */
     int64_t k;
     rt_precision prec;
     rt_layout layout;

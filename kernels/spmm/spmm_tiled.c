@@ -18,15 +18,18 @@ static void *alloc_array(int64_t n, size_t size, int zero, const char *what, rt_
 {
     const int64_t count = n > 0 ? n : 1;
     if ((uint64_t)count > SIZE_MAX / size) {
-        rt_err_set(err, "tiled plan: %s would need %" PRId64 " elements of %zu bytes, more than "
-                   "this machine can address", what, count, size);
+        rt_err_set(err,
+                   "tiled plan: %s would need %" PRId64 " elements of %zu bytes, more than "
+                   "this machine can address",
+                   what, count, size);
         return NULL;
     }
     void *p = zero ? calloc((size_t)count, size) : malloc((size_t)count * size);
     if (!p)
-        rt_err_set(err, "tiled plan: out of memory for %s (%" PRId64 " elements, %.1f MiB); "
-                   "a larger buffsize or ELL staging needs less", what, count,
-                   (double)count * (double)size / 1048576.0);
+        rt_err_set(err,
+                   "tiled plan: out of memory for %s (%" PRId64 " elements, %.1f MiB); "
+                   "a larger buffsize or ELL staging needs less",
+                   what, count, (double)count * (double)size / 1048576.0);
     return p;
 }
 
@@ -113,8 +116,10 @@ static int check_params(const rt_tiled_params *p, rt_err *err)
         return rt_err_set(err, "tiled plan: buffsize = %" PRId64 " must be at least 1 slot",
                           p->buffsize);
     if (p->buffsize > INT32_MAX)
-        return rt_err_set(err, "tiled plan: buffsize = %" PRId64 " exceeds %d slots (offsets "
-                          "are 32-bit)", p->buffsize, INT32_MAX);
+        return rt_err_set(err,
+                          "tiled plan: buffsize = %" PRId64 " exceeds %d slots (offsets "
+                          "are 32-bit)",
+                          p->buffsize, INT32_MAX);
     if (p->index_bytes != 2 && p->index_bytes != 4)
         return rt_err_set(err, "tiled plan: index_bytes = %d must be 2 or 4", p->index_bytes);
     if (p->index_bytes == 2 && p->buffsize > 65536)
@@ -226,8 +231,7 @@ static void block_fill(const rt_csr *a, rt_tiled_plan *pl, int64_t b, const int3
     }
 }
 
-int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out,
-                        rt_err *err)
+int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out, rt_err *err)
 {
     if (!out)
         return rt_err_set(err, "tiled plan: no output plan given");
@@ -269,8 +273,8 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     /* Pass 1: footprints in place (each block's footprint fits in its own nonzero range). */
 #pragma omp parallel reduction(| : failed)
     {
-        int32_t *sort_tmp = malloc((size_t)(max_block_nnz > 0 ? max_block_nnz : 1) *
-                                   sizeof *sort_tmp);
+        int32_t *sort_tmp =
+            malloc((size_t)(max_block_nnz > 0 ? max_block_nnz : 1) * sizeof *sort_tmp);
         if (!sort_tmp)
             failed = 1;
 #pragma omp for schedule(dynamic, 16)
@@ -312,18 +316,18 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     if (!pl->map)
         goto fail;
     if (p->use_ell) {
-        pl->displ = alloc_array(pl->nstages * pl->warps_per_block + 1, sizeof *pl->displ, 1,
-                                "displ", err);
+        pl->displ =
+            alloc_array(pl->nstages * pl->warps_per_block + 1, sizeof *pl->displ, 1, "displ", err);
         if (!pl->displ)
             goto fail;
     } else {
         if (pl->nstages > (INT64_MAX - 1) / bs) {
-            rt_err_set(err, "tiled plan: %" PRId64 " stages x block_size %" PRId64
-                       " row offsets overflow", pl->nstages, bs);
+            rt_err_set(
+                err, "tiled plan: %" PRId64 " stages x block_size %" PRId64 " row offsets overflow",
+                pl->nstages, bs);
             goto fail;
         }
-        pl->rowdispl = alloc_array(pl->nstages * bs + 1, sizeof *pl->rowdispl, 1, "rowdispl",
-                                   err);
+        pl->rowdispl = alloc_array(pl->nstages * bs + 1, sizeof *pl->rowdispl, 1, "rowdispl", err);
         if (!pl->rowdispl)
             goto fail;
     }
@@ -353,7 +357,7 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     if (!pl->value || (!pl->index16 && !pl->index32))
         goto fail;
 
-    /* Pass 3: entries. */
+        /* Pass 3: entries. */
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t b = 0; b < nblocks; ++b)
         block_fill(a, pl, b, scratch);
@@ -373,15 +377,16 @@ fail:
  * Verify */
 
 /* Matches one plan entry of row r against A; see rt_tiled_plan_verify for the padding rule. */
-static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched,
-                       int64_t b, int64_t s, int64_t r, int64_t slot, double v, rt_err *err)
+static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched, int64_t b,
+                       int64_t s, int64_t r, int64_t slot, double v, rt_err *err)
 {
     const int64_t nslots = pl->mapdispl[s + 1] - pl->mapdispl[s];
     const int64_t local = s - pl->buffdispl[b];
     if (slot >= nslots)
-        return rt_err_set(err, "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
-                          ") has index %" PRId64 " but the stage stages only %" PRId64
-                          " columns", r, b, local, slot, nslots);
+        return rt_err_set(err,
+                          "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
+                          ") has index %" PRId64 " but the stage stages only %" PRId64 " columns",
+                          r, b, local, slot, nslots);
     const int32_t col = pl->map[pl->mapdispl[s] + slot];
     const int64_t e0 = a->rowptr[r], e1 = a->rowptr[r + 1];
     const int64_t hit = find_sorted(a->colidx, e0, e1, col);
@@ -392,15 +397,19 @@ static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *
     if (pl->p.use_ell && slot == 0 && v == 0.0)
         return 0; /* padding */
     if (hit < 0)
-        return rt_err_set(err, "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
+        return rt_err_set(err,
+                          "tiled plan: row %" PRId64 " (block %" PRId64 ", stage %" PRId64
                           ") holds column %d, which row %" PRId64 " of A does not contain",
                           r, b, local, col, r);
     if (matched[hit])
-        return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) of A appears more than "
+        return rt_err_set(err,
+                          "tiled plan: nonzero (%" PRId64 ", %d) of A appears more than "
                           "once (again in stage %" PRId64 " of block %" PRId64 ")",
                           r, col, local, b);
-    return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) has value %.17g in the plan "
-                      "but %.17g in A", r, col, v, a->val[hit]);
+    return rt_err_set(err,
+                      "tiled plan: nonzero (%" PRId64 ", %d) has value %.17g in the plan "
+                      "but %.17g in A",
+                      r, col, v, a->val[hit]);
 }
 
 static int64_t entry_slot(const rt_tiled_plan *pl, int64_t i)
@@ -410,8 +419,8 @@ static int64_t entry_slot(const rt_tiled_plan *pl, int64_t i)
 
 /* Checks block b completely: its stages, map, entries and that every nonzero of its rows was
  * matched. */
-static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched,
-                        int64_t b, rt_err *err)
+static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched, int64_t b,
+                        rt_err *err)
 {
     const int64_t bs = pl->p.block_size, ws = pl->p.warp_size;
     const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
@@ -419,9 +428,10 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
         const int64_t m0 = pl->mapdispl[s], m1 = pl->mapdispl[s + 1];
         const int64_t local = s - pl->buffdispl[b];
         if (m1 - m0 > pl->p.buffsize)
-            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " stages %"
-                              PRId64 " columns, more than buffsize = %" PRId64, local, b,
-                              m1 - m0, pl->p.buffsize);
+            return rt_err_set(err,
+                              "tiled plan: stage %" PRId64 " of block %" PRId64 " stages %" PRId64
+                              " columns, more than buffsize = %" PRId64,
+                              local, b, m1 - m0, pl->p.buffsize);
         int32_t *cols = malloc((size_t)(m1 > m0 ? m1 - m0 : 1) * sizeof *cols);
         int32_t *tmp = malloc((size_t)(m1 > m0 ? m1 - m0 : 1) * sizeof *tmp);
         if (!cols || !tmp) {
@@ -441,11 +451,15 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
         free(cols);
         free(tmp);
         if (bad_col)
-            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " maps a "
-                              "slot to a column outside 0..%" PRId64, local, b, a->cols - 1);
+            return rt_err_set(err,
+                              "tiled plan: stage %" PRId64 " of block %" PRId64 " maps a "
+                              "slot to a column outside 0..%" PRId64,
+                              local, b, a->cols - 1);
         if (distinct != m1 - m0)
-            return rt_err_set(err, "tiled plan: stage %" PRId64 " of block %" PRId64 " stages "
-                              "the same column in two slots", local, b);
+            return rt_err_set(err,
+                              "tiled plan: stage %" PRId64 " of block %" PRId64 " stages "
+                              "the same column in two slots",
+                              local, b);
 
         if (pl->p.use_ell) {
             const int64_t wpb = pl->warps_per_block;
@@ -458,9 +472,11 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
                         const int64_t slot = entry_slot(pl, i);
                         if (r >= a->rows) {
                             if (slot != 0 || pl->value[i] != 0.0)
-                                return rt_err_set(err, "tiled plan: row %" PRId64 " lies past "
+                                return rt_err_set(err,
+                                                  "tiled plan: row %" PRId64 " lies past "
                                                   "the %" PRId64 " rows of A but holds an "
-                                                  "entry that is not padding", r, a->rows);
+                                                  "entry that is not padding",
+                                                  r, a->rows);
                             continue;
                         }
                         if (match_entry(pl, a, matched, b, s, r, slot, pl->value[i], err) != 0)
@@ -473,9 +489,10 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
                 const int64_t q0 = pl->rowdispl[s * bs + lr], q1 = pl->rowdispl[s * bs + lr + 1];
                 const int64_t r = r0 + lr;
                 if (r >= a->rows && q1 > q0)
-                    return rt_err_set(err, "tiled plan: row %" PRId64 " lies past the %" PRId64
-                                      " rows of A but holds %" PRId64 " entries", r, a->rows,
-                                      q1 - q0);
+                    return rt_err_set(err,
+                                      "tiled plan: row %" PRId64 " lies past the %" PRId64
+                                      " rows of A but holds %" PRId64 " entries",
+                                      r, a->rows, q1 - q0);
                 for (int64_t i = q0; i < q1; ++i)
                     if (match_entry(pl, a, matched, b, s, r, entry_slot(pl, i), pl->value[i],
                                     err) != 0)
@@ -486,14 +503,15 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
     for (int64_t r = r0; r < r1; ++r)
         for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e)
             if (!matched[e])
-                return rt_err_set(err, "tiled plan: nonzero (%" PRId64 ", %d) of A is missing "
-                                  "from block %" PRId64, r, a->colidx[e], b);
+                return rt_err_set(err,
+                                  "tiled plan: nonzero (%" PRId64 ", %d) of A is missing "
+                                  "from block %" PRId64,
+                                  r, a->colidx[e], b);
     return 0;
 }
 
 /* Offsets start at 0, never decrease and end at `last`. */
-static int check_offsets(const int64_t *o, int64_t n, int64_t last, const char *name,
-                         rt_err *err)
+static int check_offsets(const int64_t *o, int64_t n, int64_t last, const char *name, rt_err *err)
 {
     if (!o)
         return rt_err_set(err, "tiled plan: %s is missing", name);
@@ -501,8 +519,9 @@ static int check_offsets(const int64_t *o, int64_t n, int64_t last, const char *
         return rt_err_set(err, "tiled plan: %s[0] = %" PRId64 ", not 0", name, o[0]);
     for (int64_t i = 0; i < n; ++i)
         if (o[i + 1] < o[i])
-            return rt_err_set(err, "tiled plan: %s decreases at %" PRId64 " (%" PRId64 " > %"
-                              PRId64 ")", name, i, o[i], o[i + 1]);
+            return rt_err_set(err,
+                              "tiled plan: %s decreases at %" PRId64 " (%" PRId64 " > %" PRId64 ")",
+                              name, i, o[i], o[i + 1]);
     if (o[n] != last)
         return rt_err_set(err, "tiled plan: %s ends at %" PRId64 ", not %" PRId64, name, o[n],
                           last);
@@ -518,8 +537,9 @@ int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err
     if (check_params(&plan->p, err) != 0)
         return -1;
     if (plan->rows != a->rows || plan->cols != a->cols || plan->nnz != a->nnz)
-        return rt_err_set(err, "tiled plan: built for a %" PRId64 " x %" PRId64 " matrix with %"
-                          PRId64 " nonzeros, given %" PRId64 " x %" PRId64 " with %" PRId64,
+        return rt_err_set(err,
+                          "tiled plan: built for a %" PRId64 " x %" PRId64 " matrix with %" PRId64
+                          " nonzeros, given %" PRId64 " x %" PRId64 " with %" PRId64,
                           plan->rows, plan->cols, plan->nnz, a->rows, a->cols, a->nnz);
     const int64_t bs = plan->p.block_size;
     if (plan->nblocks != (a->rows + bs - 1) / bs)
@@ -541,13 +561,14 @@ int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err
         if (!plan->displ)
             return rt_err_set(err, "tiled plan: displ is missing");
         if (plan->displ[n] * plan->p.warp_size != plan->stored)
-            return rt_err_set(err, "tiled plan: displ ends at %" PRId64 " ELL rows, which is not "
-                              "stored / warp_size = %" PRId64 " / %d", plan->displ[n],
-                              plan->stored, plan->p.warp_size);
+            return rt_err_set(err,
+                              "tiled plan: displ ends at %" PRId64 " ELL rows, which is not "
+                              "stored / warp_size = %" PRId64 " / %d",
+                              plan->displ[n], plan->stored, plan->p.warp_size);
         if (check_offsets(plan->displ, n, plan->displ[n], "displ", err) != 0)
             return -1;
-    } else if (check_offsets(plan->rowdispl, plan->nstages * bs, plan->stored, "rowdispl",
-                             err) != 0) {
+    } else if (check_offsets(plan->rowdispl, plan->nstages * bs, plan->stored, "rowdispl", err) !=
+               0) {
         return -1;
     }
     if ((plan->p.index_bytes == 2 && !plan->index16) ||

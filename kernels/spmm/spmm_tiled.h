@@ -28,29 +28,31 @@ typedef struct rt_tiled_params {
     int block_size;   /* threads = rows per thread block */
     int64_t buffsize; /* shared-memory slots per stage (per B column) */
     int warp_size;    /* 32 */
-    int use_ell;      /* 1: per (stage, warp) ELL padded to the warp's longest row; 0: CSR per (stage,row) */
+    int use_ell;      /* 1: per (stage, warp) ELL padded to the warp's longest row; 0: CSR per
+                         (stage,row) */
     int index_bytes;  /* 2: uint16 shared offsets (requires buffsize <= 65536), 4: int32 */
 } rt_tiled_params;
 
 typedef struct rt_tiled_plan {
     int64_t rows, cols, nnz;
     rt_tiled_params p;
-    int64_t nblocks;     /* ceil(rows / block_size) */
-    int64_t nstages;     /* total stages over all blocks */
-    int64_t *buffdispl;  /* nblocks+1: block b owns stages [buffdispl[b], buffdispl[b+1]) */
-    int64_t *mapdispl;   /* nstages+1: stage s stages map[mapdispl[s] .. mapdispl[s+1]) */
-    int32_t *map;        /* global column of B staged at shared slot (i - mapdispl[s]) */
+    int64_t nblocks;    /* ceil(rows / block_size) */
+    int64_t nstages;    /* total stages over all blocks */
+    int64_t *buffdispl; /* nblocks+1: block b owns stages [buffdispl[b], buffdispl[b+1]) */
+    int64_t *mapdispl;  /* nstages+1: stage s stages map[mapdispl[s] .. mapdispl[s+1]) */
+    int32_t *map;       /* global column of B staged at shared slot (i - mapdispl[s]) */
     /* ELL (use_ell=1): warps_per_block = block_size / warp_size (block_size must be a multiple
        of warp_size); slice w = s * warps_per_block + warp_in_block; ELL rows m in
        [displ[w], displ[w+1]); entry (m, lane) at m * warp_size + lane. NULL when use_ell = 0. */
-    int64_t *displ;      /* nstages * warps_per_block + 1 */
-    /* CSR (use_ell=0): row r of block b in stage s: entries [rowdispl[s*block_size + (r - b*block_size)], ... +1).
-       NULL when use_ell = 1. */
-    int64_t *rowdispl;   /* nstages * block_size + 1 */
-    int64_t stored;      /* entries including padding */
-    uint16_t *index16;   /* stored entries when index_bytes == 2: offset into the stage's shared slots */
-    int32_t *index32;    /* when index_bytes == 4 (the other one is NULL) */
-    double *value;       /* stored entries; padding: index 0, value 0 */
+    int64_t *displ; /* nstages * warps_per_block + 1 */
+    /* CSR (use_ell=0): row r of block b in stage s: entries [rowdispl[s*block_size + (r -
+       b*block_size)], ... +1). NULL when use_ell = 1. */
+    int64_t *rowdispl; /* nstages * block_size + 1 */
+    int64_t stored;    /* entries including padding */
+    uint16_t
+        *index16; /* stored entries when index_bytes == 2: offset into the stage's shared slots */
+    int32_t *index32; /* when index_bytes == 4 (the other one is NULL) */
+    double *value;    /* stored entries; padding: index 0, value 0 */
     /* Added beyond the shared contract: */
     int64_t warps_per_block; /* block_size / warp_size for ELL, 0 for CSR */
     int64_t nmap;            /* mapdispl[nstages]: staged B rows per B column, over all stages */
@@ -61,8 +63,7 @@ typedef struct rt_tiled_plan {
  * naming the parameter: block_size or warp_size < 1, block_size not a multiple of warp_size with
  * use_ell = 1, use_ell not 0/1, buffsize < 1 or > 2^31-1, index_bytes not 2 or 4, index_bytes 2
  * with buffsize > 65536. On failure *out is left empty (safe to free). */
-int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out,
-                        rt_err *err);
+int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out, rt_err *err);
 void rt_tiled_plan_free(rt_tiled_plan *plan);
 
 /* Every nonzero of a appears exactly once with the right value, every staged index < the

@@ -25,8 +25,9 @@ int rt_spmm_b_rows_read(const rt_csr *a, int64_t *rows_read, rt_err *err)
         const int64_t c = a->colidx[e];
         if (c < 0 || c >= a->cols) {
             free(seen);
-            return rt_err_set(err, "spmm traffic: entry %" PRId64 " has column %" PRId64
-                              " outside 0..%" PRId64, e, c, a->cols - 1);
+            return rt_err_set(
+                err, "spmm traffic: entry %" PRId64 " has column %" PRId64 " outside 0..%" PRId64,
+                e, c, a->cols - 1);
         }
         const uint64_t bit = UINT64_C(1) << (c % 64);
         if (!(seen[c / 64] & bit)) {
@@ -86,8 +87,8 @@ double rt_spmm_tiled_plan_bytes(const rt_tiled_params *p, int64_t nblocks, int64
            (double)(nblocks + 1) * 8.0 + (double)(nstages + 1) * 8.0 + (double)nmap * 4.0;
 }
 
-double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries,
-                                  int64_t k_values, size_t value_bytes)
+double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries, int64_t k_values,
+                                  size_t value_bytes)
 {
     return ((double)staged_entries + (double)stored_entries) * (double)k_values *
            (double)value_bytes;

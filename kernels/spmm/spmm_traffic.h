@@ -59,7 +59,7 @@ double rt_spmm_tiled_plan_bytes(const rt_tiled_params *p, int64_t nblocks, int64
  * each for k_values columns of value_bytes. k_values is K for a kernel that stages exactly the
  * columns it needs (the CPU emulation) and ceil(K / register_tile) * register_tile for the GPU
  * kernel, which stages and reads whole register tiles (the last one padded with zeros). */
-double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries,
-                                  int64_t k_values, size_t value_bytes);
+double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries, int64_t k_values,
+                                  size_t value_bytes);
 
 #endif

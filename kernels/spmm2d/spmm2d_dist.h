@@ -33,7 +33,7 @@ typedef struct sp2_tile_info {
     int owner;
     int64_t offset; /* in the owner's window */
     int64_t rows, cols, nnz;
-    int64_t bytes;  /* of the packed block */
+    int64_t bytes; /* of the packed block */
 } sp2_tile_info;
 
 /* A read-only view of a tile (local, staged or received). For dense tiles nnz = rows * cols and
@@ -51,15 +51,15 @@ typedef struct sp2_dmat {
     sp2_kind kind;
     rt_precision prec;
     sp2_owner_kind own;
-    int tr, tc;            /* tile grid */
+    int tr, tc; /* tile grid */
     int64_t rows, cols;
-    int64_t *row_bounds;   /* tr + 1 */
-    int64_t *col_bounds;   /* tc + 1 */
-    sp2_tile_info *dir;    /* tr * tc, row-major by tile */
+    int64_t *row_bounds; /* tr + 1 */
+    int64_t *col_bounds; /* tc + 1 */
+    sp2_tile_info *dir;  /* tr * tc, row-major by tile */
     rt_rma_win *win;
-    unsigned char *local;  /* this rank's window memory */
-    int64_t max_bytes;     /* largest packed tile: the size of a staging buffer */
-    int64_t local_nnz;     /* nonzeros (sparse) or elements (dense) this rank owns */
+    unsigned char *local; /* this rank's window memory */
+    int64_t max_bytes;    /* largest packed tile: the size of a staging buffer */
+    int64_t local_nnz;    /* nonzeros (sparse) or elements (dense) this rank owns */
     char name[48];
 } sp2_dmat;
 

@@ -140,8 +140,7 @@ static int read_precision(const rt_param_schema *schema, int n, const char *owne
     return 0;
 }
 
-static int spmm2d_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs,
-                              rt_err *err)
+static int spmm2d_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
 {
     const char *owner = "spmm2d problem";
     int64_t n = 0, seed = 0;

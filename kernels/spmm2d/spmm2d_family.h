@@ -44,13 +44,13 @@
 #define SP2_SIG_COLS 8
 
 typedef struct sp2_inputs {
-    int spgemm;            /* 0: spmm2d, 1: spgemm2d */
-    const rt_csr *a;       /* the whole matrix (borrowed) */
-    int64_t n;             /* columns of B and C: N (spmm2d) or a->cols (spgemm2d) */
+    int spgemm;      /* 0: spmm2d, 1: spgemm2d */
+    const rt_csr *a; /* the whole matrix (borrowed) */
+    int64_t n;       /* columns of B and C: N (spmm2d) or a->cols (spgemm2d) */
     rt_precision prec;
     uint64_t seed;
-    int rank, nranks;      /* of MPI_COMM_WORLD when make_inputs ran (0 of 1 without MPI) */
-    int64_t r0, r1;        /* canonical rows of this rank */
+    int rank, nranks; /* of MPI_COMM_WORLD when make_inputs ran (0 of 1 without MPI) */
+    int64_t r0, r1;   /* canonical rows of this rank */
     int64_t max_row_nnz;
     double flops_share;
     double nnz_share;

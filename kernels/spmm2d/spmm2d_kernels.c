@@ -22,11 +22,31 @@
 /* ---------------------------------------------------------------------------------------------
  * Parameters */
 
-#define P_PR {"pr", RT_V_INT, "0..65536", "0", 0, "process grid rows (pc = ranks / pr); 0 = the most square grid"}
-#define P_REFINE {"refine", RT_V_INT, "1..64", "1", 0, "tile grid refinement: tile rows = pr * refine, tile columns = pc * refine"}
-#define P_PREFETCH {"prefetch", RT_V_INT, "0..1", "1", 0, "1: fetch the next tiles with non-blocking gets during the multiply"}
-#define P_SLOTS {"queue_slots", RT_V_INT, "1..65536", "64", 0, "slots of each rank's remote accumulation queue"}
-#define P_SEED {"steal_seed", RT_V_INT, "0..2147483647", "1", 0, "seed of the order in which idle ranks try other tiles"}
+#define P_PR                                                                                       \
+    {                                                                                              \
+        "pr", RT_V_INT, "0..65536", "0", 0,                                                        \
+            "process grid rows (pc = ranks / pr); 0 = the most square grid"                        \
+    }
+#define P_REFINE                                                                                   \
+    {                                                                                              \
+        "refine", RT_V_INT, "1..64", "1", 0,                                                       \
+            "tile grid refinement: tile rows = pr * refine, tile columns = pc * refine"            \
+    }
+#define P_PREFETCH                                                                                 \
+    {                                                                                              \
+        "prefetch", RT_V_INT, "0..1", "1", 0,                                                      \
+            "1: fetch the next tiles with non-blocking gets during the multiply"                   \
+    }
+#define P_SLOTS                                                                                    \
+    {                                                                                              \
+        "queue_slots", RT_V_INT, "1..65536", "64", 0,                                              \
+            "slots of each rank's remote accumulation queue"                                       \
+    }
+#define P_SEED                                                                                     \
+    {                                                                                              \
+        "steal_seed", RT_V_INT, "0..2147483647", "1", 0,                                           \
+            "seed of the order in which idle ranks try other tiles"                                \
+    }
 
 static const rt_param_schema sc_params[] = {P_PR, P_REFINE, P_PREFETCH};
 static const rt_param_schema sa_params[] = {P_PR, P_REFINE, P_PREFETCH, P_SLOTS};
@@ -36,11 +56,11 @@ static const rt_param_schema ws_params[] = {P_PR, P_REFINE, P_PREFETCH, P_SLOTS,
 #define NPARAMS(a) ((int)(sizeof a / sizeof a[0]))
 
 typedef enum sp2_alg {
-    ALG_SC = 0,     /* stationary C */
-    ALG_SA = 1,     /* stationary A */
-    ALG_SB = 2,     /* stationary B */
-    ALG_SUMMA = 3,  /* bulk-synchronous SUMMA */
-    ALG_SUMMA_A = 4,/* reduce-based stationary-A SUMMA */
+    ALG_SC = 0,      /* stationary C */
+    ALG_SA = 1,      /* stationary A */
+    ALG_SB = 2,      /* stationary B */
+    ALG_SUMMA = 3,   /* bulk-synchronous SUMMA */
+    ALG_SUMMA_A = 4, /* reduce-based stationary-A SUMMA */
     ALG_WS_RANDOM = 5,
     ALG_WS_LOCALITY = 6
 } sp2_alg;
@@ -53,12 +73,11 @@ typedef struct sp2_kind_info {
 } sp2_kind_info;
 
 static const sp2_kind_info kinds[] = {
-    {"spmm2d.cpu.stationary_c", ALG_SC, 0},    {"spmm2d.cpu.stationary_a", ALG_SA, 0},
-    {"spmm2d.cpu.stationary_b", ALG_SB, 0},    {"spmm2d.cpu.summa", ALG_SUMMA, 0},
-    {"spmm2d.cpu.summa_a", ALG_SUMMA_A, 0},    {"spmm2d.cpu.ws_random", ALG_WS_RANDOM, 0},
-    {"spmm2d.cpu.ws_locality", ALG_WS_LOCALITY, 0},
-    {"spgemm2d.cpu.stationary_c", ALG_SC, 1},  {"spgemm2d.cpu.stationary_a", ALG_SA, 1},
-    {"spgemm2d.cpu.summa", ALG_SUMMA, 1},
+    {"spmm2d.cpu.stationary_c", ALG_SC, 0},         {"spmm2d.cpu.stationary_a", ALG_SA, 0},
+    {"spmm2d.cpu.stationary_b", ALG_SB, 0},         {"spmm2d.cpu.summa", ALG_SUMMA, 0},
+    {"spmm2d.cpu.summa_a", ALG_SUMMA_A, 0},         {"spmm2d.cpu.ws_random", ALG_WS_RANDOM, 0},
+    {"spmm2d.cpu.ws_locality", ALG_WS_LOCALITY, 0}, {"spgemm2d.cpu.stationary_c", ALG_SC, 1},
+    {"spgemm2d.cpu.stationary_a", ALG_SA, 1},       {"spgemm2d.cpu.summa", ALG_SUMMA, 1},
 };
 
 static const sp2_kind_info *kind_of(const rt_kernel_desc *d)
@@ -155,21 +174,21 @@ typedef struct sp2_state {
 
     sp2_dmat A, B;
     int have_a, have_b;
-    int64_t *a_nnz; /* nonzeros of every A tile (MT x KT), from the directory */
+    int64_t *a_nnz;    /* nonzeros of every A tile (MT x KT), from the directory */
     int *col_nonempty; /* per k: some A(i, k) has nonzeros */
 
     /* C: the tiles this rank owns. */
     int n_c;
-    int *c_tiles; /* tile ids i * NT + j, increasing */
-    int *c_slot;  /* MT * NT -> index in c_tiles or -1 */
+    int *c_tiles;   /* tile ids i * NT + j, increasing */
+    int *c_slot;    /* MT * NT -> index in c_tiles or -1 */
     int64_t *c_off; /* SpMM: element offset of each owned tile in c_data */
     void *c_data;
     int64_t c_elems;
     sp2_spacc *c_acc;  /* SpGEMM: partial products per owned tile */
     sp2_csrbuf *c_csr; /* SpGEMM: the finished tiles of the last execution */
     sp2_spa spa;
-    sp2_csrbuf part;   /* SpGEMM partial product */
-    void *part_dense;  /* SpMM partial product (largest C tile) */
+    sp2_csrbuf part;  /* SpGEMM partial product */
+    void *part_dense; /* SpMM partial product (largest C tile) */
     int64_t max_c_rows, max_c_cols;
 
     /* RDMA variants */
@@ -179,7 +198,7 @@ typedef struct sp2_state {
     sp2_workgrid *wg;
     sp2_item *items;
     int64_t n_items;
-    int *cand;      /* work stealing (random): candidate A tiles, own ones first */
+    int *cand; /* work stealing (random): candidate A tiles, own ones first */
     int64_t n_cand, n_own_cand;
     int *task_seen; /* work stealing: executions per task in this run */
     int *task_all;
@@ -202,9 +221,9 @@ typedef struct sp2_state {
 
 /* Iterator state of the item sources. */
 typedef struct sp2_source {
-    int64_t pos;   /* static list / candidates */
-    int phase;     /* locality stealing: 0 own C, 1 own A, 2 own B, 3 done */
-    int64_t a, b;  /* nested positions */
+    int64_t pos;  /* static list / candidates */
+    int phase;    /* locality stealing: 0 own C, 1 own A, 2 own B, 3 done */
+    int64_t a, b; /* nested positions */
 } sp2_source;
 
 static int64_t task_id(const sp2_layout *L, int i, int j, int k)
@@ -300,8 +319,10 @@ static int on_message(void *ctx, const void *msg, size_t bytes, rt_err *err)
     }
     const int64_t nnz = h[3];
     if (nnz < 0 || bytes != (size_t)sparse_msg_bytes(nrows, nnz, s->eb))
-        return rt_err_set(err, "queue message of %zu bytes does not hold %lld rows and %lld "
-                               "nonzeros", bytes, (long long)nrows, (long long)nnz);
+        return rt_err_set(err,
+                          "queue message of %zu bytes does not hold %lld rows and %lld "
+                          "nonzeros",
+                          bytes, (long long)nrows, (long long)nnz);
     const int64_t *rowptr = (const int64_t *)(m + hdr);
     const int32_t *colidx = (const int32_t *)(m + hdr + 8 * (nrows + 1));
     const void *val = m + hdr + 8 * (nrows + 1) + align8(4 * nnz);
@@ -312,8 +333,8 @@ static int on_message(void *ctx, const void *msg, size_t bytes, rt_err *err)
 
 /* Sends a dense partial C tile (rows x cols, row-major) to its owner in row chunks that fit the
  * queue's slots. */
-static int push_dense(sp2_state *s, int owner, int ci, const void *part, int64_t rows,
-                      int64_t cols, rt_err *err)
+static int push_dense(sp2_state *s, int owner, int ci, const void *part, int64_t rows, int64_t cols,
+                      rt_err *err)
 {
     const int64_t row_bytes = cols * (int64_t)s->eb;
     const int64_t per = ((int64_t)sp2_queue_capacity(s->queue) - HDR_DENSE) / row_bytes;
@@ -506,7 +527,7 @@ static int next_item(sp2_state *s, sp2_source *src, sp2_item *it, int *have, rt_
             src->b++;
             stolen = 1;
             any = sp2_owner(L, SP2_OWN_C, i, j) != L->me; /* my own C products were phase 0 */
-        } else if (src->phase == 2) { /* products that use my B tiles */
+        } else if (src->phase == 2) {                     /* products that use my B tiles */
             if (src->a >= (int64_t)L->KT * L->NT) {
                 src->phase = 3;
                 continue;
@@ -753,15 +774,14 @@ static int summa_a_loop(sp2_state *s, rt_err *err)
             const int ci = i * L->NT + j;
             const int root = L->myc == rc_root;
             void *recv = root ? c_tile_ptr(s, s->c_slot[ci]) : NULL;
-            const int rc = MPI_Reduce(s->part_dense, recv, (int)(rows * cols), dt, MPI_SUM,
-                                      rc_root, s->row_comm);
+            const int rc = MPI_Reduce(s->part_dense, recv, (int)(rows * cols), dt, MPI_SUM, rc_root,
+                                      s->row_comm);
             if (rc != MPI_SUCCESS)
                 return rt_err_set(err, "MPI_Reduce of C tile (%d, %d) failed (code %d)", i, j, rc);
             if (root)
                 for (int c = 0; c < L->pc; ++c)
-                    if (c != L->myc &&
-                        rt_comm_count_to(s->comm, L->myr * L->pc + c,
-                                         rows * cols * (int64_t)s->eb, err) != 0)
+                    if (c != L->myc && rt_comm_count_to(s->comm, L->myr * L->pc + c,
+                                                        rows * cols * (int64_t)s->eb, err) != 0)
                         return -1;
             s->run.accum += now() - t1;
         }
@@ -800,10 +820,12 @@ static int check_tasks(sp2_state *s, rt_err *err)
         const int want = s->a_nnz[ik] > 0 ? 1 : 0;
         executed += s->task_all[t];
         if (s->task_all[t] != want)
-            return rt_err_set(err, "work stealing: task C(%lld,%lld) += A(%lld,%lld) B(%lld,%lld) "
-                                   "ran %d times (want %d)", (long long)(ik / s->L.KT),
-                              (long long)j, (long long)(ik / s->L.KT), (long long)(ik % s->L.KT),
-                              (long long)(ik % s->L.KT), (long long)j, s->task_all[t], want);
+            return rt_err_set(err,
+                              "work stealing: task C(%lld,%lld) += A(%lld,%lld) B(%lld,%lld) "
+                              "ran %d times (want %d)",
+                              (long long)(ik / s->L.KT), (long long)j, (long long)(ik / s->L.KT),
+                              (long long)(ik % s->L.KT), (long long)(ik % s->L.KT), (long long)j,
+                              s->task_all[t], want);
     }
     if (executed != s->tasks_total)
         return rt_err_set(err, "work stealing: %lld tasks executed, %lld in the grid",
@@ -902,7 +924,8 @@ static int output_dense(sp2_state *s, double *out, rt_err *err)
     const int P = L->P, me = L->me;
     const int64_t m = L->m, n = L->n;
     const int64_t r0 = sp2_split(m, P, me), r1 = sp2_split(m, P, me + 1);
-    int64_t *scount = calloc((size_t)P, sizeof *scount), *rcount = calloc((size_t)P, sizeof *rcount);
+    int64_t *scount = calloc((size_t)P, sizeof *scount),
+            *rcount = calloc((size_t)P, sizeof *rcount);
     int *sc = malloc((size_t)P * sizeof *sc), *sd = malloc((size_t)P * sizeof *sd);
     int *rc = malloc((size_t)P * sizeof *rc), *rd = malloc((size_t)P * sizeof *rd);
     int64_t *cursor = malloc((size_t)P * sizeof *cursor);
@@ -958,8 +981,9 @@ static int output_dense(sp2_state *s, double *out, rt_err *err)
                 const int dest = sp2_part_of(m, P, s->A.row_bounds[i] + r);
                 double *d = sbuf + cursor[dest];
                 for (int64_t c = 0; c < cols; ++c)
-                    d[c] = s->prec == RT_FP32 ? (double)((const float *)c_tile_ptr(s, q))[r * cols + c]
-                                              : ((const double *)c_tile_ptr(s, q))[r * cols + c];
+                    d[c] = s->prec == RT_FP32
+                               ? (double)((const float *)c_tile_ptr(s, q))[r * cols + c]
+                               : ((const double *)c_tile_ptr(s, q))[r * cols + c];
                 cursor[dest] += cols;
             }
         }
@@ -1059,8 +1083,24 @@ static int sp2_metrics(void *state, rt_metrics *m, rt_err *err)
     const sp2_layout *L = &s->L;
     MPI_Comm world = rt_comm_mpi(s->comm, RT_COMM_WORLD);
     const double runs = s->runs > 0 ? (double)s->runs : 1.0;
-    enum { T_COMPUTE, T_COMM, T_ACCUM, T_IMB, T_RUN, FLOPS, ANNZ, PUSHED, FULL, EXEC, STOLEN,
-           B_SOCKET, B_NODE, B_GLOBAL, CNNZ, NV };
+    enum {
+        T_COMPUTE,
+        T_COMM,
+        T_ACCUM,
+        T_IMB,
+        T_RUN,
+        FLOPS,
+        ANNZ,
+        PUSHED,
+        FULL,
+        EXEC,
+        STOLEN,
+        B_SOCKET,
+        B_NODE,
+        B_GLOBAL,
+        CNNZ,
+        NV
+    };
     double v[NV], mx[NV], sm[NV];
     memset(v, 0, sizeof v);
     v[T_COMPUTE] = s->sum.compute / runs;
@@ -1159,8 +1199,8 @@ typedef struct sp2_model {
     const sp2_layout *L;
     const sp2_inputs *in;
     size_t eb;
-    int64_t *annz; /* MT x KT */
-    int64_t *bnnz; /* KT x NT (SpGEMM) */
+    int64_t *annz;               /* MT x KT */
+    int64_t *bnnz;               /* KT x NT (SpGEMM) */
     int64_t *arow, *acol, *bcol; /* tile bounds */
     rt_comm *comm;
     rt_traffic *t;
@@ -1353,8 +1393,8 @@ static int sp2_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
                     for (int c = 0; c < L.pc; ++c)
                         if (c != L.myc)
                             model_net(&md, L.myr * L.pc + c,
-                                      (md.arow[i + 1] - md.arow[i]) * (md.bcol[j + 1] - md.bcol[j]) *
-                                          (int64_t)md.eb,
+                                      (md.arow[i + 1] - md.arow[i]) *
+                                          (md.bcol[j + 1] - md.bcol[j]) * (int64_t)md.eb,
                                       1);
         }
         break;
@@ -1372,9 +1412,9 @@ static int sp2_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
         for (int i = 0; i < L.MT; ++i)
             for (int j = 0; j < L.NT; ++j)
                 if (sp2_owner(&L, SP2_OWN_C, i, j) == me)
-                    t->bytes[RT_LEVEL_DRAM] += (double)((md.arow[i + 1] - md.arow[i]) *
-                                                        (md.bcol[j + 1] - md.bcol[j]) *
-                                                        (int64_t)md.eb);
+                    t->bytes[RT_LEVEL_DRAM] +=
+                        (double)((md.arow[i + 1] - md.arow[i]) * (md.bcol[j + 1] - md.bcol[j]) *
+                                 (int64_t)md.eb);
     rc = 0;
 done:
     free(md.annz);
@@ -1592,7 +1632,8 @@ static int build_local(sp2_state *s, rt_err *err)
         s->task_seen = calloc((size_t)s->n_task_ids, sizeof *s->task_seen);
         s->task_all = calloc((size_t)s->n_task_ids, sizeof *s->task_all);
         if (!s->task_seen || !s->task_all)
-            return rt_err_set(err, "out of memory for %lld task counters", (long long)s->n_task_ids);
+            return rt_err_set(err, "out of memory for %lld task counters",
+                              (long long)s->n_task_ids);
         int64_t nonempty = 0;
         for (int64_t t = 0; t < ntiles_a; ++t)
             nonempty += s->a_nnz[t] > 0;
@@ -1605,11 +1646,13 @@ static int build_local(sp2_state *s, rt_err *err)
             return rt_err_set(err, "out of memory for the stealing order");
         int64_t n = 0;
         for (int64_t t = 0; t < ntiles_a; ++t)
-            if (s->a_nnz[t] > 0 && sp2_owner(L, SP2_OWN_A, (int)(t / L->KT), (int)(t % L->KT)) == L->me)
+            if (s->a_nnz[t] > 0 &&
+                sp2_owner(L, SP2_OWN_A, (int)(t / L->KT), (int)(t % L->KT)) == L->me)
                 s->cand[n++] = (int)t;
         s->n_own_cand = n;
         for (int64_t t = 0; t < ntiles_a; ++t)
-            if (s->a_nnz[t] > 0 && sp2_owner(L, SP2_OWN_A, (int)(t / L->KT), (int)(t % L->KT)) != L->me)
+            if (s->a_nnz[t] > 0 &&
+                sp2_owner(L, SP2_OWN_A, (int)(t / L->KT), (int)(t % L->KT)) != L->me)
                 s->cand[n++] = (int)t;
         s->n_cand = n;
         uint64_t x = s->opt.steal_seed * 0x100000001B3ULL + (uint64_t)L->me;
@@ -1732,8 +1775,8 @@ static int sp2_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
             goto fail;
     }
     if (is_ws(s->alg)) {
-        const int64_t n = s->alg == ALG_WS_RANDOM ? (int64_t)L->MT * L->KT
-                                                  : (int64_t)L->MT * L->NT * L->KT;
+        const int64_t n =
+            s->alg == ALG_WS_RANDOM ? (int64_t)L->MT * L->KT : (int64_t)L->MT * L->NT * L->KT;
         int *owner = malloc((size_t)n * sizeof *owner);
         if (owner) {
             for (int64_t e = 0; e < n; ++e) {
@@ -1777,28 +1820,29 @@ fail:
 /* ---------------------------------------------------------------------------------------------
  * Descriptors */
 
-#define SP2_KERNEL(ident, kname, fam, sum, schema)                                              \
-    static const rt_kernel_desc ident = {                                                       \
-        .name = kname,                                                                          \
-        .family = fam,                                                                          \
-        .backend = "cpu",                                                                       \
-        .summary = sum,                                                                         \
-        .params = schema,                                                                       \
-        .n_params = NPARAMS(schema),                                                            \
-        .unavailable = NULL,                                                                    \
-        .check = NULL, /* feasibility is agreed on inside setup */                            \
-        .setup = sp2_setup,                                                                     \
-        .run = sp2_run,                                                                         \
-        .output = sp2_output,                                                                   \
-        .metrics = sp2_metrics,                                                                 \
-        .flush = NULL,                                                                          \
-        .teardown = sp2_teardown,                                                               \
-        .traffic = sp2_traffic,                                                                 \
-        .backend_ctx = NULL,                                                                    \
+#define SP2_KERNEL(ident, kname, fam, sum, schema)                                                 \
+    static const rt_kernel_desc ident = {                                                          \
+        .name = kname,                                                                             \
+        .family = fam,                                                                             \
+        .backend = "cpu",                                                                          \
+        .summary = sum,                                                                            \
+        .params = schema,                                                                          \
+        .n_params = NPARAMS(schema),                                                               \
+        .unavailable = NULL,                                                                       \
+        .check = NULL, /* feasibility is agreed on inside setup */                                 \
+        .setup = sp2_setup,                                                                        \
+        .run = sp2_run,                                                                            \
+        .output = sp2_output,                                                                      \
+        .metrics = sp2_metrics,                                                                    \
+        .flush = NULL,                                                                             \
+        .teardown = sp2_teardown,                                                                  \
+        .traffic = sp2_traffic,                                                                    \
+        .backend_ctx = NULL,                                                                       \
     }
 
 SP2_KERNEL(k_spmm_sc, "spmm2d.cpu.stationary_c", "spmm2d",
-           "2D SpMM, stationary C: one-sided gets of A and B tiles, offset i+j, prefetch", sc_params);
+           "2D SpMM, stationary C: one-sided gets of A and B tiles, offset i+j, prefetch",
+           sc_params);
 SP2_KERNEL(k_spmm_sa, "spmm2d.cpu.stationary_a", "spmm2d",
            "2D SpMM, stationary A: gets of B, partial C to remote accumulation queues, offset i+k",
            sa_params);
@@ -1808,13 +1852,16 @@ SP2_KERNEL(k_spmm_sb, "spmm2d.cpu.stationary_b", "spmm2d",
 SP2_KERNEL(k_spmm_summa, "spmm2d.cpu.summa", "spmm2d",
            "2D SpMM, bulk-synchronous SUMMA: row and column broadcasts", summa_params);
 SP2_KERNEL(k_spmm_summa_a, "spmm2d.cpu.summa_a", "spmm2d",
-           "2D SpMM, stationary-A SUMMA: column broadcasts of B, row reductions of C", summa_params);
+           "2D SpMM, stationary-A SUMMA: column broadcasts of B, row reductions of C",
+           summa_params);
 SP2_KERNEL(k_spmm_wsr, "spmm2d.cpu.ws_random", "spmm2d",
-           "2D SpMM, stationary A with random work stealing (2D fetch-and-add work grid)", ws_params);
+           "2D SpMM, stationary A with random work stealing (2D fetch-and-add work grid)",
+           ws_params);
 SP2_KERNEL(k_spmm_wsl, "spmm2d.cpu.ws_locality", "spmm2d",
            "2D SpMM, stationary C with locality-aware work stealing (3D work grid)", ws_params);
 SP2_KERNEL(k_spgemm_sc, "spgemm2d.cpu.stationary_c", "spgemm2d",
-           "2D SpGEMM, stationary C: gets of A and B tiles, local Gustavson, offset i+j", sc_params);
+           "2D SpGEMM, stationary C: gets of A and B tiles, local Gustavson, offset i+j",
+           sc_params);
 SP2_KERNEL(k_spgemm_sa, "spgemm2d.cpu.stationary_a", "spgemm2d",
            "2D SpGEMM, stationary A: gets of B, sparse partial C to remote queues", sa_params);
 SP2_KERNEL(k_spgemm_summa, "spgemm2d.cpu.summa", "spgemm2d",
@@ -1823,8 +1870,9 @@ SP2_KERNEL(k_spgemm_summa, "spgemm2d.cpu.summa", "spgemm2d",
 const rt_kernel_desc *const *rt_spmm2d_kernels(void)
 {
     static const rt_kernel_desc *const all[] = {
-        &k_spmm_sc, &k_spmm_sa,   &k_spmm_sb,   &k_spmm_summa,   &k_spmm_summa_a, &k_spmm_wsr,
-        &k_spmm_wsl, &k_spgemm_sc, &k_spgemm_sa, &k_spgemm_summa, NULL,
+        &k_spmm_sc,      &k_spmm_sa,      &k_spmm_sb,  &k_spmm_summa,
+        &k_spmm_summa_a, &k_spmm_wsr,     &k_spmm_wsl, &k_spgemm_sc,
+        &k_spgemm_sa,    &k_spgemm_summa, NULL,
     };
     return all;
 }

@@ -63,11 +63,12 @@ int sp2_layout_init(sp2_layout *L, int P, int me, int pr, int refine, int64_t m,
     const int64_t lcm = (int64_t)pr / sp2_gcd(pr, pc) * pc;
     const int64_t MT = (int64_t)pr * refine, NT = (int64_t)pc * refine, KT = lcm * refine;
     if (MT > m || KT > k || NT > n) {
-        snprintf(why, whylen,
-                 "a %d x %d process grid with refine = %d makes %lld x %lld tiles of A (%lld x %lld) "
-                 "and %lld tile columns of B (%lld columns): some tiles would be empty",
-                 pr, pc, refine, (long long)MT, (long long)KT, (long long)m, (long long)k,
-                 (long long)NT, (long long)n);
+        snprintf(
+            why, whylen,
+            "a %d x %d process grid with refine = %d makes %lld x %lld tiles of A (%lld x %lld) "
+            "and %lld tile columns of B (%lld columns): some tiles would be empty",
+            pr, pc, refine, (long long)MT, (long long)KT, (long long)m, (long long)k, (long long)NT,
+            (long long)n);
         return 1;
     }
     if (MT > 1 << 20 || KT > 1 << 20 || NT > 1 << 20) {
@@ -96,8 +97,7 @@ int sp2_owner(const sp2_layout *L, sp2_owner_kind kind, int ti, int tj)
     switch (kind) {
     case SP2_OWN_A: /* A(i, k) */
     case SP2_OWN_B: /* B(k, j) */
-    case SP2_OWN_C: /* C(i, j) */
-        return (ti % L->pr) * L->pc + tj % L->pc;
+    case SP2_OWN_C: /* C(i, j) */ return (ti % L->pr) * L->pc + tj % L->pc;
     case SP2_OWN_BT: /* B(k, j) laid out for the reduce-based stationary-A SUMMA */
         return (tj % L->pr) * L->pc + ti % L->pc;
     }

@@ -39,12 +39,12 @@ typedef enum sp2_owner_kind {
 } sp2_owner_kind;
 
 typedef struct sp2_layout {
-    int P, me;          /* ranks, this rank */
-    int pr, pc;         /* process grid */
-    int myr, myc;       /* this rank's grid coordinates */
+    int P, me;    /* ranks, this rank */
+    int pr, pc;   /* process grid */
+    int myr, myc; /* this rank's grid coordinates */
     int refine;
-    int64_t m, k, n;    /* C (m x n) = A (m x k) * B (k x n) */
-    int MT, KT, NT;     /* tile grid */
+    int64_t m, k, n; /* C (m x n) = A (m x k) * B (k x n) */
+    int MT, KT, NT;  /* tile grid */
 } sp2_layout;
 
 /* The most square grid's row count for P ranks (largest divisor <= sqrt(P)); 1 for P <= 3. */

@@ -185,10 +185,11 @@ int sp2_spgemm_tile(const sp2_tile *a, const sp2_tile *b, sp2_spa *w, sp2_csrbuf
                     double *flops, rt_err *err)
 {
     if (a->cols != b->rows || w->cols < b->cols || a->prec != b->prec || w->prec != a->prec)
-        return rt_err_set(err, "local SpGEMM: shapes or precisions do not match (%lld x %lld times "
-                               "%lld x %lld, accumulator of %lld columns)", (long long)a->rows,
-                          (long long)a->cols, (long long)b->rows, (long long)b->cols,
-                          (long long)w->cols);
+        return rt_err_set(err,
+                          "local SpGEMM: shapes or precisions do not match (%lld x %lld times "
+                          "%lld x %lld, accumulator of %lld columns)",
+                          (long long)a->rows, (long long)a->cols, (long long)b->rows,
+                          (long long)b->cols, (long long)w->cols);
     if (sp2_csrbuf_reset(out, a->prec, a->rows, b->cols, a->nnz + b->nnz, err) != 0)
         return -1;
     double products = 0.0;

@@ -39,14 +39,15 @@ static size_t flag_offset(const sp2_queue *q, int64_t s)
     return OFF_FLAGS + (size_t)(s % q->slots) * 8;
 }
 
-int sp2_queue_create(rt_comm *comm, size_t payload_bytes, int64_t slots, sp2_queue_fn fn,
-                     void *ctx, sp2_queue **out, rt_err *err)
+int sp2_queue_create(rt_comm *comm, size_t payload_bytes, int64_t slots, sp2_queue_fn fn, void *ctx,
+                     sp2_queue **out, rt_err *err)
 {
     *out = NULL;
     if (slots < 1 || payload_bytes < 1 || !fn)
-        return rt_err_set(err, "remote queue: needs at least one slot, a payload size and a "
-                               "callback (slots = %lld, payload = %zu)", (long long)slots,
-                          payload_bytes);
+        return rt_err_set(err,
+                          "remote queue: needs at least one slot, a payload size and a "
+                          "callback (slots = %lld, payload = %zu)",
+                          (long long)slots, payload_bytes);
     sp2_queue *q = calloc(1, sizeof *q);
     const int P = rt_comm_world_size(comm);
     int ok = q != NULL;
@@ -151,9 +152,10 @@ int sp2_queue_poll(sp2_queue *q, int64_t *handled, rt_err *err)
         int64_t len = 0;
         memcpy(&len, slot, 8);
         if (len < 0 || (size_t)len > q->payload)
-            return rt_err_set(err, "remote queue: slot %lld holds a message of %lld bytes, over the "
-                                   "%zu-byte capacity", (long long)q->consumed, (long long)len,
-                              q->payload);
+            return rt_err_set(err,
+                              "remote queue: slot %lld holds a message of %lld bytes, over the "
+                              "%zu-byte capacity",
+                              (long long)q->consumed, (long long)len, q->payload);
         if (handle(q, slot + 8, (size_t)len, err) != 0)
             return -1;
         q->consumed++;
@@ -202,9 +204,10 @@ int sp2_queue_push(sp2_queue *q, int owner, size_t bytes, rt_err *err)
         else
             sched_yield();
         if (now - last_progress > SP2_QUEUE_STALL_S)
-            return rt_err_set(err, "remote queue: waited %.0f s for a free slot in rank %d's queue "
-                                   "(slot %lld, %lld consumed there)", SP2_QUEUE_STALL_S, owner,
-                              (long long)s, (long long)consumed);
+            return rt_err_set(err,
+                              "remote queue: waited %.0f s for a free slot in rank %d's queue "
+                              "(slot %lld, %lld consumed there)",
+                              SP2_QUEUE_STALL_S, owner, (long long)s, (long long)consumed);
     }
     q->stats.full_waits += waited;
     const int64_t len = (int64_t)bytes;
@@ -248,8 +251,10 @@ int sp2_queue_drain_all(sp2_queue *q, double *idle_s, rt_err *err)
             if (q->consumed == announced)
                 break;
             if (q->consumed > announced)
-                return rt_err_set(err, "remote queue: popped %lld messages but only %lld were "
-                                       "announced", (long long)q->consumed, (long long)announced);
+                return rt_err_set(err,
+                                  "remote queue: popped %lld messages but only %lld were "
+                                  "announced",
+                                  (long long)q->consumed, (long long)announced);
         }
         const double now = rt_clock_now();
         if (n > 0) {
@@ -257,8 +262,9 @@ int sp2_queue_drain_all(sp2_queue *q, double *idle_s, rt_err *err)
         } else {
             sched_yield();
             if (now - last_progress > SP2_QUEUE_STALL_S)
-                return rt_err_set(err, "remote queue: waited %.0f s for messages (%lld popped, "
-                                       "%lld of %d ranks finished, %lld announced)",
+                return rt_err_set(err,
+                                  "remote queue: waited %.0f s for messages (%lld popped, "
+                                  "%lld of %d ranks finished, %lld announced)",
                                   SP2_QUEUE_STALL_S, (long long)q->consumed, (long long)finished,
                                   q->P - 1, (long long)announced);
         }

@@ -39,17 +39,17 @@ typedef int (*sp2_queue_fn)(void *ctx, const void *msg, size_t bytes, rt_err *er
 typedef struct sp2_queue sp2_queue;
 
 typedef struct sp2_queue_stats {
-    int64_t pushed;       /* messages sent to other ranks */
-    int64_t popped;       /* messages received and accumulated */
-    int64_t self;         /* messages accumulated in place (to this rank) */
-    int64_t full_waits;   /* pushes that found the owner's queue full */
-    double handler_s;     /* time inside the accumulation callback */
+    int64_t pushed;     /* messages sent to other ranks */
+    int64_t popped;     /* messages received and accumulated */
+    int64_t self;       /* messages accumulated in place (to this rank) */
+    int64_t full_waits; /* pushes that found the owner's queue full */
+    double handler_s;   /* time inside the accumulation callback */
 } sp2_queue_stats;
 
 /* Collective over world. payload_bytes: the largest message; slots >= 1. fn/ctx: the callback
  * that accumulates popped messages. */
-int sp2_queue_create(rt_comm *comm, size_t payload_bytes, int64_t slots, sp2_queue_fn fn,
-                     void *ctx, sp2_queue **out, rt_err *err);
+int sp2_queue_create(rt_comm *comm, size_t payload_bytes, int64_t slots, sp2_queue_fn fn, void *ctx,
+                     sp2_queue **out, rt_err *err);
 void sp2_queue_free(sp2_queue *q); /* collective */
 
 /* Clears this rank's queue and counters for a new run (local; barrier before the first push). */

@@ -10,8 +10,7 @@ struct sp2_workgrid {
     int64_t *offset; /* byte offset of each element in its owner's window */
 };
 
-int sp2_workgrid_create(rt_comm *comm, int64_t n, const int *owner, sp2_workgrid **out,
-                        rt_err *err)
+int sp2_workgrid_create(rt_comm *comm, int64_t n, const int *owner, sp2_workgrid **out, rt_err *err)
 {
     *out = NULL;
     const int P = rt_comm_world_size(comm), me = rt_comm_world_rank(comm);
@@ -27,8 +26,8 @@ int sp2_workgrid_create(rt_comm *comm, int64_t n, const int *owner, sp2_workgrid
     for (int64_t e = 0; ok && e < n; ++e) {
         if (owner[e] < 0 || owner[e] >= P) {
             ok = 0;
-            rt_err_set(err, "work grid: element %lld has owner %d, not a rank of %d",
-                       (long long)e, owner[e], P);
+            rt_err_set(err, "work grid: element %lld has owner %d, not a rank of %d", (long long)e,
+                       owner[e], P);
             break;
         }
         g->owner[e] = owner[e];

@@ -20,7 +20,8 @@
 
 #include "rt_cuda_roofline.h"
 
-namespace {
+namespace
+{
 
 const int kMaxPasses = 128; // a metric set needing more passes than this is not worth replaying
 const int kMaxNames = 64;
@@ -198,8 +199,8 @@ int build_config(session *s, const char **metrics, int n, char *why, size_t why_
     return (int)ps.configImageSize;
 }
 
-int enable_range(session *s, CUcontext ctx, const char **metrics, int n, int config_size,
-                 char *why, size_t why_len, size_t *counter_size)
+int enable_range(session *s, CUcontext ctx, const char **metrics, int n, int config_size, char *why,
+                 size_t why_len, size_t *counter_size)
 {
     CUptiResult rc;
     {
@@ -331,8 +332,8 @@ extern "C" int rt_cuda_collect_counters(void *plugin_state, const rt_kernel_desc
     if (!k || !k->run || !m || !names)
         return rt_err_set(err, "GPU counters: called without a kernel, names or metrics");
     if (n_names > kMaxNames)
-        return rt_err_set(err, "GPU counters: %d metrics requested, at most %d per point",
-                          n_names, kMaxNames);
+        return rt_err_set(err, "GPU counters: %d metrics requested, at most %d per point", n_names,
+                          kMaxNames);
     for (int i = 0; i < n_names; ++i)
         if (!names[i] || !names[i][0])
             return rt_err_set(err, "GPU counters: metric name %d is empty", i);

@@ -18,10 +18,10 @@
 
 #include "rt_cuda_roofline.h"
 
-namespace {
+namespace
+{
 
 const int kReps = 5; // best of
-
 
 int cuda_fail(rt_err *err, cudaError_t rc, const char *call)
 {
@@ -67,8 +67,7 @@ __global__ void copy_vec4(float4 *__restrict__ dst, const float4 *__restrict__ s
 }
 
 // Eight independent chains per thread cover the FMA latency even at low occupancy.
-template <typename T>
-__global__ void fma_chains(T *out, int iters, T x, T y)
+template <typename T> __global__ void fma_chains(T *out, int iters, T x, T y)
 {
     T a0 = threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5,
       a6 = a0 + 6, a7 = a0 + 7;
@@ -220,8 +219,8 @@ int peak_sweep(const timer *t, float *scratch, int sms, double *peak, rt_err *er
             double best = INFINITY;
             for (int r = 0; r < kReps; ++r) {
                 cudaEventRecord(t->start, t->stream);
-                fma_chains<T><<<blocks, threads, 0, t->stream>>>((T *)scratch, iters, (T)0.9999,
-                                                                 (T)1e-4);
+                fma_chains<T>
+                    <<<blocks, threads, 0, t->stream>>>((T *)scratch, iters, (T)0.9999, (T)1e-4);
                 cudaEventRecord(t->stop, t->stream);
                 double s;
                 if (timer_elapsed(t, &s, "FMA-chain kernel", err) != 0)
@@ -242,9 +241,8 @@ int shared_sweep(const timer *t, float *scratch, int sms, double *gbs, rt_err *e
     const int threads_options[3] = {256, 512, 1024};
     const int iters = 4096;
     // 1024 threads stage 64 KiB: above the 48 KiB default, so opt in to the larger limit.
-    const cudaError_t rc = cudaFuncSetAttribute(shared_read,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                1024 * 4 * (int)sizeof(float4));
+    const cudaError_t rc = cudaFuncSetAttribute(
+        shared_read, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024 * 4 * (int)sizeof(float4));
     if (rc != cudaSuccess)
         return cuda_fail(err, rc, "cudaFuncSetAttribute(shared-memory kernel)");
     for (int a = 0; a < 3; ++a) {
@@ -334,10 +332,10 @@ int host_links(const timer *t, void *dev, size_t bytes, ceilings *c, rt_err *err
         memset(pageable, 1, bytes); // touched, so the pageable copy does not time page faults
         ok = memcpy_best(t, dev, pinned, bytes, cudaMemcpyHostToDevice, &c->h2d, err) == 0 &&
              memcpy_best(t, pinned, dev, bytes, cudaMemcpyDeviceToHost, &c->d2h, err) == 0 &&
-             memcpy_best(t, dev, pageable, bytes, cudaMemcpyHostToDevice, &c->h2d_pageable,
-                         err) == 0 &&
-             memcpy_best(t, pageable, dev, bytes, cudaMemcpyDeviceToHost, &c->d2h_pageable,
-                         err) == 0;
+             memcpy_best(t, dev, pageable, bytes, cudaMemcpyHostToDevice, &c->h2d_pageable, err) ==
+                 0 &&
+             memcpy_best(t, pageable, dev, bytes, cudaMemcpyDeviceToHost, &c->d2h_pageable, err) ==
+                 0;
     }
     free(pageable);
     cudaFreeHost(pinned);
@@ -422,8 +420,10 @@ int peer_sweep(FILE *out, size_t bytes, rt_err *err)
             if (!ok)
                 return -1;
             if (!printed_header) {
-                fprintf(out, "  peers:                    # cudaMemcpyPeerAsync, %zu bytes, one "
-                             "direction, best of %d\n", bytes, kReps);
+                fprintf(out,
+                        "  peers:                    # cudaMemcpyPeerAsync, %zu bytes, one "
+                        "direction, best of %d\n",
+                        bytes, kReps);
                 printed_header = 1;
             }
             fprintf(out, "    - {src: %d, dst: %d, bandwidth_gbs: %.5g}\n", s, d,
@@ -487,14 +487,20 @@ extern "C" int rt_cuda_probe(void *plugin_state, void *file, rt_err *err)
         host_links(&t, a, (size_t)256 << 20 < big ? (size_t)256 << 20 : big, &c, err) != 0)
         goto fail;
 
-    fprintf(out, "  # GPU probe: %s (device %d, %d SMs, L2 %zu bytes), CUDA runtime %d, driver %d\n",
+    fprintf(out,
+            "  # GPU probe: %s (device %d, %d SMs, L2 %zu bytes), CUDA runtime %d, driver %d\n",
             prop.name, dev, sms, l2, runtime, driver);
-    fprintf(out, "  fp32_gflops: %.6g      # best of FMA-chain kernels and the ERT sweep\n", c.fp32);
+    fprintf(out, "  fp32_gflops: %.6g      # best of FMA-chain kernels and the ERT sweep\n",
+            c.fp32);
     fprintf(out, "  fp64_gflops: %.6g\n", c.fp64);
-    fprintf(out, "  dram_gbs: %.6g         # bytes read + written; best of vector copy and ERT sweep "
-                 "(working sets up to %zu bytes)\n", c.dram, big);
-    fprintf(out, "  l2_gbs: %.6g           # ERT sweep with ld.cg/st.cg, working sets of L2/8 and "
-                 "L2/4\n", c.l2);
+    fprintf(out,
+            "  dram_gbs: %.6g         # bytes read + written; best of vector copy and ERT sweep "
+            "(working sets up to %zu bytes)\n",
+            c.dram, big);
+    fprintf(out,
+            "  l2_gbs: %.6g           # ERT sweep with ld.cg/st.cg, working sets of L2/8 and "
+            "L2/4\n",
+            c.l2);
     fprintf(out, "  shared_gbs: %.6g       # conflict-free float4 shared-memory reads\n", c.shared);
     fprintf(out, "  h2d_gbs: %.6g          # pinned host memory, cudaMemcpyAsync\n", c.h2d);
     fprintf(out, "  d2h_gbs: %.6g\n", c.d2h);

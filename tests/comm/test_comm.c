@@ -16,24 +16,24 @@
 static int failures = 0;
 static int world_rank = -1;
 
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", world_rank, __FILE__,        \
-                    __LINE__, #cond);                                                           \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", world_rank, __FILE__, __LINE__, \
+                    #cond);                                                                        \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                    \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__,        \
-                    __LINE__, #cond);                                                           \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__, __LINE__, \
+                    #cond);                                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* Expected topology from the emulation formulas. */
@@ -278,8 +278,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc < 2) {
         if (world_rank == 0)
-            fprintf(stderr, "usage: %s RANKS_PER_NODE RANKS_PER_SOCKET | bad-divisor | "
-                            "bad-mismatch | bad-negative\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s RANKS_PER_NODE RANKS_PER_SOCKET | bad-divisor | "
+                    "bad-mismatch | bad-negative\n",
+                    argv[0]);
         MPI_Finalize();
         return 2;
     }

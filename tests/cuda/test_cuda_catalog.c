@@ -15,8 +15,14 @@ static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_para
     *state = NULL;
     return 0;
 }
-static int dummy_run(void *s, double *sec, rt_err *err) { return 0; }
-static int dummy_output(void *s, double *out, rt_err *err) { return 0; }
+static int dummy_run(void *s, double *sec, rt_err *err)
+{
+    return 0;
+}
+static int dummy_output(void *s, double *out, rt_err *err)
+{
+    return 0;
+}
 static void dummy_teardown(void *s) {}
 
 static void test_schemas(void)
@@ -39,8 +45,8 @@ static void test_schemas(void)
             char why[256];
             RT_CHECK_MSG(rt_param_default(s, &v, &err) == 0, "%s.%s: %s", e->name, s->name,
                          err.msg);
-            RT_CHECK_MSG(rt_param_check(s, &v, why, sizeof why) == 0, "%s.%s: %s", e->name,
-                         s->name, why);
+            RT_CHECK_MSG(rt_param_check(s, &v, why, sizeof why) == 0, "%s.%s: %s", e->name, s->name,
+                         why);
             RT_CHECK_MSG(s->help && *s->help, "%s.%s has no help", e->name, s->name);
         }
     }
@@ -57,7 +63,8 @@ static void test_schemas(void)
     if (shared && staging) {
         char why[256];
         rt_value v = rt_value_int(229);
-        RT_CHECK(rt_param_check(shared, &v, why, sizeof why) != 0 && rt_test_contains(why, "1..228"));
+        RT_CHECK(rt_param_check(shared, &v, why, sizeof why) != 0 &&
+                 rt_test_contains(why, "1..228"));
         v = rt_value_str("coo");
         RT_CHECK(rt_param_check(staging, &v, why, sizeof why) != 0);
         RT_CHECK(shared->compile_time == 0 && staging->compile_time == 1);
@@ -81,13 +88,17 @@ static void test_unavailable(void)
     RT_CHECK(rt_spmm_cuda_register_unavailable(NULL, "x", &err) != 0);
 
     RT_CHECK(rt_registry_add_family(&reg, rt_spmm_family(), &err) == 0);
-    static const rt_kernel_desc other = {.name = "spmm.cpu.fake", .family = "spmm",
-                                         .backend = "cpu", .setup = dummy_setup,
-                                         .run = dummy_run, .output = dummy_output,
+    static const rt_kernel_desc other = {.name = "spmm.cpu.fake",
+                                         .family = "spmm",
+                                         .backend = "cpu",
+                                         .setup = dummy_setup,
+                                         .run = dummy_run,
+                                         .output = dummy_output,
                                          .teardown = dummy_teardown};
     RT_CHECK(rt_registry_add_kernel(&reg, &other, &err) == 0);
     char reason[600];
-    memset(reason, 'r', sizeof reason - 1); /* longer than the stored copy: truncated, not overrun */
+    memset(reason, 'r',
+           sizeof reason - 1); /* longer than the stored copy: truncated, not overrun */
     reason[sizeof reason - 1] = '\0';
     memcpy(reason, "no NVIDIA driver", 16);
     RT_CHECK_MSG(rt_spmm_cuda_register_unavailable(&reg, reason, &err) == 0, "%s", err.msg);

@@ -188,8 +188,7 @@ static void parse_params(const char *text, rt_params *p)
 }
 
 static point_result run_point(const rt_kernel_desc *k, const rt_spmm_inputs *in,
-                              const rt_device_info *dev, const char *params_text,
-                              const double *ref)
+                              const rt_device_info *dev, const char *params_text, const double *ref)
 {
     point_result res = {.status = 0, .rel_error = INFINITY, .seconds = -1, .warm_seconds = -1};
     rt_params p;
@@ -249,8 +248,8 @@ static point_result run_point(const rt_kernel_desc *k, const rt_spmm_inputs *in,
                 RT_CHECK(rt_metrics_get(&m, "compiled") != NULL);
             }
             if (strcmp(k->name, RT_SPMM_CUDA_TILED) == 0) {
-                static const char *const tiled_metrics[] = {
-                    "preprocess_s", "stages_per_block", "padding_overhead", "reuse_factor"};
+                static const char *const tiled_metrics[] = {"preprocess_s", "stages_per_block",
+                                                            "padding_overhead", "reuse_factor"};
                 for (size_t i = 0; i < sizeof tiled_metrics / sizeof tiled_metrics[0]; ++i)
                     RT_CHECK_MSG(rt_metrics_get(&m, tiled_metrics[i]) != NULL, "tiled lacks %s",
                                  tiled_metrics[i]);
@@ -297,8 +296,9 @@ static void expect_ok(const rt_kernel_desc *k, const rt_spmm_inputs *in, const r
 {
     const point_result r = run_point(k, in, dev, params, ref);
     const double tol = rt_spmm_tolerance_for(in->prec, rt_spmm_max_row_nnz(in->a));
-    RT_CHECK_MSG(r.status == 0 && r.rel_error <= tol, "%s %s [%s]: status %d, error %g (tol %g): %s",
-                 k->name, params, label, r.status, r.rel_error, tol, r.why);
+    RT_CHECK_MSG(r.status == 0 && r.rel_error <= tol,
+                 "%s %s [%s]: status %d, error %g (tol %g): %s", k->name, params, label, r.status,
+                 r.rel_error, tol, r.why);
     n_points_ok += r.status == 0 && r.rel_error <= tol;
 }
 
@@ -370,8 +370,7 @@ static void cusparse_table(const rt_registry *reg, const rt_device_info *dev, co
                 }
                 const point_result r = run_point(k, in, dev, params, ref);
                 const double tol = rt_spmm_tolerance_for(in->prec, rt_spmm_max_row_nnz(in->a));
-                printf("  %-28s %s %s: %s", params, prec ? "fp64" : "fp32",
-                       layout ? "col" : "row",
+                printf("  %-28s %s %s: %s", params, prec ? "fp64" : "fp32", layout ? "col" : "row",
                        r.status == 0 ? (r.rel_error <= tol ? "ok" : "WRONG")
                                      : (r.status == RT_INFEASIBLE ? "infeasible" : "ERROR"));
                 if (r.status == 0)
@@ -430,7 +429,8 @@ static void infeasible_points(const rt_registry *reg, const rt_device_info *dev,
                  r.why);
     printf("spilling variant: %s\n", r.why);
     r = run_point(tiled, in64, dev, "register_tile=64,allow_spills=1", ref64);
-    RT_CHECK_MSG(r.status == 0 && r.rel_error <= rt_spmm_tolerance_for(RT_FP64, rt_spmm_max_row_nnz(a)),
+    RT_CHECK_MSG(r.status == 0 &&
+                     r.rel_error <= rt_spmm_tolerance_for(RT_FP64, rt_spmm_max_row_nnz(a)),
                  "spilling variant run anyway: %d %g %s", r.status, r.rel_error, r.why);
     /* Blocked-ELL of a matrix with one dense row among near-empty ones pads far beyond 4x. */
     double *ref_wide = reference(in_wide);
@@ -498,8 +498,9 @@ static void timing_report(const rt_registry *reg, const rt_device_info *dev)
                 {RT_SPMM_CUDA_TILED, "register_tile=32"},
                 {RT_SPMM_CUDA_CUSPARSE, "alg=default"},
                 {RT_SPMM_CUDA_CUSPARSE, "alg=csr_alg1"}};
-    printf("timing, %lld x %lld, nnz %lld, K=32, fp32, col-major (second run, after an L2 flush):\n",
-           (long long)rows, (long long)cols, (long long)a.nnz);
+    printf(
+        "timing, %lld x %lld, nnz %lld, K=32, fp32, col-major (second run, after an L2 flush):\n",
+        (long long)rows, (long long)cols, (long long)a.nnz);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; ++i) {
         const rt_kernel_desc *k = rt_registry_find_kernel(reg, runs[i].kernel);
         const point_result r = run_point(k, in, dev, runs[i].params, ref);
@@ -582,8 +583,7 @@ int main(int argc, char **argv)
     RT_CHECK(reg.n_kernels == RT_SPMM_CUDA_KIND_COUNT);
 
     rt_csr mats[5];
-    const char *names[5] = {"1000x777", "5x3", "empty 40x10", "3x70000 wide row",
-                            "250x260 blocks"};
+    const char *names[5] = {"1000x777", "5x3", "empty 40x10", "3x70000 wide row", "250x260 blocks"};
     for (int i = 0; i < 5; ++i)
         if (make_matrix(i, &mats[i], &err) != 0) {
             fprintf(stderr, "FAIL: matrix %d: %s\n", i, err.msg);

@@ -51,7 +51,8 @@ static void test_alloc_errors(void)
              rt_test_contains(err.msg, "32-bit"));
     /* An allocation that cannot succeed names the bytes it asked for. */
     RT_CHECK_MSG(rt_csr_alloc(&m, 4, 4, (int64_t)1 << 48, &err) != 0 &&
-                 rt_test_contains(err.msg, "bytes"), "%s", err.msg);
+                     rt_test_contains(err.msg, "bytes"),
+                 "%s", err.msg);
     RT_CHECK(rt_csr_alloc(&m, 4, 4, INT64_MAX / 2, &err) != 0);
     RT_CHECK(m.rowptr == NULL && m.colidx == NULL);
     RT_CHECK(rt_csr_alloc(&m, 0, 0, 0, &err) == 0 && rt_csr_validate(&m, &err) == 0);

@@ -84,7 +84,8 @@ static void test_registry_and_defaults(void)
     rt_params_init(&given);
     rt_params_set(&given, "rows", rt_value_real(500.0), &err);
     RT_CHECK(rt_generator_fill_defaults(u, &given, &full, &err) == 0);
-    RT_CHECK(rt_params_get(&full, "rows")->kind == RT_V_INT && rt_params_int(&full, "rows", 0) == 500);
+    RT_CHECK(rt_params_get(&full, "rows")->kind == RT_V_INT &&
+             rt_params_int(&full, "rows", 0) == 500);
     RT_CHECK(rt_params_int(&full, "cols", 0) == 500); /* derived: cols = rows */
     RT_CHECK(rt_params_int(&full, "nnz_per_row", 0) == 16);
     RT_CHECK(rt_params_int(&full, "seed", -1) == 1);
@@ -114,7 +115,8 @@ static void test_registry_and_defaults(void)
 
     rt_params_init(&given);
     rt_params_set(&given, "neurons", rt_value_int(2048), &err);
-    RT_CHECK(rt_generator_fill_defaults(rt_generator_find("sparse_dnn"), &given, &full, &err) != 0 &&
+    RT_CHECK(rt_generator_fill_defaults(rt_generator_find("sparse_dnn"), &given, &full, &err) !=
+                 0 &&
              rt_test_contains(err.msg, "1024|4096|16384|65536"));
 }
 
@@ -147,7 +149,8 @@ static void test_build_errors(void)
              rt_test_contains(err.msg, "exceeds 1"));
     /* Sizes that cannot fit are refused before any allocation. */
     RT_CHECK(build("uniform", NULL, &m, &err, "rows", 2000000000.0, "nnz_per_row", 2000000000.0,
-                   NULL) != 0 && rt_test_contains(err.msg, "bytes"));
+                   NULL) != 0 &&
+             rt_test_contains(err.msg, "bytes"));
     RT_CHECK(build("xct", NULL, &m, &err, "image", 46340.0, "angles", 1000000.0, NULL) != 0 &&
              rt_test_contains(err.msg, "bytes"));
 }
@@ -189,11 +192,13 @@ static void test_uniform(void)
     RT_CHECK(all);
     rt_csr_free(&m);
 
-    RT_CHECK(build("uniform", NULL, &m, &err, "rows", 40.0, "cols", 200.0, "density", 0.1, NULL) == 0);
+    RT_CHECK(build("uniform", NULL, &m, &err, "rows", 40.0, "cols", 200.0, "density", 0.1, NULL) ==
+             0);
     RT_CHECK(m.nnz == 40 * 20 && m.rowptr[1] == 20);
     rt_csr_free(&m);
     /* A full row (k = cols) is the densest legal case. */
-    RT_CHECK(build("uniform", NULL, &m, &err, "rows", 3.0, "cols", 64.0, "nnz_per_row", 64.0, NULL) == 0);
+    RT_CHECK(build("uniform", NULL, &m, &err, "rows", 3.0, "cols", 64.0, "nnz_per_row", 64.0,
+                   NULL) == 0);
     RT_CHECK(m.nnz == 192 && m.colidx[63] == 63);
     rt_csr_free(&m);
     check_determinism("uniform", 100.0, "rows");
@@ -258,8 +263,8 @@ static void test_rmat(void)
     RT_CHECK(asymmetric);
     rt_csr_free(&m);
 
-    RT_CHECK(build("rmat", NULL, &m, &err, "scale", 8.0, "noise", 0.1, "a", 0.25, "b", 0.25,
-                   "c", 0.25, NULL) == 0);
+    RT_CHECK(build("rmat", NULL, &m, &err, "scale", 8.0, "noise", 0.1, "a", 0.25, "b", 0.25, "c",
+                   0.25, NULL) == 0);
     rt_csr_free(&m);
     check_determinism("rmat", 8.0, "scale");
 }
@@ -368,16 +373,19 @@ static void test_xct(void)
     rt_csr_free(&m);
 
     /* Odd sizes, detectors aligned with pixel edges, one angle, a single pixel. */
-    RT_CHECK(build("xct", NULL, &m, &err, "image", 5.0, "angles", 7.0, "detectors", 8.0, NULL) == 0);
+    RT_CHECK(build("xct", NULL, &m, &err, "image", 5.0, "angles", 7.0, "detectors", 8.0, NULL) ==
+             0);
     for (int64_t d = 0; d < 8; ++d) {
         const double x = 2.5 + (double)d + 0.5 - 4.0;
         RT_CHECK(fabs(row_sum(&m, d) - ((x >= 0.0 && x < 5.0) ? 5.0 : 0.0)) < 1e-9);
     }
     rt_csr_free(&m);
-    RT_CHECK(build("xct", NULL, &m, &err, "image", 1.0, "angles", 1.0, "detectors", 1.0, NULL) == 0);
+    RT_CHECK(build("xct", NULL, &m, &err, "image", 1.0, "angles", 1.0, "detectors", 1.0, NULL) ==
+             0);
     RT_CHECK(m.nnz == 1 && m.val[0] == 1.0);
     rt_csr_free(&m);
-    RT_CHECK(build("xct", NULL, &m, &err, "image", 33.0, "angles", 13.0, "hilbert", 1.0, NULL) == 0);
+    RT_CHECK(build("xct", NULL, &m, &err, "image", 33.0, "angles", 13.0, "hilbert", 1.0, NULL) ==
+             0);
     for (int64_t k = 0; k < m.nnz; ++k)
         in_range &= m.val[k] > 0.0 && m.val[k] <= sqrt(2.0);
     RT_CHECK(in_range);
@@ -440,7 +448,8 @@ static void test_sparse_dnn(void)
     rt_csr_free(&a);
     rt_csr_free(&b);
     rt_csr_free(&c);
-    RT_CHECK(build("sparse_dnn", NULL, &a, &err, "neurons", 4096.0, NULL) == 0 && a.nnz == 4096 * 32);
+    RT_CHECK(build("sparse_dnn", NULL, &a, &err, "neurons", 4096.0, NULL) == 0 &&
+             a.nnz == 4096 * 32);
     rt_csr_free(&a);
     check_determinism("sparse_dnn", 1024.0, "neurons");
     RT_CHECK(rt_sparse_dnn_bias(1024) == -0.3 && rt_sparse_dnn_bias(4096) == -0.35 &&

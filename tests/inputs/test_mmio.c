@@ -32,7 +32,8 @@ static void expect_error(const char *name, int line, const char *fragment)
     rt_csr m;
     const int rc = rt_mmio_read(path, &m, &err);
     RT_CHECK_MSG(rc != 0, "%s was accepted", name);
-    RT_CHECK_MSG(rt_test_contains(err.msg, where), "%s: expected '%s' in: %s", name, where, err.msg);
+    RT_CHECK_MSG(rt_test_contains(err.msg, where), "%s: expected '%s' in: %s", name, where,
+                 err.msg);
     RT_CHECK_MSG(rt_test_contains(err.msg, fragment), "%s: expected '%s' in: %s", name, fragment,
                  err.msg);
     RT_CHECK(m.rowptr == NULL && m.colidx == NULL && m.val == NULL);
@@ -47,7 +48,8 @@ static void test_hostile(void)
     expect_error("too_many.mtx", 5, "more entries than the 2 declared on line 2");
     expect_error("row_out_of_range.mtx", 4, "row index 5 is outside 1..4");
     expect_error("col_out_of_range.mtx", 4, "column index 9 is outside 1..3");
-    expect_error("zero_index.mtx", 4, "row index 0 is outside 1..3 (Matrix Market indices start at 1)");
+    expect_error("zero_index.mtx", 4,
+                 "row index 0 is outside 1..3 (Matrix Market indices start at 1)");
     expect_error("overflow_index.mtx", 3, "row index '99999999999999999999' is not an integer");
     expect_error("huge_sizes.mtx", 2, "bytes of memory on this host");
     expect_error("huge_cols.mtx", 2, "3000000000 columns exceed the limit of 2147483647");
@@ -62,7 +64,8 @@ static void test_hostile(void)
     expect_error("complex.mtx", 1, "complex matrices are not supported");
     expect_error("hermitian.mtx", 1, "hermitian matrices are not supported");
     expect_error("missing_size.mtx", 4, "file ends before the size line");
-    expect_error("bad_size_line.mtx", 2, "size line must be 'rows cols nonzeros' (3 numbers), found 2");
+    expect_error("bad_size_line.mtx", 2,
+                 "size line must be 'rows cols nonzeros' (3 numbers), found 2");
     expect_error("size_not_number.mtx", 2, "cols 'three' is not an integer");
     expect_error("trailing_fields.mtx", 4, "expected 3 fields 'row col value', found 4");
     expect_error("trailing_garbage_value.mtx", 4, "value '3.5x' is not a finite real number");
@@ -81,7 +84,8 @@ static void test_hostile(void)
              rt_test_contains(err.msg, "does_not_exist.mtx: cannot open"));
 
     RT_CHECK_MSG(rt_mmio_read(RT_INPUTS_MTX_DIR, &m, &err) != 0 &&
-                 rt_test_contains(err.msg, "read error"), "%s", err.msg);
+                     rt_test_contains(err.msg, "read error"),
+                 "%s", err.msg);
 
     /* A NUL byte in the data (a binary file given by mistake). */
     char path[1024];
@@ -89,10 +93,12 @@ static void test_hostile(void)
     FILE *f = fopen(path, "wb");
     RT_CHECK(f != NULL);
     if (f) {
-        static const char text[] = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\0 2.0\n";
+        static const char text[] =
+            "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\0 2.0\n";
         fwrite(text, 1, sizeof text - 1, f);
         fclose(f);
-        RT_CHECK(rt_mmio_read(path, &m, &err) != 0 && rt_test_contains(err.msg, "nul_byte.mtx:3:") &&
+        RT_CHECK(rt_mmio_read(path, &m, &err) != 0 &&
+                 rt_test_contains(err.msg, "nul_byte.mtx:3:") &&
                  rt_test_contains(err.msg, "NUL byte"));
     }
 }
@@ -139,8 +145,7 @@ static void test_valid(void)
     rt_csr m;
 
     m = read_ok("symmetric.mtx");
-    const double sym[] = {2.0, -1.5, 0, 0,  -1.5, 0, 0, 0.25,
-                          0,   0,    4, 0,  0,    0.25, 0, 8};
+    const double sym[] = {2.0, -1.5, 0, 0, -1.5, 0, 0, 0.25, 0, 0, 4, 0, 0, 0.25, 0, 8};
     expect_dense("symmetric.mtx", &m, 4, 4, sym);
     rt_csr_free(&m);
 

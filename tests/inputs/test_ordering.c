@@ -69,7 +69,8 @@ static void test_parse(void)
     RT_CHECK(rt_ordering_parse(NULL, &k, &seed, &given, &err) == 0 && k == RT_ORDERING_NATURAL);
     RT_CHECK(rt_ordering_parse("", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_NATURAL);
     RT_CHECK(rt_ordering_parse("rcm", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_RCM);
-    RT_CHECK(rt_ordering_parse("hilbert", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_HILBERT);
+    RT_CHECK(rt_ordering_parse("hilbert", &k, &seed, &given, &err) == 0 &&
+             k == RT_ORDERING_HILBERT);
     RT_CHECK(rt_ordering_parse("random", &k, &seed, &given, &err) == 0 && k == RT_ORDERING_RANDOM &&
              !given);
     RT_CHECK(rt_ordering_parse("random:17", &k, &seed, &given, &err) == 0 &&
@@ -193,7 +194,8 @@ static void test_rcm(void)
 
     /* Through rt_matrix_build on a Matrix Market file. */
     rt_csr f;
-    RT_CHECK_MSG(rt_matrix_build(NULL, NULL, RT_INPUTS_MTX_DIR "/symmetric.mtx", "rcm", &f, &err) == 0,
+    RT_CHECK_MSG(rt_matrix_build(NULL, NULL, RT_INPUTS_MTX_DIR "/symmetric.mtx", "rcm", &f, &err) ==
+                     0,
                  "%s", err.msg);
     RT_CHECK(f.rows == 4 && f.nnz == 7 && rt_csr_validate(&f, &err) == 0);
     rt_csr_free(&f);

@@ -114,8 +114,7 @@ static inline void kt_coo_from_csr(kt_coo *m, const rt_csr *a)
  * must give the same output as the first), output, metrics, teardown. Returns 0, RT_INFEASIBLE
  * or -1 (err filled). */
 static inline int kt_run_kernel(const rt_kernel_desc *k, const rt_spmm_inputs *in,
-                                const rt_params *p, double *out, rt_metrics *metrics,
-                                rt_err *err)
+                                const rt_params *p, double *out, rt_metrics *metrics, rt_err *err)
 {
     rt_kernel_env env;
     memset(&env, 0, sizeof env);

@@ -161,10 +161,10 @@ static void test_param_garbage(const rt_kernel_desc *k, const test_matrix *t)
         const char *name;
         rt_value v;
     } bad[] = {
-        {"row_block", rt_value_int(0)},     {"row_block", rt_value_int(2000000)},
-        {"col_block", rt_value_int(-1)},    {"col_block", rt_value_str("wide")},
-        {"threads", rt_value_int(-2)},      {"threads", rt_value_real(1.5)},
-        {"threads", rt_value_int(5000)},    {"slice_height", rt_value_int(0)},
+        {"row_block", rt_value_int(0)},       {"row_block", rt_value_int(2000000)},
+        {"col_block", rt_value_int(-1)},      {"col_block", rt_value_str("wide")},
+        {"threads", rt_value_int(-2)},        {"threads", rt_value_real(1.5)},
+        {"threads", rt_value_int(5000)},      {"slice_height", rt_value_int(0)},
         {"slice_height", rt_value_int(4096)},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -237,8 +237,8 @@ static void test_ell_padding_metric(void)
     rt_metrics_init(&met);
     RT_CHECK(kt_run_kernel(rt_spmm_cpu_ell_kernel(), in, &p, out, &met, &err) == 0);
     const rt_metric *pad = rt_metrics_get(&met, "padding_overhead");
-    RT_CHECK_MSG(pad && pad->deterministic && fabs(pad->value - (10.0 / 6.0 - 1.0)) < 1e-15,
-                 "%g", pad ? pad->value : -1.0);
+    RT_CHECK_MSG(pad && pad->deterministic && fabs(pad->value - (10.0 / 6.0 - 1.0)) < 1e-15, "%g",
+                 pad ? pad->value : -1.0);
     const rt_metric *stored = rt_metrics_get(&met, "ell_stored");
     RT_CHECK(stored && stored->value == 10.0);
     rt_spmm_inputs_destroy(in);
@@ -302,10 +302,13 @@ static void broken_teardown(void *state)
 
 static void test_poison_catches_unwritten_row(void)
 {
-    static const rt_kernel_desc broken = {
-        .name = "spmm.cpu.broken_skips_row3", .family = "spmm", .backend = "cpu",
-        .setup = broken_setup, .run = broken_run, .output = broken_output,
-        .teardown = broken_teardown};
+    static const rt_kernel_desc broken = {.name = "spmm.cpu.broken_skips_row3",
+                                          .family = "spmm",
+                                          .backend = "cpu",
+                                          .setup = broken_setup,
+                                          .run = broken_run,
+                                          .output = broken_output,
+                                          .teardown = broken_teardown};
     rt_registry reg;
     rt_err err;
     rt_registry_init(&reg);

@@ -8,8 +8,7 @@
 #include "rt_test.h"
 #include "spmm_family.h"
 
-static void set_problem(rt_params *p, int64_t k, const char *prec, const char *layout,
-                        int64_t seed)
+static void set_problem(rt_params *p, int64_t k, const char *prec, const char *layout, int64_t seed)
 {
     rt_err err;
     rt_params_init(p);
@@ -100,8 +99,7 @@ static void test_defaults(void)
     RT_CHECK_MSG(fam->make_inputs(&a, &p, &vin, &err) == 0, "%s", err.msg);
     if (vin) {
         const rt_spmm_inputs *in = vin;
-        RT_CHECK(in->k == 32 && in->prec == RT_FP32 && in->layout == RT_ROW_MAJOR &&
-                 in->seed == 1);
+        RT_CHECK(in->k == 32 && in->prec == RT_FP32 && in->layout == RT_ROW_MAJOR && in->seed == 1);
         fam->free_inputs(vin);
     }
     rt_csr_free(&a);
@@ -287,8 +285,7 @@ static void test_registration(void)
         rt_value v;
         char why[256];
         RT_CHECK(rt_param_default(&fam->problem_params[i], &v, &err) == 0);
-        RT_CHECK_MSG(rt_param_check(&fam->problem_params[i], &v, why, sizeof why) == 0, "%s",
-                     why);
+        RT_CHECK_MSG(rt_param_check(&fam->problem_params[i], &v, why, sizeof why) == 0, "%s", why);
     }
 }
 

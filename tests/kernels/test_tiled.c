@@ -383,10 +383,8 @@ static int generated_matrices(named_csr *t, int start)
         const char *k2;
         int64_t v2;
     } specs[] = {
-        {"uniform", "rows", 1500, "nnz_per_row", 9},
-        {"banded", "rows", 2000, "bandwidth", 7},
-        {"rmat", "scale", 10, "edge_factor", 8},
-        {"xct", "image", 24, "angles", 20},
+        {"uniform", "rows", 1500, "nnz_per_row", 9}, {"banded", "rows", 2000, "bandwidth", 7},
+        {"rmat", "scale", 10, "edge_factor", 8},     {"xct", "image", 24, "angles", 20},
         {"sparse_dnn", "neurons", 1024, "layer", 3},
     };
     int n = start;
@@ -423,9 +421,8 @@ static void test_tiled_kernel(named_csr *mats, int n)
         const char *staging;
         int64_t block_size, buffer_kib, register_tile, index_bytes;
     } combos[] = {
-        {"ell", 32, 1, 1, 2},  {"ell", 64, 48, 8, 2}, {"ell", 256, 1, 3, 4},
-        {"csr", 32, 1, 8, 4},  {"csr", 96, 2, 5, 2},  {"csr", 48, 228, 64, 4},
-        {"ell", 1024, 4, 2, 2},
+        {"ell", 32, 1, 1, 2}, {"ell", 64, 48, 8, 2},   {"ell", 256, 1, 3, 4},  {"csr", 32, 1, 8, 4},
+        {"csr", 96, 2, 5, 2}, {"csr", 48, 228, 64, 4}, {"ell", 1024, 4, 2, 2},
     };
     for (int mi = 0; mi < n; ++mi)
         for (int ki = 0; ki < 3; ++ki)
@@ -453,8 +450,7 @@ static void test_tiled_kernel(named_csr *mats, int n)
                         rt_params_set(&p, "buffer_kib", rt_value_int(combos[c].buffer_kib), &err);
                         rt_params_set(&p, "register_tile", rt_value_int(combos[c].register_tile),
                                       &err);
-                        rt_params_set(&p, "index_bytes", rt_value_int(combos[c].index_bytes),
-                                      &err);
+                        rt_params_set(&p, "index_bytes", rt_value_int(combos[c].index_bytes), &err);
                         rt_metrics m;
                         rt_metrics_init(&m);
                         const int rc = kt_run_kernel(k, in, &p, out, &m, &err);
@@ -463,21 +459,20 @@ static void test_tiled_kernel(named_csr *mats, int n)
                             continue;
                         const double rel = rt_spmm_rel_error(out, dense, nout);
                         RT_CHECK_MSG(rel <= rt_spmm_family()->tolerance(in),
-                                     "%s K=%lld %s %s combo %zu: relative error %g",
-                                     mats[mi].name, (long long)ks[ki],
-                                     rt_precision_name(in->prec), rt_layout_name(in->layout), c,
-                                     rel);
+                                     "%s K=%lld %s %s combo %zu: relative error %g", mats[mi].name,
+                                     (long long)ks[ki], rt_precision_name(in->prec),
+                                     rt_layout_name(in->layout), c, rel);
                         const rt_metric *pre = rt_metrics_get(&m, "preprocess_s");
                         RT_CHECK(pre && !pre->deterministic && pre->value >= 0.0);
                         const rt_metric *buff = rt_metrics_get(&m, "buffsize");
-                        RT_CHECK(buff && buff->value == (double)(combos[c].buffer_kib * 1024 /
-                                                                 (combos[c].register_tile *
-                                                                  (prec ? 8 : 4))));
+                        RT_CHECK(buff && buff->value ==
+                                             (double)(combos[c].buffer_kib * 1024 /
+                                                      (combos[c].register_tile * (prec ? 8 : 4))));
                         const rt_metric *staged = rt_metrics_get(&m, "staged_bytes");
                         const rt_metric *entries = rt_metrics_get(&m, "staged_entries");
                         RT_CHECK(staged && entries &&
-                                 staged->value == entries->value * (double)ks[ki] *
-                                                      (prec ? 8.0 : 4.0));
+                                 staged->value ==
+                                     entries->value * (double)ks[ki] * (prec ? 8.0 : 4.0));
                         RT_CHECK(rt_metrics_get(&m, "padding_overhead") != NULL);
                         ++tiled_points;
                     }
@@ -514,11 +509,11 @@ static void test_tiled_kernel_params(const rt_csr *a)
         const char *name;
         rt_value v;
     } bad[] = {
-        {"staging", rt_value_str("coo")},     {"staging", rt_value_int(1)},
-        {"block_size", rt_value_int(16)},     {"block_size", rt_value_int(2048)},
-        {"buffer_kib", rt_value_int(0)},      {"buffer_kib", rt_value_int(229)},
-        {"register_tile", rt_value_int(0)},   {"register_tile", rt_value_int(65)},
-        {"index_bytes", rt_value_int(3)},     {"index_bytes", rt_value_str("two")},
+        {"staging", rt_value_str("coo")},   {"staging", rt_value_int(1)},
+        {"block_size", rt_value_int(16)},   {"block_size", rt_value_int(2048)},
+        {"buffer_kib", rt_value_int(0)},    {"buffer_kib", rt_value_int(229)},
+        {"register_tile", rt_value_int(0)}, {"register_tile", rt_value_int(65)},
+        {"index_bytes", rt_value_int(3)},   {"index_bytes", rt_value_str("two")},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         rt_params_init(&p);

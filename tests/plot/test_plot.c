@@ -96,14 +96,14 @@ static sqlite3 *make_store(const char *dir)
                              col_blocks[c], row_blocks[r]);
                     const double gflops =
                         (k + 1) + 10.0 * m + row_blocks[r] / 64.0 + col_blocks[c] / 16.0;
-                    const sqlite3_int64 id = add_point(db, "exp1", kernels[k], matrices[m],
-                                                       params, "{\"K\":32}", "ok", gflops);
+                    const sqlite3_int64 id = add_point(db, "exp1", kernels[k], matrices[m], params,
+                                                       "{\"K\":32}", "ok", gflops);
                     add_metric(db, id, "dram_bytes", 1000.0 * row_blocks[r], "bytes");
                     add_metric(db, id, "kernel_s", 1.0 / gflops, "s");
                 }
-    const sqlite3_int64 wrong = add_point(db, "exp1", "spmm.cpu.csr", "band",
-                                          "{\"col_block\":8,\"row_block\":64}", "{\"K\":32}",
-                                          "wrong", 1000.0);
+    const sqlite3_int64 wrong =
+        add_point(db, "exp1", "spmm.cpu.csr", "band", "{\"col_block\":8,\"row_block\":64}",
+                  "{\"K\":32}", "wrong", 1000.0);
     add_metric(db, wrong, "only_on_wrong", 1.0, "count");
     add_point(db, "other", "spmm.cpu.csr", "band", "{\"col_block\":8,\"row_block\":64}",
               "{\"K\":32}", "ok", 500.0);
@@ -189,8 +189,8 @@ static void check_figure_files(const char *dir, const char *stem, int with_image
         char *data = read_file(dir, name, &size);
         RT_CHECK_MSG(data && size > 0, "%s/%s missing or empty", dir, name);
         if (data && e == 2)
-            RT_CHECK_MSG(size > 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0,
-                         "%s is not a PNG", name);
+            RT_CHECK_MSG(size > 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG",
+                         name);
         if (data && e == 3)
             RT_CHECK_MSG(rt_test_contains(data, "<svg") && rt_test_contains(data, "</svg>"),
                          "%s has no <svg> root element", name);
@@ -271,7 +271,8 @@ static void case_line(const char *dir, sqlite3 *db)
     char *dat = read_file(dir, "perf-vs-rb.dat", NULL);
     RT_CHECK(dat != NULL);
     if (dat) {
-        static const char *const expect[] = {"# query: SELECT", "# columns: row_block gflops",
+        static const char *const expect[] = {"# query: SELECT",
+                                             "# columns: row_block gflops",
                                              "# index 0: kernel = spmm.cpu.csr\n",
                                              "64 13 4\n128 14 4\n256 16 4\n\n\n",
                                              "# index 1: kernel = spmm.cpu.ell\n",
@@ -296,9 +297,9 @@ static void case_line(const char *dir, sqlite3 *db)
     /* kernel_s is a time (unit s): the best is the minimum, 1 / max gflops. */
     dat = read_file(dir, "time-vs-rb.dat", NULL);
     if (dat) {
-        static const char *const expect[] = {"# index 0: col_block = 8\n",
-                                             "64 0.07407407407 4\n", "128 0.06896551724 4\n",
-                                             "# index 1: col_block = 16\n", "64 0.07142857143 4\n"};
+        static const char *const expect[] = {"# index 0: col_block = 8\n", "64 0.07407407407 4\n",
+                                             "128 0.06896551724 4\n", "# index 1: col_block = 16\n",
+                                             "64 0.07142857143 4\n"};
         RT_CHECK_MSG(in_order(dat, expect, 5), "time-vs-rb.dat:\n%s", dat);
     }
     free(dat);
@@ -385,7 +386,7 @@ static void case_defaults(const char *dir, sqlite3 *db)
                                              "8 5.5 3\n16 6 3\n", "kernel = spmm.cpu.ell",
                                              "8 6.5 3\n16 7 3\n"};
         RT_CHECK_MSG(in_order(dat, expect, 5), "band defaults:\n%s", dat);
-        RT_CHECK(!rt_test_contains(dat, " 16 "));  /* no web values leaked in */
+        RT_CHECK(!rt_test_contains(dat, " 16 ")); /* no web values leaked in */
     }
     RT_CHECK(dat != NULL);
     free(dat);
@@ -398,8 +399,8 @@ static void case_defaults(const char *dir, sqlite3 *db)
     snprintf(sub, sizeof sub, "%s/fixed", dir);
     add_point(db, "fixed", "spmm.cpu.csr", "band", "{\"col_block\":8}", "{\"K\":32}", "ok", 3.0);
     RT_CHECK_MSG(rt_plot_experiment(db, "fixed", NULL, 0, sub, &res, &err) == 0, "%s", err.msg);
-    RT_CHECK_MSG(res.n_figures == 1 && rt_test_contains(res.message, "no parameter varies"),
-                 "%s", res.message);
+    RT_CHECK_MSG(res.n_figures == 1 && rt_test_contains(res.message, "no parameter varies"), "%s",
+                 res.message);
     check_render(&res, 1, __LINE__);
     check_figure_files(sub, "best-gflops-per-matrix", 1);
 }
@@ -422,9 +423,9 @@ static void case_gnuplot_missing(const char *dir, sqlite3 *db)
     rt_err_clear(&err);
     RT_CHECK_MSG(rt_plot_experiment(db, "exp1", &spec, 1, out, &res, &err) == 0, "%s", err.msg);
     RT_CHECK(res.gnuplot_missing == 1 && res.n_figures == 1);
-    RT_CHECK_MSG(rt_test_contains(res.message,
-                                  "gnuplot not found: wrote data and scripts, skipped PNG/SVG"),
-                 "%s", res.message);
+    RT_CHECK_MSG(
+        rt_test_contains(res.message, "gnuplot not found: wrote data and scripts, skipped PNG/SVG"),
+        "%s", res.message);
     check_figure_files(out, "perf", 0);
     RT_CHECK(!file_exists(out, "perf.png") && !file_exists(out, "perf.svg"));
     RT_CHECK(rt_plot_run_gnuplot(out, "perf.gp", &err) != 0 &&
@@ -494,10 +495,9 @@ static void expect_error(sqlite3 *db, const char *experiment, const rt_plot_cfg 
     rt_err_clear(&err);
     const int rc = rt_plot_experiment(db, experiment, specs, n, dir, &res, &err);
     RT_CHECK_MSG(rc != 0, "line %d: expected an error", line);
-    RT_CHECK_MSG(rt_test_contains(err.msg, needle1) &&
-                     (!needle2 || rt_test_contains(err.msg, needle2)),
-                 "line %d: message lacks '%s'/'%s': %s", line, needle1, needle2 ? needle2 : "",
-                 err.msg);
+    RT_CHECK_MSG(
+        rt_test_contains(err.msg, needle1) && (!needle2 || rt_test_contains(err.msg, needle2)),
+        "line %d: message lacks '%s'/'%s': %s", line, needle1, needle2 ? needle2 : "", err.msg);
 }
 
 static void case_bad_input(const char *dir, sqlite3 *db)
@@ -516,7 +516,8 @@ static void case_bad_input(const char *dir, sqlite3 *db)
                                          "did you mean 'row_block'?",
                                          "points columns: kernel, matrix",
                                          "parameters: col_block, row_block",
-                                         "problem parameters: K", "metrics: dram_bytes"};
+                                         "problem parameters: K",
+                                         "metrics: dram_bytes"};
     RT_CHECK_MSG(in_order(err.msg, expect, 6), "%s", err.msg);
     spec = plot_spec("p", "line", "row_block", "gflops", "kernal");
     expect_error(db, "exp1", &spec, 1, dir, "series: unknown name 'kernal'", "'kernel'", __LINE__);
@@ -621,8 +622,7 @@ static void case_helpers(const char *dir, sqlite3 *db)
 {
     char out[64];
     RT_CHECK(rt_plot_quote("it's", out, sizeof out) == 0 && strcmp(out, "'it''s'") == 0);
-    RT_CHECK(rt_plot_quote("a\nb\\c\"d", out, sizeof out) == 0 &&
-             strcmp(out, "'a b\\c\"d'") == 0);
+    RT_CHECK(rt_plot_quote("a\nb\\c\"d", out, sizeof out) == 0 && strcmp(out, "'a b\\c\"d'") == 0);
     RT_CHECK(rt_plot_quote(NULL, out, sizeof out) == 0 && strcmp(out, "''") == 0);
     RT_CHECK(rt_plot_quote("abcdefghij", out, 6) != 0 && strcmp(out, "'abc'") == 0);
     /* a doubled quote is never split: two of the four quotes fit */
@@ -632,10 +632,8 @@ static void case_helpers(const char *dir, sqlite3 *db)
     RT_CHECK(rt_plot_sanitize_name("gflops vs K/2", out, sizeof out) == 0 &&
              strcmp(out, "gflops_vs_K_2") == 0);
     RT_CHECK(rt_plot_sanitize_name("-rf", out, sizeof out) == 0 && strcmp(out, "_rf") == 0);
-    RT_CHECK(rt_plot_sanitize_name(".hidden", out, sizeof out) == 0 &&
-             strcmp(out, "_hidden") == 0);
-    RT_CHECK(rt_plot_sanitize_name("a.b-c_9", out, sizeof out) == 0 &&
-             strcmp(out, "a.b-c_9") == 0);
+    RT_CHECK(rt_plot_sanitize_name(".hidden", out, sizeof out) == 0 && strcmp(out, "_hidden") == 0);
+    RT_CHECK(rt_plot_sanitize_name("a.b-c_9", out, sizeof out) == 0 && strcmp(out, "a.b-c_9") == 0);
     RT_CHECK(rt_plot_sanitize_name("", out, sizeof out) == 0 && strcmp(out, "plot") == 0);
     RT_CHECK(rt_plot_sanitize_name("caf\xc3\xa9", out, sizeof out) == 0 &&
              strcmp(out, "caf__") == 0);
@@ -676,8 +674,8 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*run)(const char *dir, sqlite3 *db);
-    } cases[] = {{"line", case_line},       {"bars", case_bars},
-                 {"defaults", case_defaults}, {"gnuplot_missing", case_gnuplot_missing},
+    } cases[] = {{"line", case_line},           {"bars", case_bars},
+                 {"defaults", case_defaults},   {"gnuplot_missing", case_gnuplot_missing},
                  {"bad_input", case_bad_input}, {"helpers", case_helpers}};
     const int n_cases = (int)(sizeof cases / sizeof cases[0]);
     char gnuplot[4096];

@@ -103,13 +103,12 @@ int main(void)
     RT_CHECK_MSG(rt_store_begin_run(st, &prov, "real", &run, &err) == 0, "%s", err.msg);
     static const int blocks[] = {32, 64, 128};
     for (int b = 0; b < 3; ++b) {
-        RT_CHECK_MSG(add(st, run, "spmm.cpu.csr", blocks[b], 1.0 + b, RT_POINT_OK, &err) == 0,
-                     "%s", err.msg);
-        RT_CHECK_MSG(add(st, run, "spmm.cpu.ell", blocks[b], 2.5 + b, RT_POINT_OK, &err) == 0,
-                     "%s", err.msg);
+        RT_CHECK_MSG(add(st, run, "spmm.cpu.csr", blocks[b], 1.0 + b, RT_POINT_OK, &err) == 0, "%s",
+                     err.msg);
+        RT_CHECK_MSG(add(st, run, "spmm.cpu.ell", blocks[b], 2.5 + b, RT_POINT_OK, &err) == 0, "%s",
+                     err.msg);
     }
-    RT_CHECK_MSG(add(st, run, "spmm.cpu.csr", 32, 999.0, RT_POINT_WRONG, &err) == 0, "%s",
-                 err.msg);
+    RT_CHECK_MSG(add(st, run, "spmm.cpu.csr", 32, 999.0, RT_POINT_WRONG, &err) == 0, "%s", err.msg);
     RT_CHECK_MSG(rt_store_end_run(st, run, "complete", &err) == 0, "%s", err.msg);
 
     char out[1100];
@@ -122,10 +121,10 @@ int main(void)
      * which it was; the .dat checks below hold either way. */
     char gnuplot[4096];
     const int have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
-    RT_CHECK_MSG(res.gnuplot_missing == !have_gnuplot &&
-                     rt_test_contains(res.message, have_gnuplot ? ".png, .svg"
-                                                                : "gnuplot not found"),
-                 "gnuplot %s: %s", have_gnuplot ? "found" : "missing", res.message);
+    RT_CHECK_MSG(
+        res.gnuplot_missing == !have_gnuplot &&
+            rt_test_contains(res.message, have_gnuplot ? ".png, .svg" : "gnuplot not found"),
+        "gnuplot %s: %s", have_gnuplot ? "found" : "missing", res.message);
     char *dat = read_all(out, "gflops-vs-row_block-band.dat");
     RT_CHECK_MSG(dat && rt_test_contains(dat, "32 1 1\n64 2 1\n128 3 1\n") &&
                      rt_test_contains(dat, "32 2.5 1\n64 3.5 1\n128 4.5 1\n") &&
@@ -139,17 +138,16 @@ int main(void)
     snprintf(spec.x, sizeof spec.x, "K");
     snprintf(spec.y, sizeof spec.y, "dram_bytes");
     snprintf(spec.series, sizeof spec.series, "kernel");
-    RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", &spec, 1, out, &res, &err) == 0,
-                 "%s", err.msg);
+    RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", &spec, 1, out, &res, &err) == 0, "%s",
+                 err.msg);
     dat = read_all(out, "line-K-dram_bytes.dat");
     RT_CHECK_MSG(dat && rt_test_contains(dat, "32 12800 3\n"), "%s", dat ? dat : "(missing)");
     free(dat);
     /* An unavailable metric is NULL in the store: nothing to draw, so the figure is skipped. */
     snprintf(spec.y, sizeof spec.y, "l2_misses");
-    RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", &spec, 1, out, &res, &err) == 0,
-                 "%s", err.msg);
-    RT_CHECK_MSG(res.n_figures == 0 && rt_test_contains(res.message, "skipped"), "%s",
-                 res.message);
+    RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", &spec, 1, out, &res, &err) == 0, "%s",
+                 err.msg);
+    RT_CHECK_MSG(res.n_figures == 0 && rt_test_contains(res.message, "skipped"), "%s", res.message);
 
     rt_store_close(st);
     if (rt_test_failures == 0)

@@ -38,7 +38,8 @@ static void case_device_class(void)
     check_class("Tesla V100-SXM2-16GB (S/N 0324817004321)", "Tesla V100-SXM2-16GB");
     check_class("Tesla V100-SXM2-16GB SN:0324817004321", "Tesla V100-SXM2-16GB");
     check_class("AMD EPYC 7763 64-Core Processor", "AMD EPYC 7763 64-Core Processor");
-    check_class("Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz", "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz");
+    check_class("Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz",
+                "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz");
     check_class("NVIDIA H100 80GB HBM3 :1", "NVIDIA H100 80GB HBM3");
     check_class("NVIDIA H100 80GB HBM3 (0)", "NVIDIA H100 80GB HBM3");
     check_class("NVIDIA H100 80GB HBM3 1", "NVIDIA H100 80GB HBM3");
@@ -92,8 +93,7 @@ static void case_verdicts(void)
     for (int i = 0; i < 3; ++i)
         few_b[i] = few_a[i] * 1.3;
     RT_CHECK(rt_compare_samples(few_a, 3, few_b, 3, &o, &v, &ratio, &lo, &hi, &p, &err) == 0);
-    RT_CHECK_MSG(v == RT_VERDICT_UNSURE && p >= 0.01, "3 samples: %s p=%g",
-                 rt_verdict_name(v), p);
+    RT_CHECK_MSG(v == RT_VERDICT_UNSURE && p >= 0.01, "3 samples: %s p=%g", rt_verdict_name(v), p);
     RT_CHECK(lo == 0 && isinf(hi)); /* too few samples for an interval */
     /* Bad input. */
     RT_CHECK(rt_compare_samples(base, 0, slow, 30, &o, &v, NULL, NULL, NULL, NULL, &err) != 0);
@@ -101,8 +101,8 @@ static void case_verdicts(void)
     double zeros[3] = {0, 0, 0};
     RT_CHECK(rt_compare_samples(zeros, 3, zeros, 3, &o, &v, NULL, NULL, NULL, NULL, &err) != 0);
     double nan_sample[3] = {1e-3, NAN, 1e-3};
-    RT_CHECK(rt_compare_samples(nan_sample, 3, base, 30, &o, &v, NULL, NULL, NULL, NULL,
-                                &err) != 0);
+    RT_CHECK(rt_compare_samples(nan_sample, 3, base, 30, &o, &v, NULL, NULL, NULL, NULL, &err) !=
+             0);
     o.threshold = 0;
     RT_CHECK(rt_compare_opts_check(&o, &err) != 0 && rt_test_contains(err.msg, "--threshold"));
     o.threshold = 0.05;

@@ -45,17 +45,16 @@ int main(void)
 {
     rt_config cfg;
     rt_err err;
-    const char *good =
-        "experiment: {name: figs}\n"
-        "plots:\n"
-        "  - {type: bars, series: kernel, baseline: spmm.cuda.cusparse}\n"
-        "  - {type: stacked, x: variant, stack: [compute_s, comm_s, wait_s]}\n"
-        "  - {type: stacked, stack: comm_s, name: one-stack}\n"
-        "  - {type: box, series: kernel}\n"
-        "  - {type: heatmap}\n"
-        "  - {type: heatmap, y: peer_bytes, name: peers}\n"
-        "  - {type: scaling, series: kernel}\n"
-        "  - {type: scaling, y: parallel_efficiency, name: eff}\n";
+    const char *good = "experiment: {name: figs}\n"
+                       "plots:\n"
+                       "  - {type: bars, series: kernel, baseline: spmm.cuda.cusparse}\n"
+                       "  - {type: stacked, x: variant, stack: [compute_s, comm_s, wait_s]}\n"
+                       "  - {type: stacked, stack: comm_s, name: one-stack}\n"
+                       "  - {type: box, series: kernel}\n"
+                       "  - {type: heatmap}\n"
+                       "  - {type: heatmap, y: peer_bytes, name: peers}\n"
+                       "  - {type: scaling, series: kernel}\n"
+                       "  - {type: scaling, y: parallel_efficiency, name: eff}\n";
     RT_CHECK_MSG(load(good, &cfg, &err) == 0, "%s", err.msg);
     RT_CHECK(cfg.n_plots == 8);
     if (cfg.n_plots == 8) {
@@ -111,7 +110,8 @@ int main(void)
     expect_error("experiment: {name: x}\nplots:\n  - {type: stacked, stack: []}\n",
                  "expected 1 to 8 values to stack, got 0", __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: stacked, stack: [a, b, c, d, e, f, "
-                 "g, h, i]}\n", "expected 1 to 8 values to stack, got 9", __LINE__);
+                 "g, h, i]}\n",
+                 "expected 1 to 8 values to stack, got 9", __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: stacked, stack: {a: 1}}\n",
                  "plots[0].stack: expected a list", __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: heatmap, x: ranks}\n",
@@ -120,7 +120,8 @@ int main(void)
                  "plots[0].series: a heatmap has no series", __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: boxes}\n",
                  "expected one of line, bars, stacked, box, heatmap, scaling, got 'boxes' (did "
-                 "you mean 'box'?)", __LINE__);
+                 "you mean 'box'?)",
+                 __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: box, stak: [a]}\n",
                  "unknown key 'stak' (did you mean 'stack'?)", __LINE__);
     expect_error("experiment: {name: x}\nplots:\n  - {type: line}\n", "missing 'x'", __LINE__);

@@ -7,23 +7,22 @@
 #include "rt_test.h"
 
 /* Round numbers so every expected value below is computed by hand in the comments. */
-static const char *const machine_text =
-    "name: toy\n"
-    "kind: gpu\n"
-    "topology: {gpus_per_socket: 2, sockets_per_node: 2}\n"
-    "spec:\n"
-    "  fp32_gflops: 1000\n"
-    "  fp64_gflops: 500\n"
-    "  dram_gbs: 100\n"
-    "  l2_gbs: 400\n"
-    "  shared_gbs: 1000\n"
-    "  h2d_gbs: 10\n"
-    "  d2h_gbs: 10\n"
-    "  socket: {bandwidth_gbs: 50, latency_us: 1}\n"
-    "  node: {bandwidth_gbs: 25, latency_us: 2}\n"
-    "  global: {bandwidth_gbs: 10, latency_us: 5}\n"
-    "measured:\n"
-    "  dram_gbs: 80\n";
+static const char *const machine_text = "name: toy\n"
+                                        "kind: gpu\n"
+                                        "topology: {gpus_per_socket: 2, sockets_per_node: 2}\n"
+                                        "spec:\n"
+                                        "  fp32_gflops: 1000\n"
+                                        "  fp64_gflops: 500\n"
+                                        "  dram_gbs: 100\n"
+                                        "  l2_gbs: 400\n"
+                                        "  shared_gbs: 1000\n"
+                                        "  h2d_gbs: 10\n"
+                                        "  d2h_gbs: 10\n"
+                                        "  socket: {bandwidth_gbs: 50, latency_us: 1}\n"
+                                        "  node: {bandwidth_gbs: 25, latency_us: 2}\n"
+                                        "  global: {bandwidth_gbs: 10, latency_us: 5}\n"
+                                        "measured:\n"
+                                        "  dram_gbs: 80\n";
 
 static int near(double a, double b)
 {
@@ -76,8 +75,7 @@ static void test_intra(const rt_machine *m)
     /* L2-bound: 1e10 L2 bytes / 400e9 = 25 ms beats fp64's 20 ms. */
     t.bytes[RT_LEVEL_L2] = 1e10;
     RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
-    RT_CHECK_MSG(near(b.bound_s, 0.025) && strcmp(b.limit, "l2") == 0, "%g %s", b.bound_s,
-                 b.limit);
+    RT_CHECK_MSG(near(b.bound_s, 0.025) && strcmp(b.limit, "l2") == 0, "%g %s", b.bound_s, b.limit);
 
     /* Shaped like a Tiled SpMM point: L2 bytes equal to the DRAM bytes (the GPU kernels' lower
      * bound), many more shared bytes (every stored entry reads K values). fp32, 1e9 flops = 1 ms;
@@ -160,13 +158,14 @@ static void test_bound_errors(const rt_machine *gpu)
     /* A cpu machine without L2, shared memory or a global tier. */
     rt_machine cpu;
     RT_CHECK(rt_machine_load_string("name: c\nkind: cpu\nspec: {fp32_gflops: 10, fp64_gflops: 5, "
-                                    "dram_gbs: 20}\n", "cpu.yaml", &cpu, &err) == 0);
+                                    "dram_gbs: 20}\n",
+                                    "cpu.yaml", &cpu, &err) == 0);
     memset(&t, 0, sizeof t);
     t.flops = 1;
     t.bytes[RT_LEVEL_L2] = 100;
     RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
-    RT_CHECK_MSG(rt_test_contains(err.msg, "l2_gbs") && rt_test_contains(err.msg, "'c'"),
-                 "%s", err.msg);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "l2_gbs") && rt_test_contains(err.msg, "'c'"), "%s",
+                 err.msg);
     t.bytes[RT_LEVEL_L2] = 0;
     /* Shared bytes on a cpu machine (a CPU kernel emulating shared-memory staging): no ceiling,
      * so the term is left out rather than failing. 1 flop at 10 GF/s = 0.1 ns, 50 DRAM bytes at

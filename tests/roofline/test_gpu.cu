@@ -92,7 +92,8 @@ static void write_machine(const char *dir, const char *out_path, int full, int c
               m.host.fp64_gflops > 0 && m.stream_gbs[3] > 0,
           "measured values missing in %s", out_path);
     if (count > 1)
-        CHECK(m.n_peers > 0 && m.measured.tier_gbs[RT_TIER_SOCKET] + m.measured.tier_gbs[RT_TIER_NODE] > 0,
+        CHECK(m.n_peers > 0 &&
+                  m.measured.tier_gbs[RT_TIER_SOCKET] + m.measured.tier_gbs[RT_TIER_NODE] > 0,
               "%d GPUs: no peer tier", count);
 }
 
@@ -124,8 +125,9 @@ int main(int argc, char **argv)
     CHECK(prc == 0, "%s", err.msg);
     if (text) {
         fputs(text, stdout);
-        const char *keys[] = {"fp32_gflops", "fp64_gflops", "dram_gbs", "l2_gbs", "shared_gbs",
-                              "h2d_gbs", "d2h_gbs", "h2d_pageable_gbs", "d2h_pageable_gbs"};
+        const char *keys[] = {"fp32_gflops", "fp64_gflops",      "dram_gbs",
+                              "l2_gbs",      "shared_gbs",       "h2d_gbs",
+                              "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs"};
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
             const double v = yaml_value(text, keys[i]);
             CHECK(isfinite(v) && v > 0, "%s = %g", keys[i], v);
@@ -158,7 +160,9 @@ int main(int argc, char **argv)
     memset(&k, 0, sizeof k);
     k.name = "test.cuda.copy";
     k.run = copy_run;
-    const char *names[] = {"dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+    const char *names[] = {"dram__bytes_read.sum",
+                           "dram__bytes_write.sum",
+                           "lts__t_bytes.sum",
                            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
                            "sm__warps_active.avg.pct_of_peak_sustained_active",
                            "no_such__metric.sum"};

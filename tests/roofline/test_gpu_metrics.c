@@ -39,8 +39,9 @@ int main(int argc, char **argv)
     RT_CHECK_MSG(rt_gpu_metrics_load(path, &d, &err) == 0, "%s", err.msg);
     RT_CHECK(strcmp(d.arch, "sm_90") == 0 && d.n >= 7);
     /* The counters the roofline checks need are all defined. */
-    const char *names[] = {"dram_bytes_read", "dram_bytes_write", "l2_bytes",
-                           "shared_bank_conflicts", "ffma_thread_inst", "dfma_thread_inst",
+    const char *names[] = {"dram_bytes_read",    "dram_bytes_write",
+                           "l2_bytes",           "shared_bank_conflicts",
+                           "ffma_thread_inst",   "dfma_thread_inst",
                            "achieved_occupancy", "cupti:sm__cycles_elapsed.max"};
     const char *cupti[8];
     RT_CHECK_MSG(rt_gpu_metrics_translate(&d, names, 8, cupti, &err) == 0, "%s", err.msg);
@@ -82,8 +83,10 @@ int main(int argc, char **argv)
     expect_bad_file(argv[2], "arch: sm_90\nmetrics:\n  x: {cupti: a.sum, units: bytes}\n",
                     "did you mean 'unit'");
     expect_bad_file(argv[2], "arch: sm_90\nmetrics:\n  x: {unit: bytes}\n", "missing 'cupti'");
-    expect_bad_file(argv[2], "arch: sm_90\nmetrics:\n  x: {cupti: a.sum, unit: bytes}\n"
-                             "  y: {cupti: a.sum, unit: bytes}\n", "already used by 'x'");
+    expect_bad_file(argv[2],
+                    "arch: sm_90\nmetrics:\n  x: {cupti: a.sum, unit: bytes}\n"
+                    "  y: {cupti: a.sum, unit: bytes}\n",
+                    "already used by 'x'");
     expect_bad_file(argv[2], "arch: sm_90\nmetrics: [1, 2]\n", "must be a map");
     expect_bad_file(argv[2], "arch: sm_90\nmetric: {}\n", "did you mean 'metrics'");
     expect_bad_file(argv[2], "metrics: {}\n", "missing 'arch'");

@@ -8,18 +8,17 @@
 #include "rt_machine.h"
 #include "rt_test.h"
 
-static const char *const good_gpu =
-    "name: g\n"                                             /* 1 */
-    "kind: gpu\n"                                           /* 2 */
-    "topology: {gpus_per_socket: 1, sockets_per_node: 1}\n" /* 3 */
-    "spec:\n"                                               /* 4 */
-    "  fp32_gflops: 1000\n"                                 /* 5 */
-    "  fp64_gflops: 500\n"                                  /* 6 */
-    "  dram_gbs: 100\n"                                     /* 7 */
-    "  l2_gbs: 400\n"                                       /* 8 */
-    "  shared_gbs: 1000\n"                                  /* 9 */
-    "  h2d_gbs: 10\n"                                       /* 10 */
-    "  d2h_gbs: 10\n";                                      /* 11 */
+static const char *const good_gpu = "name: g\n"                                             /* 1 */
+                                    "kind: gpu\n"                                           /* 2 */
+                                    "topology: {gpus_per_socket: 1, sockets_per_node: 1}\n" /* 3 */
+                                    "spec:\n"                                               /* 4 */
+                                    "  fp32_gflops: 1000\n"                                 /* 5 */
+                                    "  fp64_gflops: 500\n"                                  /* 6 */
+                                    "  dram_gbs: 100\n"                                     /* 7 */
+                                    "  l2_gbs: 400\n"                                       /* 8 */
+                                    "  shared_gbs: 1000\n"                                  /* 9 */
+                                    "  h2d_gbs: 10\n"                                       /* 10 */
+                                    "  d2h_gbs: 10\n";                                      /* 11 */
 
 /* Replaces the first occurrence of `from` in good_gpu by `to` and loads the result. */
 static int load_variant(const char *from, const char *to, rt_err *err)
@@ -67,8 +66,8 @@ static void test_validation(void)
     expect_error("fp32_gflops: 1000", "fp32_gflops: fast", "m.yaml:5:", "fp32_gflops");
     expect_error("fp32_gflops: 1000", "fp32_gflops: [1, 2]", "m.yaml:5:", NULL);
     expect_error("dram_gbs: 100", "dram_gbs: {a: 1}", "m.yaml:7:", NULL);
-    expect_error("topology: {gpus_per_socket: 1,", "topology: {gpus_per_socket: 1.5,", "m.yaml:3:",
-                 "gpus_per_socket");
+    expect_error("topology: {gpus_per_socket: 1,", "topology: {gpus_per_socket: 1.5,",
+                 "m.yaml:3:", "gpus_per_socket");
     /* Topology and kind contradictions. */
     expect_error("gpus_per_socket: 1", "gpus_per_socket: 0", "m.yaml:3:", "at least 1");
     expect_error("kind: gpu", "kind: tpu", "m.yaml:2:", "'gpu' or 'cpu'");
@@ -83,10 +82,10 @@ static void test_validation(void)
     expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\n  global: {bandwith_gbs: 5, latency_us: 1}\n",
                  "did you mean 'bandwidth_gbs'", NULL);
     /* Measured blocks: unknown key, negative value, bad peers. */
-    expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  dram_gb: 90\n", "m.yaml:13:",
-                 "did you mean 'dram_gbs'");
-    expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  dram_gbs: -90\n", "m.yaml:13:",
-                 NULL);
+    expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  dram_gb: 90\n",
+                 "m.yaml:13:", "did you mean 'dram_gbs'");
+    expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  dram_gbs: -90\n",
+                 "m.yaml:13:", NULL);
     expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  peers: 3\n", "peers", NULL);
     expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  peers: [{src: 0, dst: 1}]\n",
                  "needs src, dst and bandwidth_gbs", NULL);
@@ -111,15 +110,16 @@ static void test_validation(void)
     const char *peers = "  d2h_gbs: 10\nmeasured:\n  dram_gbs: 90\n  peers:\n"
                         "    - {src: 0, dst: 1, bandwidth_gbs: 387}\n";
     char text[2048];
-    snprintf(text, sizeof text, "%.*s%s", (int)(strstr(good_gpu, "  d2h_gbs") - good_gpu),
-             good_gpu, peers);
+    snprintf(text, sizeof text, "%.*s%s", (int)(strstr(good_gpu, "  d2h_gbs") - good_gpu), good_gpu,
+             peers);
     RT_CHECK_MSG(rt_machine_load_string(text, "m.yaml", &m, &err) == 0, "%s", err.msg);
     RT_CHECK(m.n_peers == 1 && m.peers[0].dst == 1 && m.peers[0].gbs == 387);
     RT_CHECK(m.effective.level_gbs[RT_LEVEL_DRAM] == 90 && m.spec.level_gbs[RT_LEVEL_DRAM] == 100);
     /* host: only belongs to gpu machines. */
-    RT_CHECK(rt_machine_load_string("name: p\nkind: cpu\nmeasured: {fp32_gflops: 1, fp64_gflops: 1, "
-                                    "dram_gbs: 1, host: {fp32_gflops: 1}}\n", "h.yaml", &m,
-                                    &err) != 0);
+    RT_CHECK(
+        rt_machine_load_string("name: p\nkind: cpu\nmeasured: {fp32_gflops: 1, fp64_gflops: 1, "
+                               "dram_gbs: 1, host: {fp32_gflops: 1}}\n",
+                               "h.yaml", &m, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "measured.host"), "%s", err.msg);
 }
 
@@ -153,9 +153,9 @@ static void test_committed(const char *dir)
     }
     closedir(d);
     free(m);
-    const char *required[] = {"p100", "v100", "a100-40gb", "a100-80gb", "h100-sxm", "h200",
-                              "summit-node", "dgx-h100", "h100-x1", "h200-x2", "h200-x4",
-                              "cpu-host"};
+    const char *required[] = {"p100",     "v100",    "a100-40gb",   "a100-80gb",
+                              "h100-sxm", "h200",    "summit-node", "dgx-h100",
+                              "h100-x1",  "h200-x2", "h200-x4",     "cpu-host"};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s.yaml", dir, required[i]);
@@ -207,7 +207,8 @@ static void test_find(const char *dir, const char *scratch)
     char path[2048];
     rt_err err;
     int generic;
-    RT_CHECK(rt_machine_find("/nonexistent-dir", "H100", 1, path, sizeof path, &generic, &err) != 0);
+    RT_CHECK(rt_machine_find("/nonexistent-dir", "H100", 1, path, sizeof path, &generic, &err) !=
+             0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "/nonexistent-dir"), "%s", err.msg);
     /* A broken file in the directory is reported, never skipped. */
     char file[2048];

@@ -16,9 +16,9 @@
 #include "rt_store.h"
 #include "rt_test.h"
 
-static void add_point(rt_store *st, int64_t run, const char *kernel, const char *problem,
-                      int ranks, double gflops, double flops, double dram, double net,
-                      double counted, rt_point_status status)
+static void add_point(rt_store *st, int64_t run, const char *kernel, const char *problem, int ranks,
+                      double gflops, double flops, double dram, double net, double counted,
+                      rt_point_status status)
 {
     rt_point_record r;
     memset(&r, 0, sizeof r);
@@ -176,8 +176,7 @@ static void test_labels(const char *dir, const rt_machine *m)
         const char *q2 = strrchr(line, '"');
         double ex = 0, ey = 0;
         if (sscanf(line, "%lld\t%lf\t%lf", &id, &x, &y) != 3 || !q2 ||
-            sscanf(q2 + 1, "\t%d\t%d\t%lf\t%lf\t%lf\t%lf", &style, &key, &tx, &ty, &ex,
-                   &ey) != 6) {
+            sscanf(q2 + 1, "\t%d\t%d\t%lf\t%lf\t%lf\t%lf", &style, &key, &tx, &ty, &ex, &ey) != 6) {
             RT_CHECK_MSG(0, "unreadable row: %s", line);
             continue;
         }
@@ -244,7 +243,8 @@ static void test_labels(const char *dir, const rt_machine *m)
     RT_CHECK(file_contains(dir, "labels.gp", "set label ' 1  cuda.csr banded fp32 block:"));
     RT_CHECK(file_contains(dir, "labels.gp", "set label '12  cuda.cusparse xct fp32 block:"));
     RT_CHECK(file_contains(dir, "labels.gp", "set label '15  cpu.csr xct fp32 block:"));
-    RT_CHECK(file_contains(dir, "labels.dat", "# key 2\tid 105\tspmm.cuda.csr\trmat\t500 GFLOP/s per rank"));
+    RT_CHECK(file_contains(dir, "labels.dat",
+                           "# key 2\tid 105\tspmm.cuda.csr\trmat\t500 GFLOP/s per rank"));
     RT_CHECK(!file_contains(dir, "labels.gp", "set label '16 "));
 }
 
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
                      res.n_skipped == 1 && res.gnuplot_missing == !have_gnuplot,
                  "%d figures, %d points, %d internode, %d skipped", res.n_figures, res.n_points,
                  res.n_internode, res.n_skipped);
-    const char *files[] = {"fig.dat", "fig.gp", "fig-internode.dat", "fig-internode.gp",
+    const char *files[] = {"fig.dat", "fig.gp",  "fig-internode.dat", "fig-internode.gp",
                            "fig.png", "fig.svg", "fig-internode.png", "fig-internode.svg"};
     for (int i = 0; i < (have_gnuplot ? 8 : 4); ++i)
         RT_CHECK_MSG(file_size(dir, files[i]) > 0, "%s/%s missing or empty", dir, files[i]);

@@ -48,8 +48,8 @@ static int test_cpu(const char *scratch, const char *machines)
                  r.fp32_gflops);
     /* Sanity, not a benchmark (the host may be busy): two threads stay far below 2 TFLOP/s and
      * 2 TB/s, so a larger number means a timing or flop-counting bug. */
-    RT_CHECK_MSG(r.fp64_gflops < 2000 && r.fp32_gflops < 4000 && r.stream_gbs[3] < 2000,
-                 "%g %g %g", r.fp64_gflops, r.fp32_gflops, r.stream_gbs[3]);
+    RT_CHECK_MSG(r.fp64_gflops < 2000 && r.fp32_gflops < 4000 && r.stream_gbs[3] < 2000, "%g %g %g",
+                 r.fp64_gflops, r.fp32_gflops, r.stream_gbs[3]);
     RT_CHECK(r.threads == 2 && r.array_bytes > 0 && r.isa[0]);
     printf("cpu probe (quick): %s, isa %s, fp64 %.1f GF/s, fp32 %.1f GF/s, triad %.1f GB/s\n",
            r.cpu_model, r.isa, r.fp64_gflops, r.fp32_gflops, r.stream_gbs[3]);
@@ -145,8 +145,8 @@ static int test_mpi(int rpn, int rps, const char *tier)
     if (want >= 0) {
         RT_CHECK_MSG(net.have[want], "rank %d: no %s tier measured", me, tier);
         RT_CHECK_MSG(positive(net.latency_us[want]) && positive(net.bandwidth_gbs[want]),
-                     "rank %d: %s latency %g us bandwidth %g GB/s", me, tier,
-                     net.latency_us[want], net.bandwidth_gbs[want]);
+                     "rank %d: %s latency %g us bandwidth %g GB/s", me, tier, net.latency_us[want],
+                     net.bandwidth_gbs[want]);
         RT_CHECK(net.partner[want] == 1);
         for (int t = 0; t < RT_TIER_COUNT; ++t)
             if (t != want)

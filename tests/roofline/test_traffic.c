@@ -141,8 +141,11 @@ static void test_tiled(const rt_csr *a)
 
     /* The hand count above is the plan's: check the plan itself first. */
     for (int ell = 0; ell < 2; ++ell) {
-        const rt_tiled_params tp = {.block_size = 32, .buffsize = 2, .warp_size = 32,
-                                    .use_ell = ell, .index_bytes = ell ? 2 : 4};
+        const rt_tiled_params tp = {.block_size = 32,
+                                    .buffsize = 2,
+                                    .warp_size = 32,
+                                    .use_ell = ell,
+                                    .index_bytes = ell ? 2 : 4};
         rt_tiled_plan plan;
         RT_CHECK(rt_tiled_plan_build(a, &tp, &plan, &err) == 0);
         RT_CHECK_MSG(plan.nstages == 3 && plan.nmap == 5 && plan.stored == (ell ? 128 : 9),
@@ -199,8 +202,8 @@ static void test_tiled(const rt_csr *a)
                                     "l2_gbs: 400, shared_gbs: 1, h2d_gbs: 10, d2h_gbs: 10}\n",
                                     "g.yaml", &gpu, &err) == 0);
     RT_CHECK_MSG(rt_bound_compute(&t, &gpu, &o, &b, &err) == 0, "%s", err.msg);
-    RT_CHECK_MSG(strcmp(b.limit, "shared") == 0 && fabs(b.bound_s - 3192.0 / 1e9) < 1e-18,
-                 "%g %s", b.bound_s, b.limit);
+    RT_CHECK_MSG(strcmp(b.limit, "shared") == 0 && fabs(b.bound_s - 3192.0 / 1e9) < 1e-18, "%g %s",
+                 b.bound_s, b.limit);
     /* The stored metrics carry every level the model gives. */
     rt_metrics m;
     rt_metrics_init(&m);

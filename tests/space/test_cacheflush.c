@@ -23,8 +23,7 @@ static void write_file(const char *dir, int index, const char *name, const char 
     fclose(f);
 }
 
-static void cache(const char *dir, int index, const char *type, const char *level,
-                  const char *size)
+static void cache(const char *dir, int index, const char *type, const char *level, const char *size)
 {
     write_file(dir, index, "type", type);
     write_file(dir, index, "level", level);

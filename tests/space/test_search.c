@@ -13,8 +13,15 @@ static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_para
     *state = NULL;
     return 0;
 }
-static int dummy_run(void *s, double *sec, rt_err *err) { *sec = -1; return 0; }
-static int dummy_output(void *s, double *out, rt_err *err) { return 0; }
+static int dummy_run(void *s, double *sec, rt_err *err)
+{
+    *sec = -1;
+    return 0;
+}
+static int dummy_output(void *s, double *out, rt_err *err)
+{
+    return 0;
+}
 static void dummy_teardown(void *s) {}
 
 static const rt_param_schema grid_params[] = {
@@ -22,10 +29,15 @@ static const rt_param_schema grid_params[] = {
     {"y", RT_V_INT, "", "0", 0, ""},
     {"z", RT_V_INT, "", "0", 0, ""},
 };
-static const rt_kernel_desc grid_kernel = {
-    .name = "spmm.cpu.grid", .family = "spmm", .backend = "cpu", .params = grid_params,
-    .n_params = 3, .setup = dummy_setup, .run = dummy_run, .output = dummy_output,
-    .teardown = dummy_teardown};
+static const rt_kernel_desc grid_kernel = {.name = "spmm.cpu.grid",
+                                           .family = "spmm",
+                                           .backend = "cpu",
+                                           .params = grid_params,
+                                           .n_params = 3,
+                                           .setup = dummy_setup,
+                                           .run = dummy_run,
+                                           .output = dummy_output,
+                                           .teardown = dummy_teardown};
 
 typedef struct grid_cfg {
     rt_kernel_cfg k;

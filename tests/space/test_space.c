@@ -13,8 +13,15 @@ static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_para
     *state = NULL;
     return 0;
 }
-static int dummy_run(void *s, double *sec, rt_err *err) { *sec = -1; return 0; }
-static int dummy_output(void *s, double *out, rt_err *err) { return 0; }
+static int dummy_run(void *s, double *sec, rt_err *err)
+{
+    *sec = -1;
+    return 0;
+}
+static int dummy_output(void *s, double *out, rt_err *err)
+{
+    return 0;
+}
 static void dummy_teardown(void *s) {}
 
 static const rt_param_schema test_params[] = {
@@ -23,10 +30,15 @@ static const rt_param_schema test_params[] = {
     {"c", RT_V_STR, "ell|csr", "ell", 1, "a word"},
     {"r", RT_V_REAL, "0..1", "0.5", 0, "a real"},
 };
-static const rt_kernel_desc test_kernel = {
-    .name = "spmm.cpu.test", .family = "spmm", .backend = "cpu", .params = test_params,
-    .n_params = 4, .setup = dummy_setup, .run = dummy_run, .output = dummy_output,
-    .teardown = dummy_teardown};
+static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
+                                           .family = "spmm",
+                                           .backend = "cpu",
+                                           .params = test_params,
+                                           .n_params = 4,
+                                           .setup = dummy_setup,
+                                           .run = dummy_run,
+                                           .output = dummy_output,
+                                           .teardown = dummy_teardown};
 
 /* A kernel config assembled in memory, as rt_config_load would produce it. */
 typedef struct cfg_builder {
@@ -155,7 +167,8 @@ static void test_product_and_order(void)
     }
     rt_params p;
     int ok = 1;
-    RT_CHECK(rt_space_point(s, 6, &p, &ok, NULL, 0, &err) != 0 && rt_test_contains(err.msg, "outside"));
+    RT_CHECK(rt_space_point(s, 6, &p, &ok, NULL, 0, &err) != 0 &&
+             rt_test_contains(err.msg, "outside"));
     RT_CHECK(rt_space_point(s, -1, &p, &ok, NULL, 0, &err) != 0);
     int64_t bad[4] = {3, 0, 0, 0}, idx;
     RT_CHECK(rt_space_index(s, bad, &idx) != 0);
@@ -202,8 +215,8 @@ static void test_constraints(void)
     cb_constraint(&cb, "a * b <= 4", 14);
     rt_space *s = NULL;
     rt_err err;
-    RT_CHECK_MSG(rt_space_build(&cb.k, &test_kernel, NULL, 10, 10, 10, NULL, &s, &err) == 0,
-                 "%s", err.msg);
+    RT_CHECK_MSG(rt_space_build(&cb.k, &test_kernel, NULL, 10, 10, 10, NULL, &s, &err) == 0, "%s",
+                 err.msg);
     if (!s)
         return;
     RT_CHECK(rt_space_size(s) == 12);
@@ -223,7 +236,8 @@ static void test_constraints(void)
     cb_ints(&cb, "a", 11, 3, as2);
     cb_constraint(&cb, "a <= K", 20);
     cb_constraint(&cb, "a * device.warp_size <= device.max_threads_per_block", 21);
-    cb_constraint(&cb, "matrix.nnz > 100 && device.cc_major >= 9 && device.sm_clock_mhz > 1000", 22);
+    cb_constraint(&cb, "matrix.nnz > 100 && device.cc_major >= 9 && device.sm_clock_mhz > 1000",
+                  22);
     rt_params problem;
     rt_params_init(&problem);
     rt_params_set(&problem, "K", rt_value_int(32), &err);
@@ -245,9 +259,8 @@ static void test_constraints(void)
     }
 }
 
-static void expect_build_error(cfg_builder *cb, const rt_params *problem,
-                               const rt_device_info *dev, const char *needle1,
-                               const char *needle2, int line)
+static void expect_build_error(cfg_builder *cb, const rt_params *problem, const rt_device_info *dev,
+                               const char *needle1, const char *needle2, int line)
 {
     rt_space *s = (rt_space *)0x1;
     rt_err err;
@@ -258,8 +271,8 @@ static void expect_build_error(cfg_builder *cb, const rt_params *problem,
     RT_CHECK_MSG(rt_test_contains(err.msg, needle1), "line %d: '%s' lacks '%s'", line, err.msg,
                  needle1);
     if (needle2)
-        RT_CHECK_MSG(rt_test_contains(err.msg, needle2), "line %d: '%s' lacks '%s'", line,
-                     err.msg, needle2);
+        RT_CHECK_MSG(rt_test_contains(err.msg, needle2), "line %d: '%s' lacks '%s'", line, err.msg,
+                     needle2);
     if (rc == 0)
         rt_space_free(s);
 }
@@ -319,8 +332,7 @@ static void test_constraint_errors(void)
     cb_init(&cb);
     cb_ints(&cb, "a", 11, 3, as);
     cb_constraint(&cb, "a <= nnz", 39);
-    expect_build_error(&cb, &problem, &dev, "exp.yaml:39:7", "did you mean 'matrix.nnz'",
-                       __LINE__);
+    expect_build_error(&cb, &problem, &dev, "exp.yaml:39:7", "did you mean 'matrix.nnz'", __LINE__);
 
     /* Garbage bytes in the expression text. */
     cb_init(&cb);
@@ -338,7 +350,7 @@ static void test_constraint_errors(void)
         rt_params p;
         int ok = 0;
         RT_CHECK(rt_space_point(s, 0, &p, &ok, NULL, 0, &err) == 0 && ok); /* a = 1 */
-        RT_CHECK(rt_space_point(s, 1, &p, &ok, NULL, 0, &err) != 0);      /* a = 2 */
+        RT_CHECK(rt_space_point(s, 1, &p, &ok, NULL, 0, &err) != 0);       /* a = 2 */
         RT_CHECK_MSG(rt_test_contains(err.msg, "exp.yaml:40:7"), "%s", err.msg);
         RT_CHECK_MSG(rt_test_contains(err.msg, "\"a\":2"), "%s", err.msg);
         rt_space_free(s);
@@ -415,8 +427,10 @@ static void test_schema(void)
 static void test_too_large(void)
 {
     static const rt_param_schema big[] = {
-        {"p", RT_V_INT, "", "1", 0, ""}, {"q", RT_V_INT, "", "1", 0, ""},
-        {"s", RT_V_INT, "", "1", 0, ""}, {"t", RT_V_INT, "", "1", 0, ""},
+        {"p", RT_V_INT, "", "1", 0, ""},
+        {"q", RT_V_INT, "", "1", 0, ""},
+        {"s", RT_V_INT, "", "1", 0, ""},
+        {"t", RT_V_INT, "", "1", 0, ""},
     };
     rt_kernel_desc bk = test_kernel;
     bk.params = big;

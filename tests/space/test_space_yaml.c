@@ -17,8 +17,15 @@ static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_para
     *state = NULL;
     return 0;
 }
-static int dummy_run(void *s, double *sec, rt_err *err) { *sec = -1; return 0; }
-static int dummy_output(void *s, double *out, rt_err *err) { return 0; }
+static int dummy_run(void *s, double *sec, rt_err *err)
+{
+    *sec = -1;
+    return 0;
+}
+static int dummy_output(void *s, double *out, rt_err *err)
+{
+    return 0;
+}
 static void dummy_teardown(void *s) {}
 
 static const rt_param_schema test_params[] = {
@@ -26,28 +33,34 @@ static const rt_param_schema test_params[] = {
     {"b", RT_V_INT, "1..8", "2", 0, ""},
     {"mode", RT_V_STR, "fast|safe", "safe", 0, ""},
 };
-static const rt_kernel_desc test_kernel = {
-    .name = "spmm.cpu.test", .family = "spmm", .backend = "cpu", .params = test_params,
-    .n_params = 3, .setup = dummy_setup, .run = dummy_run, .output = dummy_output,
-    .teardown = dummy_teardown};
+static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
+                                           .family = "spmm",
+                                           .backend = "cpu",
+                                           .params = test_params,
+                                           .n_params = 3,
+                                           .setup = dummy_setup,
+                                           .run = dummy_run,
+                                           .output = dummy_output,
+                                           .teardown = dummy_teardown};
 
 static int write_config(const char *path, const char *constraint2)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "experiment: {name: spacetest}\n"                                            /* 1 */
-               "matrices:\n"                                                                /* 2 */
-               "  - {name: band, generator: banded, rows: 100, bandwidth: 4, seed: 1}\n"    /* 3 */
-               "problem: {K: [32]}\n"                                                       /* 4 */
-               "kernels:\n"                                                                 /* 5 */
-               "  - name: spmm.cpu.test\n"                                                  /* 6 */
-               "    params:\n"                                                              /* 7 */
-               "      a: {pow2: [1, 64]}\n"                                                 /* 8 */
-               "      b: [1, 2, 4]\n"                                                       /* 9 */
-               "    constraints:\n"                                                         /* 10 */
-               "      - \"a * b <= 16\"\n"                                                  /* 11 */
-               "      - \"%s\"\n",                                                          /* 12 */
+    fprintf(f,
+            "experiment: {name: spacetest}\n"                                         /* 1 */
+            "matrices:\n"                                                             /* 2 */
+            "  - {name: band, generator: banded, rows: 100, bandwidth: 4, seed: 1}\n" /* 3 */
+            "problem: {K: [32]}\n"                                                    /* 4 */
+            "kernels:\n"                                                              /* 5 */
+            "  - name: spmm.cpu.test\n"                                               /* 6 */
+            "    params:\n"                                                           /* 7 */
+            "      a: {pow2: [1, 64]}\n"                                              /* 8 */
+            "      b: [1, 2, 4]\n"                                                    /* 9 */
+            "    constraints:\n"                                                      /* 10 */
+            "      - \"a * b <= 16\"\n"                                               /* 11 */
+            "      - \"%s\"\n",                                                       /* 12 */
             constraint2);
     return fclose(f);
 }
@@ -62,8 +75,8 @@ static int load_space(const char *path, rt_config *cfg, rt_space **s, rt_err *er
     rt_device_info dev;
     memset(&dev, 0, sizeof dev);
     dev.warp_size = 32;
-    const int rc = rt_space_build(&cfg->kernels[0], &test_kernel, &problem, 100, 100, 500, &dev,
-                                  s, err);
+    const int rc =
+        rt_space_build(&cfg->kernels[0], &test_kernel, &problem, 100, 100, 500, &dev, s, err);
     rt_config_free(cfg);
     return rc;
 }

@@ -164,8 +164,8 @@ static void test_mann_whitney(void)
 
     /* Ties and larger samples: the normal approximation with tie correction; U = 132.5 by pair
      * counting, z = 3.6223, p = 2.91995e-4. */
-    const double ta[] = {1, 2, 2, 3, 3, 3, 4, 5, 5, 6, 7, 8, 8, 9, 9, 9, 10, 11, 12, 12, 13, 14,
-                         15, 15, 16};
+    const double ta[] = {1, 2, 2, 3,  3,  3,  4,  5,  5,  6,  7,  8, 8,
+                         9, 9, 9, 10, 11, 12, 12, 13, 14, 15, 15, 16};
     const double tb[] = {5,  6,  7,  7,  8,  9,  10, 10, 11, 12, 12, 13, 14,
                          15, 16, 16, 17, 18, 18, 19, 20, 20, 21, 22, 22, 23};
     RT_CHECK(rt_stats_mann_whitney(ta, 25, tb, 26, &r, &err) == 0);

@@ -317,8 +317,7 @@ static void test_edge_cases(void)
         RT_CHECK(in->categories == 0 && in->live[0] == 20 && in->live[1] == 0);
         run_result r;
         RT_CHECK_MSG(run_cpu(in, in->reference, 8, 2, &r, &err) == 0, "%s", err.msg);
-        RT_CHECK(r.rel == 0.0 && r.categories == 0 && r.layers_run == 1 &&
-                 r.feature_layers == 20);
+        RT_CHECK(r.rel == 0.0 && r.categories == 0 && r.layers_run == 1 && r.feature_layers == 20);
         free(r.out);
         rt_spdnn_inputs_destroy(in);
     }
@@ -339,8 +338,8 @@ static void test_edge_cases(void)
                      (long long)in->categories);
         run_result r;
         RT_CHECK(run_cpu(in, in->reference, 8, 2, &r, &err) == 0);
-        RT_CHECK(r.rel <= rt_spdnn_tolerance_for(20) && r.categories_exact &&
-                 r.categories == 20 && r.feature_layers == 100);
+        RT_CHECK(r.rel <= rt_spdnn_tolerance_for(20) && r.categories_exact && r.categories == 20 &&
+                 r.feature_layers == 100);
         free(r.out);
         rt_spdnn_inputs_destroy(in);
     }
@@ -349,8 +348,7 @@ static void test_edge_cases(void)
     if (in) {
         run_result r;
         RT_CHECK(run_cpu(in, in->reference, 8, 1, &r, &err) == 0);
-        RT_CHECK(r.rel <= rt_spdnn_tolerance_for(10) && r.categories_exact &&
-                 r.layers_run == 1);
+        RT_CHECK(r.rel <= rt_spdnn_tolerance_for(10) && r.categories_exact && r.layers_run == 1);
         free(r.out);
         rt_spdnn_inputs_destroy(in);
     }
@@ -576,7 +574,8 @@ static void test_catalog(void)
     }
     const rt_kernel_desc *fused = rt_registry_find_kernel(&full, RT_SPDNN_CUDA_FUSED);
     RT_CHECK(fused && rt_kernel_find_param(fused, "register_tile") &&
-             rt_kernel_find_param(fused, "shared_kib") && rt_kernel_find_param(fused, "block_size"));
+             rt_kernel_find_param(fused, "shared_kib") &&
+             rt_kernel_find_param(fused, "block_size"));
     rt_spmm_cuda_unregister_unavailable(&full);
     RT_CHECK(full.n_kernels == before && !rt_registry_find_kernel(&full, RT_SPDNN_CUDA_FUSED));
     RT_CHECK(rt_registry_find_kernel(&full, "spdnn.cpu.fused") != NULL);

@@ -82,8 +82,7 @@ static void parse_params(const char *text, rt_params *p)
         *eq = '\0';
         char *end = NULL;
         const long long v = strtoll(eq + 1, &end, 10);
-        rt_params_set(p, tok, (end && *end == '\0') ? rt_value_int(v) : rt_value_str(eq + 1),
-                      &err);
+        rt_params_set(p, tok, (end && *end == '\0') ? rt_value_int(v) : rt_value_str(eq + 1), &err);
     }
 }
 
@@ -177,10 +176,12 @@ static void expect_ok(const rt_kernel_desc *k, const rt_spdnn_inputs *in, const 
                  o.why);
     if (o.status != 0)
         return;
-    RT_CHECK_MSG(o.rel <= tol && o.categories_exact, "%s %s [%s]: error %.3g (tol %.3g), "
+    RT_CHECK_MSG(o.rel <= tol && o.categories_exact,
+                 "%s %s [%s]: error %.3g (tol %.3g), "
                  "categories %s",
                  k->name, params, label, o.rel, tol, o.categories_exact ? "exact" : "DIFFER");
-    RT_CHECK_MSG(o.categories == (double)in->categories, "%s %s [%s]: categories metric %g, "
+    RT_CHECK_MSG(o.categories == (double)in->categories,
+                 "%s %s [%s]: categories metric %g, "
                  "reference %lld",
                  k->name, params, label, o.categories, (long long)in->categories);
     /* Features whose pre-activation lies within fp32 rounding of zero may die one layer earlier
@@ -241,7 +242,8 @@ int main(int argc, char **argv)
     RT_CHECK(fused && !fused->unavailable && cs && !cs->unavailable);
     if (!fused || !cs)
         return RT_TEST_RESULT();
-    printf("device: %s, shared opt-in %lld B\n", dev.name, (long long)dev.max_shared_per_block_optin);
+    printf("device: %s, shared opt-in %lld B\n", dev.name,
+           (long long)dev.max_shared_per_block_optin);
 
     static const char *const fused_params[] = {
         "",
@@ -323,9 +325,8 @@ int main(int argc, char **argv)
                              o.categories_exact,
                          "%s %s: %d %g %s", runs[i][0], runs[i][1], o.status, o.rel, o.why);
             if (o.status == 0)
-                printf("  %-20s %-32s %9.3f ms  %8.1f GFLOP/s (nominal)\n", runs[i][0],
-                       runs[i][1], o.seconds * 1e3,
-                       2.0 * 4000.0 * (double)in->nnz_total / o.seconds * 1e-9);
+                printf("  %-20s %-32s %9.3f ms  %8.1f GFLOP/s (nominal)\n", runs[i][0], runs[i][1],
+                       o.seconds * 1e3, 2.0 * 4000.0 * (double)in->nnz_total / o.seconds * 1e-9);
         }
         rt_spdnn_inputs_destroy(in);
         rt_csr_free(&w0);

@@ -27,12 +27,17 @@ static char *read_text(const char *path)
     return text;
 }
 
-static int compile(const char *file, const char *text, const char *entry, const char **defs,
-                   int n, rt_err *err)
+static int compile(const char *file, const char *text, const char *entry, const char **defs, int n,
+                   rt_err *err)
 {
-    rt_cuda_compile_request req = {.source_name = file, .source = text, .defines = defs,
-                                   .n_defines = n, .entry = entry, .cc_major = 9,
-                                   .cc_minor = 0, .cache_dir = NULL};
+    rt_cuda_compile_request req = {.source_name = file,
+                                   .source = text,
+                                   .defines = defs,
+                                   .n_defines = n,
+                                   .entry = entry,
+                                   .cc_major = 9,
+                                   .cc_minor = 0,
+                                   .cache_dir = NULL};
     rt_cuda_image img;
     if (rt_cuda_compile(&req, &img, err) != 0)
         return -1;

@@ -29,24 +29,22 @@
 static int failures = 0;
 static int me = -1, P = 1;
 
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__,      \
-                    #cond);                                                                     \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__, #cond); \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                    \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__,      \
-                    #cond);                                                                     \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static void test_layout(void)
@@ -125,9 +123,11 @@ static void test_local(void)
         const size_t eb = rt_precision_bytes(prec);
         void *av = malloc((size_t)a.nnz * eb), *bv = malloc((size_t)b.nnz * eb);
         for (int64_t e = 0; e < a.nnz; ++e)
-            prec == RT_FP32 ? (void)(((float *)av)[e] = (float)a.val[e]) : (void)(((double *)av)[e] = a.val[e]);
+            prec == RT_FP32 ? (void)(((float *)av)[e] = (float)a.val[e])
+                            : (void)(((double *)av)[e] = a.val[e]);
         for (int64_t e = 0; e < b.nnz; ++e)
-            prec == RT_FP32 ? (void)(((float *)bv)[e] = (float)b.val[e]) : (void)(((double *)bv)[e] = b.val[e]);
+            prec == RT_FP32 ? (void)(((float *)bv)[e] = (float)b.val[e])
+                            : (void)(((double *)bv)[e] = b.val[e]);
         const sp2_tile ta = {SP2_SPARSE, prec, a.rows, a.cols, a.nnz, a.rowptr, a.colidx, av};
         const sp2_tile tb = {SP2_SPARSE, prec, b.rows, b.cols, b.nnz, b.rowptr, b.colidx, bv};
         /* Naive dense product. */
@@ -159,18 +159,20 @@ static void test_local(void)
             }
         for (int64_t q = 0; q < a.rows * b.cols; ++q)
             r2 += want[q] * want[q]; /* entries the product missed */
-        CHECK_MSG(sqrt(d2) < (prec == RT_FP32 ? 1e-4 : 1e-12) && r2 == 0.0, "d2 %g missed %g", d2, r2);
+        CHECK_MSG(sqrt(d2) < (prec == RT_FP32 ? 1e-4 : 1e-12) && r2 == 0.0, "d2 %g missed %g", d2,
+                  r2);
 
-        /* The sparse accumulator: the product split in two row halves and added twice sums to 2x. */
+        /* The sparse accumulator: the product split in two row halves and added twice sums to 2x.
+         */
         sp2_spacc acc;
         sp2_csrbuf fin;
         memset(&fin, 0, sizeof fin);
         CHECK(sp2_spacc_init(&acc, prec, out.rows, out.cols, &err) == 0);
         const int64_t half = out.rows / 2;
         for (int rep = 0; rep < 2; ++rep) {
-            CHECK(sp2_spacc_add_csr(&acc, half, out.rows - half, out.rowptr + half,
-                                    out.colidx + out.rowptr[half],
-                                    (unsigned char *)out.val + (size_t)out.rowptr[half] * eb, &err) == 0);
+            CHECK(sp2_spacc_add_csr(
+                      &acc, half, out.rows - half, out.rowptr + half, out.colidx + out.rowptr[half],
+                      (unsigned char *)out.val + (size_t)out.rowptr[half] * eb, &err) == 0);
             CHECK(sp2_spacc_add_csr(&acc, 0, half, out.rowptr, out.colidx, out.val, &err) == 0);
         }
         CHECK(sp2_spacc_finalize(&acc, &w, &fin, &err) == 0);
@@ -191,7 +193,8 @@ static void test_local(void)
         const int64_t n = 5;
         void *bd = calloc((size_t)(a.cols * n), eb), *c = calloc((size_t)(a.rows * n), eb);
         for (int64_t q = 0; q < a.cols * n; ++q)
-            prec == RT_FP32 ? (void)(((float *)bd)[q] = (float)(q % 7) - 3.0f) : (void)(((double *)bd)[q] = (double)(q % 7) - 3.0);
+            prec == RT_FP32 ? (void)(((float *)bd)[q] = (float)(q % 7) - 3.0f)
+                            : (void)(((double *)bd)[q] = (double)(q % 7) - 3.0);
         const sp2_tile td = {SP2_DENSE, prec, a.cols, n, a.cols * n, NULL, NULL, bd};
         CHECK(sp2_spmm_acc(&ta, &td, c, n) == 2.0 * (double)a.nnz * (double)n);
         double err2 = 0;
@@ -200,7 +203,8 @@ static void test_local(void)
                 double s = 0;
                 for (int64_t e = a.rowptr[r]; e < a.rowptr[r + 1]; ++e)
                     s += a.val[e] * ((double)((a.colidx[e] * n + j) % 7) - 3.0);
-                const double got = prec == RT_FP32 ? ((float *)c)[r * n + j] : ((double *)c)[r * n + j];
+                const double got =
+                    prec == RT_FP32 ? ((float *)c)[r * n + j] : ((double *)c)[r * n + j];
                 err2 += (got - s) * (got - s);
             }
         CHECK_MSG(sqrt(err2) < 1e-3, "spmm error %g", sqrt(err2));
@@ -329,7 +333,8 @@ static void test_queue(rt_comm *c)
             CHECK(ctx.per_sender[r] == M);
         sp2_queue_stats st;
         sp2_queue_stats_read(q, &st);
-        CHECK(st.self == M && st.pushed == (int64_t)M * (P - 1) && st.popped == (int64_t)M * (P - 1));
+        CHECK(st.self == M && st.pushed == (int64_t)M * (P - 1) &&
+              st.popped == (int64_t)M * (P - 1));
         MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
     }
     /* A message over the slot size, or to a rank that does not exist, is refused. */
@@ -353,7 +358,8 @@ static void test_workgrid(rt_comm *c)
     if (!g)
         return;
     CHECK(sp2_workgrid_size(g) == n && sp2_workgrid_owner(g, 3) == owner[3]);
-    int *mine = calloc((size_t)(n * limit), sizeof *mine), *all = calloc((size_t)(n * limit), sizeof *all);
+    int *mine = calloc((size_t)(n * limit), sizeof *mine),
+        *all = calloc((size_t)(n * limit), sizeof *all);
     for (int rep = 0; rep < 2; ++rep) {
         memset(mine, 0, (size_t)(n * limit) * sizeof *mine);
         CHECK(sp2_workgrid_reset(g, &err) == 0);
@@ -446,8 +452,8 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
                 MPI_Allreduce(&cand, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
                 if (me == last)
                     out[n / 2] += 1e-3 * (fabs(out[n / 2]) + 1.0);
-                CHECK_MSG(rel_err_global(out, ref, n) > fam->tolerance(in), "%s: a wrong value passed",
-                          k->name);
+                CHECK_MSG(rel_err_global(out, ref, n) > fam->tolerance(in),
+                          "%s: a wrong value passed", k->name);
                 rt_metrics mt;
                 rt_metrics_init(&mt);
                 CHECK(k->metrics(st, &mt, &err) == 0);
@@ -458,7 +464,8 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
                 } else {
                     CHECK(!tt && !te);
                 }
-                CHECK(rt_metrics_get(&mt, "compute_s_max") && rt_metrics_get(&mt, "imbalance_s_avg"));
+                CHECK(rt_metrics_get(&mt, "compute_s_max") &&
+                      rt_metrics_get(&mt, "imbalance_s_avg"));
                 rt_traffic tr;
                 CHECK_MSG(k->traffic(k, in, &par, &env, &tr, &err) == 0, "%s", err.msg);
                 k->teardown(st);
@@ -482,7 +489,8 @@ static void test_setup_failure(rt_comm *c)
     CHECK(make_matrix(&a, 30, 30, 3, 41) == 0);
     sp2_inputs *in = NULL;
     const int bad = P - 1;
-    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, me == bad ? 0 : me, me == bad ? 1 : P, &in, &err) == 0);
+    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, me == bad ? 0 : me, me == bad ? 1 : P, &in,
+                            &err) == 0);
     const rt_kernel_desc *k = rt_spmm2d_kernels()[0];
     const rt_kernel_env env = {NULL, NULL, me, P, c};
     rt_params par;
@@ -545,7 +553,8 @@ static void test_signature(void)
             CHECK_MSG(sqrt(d2 / r2) < fam->tolerance(in), "exact C: %g", sqrt(d2 / r2));
             cd[17 * 40 + 3] += 0.01; /* one wrong (possibly new) entry */
         } else {
-            CHECK_MSG(sqrt(d2 / r2) > 1e3 * fam->tolerance(in), "one wrong entry: %g", sqrt(d2 / r2));
+            CHECK_MSG(sqrt(d2 / r2) > 1e3 * fam->tolerance(in), "one wrong entry: %g",
+                      sqrt(d2 / r2));
         }
     }
     /* Flops of C = A * A: two per product pair. */

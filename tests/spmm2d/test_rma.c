@@ -19,24 +19,22 @@
 static int failures = 0;
 static int me = -1;
 
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__,      \
-                    #cond);                                                                     \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__, #cond); \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                    \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__,      \
-                    #cond);                                                                     \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fputc('\n', stderr);                                                                \
-            ++failures;                                                                         \
-        }                                                                                       \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            ++failures;                                                                            \
+        }                                                                                          \
     } while (0)
 
 static void test_create_get_put(rt_comm *c)

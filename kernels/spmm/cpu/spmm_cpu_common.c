@@ -11,15 +11,14 @@
 
 int rt_spmm_cpu_available_cores(const rt_kernel_env *env)
 {
-    if (env && env->device && env->device->sm_count > 0 &&
-        strcmp(env->device->backend, "cpu") == 0)
+    if (env && env->device && env->device->sm_count > 0 && strcmp(env->device->backend, "cpu") == 0)
         return env->device->sm_count;
     const int procs = omp_get_num_procs();
     return procs > 0 ? procs : 1;
 }
 
-int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team,
-                                char *why, size_t whylen)
+int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team, char *why,
+                                size_t whylen)
 {
     const int cores = rt_spmm_cpu_available_cores(env);
     if (requested <= 0) {
@@ -66,70 +65,70 @@ int64_t rt_spmm_cpu_rowwise_chunks(const rt_spmm_cpu_rowwise *w)
 /* One definition per precision: T is the storage and arithmetic type. Within a row the
  * accumulation runs over the nonzeros in stored order (increasing column), the same order as the
  * family reference, so fp64 results match it up to FMA contraction. */
-#define RT_SPMM_CPU_ROWWISE(NAME, T)                                                             \
-    static void NAME(const rt_spmm_cpu_rowwise *w)                                               \
-    {                                                                                            \
-        const int64_t k = w->k, cb = w->col_block, rb = w->row_block, rows = w->rows;            \
-        const int64_t ldb = w->ldb, ldc = w->ldc;                                                \
-        const int64_t nchunks = rt_spmm_cpu_rowwise_chunks(w);                                   \
-        const int64_t *restrict rowptr = w->rowptr;                                              \
-        const int64_t *restrict slice_ptr = w->slice_ptr;                                        \
-        const int32_t *restrict slice_width = w->slice_width;                                    \
-        const int64_t h = w->slice_height > 0 ? w->slice_height : 1;                             \
-        const int32_t *restrict colidx = w->colidx;                                              \
-        const T *restrict val = w->val;                                                          \
-        const T *restrict b = w->b;                                                              \
-        T *restrict c = w->c;                                                                    \
-        T *restrict scratch = w->scratch;                                                        \
-        const int row_major = w->layout == RT_ROW_MAJOR;                                         \
-        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(w->team)")                    \
-        for (int64_t chunk = 0; chunk < nchunks; ++chunk) {                                      \
-            T *restrict acc = scratch + (int64_t)omp_get_thread_num() * cb;                      \
-            const int64_t r0 = chunk * rb;                                                       \
-            const int64_t r1 = r0 + rb < rows ? r0 + rb : rows;                                  \
-            for (int64_t r = r0; r < r1; ++r) {                                                  \
-                int64_t start, count, stride;                                                    \
-                if (slice_ptr) {                                                                 \
-                    start = slice_ptr[r / h] + r % h;                                            \
-                    count = slice_width[r / h];                                                  \
-                    stride = h;                                                                  \
-                } else {                                                                         \
-                    start = rowptr[r];                                                           \
-                    count = rowptr[r + 1] - rowptr[r];                                           \
-                    stride = 1;                                                                  \
-                }                                                                                \
-                for (int64_t j0 = 0; j0 < k; j0 += cb) {                                         \
-                    const int64_t jw = j0 + cb < k ? cb : k - j0;                                \
-                    for (int64_t j = 0; j < jw; ++j)                                             \
-                        acc[j] = 0;                                                              \
-                    for (int64_t t = 0; t < count; ++t) {                                        \
-                        const int64_t e = start + t * stride;                                    \
-                        const T v = val[e];                                                      \
-                        const int64_t col = colidx[e];                                           \
-                        if (row_major) {                                                         \
-                            const T *restrict brow = b + col * ldb + j0;                         \
-                            _Pragma("omp simd")                                                  \
-                            for (int64_t j = 0; j < jw; ++j)                                     \
-                                acc[j] += v * brow[j];                                           \
-                        } else {                                                                 \
-                            const T *restrict bcol = b + j0 * ldb + col;                         \
-                            for (int64_t j = 0; j < jw; ++j)                                     \
-                                acc[j] += v * bcol[j * ldb];                                     \
-                        }                                                                        \
-                    }                                                                            \
-                    if (row_major) {                                                             \
-                        T *restrict crow = c + r * ldc + j0;                                     \
-                        _Pragma("omp simd")                                                      \
-                        for (int64_t j = 0; j < jw; ++j)                                         \
-                            crow[j] = acc[j];                                                    \
-                    } else {                                                                     \
-                        T *restrict ccol = c + j0 * ldc + r;                                     \
-                        for (int64_t j = 0; j < jw; ++j)                                         \
-                            ccol[j * ldc] = acc[j];                                              \
-                    }                                                                            \
-                }                                                                                \
-            }                                                                                    \
-        }                                                                                        \
+#define RT_SPMM_CPU_ROWWISE(NAME, T)                                                               \
+    static void NAME(const rt_spmm_cpu_rowwise *w)                                                 \
+    {                                                                                              \
+        const int64_t k = w->k, cb = w->col_block, rb = w->row_block, rows = w->rows;              \
+        const int64_t ldb = w->ldb, ldc = w->ldc;                                                  \
+        const int64_t nchunks = rt_spmm_cpu_rowwise_chunks(w);                                     \
+        const int64_t *restrict rowptr = w->rowptr;                                                \
+        const int64_t *restrict slice_ptr = w->slice_ptr;                                          \
+        const int32_t *restrict slice_width = w->slice_width;                                      \
+        const int64_t h = w->slice_height > 0 ? w->slice_height : 1;                               \
+        const int32_t *restrict colidx = w->colidx;                                                \
+        const T *restrict val = w->val;                                                            \
+        const T *restrict b = w->b;                                                                \
+        T *restrict c = w->c;                                                                      \
+        T *restrict scratch = w->scratch;                                                          \
+        const int row_major = w->layout == RT_ROW_MAJOR;                                           \
+        _Pragma(                                                                                   \
+            "omp parallel for schedule(dynamic, 1) num_threads(w->team)") for (int64_t chunk = 0;  \
+                                                                               chunk < nchunks;    \
+                                                                               ++chunk)            \
+        {                                                                                          \
+            T *restrict acc = scratch + (int64_t)omp_get_thread_num() * cb;                        \
+            const int64_t r0 = chunk * rb;                                                         \
+            const int64_t r1 = r0 + rb < rows ? r0 + rb : rows;                                    \
+            for (int64_t r = r0; r < r1; ++r) {                                                    \
+                int64_t start, count, stride;                                                      \
+                if (slice_ptr) {                                                                   \
+                    start = slice_ptr[r / h] + r % h;                                              \
+                    count = slice_width[r / h];                                                    \
+                    stride = h;                                                                    \
+                } else {                                                                           \
+                    start = rowptr[r];                                                             \
+                    count = rowptr[r + 1] - rowptr[r];                                             \
+                    stride = 1;                                                                    \
+                }                                                                                  \
+                for (int64_t j0 = 0; j0 < k; j0 += cb) {                                           \
+                    const int64_t jw = j0 + cb < k ? cb : k - j0;                                  \
+                    for (int64_t j = 0; j < jw; ++j)                                               \
+                        acc[j] = 0;                                                                \
+                    for (int64_t t = 0; t < count; ++t) {                                          \
+                        const int64_t e = start + t * stride;                                      \
+                        const T v = val[e];                                                        \
+                        const int64_t col = colidx[e];                                             \
+                        if (row_major) {                                                           \
+                            const T *restrict brow = b + col * ldb + j0;                           \
+                            _Pragma("omp simd") for (int64_t j = 0; j < jw; ++j) acc[j] +=         \
+                                v * brow[j];                                                       \
+                        } else {                                                                   \
+                            const T *restrict bcol = b + j0 * ldb + col;                           \
+                            for (int64_t j = 0; j < jw; ++j)                                       \
+                                acc[j] += v * bcol[j * ldb];                                       \
+                        }                                                                          \
+                    }                                                                              \
+                    if (row_major) {                                                               \
+                        T *restrict crow = c + r * ldc + j0;                                       \
+                        _Pragma("omp simd") for (int64_t j = 0; j < jw; ++j) crow[j] = acc[j];     \
+                    } else {                                                                       \
+                        T *restrict ccol = c + j0 * ldc + r;                                       \
+                        for (int64_t j = 0; j < jw; ++j)                                           \
+                            ccol[j * ldc] = acc[j];                                                \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 RT_SPMM_CPU_ROWWISE(rowwise_f32, float)
@@ -183,8 +182,8 @@ int rt_spmm_cpu_rowwise_bind(rt_spmm_cpu_rowwise *w, const rt_spmm_inputs *in, r
     w->scratch = calloc(n > 0 ? n : 1, elem);
     if (!w->scratch) {
         rt_dense_free(c);
-        return rt_err_set(err, "out of memory for %d accumulators of %" PRId64 " columns",
-                          w->team, w->col_block);
+        return rt_err_set(err, "out of memory for %d accumulators of %" PRId64 " columns", w->team,
+                          w->col_block);
     }
     return 0;
 }

@@ -22,8 +22,8 @@ int rt_spmm_cpu_available_cores(const rt_kernel_env *env);
 
 /* Resolves `threads` (0 = every available core) into a team size, or returns RT_INFEASIBLE with
  * why filled when it oversubscribes beyond RT_SPMM_CPU_OVERSUBSCRIBE x the available cores. */
-int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team,
-                                char *why, size_t whylen);
+int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team, char *why,
+                                size_t whylen);
 
 /* The size of the team OpenMP actually starts when asked for `team` threads (it may give fewer
  * when dynamic adjustment or a thread limit is in force). */
@@ -47,17 +47,17 @@ typedef struct rt_spmm_cpu_rowwise {
     const int32_t *slice_width;
     int32_t slice_height;
     const int32_t *colidx;
-    const void *val;       /* float (fp32) or double (fp64) */
+    const void *val; /* float (fp32) or double (fp64) */
     rt_precision prec;
-    rt_layout layout;      /* of B and C */
+    rt_layout layout; /* of B and C */
     const void *b;
     int64_t ldb;
     void *c;
     int64_t ldc;
-    int64_t row_block;     /* rows per OpenMP chunk */
-    int64_t col_block;     /* columns per sweep, 1..k */
-    int team;              /* OpenMP threads */
-    void *scratch;         /* team * col_block elements of prec: one accumulator per thread */
+    int64_t row_block; /* rows per OpenMP chunk */
+    int64_t col_block; /* columns per sweep, 1..k */
+    int team;          /* OpenMP threads */
+    void *scratch;     /* team * col_block elements of prec: one accumulator per thread */
 } rt_spmm_cpu_rowwise;
 
 /* Reads the row-wise parameters every such kernel shares (row_block, col_block, threads) from p

@@ -67,8 +67,8 @@ static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
     }
     if (rt_ell_from_csr(&s->ell, in->a, (int32_t)slice_height, err) != 0) {
         ell_teardown(s);
-        return rt_err_prefix(err, "%s: converting A to ELL (slice_height %" PRId64 ")",
-                             self->name, slice_height);
+        return rt_err_prefix(err, "%s: converting A to ELL (slice_height %" PRId64 ")", self->name,
+                             slice_height);
     }
     s->have_ell = 1;
     if (s->ell.stored > 0 && in->a->cols == 0) {
@@ -117,8 +117,7 @@ static int ell_output(void *state, double *out, rt_err *err)
 static int ell_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const ell_state *s = state;
-    const double overhead =
-        s->ell.nnz > 0 ? (double)s->ell.stored / (double)s->ell.nnz - 1.0 : 0.0;
+    const double overhead = s->ell.nnz > 0 ? (double)s->ell.stored / (double)s->ell.nnz - 1.0 : 0.0;
     rt_metrics_add(m, "padding_overhead", "ratio", overhead, 1);
     rt_metrics_add(m, "ell_stored", "count", (double)s->ell.stored, 1);
     rt_metrics_add(m, "threads", "count", (double)s->team_started, 0);

@@ -46,12 +46,12 @@ static int read_params(const rt_kernel_desc *self, const rt_params *p, rt_precis
 {
     int64_t block_size = 0, buffer_kib = 0, rtile = 0, index_bytes = 0;
     char staging[8];
-    if (rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "block_size",
-                             &block_size, err) != 0 ||
-        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "buffer_kib",
-                             &buffer_kib, err) != 0 ||
-        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "register_tile",
-                             &rtile, err) != 0 ||
+    if (rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "block_size", &block_size,
+                             err) != 0 ||
+        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "buffer_kib", &buffer_kib,
+                             err) != 0 ||
+        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "register_tile", &rtile,
+                             err) != 0 ||
         rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "index_bytes",
                              &index_bytes, err) != 0 ||
         rt_kernels_param_str(tiled_params, TILED_N_PARAMS, self->name, p, "staging", staging,
@@ -67,7 +67,8 @@ static int read_params(const rt_kernel_desc *self, const rt_params *p, rt_precis
     if (tp->use_ell && block_size % TILED_WARP_SIZE != 0) {
         snprintf(why, whylen,
                  "block_size = %" PRId64 " is not a multiple of the warp size %d, which ELL "
-                 "staging needs", block_size, TILED_WARP_SIZE);
+                 "staging needs",
+                 block_size, TILED_WARP_SIZE);
         return RT_INFEASIBLE;
     }
     if (tp->buffsize < 1) {
@@ -76,8 +77,10 @@ static int read_params(const rt_kernel_desc *self, const rt_params *p, rt_precis
         return RT_INFEASIBLE;
     }
     if (tp->index_bytes == 2 && tp->buffsize > 65536) {
-        snprintf(why, whylen, "buffsize = %" PRId64 " slots cannot be addressed with "
-                 "index_bytes = 2", tp->buffsize);
+        snprintf(why, whylen,
+                 "buffsize = %" PRId64 " slots cannot be addressed with "
+                 "index_bytes = 2",
+                 tp->buffsize);
         return RT_INFEASIBLE;
     }
     return 0;
@@ -144,14 +147,13 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
     }
     s->team = rt_spmm_cpu_available_cores(env);
     s->scratch_elems = tp.buffsize * rtile + (int64_t)tp.block_size * rtile;
-    s->scratch = calloc((size_t)s->team * (size_t)s->scratch_elems,
-                        rt_precision_bytes(in->prec));
+    s->scratch = calloc((size_t)s->team * (size_t)s->scratch_elems, rt_precision_bytes(in->prec));
     if (!s->scratch) {
         const int team = s->team;
         const int64_t elems = s->scratch_elems;
         tiled_teardown(s);
-        return rt_err_set(err, "%s: out of memory for %d staging buffers of %" PRId64
-                          " values", self->name, team, elems);
+        return rt_err_set(err, "%s: out of memory for %d staging buffers of %" PRId64 " values",
+                          self->name, team, elems);
     }
     *state = s;
     return 0;
@@ -161,79 +163,78 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
  * tile contiguously (shared[i * rt + k]) so the innermost loop over k vectorises on a CPU; on the
  * GPU the same values sit at shared[k * buffsize + i]. Both orders give each output the same
  * sequence of multiply-adds. */
-#define RT_SPMM_CPU_TILED(NAME, T, IT, INDEX_FIELD)                                              \
-    static void NAME(const tiled_state *st, const T *restrict val)                               \
-    {                                                                                            \
-        const rt_tiled_plan *pl = &st->plan;                                                     \
-        const rt_spmm_inputs *in = st->in;                                                       \
-        const int64_t k = in->k, rt = st->register_tile, bs = pl->p.block_size;                  \
-        const int64_t ws = pl->p.warp_size, wpb = pl->warps_per_block;                           \
-        const int64_t ntiles = (k + rt - 1) / rt, nitems = pl->nblocks * ntiles;                 \
-        const int64_t rows = pl->rows, ldb = in->b.ld, ldc = st->c.ld;                           \
-        const int row_major = in->layout == RT_ROW_MAJOR;                                        \
-        const IT *restrict index = pl->INDEX_FIELD;                                              \
-        const T *restrict b = in->b.data;                                                        \
-        T *restrict c = st->c.data;                                                              \
-        T *restrict scratch = st->scratch;                                                       \
-        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(st->team)")                   \
-        for (int64_t item = 0; item < nitems; ++item) {                                          \
-            T *restrict shared = scratch + (int64_t)omp_get_thread_num() * st->scratch_elems;    \
-            T *restrict acc = shared + pl->p.buffsize * rt;                                      \
-            const int64_t blk = item / ntiles, k0 = (item % ntiles) * rt;                        \
-            const int64_t kw = k0 + rt < k ? rt : k - k0;                                        \
-            for (int64_t i = 0; i < bs * rt; ++i)                                                \
-                acc[i] = 0;                                                                      \
-            for (int64_t s = pl->buffdispl[blk]; s < pl->buffdispl[blk + 1]; ++s) {              \
-                const int32_t *restrict map = pl->map + pl->mapdispl[s];                         \
-                const int64_t slots = pl->mapdispl[s + 1] - pl->mapdispl[s];                     \
-                for (int64_t i = 0; i < slots; ++i) {                                            \
-                    const int64_t col = map[i];                                                  \
-                    if (row_major) {                                                             \
-                        _Pragma("omp simd")                                                      \
-                        for (int64_t q = 0; q < kw; ++q)                                         \
-                            shared[i * rt + q] = b[col * ldb + k0 + q];                          \
-                    }                                                                            \
-                    else                                                                         \
-                        for (int64_t q = 0; q < kw; ++q)                                         \
-                            shared[i * rt + q] = b[(k0 + q) * ldb + col];                        \
-                }                                                                                \
-                if (wpb > 0) {                                                                   \
-                    for (int64_t w = 0; w < wpb; ++w)                                            \
-                        for (int64_t m = pl->displ[s * wpb + w]; m < pl->displ[s * wpb + w + 1]; \
-                             ++m)                                                                \
-                            for (int64_t lane = 0; lane < ws; ++lane) {                          \
-                                const int64_t e = m * ws + lane;                                 \
-                                const T v = val[e];                                              \
-                                const T *restrict src = shared + (int64_t)index[e] * rt;         \
-                                T *restrict dst = acc + (w * ws + lane) * rt;                    \
-                                _Pragma("omp simd")                                              \
-                                for (int64_t q = 0; q < kw; ++q)                                 \
-                                    dst[q] += v * src[q];                                        \
-                            }                                                                    \
-                } else {                                                                         \
-                    for (int64_t lr = 0; lr < bs; ++lr) {                                        \
-                        T *restrict dst = acc + lr * rt;                                         \
-                        for (int64_t e = pl->rowdispl[s * bs + lr];                              \
-                             e < pl->rowdispl[s * bs + lr + 1]; ++e) {                           \
-                            const T v = val[e];                                                  \
-                            const T *restrict src = shared + (int64_t)index[e] * rt;             \
-                            _Pragma("omp simd")                                                  \
-                            for (int64_t q = 0; q < kw; ++q)                                     \
-                                dst[q] += v * src[q];                                            \
-                        }                                                                        \
-                    }                                                                            \
-                }                                                                                \
-            }                                                                                    \
-            const int64_t r0 = blk * bs;                                                         \
-            const int64_t r1 = r0 + bs < rows ? r0 + bs : rows;                                  \
-            for (int64_t r = r0; r < r1; ++r)                                                    \
-                for (int64_t q = 0; q < kw; ++q) {                                               \
-                    if (row_major)                                                               \
-                        c[r * ldc + k0 + q] = acc[(r - r0) * rt + q];                            \
-                    else                                                                         \
-                        c[(k0 + q) * ldc + r] = acc[(r - r0) * rt + q];                          \
-                }                                                                                \
-        }                                                                                        \
+#define RT_SPMM_CPU_TILED(NAME, T, IT, INDEX_FIELD)                                                \
+    static void NAME(const tiled_state *st, const T *restrict val)                                 \
+    {                                                                                              \
+        const rt_tiled_plan *pl = &st->plan;                                                       \
+        const rt_spmm_inputs *in = st->in;                                                         \
+        const int64_t k = in->k, rt = st->register_tile, bs = pl->p.block_size;                    \
+        const int64_t ws = pl->p.warp_size, wpb = pl->warps_per_block;                             \
+        const int64_t ntiles = (k + rt - 1) / rt, nitems = pl->nblocks * ntiles;                   \
+        const int64_t rows = pl->rows, ldb = in->b.ld, ldc = st->c.ld;                             \
+        const int row_major = in->layout == RT_ROW_MAJOR;                                          \
+        const IT *restrict index = pl->INDEX_FIELD;                                                \
+        const T *restrict b = in->b.data;                                                          \
+        T *restrict c = st->c.data;                                                                \
+        T *restrict scratch = st->scratch;                                                         \
+        _Pragma("omp parallel for schedule(dynamic, 1) num_threads(st->team)") for (int64_t item = \
+                                                                                        0;         \
+                                                                                    item < nitems; \
+                                                                                    ++item)        \
+        {                                                                                          \
+            T *restrict shared = scratch + (int64_t)omp_get_thread_num() * st->scratch_elems;      \
+            T *restrict acc = shared + pl->p.buffsize * rt;                                        \
+            const int64_t blk = item / ntiles, k0 = (item % ntiles) * rt;                          \
+            const int64_t kw = k0 + rt < k ? rt : k - k0;                                          \
+            for (int64_t i = 0; i < bs * rt; ++i)                                                  \
+                acc[i] = 0;                                                                        \
+            for (int64_t s = pl->buffdispl[blk]; s < pl->buffdispl[blk + 1]; ++s) {                \
+                const int32_t *restrict map = pl->map + pl->mapdispl[s];                           \
+                const int64_t slots = pl->mapdispl[s + 1] - pl->mapdispl[s];                       \
+                for (int64_t i = 0; i < slots; ++i) {                                              \
+                    const int64_t col = map[i];                                                    \
+                    if (row_major) {                                                               \
+                        _Pragma("omp simd") for (int64_t q = 0; q < kw; ++q) shared[i * rt + q] =  \
+                            b[col * ldb + k0 + q];                                                 \
+                    } else                                                                         \
+                        for (int64_t q = 0; q < kw; ++q)                                           \
+                            shared[i * rt + q] = b[(k0 + q) * ldb + col];                          \
+                }                                                                                  \
+                if (wpb > 0) {                                                                     \
+                    for (int64_t w = 0; w < wpb; ++w)                                              \
+                        for (int64_t m = pl->displ[s * wpb + w]; m < pl->displ[s * wpb + w + 1];   \
+                             ++m)                                                                  \
+                            for (int64_t lane = 0; lane < ws; ++lane) {                            \
+                                const int64_t e = m * ws + lane;                                   \
+                                const T v = val[e];                                                \
+                                const T *restrict src = shared + (int64_t)index[e] * rt;           \
+                                T *restrict dst = acc + (w * ws + lane) * rt;                      \
+                                _Pragma("omp simd") for (int64_t q = 0; q < kw; ++q) dst[q] +=     \
+                                    v * src[q];                                                    \
+                            }                                                                      \
+                } else {                                                                           \
+                    for (int64_t lr = 0; lr < bs; ++lr) {                                          \
+                        T *restrict dst = acc + lr * rt;                                           \
+                        for (int64_t e = pl->rowdispl[s * bs + lr];                                \
+                             e < pl->rowdispl[s * bs + lr + 1]; ++e) {                             \
+                            const T v = val[e];                                                    \
+                            const T *restrict src = shared + (int64_t)index[e] * rt;               \
+                            _Pragma("omp simd") for (int64_t q = 0; q < kw; ++q) dst[q] +=         \
+                                v * src[q];                                                        \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            const int64_t r0 = blk * bs;                                                           \
+            const int64_t r1 = r0 + bs < rows ? r0 + bs : rows;                                    \
+            for (int64_t r = r0; r < r1; ++r)                                                      \
+                for (int64_t q = 0; q < kw; ++q) {                                                 \
+                    if (row_major)                                                                 \
+                        c[r * ldc + k0 + q] = acc[(r - r0) * rt + q];                              \
+                    else                                                                           \
+                        c[(k0 + q) * ldc + r] = acc[(r - r0) * rt + q];                            \
+                }                                                                                  \
+        }                                                                                          \
     }
 
 RT_SPMM_CPU_TILED(tiled_f32_i16, float, uint16_t, index16)
@@ -271,10 +272,9 @@ static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const tiled_state *s = state;
     rt_tiled_plan_metrics(&s->plan, m);
-    rt_metrics_add(m, "staged_bytes", "bytes",
-                   (double)s->plan.nmap * (double)s->in->k *
-                       (double)rt_precision_bytes(s->in->prec),
-                   1);
+    rt_metrics_add(
+        m, "staged_bytes", "bytes",
+        (double)s->plan.nmap * (double)s->in->k * (double)rt_precision_bytes(s->in->prec), 1);
     rt_metrics_add(m, "buffsize", "count", (double)s->plan.p.buffsize, 1);
     rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     rt_metrics_add(m, "threads", "count", (double)s->team, 0);
@@ -300,8 +300,8 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     const int rc = read_params(self, p, in->prec, &tp, &rtile, why, sizeof why, err);
     if (rc != 0)
         return rc == RT_INFEASIBLE
-                   ? rt_err_set(err, "%s: no traffic model for an infeasible point: %s",
-                                self->name, why)
+                   ? rt_err_set(err, "%s: no traffic model for an infeasible point: %s", self->name,
+                                why)
                    : -1;
     rt_tiled_plan plan;
     if (rt_tiled_plan_build(in->a, &tp, &plan, err) != 0) {

@@ -58,18 +58,18 @@ static int rt_fail(rt_err *err, const char *what, const char *call, cudaError_t 
                       cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-#define CU_CHECK(call, what)                                                                     \
-    do {                                                                                         \
-        const CUresult rt_cu_result_ = (call);                                                   \
-        if (rt_cu_result_ != CUDA_SUCCESS)                                                       \
-            return cu_fail(err, (what), #call, rt_cu_result_);                                   \
+#define CU_CHECK(call, what)                                                                       \
+    do {                                                                                           \
+        const CUresult rt_cu_result_ = (call);                                                     \
+        if (rt_cu_result_ != CUDA_SUCCESS)                                                         \
+            return cu_fail(err, (what), #call, rt_cu_result_);                                     \
     } while (0)
 
-#define RT_CHECK_CUDA(call, what)                                                                \
-    do {                                                                                         \
-        const cudaError_t rt_rt_result_ = (call);                                                \
-        if (rt_rt_result_ != cudaSuccess)                                                        \
-            return rt_fail(err, (what), #call, rt_rt_result_);                                   \
+#define RT_CHECK_CUDA(call, what)                                                                  \
+    do {                                                                                           \
+        const cudaError_t rt_rt_result_ = (call);                                                  \
+        if (rt_rt_result_ != cudaSuccess)                                                          \
+            return rt_fail(err, (what), #call, rt_rt_result_);                                     \
     } while (0)
 
 /* ---------------------------------------------------------------------------------------------
@@ -231,11 +231,26 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
     free(ctx);
 }
 
-const rt_device_info *rt_cuda_ctx_device(const rt_cuda_ctx *ctx) { return &ctx->info; }
-int rt_cuda_ctx_ordinal(const rt_cuda_ctx *ctx) { return ctx->ordinal; }
-void *rt_cuda_ctx_stream(const rt_cuda_ctx *ctx) { return (void *)ctx->stream; }
-void *rt_cuda_ctx_cu_context(const rt_cuda_ctx *ctx) { return (void *)ctx->context; }
-const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx) { return ctx->cache_dir; }
+const rt_device_info *rt_cuda_ctx_device(const rt_cuda_ctx *ctx)
+{
+    return &ctx->info;
+}
+int rt_cuda_ctx_ordinal(const rt_cuda_ctx *ctx)
+{
+    return ctx->ordinal;
+}
+void *rt_cuda_ctx_stream(const rt_cuda_ctx *ctx)
+{
+    return (void *)ctx->stream;
+}
+void *rt_cuda_ctx_cu_context(const rt_cuda_ctx *ctx)
+{
+    return (void *)ctx->context;
+}
+const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx)
+{
+    return ctx->cache_dir;
+}
 
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err)
 {
@@ -288,9 +303,9 @@ static int read_function_facts(CUfunction fn, rt_cuda_variant *v, const char *wh
     CU_CHECK(cuFuncGetAttribute(&v->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn), what);
     CU_CHECK(cuFuncGetAttribute(&v->static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn),
              what);
-    CU_CHECK(cuFuncGetAttribute(&v->max_threads_per_block,
-                                CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
-             what);
+    CU_CHECK(
+        cuFuncGetAttribute(&v->max_threads_per_block, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+        what);
     return 0;
 }
 
@@ -370,9 +385,10 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
             cuModuleUnload(module);
             return cu_fail(err, what, "cuModuleGetFunction", rf);
         }
-        rt_cuda_variant v = {.function = (void *)fn, .from_cache = from_cache,
-                             .compile_s = compile_s};
-        if (read_function_facts(fn, &v, what, err) != 0 || remember(ctx, key, module, &v, err) != 0) {
+        rt_cuda_variant v = {
+            .function = (void *)fn, .from_cache = from_cache, .compile_s = compile_s};
+        if (read_function_facts(fn, &v, what, err) != 0 ||
+            remember(ctx, key, module, &v, err) != 0) {
             cuModuleUnload(module);
             return -1;
         }
@@ -535,8 +551,7 @@ int rt_cuda_download(rt_cuda_ctx *ctx, void *dst, const void *src, size_t bytes,
     return 0;
 }
 
-int rt_cuda_fill(rt_cuda_ctx *ctx, void *ptr, int byte, size_t bytes, const char *what,
-                 rt_err *err)
+int rt_cuda_fill(rt_cuda_ctx *ctx, void *ptr, int byte, size_t bytes, const char *what, rt_err *err)
 {
     if (bytes == 0)
         return 0;

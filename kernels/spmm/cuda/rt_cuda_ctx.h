@@ -24,9 +24,9 @@ typedef struct rt_cuda_ctx rt_cuda_ctx;
 
 /* One compiled kernel variant, loaded in the context. */
 typedef struct rt_cuda_variant {
-    void *function;            /* CUfunction */
-    int registers;             /* per thread */
-    int local_bytes;           /* spill/stack per thread; > 0 means local memory is used */
+    void *function;  /* CUfunction */
+    int registers;   /* per thread */
+    int local_bytes; /* spill/stack per thread; > 0 means local memory is used */
     int static_shared_bytes;
     int max_threads_per_block; /* for this variant given its registers */
     int from_cache;            /* 1: no NVRTC run this time (disk cache or already loaded) */

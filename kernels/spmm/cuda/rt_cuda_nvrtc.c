@@ -266,8 +266,8 @@ static int make_dirs(const char *dir)
 }
 
 /* Best effort: a cache that cannot be written costs a recompile next time, nothing else. */
-static void cache_write(const char *dir, const char *path, const char *key, const rt_cuda_image *img,
-                        char *note, size_t notelen)
+static void cache_write(const char *dir, const char *path, const char *key,
+                        const rt_cuda_image *img, char *note, size_t notelen)
 {
     if (make_dirs(dir) != 0) {
         snprintf(note, notelen, "cannot create cache directory %s: %s", dir, strerror(errno));
@@ -390,8 +390,7 @@ static int nvrtc_compile(const rt_cuda_compile_request *req, rt_cuda_image *out,
         size_t log_size = 0;
         char *log = NULL;
         if (nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1 &&
-            (log = malloc(log_size)) != NULL &&
-            nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
+            (log = malloc(log_size)) != NULL && nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
             free(log);
             log = NULL;
         }
@@ -410,8 +409,8 @@ static int nvrtc_compile(const rt_cuda_compile_request *req, rt_cuda_image *out,
     r = is_ptx ? nvrtcGetPTXSize(prog, &size) : nvrtcGetCUBINSize(prog, &size);
     if (r != NVRTC_SUCCESS || size == 0) {
         rt_err_set(err, "%s failed for %s (%s, defines %s): %s",
-                   is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize", req->source_name,
-                   req->entry, defs, r != NVRTC_SUCCESS ? nvrtcGetErrorString(r) : "empty image");
+                   is_ptx ? "nvrtcGetPTXSize" : "nvrtcGetCUBINSize", req->source_name, req->entry,
+                   defs, r != NVRTC_SUCCESS ? nvrtcGetErrorString(r) : "empty image");
         nvrtcDestroyProgram(&prog);
         return -1;
     }

@@ -18,30 +18,30 @@
 #include "rt_error.h"
 
 #define RT_CUDA_MAX_DEFINES 32
-#define RT_CUDA_DEFINE_MAX 96 /* longest "NAME=VALUE" */
-#define RT_CUDA_KEY_MAX 4096
+#define RT_CUDA_DEFINE_MAX  96 /* longest "NAME=VALUE" */
+#define RT_CUDA_KEY_MAX     4096
 
 typedef struct rt_cuda_compile_request {
     const char *source_name;    /* e.g. "spmm_tiled.cu": names the program in logs and errors */
     const char *source;         /* the complete source text */
     const char *const *defines; /* "NAME=VALUE", NAME an identifier, VALUE without spaces/quotes */
     int n_defines;
-    const char *entry;          /* extern "C" kernel name */
-    int cc_major, cc_minor;     /* target device's compute capability */
-    const char *cache_dir;      /* NULL or "": no disk cache */
-    int skip_cache_read;        /* 1: compile even when a cache file exists (a cached image failed
-                                   to load), then overwrite it */
+    const char *entry;      /* extern "C" kernel name */
+    int cc_major, cc_minor; /* target device's compute capability */
+    const char *cache_dir;  /* NULL or "": no disk cache */
+    int skip_cache_read;    /* 1: compile even when a cache file exists (a cached image failed
+                               to load), then overwrite it */
 } rt_cuda_compile_request;
 
 typedef struct rt_cuda_image {
-    unsigned char *data; /* CUBIN, or NUL-terminated PTX when is_ptx */
-    size_t size;         /* bytes of data (for PTX including the NUL) */
-    int is_ptx;          /* 1 when NVRTC does not know the device's architecture: PTX for the
-                            newest one it knows below it, which the driver compiles on load */
-    int from_cache;      /* 1: read from the disk cache, 0: compiled now */
-    double compile_s;    /* NVRTC wall time (0 for a cache hit) */
-    char arch[24];       /* NVRTC target, "sm_90" or "compute_90" */
-    char cache_note[256];/* why the cache was not read or written, "" when it was fine */
+    unsigned char *data;  /* CUBIN, or NUL-terminated PTX when is_ptx */
+    size_t size;          /* bytes of data (for PTX including the NUL) */
+    int is_ptx;           /* 1 when NVRTC does not know the device's architecture: PTX for the
+                             newest one it knows below it, which the driver compiles on load */
+    int from_cache;       /* 1: read from the disk cache, 0: compiled now */
+    double compile_s;     /* NVRTC wall time (0 for a cache hit) */
+    char arch[24];        /* NVRTC target, "sm_90" or "compute_90" */
+    char cache_note[256]; /* why the cache was not read or written, "" when it was fine */
 } rt_cuda_image;
 
 /* Returns the image of the variant (cache hit or fresh compile). Errors name the source, entry,

@@ -43,8 +43,9 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
                                "is initialised");
     for (int i = 0; i < RT_CUDA_CATALOG_COUNT; ++i)
         if (rt_registry_find_kernel(reg, rt_cuda_catalog_entry(i)->name))
-            return rt_err_set(err, "CUDA plugin: kernel %s is already registered (the unavailable "
-                                   "descriptors must not be registered when the plugin loads)",
+            return rt_err_set(err,
+                              "CUDA plugin: kernel %s is already registered (the unavailable "
+                              "descriptors must not be registered when the plugin loads)",
                               rt_cuda_catalog_entry(i)->name);
     cuda_plugin *pl = calloc(1, sizeof *pl);
     if (!pl)

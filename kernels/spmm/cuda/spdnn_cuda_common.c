@@ -24,11 +24,11 @@ static int cuda_fail(rt_err *err, const char *what, const char *call, cudaError_
                       cudaGetErrorString(e));
 }
 
-#define SPDNN_CUDA_CHECK(call, what)                                                             \
-    do {                                                                                         \
-        const cudaError_t rt_spdnn_e_ = (call);                                                  \
-        if (rt_spdnn_e_ != cudaSuccess)                                                          \
-            return cuda_fail(err, (what), #call, rt_spdnn_e_);                                   \
+#define SPDNN_CUDA_CHECK(call, what)                                                               \
+    do {                                                                                           \
+        const cudaError_t rt_spdnn_e_ = (call);                                                    \
+        if (rt_spdnn_e_ != cudaSuccess)                                                            \
+            return cuda_fail(err, (what), #call, rt_spdnn_e_);                                     \
     } while (0)
 
 int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err *err)
@@ -39,8 +39,9 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
         return -1;
     /* Feature numbers and ids are 32-bit on the device; a layer is indexed with 32-bit columns. */
     if (in->features > INT_MAX || in->neurons > INT_MAX)
-        return rt_err_set(err, "spdnn inputs: %lld features of %lld neurons exceed the CUDA "
-                               "kernels' 32-bit feature numbers",
+        return rt_err_set(err,
+                          "spdnn inputs: %lld features of %lld neurons exceed the CUDA "
+                          "kernels' 32-bit feature numbers",
                           (long long)in->features, (long long)in->neurons);
     *out = in;
     return 0;
@@ -83,8 +84,8 @@ int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int
     return 0;
 }
 
-int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out,
-                            size_t len, rt_err *err)
+int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
+                            rt_err *err)
 {
     rt_value v;
     if (param_value(p, index, name, &v, err) != 0)
@@ -95,8 +96,8 @@ int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, cha
     return 0;
 }
 
-void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p,
-                                  const rt_spdnn_inputs *in, char *out, size_t len)
+void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
+                                  char *out, size_t len)
 {
     char json[384] = "{}";
     if (p && rt_params_to_json(p, json, sizeof json) < 0)
@@ -148,9 +149,9 @@ void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe)
 {
     if (!pipe || !pipe->ctx)
         return;
-    void *buffers[] = {pipe->d_y0,      pipe->d_y[0],   pipe->d_y[1],   pipe->d_ident,
+    void *buffers[] = {pipe->d_y0,      pipe->d_y[0],    pipe->d_y[1],   pipe->d_ident,
                        pipe->d_list[0], pipe->d_list[1], pipe->d_ids[0], pipe->d_ids[1],
-                       pipe->d_active,  pipe->d_chunks, pipe->d_count};
+                       pipe->d_active,  pipe->d_chunks,  pipe->d_count};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
         rt_cuda_free(pipe->ctx, buffers[i]);
     if (pipe->h_count)
@@ -184,8 +185,8 @@ static int alloc_ints(rt_spdnn_cuda_pipe *pipe, int **ptr, size_t bytes, const c
     return rc;
 }
 
-int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx,
-                             const rt_spdnn_inputs *in, const char *what, rt_err *err)
+int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const rt_spdnn_inputs *in,
+                             const char *what, rt_err *err)
 {
     memset(pipe, 0, sizeof *pipe);
     pipe->ctx = ctx;
@@ -251,8 +252,8 @@ int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx,
     const char *const defines[1] = {define};
     if (rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
                               &pipe->count_v, what, err) != 0 ||
-        rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact",
-                              &pipe->compact_v, what, err) != 0)
+        rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact", &pipe->compact_v,
+                              what, err) != 0)
         return -1;
     if (pipe->count_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK ||
         pipe->compact_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK)
@@ -289,13 +290,13 @@ int rt_spdnn_cuda_compact(rt_spdnn_cuda_pipe *pipe, int64_t live, const int *ids
     void *compact_args[] = {&active, &count, &chunks, (void *)&ids, &list, &ids_out, &count_out};
     if (rt_spdnn_cuda_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
                              err) != 0 ||
-        rt_spdnn_cuda_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args,
-                             pipe->what, err) != 0)
+        rt_spdnn_cuda_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args, pipe->what,
+                             err) != 0)
         return rt_err_prefix(err, "compacting live features");
     const cudaStream_t stream = (cudaStream_t)rt_cuda_ctx_stream(pipe->ctx);
-    SPDNN_CUDA_CHECK(cudaMemcpyAsync(pipe->h_count, pipe->d_count, sizeof(int),
-                                     cudaMemcpyDeviceToHost, stream),
-                     pipe->what);
+    SPDNN_CUDA_CHECK(
+        cudaMemcpyAsync(pipe->h_count, pipe->d_count, sizeof(int), cudaMemcpyDeviceToHost, stream),
+        pipe->what);
     /* Errors of the layer's kernels (illegal address, ...) surface here. */
     SPDNN_CUDA_CHECK(cudaStreamSynchronize(stream), pipe->what);
     const int kept = *pipe->h_count;

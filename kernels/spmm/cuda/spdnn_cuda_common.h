@@ -24,28 +24,28 @@
 
 /* Threads of the compaction blocks (SCAN_BLOCK of spdnn_ops.cu) and of the elementwise kernels. */
 #define RT_SPDNN_CUDA_SCAN_BLOCK 1024
-#define RT_SPDNN_CUDA_OPS_BLOCK 256
+#define RT_SPDNN_CUDA_OPS_BLOCK  256
 
 typedef struct rt_spdnn_cuda_pipe {
     rt_cuda_ctx *ctx;
     const rt_spdnn_inputs *in;
     int64_t features, neurons;
-    float *d_y0;       /* features x neurons inputs */
-    float *d_y[2];     /* layer outputs */
-    int *d_ident;      /* 0 .. features-1: layer 0's list and ids */
-    int *d_list[2];    /* next layer's source rows */
-    int *d_ids[2];     /* original feature ids of the live rows */
-    int *d_active;     /* liveness flag per live feature of the current layer */
-    int *d_chunks;     /* live count per compaction chunk */
-    int *d_count;      /* live count after compaction */
-    int *h_count;      /* pinned host copy of it */
+    float *d_y0;    /* features x neurons inputs */
+    float *d_y[2];  /* layer outputs */
+    int *d_ident;   /* 0 .. features-1: layer 0's list and ids */
+    int *d_list[2]; /* next layer's source rows */
+    int *d_ids[2];  /* original feature ids of the live rows */
+    int *d_active;  /* liveness flag per live feature of the current layer */
+    int *d_chunks;  /* live count per compaction chunk */
+    int *d_count;   /* live count after compaction */
+    int *h_count;   /* pinned host copy of it */
     rt_cuda_variant count_v, compact_v;
     /* What the last execution left (set by the kernels' run). */
-    int64_t final_count;     /* live features that entered the last layer (0: all died earlier) */
-    const float *final_y;    /* their rows (row q at final_y + q * neurons) */
-    const int *final_ids;    /* their original ids */
-    int64_t layers_run;      /* layers executed (fewer than layers when every feature died) */
-    int64_t feature_layers;  /* live features summed over the layers run */
+    int64_t final_count;    /* live features that entered the last layer (0: all died earlier) */
+    const float *final_y;   /* their rows (row q at final_y + q * neurons) */
+    const int *final_ids;   /* their original ids */
+    int64_t layers_run;     /* layers executed (fewer than layers when every feature died) */
+    int64_t feature_layers; /* live features summed over the layers run */
     char what[768];
 } rt_spdnn_cuda_pipe;
 
@@ -57,17 +57,17 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
  * default when p does not carry it. Fails on a value outside the schema's domain. */
 int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
                             rt_err *err);
-int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out,
-                            size_t len, rt_err *err);
+int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
+                            rt_err *err);
 
 /* "spdnn.cuda.fused {params} on 1024 neurons x 120 layers, 1000 features": names a point. */
-void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p,
-                                  const rt_spdnn_inputs *in, char *out, size_t len);
+void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
+                                  char *out, size_t len);
 
 /* Allocates and fills the buffers, compiles the compaction kernels. 0, RT_INFEASIBLE (device
  * memory) or -1. pipe->what names the point in messages. */
-int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx,
-                             const rt_spdnn_inputs *in, const char *what, rt_err *err);
+int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const rt_spdnn_inputs *in,
+                             const char *what, rt_err *err);
 void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe);
 
 /* Enqueues zeroing of the first `live` flags. */

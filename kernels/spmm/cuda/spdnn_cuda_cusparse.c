@@ -67,24 +67,22 @@ static int read_alg(const rt_params *p, cusparseSpMMAlg_t *alg, rt_err *err)
     return rt_err_set(err, "spdnn.cuda.cusparse: unknown alg '%s'", name);
 }
 
-static int cs_fail(const cs_state *s, const char *call, cusparseStatus_t st, int setup,
-                   rt_err *err)
+static int cs_fail(const cs_state *s, const char *call, cusparseStatus_t st, int setup, rt_err *err)
 {
     rt_err_set(err, "%s: %s failed: %s", s->what, call, cusparseGetErrorString(st));
     /* At setup, an algorithm cuSPARSE does not offer for these operands is a property of the
      * point; anything else (or any failure while running) is an error. */
-    const int unsupported = st == CUSPARSE_STATUS_NOT_SUPPORTED ||
-                            st == CUSPARSE_STATUS_ARCH_MISMATCH ||
-                            st == CUSPARSE_STATUS_ALLOC_FAILED ||
-                            st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
+    const int unsupported =
+        st == CUSPARSE_STATUS_NOT_SUPPORTED || st == CUSPARSE_STATUS_ARCH_MISMATCH ||
+        st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     return setup && unsupported ? RT_INFEASIBLE : -1;
 }
 
-#define CS_CHECK(call, setup)                                                                    \
-    do {                                                                                         \
-        const cusparseStatus_t rt_cs_status_ = (call);                                           \
-        if (rt_cs_status_ != CUSPARSE_STATUS_SUCCESS)                                            \
-            return cs_fail(s, #call, rt_cs_status_, (setup), err);                               \
+#define CS_CHECK(call, setup)                                                                      \
+    do {                                                                                           \
+        const cusparseStatus_t rt_cs_status_ = (call);                                             \
+        if (rt_cs_status_ != CUSPARSE_STATUS_SUCCESS)                                              \
+            return cs_fail(s, #call, rt_cs_status_, (setup), err);                                 \
     } while (0)
 
 static int cs_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -97,8 +95,9 @@ static int cs_check(const rt_kernel_desc *self, const void *inputs, const rt_par
     /* cuSPARSE takes 32-bit CSR indices here: n + 1 offsets up to nnz. */
     for (int64_t l = 0; l < in->layers; ++l)
         if (in->layer[l]->nnz > INT32_MAX) {
-            snprintf(why, whylen, "layer %lld has %lld nonzeros, more than 32-bit CSR indices "
-                                  "address",
+            snprintf(why, whylen,
+                     "layer %lld has %lld nonzeros, more than 32-bit CSR indices "
+                     "address",
                      (long long)l, (long long)in->layer[l]->nnz);
             return RT_INFEASIBLE;
         }
@@ -170,8 +169,7 @@ static int buffer_size(cs_state *s, int64_t l, int64_t live, const float *y, flo
 {
     const int64_t n = s->in->neurons;
     cusparseDnMatDescr_t b, c;
-    CS_CHECK(cusparseCreateDnMat(&b, n, live, n, (void *)y, CUDA_R_32F, CUSPARSE_ORDER_COL),
-             setup);
+    CS_CHECK(cusparseCreateDnMat(&b, n, live, n, (void *)y, CUDA_R_32F, CUSPARSE_ORDER_COL), setup);
     cusparseStatus_t st = cusparseCreateDnMat(&c, n, live, n, z, CUDA_R_32F, CUSPARSE_ORDER_COL);
     if (st != CUSPARSE_STATUS_SUCCESS) {
         cusparseDestroyDnMat(b);
@@ -229,10 +227,10 @@ static int cs_prepare(cs_state *s, const rt_params *p, rt_err *err)
     char define[RT_CUDA_DEFINE_MAX];
     snprintf(define, sizeof define, "SCAN_BLOCK=%d", RT_SPDNN_CUDA_SCAN_BLOCK);
     const char *const defines[1] = {define};
-    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_bias_relu",
-                              &s->relu_v, s->what, err) != 0 ||
-        rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_gather",
-                              &s->gather_v, s->what, err) != 0)
+    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_bias_relu", &s->relu_v,
+                              s->what, err) != 0 ||
+        rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_gather", &s->gather_v,
+                              s->what, err) != 0)
         return -1;
     if (s->relu_v.max_threads_per_block < RT_SPDNN_CUDA_OPS_BLOCK ||
         s->gather_v.max_threads_per_block < RT_SPDNN_CUDA_OPS_BLOCK)
@@ -278,12 +276,13 @@ static int enqueue_spmm(cs_state *s, int64_t l, cusparseDnMatDescr_t b, cusparse
                                      b, &s->beta, c, CUDA_R_32F, s->alg, &bytes),
              0);
     if (bytes > s->buffer_bytes)
-        return rt_err_set(err, "%s: layer %lld's SpMM asks for %zu workspace bytes with %lld "
-                               "live features, more than the %zu allocated for all features",
+        return rt_err_set(err,
+                          "%s: layer %lld's SpMM asks for %zu workspace bytes with %lld "
+                          "live features, more than the %zu allocated for all features",
                           s->what, (long long)l, bytes, (long long)live, s->buffer_bytes);
     CS_CHECK(cusparseSpMM(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                          CUSPARSE_OPERATION_NON_TRANSPOSE, &s->alpha, s->layer[l].mat, b,
-                          &s->beta, c, CUDA_R_32F, s->alg, s->d_buffer),
+                          CUSPARSE_OPERATION_NON_TRANSPOSE, &s->alpha, s->layer[l].mat, b, &s->beta,
+                          c, CUDA_R_32F, s->alg, s->d_buffer),
              0);
     return 0;
 }
@@ -316,9 +315,8 @@ static int layer_spmm_relu(cs_state *s, int64_t l, const float *y, int64_t live,
     int *a_active = s->pipe.d_active;
     void *args[5] = {&a_z, &a_elements, &a_neurons, &a_bias, &a_active};
     const long long needed = (a_elements + RT_SPDNN_CUDA_OPS_BLOCK - 1) / RT_SPDNN_CUDA_OPS_BLOCK;
-    const unsigned grid[3] = {needed < (long long)s->relu_blocks ? (unsigned)needed
-                                                                 : s->relu_blocks,
-                              1, 1};
+    const unsigned grid[3] = {
+        needed < (long long)s->relu_blocks ? (unsigned)needed : s->relu_blocks, 1, 1};
     const unsigned block[3] = {RT_SPDNN_CUDA_OPS_BLOCK, 1, 1};
     return rt_spdnn_cuda_launch(s->ctx, &s->relu_v, grid, block, 0, args, s->what, err);
 }

@@ -15,7 +15,7 @@
 #include "spmm_tiled.h"
 
 #define FUSED_WARP_SIZE 32
-#define FUSED_KIND RT_CUDA_CATALOG_SPDNN_FUSED
+#define FUSED_KIND      RT_CUDA_CATALOG_SPDNN_FUSED
 
 typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
@@ -77,8 +77,9 @@ static int feasible(const rt_device_info *dev, const fused_params *fp, char *why
         return RT_INFEASIBLE;
     }
     if (fp->block_size % FUSED_WARP_SIZE != 0) {
-        snprintf(why, whylen, "block_size must be a multiple of %d (warp votes, ELL slices), not "
-                              "%lld",
+        snprintf(why, whylen,
+                 "block_size must be a multiple of %d (warp votes, ELL slices), not "
+                 "%lld",
                  FUSED_WARP_SIZE, (long long)fp->block_size);
         return RT_INFEASIBLE;
     }
@@ -135,8 +136,8 @@ static int compile_variant(fused_state *s, rt_err *err)
     snprintf(defs[3], sizeof defs[3], "STAGING_ELL=%d", fp->use_ell);
     snprintf(defs[4], sizeof defs[4], "INDEX_BYTES=%lld", (long long)fp->index_bytes);
     const char *const defines[5] = {defs[0], defs[1], defs[2], defs[3], defs[4]};
-    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused",
-                              &s->variant, s->what, err) != 0)
+    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused", &s->variant,
+                              s->what, err) != 0)
         return -1;
     if (s->variant.local_bytes > 0 && !fp->allow_spills) {
         rt_err_set(err,
@@ -146,8 +147,9 @@ static int compile_variant(fused_state *s, rt_err *err)
         return RT_INFEASIBLE;
     }
     if (s->variant.max_threads_per_block < fp->block_size) {
-        rt_err_set(err, "block_size=%lld exceeds the %d threads per block this variant can launch "
-                        "with %d registers per thread",
+        rt_err_set(err,
+                   "block_size=%lld exceeds the %d threads per block this variant can launch "
+                   "with %d registers per thread",
                    (long long)fp->block_size, s->variant.max_threads_per_block,
                    s->variant.registers);
         return RT_INFEASIBLE;
@@ -155,8 +157,9 @@ static int compile_variant(fused_state *s, rt_err *err)
     const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
     const long long shared_total = (long long)fp->dynamic_shared + s->variant.static_shared_bytes;
     if (shared_total > dev->max_shared_per_block_optin) {
-        rt_err_set(err, "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
-                        "the device's %lld",
+        rt_err_set(err,
+                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
+                   "the device's %lld",
                    shared_total, fp->dynamic_shared, s->variant.static_shared_bytes,
                    (long long)dev->max_shared_per_block_optin);
         return RT_INFEASIBLE;
@@ -174,8 +177,9 @@ static int plan_fits_kernel(const rt_tiled_plan *plan, const fused_params *fp, c
         return 0;
     }
     if (plan->p.index_bytes != fp->index_bytes || plan->p.buffsize != fp->buffsize) {
-        snprintf(why, whylen, "plan built for index_bytes=%d, buffsize=%lld; the kernel uses "
-                              "%lld, %lld",
+        snprintf(why, whylen,
+                 "plan built for index_bytes=%d, buffsize=%lld; the kernel uses "
+                 "%lld, %lld",
                  plan->p.index_bytes, (long long)plan->p.buffsize, (long long)fp->index_bytes,
                  (long long)fp->buffsize);
         return 0;
@@ -197,15 +201,14 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
                                             : plan->nstages * plan->p.block_size + 1;
     const int64_t *displ = plan->p.use_ell ? plan->displ : plan->rowdispl;
     if (!displ)
-        return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->what,
-                          (long long)l);
+        return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->what, (long long)l);
     snprintf(what, sizeof what, "layer %lld stage ranges of %s", (long long)l, s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t),
-                                     &fl->d_displ, what, err);
+    int rc = rt_spmm_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t), &fl->d_displ,
+                                     what, err);
     if (rc != 0)
         return rc;
-    const void *index = plan->p.index_bytes == 2 ? (const void *)plan->index16
-                                                 : (const void *)plan->index32;
+    const void *index =
+        plan->p.index_bytes == 2 ? (const void *)plan->index16 : (const void *)plan->index32;
     if (!index && plan->stored > 0)
         return rt_err_set(err, "%s: layer %lld's plan has no %d-byte indices", s->what,
                           (long long)l, plan->p.index_bytes);
@@ -215,8 +218,8 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld weights of %s", (long long)l, s->what);
-    rc = rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value,
-                                    what, err);
+    rc = rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value, what,
+                                    err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld buffdispl of %s", (long long)l, s->what);
@@ -340,8 +343,8 @@ static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_
 }
 
 /* Enqueues layer l for `live` features read through `list` from in_y into out_y. */
-static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int *list,
-                        int64_t live, float *out_y, rt_err *err)
+static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int *list, int64_t live,
+                        float *out_y, rt_err *err)
 {
     const fused_layer *fl = &s->layer[l];
     const int64_t ntiles = (live + s->fp.register_tile - 1) / s->fp.register_tile;
@@ -360,12 +363,12 @@ static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int 
                *a_buffdispl = fl->d_buffdispl, *a_mapdispl = fl->d_mapdispl, *a_map = fl->d_map;
     float a_bias = (float)s->in->bias;
     int *a_active = s->pipe.d_active;
-    void *args[15] = {&a_out,       &a_in,       &a_list,  &a_live,     &a_ntiles,
-                      &a_neurons,   &a_displ,    &a_index, &a_value,    &a_buffdispl,
-                      &a_mapdispl,  &a_map,      &a_buffsize, &a_bias,  &a_active};
+    void *args[15] = {&a_out,      &a_in,    &a_list,     &a_live,  &a_ntiles,
+                      &a_neurons,  &a_displ, &a_index,    &a_value, &a_buffdispl,
+                      &a_mapdispl, &a_map,   &a_buffsize, &a_bias,  &a_active};
     if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0 ||
-        rt_spdnn_cuda_launch(s->ctx, &s->variant, grid, block, s->fp.dynamic_shared, args,
-                             s->what, err) != 0)
+        rt_spdnn_cuda_launch(s->ctx, &s->variant, grid, block, s->fp.dynamic_shared, args, s->what,
+                             err) != 0)
         return rt_err_prefix(err, "layer %lld", (long long)l);
     return 0;
 }

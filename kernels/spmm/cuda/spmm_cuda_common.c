@@ -13,8 +13,8 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
     if (!in || !in->a)
         return rt_err_set(err, "CUDA SpMM kernel called without spmm inputs");
     const rt_csr *a = in->a;
-    if (a->rows < 0 || a->cols < 0 || a->nnz < 0 || !a->rowptr || (a->nnz > 0 && (!a->colidx ||
-                                                                                  !a->val)))
+    if (a->rows < 0 || a->cols < 0 || a->nnz < 0 || !a->rowptr ||
+        (a->nnz > 0 && (!a->colidx || !a->val)))
         return rt_err_set(err, "spmm inputs: matrix A is malformed (%lld x %lld, nnz %lld)",
                           (long long)a->rows, (long long)a->cols, (long long)a->nnz);
     if (a->rowptr[a->rows] != a->nnz)
@@ -33,9 +33,9 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
     if (!b->data && a->cols > 0)
         return rt_err_set(err, "spmm inputs: B has no data");
     if (b->rows != a->cols || b->cols != in->k)
-        return rt_err_set(err, "spmm inputs: B is %lld x %lld, expected %lld x %lld (A's columns x K)",
-                          (long long)b->rows, (long long)b->cols, (long long)a->cols,
-                          (long long)in->k);
+        return rt_err_set(
+            err, "spmm inputs: B is %lld x %lld, expected %lld x %lld (A's columns x K)",
+            (long long)b->rows, (long long)b->cols, (long long)a->cols, (long long)in->k);
     if (b->prec != in->prec || b->layout != in->layout)
         return rt_err_set(err, "spmm inputs: B is %s/%s but the point asks for %s/%s",
                           rt_precision_name(b->prec), rt_layout_name(b->layout),
@@ -150,12 +150,12 @@ int rt_spmm_cuda_dense_setup(rt_spmm_cuda_dense *d, rt_cuda_ctx *ctx, const rt_s
     const size_t elem = d->elem;
     if (d->layout == RT_ROW_MAJOR) {
         for (int64_t i = 0; i < d->n; ++i)
-            memcpy(host + (size_t)i * (size_t)d->k * elem, src + (size_t)i * (size_t)in->b.ld * elem,
-                   (size_t)d->k * elem);
+            memcpy(host + (size_t)i * (size_t)d->k * elem,
+                   src + (size_t)i * (size_t)in->b.ld * elem, (size_t)d->k * elem);
     } else {
         for (int64_t j = 0; j < d->k; ++j)
-            memcpy(host + (size_t)j * (size_t)b_rows * elem, src + (size_t)j * (size_t)in->b.ld * elem,
-                   (size_t)d->n * elem);
+            memcpy(host + (size_t)j * (size_t)b_rows * elem,
+                   src + (size_t)j * (size_t)in->b.ld * elem, (size_t)d->n * elem);
     }
     char buf_what[640];
     snprintf(buf_what, sizeof buf_what, "dense B of %s", what);
@@ -254,14 +254,15 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
                           (long long)rows, (long long)gx, block);
     const int64_t tiles = (k + register_tile - 1) / register_tile;
     grid[0] = (unsigned)gx;
-    grid[1] = (unsigned)(tiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y ? tiles : RT_SPMM_CUDA_MAX_GRID_Y);
+    grid[1] =
+        (unsigned)(tiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y ? tiles : RT_SPMM_CUDA_MAX_GRID_Y);
     grid[2] = 1;
     *ntiles = (int)tiles;
     return 0;
 }
 
-int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what,
-                         rt_traffic *t, rt_err *err)
+int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what, rt_traffic *t,
+                         rt_err *err)
 {
     if (rt_spmm_traffic_fill(in, a_bytes, 1, t, err) != 0)
         return rt_err_prefix(err, "traffic model of %s", what);

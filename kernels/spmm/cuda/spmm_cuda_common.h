@@ -74,8 +74,8 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
  * (m x K); L2 = the same bytes (a lower bound: everything from DRAM passes through L2, and L1
  * keeps nothing across launches); flops = 2 nnz K (nominal). Fails only when the count of B's
  * rows cannot be made (out of memory); the message names `what`. */
-int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what,
-                         rt_traffic *t, rt_err *err);
+int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what, rt_traffic *t,
+                         rt_err *err);
 
 /* Common feasibility of a one-thread-per-row launch: block_size within the device's block limit,
  * min_blocks x block_size within its threads per SM. Returns 0 or RT_INFEASIBLE with why. */

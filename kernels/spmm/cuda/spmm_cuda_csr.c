@@ -87,8 +87,9 @@ static int csr_prepare(csr_state *s, const rt_spmm_inputs *in, const rt_params *
                             err) != 0)
         return rt_err_prefix(err, "%s", s->what);
     if (s->variant.max_threads_per_block < cp.block_size) {
-        rt_err_set(err, "block_size=%lld exceeds the %d threads per block this variant can launch "
-                        "with %d registers per thread",
+        rt_err_set(err,
+                   "block_size=%lld exceeds the %d threads per block this variant can launch "
+                   "with %d registers per thread",
                    (long long)cp.block_size, s->variant.max_threads_per_block,
                    s->variant.registers);
         return RT_INFEASIBLE;
@@ -129,7 +130,7 @@ static int csr_prepare(csr_state *s, const rt_spmm_inputs *in, const rt_params *
     s->arg_nrows = a->rows;
     s->arg_ncols = a->cols;
     s->arg_k = (int)in->k;
-    void *args[9] = {&s->arg_c,   &s->arg_b,     &s->arg_rowptr, &s->arg_colidx, &s->arg_val,
+    void *args[9] = {&s->arg_c,     &s->arg_b,     &s->arg_rowptr, &s->arg_colidx, &s->arg_val,
                      &s->arg_nrows, &s->arg_ncols, &s->arg_k,      &s->arg_ntiles};
     memcpy(s->args, args, sizeof args);
     return 0;
@@ -190,8 +191,7 @@ static int csr_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
         return -1;
     const double elem = (double)rt_precision_bytes(in->prec);
-    const double a_bytes =
-        (double)in->a->nnz * (elem + 4.0) + (double)(in->a->rows + 1) * 8.0;
+    const double a_bytes = (double)in->a->nnz * (elem + 4.0) + (double)(in->a->rows + 1) * 8.0;
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 

@@ -170,7 +170,8 @@ static int read_params(const rt_params *p, cs_params *cp, rt_err *err)
 {
     char alg[32];
     if (rt_spmm_cuda_param_str(p, RT_SPMM_CUDA_KIND_CUSPARSE, "alg", alg, sizeof alg, err) != 0 ||
-        rt_spmm_cuda_param_int(p, RT_SPMM_CUDA_KIND_CUSPARSE, "ell_block", &cp->ell_block, err) != 0)
+        rt_spmm_cuda_param_int(p, RT_SPMM_CUDA_KIND_CUSPARSE, "ell_block", &cp->ell_block, err) !=
+            0)
         return -1;
     cp->alg_index = -1;
     for (int i = 0; i < N_ALGORITHMS; ++i)
@@ -295,20 +296,19 @@ static int cs_fail(cs_state *s, const char *call, cusparseStatus_t st, int infea
 {
     char reason[480];
     lib_log_tail(s->lib, reason, sizeof reason);
-    const int unsupported = st == CUSPARSE_STATUS_NOT_SUPPORTED ||
-                            st == CUSPARSE_STATUS_ARCH_MISMATCH ||
-                            st == CUSPARSE_STATUS_ALLOC_FAILED ||
-                            st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
+    const int unsupported =
+        st == CUSPARSE_STATUS_NOT_SUPPORTED || st == CUSPARSE_STATUS_ARCH_MISMATCH ||
+        st == CUSPARSE_STATUS_ALLOC_FAILED || st == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES;
     rt_err_set(err, "%s: %s failed: %s%s%s", s->what, call, cusparseGetErrorString(st),
                reason[0] ? ": " : "", reason);
     return infeasible_allowed && unsupported ? RT_INFEASIBLE : -1;
 }
 
-#define CS_CHECK(call, infeasible_allowed)                                                      \
-    do {                                                                                         \
-        const cusparseStatus_t rt_cs_status_ = (call);                                           \
-        if (rt_cs_status_ != CUSPARSE_STATUS_SUCCESS)                                            \
-            return cs_fail(s, #call, rt_cs_status_, (infeasible_allowed), err);                  \
+#define CS_CHECK(call, infeasible_allowed)                                                         \
+    do {                                                                                           \
+        const cusparseStatus_t rt_cs_status_ = (call);                                             \
+        if (rt_cs_status_ != CUSPARSE_STATUS_SUCCESS)                                              \
+            return cs_fail(s, #call, rt_cs_status_, (infeasible_allowed), err);                    \
     } while (0)
 
 static int cs_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -322,8 +322,9 @@ static int cs_check(const rt_kernel_desc *self, const void *inputs, const rt_par
         return 0;
     const rt_device_info *dev = rt_cuda_ctx_device(self->backend_ctx);
     if (dev->cc_major < 7) {
-        snprintf(why, whylen, "cuSPARSE Blocked-ELL SpMM needs compute capability 7.0, the device "
-                              "has %d.%d",
+        snprintf(why, whylen,
+                 "cuSPARSE Blocked-ELL SpMM needs compute capability 7.0, the device "
+                 "has %d.%d",
                  dev->cc_major, dev->cc_minor);
         return RT_INFEASIBLE;
     }
@@ -363,7 +364,8 @@ static int upload_indices(cs_state *s, const void *src, int src_is_64, int64_t n
         return rt_spmm_cuda_upload_new(s->ctx, src, (size_t)n * width, dptr, what, err);
     void *tmp = malloc(n > 0 ? (size_t)n * width : 1);
     if (!tmp)
-        return rt_err_set(err, "%s: out of host memory converting %lld indices", what, (long long)n);
+        return rt_err_set(err, "%s: out of host memory converting %lld indices", what,
+                          (long long)n);
     for (int64_t i = 0; i < n; ++i) {
         const int64_t v = src_is_64 ? ((const int64_t *)src)[i] : ((const int32_t *)src)[i];
         if (width == 8)
@@ -419,14 +421,15 @@ static int build_csr_or_coo(cs_state *s, const rt_spmm_inputs *in, rt_err *err)
 static int build_bell(cs_state *s, const rt_spmm_inputs *in, const bell_shape *sh, rt_err *err)
 {
     const rt_csr *a = in->a;
-    int32_t *colind = malloc((size_t)(sh->block_rows * sh->ell_blocks > 0
-                                          ? sh->block_rows * sh->ell_blocks : 1) * sizeof *colind);
+    int32_t *colind =
+        malloc((size_t)(sh->block_rows * sh->ell_blocks > 0 ? sh->block_rows * sh->ell_blocks : 1) *
+               sizeof *colind);
     double *values = malloc((size_t)(sh->stored > 0 ? sh->stored : 1) * sizeof *values);
     if (!colind || !values) {
         free(colind);
         free(values);
-        return rt_err_set(err, "%s: out of host memory building Blocked-ELL (%lld values)",
-                          s->what, (long long)sh->stored);
+        return rt_err_set(err, "%s: out of host memory building Blocked-ELL (%lld values)", s->what,
+                          (long long)sh->stored);
     }
     int rc = bell_fill(a, sh, colind, values, err);
     char what[900];
@@ -481,8 +484,9 @@ static int cs_prepare(cs_state *s, const rt_spmm_inputs *in, const rt_params *p,
     if (s->format == FMT_BELL) {
         const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
         if (dev->cc_major < 7) {
-            rt_err_set(err, "cuSPARSE Blocked-ELL SpMM needs compute capability 7.0, the device "
-                            "has %d.%d",
+            rt_err_set(err,
+                       "cuSPARSE Blocked-ELL SpMM needs compute capability 7.0, the device "
+                       "has %d.%d",
                        dev->cc_major, dev->cc_minor);
             return RT_INFEASIBLE;
         }
@@ -505,8 +509,8 @@ static int cs_prepare(cs_state *s, const rt_spmm_inputs *in, const rt_params *p,
     rc = rt_spmm_cuda_dense_setup(&s->dense, s->ctx, in, b_rows, c_rows, s->what, err);
     if (rc != 0)
         return rc;
-    const cusparseOrder_t order = in->layout == RT_ROW_MAJOR ? CUSPARSE_ORDER_ROW
-                                                             : CUSPARSE_ORDER_COL;
+    const cusparseOrder_t order =
+        in->layout == RT_ROW_MAJOR ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
     const int64_t ldb = in->layout == RT_ROW_MAJOR ? in->k : b_rows;
     const int64_t ldc = in->layout == RT_ROW_MAJOR ? in->k : c_rows;
     CS_CHECK(cusparseCreateDnMat(&s->mat_b, b_rows, in->k, ldb, s->dense.d_b, s->type, order), 1);
@@ -620,9 +624,7 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
         (a->nnz <= INT32_MAX && a->rows < INT32_MAX && a->cols < INT32_MAX) ? 4.0 : 8.0;
     double a_bytes;
     switch (algorithms[cp.alg_index].format) {
-    case FMT_COO:
-        a_bytes = (double)a->nnz * (elem + 2.0 * idx);
-        break;
+    case FMT_COO: a_bytes = (double)a->nnz * (elem + 2.0 * idx); break;
     case FMT_BELL: {
         bell_shape sh;
         if (bell_measure(a, cp.ell_block, &sh, err) != 0)
@@ -630,9 +632,7 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
         a_bytes = (double)sh.stored * elem + (double)(sh.block_rows * sh.ell_blocks) * 4.0;
         break;
     }
-    default:
-        a_bytes = (double)a->nnz * (elem + idx) + (double)(a->rows + 1) * idx;
-        break;
+    default: a_bytes = (double)a->nnz * (elem + idx) + (double)(a->rows + 1) * idx; break;
     }
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }

@@ -68,8 +68,8 @@ static void ell_teardown(void *state)
  * holds that many entries before trusting the layout on the device. */
 static int ell_layout_ok(const rt_ell *e, char *why, size_t whylen)
 {
-    if (e->slice_height != ELL_SLICE_HEIGHT || e->nslices != (e->rows + ELL_SLICE_HEIGHT - 1) /
-                                                                 ELL_SLICE_HEIGHT) {
+    if (e->slice_height != ELL_SLICE_HEIGHT ||
+        e->nslices != (e->rows + ELL_SLICE_HEIGHT - 1) / ELL_SLICE_HEIGHT) {
         snprintf(why, whylen, "ELL has slice height %d and %lld slices for %lld rows",
                  (int)e->slice_height, (long long)e->nslices, (long long)e->rows);
         return 0;
@@ -96,8 +96,9 @@ static int ell_upload(ell_state *s, const rt_ell *e, rt_precision prec, rt_err *
 {
     char what[900];
     snprintf(what, sizeof what, "ELL slice offsets of %s", s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
-                                     &s->d_slice_ptr, what, err);
+    int rc =
+        rt_spmm_cuda_upload_new(s->ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
+                                &s->d_slice_ptr, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "ELL slice widths of %s", s->what);
@@ -141,8 +142,9 @@ static int ell_prepare(ell_state *s, const rt_spmm_inputs *in, const rt_params *
                             err) != 0)
         return rt_err_prefix(err, "%s", s->what);
     if (s->variant.max_threads_per_block < ep.block_size) {
-        rt_err_set(err, "block_size=%lld exceeds the %d threads per block this variant can launch "
-                        "with %d registers per thread",
+        rt_err_set(err,
+                   "block_size=%lld exceeds the %d threads per block this variant can launch "
+                   "with %d registers per thread",
                    (long long)ep.block_size, s->variant.max_threads_per_block,
                    s->variant.registers);
         return RT_INFEASIBLE;
@@ -183,8 +185,8 @@ static int ell_prepare(ell_state *s, const rt_spmm_inputs *in, const rt_params *
     s->arg_ncols = a->cols;
     s->arg_k = (int)in->k;
     s->arg_slice_height = slice_height;
-    void *args[11] = {&s->arg_c,      &s->arg_b,     &s->arg_slice_ptr, &s->arg_slice_width,
-                      &s->arg_colidx, &s->arg_val,   &s->arg_nrows,     &s->arg_ncols,
+    void *args[11] = {&s->arg_c,      &s->arg_b,      &s->arg_slice_ptr,   &s->arg_slice_width,
+                      &s->arg_colidx, &s->arg_val,    &s->arg_nrows,       &s->arg_ncols,
                       &s->arg_k,      &s->arg_ntiles, &s->arg_slice_height};
     memcpy(s->args, args, sizeof args);
     return 0;

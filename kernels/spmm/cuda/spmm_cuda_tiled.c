@@ -17,8 +17,8 @@ typedef struct tiled_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
     int64_t nnz_unroll;
     int use_ell;
-    int64_t buffsize;       /* staged B rows per stage */
-    size_t dynamic_shared;  /* buffsize * register_tile * sizeof(value) */
+    int64_t buffsize;      /* staged B rows per stage */
+    size_t dynamic_shared; /* buffsize * register_tile * sizeof(value) */
 } tiled_params;
 
 /* What the traffic model needs of a plan, remembered per context so that the traffic hook does
@@ -48,8 +48,7 @@ typedef struct tiled_state {
     char what[768];
 } tiled_state;
 
-static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp,
-                       rt_err *err)
+static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
 {
     const int kind = RT_SPMM_CUDA_KIND_TILED;
     char staging[16];
@@ -130,7 +129,8 @@ static void tiled_teardown(void *state)
 
 static uint64_t pattern_fingerprint(const rt_csr *a)
 {
-    uint64_t h = rt_hash64(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t), 0x1f83d9abfb41bd6bULL);
+    uint64_t h =
+        rt_hash64(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t), 0x1f83d9abfb41bd6bULL);
     if (a->nnz > 0)
         h = rt_hash64(a->colidx, (size_t)a->nnz * sizeof(int32_t), h);
     return h;
@@ -198,29 +198,30 @@ static int upload_plan(tiled_state *s, const rt_tiled_plan *plan, rt_precision p
                                      what, err);
     if (rc != 0)
         return rc;
-    const void *index = plan->p.index_bytes == 2 ? (const void *)plan->index16
-                                                 : (const void *)plan->index32;
+    const void *index =
+        plan->p.index_bytes == 2 ? (const void *)plan->index16 : (const void *)plan->index32;
     if (!index && plan->stored > 0)
-        return rt_err_set(err, "%s: the plan has no %d-byte indices", s->what,
-                          plan->p.index_bytes);
+        return rt_err_set(err, "%s: the plan has no %d-byte indices", s->what, plan->p.index_bytes);
     snprintf(what, sizeof what, "shared-memory indices of %s", s->what);
     rc = rt_spmm_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
                                  &s->d_index, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "values of %s", s->what);
-    rc = rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, prec, &s->d_value, what,
-                                    err);
+    rc =
+        rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, prec, &s->d_value, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "buffdispl of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->buffdispl, (size_t)(plan->nblocks + 1) * sizeof(int64_t),
-                                 &s->d_buffdispl, what, err);
+    rc = rt_spmm_cuda_upload_new(s->ctx, plan->buffdispl,
+                                 (size_t)(plan->nblocks + 1) * sizeof(int64_t), &s->d_buffdispl,
+                                 what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "mapdispl of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->mapdispl, (size_t)(plan->nstages + 1) * sizeof(int64_t),
-                                 &s->d_mapdispl, what, err);
+    rc = rt_spmm_cuda_upload_new(s->ctx, plan->mapdispl,
+                                 (size_t)(plan->nstages + 1) * sizeof(int64_t), &s->d_mapdispl,
+                                 what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "map of %s", s->what);
@@ -241,7 +242,8 @@ static int plan_fits_kernel(const rt_tiled_plan *plan, const tiled_params *tp, c
         snprintf(why, whylen, "plan lacks buffdispl, mapdispl or map");
         return 0;
     }
-    if (plan->nmap != plan->mapdispl[plan->nstages] || plan->buffdispl[plan->nblocks] != plan->nstages) {
+    if (plan->nmap != plan->mapdispl[plan->nstages] ||
+        plan->buffdispl[plan->nblocks] != plan->nstages) {
         snprintf(why, whylen, "plan totals disagree (nmap %lld, stages %lld)",
                  (long long)plan->nmap, (long long)plan->nstages);
         return 0;
@@ -285,8 +287,9 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
         return RT_INFEASIBLE;
     }
     if (s->variant.max_threads_per_block < tp->block_size) {
-        rt_err_set(err, "block_size=%lld exceeds the %d threads per block this variant can launch "
-                        "with %d registers per thread",
+        rt_err_set(err,
+                   "block_size=%lld exceeds the %d threads per block this variant can launch "
+                   "with %d registers per thread",
                    (long long)tp->block_size, s->variant.max_threads_per_block,
                    s->variant.registers);
         return RT_INFEASIBLE;
@@ -294,8 +297,9 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
     const long long shared_total = (long long)tp->dynamic_shared + s->variant.static_shared_bytes;
     if (shared_total > dev->max_shared_per_block_optin) {
-        rt_err_set(err, "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
-                        "the device's %lld",
+        rt_err_set(err,
+                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
+                   "the device's %lld",
                    shared_total, tp->dynamic_shared, s->variant.static_shared_bytes,
                    (long long)dev->max_shared_per_block_optin);
         return RT_INFEASIBLE;
@@ -303,8 +307,7 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     return 0;
 }
 
-static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_params *p,
-                         rt_err *err)
+static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
 {
     tiled_params tp;
     if (read_params(p, in, &tp, err) != 0)
@@ -326,8 +329,8 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
     s->cfg.block[0] = (unsigned)tp.block_size;
     s->cfg.block[1] = s->cfg.block[2] = 1;
     s->cfg.dynamic_shared_bytes = tp.dynamic_shared;
-    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)tp.block_size, tp.dynamic_shared,
-                          &s->occupancy, err) != 0)
+    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)tp.block_size, tp.dynamic_shared, &s->occupancy,
+                          err) != 0)
         return rt_err_prefix(err, "%s", s->what);
 
     /* Preprocessing time = host plan build + upload; the plan check between them is not part of
@@ -376,9 +379,9 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
     s->arg_ncols = a->cols;
     s->arg_k = (int)in->k;
     s->arg_buffsize = (int)tp.buffsize;
-    void *args[13] = {&s->arg_c,      &s->arg_b,         &s->arg_displ,    &s->arg_index,
-                      &s->arg_value,  &s->arg_nrows,     &s->arg_ncols,    &s->arg_k,
-                      &s->arg_ntiles, &s->arg_buffdispl, &s->arg_mapdispl, &s->arg_map,
+    void *args[13] = {&s->arg_c,       &s->arg_b,         &s->arg_displ,    &s->arg_index,
+                      &s->arg_value,   &s->arg_nrows,     &s->arg_ncols,    &s->arg_k,
+                      &s->arg_ntiles,  &s->arg_buffdispl, &s->arg_mapdispl, &s->arg_map,
                       &s->arg_buffsize};
     memcpy(s->args, args, sizeof args);
     return 0;

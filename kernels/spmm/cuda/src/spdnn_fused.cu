@@ -36,7 +36,7 @@
 #define INDEX_BYTES 2
 #endif
 #define WARP_SIZE 32
-#define YMAX 32.0f
+#define YMAX      32.0f
 
 #if (BLOCK_SIZE % WARP_SIZE) != 0
 #error "spdnn_fused needs BLOCK_SIZE to be a multiple of the warp size (warp votes)"
@@ -61,13 +61,12 @@ typedef int index_t;
 
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
-extern "C" __global__ void RT_LAUNCH_BOUNDS
-rt_spdnn_fused(float *__restrict__ Y_out, const float *__restrict__ Y_in,
-               const int *__restrict__ list, int nlive, int ntiles, long long neurons,
-               const long long *__restrict__ displ, const index_t *__restrict__ index,
-               const float *__restrict__ value, const long long *__restrict__ buffdispl,
-               const long long *__restrict__ mapdispl, const int *__restrict__ map, int buffsize,
-               float bias, int *__restrict__ active)
+extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
+    float *__restrict__ Y_out, const float *__restrict__ Y_in, const int *__restrict__ list,
+    int nlive, int ntiles, long long neurons, const long long *__restrict__ displ,
+    const index_t *__restrict__ index, const float *__restrict__ value,
+    const long long *__restrict__ buffdispl, const long long *__restrict__ mapdispl,
+    const int *__restrict__ map, int buffsize, float bias, int *__restrict__ active)
 {
     extern __shared__ __align__(16) unsigned char rt_shared_bytes[];
     int *src = reinterpret_cast<int *>(rt_shared_bytes);

@@ -16,14 +16,14 @@
 #endif
 #define WARP_SIZE 32
 #define FULL_MASK 0xffffffffu
-#define YMAX 32.0f
+#define YMAX      32.0f
 
 #if (SCAN_BLOCK % WARP_SIZE) != 0 || SCAN_BLOCK > 1024 || SCAN_BLOCK < WARP_SIZE
 #error "SCAN_BLOCK must be a multiple of 32 between 32 and 1024"
 #endif
 
 extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
-rt_spdnn_flag_count(const int *__restrict__ active, int count, int *__restrict__ chunk_counts)
+    rt_spdnn_flag_count(const int *__restrict__ active, int count, int *__restrict__ chunk_counts)
 {
     const long long q = (long long)blockIdx.x * SCAN_BLOCK + threadIdx.x;
     const int flag = (q < count && active[q] != 0) ? 1 : 0;
@@ -45,9 +45,10 @@ __device__ __forceinline__ int warp_inclusive_sum(int x, int lane)
 }
 
 extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
-rt_spdnn_compact(const int *__restrict__ active, int count, const int *__restrict__ chunk_counts,
-                 const int *__restrict__ ids_in, int *__restrict__ list_out,
-                 int *__restrict__ ids_out, int *__restrict__ count_out)
+    rt_spdnn_compact(const int *__restrict__ active, int count,
+                     const int *__restrict__ chunk_counts, const int *__restrict__ ids_in,
+                     int *__restrict__ list_out, int *__restrict__ ids_out,
+                     int *__restrict__ count_out)
 {
     __shared__ int warp_sums[SCAN_BLOCK / WARP_SIZE];
     __shared__ int offset_shared;

@@ -1,9 +1,9 @@
 // spmm.cuda.csr: C = A * B with A in CSR, one thread per row of A, REGISTER columns of C per
 // thread held in registers. Compiled at run time by NVRTC; the defines below select the variant
 // (their defaults only serve the nvcc syntax check in the build).
-//   RT_FP64       0: float, 1: double            RT_ROW_MAJOR  1: B and C row-major, 0: column-major
-//   BLOCK_SIZE    threads per block               REGISTER      columns of C per thread (1..64)
-//   MIN_BLOCKS    __launch_bounds__ minimum blocks per SM (0: none)
+//   RT_FP64       0: float, 1: double            RT_ROW_MAJOR  1: B and C row-major, 0:
+//   column-major BLOCK_SIZE    threads per block               REGISTER      columns of C per
+//   thread (1..64) MIN_BLOCKS    __launch_bounds__ minimum blocks per SM (0: none)
 // B is n x K, C is m x K. grid.x covers the rows, grid.y walks K in tiles of REGISTER; when K needs
 // more than 65535 tiles each block loops over the tiles it owns (blockIdx.y + j * gridDim.y).
 #ifndef RT_FP64

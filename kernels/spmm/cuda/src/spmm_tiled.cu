@@ -3,11 +3,11 @@
 // A and walks its stages: the block first copies the columns of B that the stage's nonzeros touch
 // (map) into shared memory, synchronises, then every thread accumulates its row from shared memory
 // through the plan's 2- or 4-byte shared indices, REGISTER columns of C at a time in registers.
-//   RT_FP64       0: float, 1: double            RT_ROW_MAJOR  1: B and C row-major, 0: column-major
-//   BLOCK_SIZE    threads = rows per block        REGISTER      columns of C per thread (1..64)
-//   MIN_BLOCKS    NUMBLOCKS of __launch_bounds__  STAGING_ELL   1: ELL per (stage, warp), 0: CSR
-//   INDEX_BYTES   2 (unsigned short) or 4 (int) shared-memory indices
-//   NNZ_UNROLL    nonzeros loaded ahead per thread (1 = Listing 1's loop)
+//   RT_FP64       0: float, 1: double            RT_ROW_MAJOR  1: B and C row-major, 0:
+//   column-major BLOCK_SIZE    threads = rows per block        REGISTER      columns of C per
+//   thread (1..64) MIN_BLOCKS    NUMBLOCKS of __launch_bounds__  STAGING_ELL   1: ELL per (stage,
+//   warp), 0: CSR INDEX_BYTES   2 (unsigned short) or 4 (int) shared-memory indices NNZ_UNROLL
+//   nonzeros loaded ahead per thread (1 = Listing 1's loop)
 // Shared memory holds buffsize * REGISTER values: column-major B is staged as
 // shared[k * buffsize + slot] (the paper's layout), row-major B as shared[slot * REGISTER + k] so
 // that consecutive threads copy consecutive elements of a row of B (coalesced along k).
@@ -82,19 +82,18 @@ typedef int index_t;
 #endif
 
 #if RT_ROW_MAJOR
-#define RT_SHARED_AT(slot, k) shared[(slot) * REGISTER + (k)]
+#define RT_SHARED_AT(slot, k) shared[(slot)*REGISTER + (k)]
 #else
-#define RT_SHARED_AT(slot, k) shared[(k) * buffsize + (slot)]
+#define RT_SHARED_AT(slot, k) shared[(k)*buffsize + (slot)]
 #endif
 
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
-extern "C" __global__ void RT_LAUNCH_BOUNDS
-rt_spmm_tiled(value_t *__restrict__ C, const value_t *__restrict__ B,
-              const long long *__restrict__ displ, const index_t *__restrict__ index,
-              const value_t *__restrict__ value, long long nrows, long long ncols, int K,
-              int ntiles, const long long *__restrict__ buffdispl,
-              const long long *__restrict__ mapdispl, const int *__restrict__ map, int buffsize)
+extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
+    value_t *__restrict__ C, const value_t *__restrict__ B, const long long *__restrict__ displ,
+    const index_t *__restrict__ index, const value_t *__restrict__ value, long long nrows,
+    long long ncols, int K, int ntiles, const long long *__restrict__ buffdispl,
+    const long long *__restrict__ mapdispl, const int *__restrict__ map, int buffsize)
 {
     extern __shared__ __align__(16) unsigned char rt_shared_bytes[];
     value_t *shared = reinterpret_cast<value_t *>(rt_shared_bytes);
