@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rt_cli.h"
+#include "rt_comm.h"
 #include "rt_kernels.h"
 #include "rt_machine.h"
 #include "rt_roofline_plot.h"
@@ -113,5 +114,21 @@ int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const cha
     printf("roofline: %d figure(s), %d point(s) against machine '%s'%s%s%s\n", rr.n_figures,
            rr.n_points, m.name, generic ? " (generic ceilings)" : "", rr.message[0] ? ": " : "",
            rr.message);
+    return 0;
+}
+
+int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket,
+                     struct rt_comm **comm)
+{
+    MPI_Init(NULL, NULL);
+    rt_err err;
+    rt_err_clear(&err);
+    const rt_comm_opts copt = {.ranks_per_node = (int)ranks_per_node,
+                               .ranks_per_socket = (int)ranks_per_socket};
+    if (rt_comm_create(&copt, comm, &err) != 0) {
+        fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
+        MPI_Finalize();
+        return -1;
+    }
     return 0;
 }

@@ -21,6 +21,13 @@ void rt_cli_env_close(rt_cli_env *env);
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
                      rt_err *err);
 
+struct rt_comm;
+/* MPI_Init, then the job's topology with the node/socket emulation of --ranks-per-node and
+ * --ranks-per-socket (0: real). On failure prints "rooftune CMD: reason", finalises MPI and
+ * returns -1; the caller then exits with RT_EXIT_USAGE. */
+int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket,
+                     struct rt_comm **comm);
+
 struct sqlite3;
 /* Draws the roofline figure of an experiment into out_dir against machine_path, or, when it is
  * NULL, the machine file `machine: auto` picks for the device the newest run recorded. Prints one

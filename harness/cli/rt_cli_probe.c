@@ -78,15 +78,10 @@ int rt_cli_probe(int argc, char **argv)
         return RT_EXIT_USAGE;
     }
 
-    MPI_Init(NULL, NULL);
-    int status = RT_EXIT_OK;
     rt_comm *comm = NULL;
-    rt_comm_opts copt = {.ranks_per_node = (int)rpn, .ranks_per_socket = (int)rps};
-    if (rt_comm_create(&copt, &comm, &err) != 0) {
-        fprintf(stderr, "rooftune probe: %s\n", err.msg);
-        MPI_Finalize();
+    if (rt_cli_mpi_start("probe", rpn, rps, &comm) != 0)
         return RT_EXIT_USAGE;
-    }
+    int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);
     rt_cli_env env;
     memset(&env, 0, sizeof env);

@@ -148,15 +148,10 @@ int rt_cli_run(int argc, char **argv)
         return rt_cli_run_model_only(config_path, sets, n_sets, db, model_only, model_ranks, rpn,
                                      rps, model_machine, quiet);
 
-    MPI_Init(NULL, NULL);
-    int status = RT_EXIT_OK;
     rt_comm *comm = NULL;
-    rt_comm_opts copt = {.ranks_per_node = (int)rpn, .ranks_per_socket = (int)rps};
-    if (rt_comm_create(&copt, &comm, &err) != 0) {
-        fprintf(stderr, "rooftune run: %s\n", err.msg);
-        MPI_Finalize();
+    if (rt_cli_mpi_start("run", rpn, rps, &comm) != 0)
         return RT_EXIT_USAGE;
-    }
+    int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);
 
     rt_config cfg;
