@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_nvrtc.h"
+#include "rt_kernels.h"
 #include "spmm_cuda_catalog.h"
 
 /* A block may use more than this much dynamic shared memory only after opting in per function. */
@@ -47,53 +48,24 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
     return 0;
 }
 
-static int param_value(const rt_params *p, int index, const char *name, rt_value *v, rt_err *err)
+/* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
+ * (rt_kernels_param_int/_str), applied to the catalog entry's schema. */
+int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
+                            rt_err *err)
 {
     const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(index);
     if (!e)
         return rt_err_set(err, "no CUDA catalog entry %d", index);
-    const rt_param_schema *s = NULL;
-    for (int i = 0; i < e->n_params; ++i)
-        if (strcmp(e->params[i].name, name) == 0)
-            s = &e->params[i];
-    if (!s)
-        return rt_err_set(err, "%s has no parameter '%s'", e->name, name);
-    const rt_value *given = p ? rt_params_get(p, name) : NULL;
-    if (given)
-        *v = *given;
-    else if (rt_param_default(s, v, err) != 0)
-        return rt_err_prefix(err, "%s", e->name);
-    char why[256];
-    if (rt_param_check(s, v, why, sizeof why) != 0)
-        return rt_err_set(err, "%s: %s", e->name, why);
-    return 0;
-}
-
-int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
-                            rt_err *err)
-{
-    rt_value v;
-    if (param_value(p, index, name, &v, err) != 0)
-        return -1;
-    if (v.kind == RT_V_INT)
-        *out = v.i;
-    else if (v.kind == RT_V_REAL && v.r == floor(v.r) && fabs(v.r) < 9.0e15)
-        *out = (int64_t)v.r;
-    else
-        return rt_err_set(err, "parameter %s must be an integer", name);
-    return 0;
+    return rt_kernels_param_int(e->params, e->n_params, e->name, p, name, out, err);
 }
 
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err)
 {
-    rt_value v;
-    if (param_value(p, index, name, &v, err) != 0)
-        return -1;
-    if (v.kind != RT_V_STR)
-        return rt_err_set(err, "parameter %s must be a word", name);
-    snprintf(out, len, "%s", v.s);
-    return 0;
+    const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(index);
+    if (!e)
+        return rt_err_set(err, "no CUDA catalog entry %d", index);
+    return rt_kernels_param_str(e->params, e->n_params, e->name, p, name, out, len, err);
 }
 
 void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
