@@ -6,6 +6,7 @@
 #
 #   ci/gpu-run.sh build test quickstart sanitize regtile tiled probe
 #   ci/gpu-run.sh build run=configs/tune/tiled-block-size.yaml   (any config, into $base)
+#   ci/gpu-run.sh build fresh=configs/paper/register-tiling.yaml (the same into a new store)
 #
 # On the lent GPU machine, which lacks libyaml and the SQLite headers, the packages from
 # .devkit/debs are unpacked first (see ../shared/device/README.md).
@@ -52,11 +53,13 @@ for s in $stages; do
     ;;
   sanitize)
     log "compute-sanitizer"
-    for tool in memcheck racecheck; do
-      timeout "$budget" compute-sanitizer --tool $tool --error-exitcode 9 \
-        $RT run configs/gpu-sanitize.yaml --db "$out/sanitize-$tool.db" --quiet \
-        >"$out/sanitize-$tool.log" 2>&1
-      log "compute-sanitizer $tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|summary:" "$out/sanitize-$tool.log"
+    for cfg in configs/gpu-sanitize.yaml configs/gpu-sanitize-spdnn.yaml; do
+      for tool in memcheck racecheck; do
+        name=$(basename "$cfg" .yaml)-$tool
+        timeout "$budget" compute-sanitizer --tool $tool --error-exitcode 9 \
+          $RT run "$cfg" --db "$out/$name.db" --quiet >"$out/$name.log" 2>&1
+        log "compute-sanitizer $name exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|summary:" "$out/$name.log"
+      done
     done
     ;;
   check)
@@ -88,6 +91,15 @@ for s in $stages; do
     mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ngpu" $RT probe --out "$out/probe-$dev.yaml" \
       >"$out/probe.log" 2>&1
     log "probe exit $?"; tail -5 "$out/probe.log"
+    ;;
+  fresh=*)
+    # A new store for the config: the old runs of it are dropped (e.g. the config gained counters).
+    cfg=${s#fresh=}
+    name=$(basename "$cfg" .yaml)
+    rm -f "$base/$name.db" "$base/$name.db-wal" "$base/$name.db-shm"
+    log "fresh run $cfg"
+    timeout "$budget" $RT run "$cfg" --db "$base/$name.db" >"$out/$name.log" 2>&1
+    log "$name exit $?"; grep -E "summary|resumed" "$out/$name.log"
     ;;
   run=*)
     cfg=${s#run=}
