@@ -1,5 +1,7 @@
 #include "spmm_cuda_catalog.h"
 
+#include "spmm2d_kernels.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +84,23 @@ static const rt_param_schema spdnn_cusparse_params[] = {
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* dspmm (kernels/dspmm/cuda/dspmm_cuda_sender.h): the CPU sender's algorithm and plan; the
+ * transport of each hop is chosen by the tier it crosses. */
+static const rt_param_schema dspmm_sender_params[] = {
+    {"p_batch", RT_V_INT, "1..65536", "1", 0,
+     "batch groups: the columns of B and C are split among them (must divide the ranks)"},
+    {"comm", RT_V_STR, "direct|node|socket+node", "direct", 0,
+     "reduction of partial rows: direct all-to-all, or through node (and socket) proxies"},
+    {"minibatch", RT_V_INT, "0..65536", "0", 0,
+     "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"},
+    {"intra", RT_V_STR, "ipc|staged", "ipc", 0,
+     "hops inside a node: device to device through CUDA IPC, or staged through pinned host "
+     "memory and MPI like the hops between nodes"},
+    {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
+     "TEST HOOK: this world rank reports a failure (-1: none)"},
+    {"fail_at", RT_V_STR, "setup|run", "run", 0, "TEST HOOK: where fail_rank fails"},
+};
+
 static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
     {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K", csr_params,
      N_OF(csr_params), "spmm"},
@@ -100,6 +119,32 @@ static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
      "sparse DNN inference: cuSPARSE SpMM per layer, then a separate bias + ReLU kernel "
      "(baseline), dead features compacted out",
      spdnn_cusparse_params, N_OF(spdnn_cusparse_params), "spdnn"},
+    {RT_DSPMM_CUDA_SENDER,
+     "distributed SpMM on GPUs, sender multiplies (cuSPARSE): partial rows reduced directly or "
+     "through node (and socket) proxies; CUDA IPC inside a node, pinned host staging + MPI "
+     "between nodes",
+     dspmm_sender_params, N_OF(dspmm_sender_params), "dspmm"},
+    {"spmm2d.cuda.stationary_c",
+     "2D SpMM on GPUs, stationary C (cuSPARSE local SpMM, tiles staged through the host)",
+     rt_spmm2d_sc_params, RT_SPMM2D_SC_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.stationary_a", "2D SpMM on GPUs, stationary A: partial C to remote queues",
+     rt_spmm2d_sa_params, RT_SPMM2D_SA_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.stationary_b", "2D SpMM on GPUs, stationary B: partial C to remote queues",
+     rt_spmm2d_sa_params, RT_SPMM2D_SA_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.summa", "2D SpMM on GPUs, bulk-synchronous SUMMA", rt_spmm2d_summa_params,
+     RT_SPMM2D_SUMMA_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.summa_a", "2D SpMM on GPUs, reduce-based stationary-A SUMMA",
+     rt_spmm2d_summa_params, RT_SPMM2D_SUMMA_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.ws_random", "2D SpMM on GPUs, stationary A with random work stealing",
+     rt_spmm2d_ws_params, RT_SPMM2D_WS_NPARAMS, "spmm2d"},
+    {"spmm2d.cuda.ws_locality", "2D SpMM on GPUs, stationary C with locality-aware work stealing",
+     rt_spmm2d_ws_params, RT_SPMM2D_WS_NPARAMS, "spmm2d"},
+    {"spgemm2d.cuda.stationary_c", "2D SpGEMM on GPUs (cuSPARSE local SpGEMM), stationary C",
+     rt_spmm2d_sc_params, RT_SPMM2D_SC_NPARAMS, "spgemm2d"},
+    {"spgemm2d.cuda.stationary_a", "2D SpGEMM on GPUs, stationary A: sparse partial C to queues",
+     rt_spmm2d_sa_params, RT_SPMM2D_SA_NPARAMS, "spgemm2d"},
+    {"spgemm2d.cuda.summa", "2D SpGEMM on GPUs, bulk-synchronous SUMMA", rt_spmm2d_summa_params,
+     RT_SPMM2D_SUMMA_NPARAMS, "spgemm2d"},
 };
 
 const rt_spmm_cuda_entry *rt_spmm_cuda_catalog_at(int kind)

@@ -27,13 +27,22 @@ typedef enum rt_spmm_cuda_kind {
 } rt_spmm_cuda_kind;
 
 /* CUDA kernels of other families share this catalog (so the same unavailable registration
- * covers them); they follow the spmm kernels, at these indices of rt_cuda_catalog_entry. */
+ * covers them); they follow the spmm kernels, at these indices of rt_cuda_catalog_entry. The
+ * distributed ones (dspmm, spmm2d, spgemm2d) are the CPU kernels' algorithms with GPU local work
+ * and GPU transports (kernels/dspmm/cuda, kernels/spmm2d/cuda). */
 #define RT_SPDNN_CUDA_FUSED    "spdnn.cuda.fused"
 #define RT_SPDNN_CUDA_CUSPARSE "spdnn.cuda.cusparse"
+#define RT_DSPMM_CUDA_SENDER   "dspmm.cuda.sender"
+/* spmm2d.cuda.<variant> and spgemm2d.cuda.<variant>, in the order of the CPU kernels
+ * (rt_spmm2d_kernels()): stationary_c, stationary_a, stationary_b, summa, summa_a, ws_random,
+ * ws_locality, then spgemm2d stationary_c, stationary_a, summa. */
+#define RT_SPMM2D_CUDA_COUNT 10
 typedef enum rt_cuda_catalog_index {
     RT_CUDA_CATALOG_SPDNN_FUSED = RT_SPMM_CUDA_KIND_COUNT,
     RT_CUDA_CATALOG_SPDNN_CUSPARSE,
-    RT_CUDA_CATALOG_COUNT
+    RT_CUDA_CATALOG_DSPMM_SENDER,
+    RT_CUDA_CATALOG_SPMM2D_FIRST,
+    RT_CUDA_CATALOG_COUNT = RT_CUDA_CATALOG_SPMM2D_FIRST + RT_SPMM2D_CUDA_COUNT
 } rt_cuda_catalog_index;
 
 typedef struct rt_spmm_cuda_entry {

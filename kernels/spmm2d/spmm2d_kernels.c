@@ -48,10 +48,16 @@
             "seed of the order in which idle ranks try other tiles"                                \
     }
 
-static const rt_param_schema sc_params[] = {P_PR, P_REFINE, P_PREFETCH};
-static const rt_param_schema sa_params[] = {P_PR, P_REFINE, P_PREFETCH, P_SLOTS};
-static const rt_param_schema summa_params[] = {P_PR, P_REFINE};
-static const rt_param_schema ws_params[] = {P_PR, P_REFINE, P_PREFETCH, P_SLOTS, P_SEED};
+const rt_param_schema rt_spmm2d_sc_params[RT_SPMM2D_SC_NPARAMS] = {P_PR, P_REFINE, P_PREFETCH};
+const rt_param_schema rt_spmm2d_sa_params[RT_SPMM2D_SA_NPARAMS] = {P_PR, P_REFINE, P_PREFETCH,
+                                                                   P_SLOTS};
+const rt_param_schema rt_spmm2d_summa_params[RT_SPMM2D_SUMMA_NPARAMS] = {P_PR, P_REFINE};
+const rt_param_schema rt_spmm2d_ws_params[RT_SPMM2D_WS_NPARAMS] = {P_PR, P_REFINE, P_PREFETCH,
+                                                                   P_SLOTS, P_SEED};
+#define sc_params    rt_spmm2d_sc_params
+#define sa_params    rt_spmm2d_sa_params
+#define summa_params rt_spmm2d_summa_params
+#define ws_params    rt_spmm2d_ws_params
 
 #define NPARAMS(a) ((int)(sizeof a / sizeof a[0]))
 

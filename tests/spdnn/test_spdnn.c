@@ -536,9 +536,12 @@ static void test_catalog(void)
              rt_cuda_catalog_entry(RT_CUDA_CATALOG_SPDNN_FUSED));
     RT_CHECK(rt_cuda_catalog_entry(RT_CUDA_CATALOG_COUNT) == NULL);
     RT_CHECK(rt_spmm_cuda_catalog_at(RT_CUDA_CATALOG_SPDNN_FUSED) == NULL);
+    /* Every kernel after the spmm ones (spdnn, then the distributed families) has a family and
+     * a schema whose defaults pass their own checks. */
     for (int i = RT_SPMM_CUDA_KIND_COUNT; i < RT_CUDA_CATALOG_COUNT; ++i) {
         const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(i);
-        RT_CHECK(e && strcmp(e->family, "spdnn") == 0 && e->n_params > 0);
+        const int spdnn = i <= RT_CUDA_CATALOG_SPDNN_CUSPARSE;
+        RT_CHECK(e && e->family && (strcmp(e->family, "spdnn") == 0) == spdnn && e->n_params > 0);
         for (int j = 0; e && j < e->n_params; ++j) {
             rt_value v;
             char why[256];

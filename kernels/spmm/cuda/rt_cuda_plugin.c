@@ -2,9 +2,9 @@
  *
  * init creates the CUDA context on the requested device and registers the CUDA SpMM kernels. The
  * "spmm" family is the main binary's: it is registered before the plugin is opened, so the plugin
- * adds kernels only. Kernels of other families (spdnn) are added when the registry has their
- * family. The descriptors live in the plugin state (they point back at the context through
- * backend_ctx), so they stay valid until fini. */
+ * adds kernels only. Kernels of other families (spdnn, dspmm, spmm2d, spgemm2d) are added when
+ * the registry has their family. The descriptors live in the plugin state (they point back at the
+ * context through backend_ctx), so they stay valid until fini. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +17,8 @@
 #include "spmm_cuda_ell.h"
 #include "spmm_cuda_tiled.h"
 #include "spdnn_cuda.h"
+#include "dspmm_cuda_sender.h"
+#include "spmm2d_cuda.h"
 
 typedef struct cuda_plugin {
     rt_cuda_ctx *ctx;
@@ -59,9 +61,18 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
     rt_spmm_cuda_tiled_describe(&pl->kernels[RT_SPMM_CUDA_KIND_TILED], pl->ctx);
     rt_spmm_cuda_cusparse_describe(&pl->kernels[RT_SPMM_CUDA_KIND_CUSPARSE], pl->ctx);
     int n_kernels = RT_SPMM_CUDA_KIND_COUNT;
-    if (rt_registry_find_family(reg, "spdnn")) {
-        rt_spdnn_cuda_fused_describe(&pl->kernels[n_kernels++], pl->ctx);
-        rt_spdnn_cuda_cusparse_describe(&pl->kernels[n_kernels++], pl->ctx);
+    for (int i = RT_SPMM_CUDA_KIND_COUNT; i < RT_CUDA_CATALOG_COUNT; ++i) {
+        if (!rt_registry_find_family(reg, rt_cuda_catalog_entry(i)->family))
+            continue;
+        rt_kernel_desc *d = &pl->kernels[n_kernels++];
+        if (i == RT_CUDA_CATALOG_SPDNN_FUSED)
+            rt_spdnn_cuda_fused_describe(d, pl->ctx);
+        else if (i == RT_CUDA_CATALOG_SPDNN_CUSPARSE)
+            rt_spdnn_cuda_cusparse_describe(d, pl->ctx);
+        else if (i == RT_CUDA_CATALOG_DSPMM_SENDER)
+            rt_dspmm_cuda_sender_describe(d, pl->ctx);
+        else
+            rt_spmm2d_cuda_describe(i - RT_CUDA_CATALOG_SPMM2D_FIRST, d, pl->ctx);
     }
     const int first = reg->n_kernels;
     for (int i = 0; i < n_kernels; ++i)
