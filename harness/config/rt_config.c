@@ -10,6 +10,7 @@
 
 #include "rt_config_tree.h"
 #include "rt_expr.h"
+#include "rt_ordering.h"
 #include "rt_strutil.h"
 #include "rt_yaml.h"
 
@@ -25,10 +26,10 @@ static const char *const k_top_keys[] = {"experiment", "include", "machine", "ma
                                          "problem",    "kernels", "measure", "search",
                                          "counters",   "plots",   "expect"};
 static const char *const k_experiment_keys[] = {"name", "description"};
-static const char *const k_matrix_keys[] = {"name", "generator", "file", "ordering"};
+static const char *const k_matrix_keys[] = {"name", "generator", "file", "ordering", "metis_parts"};
 /* A matrix read from a file takes no generator arguments; `seed` drives ordering: random. */
-static const char *const k_file_matrix_keys[] = {"name", "file", "ordering", "seed"};
-static const char *const k_orderings[] = {"natural", "hilbert", "rcm", "random"};
+static const char *const k_file_matrix_keys[] = {"name", "file", "ordering", "seed", "metis_parts"};
+static const char *const k_orderings[] = {"natural", "hilbert", "rcm", "random", "metis"};
 static const char *const k_kernel_keys[] = {"name", "params", "constraints"};
 static const char *const k_domain_keys[] = {"range", "pow2"};
 static const char *const k_measure_keys[] = {"mode",       "warmup",         "min_reps",
@@ -594,6 +595,21 @@ static int read_matrix(conv *cv, const rt_yaml_node *item, int index, rt_matrix_
     snprintf(sub, sizeof sub, "%s.ordering", path);
     if (ord && read_ordering(ord, sub, m->ordering, sizeof m->ordering, cv->err) != 0)
         return -1;
+    /* metis_parts travels inside the ordering text ("metis:PARTS"), so that rt_matrix_build and
+     * the store's ordering column carry it without a field of their own. */
+    const rt_yaml_node *parts = rt_yaml_map_get(item, "metis_parts");
+    if (parts) {
+        snprintf(sub, sizeof sub, "%s.metis_parts", path);
+        if (strcmp(m->ordering, "metis") != 0)
+            return FAIL(cv->err, parts, sub,
+                        "applies only to ordering: metis (this matrix has "
+                        "ordering: %s)",
+                        m->ordering);
+        int64_t np;
+        if (read_int(parts, sub, 2, RT_ORDERING_METIS_MAX_PARTS, &np, cv->err) != 0)
+            return -1;
+        snprintf(m->ordering, sizeof m->ordering, "metis:%" PRId64, np);
+    }
     if (gen) {
         snprintf(sub, sizeof sub, "%s.generator", path);
         loc_of(gen, &m->source_loc);

@@ -11,6 +11,7 @@
 #include "rt_device.h"
 #include "rt_expr.h"
 #include "rt_generators.h"
+#include "rt_ordering.h"
 #include "rt_registry.h"
 #include "rt_strutil.h"
 
@@ -146,6 +147,12 @@ static const rt_param_schema *find_arg(const rt_generator_desc *g, const char *n
 
 static int check_matrix(const rt_matrix_cfg *m, int index, rt_err *err)
 {
+    /* Caught here so that `validate` says it, not only the run that builds the matrix. */
+    if (strncmp(m->ordering, "metis", 5) == 0 && !rt_ordering_metis_available())
+        return fail_loc(err, &m->loc,
+                        "matrices[%d].ordering: metis needs METIS, and this rooftune was built "
+                        "without it (install libmetis-dev and re-run cmake)",
+                        index);
     if (m->generator[0] == '\0') {
         const rt_value *seed = rt_params_get(&m->gen, "seed");
         if (seed && (seed->kind != RT_V_INT || seed->i < 0))

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef RT_HAVE_METIS
+#include <metis.h>
+#endif
+
 #include "rt_rng.h"
 #include "rt_sort.h"
 #include "rt_strutil.h"
@@ -12,7 +16,7 @@
 /* Stream of the ordering's random numbers, apart from any generator stream of the same seed. */
 #define ORDERING_STREAM 0x6f72646572ULL
 
-static const char *const ordering_names[] = {"natural", "random", "rcm", "hilbert"};
+static const char *const ordering_names[] = {"natural", "random", "rcm", "hilbert", "metis"};
 #define N_ORDERINGS ((int)(sizeof ordering_names / sizeof ordering_names[0]))
 
 const char *rt_ordering_name(rt_ordering_kind kind)
@@ -20,12 +24,12 @@ const char *rt_ordering_name(rt_ordering_kind kind)
     return (int)kind >= 0 && (int)kind < N_ORDERINGS ? ordering_names[kind] : "unknown";
 }
 
-int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *seed, int *seed_given,
+int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *arg, int *arg_given,
                       rt_err *err)
 {
     *kind = RT_ORDERING_NATURAL;
-    *seed = 0;
-    *seed_given = 0;
+    *arg = 0;
+    *arg_given = 0;
     if (!text || !*text)
         return 0;
     if (strncmp(text, "random:", 7) == 0) {
@@ -39,13 +43,34 @@ int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *seed, 
                               "integer",
                               text);
         *kind = RT_ORDERING_RANDOM;
-        *seed = (uint64_t)s;
-        *seed_given = 1;
+        *arg = (uint64_t)s;
+        *arg_given = 1;
+        return 0;
+    }
+    if (strncmp(text, "metis:", 6) == 0) {
+        const char *digits = text + 6;
+        char *end = NULL;
+        errno = 0;
+        const unsigned long long p = strtoull(digits, &end, 10);
+        if (*digits < '0' || *digits > '9' || *end != '\0' || errno == ERANGE || p < 2 ||
+            p > (unsigned long long)RT_ORDERING_METIS_MAX_PARTS)
+            return rt_err_set(err,
+                              "ordering '%s': metis_parts must be an integer from 2 to %lld "
+                              "(the number of parts to partition the matrix graph into)",
+                              text, (long long)RT_ORDERING_METIS_MAX_PARTS);
+        *kind = RT_ORDERING_METIS;
+        *arg = (uint64_t)p;
+        *arg_given = 1;
         return 0;
     }
     for (int k = 0; k < N_ORDERINGS; ++k) {
         if (strcmp(text, ordering_names[k]) == 0) {
             *kind = (rt_ordering_kind)k;
+            if (*kind == RT_ORDERING_METIS) {
+                /* Given, so that rt_matrix_build never substitutes a generator seed for it. */
+                *arg = RT_ORDERING_METIS_DEFAULT_PARTS;
+                *arg_given = 1;
+            }
             return 0;
         }
     }
@@ -53,11 +78,11 @@ int rt_ordering_parse(const char *text, rt_ordering_kind *kind, uint64_t *seed, 
     if (guess)
         return rt_err_set(err,
                           "unknown ordering '%s'; did you mean '%s'? (natural, random, "
-                          "random:SEED, rcm, hilbert)",
+                          "random:SEED, rcm, hilbert, metis, metis:PARTS)",
                           text, guess);
     return rt_err_set(err,
-                      "unknown ordering '%s' (expected natural, random, random:SEED, rcm or "
-                      "hilbert)",
+                      "unknown ordering '%s' (expected natural, random, random:SEED, rcm, "
+                      "hilbert, metis or metis:PARTS)",
                       text);
 }
 
@@ -97,19 +122,20 @@ int rt_ordering_random(int64_t n, uint64_t seed, int64_t *perm, rt_err *err)
     return 0;
 }
 
-/* The symmetrized off-diagonal pattern of a: the graph RCM walks. */
+/* The symmetrized off-diagonal pattern of a: the graph RCM walks and METIS partitions (no
+ * self-loops, no duplicate edges: rt_csr_from_coo sums them, as METIS requires). */
 static int symmetric_pattern(const rt_csr *a, rt_csr *g, rt_err *err)
 {
     int64_t off = 0;
     for (int64_t r = 0; r < a->rows; ++r)
         for (int64_t k = a->rowptr[r]; k < a->rowptr[r + 1]; ++k)
             off += a->colidx[k] != r;
-    int64_t *ri = alloc_int64(2 * off, "the RCM graph rows", err);
-    int64_t *ci = ri ? alloc_int64(2 * off, "the RCM graph columns", err) : NULL;
+    int64_t *ri = alloc_int64(2 * off, "the graph rows", err);
+    int64_t *ci = ri ? alloc_int64(2 * off, "the graph columns", err) : NULL;
     double *v = ci ? calloc((size_t)(off > 0 ? 2 * off : 1), sizeof *v) : NULL;
     if (!v) {
         if (ci)
-            rt_err_set(err, "out of memory: cannot allocate %zu bytes for the RCM graph",
+            rt_err_set(err, "out of memory: cannot allocate %zu bytes for the matrix graph",
                        (size_t)(2 * off) * sizeof *v);
         free(ri);
         free(ci);
@@ -277,7 +303,155 @@ done:
     return rc;
 }
 
-int rt_ordering_apply(const rt_csr *a, rt_ordering_kind kind, uint64_t seed, rt_csr *out,
+int rt_ordering_metis_available(void)
+{
+#ifdef RT_HAVE_METIS
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef RT_HAVE_METIS
+static const char *metis_status_name(int status)
+{
+    switch (status) {
+    case METIS_ERROR_INPUT: return "METIS_ERROR_INPUT (the graph or options were rejected)";
+    case METIS_ERROR_MEMORY: return "METIS_ERROR_MEMORY (out of memory)";
+    default: return "METIS_ERROR";
+    }
+}
+
+/* part[v] for every vertex of the graph g (CSR adjacency, no self-loops), nparts >= 2 and
+ * <= g->rows, g has at least one edge. */
+static int metis_partition(const rt_csr *g, int64_t nparts, int64_t *part, int64_t *edgecut,
+                           rt_err *err)
+{
+    /* METIS counts vertices and directed edges in idx_t (32-bit in Debian's build). */
+    const int64_t idx_max = (int64_t)((((uint64_t)1) << (sizeof(idx_t) * 8 - 1)) - 1);
+    if (g->rows > idx_max || g->nnz > idx_max)
+        return rt_err_set(err,
+                          "ordering metis: the graph has %" PRId64 " vertices and %" PRId64
+                          " directed edges, more than METIS's %zu-bit indices hold",
+                          g->rows, g->nnz, sizeof(idx_t) * 8);
+    const size_t nv = (size_t)g->rows;
+    idx_t *xadj = malloc((nv + 1) * sizeof *xadj);
+    idx_t *adjncy = malloc((size_t)g->nnz * sizeof *adjncy);
+    idx_t *where = malloc(nv * sizeof *where);
+    int rc = -1;
+    if (!xadj || !adjncy || !where) {
+        rt_err_set(err, "out of memory: cannot allocate %zu bytes of METIS input",
+                   (2 * nv + 1 + (size_t)g->nnz) * sizeof(idx_t));
+        goto done;
+    }
+    for (size_t v = 0; v <= nv; ++v)
+        xadj[v] = (idx_t)g->rowptr[v];
+    for (int64_t k = 0; k < g->nnz; ++k)
+        adjncy[k] = (idx_t)g->colidx[k];
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_NUMBERING] = 0;
+    /* A fixed seed: the same matrix and part count give the same ordering on every run and
+     * every rank, which both the resume logic and the distributed kernels rely on. */
+    options[METIS_OPTION_SEED] = 1;
+    idx_t nvtxs = (idx_t)nv, ncon = 1, np = (idx_t)nparts, objval = 0;
+    const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj, adjncy, NULL, NULL, NULL, &np, NULL,
+                                           NULL, options, &objval, where);
+    if (status != METIS_OK) {
+        rt_err_set(err,
+                   "ordering metis: METIS_PartGraphKway failed with %s (%" PRId64
+                   " vertices, %" PRId64 " parts)",
+                   metis_status_name(status), g->rows, nparts);
+        goto done;
+    }
+    for (size_t v = 0; v < nv; ++v) {
+        if (where[v] < 0 || (int64_t)where[v] >= nparts) {
+            rt_err_set(err,
+                       "ordering metis: METIS put vertex %zu in part %" PRId64
+                       ", outside 0..%" PRId64 " (a METIS bug)",
+                       v, (int64_t)where[v], nparts - 1);
+            goto done;
+        }
+        part[v] = where[v];
+    }
+    *edgecut = objval;
+    rc = 0;
+done:
+    free(xadj);
+    free(adjncy);
+    free(where);
+    return rc;
+}
+#endif
+
+int rt_ordering_metis(const rt_csr *a, int64_t parts, int64_t *perm, int64_t *part_start,
+                      int64_t *edgecut, rt_err *err)
+{
+    if (parts < 2 || parts > RT_ORDERING_METIS_MAX_PARTS)
+        return rt_err_set(err,
+                          "ordering metis: metis_parts must be an integer from 2 to %lld, got "
+                          "%" PRId64,
+                          (long long)RT_ORDERING_METIS_MAX_PARTS, parts);
+    if (a->rows != a->cols)
+        return rt_err_set(err,
+                          "ordering metis needs a square matrix, but this one is %" PRId64
+                          " x %" PRId64 " (its rows and columns are different vertex sets; "
+                          "use natural or random)",
+                          a->rows, a->cols);
+#ifndef RT_HAVE_METIS
+    (void)perm;
+    (void)part_start;
+    (void)edgecut;
+    return rt_err_set(err, "ordering metis: this rooftune was built without METIS (install "
+                           "libmetis-dev and re-run cmake; the configuration summary says "
+                           "\"METIS : found\" when it is used)");
+#else
+    const int64_t n = a->rows;
+    /* More parts than rows would leave parts empty by construction: METIS is asked for at most
+     * one part per row, and the parts beyond are reported empty. */
+    const int64_t nparts = parts < n ? parts : n;
+    int64_t *part = alloc_int64(n, "the METIS partition", err);
+    int64_t *count = part ? alloc_int64(parts + 1, "the METIS part sizes", err) : NULL;
+    rt_csr g = {0};
+    int rc = -1;
+    if (!count)
+        goto done;
+    if (symmetric_pattern(a, &g, err) != 0)
+        goto done;
+    int64_t cut = 0;
+    if (nparts < 2 || g.nnz == 0) {
+        /* Nothing for METIS to cut (one row, or no off-diagonal entries): any balanced split
+         * has cut 0, so keep the natural order in equal contiguous parts. METIS 5.1 also
+         * mishandles an edgeless graph. */
+        for (int64_t v = 0; v < n; ++v)
+            part[v] = nparts > 0 ? v * nparts / n : 0;
+    } else if (metis_partition(&g, nparts, part, &cut, err) != 0) {
+        goto done;
+    }
+    /* Stable counting sort by part: rows numbered part by part, natural order inside one. */
+    for (int64_t p = 0; p <= parts; ++p)
+        count[p] = 0;
+    for (int64_t v = 0; v < n; ++v)
+        count[part[v] + 1]++;
+    for (int64_t p = 0; p < parts; ++p)
+        count[p + 1] += count[p];
+    if (part_start)
+        for (int64_t p = 0; p <= parts; ++p)
+            part_start[p] = count[p];
+    for (int64_t v = 0; v < n; ++v)
+        perm[count[part[v]]++] = v;
+    if (edgecut)
+        *edgecut = cut;
+    rc = 0;
+done:
+    rt_csr_free(&g);
+    free(part);
+    free(count);
+    return rc;
+#endif
+}
+
+int rt_ordering_apply(const rt_csr *a, rt_ordering_kind kind, uint64_t arg, rt_csr *out,
                       rt_err *err)
 {
     switch (kind) {
@@ -287,7 +461,8 @@ int rt_ordering_apply(const rt_csr *a, rt_ordering_kind kind, uint64_t seed, rt_
                           "ordering hilbert needs the geometry of an xct matrix: use generator "
                           "xct (its hilbert argument), not a reordering of a built matrix");
     case RT_ORDERING_RANDOM:
-    case RT_ORDERING_RCM: break;
+    case RT_ORDERING_RCM:
+    case RT_ORDERING_METIS: break;
     default: return rt_err_set(err, "unknown ordering kind %d", (int)kind);
     }
     const int square = a->rows == a->cols;
@@ -296,8 +471,13 @@ int rt_ordering_apply(const rt_csr *a, rt_ordering_kind kind, uint64_t seed, rt_
     int rc = -1;
     if (!perm || (square && !inv))
         goto done;
-    rc = kind == RT_ORDERING_RANDOM ? rt_ordering_random(a->rows, seed, perm, err)
-                                    : rt_ordering_rcm(a, perm, err);
+    if (kind == RT_ORDERING_RANDOM)
+        rc = rt_ordering_random(a->rows, arg, perm, err);
+    else if (kind == RT_ORDERING_RCM)
+        rc = rt_ordering_rcm(a, perm, err);
+    else
+        rc = rt_ordering_metis(a, arg > (uint64_t)RT_ORDERING_METIS_MAX_PARTS ? -1 : (int64_t)arg,
+                               perm, NULL, NULL, err);
     if (rc != 0)
         goto done;
     /* Square matrices are permuted symmetrically (P A P^T): a relabelled graph, same spectrum. */
