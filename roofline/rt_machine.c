@@ -34,10 +34,10 @@ static const char *const spec_keys[] = {
     "fp32_gflops", "fp64_gflops",      "dram_gbs",         "l2_gbs", "shared_gbs", "h2d_gbs",
     "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node",       "global"};
 static const char *const measured_keys[] = {
-    "fp32_gflops",      "fp64_gflops", "dram_gbs", "l2_gbs",
-    "shared_gbs",       "h2d_gbs",     "d2h_gbs",  "h2d_pageable_gbs",
-    "d2h_pageable_gbs", "socket",      "node",     "global",
-    "source",           "stream",      "peers",    "host"};
+    "fp32_gflops", "fp64_gflops", "dram_gbs",         "l2_gbs",           "shared_gbs",
+    "h2d_gbs",     "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket",
+    "node",        "global",      "source",           "stream",           "peers",
+    "host",        "mpi_staged",  "mpi_ipc"};
 static const char *const host_keys[] = {"fp32_gflops", "fp64_gflops", "stream",
                                         "socket",      "node",        "global"};
 static const char *const tier_keys[] = {"bandwidth_gbs", "latency_us"};
@@ -186,8 +186,45 @@ static int read_stream(const rt_yaml_node *parent, const char *section, rt_machi
     return 0;
 }
 
+/* measured.mpi_staged / measured.mpi_ipc: tiers only (n_tiers first of socket, node, global),
+ * each with bandwidth_gbs and, optionally, latency_us. */
+static int read_device_tiers(const rt_yaml_node *meas, const char *key, int n_tiers, double *gbs,
+                             double *lat, rt_err *err)
+{
+    const rt_yaml_node *block = rt_yaml_map_get(meas, key);
+    if (!block)
+        return 0;
+    char section[64];
+    snprintf(section, sizeof section, "measured.%s", key);
+    if (block->kind != RT_YAML_MAP)
+        return rt_err_set(err, "%s:%d:%d: %s: expected a map of tiers, got a %s", block->file,
+                          block->line, block->col, section, rt_yaml_kind_name(block->kind));
+    if (rt_yaml_check_keys(block, section, tier_names, n_tiers, err) != 0)
+        return -1;
+    for (int t = 0; t < n_tiers; ++t) {
+        const rt_yaml_node *tier = rt_yaml_map_get(block, tier_names[t]);
+        if (!tier)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "%s.%s", section, tier_names[t]);
+        if (rt_yaml_check_keys(tier, what, tier_keys, N_OF(tier_keys), err) != 0 ||
+            read_positive(tier, "bandwidth_gbs", what, "GB/s", &gbs[t], err) ||
+            read_nonnegative(tier, "latency_us", what, &lat[t], err))
+            return -1;
+        if (!(gbs[t] > 0))
+            return rt_err_set(err, "%s:%d:%d: %s: missing 'bandwidth_gbs'", tier->file, tier->line,
+                              tier->col, what);
+    }
+    return 0;
+}
+
 static int read_measured_extras(const rt_yaml_node *meas, rt_machine *m, rt_err *err)
 {
+    /* CUDA IPC joins processes of one node: a global tier there would be a mistake. */
+    if (read_device_tiers(meas, "mpi_staged", RT_TIER_COUNT, m->staged_gbs, m->staged_latency_us,
+                          err) ||
+        read_device_tiers(meas, "mpi_ipc", RT_TIER_GLOBAL, m->ipc_gbs, m->ipc_latency_us, err))
+        return -1;
     if (copy_string(meas, "source", m->measured_source, sizeof m->measured_source, err) != 0)
         return -1;
     if (read_stream(meas, "measured", m, err) != 0)
@@ -233,6 +270,16 @@ static int read_measured_extras(const rt_yaml_node *meas, rt_machine *m, rt_err 
     }
     m->n_peers = peers->n;
     return 0;
+}
+
+int rt_machine_use_staged_internode(rt_machine *m)
+{
+    if (!(m->staged_gbs[RT_TIER_GLOBAL] > 0))
+        return 0;
+    m->effective.tier_gbs[RT_TIER_GLOBAL] = m->staged_gbs[RT_TIER_GLOBAL];
+    if (m->staged_latency_us[RT_TIER_GLOBAL] > 0)
+        m->effective.tier_latency_us[RT_TIER_GLOBAL] = m->staged_latency_us[RT_TIER_GLOBAL];
+    return 1;
 }
 
 static double pick(double measured, double spec)

@@ -56,6 +56,11 @@ typedef struct rt_machine {
     double stream_gbs[4]; /* STREAM copy, scale, add, triad; 0 when absent */
     int n_peers;
     rt_peer_bw peers[RT_MACHINE_MAX_PEERS];
+    /* MPI between device buffers as the probe measured it (measured.mpi_staged, .mpi_ipc), per
+     * tier, 0 when absent: staged through pinned host memory (D2H, MPI, H2D: rooftune's GPU
+     * transport between nodes) and CUDA IPC between processes of one node (socket, node). */
+    double staged_gbs[RT_TIER_COUNT], staged_latency_us[RT_TIER_COUNT];
+    double ipc_gbs[RT_TIER_COUNT], ipc_latency_us[RT_TIER_COUNT];
 } rt_machine;
 
 /* Names of the memory levels and network tiers as they appear in files, bounds and figures:
@@ -82,6 +87,13 @@ void rt_machine_update_effective(rt_machine *m);
  * them, so a broken file is never skipped silently. */
 int rt_machine_find(const char *dir, const char *device_name, int gpus_per_node, char *path,
                     size_t path_len, int *generic, rt_err *err);
+
+/* The inter-node (global tier) ceilings for a GPU kernel's messages: its data leaves the device
+ * through pinned host memory before MPI carries it, so measured.mpi_staged.global replaces
+ * m->effective's global tier when the file has it (latency too, when given); otherwise the file's
+ * own global tier (host-buffer MPI or the vendor figure) stays. Returns 1 when the staged figure
+ * was put in, 0 when m is unchanged. */
+int rt_machine_use_staged_internode(rt_machine *m);
 
 /* GPUs (or ranks, on a cpu machine) per node. */
 int rt_machine_devices_per_node(const rt_machine *m);

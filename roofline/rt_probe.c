@@ -111,6 +111,49 @@ static void write_tiers(FILE *f, const char *indent, const rt_probe_net_result *
     }
 }
 
+/* The device-buffer MPI blocks (docs/roofline.md): mpi_staged (every tier measured) and mpi_ipc
+ * (socket and node tiers), beside the host-buffer tiers. */
+static void write_device_tiers(FILE *f, const rt_probe_devnet_result *dev)
+{
+    if (!dev->measured)
+        return;
+    int any = 0;
+    for (int t = 0; t < RT_TIER_COUNT; ++t)
+        any |= dev->have_staged[t];
+    if (any) {
+        fprintf(f, "  mpi_staged:               # device buffers via pinned host memory: D2H, "
+                   "MPI, H2D\n");
+        for (int t = 0; t < RT_TIER_COUNT; ++t)
+            if (dev->have_staged[t])
+                fprintf(f,
+                        "    %s:                   # ranks 0 and %d, %zu-byte messages\n"
+                        "      bandwidth_gbs: %.4g\n      latency_us: %.4g\n",
+                        rt_machine_tier_name((rt_net_tier)t), dev->partner[t], dev->message_bytes,
+                        dev->staged_gbs[t], dev->staged_latency_us[t]);
+    }
+    any = 0;
+    for (int t = 0; t < RT_TIER_COUNT; ++t)
+        any |= dev->have_ipc[t];
+    if (any) {
+        fprintf(f, "  mpi_ipc:                  # CUDA IPC device-to-device copy + MPI token, "
+                   "one node\n");
+        for (int t = 0; t < RT_TIER_COUNT; ++t)
+            if (dev->have_ipc[t])
+                fprintf(f,
+                        "    %s:                   # ranks 0 and %d, %zu-byte copies\n"
+                        "      bandwidth_gbs: %.4g\n      latency_us: %.4g\n",
+                        rt_machine_tier_name((rt_net_tier)t), dev->partner[t], dev->message_bytes,
+                        dev->ipc_gbs[t], dev->ipc_latency_us[t]);
+    }
+    if (dev->skipped[0]) {
+        /* A comment, so that the reason travels with the file and never breaks its loading. */
+        fprintf(f, "  # device-buffer MPI: ");
+        for (const char *p = dev->skipped; *p; ++p)
+            fputc(*p == '\n' ? ' ' : *p, f);
+        fputc('\n', f);
+    }
+}
+
 /* top_level: the block is a cpu machine's own measured: (which then needs dram_gbs), not the
  * host: block of a gpu machine. */
 static void write_cpu(FILE *f, const char *indent, int top_level, const rt_probe_cpu_result *cpu)
@@ -173,7 +216,8 @@ static int peers_to_tiers(const char *text, int gpus_per_socket, FILE *f, rt_err
 
 /* Composes the machine file on rank 0. */
 static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
-                   const rt_probe_net_result *net, char **out_text, rt_err *err)
+                   const rt_probe_net_result *net, const rt_probe_devnet_result *dev,
+                   char **out_text, rt_err *err)
 {
     rt_machine *base = NULL;
     char *base_text = NULL;
@@ -259,6 +303,7 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
     } else if (!gpu) {
         write_tiers(f, "  ", net);
     }
+    write_device_tiers(f, dev);
     int rc = 0;
     if (opt->gpu_probe) {
         fflush(f);
@@ -288,6 +333,8 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
     memset(&cpu, 0, sizeof cpu);
     rt_probe_net_result net;
     memset(&net, 0, sizeof net);
+    rt_probe_devnet_result dev;
+    memset(&dev, 0, sizeof dev);
     rt_err local;
     rt_err_clear(&local);
     int ok = 1;
@@ -306,13 +353,15 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
             return rt_err_set(err, "probe: CPU part failed on rank %d: %s", failed, msg);
         if (size > 1 && rt_probe_mpi(opt, comm, &net, err) != 0)
             return -1;
+        if (size > 1 && rt_probe_mpi_device(opt, comm, &dev, err) != 0)
+            return -1;
     } else if (!ok) {
         return rt_err_set(err, "%s", local.msg);
     }
 
     if (me == 0) {
         char *text = NULL;
-        ok = compose(opt, &cpu, &net, &text, &local) == 0;
+        ok = compose(opt, &cpu, &net, &dev, &text, &local) == 0;
         if (ok) {
             rt_machine *check = malloc(sizeof *check);
             ok = check && rt_machine_load_string(text, "probe output", check, &local) == 0;

@@ -8,6 +8,10 @@
  * node; the emulated topology of rt_comm counts), 8-byte ping-pong latency and windowed
  * non-blocking streaming bandwidth, with host buffers.
  * GPU: the CUDA plugin's probe hook (roofline/cuda/rt_probe_gpu.cu) writes the device's lines.
+ * MPI with device buffers (when every rank has a GPU backend, see rt_probe_devbuf_ops): for the
+ * same tier pairs, (a) staged: device -> pinned host -> MPI -> pinned host -> device, the path of
+ * rooftune's GPU transports between nodes; (b) ipc: CUDA IPC between two processes of one node
+ * (each maps the other's buffer; a device-to-device copy plus a 1-byte MPI token).
  *
  * Only world rank 0 writes; the other ranks take part in the MPI measurements and otherwise wait
  * without spinning, so they do not steal cores from rank 0's CPU measurements. */
@@ -19,6 +23,31 @@
 
 #include "rt_error.h"
 #include "rt_registry.h"
+
+/* Device-buffer operations the GPU backend lends the MPI probe (the CUDA plugin's
+ * rt_cuda_probe_devbuf_ops, roofline/cuda/rt_probe_devbuf.cu); state is the plugin state. Every
+ * call returns 0, or -1 with err set. Copies are synchronous: they return when the bytes are at
+ * the destination. The MPI choreography stays on the host side (rt_probe_mpi.c) so that it is the
+ * same code, and tested, with or without a GPU. */
+#define RT_PROBE_IPC_HANDLE_BYTES 64 /* sizeof(cudaIpcMemHandle_t) */
+typedef struct rt_probe_devbuf_ops {
+    int (*dev_alloc)(void *state, size_t bytes, void **dev, rt_err *err);
+    int (*dev_free)(void *state, void *dev, rt_err *err);
+    int (*pinned_alloc)(void *state, size_t bytes, void **host, rt_err *err);
+    int (*pinned_free)(void *state, void *host, rt_err *err);
+    int (*to_host)(void *state, void *host, const void *dev, size_t bytes, rt_err *err);
+    int (*to_device)(void *state, void *dev, const void *host, size_t bytes, rt_err *err);
+    /* dst or src may be a mapping from ipc_open (a peer process's buffer). */
+    int (*device_copy)(void *state, void *dst, const void *src, size_t bytes, rt_err *err);
+    /* An IPC handle for a buffer from dev_alloc, for another process to open. */
+    int (*ipc_export)(void *state, void *dev, unsigned char handle[RT_PROBE_IPC_HANDLE_BYTES],
+                      rt_err *err);
+    /* Maps another process's exported buffer (never one this process exported). A failure here
+     * means "IPC unavailable between these two processes", which the probe records and skips. */
+    int (*ipc_open)(void *state, const unsigned char handle[RT_PROBE_IPC_HANDLE_BYTES],
+                    void **mapped, rt_err *err);
+    int (*ipc_close)(void *state, void *mapped, rt_err *err);
+} rt_probe_devbuf_ops;
 
 typedef struct rt_probe_opts {
     int quick;              /* small sizes, few repetitions: tests and smoke runs (not ceilings) */
@@ -41,6 +70,9 @@ typedef struct rt_probe_opts {
     void *gpu_state;
     const char *device_name; /* for the match: list of a new gpu machine file */
     int gpus_per_node;       /* GPUs visible (a new gpu machine's gpus_per_socket); 0: 1 */
+    /* Device-buffer MPI part: this rank's GPU backend operations (state: gpu_state), or NULL.
+     * Measured only when every rank has them and there are >= 2 ranks. */
+    const rt_probe_devbuf_ops *devbuf;
 } rt_probe_opts;
 
 void rt_probe_opts_init(rt_probe_opts *o);
@@ -68,6 +100,29 @@ typedef struct rt_probe_net_result {
     double bandwidth_gbs[RT_TIER_COUNT];
     size_t message_bytes;
 } rt_probe_net_result;
+
+/* MPI between device buffers, per tier: staged through pinned host memory (every tier) and
+ * CUDA IPC (socket and node tiers, only between processes on one host). */
+typedef struct rt_probe_devnet_result {
+    int measured;                 /* 0: not run (no GPU backend on some rank, or 1 rank) */
+    char skipped[RT_ERR_MSG_MAX]; /* why not run, or why IPC was not measured ("" otherwise) */
+    int have_staged[RT_TIER_COUNT];
+    double staged_latency_us[RT_TIER_COUNT];
+    double staged_gbs[RT_TIER_COUNT];
+    int have_ipc[RT_TIER_COUNT];
+    double ipc_latency_us[RT_TIER_COUNT];
+    double ipc_gbs[RT_TIER_COUNT];
+    int partner[RT_TIER_COUNT];
+    size_t message_bytes;
+} rt_probe_devnet_result;
+
+/* The device-buffer MPI measurements (collective over comm's world, an rt_comm*). have_ops: this
+ * rank's opt->devbuf is usable; when some rank lacks it, nothing is measured, res->skipped names
+ * the first such rank, and 0 is returned. A failure on any rank (allocation, copy, MPI) fails
+ * every rank with that rank named; an IPC mapping that cannot be opened skips IPC for that tier
+ * (res->skipped says why) and is not a failure. Every rank gets the same result. */
+int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm, rt_probe_devnet_result *res,
+                        rt_err *err);
 
 /* The MPI measurements. comm is an rt_comm* (harness/comm/rt_comm.h); collective over its world.
  * Every rank gets the same result (broadcast from rank 0). */

@@ -199,3 +199,439 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
     }
     return 0;
 }
+
+/* ---- MPI between device buffers ------------------------------------------------------------ */
+
+enum { TAG_DEV_PING = 81, TAG_DEV_DATA = 82, TAG_DEV_ACK = 83, TAG_DEV_SETUP = 84 };
+
+/* One rank's side of a device-buffer pair. A failing device operation does not end the rank's
+ * part of the message pattern: it only stops doing device work (first error kept in msg), so the
+ * partner is never left waiting in a receive. MPI errors end it at once (as in the host probe). */
+typedef struct dev_side {
+    const rt_probe_devbuf_ops *ops;
+    void *state;
+    MPI_Comm c;
+    int peer;
+    int first; /* rank 0 of the pair: starts the ping-pong, sends the stream */
+    size_t msg;
+    int window;
+    void *dev;      /* msg bytes */
+    void *pinned;   /* window * msg bytes: one slot per message in flight */
+    void *peer_map; /* the partner's dev buffer through IPC, or NULL */
+    int ok;
+    char why[RT_ERR_MSG_MAX];
+} dev_side;
+
+static void dev_note(dev_side *s, const rt_err *e)
+{
+    if (s->ok) {
+        s->ok = 0;
+        snprintf(s->why, sizeof s->why, "%s", e->msg);
+    }
+}
+
+#define DEV_OP(s, call)                                                                            \
+    do {                                                                                           \
+        if ((s)->ok) {                                                                             \
+            rt_err e_;                                                                             \
+            rt_err_clear(&e_);                                                                     \
+            if ((call) != 0)                                                                       \
+                dev_note((s), &e_);                                                                \
+        }                                                                                          \
+    } while (0)
+#define DEV_E (&e_)
+
+/* Staged ping-pong: each one-way trip is D2H (8 bytes), MPI, H2D. Half the round trip. */
+static int staged_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+{
+    char *pin = s->pinned;
+    double best = INFINITY;
+    for (int r = 0; r <= reps; ++r) {
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; ++i) {
+            int rc = MPI_SUCCESS;
+            if (s->first) {
+                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
+                rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
+            } else {
+                rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
+                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+            }
+            if (rc != MPI_SUCCESS)
+                return mpi_fail(rc, "device-buffer ping-pong", err);
+        }
+        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
+        if (r > 0 && t < best)
+            best = t;
+    }
+    *lat_s = best;
+    return 0;
+}
+
+/* Staged stream: the sender copies each message D2H into its own pinned slot and sends it at once
+ * (the copy of the next overlaps the send of this one); the receiver copies each message H2D as
+ * it lands; bandwidth = bytes / time until the receiver's acknowledgement. */
+static int staged_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+{
+    MPI_Request *req = malloc(sizeof *req * (size_t)s->window);
+    if (!req)
+        return rt_err_set(err, "probe: out of memory for %d MPI requests", s->window);
+    char *pin = s->pinned;
+    double best = INFINITY;
+    int rc = MPI_SUCCESS;
+    const char *what = "";
+    for (int r = 0; r <= reps && rc == MPI_SUCCESS; ++r) {
+        char ack = 0;
+        const double t0 = MPI_Wtime();
+        if (s->first) {
+            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+                char *slot = pin + (size_t)w * s->msg;
+                DEV_OP(s, s->ops->to_host(s->state, slot, s->dev, s->msg, DEV_E));
+                what = "MPI_Isend (staged)";
+                rc = MPI_Isend(slot, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, &req[w]);
+            }
+            if (rc == MPI_SUCCESS) {
+                what = "MPI_Waitall (staged)";
+                rc = MPI_Waitall(s->window, req, MPI_STATUSES_IGNORE);
+            }
+            if (rc == MPI_SUCCESS) {
+                what = "acknowledgement (staged)";
+                rc = MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+            }
+        } else {
+            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+                what = "MPI_Irecv (staged)";
+                rc = MPI_Irecv(pin + (size_t)w * s->msg, (int)s->msg, MPI_BYTE, s->peer,
+                               TAG_DEV_DATA, s->c, &req[w]);
+            }
+            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+                what = "MPI_Wait (staged)";
+                rc = MPI_Wait(&req[w], MPI_STATUS_IGNORE);
+                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin + (size_t)w * s->msg, s->msg,
+                                            DEV_E));
+            }
+            if (rc == MPI_SUCCESS) {
+                what = "acknowledgement (staged)";
+                rc = MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
+            }
+        }
+        const double t = MPI_Wtime() - t0;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    free(req);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, what, err);
+    *gbs = (double)s->msg * s->window / best / 1e9;
+    return 0;
+}
+
+/* IPC ping-pong: 8 bytes copied into the partner's buffer, then a 1-byte MPI token tells it so;
+ * the partner answers the same way. Half the round trip, token included. */
+static int ipc_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+{
+    char token = 0;
+    double best = INFINITY;
+    for (int r = 0; r <= reps; ++r) {
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; ++i) {
+            int rc = MPI_SUCCESS;
+            if (!s->first)
+                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+            DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, 8, DEV_E));
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+            if (s->first && rc == MPI_SUCCESS)
+                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                return mpi_fail(rc, "IPC ping-pong", err);
+        }
+        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
+        if (r > 0 && t < best)
+            best = t;
+    }
+    *lat_s = best;
+    return 0;
+}
+
+/* IPC stream: window copies of msg bytes into the partner's buffer, then the token; bandwidth =
+ * bytes / time until the partner's acknowledgement. */
+static int ipc_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+{
+    double best = INFINITY;
+    char token = 0;
+    for (int r = 0; r <= reps; ++r) {
+        int rc = MPI_SUCCESS;
+        const double t0 = MPI_Wtime();
+        if (s->first) {
+            for (int w = 0; w < s->window; ++w)
+                DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, s->msg, DEV_E));
+            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
+        }
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "IPC stream", err);
+        const double t = MPI_Wtime() - t0;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    *gbs = (double)s->msg * s->window / best / 1e9;
+    return 0;
+}
+
+/* What the two ranks of a pair tell each other before IPC: can I map your buffer? */
+typedef struct ipc_offer {
+    int ok; /* 1: handle valid */
+    unsigned char handle[RT_PROBE_IPC_HANDLE_BYTES];
+    char host[MPI_MAX_PROCESSOR_NAME];
+    char why[RT_ERR_MSG_MAX];
+} ipc_offer;
+
+typedef struct ipc_answer {
+    int ok; /* 1: opened */
+    char why[RT_ERR_MSG_MAX];
+} ipc_answer;
+
+/* Exchanges handles and maps the partner's buffer. *usable: both sides mapped (then measure);
+ * else why_out says why not (a soft outcome). */
+static int ipc_connect(dev_side *s, int *usable, char *why_out, size_t why_len, rt_err *err)
+{
+    ipc_offer mine, theirs;
+    memset(&mine, 0, sizeof mine);
+    int len = 0;
+    if (MPI_Get_processor_name(mine.host, &len) != MPI_SUCCESS)
+        snprintf(mine.host, sizeof mine.host, "?");
+    if (s->ok) {
+        rt_err e;
+        rt_err_clear(&e);
+        mine.ok = s->ops->ipc_export(s->state, s->dev, mine.handle, &e) == 0;
+        if (!mine.ok)
+            snprintf(mine.why, sizeof mine.why, "export: %s", e.msg);
+    } else {
+        snprintf(mine.why, sizeof mine.why, "no buffer to export");
+    }
+    int rc =
+        MPI_Sendrecv(&mine, (int)sizeof mine, MPI_BYTE, s->peer, TAG_DEV_SETUP, &theirs,
+                     (int)sizeof theirs, MPI_BYTE, s->peer, TAG_DEV_SETUP, s->c, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "IPC handle exchange", err);
+    theirs.host[sizeof theirs.host - 1] = '\0';
+    theirs.why[sizeof theirs.why - 1] = '\0';
+    ipc_answer ans = {0, ""}, back;
+    if (strcmp(mine.host, theirs.host) != 0) {
+        /* Emulated node tiers may put a pair on two hosts: CUDA IPC needs one. */
+        snprintf(ans.why, sizeof ans.why, "the ranks run on different hosts (%s, %s)", mine.host,
+                 theirs.host);
+    } else if (!theirs.ok) {
+        snprintf(ans.why, sizeof ans.why, "rank %d: %s", s->peer, theirs.why);
+    } else if (!mine.ok) {
+        snprintf(ans.why, sizeof ans.why, "%s", mine.why);
+    } else {
+        /* The handle came from the partner process: this process never opens its own. */
+        rt_err e;
+        rt_err_clear(&e);
+        ans.ok = s->ops->ipc_open(s->state, theirs.handle, &s->peer_map, &e) == 0;
+        if (!ans.ok) {
+            s->peer_map = NULL;
+            snprintf(ans.why, sizeof ans.why, "open: %s", e.msg);
+        }
+    }
+    rc = MPI_Sendrecv(&ans, (int)sizeof ans, MPI_BYTE, s->peer, TAG_DEV_SETUP, &back,
+                      (int)sizeof back, MPI_BYTE, s->peer, TAG_DEV_SETUP, s->c, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "IPC answer exchange", err);
+    back.why[sizeof back.why - 1] = '\0';
+    *usable = ans.ok && back.ok;
+    if (!ans.ok)
+        snprintf(why_out, why_len, "%s", ans.why);
+    else if (!back.ok)
+        snprintf(why_out, why_len, "rank %d: %s", s->peer, back.why);
+    return 0;
+}
+
+static void dev_side_free(dev_side *s)
+{
+    rt_err e;
+    rt_err_clear(&e);
+    if (s->peer_map && s->ops->ipc_close(s->state, s->peer_map, &e) != 0)
+        dev_note(s, &e);
+    if (s->dev && s->ops->dev_free(s->state, s->dev, &e) != 0)
+        dev_note(s, &e);
+    if (s->pinned && s->ops->pinned_free(s->state, s->pinned, &e) != 0)
+        dev_note(s, &e);
+    s->peer_map = s->dev = s->pinned = NULL;
+}
+
+static int ops_complete(const rt_probe_devbuf_ops *o)
+{
+    return o && o->dev_alloc && o->dev_free && o->pinned_alloc && o->pinned_free && o->to_host &&
+           o->to_device && o->device_copy && o->ipc_export && o->ipc_open && o->ipc_close;
+}
+
+/* Agreement after each phase: the first failed rank's message, with the rank named. */
+static int agree(rt_comm *comm, int ok, const char *msg, const char *phase, rt_err *err)
+{
+    int all_ok = 0, failed = -1;
+    char text[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(comm, ok, msg, &all_ok, &failed, text, sizeof text) != 0)
+        return rt_err_set(err, "probe: failure agreement failed: %s", rt_comm_last_error(comm));
+    if (!all_ok)
+        return rt_err_set(err, "probe: device-buffer MPI (%s) failed on rank %d: %s", phase, failed,
+                          text);
+    return 0;
+}
+
+int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devnet_result *res,
+                        rt_err *err)
+{
+    memset(res, 0, sizeof *res);
+    rt_comm *comm = comm_ptr;
+    if (!comm)
+        return rt_err_set(err, "probe: the device-buffer MPI probe needs a communicator");
+    const int me = rt_comm_world_rank(comm), size = rt_comm_world_size(comm);
+    if (size < 2) {
+        snprintf(res->skipped, sizeof res->skipped, "one rank: no pair to measure");
+        return 0;
+    }
+    int all_have = 0, lacking = -1;
+    if (rt_comm_all_ok(comm, ops_complete(opt->devbuf), &all_have, &lacking) != 0)
+        return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
+    if (!all_have) {
+        snprintf(res->skipped, sizeof res->skipped, "rank %d has no GPU backend", lacking);
+        return 0;
+    }
+    const size_t msg = opt->mpi_message_bytes ? opt->mpi_message_bytes
+                       : opt->quick           ? (size_t)64 << 10
+                                              : (size_t)4 << 20;
+    const int window = opt->mpi_window > 0 ? opt->mpi_window : opt->quick ? 8 : 16;
+    const int iters = opt->mpi_iterations > 0 ? opt->mpi_iterations : opt->quick ? 50 : 1000;
+    const int reps = opt->repetitions > 0 ? opt->repetitions : opt->quick ? 3 : 10;
+    if (msg > (size_t)1 << 30 || msg < 8)
+        return rt_err_set(err, "probe: message size %zu bytes is outside 8 bytes .. 1 GiB", msg);
+    if (opt->mpi_window < 0 || opt->mpi_iterations < 0)
+        return rt_err_set(err, "probe: window and iterations must be >= 0 (0 = default)");
+    res->message_bytes = msg;
+
+    const MPI_Comm world = rt_comm_mpi(comm, RT_COMM_WORLD);
+    int partner[RT_TIER_COUNT] = {-1, -1, -1};
+    if (me == 0)
+        for (int r = 1; r < size; ++r) {
+            const int t = rt_comm_tier_of(comm, r);
+            if (t >= 0 && t < RT_TIER_COUNT && partner[t] < 0)
+                partner[t] = r;
+        }
+    int rc = MPI_Bcast(partner, RT_TIER_COUNT, MPI_INT, 0, world);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Bcast", err);
+
+    /* Per tier: staged latency, staged GB/s, IPC latency, IPC GB/s (0: not measured). */
+    double out[4 * RT_TIER_COUNT] = {0};
+    char skipped[RT_ERR_MSG_MAX] = "";
+    for (int t = 0; t < RT_TIER_COUNT; ++t) {
+        if (partner[t] < 0)
+            continue;
+        res->partner[t] = partner[t];
+        const int in_pair = me == 0 || me == partner[t];
+        dev_side s;
+        memset(&s, 0, sizeof s);
+        s.ops = opt->devbuf;
+        s.state = opt->gpu_state;
+        s.c = world;
+        s.peer = me == 0 ? partner[t] : 0;
+        s.first = me == 0;
+        s.msg = msg;
+        s.window = window;
+        s.ok = 1;
+        if (in_pair) {
+            DEV_OP(&s, s.ops->dev_alloc(s.state, msg, &s.dev, DEV_E));
+            DEV_OP(&s, s.ops->pinned_alloc(s.state, msg * (size_t)window, &s.pinned, DEV_E));
+            if (s.ok)
+                memset(s.pinned, 1, msg * (size_t)window);
+            DEV_OP(&s, s.ops->to_device(s.state, s.dev, s.pinned, msg, DEV_E));
+        }
+        char where[RT_ERR_MSG_MAX];
+        snprintf(where, sizeof where, "%s tier, ranks 0 and %d, setup",
+                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+        if (agree(comm, s.ok, s.why, where, err) != 0) {
+            dev_side_free(&s);
+            return -1;
+        }
+        int mpi_ok = 1;
+        rt_err local;
+        rt_err_clear(&local);
+        double lat = 0, gbs = 0;
+        if (in_pair) {
+            mpi_ok = staged_pingpong(&s, iters, reps, &lat, &local) == 0 &&
+                     staged_stream(&s, reps, &gbs, &local) == 0;
+            if (me == 0 && mpi_ok && s.ok) {
+                out[4 * t] = lat * 1e6;
+                out[4 * t + 1] = gbs;
+            }
+        }
+        snprintf(where, sizeof where, "%s tier, ranks 0 and %d, staged",
+                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+        if (agree(comm, mpi_ok && s.ok, mpi_ok ? s.why : local.msg, where, err) != 0) {
+            dev_side_free(&s);
+            return -1;
+        }
+        /* CUDA IPC: only between processes of one node. */
+        if (t != RT_TIER_GLOBAL) {
+            if (in_pair) {
+                int usable = 0;
+                char why[RT_ERR_MSG_MAX] = "";
+                mpi_ok = ipc_connect(&s, &usable, why, sizeof why, &local) == 0;
+                if (mpi_ok && usable)
+                    mpi_ok = ipc_pingpong(&s, iters, reps, &lat, &local) == 0 &&
+                             ipc_stream(&s, reps, &gbs, &local) == 0;
+                if (me == 0 && mpi_ok && s.ok && usable) {
+                    out[4 * t + 2] = lat * 1e6;
+                    out[4 * t + 3] = gbs;
+                }
+                if (me == 0 && mpi_ok && !usable && !skipped[0])
+                    snprintf(skipped, sizeof skipped, "ipc not measured on the %s tier: %s",
+                             rt_machine_tier_name((rt_net_tier)t), why);
+            }
+            snprintf(where, sizeof where, "%s tier, ranks 0 and %d, ipc",
+                     rt_machine_tier_name((rt_net_tier)t), partner[t]);
+            if (agree(comm, mpi_ok && s.ok, mpi_ok ? s.why : local.msg, where, err) != 0) {
+                dev_side_free(&s);
+                return -1;
+            }
+        }
+        dev_side_free(&s);
+        snprintf(where, sizeof where, "%s tier, ranks 0 and %d, release",
+                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+        if (agree(comm, s.ok, s.why, where, err) != 0)
+            return -1;
+        /* Pairs run one at a time, so no two measurements share the links. */
+        if (rt_probe_idle_barrier(comm, err) != 0)
+            return -1;
+    }
+    rc = MPI_Bcast(out, 4 * RT_TIER_COUNT, MPI_DOUBLE, 0, world);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Bcast(skipped, (int)sizeof skipped, MPI_CHAR, 0, world);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, "MPI_Bcast", err);
+    res->measured = 1;
+    snprintf(res->skipped, sizeof res->skipped, "%s", skipped);
+    for (int t = 0; t < RT_TIER_COUNT; ++t) {
+        res->staged_latency_us[t] = out[4 * t];
+        res->staged_gbs[t] = out[4 * t + 1];
+        res->have_staged[t] = out[4 * t + 1] > 0;
+        res->ipc_latency_us[t] = out[4 * t + 2];
+        res->ipc_gbs[t] = out[4 * t + 3];
+        res->have_ipc[t] = out[4 * t + 3] > 0;
+    }
+    return 0;
+}

@@ -35,6 +35,9 @@ typedef struct rt_plugin_api {
                             const char *const *names, int n_names, rt_metrics *m, rt_err *err);
     /* Optional: writes the device's measured ceilings (the probe) as YAML lines to a FILE*. */
     int (*probe)(void *state, void *file, rt_err *err);
+    /* Optional: the device-buffer operations `rooftune probe` measures MPI between device buffers
+     * with (a const rt_probe_devbuf_ops *, roofline/rt_probe.h); NULL when none. */
+    const void *(*probe_devbuf)(void *state);
     /* Called once compile/cache statistics are wanted for the run summary. */
     void (*stats)(void *state, int *compiles, int *cache_hits);
     void (*fini)(void *state);

@@ -117,6 +117,8 @@ int rt_cli_probe(int argc, char **argv)
         po.gpu_probe = env.backend.plugin->probe;
         po.gpu_state = env.backend.plugin_state;
         po.device_name = env.backend.gpu.name;
+        if (env.backend.plugin->probe_devbuf)
+            po.devbuf = env.backend.plugin->probe_devbuf(env.backend.plugin_state);
     }
     FILE *out = NULL;
     ok = 1;

@@ -177,6 +177,12 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
          * machine's links and network: bound them with the socket tier's ceilings, or the bound
          * would be slower than what the host physically does. */
         rt_machine m = ctx->machine[slot];
+        /* A GPU kernel's inter-node messages leave the device through pinned host memory: bound
+         * them with the probe's staged device-buffer figure where the file has one. */
+        if (strcmp(k->backend, "cuda") == 0 &&
+            (t.net_bytes[RT_TIER_GLOBAL] > 0 || t.net_messages[RT_TIER_GLOBAL] > 0) &&
+            rt_machine_use_staged_internode(&m))
+            rt_metrics_add(metrics, "internode_bound_device_staged", "flag", 1.0, 1);
         if (comm && rt_comm_is_emulated(comm) && m.effective.tier_gbs[RT_TIER_SOCKET] > 0) {
             for (int tier = RT_TIER_NODE; tier < RT_TIER_COUNT; ++tier) {
                 m.effective.tier_gbs[tier] = m.effective.tier_gbs[RT_TIER_SOCKET];

@@ -23,6 +23,11 @@ extern "C" {
  * ordered GPU pair that can access each other (cudaMemcpyPeerAsync). */
 int rt_cuda_probe(void *plugin_state, void *file, rt_err *err);
 
+/* The device-buffer operations of the MPI probe: a const rt_probe_devbuf_ops * (roofline/
+ * rt_probe.h) over cudaMalloc, pinned host memory, cudaMemcpy and CUDA IPC
+ * (rt_probe_devbuf.cu). Returned as const void * to match rt_plugin_api.probe_devbuf. */
+const void *rt_cuda_probe_devbuf_ops(void *plugin_state);
+
 /* Reads the named CUPTI metrics (raw CUPTI names such as "dram__bytes_read.sum"; the host maps
  * rooftune names through roofline/metrics/sm_XY.yaml, see rt_gpu_metrics.h) for one execution of
  * a prepared point: k->run(kernel_state) inside a CUPTI range-profiler session (user range, user

@@ -227,6 +227,66 @@ static void test_find(const char *dir, const char *scratch)
     RT_CHECK_MSG(rt_test_contains(err.msg, "cpu-host.yaml"), "%s", err.msg);
 }
 
+/* Inter-node ceilings of a GPU kernel: measured.mpi_staged.global when the file has it, else the
+ * file's own global tier (host-buffer MPI or vendor figure) unchanged. */
+static void test_staged_internode(void)
+{
+    char text[2048];
+    rt_err err;
+    rt_machine *m = calloc(1, sizeof *m);
+    if (!m) {
+        RT_CHECK_MSG(0, "out of memory");
+        return;
+    }
+    /* Lacks the key: unchanged. */
+    snprintf(text, sizeof text, "%s  global: {bandwidth_gbs: 12.5, latency_us: 2}\n", good_gpu);
+    RT_CHECK_MSG(rt_machine_load_string(text, "m.yaml", m, &err) == 0, "%s", err.msg);
+    RT_CHECK(rt_machine_use_staged_internode(m) == 0);
+    RT_CHECK(m->effective.tier_gbs[RT_TIER_GLOBAL] == 12.5 &&
+             m->effective.tier_latency_us[RT_TIER_GLOBAL] == 2);
+    /* Has it: the staged figures replace the global tier, the other tiers stay. */
+    snprintf(text, sizeof text,
+             "%s  global: {bandwidth_gbs: 12.5, latency_us: 2}\n"
+             "  node: {bandwidth_gbs: 50, latency_us: 1}\n"
+             "measured:\n"
+             "  mpi_staged:\n"
+             "    node: {bandwidth_gbs: 20, latency_us: 9}\n"
+             "    global: {bandwidth_gbs: 7.25, latency_us: 11}\n"
+             "  mpi_ipc:\n"
+             "    node: {bandwidth_gbs: 40, latency_us: 4}\n",
+             good_gpu);
+    RT_CHECK_MSG(rt_machine_load_string(text, "m.yaml", m, &err) == 0, "%s", err.msg);
+    RT_CHECK(m->staged_gbs[RT_TIER_NODE] == 20 && m->ipc_gbs[RT_TIER_NODE] == 40 &&
+             m->ipc_latency_us[RT_TIER_NODE] == 4);
+    RT_CHECK(rt_machine_use_staged_internode(m) == 1);
+    RT_CHECK(m->effective.tier_gbs[RT_TIER_GLOBAL] == 7.25 &&
+             m->effective.tier_latency_us[RT_TIER_GLOBAL] == 11);
+    RT_CHECK(m->effective.tier_gbs[RT_TIER_NODE] == 50);
+    /* Staged bandwidth without latency: the latency stays the file's. */
+    snprintf(text, sizeof text,
+             "%s  global: {bandwidth_gbs: 12.5, latency_us: 2}\n"
+             "measured:\n  mpi_staged: {global: {bandwidth_gbs: 3}}\n",
+             good_gpu);
+    RT_CHECK_MSG(rt_machine_load_string(text, "m.yaml", m, &err) == 0, "%s", err.msg);
+    RT_CHECK(rt_machine_use_staged_internode(m) == 1 &&
+             m->effective.tier_gbs[RT_TIER_GLOBAL] == 3 &&
+             m->effective.tier_latency_us[RT_TIER_GLOBAL] == 2);
+    free(m);
+
+    /* Bad blocks: IPC has no global tier, values positive, tiers need a bandwidth. */
+    expect_error("  d2h_gbs: 10\n",
+                 "  d2h_gbs: 10\nmeasured:\n  mpi_ipc: {global: {bandwidth_gbs: 3}}\n",
+                 "measured.mpi_ipc", "global");
+    expect_error("  d2h_gbs: 10\n",
+                 "  d2h_gbs: 10\nmeasured:\n  mpi_staged: {node: {bandwidth_gbs: -3}}\n",
+                 "measured.mpi_staged.node.bandwidth_gbs", "positive");
+    expect_error("  d2h_gbs: 10\n",
+                 "  d2h_gbs: 10\nmeasured:\n  mpi_staged: {node: {latency_us: 3}}\n",
+                 "measured.mpi_staged.node", "bandwidth_gbs");
+    expect_error("  d2h_gbs: 10\n", "  d2h_gbs: 10\nmeasured:\n  mpi_staged: 5\n",
+                 "measured.mpi_staged", "map");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -234,6 +294,7 @@ int main(int argc, char **argv)
         return 2;
     }
     test_validation();
+    test_staged_internode();
     test_committed(argv[1]);
     test_find(argv[1], argv[2]);
     return RT_TEST_RESULT();

@@ -108,6 +108,7 @@ static const rt_plugin_api plugin_api = {
      * into this plugin. */
     .collect_counters = rt_cuda_collect_counters,
     .probe = rt_cuda_probe,
+    .probe_devbuf = rt_cuda_probe_devbuf_ops,
     .stats = plugin_stats,
     .fini = plugin_fini,
 };
