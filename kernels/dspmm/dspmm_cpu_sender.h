@@ -34,11 +34,10 @@
 #include <stdint.h>
 
 #include "dspmm_plan.h"
+#include "dspmm_sender_common.h"
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
-
-#define DSPMM_COMMMAT_MAX_RANKS 8
 
 const rt_kernel_desc *rt_dspmm_cpu_sender_kernel(void);
 

@@ -1,10 +1,956 @@
 #include "dspmm_cuda_sender.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cusparse.h>
+#include <mpi.h>
+
+#include "dspmm_cuda_reduce.h"
+#include "dspmm_family.h"
+#include "dspmm_sender_common.h"
+#include "rt_clock.h"
+#include "rt_kernels.h"
 #include "spmm_cuda_catalog.h"
+
+#define KNAME RT_DSPMM_CUDA_SENDER
+
+/* Tags beside the plan's data tags (DSPMM_TAG_BASE + 2 * hop + parity): credits travel back from a
+ * receiver to an IPC sender on TAG_CREDIT + 2 * hop + parity; the IPC handles of receive areas
+ * travel once, in setup, on TAG_HANDLES + hop. */
+#define TAG_CREDIT  (DSPMM_TAG_BASE + 2 * DSPMM_MAX_HOPS)
+#define TAG_HANDLES (TAG_CREDIT + 2 * DSPMM_MAX_HOPS)
+
+/* What a receiver tells an IPC sender about its receive areas of one hop (one per parity). */
+typedef struct ipc_offer {
+    cudaIpcMemHandle_t handle[2];
+    int64_t base_off[2]; /* the area's byte offset in the exported allocation */
+    int64_t off_rows;    /* the sender's rows start at this row of the area */
+    int64_t rows;        /* and are this many (checked against the sender's plan) */
+    int64_t hop, parities;
+} ipc_offer;
+
+/* One transfer of my role, with its transport. */
+typedef struct gpu_xfer {
+    int ipc; /* 1: device to device through CUDA IPC; 0: staged through pinned host + MPI */
+    int64_t off_rows; /* recv: first row in my receive area; send+ipc: in the receiver's area */
+    void *remote[2];  /* send+ipc: the receiver's receive area (per parity), mapped here */
+    void *opened[2];  /* send+ipc: what cudaIpcOpenMemHandle returned (closed in teardown) */
+    int64_t *d_map;   /* recv: the plan's map on the device */
+} gpu_xfer;
+
+typedef struct gpu_hop {
+    gpu_xfer *send, *recv;
+    int64_t *d_self_src, *d_self_dst;
+    int staged_send, staged_recv, ipc_recv; /* any transfer of that kind at this hop */
+    int parities;                           /* 2 for the last hop (pipelined), else 1 */
+    int dist;                               /* chunks between two uses of one receive area */
+    /* Per parity: token payloads (the chunk index), credits, and their requests. */
+    int64_t *tok_send[2], *tok_recv[2], *credit_out[2];
+    MPI_Request *credit_req[2];
+    ipc_offer *offer_out, *offer_in; /* setup only: per recv / send transfer */
+} gpu_hop;
+
+typedef struct gpu_state {
+    dspmm_sender_base b;
+    rt_cuda_ctx *ctx;
+    cudaStream_t stream;
+    int ipc_mode; /* intra = ipc */
+    int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
+    gpu_hop hop[DSPMM_MAX_HOPS];
+    void *d_lev[DSPMM_MAX_HOPS][2];  /* level buffers; [.][1] only for the last hop's source */
+    void *d_rbuf[DSPMM_MAX_HOPS][2]; /* receive areas (exported to IPC senders) */
+    void *h_send[DSPMM_MAX_HOPS][2]; /* pinned staging of what leaves by MPI */
+    void *h_recv[DSPMM_MAX_HOPS][2]; /* pinned staging of what arrives by MPI */
+    void *d_c;                       /* my C rows x kb */
+    void *h_c;                       /* its host copy for the output hook */
+    /* Local multiply (cuSPARSE): my level-0 rows x my column block, int32 CSR. */
+    void *d_rowptr, *d_col, *d_val, *d_b, *d_work;
+    cusparseHandle_t sp;
+    int have_sp, have_a, have_mb[2], have_mo[2];
+    cusparseSpMatDescr_t mat_a;
+    cusparseDnMatDescr_t mat_b[2], mat_o[2]; /* [0]: chunk_max columns, [1]: the last chunk's */
+    int64_t width[2];
+    float one_f, zero_f;
+    double one_d, zero_d;
+    MPI_Request *req[2];    /* the last hop's requests, per chunk parity */
+    MPI_Request *req_local; /* an intermediate hop's requests */
+    MPI_Status *sts;
+    int max_req;
+    char what[160];
+} gpu_state;
+
+static const rt_spmm_cuda_entry *entry(void)
+{
+    return rt_cuda_catalog_entry(RT_CUDA_CATALOG_DSPMM_SENDER);
+}
+
+static int read_params(const rt_params *p, dspmm_sender_cfg *cfg, int *ipc, rt_err *err)
+{
+    const rt_spmm_cuda_entry *e = entry();
+    char intra[16];
+    if (dspmm_sender_read_cfg(e->params, e->n_params, KNAME, p, cfg, err) != 0 ||
+        rt_kernels_param_str(e->params, e->n_params, KNAME, p, "intra", intra, sizeof intra, err) !=
+            0)
+        return -1;
+    *ipc = strcmp(intra, "ipc") == 0;
+    return 0;
+}
+
+static int cuda_fail(rt_err *err, const char *what, const char *call, cudaError_t e)
+{
+    return rt_err_set(err, "%s: %s failed: %s: %s", what, call, cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+}
+
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        const cudaError_t dspmm_e_ = (call);                                                       \
+        if (dspmm_e_ != cudaSuccess)                                                               \
+            return cuda_fail(err, s->what, #call, dspmm_e_);                                       \
+    } while (0)
+
+#define SP_TRY(call)                                                                               \
+    do {                                                                                           \
+        const cusparseStatus_t dspmm_st_ = (call);                                                 \
+        if (dspmm_st_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+            return rt_err_set(err, "%s: %s failed: %s", s->what, #call,                            \
+                              cusparseGetErrorString(dspmm_st_));                                  \
+    } while (0)
+
+static int gpu_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                     const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    dspmm_sender_cfg cfg;
+    int ipc = 0;
+    (void)self;
+    if (read_params(p, &cfg, &ipc, err) != 0)
+        return -1;
+    return dspmm_sender_check(KNAME, inputs, &cfg, env, why, whylen, err);
+}
+
+/* ---- Teardown ----------------------------------------------------------------------------- */
+
+static void free_hop(gpu_state *s, gpu_hop *h, const dspmm_hop_role *r)
+{
+    for (int i = 0; h->recv && i < r->n_recv; ++i)
+        rt_cuda_free(s->ctx, h->recv[i].d_map);
+    rt_cuda_free(s->ctx, h->d_self_src);
+    rt_cuda_free(s->ctx, h->d_self_dst);
+    for (int par = 0; par < 2; ++par) {
+        free(h->tok_send[par]);
+        free(h->tok_recv[par]);
+        free(h->credit_out[par]);
+        free(h->credit_req[par]);
+    }
+    free(h->send);
+    free(h->recv);
+    free(h->offer_out);
+    free(h->offer_in);
+}
+
+static void gpu_teardown(void *state)
+{
+    gpu_state *s = state;
+    if (!s)
+        return;
+    if (s->ctx)
+        (void)cuCtxSetCurrent(rt_cuda_ctx_cu_context(s->ctx));
+    if (s->stream)
+        (void)cudaStreamSynchronize(s->stream);
+    if (s->ipc_live) {
+        /* Importers unmap first; an exporter frees its areas only after every rank has (freeing
+         * exported memory that another process still maps is undefined behaviour). Every rank
+         * reaches this point: ipc_live is set on all of them together, after an agreement. */
+        for (int k = 0; k < s->b.plan.hops; ++k)
+            for (int i = 0; s->hop[k].send && i < s->b.role.hop[k].n_send; ++i)
+                for (int par = 0; par < 2; ++par)
+                    if (s->hop[k].send[i].opened[par])
+                        (void)cudaIpcCloseMemHandle(s->hop[k].send[i].opened[par]);
+        (void)MPI_Barrier(s->b.mpi);
+    }
+    for (int k = 0; k < s->b.plan.hops; ++k)
+        free_hop(s, &s->hop[k], &s->b.role.hop[k]);
+    for (int k = 0; k < DSPMM_MAX_HOPS; ++k)
+        for (int par = 0; par < 2; ++par) {
+            rt_cuda_free(s->ctx, s->d_lev[k][par]);
+            rt_cuda_free(s->ctx, s->d_rbuf[k][par]);
+            if (s->h_send[k][par])
+                (void)cudaFreeHost(s->h_send[k][par]);
+            if (s->h_recv[k][par])
+                (void)cudaFreeHost(s->h_recv[k][par]);
+        }
+    for (int i = 0; i < 2; ++i) {
+        if (s->have_mb[i])
+            cusparseDestroyDnMat(s->mat_b[i]);
+        if (s->have_mo[i])
+            cusparseDestroyDnMat(s->mat_o[i]);
+    }
+    if (s->have_a)
+        cusparseDestroySpMat(s->mat_a);
+    if (s->have_sp)
+        cusparseDestroy(s->sp);
+    rt_cuda_free(s->ctx, s->d_rowptr);
+    rt_cuda_free(s->ctx, s->d_col);
+    rt_cuda_free(s->ctx, s->d_val);
+    rt_cuda_free(s->ctx, s->d_b);
+    rt_cuda_free(s->ctx, s->d_work);
+    rt_cuda_free(s->ctx, s->d_c);
+    free(s->h_c);
+    free(s->req[0]);
+    free(s->req[1]);
+    free(s->req_local);
+    free(s->sts);
+    dspmm_sender_base_free(&s->b);
+    free(s);
+}
+
+/* ---- Setup -------------------------------------------------------------------------------- */
+
+static int dev_alloc(gpu_state *s, void **p, int64_t elems, size_t esize, const char *label,
+                     rt_err *err)
+{
+    char what[320];
+    snprintf(what, sizeof what, "%s of %s", label, s->what);
+    return rt_cuda_alloc(s->ctx, p, (size_t)(elems > 0 ? elems : 1) * esize, what, err);
+}
+
+static int dev_upload(gpu_state *s, void **p, const void *src, int64_t elems, size_t esize,
+                      const char *label, rt_err *err)
+{
+    const int rc = dev_alloc(s, p, elems, esize, label, err);
+    if (rc != 0 || elems <= 0)
+        return rc;
+    return rt_cuda_upload(s->ctx, *p, src, (size_t)elems * esize, label, err);
+}
+
+static int host_pinned(gpu_state *s, void **p, int64_t elems, const char *label, rt_err *err)
+{
+    const size_t bytes = (size_t)(elems > 0 ? elems : 1) * s->b.esize;
+    const cudaError_t e = cudaMallocHost(p, bytes);
+    if (e == cudaSuccess)
+        return 0;
+    *p = NULL;
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation) {
+        rt_err_set(err, "%s: out of pinned host memory allocating %zu bytes for %s", s->what, bytes,
+                   label);
+        return RT_INFEASIBLE;
+    }
+    return cuda_fail(err, s->what, "cudaMallocHost", e);
+}
+
+/* cuSPARSE: my level-0 rows x my column block (int32 CSR), B's block on the device, and dense
+ * descriptors for the (at most two) chunk widths; pointers are set per chunk. */
+static int setup_multiply(gpu_state *s, rt_err *err)
+{
+    const dspmm_sender_base *b = &s->b;
+    const int64_t n0 = b->role.level_rows[0];
+    if (b->lnnz > INT32_MAX || n0 >= INT32_MAX || b->bcols >= INT32_MAX) {
+        rt_err_set(err,
+                   "%s: the local block (%" PRId64 " rows, %" PRId64 " nonzeros) needs "
+                   "64-bit indices",
+                   s->what, n0, b->lnnz);
+        return RT_INFEASIBLE;
+    }
+    int32_t *rp = malloc((size_t)(n0 + 1) * sizeof *rp);
+    if (!rp)
+        return rt_err_set(err, "%s: out of memory", s->what);
+    for (int64_t r = 0; r <= n0; ++r)
+        rp[r] = (int32_t)b->lrowptr[r];
+    int rc = dev_upload(s, &s->d_rowptr, rp, n0 + 1, sizeof *rp, "row offsets", err);
+    free(rp);
+    if (rc == 0)
+        rc = dev_upload(s, &s->d_col, b->lcol, b->lnnz, sizeof *b->lcol, "column indices", err);
+    if (rc == 0)
+        rc = dev_upload(s, &s->d_val, b->lval, b->lnnz, b->esize, "values", err);
+    if (rc == 0)
+        rc = dev_upload(s, &s->d_b, b->bblk, b->bcols * b->kb, b->esize, "B block", err);
+    if (rc != 0)
+        return rc;
+    SP_TRY(cusparseCreate(&s->sp));
+    s->have_sp = 1;
+    SP_TRY(cusparseSetStream(s->sp, s->stream));
+    /* No level-0 rows: nothing to multiply (cuSPARSE need not see an empty matrix). */
+    if (n0 == 0 || b->lnnz == 0)
+        return 0;
+    const cudaDataType type = b->prec == RT_FP64 ? CUDA_R_64F : CUDA_R_32F;
+    SP_TRY(cusparseCreateCsr(&s->mat_a, n0, b->bcols, b->lnnz, s->d_rowptr, s->d_col, s->d_val,
+                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             type));
+    s->have_a = 1;
+    s->width[0] = b->chunk_max;
+    s->width[1] = b->kb - (b->chunks - 1) * b->chunk_max;
+    const void *one = b->prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
+    const void *zero = b->prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
+    size_t work = 0;
+    for (int i = 0; i < 2; ++i) {
+        if (s->width[i] <= 0)
+            continue;
+        /* B's columns [c0, c0 + w) are a row-major view of the block with ld = kb; the output is
+         * the level-0 buffer, rows x w (ld = w). */
+        SP_TRY(cusparseCreateDnMat(&s->mat_b[i], b->bcols, s->width[i], b->kb, s->d_b, type,
+                                   CUSPARSE_ORDER_ROW));
+        s->have_mb[i] = 1;
+        SP_TRY(cusparseCreateDnMat(&s->mat_o[i], n0, s->width[i], s->width[i], s->d_lev[0][0], type,
+                                   CUSPARSE_ORDER_ROW));
+        s->have_mo[i] = 1;
+        size_t need = 0;
+        SP_TRY(cusparseSpMM_bufferSize(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                       CUSPARSE_OPERATION_NON_TRANSPOSE, one, s->mat_a, s->mat_b[i],
+                                       zero, s->mat_o[i], type, CUSPARSE_SPMM_ALG_DEFAULT, &need));
+        if (need > work)
+            work = need;
+    }
+    return dev_alloc(s, &s->d_work, (int64_t)work, 1, "cuSPARSE workspace", err);
+}
+
+/* Per hop: which transfers go through IPC, their maps on the device, tokens, credits, and the
+ * handles a receiver offers its IPC senders. */
+static int setup_hops(gpu_state *s, rt_err *err)
+{
+    const dspmm_sender_base *b = &s->b;
+    const int last = b->plan.hops - 1;
+    const int my_node = b->topo.node_of[b->rank];
+    for (int k = 0; k <= last; ++k) {
+        const dspmm_hop_role *r = &b->role.hop[k];
+        gpu_hop *h = &s->hop[k];
+        h->parities = k == last ? 2 : 1;
+        h->dist = h->parities;
+        const size_t ns = (size_t)(r->n_send > 0 ? r->n_send : 1);
+        const size_t nr = (size_t)(r->n_recv > 0 ? r->n_recv : 1);
+        h->send = calloc(ns, sizeof *h->send);
+        h->recv = calloc(nr, sizeof *h->recv);
+        h->offer_out = calloc(nr, sizeof *h->offer_out);
+        h->offer_in = calloc(ns, sizeof *h->offer_in);
+        int ok = h->send && h->recv && h->offer_out && h->offer_in;
+        for (int par = 0; par < 2 && ok; ++par) {
+            h->tok_send[par] = calloc(ns, sizeof(int64_t));
+            h->tok_recv[par] = calloc(nr, sizeof(int64_t));
+            h->credit_out[par] = calloc(nr, sizeof(int64_t));
+            h->credit_req[par] = malloc(nr * sizeof(MPI_Request));
+            ok = h->tok_send[par] && h->tok_recv[par] && h->credit_out[par] && h->credit_req[par];
+            for (size_t i = 0; ok && i < nr; ++i)
+                h->credit_req[par][i] = MPI_REQUEST_NULL;
+        }
+        if (!ok)
+            return rt_err_set(err, "%s: out of memory", s->what);
+        /* A peer of my (emulated) node is reached through IPC when intra = ipc; the plan never
+         * lists a transfer to myself (those rows are reduced in place). */
+        for (int i = 0; i < r->n_send; ++i) {
+            h->send[i].ipc = s->ipc_mode && b->topo.node_of[r->send[i].peer] == my_node;
+            h->staged_send |= !h->send[i].ipc;
+        }
+        int64_t off = 0;
+        for (int i = 0; i < r->n_recv; ++i) {
+            gpu_xfer *x = &h->recv[i];
+            x->ipc = s->ipc_mode && b->topo.node_of[r->recv[i].peer] == my_node;
+            x->off_rows = off;
+            off += r->recv[i].rows;
+            h->staged_recv |= !x->ipc;
+            h->ipc_recv |= x->ipc;
+            const int rc = dev_upload(s, (void **)&x->d_map, r->recv[i].map, r->recv[i].rows,
+                                      sizeof(int64_t), "reduction map", err);
+            if (rc != 0)
+                return rc;
+        }
+        int rc = dev_upload(s, (void **)&h->d_self_src, r->self_src, r->n_self, sizeof(int64_t),
+                            "self map", err);
+        if (rc == 0)
+            rc = dev_upload(s, (void **)&h->d_self_dst, r->self_dst, r->n_self, sizeof(int64_t),
+                            "self map", err);
+        if (rc != 0)
+            return rc;
+        for (int par = 0; par < h->parities; ++par) {
+            rc = dev_alloc(s, &s->d_lev[k][par], b->role.level_rows[k] * b->chunk_max, b->esize,
+                           "level buffer", err);
+            if (rc == 0)
+                rc = dev_alloc(s, &s->d_rbuf[k][par], r->recv_rows * b->chunk_max, b->esize,
+                               "receive area", err);
+            if (rc == 0 && h->staged_send)
+                rc = host_pinned(s, &s->h_send[k][par], b->role.level_rows[k] * b->chunk_max,
+                                 "the send staging buffer", err);
+            if (rc == 0 && h->staged_recv)
+                rc = host_pinned(s, &s->h_recv[k][par], r->recv_rows * b->chunk_max,
+                                 "the receive staging buffer", err);
+            if (rc != 0)
+                return rc;
+        }
+        /* The offers (one per IPC sender): handles of my receive areas and where its rows go. */
+        for (int i = 0; i < r->n_recv; ++i) {
+            if (!h->recv[i].ipc)
+                continue;
+            ipc_offer *o = &h->offer_out[i];
+            o->off_rows = h->recv[i].off_rows;
+            o->rows = r->recv[i].rows;
+            o->hop = k;
+            o->parities = h->parities;
+            for (int par = 0; par < h->parities; ++par) {
+                CUdeviceptr base = 0;
+                size_t size = 0;
+                CUDA_TRY(cudaIpcGetMemHandle(&o->handle[par], s->d_rbuf[k][par]));
+                const CUresult cr =
+                    cuMemGetAddressRange(&base, &size, (CUdeviceptr)s->d_rbuf[k][par]);
+                if (cr != CUDA_SUCCESS)
+                    return rt_err_set(err, "%s: cuMemGetAddressRange failed (%d)", s->what,
+                                      (int)cr);
+                o->base_off[par] = (int64_t)((CUdeviceptr)s->d_rbuf[k][par] - base);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Everything that needs no other rank. */
+static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_inputs *in,
+                       const rt_params *p, const rt_kernel_env *env, rt_err *err)
+{
+    dspmm_sender_cfg cfg;
+    if (read_params(p, &cfg, &s->ipc_mode, err) != 0)
+        return -1;
+    if (cfg.fail_rank == env->rank && cfg.fail_in_setup)
+        return rt_err_set(err, "%s: injected failure on rank %d in setup (test hook fail_rank)",
+                          self->name, env->rank);
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    int rc = dspmm_sender_base_init(&s->b, KNAME, in, env, &cfg, err);
+    if (rc != 0)
+        return rc;
+    s->one_f = 1.0f;
+    s->one_d = 1.0;
+    const int last = s->b.plan.hops - 1;
+    for (int k = 0; k <= last; ++k) {
+        const dspmm_hop_role *h = &s->b.role.hop[k];
+        if (h->n_send + h->n_recv > s->max_req)
+            s->max_req = h->n_send + h->n_recv;
+    }
+    const size_t nreq = (size_t)(s->max_req > 0 ? s->max_req : 1);
+    s->req[0] = malloc(nreq * sizeof(MPI_Request));
+    s->req[1] = malloc(nreq * sizeof(MPI_Request));
+    s->req_local = malloc(nreq * sizeof(MPI_Request));
+    s->sts = malloc(nreq * sizeof(MPI_Status));
+    s->h_c = malloc((size_t)(s->b.role.c_rows * s->b.kb > 0 ? s->b.role.c_rows * s->b.kb : 1) *
+                    s->b.esize);
+    if (!s->req[0] || !s->req[1] || !s->req_local || !s->sts || !s->h_c)
+        return rt_err_set(err, "%s: out of memory", s->what);
+    rc = setup_hops(s, err);
+    if (rc == 0)
+        rc = dev_alloc(s, &s->d_c, s->b.role.c_rows * s->b.kb, s->b.esize, "C rows", err);
+    if (rc == 0)
+        rc = setup_multiply(s, err);
+    if (rc == 0)
+        rc = rt_cuda_sync(s->ctx, s->what, err);
+    return rc;
+}
+
+/* Setup communicates (the IPC handles), so a rank that fails must not leave the others waiting:
+ * every rank says how it did, and all return together. The outcome is the worst one (an error
+ * over an infeasible point), named after the lowest rank that had it. */
+static int setup_agree(rt_comm *comm, MPI_Comm mpi, int rank, int rc, const char *step, rt_err *err)
+{
+    const int code = rc == 0 ? 0 : rc == RT_INFEASIBLE ? 1 : 2;
+    int worst = code;
+    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, mpi) != MPI_SUCCESS)
+        return rt_err_set(err, "%s: agreeing on the %s failed (MPI_Allreduce)", KNAME, step);
+    if (worst == 0)
+        return 0;
+    int all_ok = 0, first = -1;
+    char msg[RT_ERR_MSG_MAX] = "";
+    if (rt_comm_all_ok_msg(comm, code != worst, code == worst ? err->msg : NULL, &all_ok, &first,
+                           msg, sizeof msg) != 0)
+        return rt_err_set(err, "%s: agreeing on the %s failed: %s", KNAME, step,
+                          rt_comm_last_error(comm));
+    const int out = worst == 1 ? RT_INFEASIBLE : -1;
+    if (code == worst && first == rank)
+        return out; /* err holds my own reason */
+    if (worst == 1)
+        rt_err_set(err, "rank %d: %s", first, msg);
+    else
+        rt_err_set(err, "rank %d failed in the %s: %s", first, step, msg);
+    return out;
+}
+
+/* Receivers send each IPC sender the handles of their receive areas; senders map them. */
+static int exchange_handles(gpu_state *s, rt_err *err)
+{
+    const dspmm_sender_base *b = &s->b;
+    int total = 0;
+    for (int k = 0; k < b->plan.hops; ++k)
+        total += b->role.hop[k].n_send + b->role.hop[k].n_recv;
+    MPI_Request *req = malloc((size_t)(total > 0 ? total : 1) * sizeof *req);
+    if (!req)
+        return rt_err_set(err, "%s: out of memory", s->what);
+    int n = 0, posted_ok = 1;
+    for (int k = 0; k < b->plan.hops; ++k) {
+        const dspmm_hop_role *r = &b->role.hop[k];
+        gpu_hop *h = &s->hop[k];
+        for (int i = 0; i < r->n_send; ++i)
+            if (h->send[i].ipc) {
+                req[n] = MPI_REQUEST_NULL;
+                if (MPI_Irecv(&h->offer_in[i], (int)sizeof(ipc_offer), MPI_BYTE, r->send[i].peer,
+                              TAG_HANDLES + k, b->mpi, &req[n]) != MPI_SUCCESS)
+                    posted_ok = 0;
+                ++n;
+            }
+        for (int i = 0; i < r->n_recv; ++i)
+            if (h->recv[i].ipc) {
+                req[n] = MPI_REQUEST_NULL;
+                if (MPI_Isend(&h->offer_out[i], (int)sizeof(ipc_offer), MPI_BYTE, r->recv[i].peer,
+                              TAG_HANDLES + k, b->mpi, &req[n]) != MPI_SUCCESS)
+                    posted_ok = 0;
+                ++n;
+            }
+    }
+    const int wrc = n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    free(req);
+    if (!posted_ok || wrc != MPI_SUCCESS)
+        return rt_err_set(err, "%s: exchanging the IPC handles failed (MPI)", s->what);
+    for (int k = 0; k < b->plan.hops; ++k) {
+        const dspmm_hop_role *r = &b->role.hop[k];
+        gpu_hop *h = &s->hop[k];
+        for (int i = 0; i < r->n_send; ++i) {
+            gpu_xfer *x = &h->send[i];
+            const ipc_offer *o = &h->offer_in[i];
+            if (!x->ipc)
+                continue;
+            if (o->hop != k || o->rows != r->send[i].rows || o->parities != h->parities)
+                return rt_err_set(err,
+                                  "%s: rank %d offered an area of %" PRId64 " rows at hop %" PRId64
+                                  ", the plan sends it %" PRId64 " rows at hop %d",
+                                  s->what, r->send[i].peer, o->rows, o->hop, r->send[i].rows, k);
+            x->off_rows = o->off_rows;
+            for (int par = 0; par < h->parities; ++par) {
+                void *p = NULL;
+                CUDA_TRY(cudaIpcOpenMemHandle(&p, o->handle[par], cudaIpcMemLazyEnablePeerAccess));
+                x->opened[par] = p;
+                x->remote[par] = (char *)p + o->base_off[par];
+            }
+        }
+    }
+    return 0;
+}
+
+static int gpu_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                     const rt_kernel_env *env, void **state, rt_err *err)
+{
+    *state = NULL;
+    if (!inputs || !env || !env->comm)
+        return rt_err_set(err, "%s: no inputs or no communication layer", self->name);
+    rt_comm *comm = env->comm;
+    const MPI_Comm mpi = rt_comm_mpi(comm, RT_COMM_WORLD);
+    gpu_state *s = calloc(1, sizeof *s);
+    int rc;
+    if (!s) {
+        rc = rt_err_set(err, "%s: out of memory", self->name);
+    } else {
+        s->ctx = self->backend_ctx;
+        s->stream = (cudaStream_t)rt_cuda_ctx_stream(s->ctx);
+        snprintf(s->what, sizeof s->what, "%s (rank %d)", self->name, env->rank);
+        rc = setup_local(s, self, inputs, p, env, err);
+    }
+    rc = setup_agree(comm, mpi, env->rank, rc, "setup", err);
+    if (rc != 0) {
+        gpu_teardown(s);
+        return rc;
+    }
+    s->ipc_live = 1; /* on every rank: all passed the agreement */
+    rc = exchange_handles(s, err);
+    rc = setup_agree(comm, mpi, env->rank, rc, "IPC handle exchange", err);
+    if (rc != 0) {
+        gpu_teardown(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+/* ---- One execution ------------------------------------------------------------------------ */
+
+/* The first local failure is kept and the protocol goes on regardless, so every partner still
+ * gets (and sends) every message it expects; the agreement at the end fails the execution. */
+typedef struct exec_ctx {
+    int ok;
+    rt_err err;
+} exec_ctx;
+
+static void fail_mpi(gpu_state *s, exec_ctx *x, const char *what, int rc)
+{
+    if (!x->ok)
+        return;
+    x->ok = 0;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, text, &len);
+    rt_err_set(&x->err, "%s: %s%s%s", s->what, what, text[0] ? ": " : "", text);
+}
+
+static void fail_cuda(gpu_state *s, exec_ctx *x, const char *what, cudaError_t e)
+{
+    if (e == cudaSuccess || !x->ok)
+        return;
+    x->ok = 0;
+    cuda_fail(&x->err, s->what, what, e);
+}
+
+static void sync_stream(gpu_state *s, exec_ctx *x, double *acc)
+{
+    const double t0 = rt_clock_now();
+    fail_cuda(s, x, "cudaStreamSynchronize", cudaStreamSynchronize(s->stream));
+    *acc += rt_clock_now() - t0;
+}
+
+/* Level-0 partial rows of columns [c0, c0 + w) of my group into out (rows x w). */
+static void local_multiply(gpu_state *s, void *out, int64_t c0, int64_t w, exec_ctx *x)
+{
+    if (!s->have_a) {
+        /* No nonzero in my column block: my partial rows (if any) are zero. */
+        fail_cuda(
+            s, x, "cudaMemsetAsync",
+            cudaMemsetAsync(out, 0, (size_t)(s->b.role.level_rows[0] * w) * s->b.esize, s->stream));
+        return;
+    }
+    const int i = w == s->width[0] ? 0 : 1;
+    const cudaDataType type = s->b.prec == RT_FP64 ? CUDA_R_64F : CUDA_R_32F;
+    const void *one = s->b.prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
+    const void *zero = s->b.prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
+    cusparseStatus_t st =
+        cusparseDnMatSetValues(s->mat_b[i], (char *)s->d_b + (size_t)c0 * s->b.esize);
+    if (st == CUSPARSE_STATUS_SUCCESS)
+        st = cusparseDnMatSetValues(s->mat_o[i], out);
+    if (st == CUSPARSE_STATUS_SUCCESS)
+        st = cusparseSpMM(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                          one, s->mat_a, s->mat_b[i], zero, s->mat_o[i], type,
+                          CUSPARSE_SPMM_ALG_DEFAULT, s->d_work);
+    if (st != CUSPARSE_STATUS_SUCCESS && x->ok) {
+        x->ok = 0;
+        rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
+    }
+}
+
+static void reduce(gpu_state *s, void *dst, int64_t ldd, int64_t c0, const void *src,
+                   const int64_t *src_rows, const int64_t *map, int64_t n, int64_t w, exec_ctx *x)
+{
+    const int e = dspmm_cuda_reduce_rows(s->stream, s->b.prec == RT_FP64, dst, ldd, c0, src,
+                                         src_rows, map, n, w);
+    fail_cuda(s, x, "the reduction kernel", (cudaError_t)e);
+}
+
+/* Posts hop k of chunk ch (width w, buffers of parity par): receives (tokens from IPC senders,
+ * rows from staged ones into pinned memory), the staged rows copied out of the device, the IPC
+ * rows copied into their receivers' areas once the receivers have freed them (credits), then the
+ * sends. Fills req (receives first) and returns how many were posted. */
+static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, int64_t w,
+                    MPI_Request *req, exec_ctx *x)
+{
+    const dspmm_hop_role *r = &s->b.role.hop[k];
+    gpu_hop *h = &s->hop[k];
+    const int tag = DSPMM_TAG_BASE + 2 * k + par;
+    const size_t row_bytes = (size_t)w * s->b.esize;
+    int n = 0;
+    for (int i = 0; i < r->n_recv; ++i) {
+        const gpu_xfer *g = &h->recv[i];
+        int rc;
+        if (g->ipc)
+            rc = MPI_Irecv(&h->tok_recv[par][i], 1, MPI_INT64_T, r->recv[i].peer, tag, s->b.mpi,
+                           &req[n]);
+        else
+            rc = MPI_Irecv((char *)s->h_recv[k][par] + (size_t)g->off_rows * row_bytes,
+                           (int)((size_t)r->recv[i].rows * row_bytes), MPI_BYTE, r->recv[i].peer,
+                           tag, s->b.mpi, &req[n]);
+        if (rc != MPI_SUCCESS) {
+            req[n] = MPI_REQUEST_NULL;
+            fail_mpi(s, x, "posting a receive", rc);
+        }
+        ++n;
+    }
+    /* Staged rows leave the device first (one copy per message, contiguous in my level buffer). */
+    if (h->staged_send) {
+        for (int i = 0; i < r->n_send; ++i)
+            if (!h->send[i].ipc) {
+                const size_t at = (size_t)r->send[i].row_off * row_bytes;
+                fail_cuda(s, x, "cudaMemcpyAsync (device to host)",
+                          cudaMemcpyAsync((char *)s->h_send[k][par] + at, (const char *)src + at,
+                                          (size_t)r->send[i].rows * row_bytes,
+                                          cudaMemcpyDeviceToHost, s->stream));
+            }
+        sync_stream(s, x, &s->b.t_staging);
+    }
+    /* IPC rows go straight into the receiver's area, once it has reduced what the previous use of
+     * that area held (its credit); the first uses of an execution need none, since every
+     * execution ends with all ranks synchronized. */
+    double t0 = rt_clock_now();
+    int any_ipc = 0;
+    for (int i = 0; i < r->n_send; ++i) {
+        const gpu_xfer *g = &h->send[i];
+        if (!g->ipc)
+            continue;
+        any_ipc = 1;
+        if (ch >= h->dist) {
+            int64_t credit = -1;
+            MPI_Status st;
+            const int rc = MPI_Recv(&credit, 1, MPI_INT64_T, r->send[i].peer,
+                                    TAG_CREDIT + 2 * k + par, s->b.mpi, &st);
+            if (rc != MPI_SUCCESS)
+                fail_mpi(s, x, "waiting for a receive area's credit", rc);
+            else if (credit != ch - h->dist && x->ok) {
+                x->ok = 0;
+                rt_err_set(&x->err,
+                           "%s: hop %d: rank %d freed its area for chunk %" PRId64
+                           ", expected chunk %" PRId64,
+                           s->what, k, r->send[i].peer, credit, ch - h->dist);
+            }
+        }
+        if (g->remote[par])
+            fail_cuda(s, x, "cudaMemcpyAsync (CUDA IPC, device to device)",
+                      cudaMemcpyAsync((char *)g->remote[par] + (size_t)g->off_rows * row_bytes,
+                                      (const char *)src + (size_t)r->send[i].row_off * row_bytes,
+                                      (size_t)r->send[i].rows * row_bytes, cudaMemcpyDefault,
+                                      s->stream));
+    }
+    s->b.t_hop[k] += rt_clock_now() - t0;
+    if (any_ipc)
+        sync_stream(s, x, &s->b.t_hop[k]);
+    for (int i = 0; i < r->n_send; ++i) {
+        const gpu_xfer *g = &h->send[i];
+        const int64_t bytes = r->send[i].rows * (int64_t)row_bytes;
+        int rc;
+        if (g->ipc) {
+            h->tok_send[par][i] = ch;
+            rc = MPI_Isend(&h->tok_send[par][i], 1, MPI_INT64_T, r->send[i].peer, tag, s->b.mpi,
+                           &req[n]);
+        } else {
+            rc = MPI_Isend((const char *)s->h_send[k][par] + (size_t)r->send[i].row_off * row_bytes,
+                           (int)bytes, MPI_BYTE, r->send[i].peer, tag, s->b.mpi, &req[n]);
+        }
+        if (rc != MPI_SUCCESS) {
+            req[n] = MPI_REQUEST_NULL;
+            fail_mpi(s, x, "posting a send", rc);
+        } else {
+            /* The rows count as one message of their size whatever carried them. */
+            rt_err cerr;
+            rt_err_clear(&cerr);
+            if (dspmm_sender_count(&s->b, r->send[i].peer, bytes, &cerr) != 0 && x->ok) {
+                x->ok = 0;
+                x->err = cerr;
+            }
+        }
+        ++n;
+    }
+    return n;
+}
+
+/* Waits for hop k's requests of chunk ch, checks what arrived against the plan and brings the
+ * staged rows onto the device (into the receive area, where IPC rows already are). */
+static void wait_hop(gpu_state *s, int k, int par, int64_t ch, int n, MPI_Request *req, int64_t w,
+                     exec_ctx *x)
+{
+    if (n == 0)
+        return;
+    const dspmm_hop_role *r = &s->b.role.hop[k];
+    const gpu_hop *h = &s->hop[k];
+    const size_t row_bytes = (size_t)w * s->b.esize;
+    double t0 = rt_clock_now();
+    const int rc = MPI_Waitall(n, req, s->sts);
+    s->b.t_hop[k] += rt_clock_now() - t0;
+    if (rc != MPI_SUCCESS) {
+        fail_mpi(s, x, "waiting for the partial rows", rc);
+        return;
+    }
+    for (int i = 0; i < r->n_recv; ++i) {
+        int got = -1;
+        const gpu_xfer *g = &h->recv[i];
+        if (g->ipc) {
+            MPI_Get_count(&s->sts[i], MPI_INT64_T, &got);
+            if ((got != 1 || h->tok_recv[par][i] != ch) && x->ok) {
+                x->ok = 0;
+                rt_err_set(&x->err,
+                           "%s: hop %d: rank %d signalled chunk %" PRId64 ", expected %" PRId64,
+                           s->what, k, r->recv[i].peer, got == 1 ? h->tok_recv[par][i] : -1, ch);
+            }
+            continue;
+        }
+        MPI_Get_count(&s->sts[i], MPI_BYTE, &got);
+        const int64_t want = r->recv[i].rows * (int64_t)row_bytes;
+        if ((int64_t)got != want && x->ok) {
+            x->ok = 0;
+            rt_err_set(&x->err, "%s: hop %d: rank %d sent %d bytes, the plan expects %" PRId64,
+                       s->what, k, r->recv[i].peer, got, want);
+        }
+        const size_t at = (size_t)g->off_rows * row_bytes;
+        fail_cuda(s, x, "cudaMemcpyAsync (host to device)",
+                  cudaMemcpyAsync(
+                      (char *)s->d_rbuf[k][par] + at, (const char *)s->h_recv[k][par] + at,
+                      (size_t)r->recv[i].rows * row_bytes, cudaMemcpyHostToDevice, s->stream));
+    }
+    if (h->staged_recv)
+        sync_stream(s, x, &s->b.t_staging);
+}
+
+/* Adds the rows that stay with me (self) into dst (ld ldd, at column c0). */
+static void reduce_self(gpu_state *s, int k, const void *src, void *dst, int64_t ldd, int64_t c0,
+                        int64_t w, exec_ctx *x)
+{
+    const gpu_hop *h = &s->hop[k];
+    if (s->b.role.hop[k].n_self == 0)
+        return;
+    reduce(s, dst, ldd, c0, src, h->d_self_src, h->d_self_dst, s->b.role.hop[k].n_self, w, x);
+    sync_stream(s, x, &s->b.t_reduce);
+}
+
+/* Adds what arrived at hop k (chunk ch, parity par) into dst, peer by peer in the role's order,
+ * then frees the IPC senders' areas (credits) when they will write them again in this execution.
+ */
+static void reduce_recv(gpu_state *s, int k, int par, int64_t ch, void *dst, int64_t ldd,
+                        int64_t c0, int64_t w, exec_ctx *x)
+{
+    const dspmm_hop_role *r = &s->b.role.hop[k];
+    gpu_hop *h = &s->hop[k];
+    for (int i = 0; i < r->n_recv; ++i)
+        reduce(s, dst, ldd, c0,
+               (const char *)s->d_rbuf[k][par] + (size_t)(h->recv[i].off_rows * w) * s->b.esize,
+               NULL, h->recv[i].d_map, r->recv[i].rows, w, x);
+    /* The area must be read completely before a sender may overwrite it. */
+    sync_stream(s, x, &s->b.t_reduce);
+    if (!h->ipc_recv || ch + h->dist >= s->b.chunks)
+        return;
+    for (int i = 0; i < r->n_recv; ++i) {
+        if (!h->recv[i].ipc)
+            continue;
+        MPI_Request *cr = &h->credit_req[par][i];
+        /* The previous credit from this slot was consumed before the sender wrote chunk ch. */
+        if (*cr != MPI_REQUEST_NULL) {
+            const int rc = MPI_Wait(cr, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                fail_mpi(s, x, "completing a credit", rc);
+        }
+        h->credit_out[par][i] = ch;
+        const int rc = MPI_Isend(&h->credit_out[par][i], 1, MPI_INT64_T, r->recv[i].peer,
+                                 TAG_CREDIT + 2 * k + par, s->b.mpi, cr);
+        if (rc != MPI_SUCCESS) {
+            *cr = MPI_REQUEST_NULL;
+            fail_mpi(s, x, "sending a credit", rc);
+        }
+    }
+}
+
+static int gpu_run(void *state, double *seconds, rt_err *err)
+{
+    gpu_state *s = state;
+    dspmm_sender_base *b = &s->b;
+    *seconds = -1.0; /* host wall time after the final stream synchronization (runner's clock) */
+    exec_ctx x = {.ok = 1};
+    rt_err_clear(&x.err);
+    if (rt_cuda_ctx_make_current(s->ctx, &x.err) != 0)
+        x.ok = 0;
+    dspmm_sender_begin(b);
+    const int last = b->plan.hops - 1;
+    fail_cuda(s, &x, "cudaMemsetAsync",
+              cudaMemsetAsync(s->d_c, 0, (size_t)(b->role.c_rows * b->kb) * b->esize, s->stream));
+
+    int pending = -1, n_pending = 0;
+    int64_t pend_c0 = 0, pend_w = 0;
+    for (int64_t ch = 0; ch < b->chunks; ++ch) {
+        const int par = (int)(ch & 1);
+        const int64_t c0 = ch * b->chunk_max;
+        const int64_t w = (c0 + b->chunk_max <= b->kb) ? b->chunk_max : b->kb - c0;
+        local_multiply(s, s->d_lev[0][last == 0 ? par : 0], c0, w, &x);
+        sync_stream(s, &x, &b->t_kernel);
+        /* Intermediate hops: blocking, level k -> level k + 1. */
+        for (int k = 0; k < last; ++k) {
+            const void *src = s->d_lev[k][0];
+            void *dst = s->d_lev[k + 1][k + 1 == last ? par : 0];
+            const int n = post_hop(s, k, 0, ch, src, w, s->req_local, &x);
+            fail_cuda(s, &x, "cudaMemsetAsync",
+                      cudaMemsetAsync(dst, 0, (size_t)(b->role.level_rows[k + 1] * w) * b->esize,
+                                      s->stream));
+            reduce_self(s, k, src, dst, w, 0, w, &x);
+            wait_hop(s, k, 0, ch, n, s->req_local, w, &x);
+            reduce_recv(s, k, 0, ch, dst, w, 0, w, &x);
+        }
+        /* The previous chunk's last hop has overlapped this chunk's local work: finish it. */
+        if (pending >= 0) {
+            wait_hop(s, last, pending, ch - 1, n_pending, s->req[pending], pend_w, &x);
+            reduce_recv(s, last, pending, ch - 1, s->d_c, b->kb, pend_c0, pend_w, &x);
+        }
+        n_pending = post_hop(s, last, par, ch, s->d_lev[last][par], w, s->req[par], &x);
+        reduce_self(s, last, s->d_lev[last][par], s->d_c, b->kb, c0, w, &x);
+        pending = par;
+        pend_c0 = c0;
+        pend_w = w;
+    }
+    if (pending >= 0) {
+        wait_hop(s, last, pending, b->chunks - 1, n_pending, s->req[pending], pend_w, &x);
+        reduce_recv(s, last, pending, b->chunks - 1, s->d_c, b->kb, pend_c0, pend_w, &x);
+    }
+    /* Every credit sent in this execution was consumed by its sender in this execution. */
+    for (int k = 0; k <= last; ++k)
+        for (int par = 0; par < s->hop[k].parities; ++par)
+            for (int i = 0; i < b->role.hop[k].n_recv; ++i)
+                if (s->hop[k].credit_req[par][i] != MPI_REQUEST_NULL) {
+                    const int rc = MPI_Wait(&s->hop[k].credit_req[par][i], MPI_STATUS_IGNORE);
+                    if (rc != MPI_SUCCESS)
+                        fail_mpi(s, &x, "completing a credit", rc);
+                }
+    double t_final = 0.0;
+    sync_stream(s, &x, &t_final);
+    /* The agreement also makes the next execution's IPC writes safe: no rank passes it before
+     * every rank has finished (and synchronized) this execution's reductions. */
+    return dspmm_sender_finish(b, x.ok, &x.err, err);
+}
+
+static int gpu_output(void *state, double *out, rt_err *err)
+{
+    gpu_state *s = state;
+    rt_err local;
+    rt_err_clear(&local);
+    const size_t bytes = (size_t)(s->b.role.c_rows * s->b.kb) * s->b.esize;
+    const int ok =
+        bytes == 0 || rt_cuda_download(s->ctx, s->h_c, s->d_c, bytes, s->what, &local) == 0;
+    const int rc = dspmm_sender_output(&s->b, ok ? s->h_c : NULL, out, err);
+    if (rc != 0 && !ok)
+        return rt_err_set(err, "%s", local.msg);
+    return rc;
+}
+
+static int gpu_metrics(void *state, rt_metrics *m, rt_err *err)
+{
+    const gpu_state *s = state;
+    return dspmm_sender_metrics(&s->b, NULL, m, err);
+}
+
+static int gpu_flush(void *state, rt_err *err)
+{
+    gpu_state *s = state;
+    return rt_cuda_flush_l2(s->ctx, err);
+}
+
+static int gpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    dspmm_sender_cfg cfg;
+    int ipc = 0;
+    (void)self;
+    memset(t, 0, sizeof *t);
+    if (read_params(p, &cfg, &ipc, err) != 0)
+        return -1;
+    return dspmm_sender_traffic(KNAME, inputs, &cfg, env, t, err);
+}
 
 void rt_dspmm_cuda_sender_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_cuda_catalog_entry(RT_CUDA_CATALOG_DSPMM_SENDER), d);
-    d->unavailable = "not implemented yet";
-    (void)ctx;
+    rt_spmm_cuda_describe(entry(), d);
+    d->check = gpu_check;
+    d->setup = gpu_setup;
+    d->run = gpu_run;
+    d->output = gpu_output;
+    d->metrics = gpu_metrics;
+    d->flush = gpu_flush;
+    d->teardown = gpu_teardown;
+    d->traffic = gpu_traffic;
+    d->backend_ctx = ctx;
 }

@@ -1,0 +1,118 @@
+/* dspmm_sender_common: what the sender-multiplies kernels share whatever their transport
+ * (dspmm.cpu.sender with host MPI, dspmm.cuda.sender with CUDA IPC and staged MPI), so there is one
+ * copy of it: reading the distribution parameters, the feasibility check, the rank's place in the
+ * grid, its plan and role, the local operands (its level-0 rows restricted to its block of
+ * columns, its rows of B), the per-execution tallies of what it sent, the failure agreement that
+ * ends every execution, the output assembly (the rank's C rows moved to the family's canonical
+ * blocks), the metrics (per-tier bytes and messages, the communication matrix, phase times) and
+ * the traffic model.
+ *
+ * A kernel embeds dspmm_sender_base in its state and adds its buffers and transport. */
+#ifndef DSPMM_SENDER_COMMON_H
+#define DSPMM_SENDER_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "dspmm_family.h"
+#include "dspmm_part.h"
+#include "dspmm_plan.h"
+#include "rt_comm.h"
+#include "rt_error.h"
+#include "rt_params.h"
+#include "rt_registry.h"
+
+/* The communication matrix is stored only for jobs of at most this many ranks (a point holds
+ * RT_MAX_METRICS metrics). */
+#define DSPMM_COMMMAT_MAX_RANKS 8
+
+/* Tags of the plan's messages: DSPMM_TAG_BASE + 2 * hop + chunk parity, so the in-flight last hop
+ * of chunk i never matches a message of chunk i + 1. Transports add their own tags above
+ * DSPMM_TAG_BASE + 2 * DSPMM_MAX_HOPS. */
+#define DSPMM_TAG_BASE 0x4D00
+
+/* The parameters every sender kernel has (each kernel's schema also holds its own). */
+typedef struct dspmm_sender_cfg {
+    int p_batch;
+    dspmm_comm_kind comm;
+    int64_t minibatch;
+    int64_t fail_rank; /* TEST HOOK: -1 none */
+    int fail_in_setup; /* fail_at == "setup" */
+} dspmm_sender_cfg;
+
+/* Reads p_batch, comm, minibatch, fail_rank and fail_at from p with `schema`'s defaults. */
+int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const char *kname,
+                          const rt_params *p, dspmm_sender_cfg *cfg, rt_err *err);
+
+/* Needs the communication layer; RT_INFEASIBLE (why) when p_batch does not divide the ranks or
+ * exceeds K. in may be NULL (no K check). */
+int dspmm_sender_check(const char *kname, const rt_dspmm_inputs *in, const dspmm_sender_cfg *cfg,
+                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+
+typedef struct dspmm_sender_base {
+    const char *kname;
+    const rt_dspmm_inputs *in;
+    rt_comm *comm;
+    MPI_Comm mpi;
+    int rank, nranks;
+    dspmm_topo topo;
+    dspmm_grid grid;
+    dspmm_plan plan;
+    dspmm_role role;
+    int batch, data;
+    int64_t kb, k0; /* my group's columns [k0, k0 + kb) */
+    int64_t minibatch, chunks, chunk_max;
+    rt_precision prec;
+    size_t esize;
+    int fail_run; /* TEST HOOK: this rank fails every execution */
+    /* Local multiply: my level-0 rows x my block of A's columns (local column indices), CSR. */
+    int64_t *lrowptr;
+    int32_t *lcol;
+    void *lval; /* lnnz values in prec */
+    int64_t lnnz;
+    int64_t bcols; /* rows of my B block */
+    void *bblk;    /* bcols x kb, row-major, in prec */
+    /* What the last execution sent, tallied by the kernel as it sent it. */
+    int64_t tally_bytes[RT_TIER_COUNT], tally_msgs[RT_TIER_COUNT];
+    int64_t *pair_bytes; /* nranks: bytes to each world rank */
+    /* Phase times summed over executions; t_hop[k] is hop k's wait (its phase's name comes from
+     * the plan); t_staging the device <-> host copies of a GPU transport. */
+    double t_kernel, t_reduce, t_hop[DSPMM_MAX_HOPS], t_staging;
+    int64_t n_exec;
+} dspmm_sender_base;
+
+/* Builds the topology, grid, plan, role and local operands of this rank, and checks that every
+ * message fits an MPI count. Returns 0, RT_INFEASIBLE (err holds the reason) or -1; on failure
+ * the caller still calls dspmm_sender_base_free. Communicates with nobody. */
+int dspmm_sender_base_init(dspmm_sender_base *b, const char *kname, const rt_dspmm_inputs *in,
+                           const rt_kernel_env *env, const dspmm_sender_cfg *cfg, rt_err *err);
+void dspmm_sender_base_free(dspmm_sender_base *b);
+
+/* Start of an execution: clears the tallies. */
+void dspmm_sender_begin(dspmm_sender_base *b);
+/* One message of `bytes` to world rank peer: counted with rt_comm_count_to (the job's per-tier
+ * counters) and in the kernel's tallies. */
+int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *err);
+/* End of an execution: applies the fail_rank hook, then agrees with every rank. ok/local: this
+ * rank's outcome. Returns 0 when every rank succeeded; else -1 with err naming the first failed
+ * rank and its message (this rank's own error when it failed). */
+int dspmm_sender_finish(dspmm_sender_base *b, int ok, const rt_err *local, rt_err *err);
+
+/* The output hook's work: c holds my C rows (role.c_rows x kb, row-major, in prec, host memory);
+ * they move to the family's canonical blocks (all ranks take part). c NULL: this rank could not
+ * produce its rows; it still takes part, and every rank fails naming it. */
+int dspmm_sender_output(const dspmm_sender_base *b, const void *c, double *out, rt_err *err);
+
+/* The metrics hook's work (collective). staging_why NULL: time_staging_s is measured (t_staging);
+ * else it is recorded unavailable for that reason. */
+int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt_metrics *m,
+                         rt_err *err);
+
+/* The traffic model of a point: this rank's compulsory memory traffic and what it sends per
+ * network tier (from the plan). */
+int dspmm_sender_traffic(const char *kname, const rt_dspmm_inputs *in, const dspmm_sender_cfg *cfg,
+                         const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+
+#endif

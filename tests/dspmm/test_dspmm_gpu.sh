@@ -1,0 +1,108 @@
+# dspmm.cuda.sender end to end on a GPU host (exit 77, skipped, where the kernel is unavailable).
+#   $1 rooftune  $2 repository root  $3 scratch folder  $4 mpiexec
+# Runs configs/ci/hierarchical-comm-gpu-small.yaml (the GPU kernel and the CPU kernel on the same
+# points) under mpirun -np 2 (one node: every hop inside it) and -np 4 --ranks-per-node 2 (two
+# emulated nodes: IPC or staging inside a node, staging between nodes; ranks may share a GPU) and
+# fails unless every point is measured (verified against the reference) with none wrong or in
+# error, and every GPU point sent exactly the bytes and messages per tier that the CPU kernel sent
+# for the same point. Then a rank that fails (fail_rank, in run and in setup) must fail the point
+# with that rank named, without a hang.
+set -euo pipefail
+RT=$1
+ROOT=$2
+WORK=$3
+MPIEXEC=$4
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
+unset ROOFTUNE_NO_CUDA
+CFG="$ROOT/configs/ci/hierarchical-comm-gpu-small.yaml"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+"$RT" list >"$WORK/list.txt" 2>&1 || fail "rooftune list: $(cat "$WORK/list.txt")"
+line=$(grep -E '^ *dspmm\.cuda\.sender ' "$WORK/list.txt" || true)
+[ -n "$line" ] || fail "rooftune list does not know dspmm.cuda.sender"
+if echo "$line" | grep -q "unavailable"; then
+  echo "skipped: $line"
+  exit 77
+fi
+
+# compare DB: every GPU point's per-tier totals equal the CPU point's of the same configuration.
+compare_with_cpu() {
+  python3 - "$1" <<'PY'
+import json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+pts = con.execute("SELECT id, kernel, matrix, params, problem FROM points").fetchall()
+def key(matrix, params, problem):
+    p, q = json.loads(params), json.loads(problem)
+    return (matrix, p["comm"], p["p_batch"], p["minibatch"], q["precision"], q["K"])
+def metrics(pid):
+    return dict(con.execute("SELECT name, value FROM metrics WHERE point_id = ? AND available = 1",
+                            (pid,)).fetchall())
+cpu = {key(m, p, q): metrics(i) for i, k, m, p, q in pts if k == "dspmm.cpu.sender"}
+checked = moved = 0
+for i, k, m, p, q in pts:
+    if k != "dspmm.cuda.sender":
+        continue
+    kk = key(m, p, q)
+    assert kk in cpu, f"no dspmm.cpu.sender point for {kk}"
+    g, c = metrics(i), cpu[kk]
+    for t in ("socket", "node", "global"):
+        for what in ("bytes", "msgs"):
+            for agg in ("total", "max"):
+                name = f"comm_{what}_{t}_{agg}"
+                assert name in g, f"{kk} {p}: the GPU point has no {name}"
+                assert g[name] == c[name], f"{kk} {p}: {name} GPU {g[name]}, CPU {c[name]}"
+    assert "time_staging_s" in g, f"{kk} {p}: time_staging_s is not measured"
+    moved += g["comm_bytes_global_total"] + g["comm_bytes_node_total"] + g["comm_bytes_socket_total"] > 0
+    checked += 1
+assert checked == 12 * 2, f"{checked} GPU points compared, want 24"
+assert moved > 0, "no GPU point communicated: the comparison proves nothing"
+print(f"{checked} GPU point(s): per-tier volumes equal dspmm.cpu.sender's")
+PY
+}
+
+run_case() {
+  local name=$1 np=$2
+  shift 2
+  local db="$WORK/$name.db"
+  timeout 300 "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" "$RT" run "$CFG" --db "$db" "$@" \
+    >"$WORK/$name.log" 2>&1 || { cat "$WORK/$name.log" >&2; fail "$name: mpirun -np $np: exit $?"; }
+  local summary
+  summary=$(grep '^summary:' "$WORK/$name.log" || true)
+  echo "$name: $summary"
+  echo "$summary" | grep -qE '^summary: ([0-9]+) point\(s\): \1 measured, 0 resumed' ||
+    { cat "$WORK/$name.log" >&2; fail "$name: not every point measured: $summary"; }
+  echo "$summary" | grep -q ' 0 wrong, 0 infeasible, 0 error(s), 0 timeout(s)' ||
+    { cat "$WORK/$name.log" >&2; fail "$name: $summary"; }
+  local n
+  n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status='ok' AND verified=1 AND ranks=$np AND kernel='dspmm.cuda.sender'")
+  [ "$n" = 24 ] || fail "$name: $n verified GPU points, want 24"
+  compare_with_cpu "$db" || fail "$name: GPU and CPU volumes differ"
+}
+
+run_case np2 2
+run_case np4_rpn2 4 --ranks-per-node 2
+# Two emulated nodes hold global traffic: the comparison above covered the staged transport.
+g=$(sql "$WORK/np4_rpn2.db" "SELECT MAX(m.value) FROM metrics m JOIN points p ON p.id = m.point_id WHERE p.kernel='dspmm.cuda.sender' AND m.name='comm_bytes_global_total'")
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "${g:-0}" ||
+  fail "np4_rpn2: no bytes crossed the emulated nodes"
+
+# Failure injection: rank 2 fails in run, then in setup; both points in error naming rank 2.
+db="$WORK/fail.db"
+set +e
+timeout 180 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$RT" run "$CFG" --db "$db" \
+  --ranks-per-node 2 --set 'kernels=[{name: dspmm.cuda.sender, params: {comm: [node], fail_rank: [2], fail_at: [run, setup]}}]' \
+  --set 'problem.precision=[fp32]' >"$WORK/fail.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 124 ] && fail "the failure run hung"
+[ "$rc" = 1 ] || { cat "$WORK/fail.log" >&2; fail "failure run: exit status $rc, want 1"; }
+n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status='error'")
+[ "$n" = 2 ] || fail "$n points in error, want 2"
+r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"run\"%'")
+echo "$r" | grep -q "injected failure on rank 2" || fail "run failure: $r"
+r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"setup\"%'")
+echo "$r" | grep -q "rank 2.*injected failure on rank 2 in setup" || fail "setup failure: $r"
+echo "dspmm.cuda.sender: ok"
