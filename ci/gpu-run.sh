@@ -7,6 +7,7 @@
 #   ci/gpu-run.sh build test quickstart sanitize regtile tiled probe
 #   ci/gpu-run.sh build run=configs/tune/tiled-block-size.yaml   (any config, into $base)
 #   ci/gpu-run.sh build fresh=configs/paper/register-tiling.yaml (the same into a new store)
+#   ci/gpu-run.sh build mpi=4:2:configs/paper/hierarchical-comm-gpu.yaml (4 ranks, 2 per node)
 #
 # On the lent GPU machine, which lacks libyaml and the SQLite headers, the packages from
 # .devkit/debs are unpacked first (see ../shared/device/README.md).
@@ -100,6 +101,16 @@ for s in $stages; do
     log "fresh run $cfg"
     timeout "$budget" $RT run "$cfg" --db "$base/$name.db" >"$out/$name.log" 2>&1
     log "$name exit $?"; grep -E "summary|resumed" "$out/$name.log"
+    ;;
+  mpi=*)
+    # mpi=NP:RPN:CONFIG — NP ranks (one per GPU), RPN ranks per emulated node, into $base/<name>.db
+    # (the same store for every NP, so the scaling figure has them side by side).
+    spec=${s#mpi=}; np=${spec%%:*}; rest=${spec#*:}; rpn=${rest%%:*}; cfg=${rest#*:}
+    name=$(basename "$cfg" .yaml)
+    log "mpirun -np $np --ranks-per-node $rpn $cfg"
+    timeout "$budget" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
+      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" >"$out/$name-np$np.log" 2>&1
+    log "$name np $np exit $?"; grep -E "summary|resumed|rror" "$out/$name-np$np.log" | tail -5
     ;;
   run=*)
     cfg=${s#run=}

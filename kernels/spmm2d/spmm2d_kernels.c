@@ -13,6 +13,7 @@
 #include "rt_comm_rma.h"
 #include "rt_kernels.h"
 #include "spmm2d_dist.h"
+#include "spmm2d_engine.h"
 #include "spmm2d_family.h"
 #include "spmm2d_layout.h"
 #include "spmm2d_local.h"
@@ -79,11 +80,27 @@ typedef struct sp2_kind_info {
 } sp2_kind_info;
 
 static const sp2_kind_info kinds[] = {
-    {"spmm2d.cpu.stationary_c", ALG_SC, 0},         {"spmm2d.cpu.stationary_a", ALG_SA, 0},
-    {"spmm2d.cpu.stationary_b", ALG_SB, 0},         {"spmm2d.cpu.summa", ALG_SUMMA, 0},
-    {"spmm2d.cpu.summa_a", ALG_SUMMA_A, 0},         {"spmm2d.cpu.ws_random", ALG_WS_RANDOM, 0},
-    {"spmm2d.cpu.ws_locality", ALG_WS_LOCALITY, 0}, {"spgemm2d.cpu.stationary_c", ALG_SC, 1},
-    {"spgemm2d.cpu.stationary_a", ALG_SA, 1},       {"spgemm2d.cpu.summa", ALG_SUMMA, 1},
+    {"spmm2d.cpu.stationary_c", ALG_SC, 0},
+    {"spmm2d.cpu.stationary_a", ALG_SA, 0},
+    {"spmm2d.cpu.stationary_b", ALG_SB, 0},
+    {"spmm2d.cpu.summa", ALG_SUMMA, 0},
+    {"spmm2d.cpu.summa_a", ALG_SUMMA_A, 0},
+    {"spmm2d.cpu.ws_random", ALG_WS_RANDOM, 0},
+    {"spmm2d.cpu.ws_locality", ALG_WS_LOCALITY, 0},
+    {"spgemm2d.cpu.stationary_c", ALG_SC, 1},
+    {"spgemm2d.cpu.stationary_a", ALG_SA, 1},
+    {"spgemm2d.cpu.summa", ALG_SUMMA, 1},
+    /* The GPU kernels (kernels/spmm2d/cuda/) run the same algorithms with the GPU engine. */
+    {"spmm2d.cuda.stationary_c", ALG_SC, 0},
+    {"spmm2d.cuda.stationary_a", ALG_SA, 0},
+    {"spmm2d.cuda.stationary_b", ALG_SB, 0},
+    {"spmm2d.cuda.summa", ALG_SUMMA, 0},
+    {"spmm2d.cuda.summa_a", ALG_SUMMA_A, 0},
+    {"spmm2d.cuda.ws_random", ALG_WS_RANDOM, 0},
+    {"spmm2d.cuda.ws_locality", ALG_WS_LOCALITY, 0},
+    {"spgemm2d.cuda.stationary_c", ALG_SC, 1},
+    {"spgemm2d.cuda.stationary_a", ALG_SA, 1},
+    {"spgemm2d.cuda.summa", ALG_SUMMA, 1},
 };
 
 static const sp2_kind_info *kind_of(const rt_kernel_desc *d)
@@ -165,10 +182,13 @@ typedef struct sp2_slot {
 /* Per-execution time breakdown of this rank (the paper's Table 2 columns). */
 typedef struct sp2_times {
     double compute, comm, accum, imbalance, total;
+    double staging; /* host<->device copies of tiles and partials (GPU engine) */
 } sp2_times;
 
 typedef struct sp2_state {
     const rt_kernel_desc *desc;
+    const sp2_engine *eng; /* where the local multiplies run */
+    void *es;              /* the engine's state */
     sp2_alg alg;
     int spgemm;
     const sp2_inputs *in;
@@ -193,12 +213,15 @@ typedef struct sp2_state {
     sp2_spacc *c_acc;  /* SpGEMM: partial products per owned tile */
     sp2_csrbuf *c_csr; /* SpGEMM: the finished tiles of the last execution */
     sp2_spa spa;
-    sp2_csrbuf part;  /* SpGEMM partial product */
-    void *part_dense; /* SpMM partial product (largest C tile) */
+    sp2_csrbuf part;                /* SpGEMM partial product */
+    void *part_dense;               /* SpMM partial product (largest C tile) */
+    int64_t *c_rows_of, *c_cols_of; /* per owned C tile (for the engine) */
+    sp2_operand *ops_a, *ops_b;     /* stationary-A SUMMA: the products of one partial C tile */
     int64_t max_c_rows, max_c_cols;
 
     /* RDMA variants */
     unsigned char *stage_a[2], *stage_b[2];
+    size_t stage_a_bytes, stage_b_bytes, bc_a_bytes, bc_b_bytes, part_bytes;
     sp2_slot slots[2];
     sp2_queue *queue;
     sp2_workgrid *wg;
@@ -412,36 +435,49 @@ static double handler_time(const sp2_state *s)
     return st.handler_s;
 }
 
+static void add_etimes(sp2_state *s, const sp2_etimes *t)
+{
+    s->run.compute += t->compute;
+    s->run.staging += t->staging;
+}
+
 static int multiply(sp2_state *s, const sp2_item *it, const void *ablk, const void *bblk,
                     rt_err *err)
 {
-    sp2_tile a, b;
-    sp2_dmat_view(&s->A, it->i, it->k, ablk, &a);
-    sp2_dmat_view(&s->B, it->k, it->j, bblk, &b);
+    sp2_operand a, b;
+    sp2_operand_make(&a, &s->A, it->i, it->k, ablk);
+    sp2_operand_make(&b, &s->B, it->k, it->j, bblk);
     const int ci = it->i * s->L.NT + it->j;
     const int owner = sp2_owner(&s->L, SP2_OWN_C, it->i, it->j);
     double flops = 0.0;
-    double t0 = now();
+    sp2_etimes et = {0.0, 0.0};
     if (!s->spgemm) {
         if (owner == s->L.me) {
-            flops = sp2_spmm_acc(&a, &b, c_tile_ptr(s, s->c_slot[ci]), b.cols);
-            s->run.compute += now() - t0;
+            const int slot = s->c_slot[ci];
+            const int rc =
+                s->eng->spmm_acc(s->es, &a, &b, slot, c_tile_ptr(s, slot), &flops, &et, err);
+            add_etimes(s, &et);
+            if (rc != 0)
+                return -1;
         } else {
-            memset(s->part_dense, 0, (size_t)(a.rows * b.cols) * s->eb);
-            flops = sp2_spmm_acc(&a, &b, s->part_dense, b.cols);
+            const int rc = s->eng->spmm_partial(s->es, 1, &a, &b, a.t.rows, b.t.cols, s->part_dense,
+                                                &flops, &et, err);
+            add_etimes(s, &et);
+            if (rc != 0)
+                return -1;
             const double t1 = now(), h0 = handler_time(s);
-            s->run.compute += t1 - t0;
-            if (push_dense(s, owner, ci, s->part_dense, a.rows, b.cols, err) != 0)
+            if (push_dense(s, owner, ci, s->part_dense, a.t.rows, b.t.cols, err) != 0)
                 return -1;
             const double h = handler_time(s) - h0;
             s->run.comm += now() - t1 - h;
             s->run.accum += h;
         }
     } else {
-        if (sp2_spgemm_tile(&a, &b, &s->spa, &s->part, &flops, err) != 0)
+        const int rc = s->eng->spgemm(s->es, &a, &b, &s->part, &flops, &et, err);
+        add_etimes(s, &et);
+        if (rc != 0)
             return -1;
         const double t1 = now();
-        s->run.compute += t1 - t0;
         if (owner == s->L.me) {
             if (sp2_spacc_add_csr(&s->c_acc[s->c_slot[ci]], 0, s->part.rows, s->part.rowptr,
                                   s->part.colidx, s->part.val, err) != 0)
@@ -761,22 +797,26 @@ static int summa_a_loop(sp2_state *s, rt_err *err)
         for (int ti = 0; ti < L->refine; ++ti) {
             const int i = L->myr + ti * L->pr;
             const int64_t rows = c_rows(s, i), cols = c_cols(s, j);
-            t0 = now();
-            memset(s->part_dense, 0, (size_t)(rows * cols) * s->eb);
+            int n = 0;
             for (int t = 0; t < nk; ++t) {
                 const int k = L->myc + t * L->pc;
                 const sp2_tile_info *e = sp2_dmat_info(&s->A, i, k);
                 if (!s->blk_b[t] || e->nnz == 0)
                     continue;
-                sp2_tile a, b;
-                sp2_dmat_view(&s->A, i, k, s->A.local + e->offset, &a);
-                sp2_dmat_view(&s->B, k, j, s->blk_b[t], &b);
-                const double f = sp2_spmm_acc(&a, &b, s->part_dense, cols);
-                s->run_flops += f;
-                s->stage_flops[k] += f;
+                sp2_operand_make(&s->ops_a[n], &s->A, i, k, s->A.local + e->offset);
+                sp2_operand_make(&s->ops_b[n], &s->B, k, j, s->blk_b[t]);
+                s->stage_flops[k] += 2.0 * (double)e->nnz * (double)cols;
+                ++n;
             }
+            double f = 0.0;
+            sp2_etimes et = {0.0, 0.0};
+            const int erc = s->eng->spmm_partial(s->es, n, s->ops_a, s->ops_b, rows, cols,
+                                                 s->part_dense, &f, &et, err);
+            add_etimes(s, &et);
+            if (erc != 0)
+                return -1;
+            s->run_flops += f;
             const double t1 = now();
-            s->run.compute += t1 - t0;
             const int ci = i * L->NT + j;
             const int root = L->myc == rc_root;
             void *recv = root ? c_tile_ptr(s, s->c_slot[ci]) : NULL;
@@ -858,7 +898,9 @@ static int sp2_run(void *state, double *seconds, rt_err *err)
     rt_err local;
     rt_err_clear(&local);
     c_zero(s);
-    if (s->queue && sp2_queue_reset(s->queue, &local) != 0)
+    if (s->eng->begin_run(s->es, &local) != 0)
+        ok = 0;
+    if (ok && s->queue && sp2_queue_reset(s->queue, &local) != 0)
         ok = 0;
     if (ok && s->wg && sp2_workgrid_reset(s->wg, &local) != 0)
         ok = 0;
@@ -913,6 +955,7 @@ static int sp2_run(void *state, double *seconds, rt_err *err)
     s->sum.accum += s->run.accum;
     s->sum.imbalance += s->run.imbalance;
     s->sum.total += s->run.total;
+    s->sum.staging += s->run.staging;
     s->runs++;
     if (!ok)
         *err = local;
@@ -1076,6 +1119,13 @@ static int output_signature(sp2_state *s, double *out, rt_err *err)
 static int sp2_output(void *state, double *out, rt_err *err)
 {
     sp2_state *s = state;
+    /* C tiles the engine holds on a device join the host C (which holds what arrived through the
+     * queues or reductions); agreed on, so no rank enters the exchange below alone. */
+    if (!s->spgemm && s->eng->merge_c) {
+        const int ok = s->eng->merge_c(s->es, s->c_data, err) == 0;
+        if (sp2_agree(s->comm, ok, err) != 0)
+            return rt_err_prefix(err, "%s output", s->desc->name);
+    }
     const int rc = s->spgemm ? output_signature(s, out, err) : output_dense(s, out, err);
     return rc == 0 ? 0 : rt_err_prefix(err, "%s output", s->desc->name);
 }
@@ -1105,6 +1155,7 @@ static int sp2_metrics(void *state, rt_metrics *m, rt_err *err)
         B_NODE,
         B_GLOBAL,
         CNNZ,
+        T_STAGE,
         NV
     };
     double v[NV], mx[NV], sm[NV];
@@ -1114,6 +1165,7 @@ static int sp2_metrics(void *state, rt_metrics *m, rt_err *err)
     v[T_ACCUM] = s->sum.accum / runs;
     v[T_IMB] = s->sum.imbalance / runs;
     v[T_RUN] = s->sum.total / runs;
+    v[T_STAGE] = s->sum.staging / runs;
     v[FLOPS] = s->run_flops;
     v[ANNZ] = (double)s->A.local_nnz;
     v[PUSHED] = (double)s->qstats.pushed;
@@ -1194,6 +1246,10 @@ static int sp2_metrics(void *state, rt_metrics *m, rt_err *err)
     }
     if (s->spgemm)
         rt_metrics_add(m, "c_nnz", "count", sm[CNNZ], 1);
+    if (s->eng->stages) {
+        rt_metrics_add(m, "staging_s_max", "s", mx[T_STAGE], 0);
+        rt_metrics_add(m, "staging_s_avg", "s", sm[T_STAGE] / P, 0);
+    }
     return 0;
 }
 
@@ -1453,6 +1509,10 @@ static void free_local(sp2_state *s)
     sp2_spa_free(&s->spa);
     sp2_csrbuf_free(&s->part);
     free(s->part_dense);
+    free(s->c_rows_of);
+    free(s->c_cols_of);
+    free(s->ops_a);
+    free(s->ops_b);
     for (int q = 0; q < 2; ++q) {
         free(s->stage_a[q]);
         free(s->stage_b[q]);
@@ -1482,6 +1542,8 @@ static void sp2_teardown(void *state)
         if (s->col_comm != MPI_COMM_NULL)
             MPI_Comm_free(&s->col_comm);
     }
+    if (s->eng && s->es)
+        s->eng->teardown(s->es); /* device state and pinned host buffers, before they are freed */
     sp2_workgrid_free(s->wg);
     sp2_queue_free(s->queue);
     if (s->have_b)
@@ -1550,7 +1612,8 @@ static int build_local(sp2_state *s, rt_err *err)
             s->c_elems += c_rows(s, s->c_tiles[q] / L->NT) * c_cols(s, s->c_tiles[q] % L->NT);
         }
         s->c_data = calloc((size_t)(s->c_elems > 0 ? s->c_elems : 1), s->eb);
-        s->part_dense = malloc((size_t)(s->max_c_rows * s->max_c_cols) * s->eb);
+        s->part_bytes = (size_t)(s->max_c_rows * s->max_c_cols) * s->eb;
+        s->part_dense = malloc(s->part_bytes);
         if (!s->c_data || !s->part_dense)
             return rt_err_set(err, "out of memory for C (%lld values)", (long long)s->c_elems);
     } else {
@@ -1564,20 +1627,34 @@ static int build_local(sp2_state *s, rt_err *err)
         if (sp2_spa_init(&s->spa, s->prec, s->max_c_cols, err) != 0)
             return -1;
     }
+    s->c_rows_of = malloc(nc * sizeof *s->c_rows_of);
+    s->c_cols_of = malloc(nc * sizeof *s->c_cols_of);
+    if (!s->c_rows_of || !s->c_cols_of)
+        return rt_err_set(err, "out of memory for the C tile shapes");
+    for (int q = 0; q < s->n_c; ++q) {
+        s->c_rows_of[q] = c_rows(s, s->c_tiles[q] / L->NT);
+        s->c_cols_of[q] = c_cols(s, s->c_tiles[q] % L->NT);
+    }
     if (is_rdma(s->alg)) {
+        s->stage_a_bytes = (size_t)(s->A.max_bytes > 0 ? s->A.max_bytes : 8);
+        s->stage_b_bytes = (size_t)(s->B.max_bytes > 0 ? s->B.max_bytes : 8);
         for (int q = 0; q < 2; ++q) {
-            s->stage_a[q] = malloc((size_t)(s->A.max_bytes > 0 ? s->A.max_bytes : 8));
-            s->stage_b[q] = malloc((size_t)(s->B.max_bytes > 0 ? s->B.max_bytes : 8));
+            s->stage_a[q] = malloc(s->stage_a_bytes);
+            s->stage_b[q] = malloc(s->stage_b_bytes);
             if (!s->stage_a[q] || !s->stage_b[q])
                 return rt_err_set(err, "out of memory for the staging buffers");
         }
     } else {
         const int nb = s->alg == ALG_SUMMA_A ? L->KT / L->pc : L->refine;
-        s->bc_a = malloc((size_t)(L->refine * (s->A.max_bytes > 0 ? s->A.max_bytes : 8)));
-        s->bc_b = malloc((size_t)(nb * (s->B.max_bytes > 0 ? s->B.max_bytes : 8)));
+        s->bc_a_bytes = (size_t)(L->refine * (s->A.max_bytes > 0 ? s->A.max_bytes : 8));
+        s->bc_b_bytes = (size_t)(nb * (s->B.max_bytes > 0 ? s->B.max_bytes : 8));
+        s->bc_a = malloc(s->bc_a_bytes);
+        s->bc_b = malloc(s->bc_b_bytes);
         s->blk_a = calloc((size_t)L->refine, sizeof *s->blk_a);
         s->blk_b = calloc((size_t)nb, sizeof *s->blk_b);
-        if (!s->bc_a || !s->bc_b || !s->blk_a || !s->blk_b)
+        s->ops_a = calloc((size_t)nb, sizeof *s->ops_a);
+        s->ops_b = calloc((size_t)nb, sizeof *s->ops_b);
+        if (!s->bc_a || !s->bc_b || !s->blk_a || !s->blk_b || !s->ops_a || !s->ops_b)
             return rt_err_set(err, "out of memory for the broadcast buffers");
     }
 
@@ -1707,10 +1784,63 @@ static int sp2_check(const rt_kernel_desc *self, const void *inputs, const rt_pa
     return 0;
 }
 
+/* The engine's setup, agreed on: an error on any rank fails every rank; otherwise a rank whose
+ * engine cannot hold the point (device memory) makes it infeasible everywhere. Returns 0, -1 or
+ * RT_INFEASIBLE. */
+static int setup_engine(sp2_state *s, void *backend, rt_err *err)
+{
+    sp2_engine_setup info;
+    memset(&info, 0, sizeof info);
+    info.kernel = s->desc->name;
+    info.prec = s->prec;
+    info.spgemm = s->spgemm;
+    info.A = &s->A;
+    info.B = &s->B;
+    info.n_c = s->n_c;
+    info.c_rows = s->c_rows_of;
+    info.c_cols = s->c_cols_of;
+    info.c_off = s->c_off;
+    info.c_elems = s->c_elems;
+    info.max_c_rows = s->max_c_rows;
+    info.max_c_cols = s->max_c_cols;
+    void *const bufs[] = {s->stage_a[0], s->stage_a[1], s->stage_b[0], s->stage_b[1],
+                          s->bc_a,       s->bc_b,       s->part_dense};
+    const size_t bytes[] = {s->stage_a_bytes, s->stage_a_bytes, s->stage_b_bytes, s->stage_b_bytes,
+                            s->bc_a_bytes,    s->bc_b_bytes,    s->part_bytes};
+    for (size_t q = 0; q < sizeof bufs / sizeof bufs[0]; ++q)
+        if (bufs[q] && bytes[q] > 0) {
+            info.bufs[info.n_bufs] = bufs[q];
+            info.buf_bytes[info.n_bufs++] = bytes[q];
+        }
+    const int rc = s->eng->setup(backend, &info, &s->es, err);
+    if (sp2_agree(s->comm, rc != -1, err) != 0)
+        return -1;
+    int all_ok = 0, first = -1;
+    char msg[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(s->comm, rc == 0, rc == 0 ? NULL : err->msg, &all_ok, &first, msg,
+                           sizeof msg) != 0)
+        return rt_err_set(err, "agreeing on the %s engine's setup: %s", s->eng->name,
+                          rt_comm_last_error(s->comm));
+    if (!all_ok) {
+        rt_err_set(err, "rank %d: %s", first, msg);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}
+
 static int sp2_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                      const rt_kernel_env *env, void **state, rt_err *err)
 {
+    return sp2_setup_with_engine(self, inputs, p, env, sp2_cpu_engine(), NULL, state, err);
+}
+
+int sp2_setup_with_engine(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                          const rt_kernel_env *env, const sp2_engine *eng, void *backend,
+                          void **state, rt_err *err)
+{
     *state = NULL;
+    if (!eng)
+        return rt_err_set(err, "%s: no engine for the local multiplies", self->name);
     if (!env || !env->comm)
         return rt_err_set(err, "%s: needs the MPI layer (env->comm)", self->name);
     rt_comm *comm = env->comm;
@@ -1740,6 +1870,7 @@ static int sp2_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
         return rt_err_prefix(err, "%s setup", self->name);
     }
     s->desc = self;
+    s->eng = eng;
     s->alg = kd->alg;
     s->spgemm = kd->spgemm;
     s->in = in;
@@ -1815,6 +1946,15 @@ static int sp2_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
         MPI_Comm_set_errhandler(s->row_comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(s->col_comm, MPI_ERRORS_RETURN);
     }
+    {
+        const int erc = setup_engine(s, backend, err);
+        if (erc == RT_INFEASIBLE) {
+            sp2_teardown(s);
+            return RT_INFEASIBLE;
+        }
+        if (erc != 0)
+            goto fail;
+    }
     *state = s;
     return 0;
 fail:
@@ -1872,6 +2012,25 @@ SP2_KERNEL(k_spgemm_sa, "spgemm2d.cpu.stationary_a", "spgemm2d",
            "2D SpGEMM, stationary A: gets of B, sparse partial C to remote queues", sa_params);
 SP2_KERNEL(k_spgemm_summa, "spgemm2d.cpu.summa", "spgemm2d",
            "2D SpGEMM, bulk-synchronous SUMMA: row and column broadcasts", summa_params);
+
+static int sp2_flush(void *state, rt_err *err)
+{
+    sp2_state *s = state;
+    if (!s->eng->flush)
+        return 0;
+    return s->eng->flush(s->es, err) == 0 ? 0 : rt_err_prefix(err, "%s flush", s->desc->name);
+}
+
+void sp2_fill_hooks(rt_kernel_desc *d)
+{
+    d->check = NULL; /* feasibility is agreed on inside setup */
+    d->run = sp2_run;
+    d->output = sp2_output;
+    d->metrics = sp2_metrics;
+    d->flush = sp2_flush; /* device caches; the CPU kernels leave it NULL (the runner flushes) */
+    d->teardown = sp2_teardown;
+    d->traffic = sp2_traffic;
+}
 
 const rt_kernel_desc *const *rt_spmm2d_kernels(void)
 {

@@ -1,0 +1,49 @@
+# The GPU variants end to end (spmm2d.cuda.*, spgemm2d.cuda.*) under mpirun: every point of
+# configs/ci/stationary-spmm-gpu-small.yaml and spgemm-gpu-small.yaml verified (0 wrong, 0 error),
+# work stealing ran each task exactly once, the staging time is stored, and every SpGEMM variant
+# found the same C. Exits 77 (skipped) where the CUDA kernels are unavailable (no GPU, no plugin).
+# Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
+set -euo pipefail
+RT=$1
+HERE=$2
+WORK=$3
+MPIEXEC=$4
+NP=$5
+CFG=$6
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL (gpu, np $NP): $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+line=$("$RT" list 2>&1 | grep -E '^ *spmm2d\.cuda\.stationary_c ' || true)
+[ -n "$line" ] || fail "rooftune list does not show spmm2d.cuda.stationary_c"
+if echo "$line" | grep -q unavailable; then
+  echo "skipped: $line"
+  exit 77
+fi
+run() { "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$@"; }
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+
+db="$WORK/spmm.db"
+run "$CFG" --db "$db" >"$WORK/spmm.log" 2>&1 || fail "spmm run failed: $(tail -5 "$WORK/spmm.log")"
+# 2 matrices x 2 N x 2 precisions x 12 kernel points.
+n=$(sql "$db" "SELECT COUNT(*) FROM points")
+[ "$n" = 96 ] || fail "$n SpMM points, want 96: $(grep -iE 'skip|unavailable|infeasible' "$WORK/spmm.log" | head -3)"
+bad=$(sql "$db" "SELECT kernel || ' ' || params || ' ' || matrix || ': ' || status || ' ' || IFNULL(reason,'') FROM points WHERE status != 'ok' OR verified != 1 LIMIT 3")
+[ -z "$bad" ] || fail "points not ok: $bad"
+for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_locality; do
+  c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cuda.$k' AND status = 'ok'")
+  [ "$c" -gt 0 ] || fail "no verified points of spmm2d.cuda.$k"
+done
+ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE 'spmm2d.cuda.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
+[ "$ws" = 16 ] || fail "$ws of 16 work-stealing points ran every task exactly once"
+st=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m staging_s_max) >= $(m staging_s_avg) AND $(m staging_s_avg) >= 0 AND $(m compute_s_max) > 0")
+[ "$st" = 96 ] || fail "$st of 96 points store the staging and compute times"
+
+db2="$WORK/spgemm.db"
+run "$HERE/spgemm-gpu-small.yaml" --db "$db2" >"$WORK/spgemm.log" 2>&1 || fail "spgemm run failed: $(tail -5 "$WORK/spgemm.log")"
+n=$(sql "$db2" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
+[ "$n" = 10 ] || fail "$n of 10 SpGEMM points verified: $(grep -E 'wrong|error' "$WORK/spgemm.log" | head -3)"
+nnz=$(sql "$db2" "SELECT COUNT(DISTINCT value) FROM metrics WHERE name = 'c_nnz'")
+[ "$nnz" = 1 ] || fail "SpGEMM variants disagree on nnz(C): $(sql "$db2" "SELECT DISTINCT value FROM metrics WHERE name = 'c_nnz'")"
+echo "spmm2d gpu run np $NP: ok"
