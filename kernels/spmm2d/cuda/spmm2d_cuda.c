@@ -230,6 +230,19 @@ static void dmat_dev_free(gpu_engine *g, dmat_dev *m)
 
 /* Sizes the operand's buffers from its directory, uploads the tiles this rank owns and makes
  * room for fetched ones. Returns 0, -1 or RT_INFEASIBLE. */
+/* The most rows of any tile of mat. */
+static int64_t max_tile_rows(const sp2_dmat *mat)
+{
+    int64_t m = 0;
+    for (int ti = 0; ti < mat->tr; ++ti)
+        for (int tj = 0; tj < mat->tc; ++tj) {
+            const sp2_tile_info *e = sp2_dmat_info(mat, ti, tj);
+            if (e->rows > m)
+                m = e->rows;
+        }
+    return m;
+}
+
 static int dmat_dev_init(gpu_engine *g, dmat_dev *m, const sp2_dmat *mat, rt_err *err)
 {
     m->mat = mat;
@@ -663,16 +676,20 @@ static int gpu_setup(void *backend, const sp2_engine_setup *info, void **es, rt_
         }
     }
 
+    /* The pinned row-pointer buffer first: uploading the own tiles below converts through it. */
+    int64_t maxr = max_tile_rows(info->A);
+    if (max_tile_rows(info->B) > maxr)
+        maxr = max_tile_rows(info->B);
+    if (info->max_c_rows > maxr)
+        maxr = info->max_c_rows;
+    g->h_row32_len = maxr + 1;
+    CU_RET(cudaMallocHost((void **)&g->h_row32, (size_t)g->h_row32_len * sizeof(int32_t)));
+
     int rc = dmat_dev_init(g, &g->A, info->A, err);
     if (rc == 0)
         rc = dmat_dev_init(g, &g->B, info->B, err);
     if (rc != 0)
         return rc;
-    int64_t maxr = g->A.max_rows > g->B.max_rows ? g->A.max_rows : g->B.max_rows;
-    if (info->max_c_rows > maxr)
-        maxr = info->max_c_rows;
-    g->h_row32_len = maxr + 1;
-    CU_RET(cudaMallocHost((void **)&g->h_row32, (size_t)g->h_row32_len * sizeof(int32_t)));
 
     const int64_t part = info->max_c_rows * info->max_c_cols;
     if (!info->spgemm) {
