@@ -108,8 +108,11 @@ for s in $stages; do
     spec=${s#mpi=}; np=${spec%%:*}; rest=${spec#*:}; rpn=${rest%%:*}; cfg=${rest#*:}
     name=$(basename "$cfg" .yaml)
     log "mpirun -np $np --ranks-per-node $rpn $cfg"
+    # ROOFTUNE_MACHINE names the machine file of the physical host: with emulated nodes, `auto`
+    # would pick the file of a host whose GPU count equals the emulated node's.
     timeout "$budget" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
-      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" >"$out/$name-np$np.log" 2>&1
+      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" \
+      ${ROOFTUNE_MACHINE:+--set machine=$ROOFTUNE_MACHINE} >"$out/$name-np$np.log" 2>&1
     log "$name np $np exit $?"; grep -E "summary|resumed|rror" "$out/$name-np$np.log" | tail -5
     ;;
   run=*)
