@@ -192,6 +192,19 @@ static int open_file(const char *dir, const char *stem, const char *ext, FILE **
     return 0;
 }
 
+/* The network slope of the inter-node roofline for one set of ceilings: the global tier, or, for
+ * a machine file of one node (the hosts on which rooftune emulates nodes with --ranks-per-node),
+ * the link between the emulated nodes, i.e. the socket tier, as the runner's bound uses it
+ * (*emulated = 1). 0 when the set has neither. */
+static double network_gbs(const rt_ceilings *c, int *emulated)
+{
+    *emulated = 0;
+    if (c->tier_gbs[RT_TIER_GLOBAL] > 0)
+        return c->tier_gbs[RT_TIER_GLOBAL];
+    *emulated = c->tier_gbs[RT_TIER_SOCKET] > 0;
+    return c->tier_gbs[RT_TIER_SOCKET];
+}
+
 /* The ceilings as gnuplot plot items: a roof per memory level (dashed spec, solid measured), then
  * the two peaks. Levels use colours 1-3, peaks 4-5. */
 static void ceiling_items(const rt_machine *m, int internode, char *cmd, size_t len)
@@ -204,12 +217,23 @@ static void ceiling_items(const rt_machine *m, int internode, char *cmd, size_t 
         const rt_ceilings *c = sets[s];
         const double cap = highest_peak(c) > 0 ? highest_peak(c) : highest_peak(&m->effective);
         if (internode) {
-            const double bw = c->tier_gbs[RT_TIER_GLOBAL];
+            int emulated = 0;
+            const double bw = network_gbs(c, &emulated);
             if (bw > 0)
                 used += (size_t)snprintf(cmd + used, len - used,
                                          "  roof(x, %.6g, %.6g) dt %d lc 1 title 'network "
-                                         "(global) %s %.5g GB/s', \\\n",
-                                         bw, cap, dash[s], set_names[s], bw);
+                                         "(%s) %s %.5g GB/s', \\\n",
+                                         bw, cap, dash[s],
+                                         emulated ? "emulated nodes: socket link" : "global",
+                                         set_names[s], bw);
+            /* What rooftune's GPU transports get between nodes: device buffers staged through
+             * pinned host memory (probe: measured.mpi_staged). */
+            const double staged = m->staged_gbs[RT_TIER_GLOBAL];
+            if (s == 1 && staged > 0)
+                used += (size_t)snprintf(cmd + used, len - used,
+                                         "  roof(x, %.6g, %.6g) dt 1 lc 6 title 'MPI staged device "
+                                         "buffers measured %.5g GB/s', \\\n",
+                                         staged, cap, staged);
         } else {
             for (int l = 0; l < RT_LEVEL_COUNT; ++l) {
                 const double bw = c->level_gbs[l];
@@ -249,7 +273,8 @@ static axis_range ranges(const rt_machine *m, const rt_roofline_point *pts, int 
         if (sets[s]->fp32_gflops > yhi)
             yhi = sets[s]->fp32_gflops;
         for (int l = 0; l < (internode ? 1 : RT_LEVEL_COUNT); ++l) {
-            const double bw = internode ? sets[s]->tier_gbs[RT_TIER_GLOBAL] : sets[s]->level_gbs[l];
+            int emulated = 0;
+            const double bw = internode ? network_gbs(sets[s], &emulated) : sets[s]->level_gbs[l];
             if (!(bw > 0))
                 continue;
             xlo = fmin(xlo, low_peak / bw / 20);
@@ -691,10 +716,12 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
             ++n_inter_candidates;
     }
     /* Checked before anything is written, so a failed call leaves no half-updated figure. */
-    if (n_inter_candidates > 0 && !(m->effective.tier_gbs[RT_TIER_GLOBAL] > 0))
+    int emulated = 0;
+    if (n_inter_candidates > 0 && !(network_gbs(&m->effective, &emulated) > 0))
         return rt_err_set(err,
                           "roofline plot: %d distributed results but machine '%s' has no "
-                          "global network tier to draw the inter-node roofline against",
+                          "global network tier (nor a socket link between emulated nodes) to draw "
+                          "the inter-node roofline against",
                           n_inter_candidates, m->name);
     if (write_figure(m, pts, n, 0, opt->out_dir, stem, title, &res->n_points, &res->n_labelled,
                      err) != 0)

@@ -21,12 +21,32 @@ static void figures_usage(FILE *f)
             "results/figures/README.md says which paper figure each one reproduces.\n");
 }
 
-/* The roofline figure beside each experiment's figures, as `rooftune plot` draws it. */
+/* The roofline figure beside each experiment's figures, as `rooftune plot` draws it. The ceilings
+ * are those of the machine file named like the store's device folder (OUT/<device>/<experiment>:
+ * baselines/h200-x4/ -> roofline/machines/h200-x4.yaml) when there is one: a device name alone
+ * does not tell a 2-GPU H200 host from a 4-GPU one. Otherwise `auto` picks by device name. */
 static int roofline_extra(void *ctx, sqlite3 *db, const char *experiment, const char *out_dir,
                           rt_err *err)
 {
     (void)ctx;
-    return rt_cli_roofline_figure(db, experiment, NULL, out_dir, err);
+    char dir[1024], device[256] = "", path[1400];
+    snprintf(dir, sizeof dir, "%s", out_dir);
+    size_t n = strlen(dir);
+    while (n > 0 && dir[n - 1] == '/')
+        dir[--n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        const char *base = strrchr(dir, '/');
+        snprintf(device, sizeof device, "%s", base ? base + 1 : dir);
+    }
+    char machines[1024];
+    rt_cli_machine_dir(machines, sizeof machines);
+    snprintf(path, sizeof path, "%s/%s.yaml", machines, device);
+    FILE *f = device[0] ? fopen(path, "r") : NULL;
+    if (f)
+        fclose(f);
+    return rt_cli_roofline_figure(db, experiment, f ? path : NULL, out_dir, err);
 }
 
 int rt_cli_figures(int argc, char **argv)
