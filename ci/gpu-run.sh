@@ -103,15 +103,18 @@ for s in $stages; do
     log "$name exit $?"; grep -E "summary|resumed" "$out/$name.log"
     ;;
   mpi=*)
-    # mpi=NP:RPN:CONFIG — NP ranks (one per GPU), RPN ranks per emulated node, into $base/<name>.db
-    # (the same store for every NP, so the scaling figure has them side by side).
+    # mpi=NP:RPN[:RPS]:CONFIG — NP ranks (one per GPU, or several), RPN ranks per emulated node
+    # (RPS per emulated socket), into $base/<name>.db (the same store for every NP, so the scaling
+    # figure has them side by side).
     spec=${s#mpi=}; np=${spec%%:*}; rest=${spec#*:}; rpn=${rest%%:*}; cfg=${rest#*:}
+    rps_opt=""
+    case ${cfg%%:*} in [0-9]*) rps_opt="--ranks-per-socket ${cfg%%:*}"; cfg=${cfg#*:} ;; esac
     name=$(basename "$cfg" .yaml)
     log "mpirun -np $np --ranks-per-node $rpn $cfg"
     # ROOFTUNE_MACHINE names the machine file of the physical host: with emulated nodes, `auto`
     # would pick the file of a host whose GPU count equals the emulated node's.
     timeout "$budget" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
-      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" \
+      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" $rps_opt \
       ${ROOFTUNE_MACHINE:+--set machine=$ROOFTUNE_MACHINE} >"$out/$name-np$np.log" 2>&1
     log "$name np $np exit $?"; grep -E "summary|resumed|rror" "$out/$name-np$np.log" | tail -5
     ;;
