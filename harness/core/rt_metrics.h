@@ -5,7 +5,7 @@
 
 #include "rt_error.h"
 
-#define RT_MAX_METRICS 96
+#define RT_MAX_METRICS 256
 
 typedef struct rt_metric {
     char name[64];     /* e.g. "dram_bytes_read", "registers_per_thread", "padding_overhead" */

@@ -26,7 +26,7 @@
 
 /* The communication matrix is stored only for jobs of at most this many ranks (a point holds
  * RT_MAX_METRICS metrics). */
-#define DSPMM_COMMMAT_MAX_RANKS 8
+#define DSPMM_COMMMAT_MAX_RANKS 16
 
 /* Tags of the plan's messages: DSPMM_TAG_BASE + 2 * hop + chunk parity, so the in-flight last hop
  * of chunk i never matches a message of chunk i + 1. Transports add their own tags above
