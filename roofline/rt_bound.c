@@ -249,3 +249,17 @@ int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double
                           RT_MAX_METRICS);
     return 0;
 }
+
+int rt_roofline_l2_ratio_metric(rt_metrics *m, double model_l2_bytes, rt_err *err)
+{
+    const rt_metric *l2 = rt_metrics_get(m, "l2_bytes");
+    if (!l2 || !l2->available || !(model_l2_bytes > 0) || !isfinite(model_l2_bytes))
+        return 1;
+    if (!(l2->value >= 0) || !isfinite(l2->value))
+        return rt_err_set(err, "roofline: counted L2 bytes %g is not a byte count", l2->value);
+    if (rt_metrics_add(m, "l2_bytes_ratio", "ratio", l2->value / model_l2_bytes, 0) != 0)
+        return rt_err_set(err,
+                          "roofline: no room left for metric l2_bytes_ratio (%d metrics already)",
+                          RT_MAX_METRICS);
+    return 0;
+}

@@ -103,4 +103,11 @@ int rt_roofline_check_dram(double counted_bytes, double compulsory_bytes, double
 int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double tolerance,
                                   rt_roofline_verdict *v, rt_err *err);
 
+/* The same for the L2: counted L2 bytes (metric "l2_bytes", CUPTI lts__t_bytes) over the model's
+ * L2 bytes, stored as "l2_bytes_ratio". Informative only, no verdict: the model's L2 bytes are the
+ * operands' compulsory reads through the L2, while the counter sees every L2 request (DRAM fills,
+ * write-backs, re-reads), so neither side bounds the other. Returns 1 when the counter is
+ * unavailable or the model has no L2 bytes (nothing added), 0 when added, -1 on error. */
+int rt_roofline_l2_ratio_metric(rt_metrics *m, double model_l2_bytes, rt_err *err);
+
 #endif

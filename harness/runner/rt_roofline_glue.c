@@ -231,6 +231,9 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
     if (limit[0])
         rt_metrics_add(metrics, "bound_limit_is_dram", "flag",
                        strcmp(limit, "dram") == 0 ? 1.0 : 0.0, 1);
+    /* Counted L2 bytes against the model's, where both exist (informative, no verdict). */
+    if (rt_roofline_l2_ratio_metric(metrics, all.bytes[RT_LEVEL_L2], &err) < 0)
+        rt_metrics_unavailable(metrics, "l2_bytes_ratio", "ratio", err.msg);
     /* Counted DRAM bytes (CUPTI) against the compulsory bytes of the model. */
     const rt_metric *rd = rt_metrics_get(metrics, "dram_bytes_read");
     const rt_metric *wr = rt_metrics_get(metrics, "dram_bytes_write");

@@ -249,6 +249,17 @@ static void test_checks(void)
     const rt_metric *r = rt_metrics_get(&m, "dram_bytes_ratio");
     RT_CHECK(r && r->available && near(r->value, 0.6) && strcmp(r->unit, "ratio") == 0);
     RT_CHECK(v.status == RT_ROOFLINE_ABOVE);
+
+    /* L2: a ratio only where the counter and the model both have bytes. */
+    RT_CHECK(rt_roofline_l2_ratio_metric(&m, 2e9, &err) == 1); /* no l2_bytes counter */
+    rt_metrics_add(&m, "l2_bytes", "bytes", 3e9, 0);
+    RT_CHECK(rt_roofline_l2_ratio_metric(&m, 0.0, &err) == 1); /* model has no L2 term */
+    RT_CHECK(rt_metrics_get(&m, "l2_bytes_ratio") == NULL);
+    RT_CHECK(rt_roofline_l2_ratio_metric(&m, 2e9, &err) == 0);
+    r = rt_metrics_get(&m, "l2_bytes_ratio");
+    RT_CHECK(r && r->available && near(r->value, 1.5) && strcmp(r->unit, "ratio") == 0);
+    rt_metrics_add(&m, "l2_bytes", "bytes", -1.0, 0);
+    RT_CHECK(rt_roofline_l2_ratio_metric(&m, 2e9, &err) == -1);
 }
 
 int main(void)
