@@ -16,16 +16,12 @@
 #include "spmm_cpu_common.h"
 
 static const rt_param_schema sender_params[] = {
-    {"p_batch", RT_V_INT, "1..65536", "1", 0,
-     "batch groups: the columns of B and C are split among them (must divide the ranks)"},
-    {"comm", RT_V_STR, "direct|node|socket+node", "direct", 0,
-     "reduction of partial rows: direct all-to-all, or through node (and socket) proxies"},
-    {"minibatch", RT_V_INT, "0..65536", "0", 0,
-     "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"},
+    DSPMM_PARAM_P_BATCH,
+    DSPMM_PARAM_COMM,
+    DSPMM_PARAM_MINIBATCH,
     {"threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads per rank, 0 = every available core"},
-    {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
-     "TEST HOOK: this world rank reports a failure (-1: none)"},
-    {"fail_at", RT_V_STR, "setup|run", "run", 0, "TEST HOOK: where fail_rank fails"},
+    DSPMM_PARAM_FAIL_RANK,
+    DSPMM_PARAM_FAIL_AT,
 };
 #define N_SENDER_PARAMS ((int)(sizeof sender_params / sizeof sender_params[0]))
 #define KNAME           "dspmm.cpu.sender"

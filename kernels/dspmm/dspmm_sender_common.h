@@ -24,6 +24,33 @@
 #include "rt_params.h"
 #include "rt_registry.h"
 
+/* Parameter schema entries both senders take (the CPU kernel's table and the CUDA kernel's
+ * catalog entry, kernels/spmm/spmm_cuda_catalog.c, are built from them). */
+#define DSPMM_PARAM_P_BATCH                                                                        \
+    {                                                                                              \
+        "p_batch", RT_V_INT, "1..65536", "1", 0,                                                   \
+            "batch groups: the columns of B and C are split among them (must divide the ranks)"    \
+    }
+#define DSPMM_PARAM_COMM                                                                           \
+    {                                                                                              \
+        "comm", RT_V_STR, "direct|node|socket+node", "direct", 0,                                  \
+            "reduction of partial rows: direct all-to-all, or through node (and socket) proxies"   \
+    }
+#define DSPMM_PARAM_MINIBATCH                                                                      \
+    {                                                                                              \
+        "minibatch", RT_V_INT, "0..65536", "0", 0,                                                 \
+            "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"  \
+    }
+#define DSPMM_PARAM_FAIL_RANK                                                                      \
+    {                                                                                              \
+        "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
+            "TEST HOOK: this world rank reports a failure (-1: none)"                              \
+    }
+#define DSPMM_PARAM_FAIL_AT                                                                        \
+    {                                                                                              \
+        "fail_at", RT_V_STR, "setup|run", "run", 0, "TEST HOOK: where fail_rank fails"             \
+    }
+
 /* The communication matrix is stored only for jobs of at most this many ranks (a point holds
  * RT_MAX_METRICS metrics). */
 #define DSPMM_COMMMAT_MAX_RANKS 16

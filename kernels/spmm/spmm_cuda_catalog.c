@@ -1,5 +1,6 @@
 #include "spmm_cuda_catalog.h"
 
+#include "dspmm_sender_common.h"
 #include "spmm2d_kernels.h"
 
 #include <stdio.h>
@@ -87,18 +88,14 @@ static const rt_param_schema spdnn_cusparse_params[] = {
 /* dspmm (kernels/dspmm/cuda/dspmm_cuda_sender.h): the CPU sender's algorithm and plan; the
  * transport of each hop is chosen by the tier it crosses. */
 static const rt_param_schema dspmm_sender_params[] = {
-    {"p_batch", RT_V_INT, "1..65536", "1", 0,
-     "batch groups: the columns of B and C are split among them (must divide the ranks)"},
-    {"comm", RT_V_STR, "direct|node|socket+node", "direct", 0,
-     "reduction of partial rows: direct all-to-all, or through node (and socket) proxies"},
-    {"minibatch", RT_V_INT, "0..65536", "0", 0,
-     "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"},
+    DSPMM_PARAM_P_BATCH,
+    DSPMM_PARAM_COMM,
+    DSPMM_PARAM_MINIBATCH,
     {"intra", RT_V_STR, "ipc|staged", "ipc", 0,
      "hops inside a node: device to device through CUDA IPC, or staged through pinned host "
      "memory and MPI like the hops between nodes"},
-    {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
-     "TEST HOOK: this world rank reports a failure (-1: none)"},
-    {"fail_at", RT_V_STR, "setup|run", "run", 0, "TEST HOOK: where fail_rank fails"},
+    DSPMM_PARAM_FAIL_RANK,
+    DSPMM_PARAM_FAIL_AT,
 };
 
 static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
