@@ -9,16 +9,8 @@
 
 /* Block size, register tile and launch bounds are NVRTC defines (compile_time = 1): each value
  * selects a kernel variant compiled at run time and cached on disk. */
-static const rt_param_schema csr_params[] = {
-    {"block_size", RT_V_INT, "32..1024", "256", 1,
-     "threads per block; one thread computes one row of C"},
-    {"register_tile", RT_V_INT, "1..64", "4", 1,
-     "columns of C each thread accumulates in registers (grid.y = ceil(K / register_tile))"},
-    {"min_blocks", RT_V_INT, "0..32", "0", 1,
-     "__launch_bounds__ minimum resident blocks per SM (0: no minimum, only the block size)"},
-};
-
-static const rt_param_schema ell_params[] = {
+/* CSR and ELL: one thread per row of C, the same three compile-time parameters. */
+static const rt_param_schema row_kernel_params[] = {
     {"block_size", RT_V_INT, "32..1024", "256", 1,
      "threads per block; one thread computes one row of C"},
     {"register_tile", RT_V_INT, "1..64", "4", 1,
@@ -99,10 +91,10 @@ static const rt_param_schema dspmm_sender_params[] = {
 };
 
 static const rt_spmm_cuda_entry catalog[RT_CUDA_CATALOG_COUNT] = {
-    {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K", csr_params,
-     N_OF(csr_params), "spmm"},
+    {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K",
+     row_kernel_params, N_OF(row_kernel_params), "spmm"},
     {RT_SPMM_CUDA_ELL, "warp-sliced ELL SpMM on the GPU (slices of 32 rows, coalesced A)",
-     ell_params, N_OF(ell_params), "spmm"},
+     row_kernel_params, N_OF(row_kernel_params), "spmm"},
     {RT_SPMM_CUDA_TILED,
      "Tiled SpMM (Hidayetoglu): multi-stage shared-memory staging of B, register tiling",
      tiled_params, N_OF(tiled_params), "spmm"},

@@ -360,3 +360,29 @@ int rt_spdnn_cuda_categories(const rt_spdnn_cuda_pipe *pipe, int64_t *categories
     free(flag);
     return 0;
 }
+
+void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, rt_err *err)
+{
+    int64_t categories = 0;
+    if (rt_spdnn_cuda_categories(pipe, &categories, err) != 0)
+        rt_metrics_unavailable(m, "categories", "count", err->msg);
+    else
+        rt_metrics_add(m, "categories", "count", (double)categories, 1);
+    rt_metrics_add(m, "layers_run", "count", (double)pipe->layers_run, 1);
+    rt_metrics_add(m, "feature_layers", "count", (double)pipe->feature_layers, 1);
+}
+
+int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
+                              int64_t live, const float *y, const int *ids, double *seconds,
+                              const char *what, rt_err *err)
+{
+    double sec = -1.0;
+    if (rt_cuda_timer_stop(ctx, &sec, what, err) != 0)
+        return -1;
+    pipe->final_count = pipe->layers_run == layers ? live : 0;
+    pipe->final_y = y;
+    pipe->final_ids = ids;
+    if (seconds)
+        *seconds = sec;
+    return 0;
+}

@@ -85,6 +85,15 @@ int rt_spdnn_cuda_pipe_output(const rt_spdnn_cuda_pipe *pipe, double *out, rt_er
 
 /* Categories of the last execution (flags of the final rows), or -1 with err filled. */
 int rt_spdnn_cuda_categories(const rt_spdnn_cuda_pipe *pipe, int64_t *categories, rt_err *err);
+/* The metrics both spdnn kernels report of their pipeline: categories (unavailable, with the
+ * reason, when they cannot be read back), layers_run, feature_layers. */
+void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, rt_err *err);
+/* The end of a timed inference: stops the timer started before the first layer, records where the
+ * surviving features are (live of them, in y with their ids; none unless every layer ran) and
+ * returns the time in *seconds (when not NULL). */
+int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
+                              int64_t live, const float *y, const int *ids, double *seconds,
+                              const char *what, rt_err *err);
 
 /* Launches a loaded variant on the context's stream without waiting (the caller synchronises);
  * raises the function's dynamic shared-memory limit first when it passes 48 KiB. */

@@ -377,15 +377,7 @@ static int cs_run(void *state, double *seconds, rt_err *err)
         ids = pipe->d_ids[l % 2];
         live = kept;
     }
-    double sec = -1.0;
-    if (rt_cuda_timer_stop(s->ctx, &sec, s->what, err) != 0)
-        return -1;
-    pipe->final_count = pipe->layers_run == layers ? live : 0;
-    pipe->final_y = z;
-    pipe->final_ids = ids;
-    if (seconds)
-        *seconds = sec;
-    return 0;
+    return rt_spdnn_cuda_pipe_finish(pipe, s->ctx, layers, live, z, ids, seconds, s->what, err);
 }
 
 static int cs_output(void *state, double *out, rt_err *err)
@@ -397,13 +389,7 @@ static int cs_output(void *state, double *out, rt_err *err)
 static int cs_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const cs_state *s = state;
-    int64_t categories = 0;
-    if (rt_spdnn_cuda_categories(&s->pipe, &categories, err) != 0)
-        rt_metrics_unavailable(m, "categories", "count", err->msg);
-    else
-        rt_metrics_add(m, "categories", "count", (double)categories, 1);
-    rt_metrics_add(m, "layers_run", "count", (double)s->pipe.layers_run, 1);
-    rt_metrics_add(m, "feature_layers", "count", (double)s->pipe.feature_layers, 1);
+    rt_spdnn_cuda_pipe_metrics(&s->pipe, m, err);
     rt_metrics_add(m, "workspace_bytes", "bytes", (double)s->buffer_bytes, 0);
     rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     return 0;

@@ -139,32 +139,9 @@ static int compile_variant(fused_state *s, rt_err *err)
     if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused", &s->variant,
                               s->what, err) != 0)
         return -1;
-    if (s->variant.local_bytes > 0 && !fp->allow_spills) {
-        rt_err_set(err,
-                   "register spills: %d bytes of local memory per thread (register_tile=%lld, "
-                   "%d registers per thread; allow_spills=1 runs it anyway)",
-                   s->variant.local_bytes, (long long)fp->register_tile, s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    if (s->variant.max_threads_per_block < fp->block_size) {
-        rt_err_set(err,
-                   "block_size=%lld exceeds the %d threads per block this variant can launch "
-                   "with %d registers per thread",
-                   (long long)fp->block_size, s->variant.max_threads_per_block,
-                   s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
-    const long long shared_total = (long long)fp->dynamic_shared + s->variant.static_shared_bytes;
-    if (shared_total > dev->max_shared_per_block_optin) {
-        rt_err_set(err,
-                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
-                   "the device's %lld",
-                   shared_total, fp->dynamic_shared, s->variant.static_shared_bytes,
-                   (long long)dev->max_shared_per_block_optin);
-        return RT_INFEASIBLE;
-    }
-    return 0;
+    return rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->ctx), &s->variant, fp->block_size,
+                                     fp->register_tile, (int)fp->allow_spills, fp->dynamic_shared,
+                                     err);
 }
 
 /* What the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
@@ -405,15 +382,7 @@ static int fused_run(void *state, double *seconds, rt_err *err)
         ids = pipe->d_ids[l % 2];
         live = kept;
     }
-    double sec = -1.0;
-    if (rt_cuda_timer_stop(s->ctx, &sec, s->what, err) != 0)
-        return -1;
-    pipe->final_count = pipe->layers_run == layers ? live : 0;
-    pipe->final_y = out_y;
-    pipe->final_ids = ids;
-    if (seconds)
-        *seconds = sec;
-    return 0;
+    return rt_spdnn_cuda_pipe_finish(pipe, s->ctx, layers, live, out_y, ids, seconds, s->what, err);
 }
 
 static int fused_output(void *state, double *out, rt_err *err)
@@ -425,13 +394,7 @@ static int fused_output(void *state, double *out, rt_err *err)
 static int fused_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const fused_state *s = state;
-    int64_t categories = 0;
-    if (rt_spdnn_cuda_categories(&s->pipe, &categories, err) != 0)
-        rt_metrics_unavailable(m, "categories", "count", err->msg);
-    else
-        rt_metrics_add(m, "categories", "count", (double)categories, 1);
-    rt_metrics_add(m, "layers_run", "count", (double)s->pipe.layers_run, 1);
-    rt_metrics_add(m, "feature_layers", "count", (double)s->pipe.feature_layers, 1);
+    rt_spdnn_cuda_pipe_metrics(&s->pipe, m, err);
     const double nnz = (double)s->in->nnz_total;
     rt_metrics_add(m, "padding_overhead", "ratio", nnz > 0 ? s->stored / nnz - 1.0 : 0.0, 1);
     rt_metrics_add(m, "stages", "count", s->nstages, 1);

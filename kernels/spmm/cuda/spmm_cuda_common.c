@@ -272,3 +272,75 @@ void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt
     rt_metrics_add(m, "compiled", "count", v->from_cache ? 0.0 : 1.0, 0);
     rt_metrics_add(m, "compile_s", "s", v->compile_s, 0);
 }
+
+int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                              size_t state_bytes,
+                              int (*prepare)(void *state, const rt_spmm_inputs *in,
+                                             const rt_params *p, rt_err *err),
+                              void (*teardown)(void *state), void **state, rt_err *err)
+{
+    *state = NULL;
+    const rt_spmm_inputs *in;
+    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
+        return -1;
+    rt_spmm_cuda_launch *l = calloc(1, state_bytes);
+    if (!l)
+        return rt_err_set(err, "out of memory creating the state of %s", self->name);
+    l->ctx = self->backend_ctx;
+    rt_spmm_cuda_describe_point(self->name, p, in, l->what, sizeof l->what);
+    const int rc = prepare(l, in, p, err);
+    if (rc != 0) {
+        teardown(l);
+        return rc;
+    }
+    *state = l;
+    return 0;
+}
+
+int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err)
+{
+    rt_spmm_cuda_launch *l = state;
+    return rt_cuda_launch(l->ctx, &l->variant, &l->cfg, l->args, seconds, l->what, err);
+}
+
+int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err)
+{
+    const rt_spmm_cuda_launch *l = state;
+    return rt_spmm_cuda_dense_output(&l->dense, out, l->what, err);
+}
+
+int rt_spmm_cuda_launch_flush(void *state, rt_err *err)
+{
+    rt_spmm_cuda_launch *l = state;
+    return rt_cuda_flush_l2(l->ctx, err);
+}
+
+int rt_spmm_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v,
+                              int64_t block_size, int64_t register_tile, int allow_spills,
+                              size_t dynamic_shared, rt_err *err)
+{
+    if (v->local_bytes > 0 && !allow_spills) {
+        rt_err_set(err,
+                   "register spills: %d bytes of local memory per thread (register_tile=%lld, "
+                   "%d registers per thread; allow_spills=1 runs it anyway)",
+                   v->local_bytes, (long long)register_tile, v->registers);
+        return RT_INFEASIBLE;
+    }
+    if (v->max_threads_per_block < block_size) {
+        rt_err_set(err,
+                   "block_size=%lld exceeds the %d threads per block this variant can launch "
+                   "with %d registers per thread",
+                   (long long)block_size, v->max_threads_per_block, v->registers);
+        return RT_INFEASIBLE;
+    }
+    const long long shared_total = (long long)dynamic_shared + v->static_shared_bytes;
+    if (shared_total > dev->max_shared_per_block_optin) {
+        rt_err_set(err,
+                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
+                   "the device's %lld",
+                   shared_total, dynamic_shared, v->static_shared_bytes,
+                   (long long)dev->max_shared_per_block_optin);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}

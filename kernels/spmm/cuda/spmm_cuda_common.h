@@ -82,7 +82,42 @@ int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *w
 int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,
                               char *why, size_t whylen);
 
+/* Whether a compiled variant can run the point: no register spills unless allow_spills (the
+ * CSR and ELL kernels pass 1: they never refuse a spilling variant), block_size within the threads
+ * per block its registers allow, dynamic plus static shared memory within the device's opt-in
+ * limit. Returns 0 or RT_INFEASIBLE with the reason in err. */
+int rt_spmm_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v,
+                              int64_t block_size, int64_t register_tile, int allow_spills,
+                              size_t dynamic_shared, rt_err *err);
+
 /* The variant facts every GPU kernel reports. */
 void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m);
+
+/* What the state of every single-launch SpMM kernel (csr, ell, tiled) starts with: its FIRST
+ * member, so the shared hooks below take the kernel's state as this. The kernel keeps its argument
+ * values in its own state and points args at their addresses (cuLaunchKernel reads them there). */
+typedef struct rt_spmm_cuda_launch {
+    rt_cuda_ctx *ctx;
+    rt_spmm_cuda_dense dense;
+    rt_cuda_variant variant;
+    rt_cuda_launch_cfg cfg;
+    double occupancy;
+    void **args;
+    char what[768]; /* kernel and point, for every message */
+} rt_spmm_cuda_launch;
+
+/* The setup hook's body: allocates a zeroed state of state_bytes whose first member is an
+ * rt_spmm_cuda_launch, fills its context and description, and runs prepare (upload, compile,
+ * launch geometry); on failure the state goes through teardown. Returns prepare's 0,
+ * RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                              size_t state_bytes,
+                              int (*prepare)(void *state, const rt_spmm_inputs *in,
+                                             const rt_params *p, rt_err *err),
+                              void (*teardown)(void *state), void **state, rt_err *err);
+/* The run, output and flush hooks: one timed launch, C back as doubles, the L2 evicted. */
+int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err);
+int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err);
+int rt_spmm_cuda_launch_flush(void *state, rt_err *err);
 
 #endif

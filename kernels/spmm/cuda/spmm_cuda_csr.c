@@ -7,18 +7,13 @@
 #include "spmm_cuda_common.h"
 
 typedef struct csr_state {
-    rt_cuda_ctx *ctx;
-    rt_spmm_cuda_dense dense;
+    rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     void *d_rowptr, *d_colidx, *d_val;
-    rt_cuda_variant variant;
-    rt_cuda_launch_cfg cfg;
-    double occupancy;
     /* Kernel arguments: cuLaunchKernel takes their addresses, so they live here. */
     void *arg_c, *arg_b, *arg_rowptr, *arg_colidx, *arg_val;
     long long arg_nrows, arg_ncols;
     int arg_k, arg_ntiles;
     void *args[9];
-    char what[768];
 } csr_state;
 
 typedef struct csr_params {
@@ -52,20 +47,21 @@ static void csr_teardown(void *state)
     csr_state *s = state;
     if (!s)
         return;
-    rt_spmm_cuda_dense_free(&s->dense);
-    rt_cuda_free(s->ctx, s->d_rowptr);
-    rt_cuda_free(s->ctx, s->d_colidx);
-    rt_cuda_free(s->ctx, s->d_val);
+    rt_spmm_cuda_dense_free(&s->base.dense);
+    rt_cuda_free(s->base.ctx, s->d_rowptr);
+    rt_cuda_free(s->base.ctx, s->d_colidx);
+    rt_cuda_free(s->base.ctx, s->d_val);
     free(s);
 }
 
-static int csr_prepare(csr_state *s, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
 {
+    csr_state *s = state;
     csr_params cp;
     if (read_params(p, &cp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
-    const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
+    const rt_device_info *dev = rt_cuda_ctx_device(s->base.ctx);
     char why[512];
     if (rt_spmm_cuda_check_launch(dev, cp.block_size, cp.min_blocks, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
@@ -82,48 +78,46 @@ static int csr_prepare(csr_state *s, const rt_spmm_inputs *in, const rt_params *
     const char *source = rt_cuda_source("spmm_csr.cu");
     if (!source)
         return rt_err_set(err, "%s: kernel source spmm_csr.cu is not embedded in the plugin",
-                          s->what);
-    if (rt_cuda_get_variant(s->ctx, "spmm_csr.cu", source, defines, 5, "rt_spmm_csr", &s->variant,
-                            err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    if (s->variant.max_threads_per_block < cp.block_size) {
-        rt_err_set(err,
-                   "block_size=%lld exceeds the %d threads per block this variant can launch "
-                   "with %d registers per thread",
-                   (long long)cp.block_size, s->variant.max_threads_per_block,
-                   s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    if (rt_spmm_cuda_grid(a->rows, (int)cp.block_size, in->k, (int)cp.register_tile, s->cfg.grid,
-                          &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    s->cfg.block[0] = (unsigned)cp.block_size;
-    s->cfg.block[1] = s->cfg.block[2] = 1;
-    s->cfg.dynamic_shared_bytes = 0;
-    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)cp.block_size, 0, &s->occupancy, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
+                          s->base.what);
+    if (rt_cuda_get_variant(s->base.ctx, "spmm_csr.cu", source, defines, 5, "rt_spmm_csr",
+                            &s->base.variant, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    int rc = rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
+                                       cp.block_size, cp.register_tile, 1, 0, err);
+    if (rc != 0)
+        return rc;
+    if (rt_spmm_cuda_grid(a->rows, (int)cp.block_size, in->k, (int)cp.register_tile,
+                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    s->base.cfg.block[0] = (unsigned)cp.block_size;
+    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
+    s->base.cfg.dynamic_shared_bytes = 0;
+    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)cp.block_size, 0, &s->base.occupancy,
+                          err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
 
     char what[900];
-    snprintf(what, sizeof what, "row offsets of %s", s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
-                                     &s->d_rowptr, what, err);
+    snprintf(what, sizeof what, "row offsets of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
+                                 &s->d_rowptr, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "column indices of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t), &s->d_colidx,
-                                 what, err);
+    snprintf(what, sizeof what, "column indices of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t),
+                                 &s->d_colidx, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "values of %s", s->what);
-    rc = rt_spmm_cuda_upload_values(s->ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
+    snprintf(what, sizeof what, "values of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_values(s->base.ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->dense, s->ctx, in, a->cols, a->rows, s->what, err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
+                                  err);
     if (rc != 0)
         return rc;
 
-    s->arg_c = s->dense.d_c;
-    s->arg_b = s->dense.d_b;
+    s->arg_c = s->base.dense.d_c;
+    s->arg_b = s->base.dense.d_b;
     s->arg_rowptr = s->d_rowptr;
     s->arg_colidx = s->d_colidx;
     s->arg_val = s->d_val;
@@ -133,55 +127,17 @@ static int csr_prepare(csr_state *s, const rt_spmm_inputs *in, const rt_params *
     void *args[9] = {&s->arg_c,     &s->arg_b,     &s->arg_rowptr, &s->arg_colidx, &s->arg_val,
                      &s->arg_nrows, &s->arg_ncols, &s->arg_k,      &s->arg_ntiles};
     memcpy(s->args, args, sizeof args);
+    s->base.args = s->args;
     return 0;
-}
-
-static int csr_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                     const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    const rt_spmm_inputs *in;
-    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    csr_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    s->ctx = self->backend_ctx;
-    rt_spmm_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
-    const int rc = csr_prepare(s, in, p, err);
-    if (rc != 0) {
-        csr_teardown(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
-}
-
-static int csr_run(void *state, double *seconds, rt_err *err)
-{
-    csr_state *s = state;
-    return rt_cuda_launch(s->ctx, &s->variant, &s->cfg, s->args, seconds, s->what, err);
-}
-
-static int csr_output(void *state, double *out, rt_err *err)
-{
-    csr_state *s = state;
-    return rt_spmm_cuda_dense_output(&s->dense, out, s->what, err);
 }
 
 static int csr_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const csr_state *s = state;
-    rt_spmm_cuda_variant_metrics(&s->variant, s->occupancy, m);
-    rt_metrics_add(m, "grid_x", "count", s->cfg.grid[0], 1);
-    rt_metrics_add(m, "grid_y", "count", s->cfg.grid[1], 1);
+    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
+    rt_metrics_add(m, "grid_x", "count", s->base.cfg.grid[0], 1);
+    rt_metrics_add(m, "grid_y", "count", s->base.cfg.grid[1], 1);
     return 0;
-}
-
-static int csr_flush(void *state, rt_err *err)
-{
-    csr_state *s = state;
-    return rt_cuda_flush_l2(s->ctx, err);
 }
 
 static int csr_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -195,15 +151,22 @@ static int csr_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
+static int csr_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                     const rt_kernel_env *env, void **state, rt_err *err)
+{
+    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(csr_state), csr_prepare, csr_teardown,
+                                     state, err);
+}
+
 void rt_spmm_cuda_csr_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_CSR), d);
     d->check = csr_check;
     d->setup = csr_setup;
-    d->run = csr_run;
-    d->output = csr_output;
+    d->run = rt_spmm_cuda_launch_run;
+    d->output = rt_spmm_cuda_launch_output;
     d->metrics = csr_metrics;
-    d->flush = csr_flush;
+    d->flush = rt_spmm_cuda_launch_flush;
     d->teardown = csr_teardown;
     d->traffic = csr_traffic;
     d->backend_ctx = ctx;

@@ -11,19 +11,14 @@
 #define ELL_SLICE_HEIGHT 32
 
 typedef struct ell_state {
-    rt_cuda_ctx *ctx;
-    rt_spmm_cuda_dense dense;
+    rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     void *d_slice_ptr, *d_slice_width, *d_colidx, *d_val;
-    rt_cuda_variant variant;
-    rt_cuda_launch_cfg cfg;
-    double occupancy;
     double padding_overhead;
     int64_t stored;
     void *arg_c, *arg_b, *arg_slice_ptr, *arg_slice_width, *arg_colidx, *arg_val;
     long long arg_nrows, arg_ncols;
     int arg_k, arg_ntiles, arg_slice_height;
     void *args[11];
-    char what[768];
 } ell_state;
 
 typedef struct ell_params {
@@ -56,11 +51,11 @@ static void ell_teardown(void *state)
     ell_state *s = state;
     if (!s)
         return;
-    rt_spmm_cuda_dense_free(&s->dense);
-    rt_cuda_free(s->ctx, s->d_slice_ptr);
-    rt_cuda_free(s->ctx, s->d_slice_width);
-    rt_cuda_free(s->ctx, s->d_colidx);
-    rt_cuda_free(s->ctx, s->d_val);
+    rt_spmm_cuda_dense_free(&s->base.dense);
+    rt_cuda_free(s->base.ctx, s->d_slice_ptr);
+    rt_cuda_free(s->base.ctx, s->d_slice_width);
+    rt_cuda_free(s->base.ctx, s->d_colidx);
+    rt_cuda_free(s->base.ctx, s->d_val);
     free(s);
 }
 
@@ -95,35 +90,36 @@ static int ell_layout_ok(const rt_ell *e, char *why, size_t whylen)
 static int ell_upload(ell_state *s, const rt_ell *e, rt_precision prec, rt_err *err)
 {
     char what[900];
-    snprintf(what, sizeof what, "ELL slice offsets of %s", s->what);
-    int rc =
-        rt_spmm_cuda_upload_new(s->ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
-                                &s->d_slice_ptr, what, err);
+    snprintf(what, sizeof what, "ELL slice offsets of %s", s->base.what);
+    int rc = rt_spmm_cuda_upload_new(s->base.ctx, e->slice_ptr,
+                                     (size_t)(e->nslices + 1) * sizeof(int64_t), &s->d_slice_ptr,
+                                     what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL slice widths of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
+    snprintf(what, sizeof what, "ELL slice widths of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
                                  &s->d_slice_width, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL column indices of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
+    snprintf(what, sizeof what, "ELL column indices of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
                                  &s->d_colidx, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL values of %s", s->what);
-    return rt_spmm_cuda_upload_values(s->ctx, e->val, e->stored, prec, &s->d_val, what, err);
+    snprintf(what, sizeof what, "ELL values of %s", s->base.what);
+    return rt_spmm_cuda_upload_values(s->base.ctx, e->val, e->stored, prec, &s->d_val, what, err);
 }
 
-static int ell_prepare(ell_state *s, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
 {
+    ell_state *s = state;
     ell_params ep;
     if (read_params(p, &ep, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (rt_spmm_cuda_check_launch(rt_cuda_ctx_device(s->ctx), ep.block_size, ep.min_blocks, why,
-                                  sizeof why) != 0) {
+    if (rt_spmm_cuda_check_launch(rt_cuda_ctx_device(s->base.ctx), ep.block_size, ep.min_blocks,
+                                  why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -137,46 +133,44 @@ static int ell_prepare(ell_state *s, const rt_spmm_inputs *in, const rt_params *
     const char *source = rt_cuda_source("spmm_ell.cu");
     if (!source)
         return rt_err_set(err, "%s: kernel source spmm_ell.cu is not embedded in the plugin",
-                          s->what);
-    if (rt_cuda_get_variant(s->ctx, "spmm_ell.cu", source, defines, 5, "rt_spmm_ell", &s->variant,
-                            err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    if (s->variant.max_threads_per_block < ep.block_size) {
-        rt_err_set(err,
-                   "block_size=%lld exceeds the %d threads per block this variant can launch "
-                   "with %d registers per thread",
-                   (long long)ep.block_size, s->variant.max_threads_per_block,
-                   s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    if (rt_spmm_cuda_grid(a->rows, (int)ep.block_size, in->k, (int)ep.register_tile, s->cfg.grid,
-                          &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    s->cfg.block[0] = (unsigned)ep.block_size;
-    s->cfg.block[1] = s->cfg.block[2] = 1;
-    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)ep.block_size, 0, &s->occupancy, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
+                          s->base.what);
+    if (rt_cuda_get_variant(s->base.ctx, "spmm_ell.cu", source, defines, 5, "rt_spmm_ell",
+                            &s->base.variant, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    int rc = rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
+                                       ep.block_size, ep.register_tile, 1, 0, err);
+    if (rc != 0)
+        return rc;
+    if (rt_spmm_cuda_grid(a->rows, (int)ep.block_size, in->k, (int)ep.register_tile,
+                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    s->base.cfg.block[0] = (unsigned)ep.block_size;
+    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
+    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)ep.block_size, 0, &s->base.occupancy,
+                          err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
 
     rt_ell e;
     if (rt_ell_from_csr(&e, a, ELL_SLICE_HEIGHT, err) != 0)
-        return rt_err_prefix(err, "%s: building ELL", s->what);
+        return rt_err_prefix(err, "%s: building ELL", s->base.what);
     if (!ell_layout_ok(&e, why, sizeof why)) {
         rt_ell_free(&e);
-        return rt_err_set(err, "%s: %s", s->what, why);
+        return rt_err_set(err, "%s: %s", s->base.what, why);
     }
     s->stored = e.stored;
     s->padding_overhead = a->nnz > 0 ? (double)e.stored / (double)a->nnz - 1.0 : 0.0;
-    int rc = ell_upload(s, &e, in->prec, err);
+    rc = ell_upload(s, &e, in->prec, err);
     const int32_t slice_height = e.slice_height;
     rt_ell_free(&e);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->dense, s->ctx, in, a->cols, a->rows, s->what, err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
+                                  err);
     if (rc != 0)
         return rc;
 
-    s->arg_c = s->dense.d_c;
-    s->arg_b = s->dense.d_b;
+    s->arg_c = s->base.dense.d_c;
+    s->arg_b = s->base.dense.d_b;
     s->arg_slice_ptr = s->d_slice_ptr;
     s->arg_slice_width = s->d_slice_width;
     s->arg_colidx = s->d_colidx;
@@ -189,55 +183,17 @@ static int ell_prepare(ell_state *s, const rt_spmm_inputs *in, const rt_params *
                       &s->arg_colidx, &s->arg_val,    &s->arg_nrows,       &s->arg_ncols,
                       &s->arg_k,      &s->arg_ntiles, &s->arg_slice_height};
     memcpy(s->args, args, sizeof args);
+    s->base.args = s->args;
     return 0;
-}
-
-static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                     const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    const rt_spmm_inputs *in;
-    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    ell_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    s->ctx = self->backend_ctx;
-    rt_spmm_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
-    const int rc = ell_prepare(s, in, p, err);
-    if (rc != 0) {
-        ell_teardown(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
-}
-
-static int ell_run(void *state, double *seconds, rt_err *err)
-{
-    ell_state *s = state;
-    return rt_cuda_launch(s->ctx, &s->variant, &s->cfg, s->args, seconds, s->what, err);
-}
-
-static int ell_output(void *state, double *out, rt_err *err)
-{
-    ell_state *s = state;
-    return rt_spmm_cuda_dense_output(&s->dense, out, s->what, err);
 }
 
 static int ell_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const ell_state *s = state;
-    rt_spmm_cuda_variant_metrics(&s->variant, s->occupancy, m);
+    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "padding_overhead", "ratio", s->padding_overhead, 1);
     rt_metrics_add(m, "ell_stored", "count", (double)s->stored, 1);
     return 0;
-}
-
-static int ell_flush(void *state, rt_err *err)
-{
-    ell_state *s = state;
-    return rt_cuda_flush_l2(s->ctx, err);
 }
 
 static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -257,15 +213,22 @@ static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
+static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                     const rt_kernel_env *env, void **state, rt_err *err)
+{
+    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(ell_state), ell_prepare, ell_teardown,
+                                     state, err);
+}
+
 void rt_spmm_cuda_ell_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_ELL), d);
     d->check = ell_check;
     d->setup = ell_setup;
-    d->run = ell_run;
-    d->output = ell_output;
+    d->run = rt_spmm_cuda_launch_run;
+    d->output = rt_spmm_cuda_launch_output;
     d->metrics = ell_metrics;
-    d->flush = ell_flush;
+    d->flush = rt_spmm_cuda_launch_flush;
     d->teardown = ell_teardown;
     d->traffic = ell_traffic;
     d->backend_ctx = ctx;

@@ -31,12 +31,8 @@ typedef struct plan_summary {
 } plan_summary;
 
 typedef struct tiled_state {
-    rt_cuda_ctx *ctx;
-    rt_spmm_cuda_dense dense;
+    rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     void *d_displ, *d_index, *d_value, *d_buffdispl, *d_mapdispl, *d_map;
-    rt_cuda_variant variant;
-    rt_cuda_launch_cfg cfg;
-    double occupancy;
     double preprocess_s;
     int64_t buffsize;
     rt_metrics plan_metrics;
@@ -45,7 +41,6 @@ typedef struct tiled_state {
     long long arg_nrows, arg_ncols;
     int arg_k, arg_ntiles, arg_buffsize;
     void *args[13];
-    char what[768];
 } tiled_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
@@ -117,10 +112,10 @@ static void tiled_teardown(void *state)
     tiled_state *s = state;
     if (!s)
         return;
-    rt_spmm_cuda_dense_free(&s->dense);
+    rt_spmm_cuda_dense_free(&s->base.dense);
     void *buffers[] = {s->d_displ, s->d_index, s->d_value, s->d_buffdispl, s->d_mapdispl, s->d_map};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
-        rt_cuda_free(s->ctx, buffers[i]);
+        rt_cuda_free(s->base.ctx, buffers[i]);
     free(s);
 }
 
@@ -191,41 +186,43 @@ static int upload_plan(tiled_state *s, const rt_tiled_plan *plan, rt_precision p
                                             : plan->nstages * plan->p.block_size + 1;
     const int64_t *displ = plan->p.use_ell ? plan->displ : plan->rowdispl;
     if (!displ)
-        return rt_err_set(err, "%s: the plan has no %s ranges", s->what,
+        return rt_err_set(err, "%s: the plan has no %s ranges", s->base.what,
                           plan->p.use_ell ? "ELL (displ)" : "CSR (rowdispl)");
-    snprintf(what, sizeof what, "stage ranges of %s", s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t), &s->d_displ,
-                                     what, err);
+    snprintf(what, sizeof what, "stage ranges of %s", s->base.what);
+    int rc = rt_spmm_cuda_upload_new(s->base.ctx, displ, (size_t)displ_n * sizeof(int64_t),
+                                     &s->d_displ, what, err);
     if (rc != 0)
         return rc;
     const void *index =
         plan->p.index_bytes == 2 ? (const void *)plan->index16 : (const void *)plan->index32;
     if (!index && plan->stored > 0)
-        return rt_err_set(err, "%s: the plan has no %d-byte indices", s->what, plan->p.index_bytes);
-    snprintf(what, sizeof what, "shared-memory indices of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
-                                 &s->d_index, what, err);
+        return rt_err_set(err, "%s: the plan has no %d-byte indices", s->base.what,
+                          plan->p.index_bytes);
+    snprintf(what, sizeof what, "shared-memory indices of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, index,
+                                 (size_t)plan->stored * (size_t)plan->p.index_bytes, &s->d_index,
+                                 what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "values of %s", s->what);
-    rc =
-        rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, prec, &s->d_value, what, err);
+    snprintf(what, sizeof what, "values of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_values(s->base.ctx, plan->value, plan->stored, prec, &s->d_value, what,
+                                    err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "buffdispl of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->buffdispl,
+    snprintf(what, sizeof what, "buffdispl of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, plan->buffdispl,
                                  (size_t)(plan->nblocks + 1) * sizeof(int64_t), &s->d_buffdispl,
                                  what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "mapdispl of %s", s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->mapdispl,
+    snprintf(what, sizeof what, "mapdispl of %s", s->base.what);
+    rc = rt_spmm_cuda_upload_new(s->base.ctx, plan->mapdispl,
                                  (size_t)(plan->nstages + 1) * sizeof(int64_t), &s->d_mapdispl,
                                  what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "map of %s", s->what);
-    return rt_spmm_cuda_upload_new(s->ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
+    snprintf(what, sizeof what, "map of %s", s->base.what);
+    return rt_spmm_cuda_upload_new(s->base.ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
                                    &s->d_map, what, err);
 }
 
@@ -275,46 +272,24 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     const char *source = rt_cuda_source("spmm_tiled.cu");
     if (!source)
         return rt_err_set(err, "%s: kernel source spmm_tiled.cu is not embedded in the plugin",
-                          s->what);
-    if (rt_cuda_get_variant(s->ctx, "spmm_tiled.cu", source, defines, 8, "rt_spmm_tiled",
-                            &s->variant, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    if (s->variant.local_bytes > 0 && !tp->allow_spills) {
-        rt_err_set(err,
-                   "register spills: %d bytes of local memory per thread (register_tile=%lld, "
-                   "%d registers per thread; allow_spills=1 runs it anyway)",
-                   s->variant.local_bytes, (long long)tp->register_tile, s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    if (s->variant.max_threads_per_block < tp->block_size) {
-        rt_err_set(err,
-                   "block_size=%lld exceeds the %d threads per block this variant can launch "
-                   "with %d registers per thread",
-                   (long long)tp->block_size, s->variant.max_threads_per_block,
-                   s->variant.registers);
-        return RT_INFEASIBLE;
-    }
-    const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
-    const long long shared_total = (long long)tp->dynamic_shared + s->variant.static_shared_bytes;
-    if (shared_total > dev->max_shared_per_block_optin) {
-        rt_err_set(err,
-                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
-                   "the device's %lld",
-                   shared_total, tp->dynamic_shared, s->variant.static_shared_bytes,
-                   (long long)dev->max_shared_per_block_optin);
-        return RT_INFEASIBLE;
-    }
-    return 0;
+                          s->base.what);
+    if (rt_cuda_get_variant(s->base.ctx, "spmm_tiled.cu", source, defines, 8, "rt_spmm_tiled",
+                            &s->base.variant, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    return rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
+                                     tp->block_size, tp->register_tile, (int)tp->allow_spills,
+                                     tp->dynamic_shared, err);
 }
 
-static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
 {
+    tiled_state *s = state;
     tiled_params tp;
     if (read_params(p, in, &tp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->ctx), in, &tp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->base.ctx), in, &tp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -323,15 +298,15 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
     int rc = compile_variant(s, in, &tp, err);
     if (rc != 0)
         return rc;
-    if (rt_spmm_cuda_grid(a->rows, (int)tp.block_size, in->k, (int)tp.register_tile, s->cfg.grid,
-                          &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
-    s->cfg.block[0] = (unsigned)tp.block_size;
-    s->cfg.block[1] = s->cfg.block[2] = 1;
-    s->cfg.dynamic_shared_bytes = tp.dynamic_shared;
-    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)tp.block_size, tp.dynamic_shared, &s->occupancy,
-                          err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
+    if (rt_spmm_cuda_grid(a->rows, (int)tp.block_size, in->k, (int)tp.register_tile,
+                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
+    s->base.cfg.block[0] = (unsigned)tp.block_size;
+    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
+    s->base.cfg.dynamic_shared_bytes = tp.dynamic_shared;
+    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)tp.block_size, tp.dynamic_shared,
+                          &s->base.occupancy, err) != 0)
+        return rt_err_prefix(err, "%s", s->base.what);
 
     /* Preprocessing time = host plan build + upload; the plan check between them is not part of
      * the method and is not counted. */
@@ -340,16 +315,16 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
     const double t0 = rt_clock_now();
     if (rt_tiled_plan_build(a, &pp, &plan, err) != 0) {
         rt_tiled_plan_free(&plan);
-        return rt_err_prefix(err, "%s: building the tiled plan", s->what);
+        return rt_err_prefix(err, "%s: building the tiled plan", s->base.what);
     }
     const double t_build = rt_clock_now() - t0;
     if (rt_tiled_plan_verify(&plan, a, err) != 0) {
         rt_tiled_plan_free(&plan);
-        return rt_err_prefix(err, "%s: the tiled plan is inconsistent", s->what);
+        return rt_err_prefix(err, "%s: the tiled plan is inconsistent", s->base.what);
     }
     if (!plan_fits_kernel(&plan, &tp, why, sizeof why)) {
         rt_tiled_plan_free(&plan);
-        return rt_err_set(err, "%s: %s", s->what, why);
+        return rt_err_set(err, "%s: %s", s->base.what, why);
     }
     const double t1 = rt_clock_now();
     rc = upload_plan(s, &plan, in->prec, err);
@@ -359,16 +334,17 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
     rt_tiled_plan_metrics(&plan, &s->plan_metrics);
     rt_metrics_add(&s->plan_metrics, "stages_per_block", "count",
                    plan.nblocks > 0 ? (double)plan.nstages / (double)plan.nblocks : 0.0, 1);
-    remember_summary(s->ctx, a, pattern_fingerprint(a), &plan);
+    remember_summary(s->base.ctx, a, pattern_fingerprint(a), &plan);
     rt_tiled_plan_free(&plan);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->dense, s->ctx, in, a->cols, a->rows, s->what, err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
+                                  err);
     if (rc != 0)
         return rc;
 
-    s->arg_c = s->dense.d_c;
-    s->arg_b = s->dense.d_b;
+    s->arg_c = s->base.dense.d_c;
+    s->arg_b = s->base.dense.d_b;
     s->arg_displ = s->d_displ;
     s->arg_index = s->d_index;
     s->arg_value = s->d_value;
@@ -384,40 +360,8 @@ static int tiled_prepare(tiled_state *s, const rt_spmm_inputs *in, const rt_para
                       &s->arg_ntiles,  &s->arg_buffdispl, &s->arg_mapdispl, &s->arg_map,
                       &s->arg_buffsize};
     memcpy(s->args, args, sizeof args);
+    s->base.args = s->args;
     return 0;
-}
-
-static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    const rt_spmm_inputs *in;
-    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    tiled_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    s->ctx = self->backend_ctx;
-    rt_spmm_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
-    const int rc = tiled_prepare(s, in, p, err);
-    if (rc != 0) {
-        tiled_teardown(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
-}
-
-static int tiled_run(void *state, double *seconds, rt_err *err)
-{
-    tiled_state *s = state;
-    return rt_cuda_launch(s->ctx, &s->variant, &s->cfg, s->args, seconds, s->what, err);
-}
-
-static int tiled_output(void *state, double *out, rt_err *err)
-{
-    tiled_state *s = state;
-    return rt_spmm_cuda_dense_output(&s->dense, out, s->what, err);
 }
 
 static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
@@ -427,17 +371,11 @@ static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
         const rt_metric *pm = &s->plan_metrics.item[i];
         rt_metrics_add(m, pm->name, pm->unit, pm->value, pm->deterministic);
     }
-    rt_spmm_cuda_variant_metrics(&s->variant, s->occupancy, m);
+    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     rt_metrics_add(m, "buffsize", "count", (double)s->buffsize, 1);
-    rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->cfg.dynamic_shared_bytes, 1);
+    rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->base.cfg.dynamic_shared_bytes, 1);
     return 0;
-}
-
-static int tiled_flush(void *state, rt_err *err)
-{
-    tiled_state *s = state;
-    return rt_cuda_flush_l2(s->ctx, err);
 }
 
 static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -482,15 +420,22 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
+static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, void **state, rt_err *err)
+{
+    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(tiled_state), tiled_prepare,
+                                     tiled_teardown, state, err);
+}
+
 void rt_spmm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED), d);
     d->check = tiled_check;
     d->setup = tiled_setup;
-    d->run = tiled_run;
-    d->output = tiled_output;
+    d->run = rt_spmm_cuda_launch_run;
+    d->output = rt_spmm_cuda_launch_output;
     d->metrics = tiled_metrics;
-    d->flush = tiled_flush;
+    d->flush = rt_spmm_cuda_launch_flush;
     d->teardown = tiled_teardown;
     d->traffic = tiled_traffic;
     d->backend_ctx = ctx;
