@@ -12,8 +12,8 @@
 #include "dspmm_sender_common.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
-#include "rt_kernels.h"
-#include "spmm_cpu_common.h"
+#include "rt_schema.h"
+#include "rt_cpu_threads.h"
 
 static const rt_param_schema sender_params[] = {
     DSPMM_PARAM_P_BATCH,
@@ -57,14 +57,13 @@ static int sender_check(const rt_kernel_desc *self, const void *inputs, const rt
     int64_t threads = 0;
     (void)self;
     if (dspmm_sender_read_cfg(sender_params, N_SENDER_PARAMS, KNAME, p, &cfg, err) != 0 ||
-        rt_kernels_param_int(sender_params, N_SENDER_PARAMS, KNAME, p, "threads", &threads, err) !=
-            0)
+        rt_schema_int(sender_params, N_SENDER_PARAMS, KNAME, p, "threads", &threads, err) != 0)
         return -1;
     const int rc = dspmm_sender_check(KNAME, inputs, &cfg, env, why, whylen, err);
     if (rc != 0)
         return rc;
     int team = 1;
-    return rt_spmm_cpu_resolve_threads(threads, env, &team, why, whylen);
+    return rt_cpu_resolve_threads(threads, env, &team, why, whylen);
 }
 
 static void sender_teardown(void *state)
@@ -101,8 +100,7 @@ static int sender_setup(const rt_kernel_desc *self, const void *inputs, const rt
     dspmm_sender_cfg cfg;
     int64_t threads = 0;
     if (dspmm_sender_read_cfg(sender_params, N_SENDER_PARAMS, KNAME, p, &cfg, err) != 0 ||
-        rt_kernels_param_int(sender_params, N_SENDER_PARAMS, KNAME, p, "threads", &threads, err) !=
-            0)
+        rt_schema_int(sender_params, N_SENDER_PARAMS, KNAME, p, "threads", &threads, err) != 0)
         return -1;
     /* Setup communicates with nobody, so a rank that fails here cannot leave a partner waiting:
      * the runner's agreement after setup records the failure with this rank named. */
@@ -114,7 +112,7 @@ static int sender_setup(const rt_kernel_desc *self, const void *inputs, const rt
     if (!s)
         return rt_err_set(err, "%s: out of memory", self->name);
     char why[256] = "";
-    int rc = rt_spmm_cpu_resolve_threads(threads, env, &s->team, why, sizeof why);
+    int rc = rt_cpu_resolve_threads(threads, env, &s->team, why, sizeof why);
     if (rc == RT_INFEASIBLE)
         rt_err_set(err, "%s", why);
     if (rc == 0)

@@ -8,7 +8,7 @@
 #include <mpi.h>
 
 #include "dspmm_part.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 
 static const rt_param_schema dspmm_problem_params[] = {
     {"K", RT_V_INT, "1..65536", "32", 0, "columns of the dense matrices B and C"},
@@ -52,10 +52,9 @@ int rt_dspmm_problem(const rt_params *problem, int64_t *k, rt_precision *prec, r
 {
     const char *owner = "dspmm problem";
     char prec_name[16];
-    if (rt_kernels_param_int(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "K", k, err) !=
-            0 ||
-        rt_kernels_param_str(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "precision",
-                             prec_name, sizeof prec_name, err) != 0)
+    if (rt_schema_int(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "K", k, err) != 0 ||
+        rt_schema_str(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "precision", prec_name,
+                      sizeof prec_name, err) != 0)
         return -1;
     const int p = rt_precision_parse(prec_name);
     if (p < 0)
@@ -70,10 +69,10 @@ static int dspmm_make_inputs(const rt_csr *a, const rt_params *problem, void **i
     rt_precision prec = RT_FP32;
     char layout[16];
     if (rt_dspmm_problem(problem, &k, &prec, err) != 0 ||
-        rt_kernels_param_int(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem,
-                             "seed", &seed, err) != 0 ||
-        rt_kernels_param_str(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem,
-                             "layout", layout, sizeof layout, err) != 0)
+        rt_schema_int(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem, "seed",
+                      &seed, err) != 0 ||
+        rt_schema_str(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem, "layout",
+                      layout, sizeof layout, err) != 0)
         return -1;
     /* The family has no view of the harness's communicator, only of MPI itself; the harness's
      * world communicator is a duplicate of MPI_COMM_WORLD, so the ranks agree (kernels check). */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_kernels.h"
+#include "rt_schema.h"
 
 int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const char *kname,
                           const rt_params *p, dspmm_sender_cfg *cfg, rt_err *err)
@@ -14,12 +14,11 @@ int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const cha
     int64_t pb = 1;
     char name[32], fail_at[16];
     memset(cfg, 0, sizeof *cfg);
-    if (rt_kernels_param_int(schema, n_schema, kname, p, "p_batch", &pb, err) != 0 ||
-        rt_kernels_param_int(schema, n_schema, kname, p, "minibatch", &cfg->minibatch, err) != 0 ||
-        rt_kernels_param_str(schema, n_schema, kname, p, "comm", name, sizeof name, err) != 0 ||
-        rt_kernels_param_int(schema, n_schema, kname, p, "fail_rank", &cfg->fail_rank, err) != 0 ||
-        rt_kernels_param_str(schema, n_schema, kname, p, "fail_at", fail_at, sizeof fail_at, err) !=
-            0)
+    if (rt_schema_int(schema, n_schema, kname, p, "p_batch", &pb, err) != 0 ||
+        rt_schema_int(schema, n_schema, kname, p, "minibatch", &cfg->minibatch, err) != 0 ||
+        rt_schema_str(schema, n_schema, kname, p, "comm", name, sizeof name, err) != 0 ||
+        rt_schema_int(schema, n_schema, kname, p, "fail_rank", &cfg->fail_rank, err) != 0 ||
+        rt_schema_str(schema, n_schema, kname, p, "fail_at", fail_at, sizeof fail_at, err) != 0)
         return -1;
     const int c = dspmm_comm_parse(name);
     if (c < 0)

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "rt_clock.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "rt_memcheck.h"
 #include "spdnn_family.h"
-#include "spmm_cpu_common.h"
+#include "rt_cpu_threads.h"
 
 #define FUSED_TILE_MAX 64
 
@@ -72,12 +72,11 @@ static int read_params(const rt_kernel_desc *self, const rt_params *p, const rt_
                        int64_t *tile, int *team, char *why, size_t whylen, rt_err *err)
 {
     int64_t threads = 0;
-    if (rt_kernels_param_int(fused_params, FUSED_N_PARAMS, self->name, p, "feature_tile", tile,
-                             err) != 0 ||
-        rt_kernels_param_int(fused_params, FUSED_N_PARAMS, self->name, p, "threads", &threads,
-                             err) != 0)
+    if (rt_schema_int(fused_params, FUSED_N_PARAMS, self->name, p, "feature_tile", tile, err) !=
+            0 ||
+        rt_schema_int(fused_params, FUSED_N_PARAMS, self->name, p, "threads", &threads, err) != 0)
         return -1;
-    return rt_spmm_cpu_resolve_threads(threads, env, team, why, whylen);
+    return rt_cpu_resolve_threads(threads, env, team, why, whylen);
 }
 
 static int fused_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -170,7 +169,7 @@ static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_
         return rt_err_prefix(err, "%s", self->name);
     }
     s->setup_s = rt_clock_now() - t0;
-    s->team_started = rt_spmm_cpu_team_size(s->team);
+    s->team_started = rt_cpu_team_size(s->team);
     *state = s;
     return 0;
 }

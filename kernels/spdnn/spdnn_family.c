@@ -9,7 +9,7 @@
 
 #include "rt_clock.h"
 #include "rt_generators.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "rt_memcheck.h"
 #include "rt_rng.h"
 
@@ -469,14 +469,14 @@ static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **i
     const char *owner = "spdnn problem";
     int64_t layers = 0, features = 0, seed = 0, network_seed = 0;
     double density = 0.0;
-    if (rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "layers",
-                             &layers, err) != 0 ||
-        rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem,
-                             "features", &features, err) != 0 ||
-        rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "seed",
-                             &seed, err) != 0 ||
-        rt_kernels_param_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem,
-                             "network_seed", &network_seed, err) != 0 ||
+    if (rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "layers",
+                      &layers, err) != 0 ||
+        rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "features",
+                      &features, err) != 0 ||
+        rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "seed", &seed,
+                      err) != 0 ||
+        rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "network_seed",
+                      &network_seed, err) != 0 ||
         read_real(problem, "feature_density", &density, err) != 0)
         return -1;
     int rank = 0, nranks = 1;

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm2d_layout.h"
 #include "spmm_family.h"
 
@@ -131,7 +131,7 @@ static int read_precision(const rt_param_schema *schema, int n, const char *owne
                           const rt_params *p, rt_precision *prec, rt_err *err)
 {
     char name[16];
-    if (rt_kernels_param_str(schema, n, owner, p, "precision", name, sizeof name, err) != 0)
+    if (rt_schema_str(schema, n, owner, p, "precision", name, sizeof name, err) != 0)
         return -1;
     const int v = rt_precision_parse(name);
     if (v < 0)
@@ -145,9 +145,8 @@ static int spmm2d_make_inputs(const rt_csr *a, const rt_params *problem, void **
     const char *owner = "spmm2d problem";
     int64_t n = 0, seed = 0;
     rt_precision prec = RT_FP32;
-    if (rt_kernels_param_int(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
-        rt_kernels_param_int(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, "seed", &seed,
-                             err) != 0 ||
+    if (rt_schema_int(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
+        rt_schema_int(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, "seed", &seed, err) != 0 ||
         read_precision(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, &prec, err) != 0)
         return -1;
     int rank, nranks;
@@ -165,8 +164,8 @@ static int spgemm2d_make_inputs(const rt_csr *a, const rt_params *problem, void 
     const char *owner = "spgemm2d problem";
     int64_t seed = 0;
     rt_precision prec = RT_FP32;
-    if (rt_kernels_param_int(spgemm2d_problem, SPGEMM2D_N_PROBLEM, owner, problem, "seed", &seed,
-                             err) != 0 ||
+    if (rt_schema_int(spgemm2d_problem, SPGEMM2D_N_PROBLEM, owner, problem, "seed", &seed, err) !=
+            0 ||
         read_precision(spgemm2d_problem, SPGEMM2D_N_PROBLEM, owner, problem, &prec, err) != 0)
         return -1;
     int rank, nranks;

@@ -11,7 +11,7 @@
 #include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_comm_rma.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm2d_dist.h"
 #include "spmm2d_engine.h"
 #include "spmm2d_family.h"
@@ -140,17 +140,17 @@ static int read_opts(const rt_kernel_desc *self, const rt_params *p, sp2_opts *o
     o->prefetch = 1;
     o->slots = 64;
     o->steal_seed = 1;
-    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "pr", &v, err) != 0)
+    if (rt_schema_int(self->params, self->n_params, self->name, p, "pr", &v, err) != 0)
         return -1;
     o->pr = (int)v;
-    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "refine", &v, err) != 0)
+    if (rt_schema_int(self->params, self->n_params, self->name, p, "refine", &v, err) != 0)
         return -1;
     o->refine = (int)v;
     for (int q = 0; q < self->n_params; ++q) {
         const char *n = self->params[q].name;
         if (strcmp(n, "prefetch") == 0 || strcmp(n, "queue_slots") == 0 ||
             strcmp(n, "steal_seed") == 0) {
-            if (rt_kernels_param_int(self->params, self->n_params, self->name, p, n, &v, err) != 0)
+            if (rt_schema_int(self->params, self->n_params, self->name, p, n, &v, err) != 0)
                 return -1;
             if (n[0] == 'p')
                 o->prefetch = (int)v;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_cuda_unavailable.h"
+#include "rt_kernels.h"
 #include "rt_registry.h"
 #include "rt_test.h"
 #include "spmm_cuda_catalog.h"
@@ -29,14 +31,14 @@ static void test_schemas(void)
 {
     RT_CHECK(rt_spmm_cuda_catalog_at(-1) == NULL);
     RT_CHECK(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_COUNT) == NULL);
-    RT_CHECK(rt_spmm_cuda_catalog_find(NULL) == NULL);
-    RT_CHECK(rt_spmm_cuda_catalog_find("spmm.cuda.tiled_typo") == NULL);
+    RT_CHECK(rt_kernels_cuda_find(NULL) == NULL);
+    RT_CHECK(rt_kernels_cuda_find("spmm.cuda.tiled_typo") == NULL);
     const char *names[] = {RT_SPMM_CUDA_CSR, RT_SPMM_CUDA_ELL, RT_SPMM_CUDA_TILED,
                            RT_SPMM_CUDA_CUSPARSE};
     for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i) {
-        const rt_spmm_cuda_entry *e = rt_spmm_cuda_catalog_at(i);
+        const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(i);
         RT_CHECK(e && strcmp(e->name, names[i]) == 0);
-        RT_CHECK(rt_spmm_cuda_catalog_find(names[i]) == e);
+        RT_CHECK(rt_kernels_cuda_find(names[i]) == e);
         RT_CHECK(e->n_params > 0 && e->summary && *e->summary);
         for (int j = 0; j < e->n_params; ++j) {
             const rt_param_schema *s = &e->params[j];
@@ -51,7 +53,7 @@ static void test_schemas(void)
         }
     }
     /* The domains the brief fixes, spot-checked through the schema checker. */
-    const rt_spmm_cuda_entry *tiled = rt_spmm_cuda_catalog_find(RT_SPMM_CUDA_TILED);
+    const rt_cuda_catalog_entry *tiled = rt_kernels_cuda_find(RT_SPMM_CUDA_TILED);
     const rt_param_schema *shared = NULL, *staging = NULL;
     for (int j = 0; j < tiled->n_params; ++j) {
         if (strcmp(tiled->params[j].name, "shared_kib") == 0)
@@ -71,7 +73,7 @@ static void test_schemas(void)
     }
     rt_kernel_desc d;
     memset(&d, 0xAB, sizeof d);
-    rt_spmm_cuda_describe(tiled, &d);
+    rt_cuda_catalog_describe(tiled, &d);
     RT_CHECK(strcmp(d.family, "spmm") == 0 && strcmp(d.backend, "cuda") == 0);
     RT_CHECK(d.setup == NULL && d.unavailable == NULL && d.backend_ctx == NULL);
 }
@@ -82,10 +84,10 @@ static void test_unavailable(void)
     rt_err err;
     rt_registry_init(&reg);
     /* Without the family, registration fails and leaves nothing behind. */
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&reg, "no driver", &err) != 0);
+    RT_CHECK(rt_cuda_register_unavailable(&reg, "no driver", &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "spmm"));
     RT_CHECK(reg.n_kernels == 0);
-    RT_CHECK(rt_spmm_cuda_register_unavailable(NULL, "x", &err) != 0);
+    RT_CHECK(rt_cuda_register_unavailable(NULL, "x", &err) != 0);
 
     RT_CHECK(rt_registry_add_family(&reg, rt_spmm_family(), &err) == 0);
     static const rt_kernel_desc other = {.name = "spmm.cpu.fake",
@@ -101,13 +103,13 @@ static void test_unavailable(void)
            sizeof reason - 1); /* longer than the stored copy: truncated, not overrun */
     reason[sizeof reason - 1] = '\0';
     memcpy(reason, "no NVIDIA driver", 16);
-    RT_CHECK_MSG(rt_spmm_cuda_register_unavailable(&reg, reason, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(rt_cuda_register_unavailable(&reg, reason, &err) == 0, "%s", err.msg);
     RT_CHECK(reg.n_kernels == 1 + RT_SPMM_CUDA_KIND_COUNT);
     const rt_kernel_desc *k = rt_registry_find_kernel(&reg, RT_SPMM_CUDA_TILED);
     RT_CHECK(k && k->unavailable && strncmp(k->unavailable, "no NVIDIA driver", 16) == 0);
     RT_CHECK(k && rt_kernel_find_param(k, "register_tile") != NULL);
     /* A second registration is a duplicate and must not disturb the first. */
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&reg, "again", &err) != 0);
+    RT_CHECK(rt_cuda_register_unavailable(&reg, "again", &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "twice"));
     RT_CHECK(reg.n_kernels == 1 + RT_SPMM_CUDA_KIND_COUNT);
 
@@ -127,20 +129,20 @@ static void test_unavailable(void)
         k->teardown(NULL);
     }
 
-    rt_spmm_cuda_unregister_unavailable(&reg);
+    rt_cuda_unregister_unavailable(&reg);
     RT_CHECK(reg.n_kernels == 1);
     RT_CHECK(rt_registry_find_kernel(&reg, "spmm.cpu.fake") == &other);
     RT_CHECK(rt_registry_find_kernel(&reg, RT_SPMM_CUDA_CSR) == NULL);
-    rt_spmm_cuda_unregister_unavailable(&reg); /* nothing left: harmless */
-    rt_spmm_cuda_unregister_unavailable(NULL);
+    rt_cuda_unregister_unavailable(&reg); /* nothing left: harmless */
+    rt_cuda_unregister_unavailable(NULL);
     RT_CHECK(reg.n_kernels == 1);
 
     /* Registration after unregistering works again (what a loader retrying would do), with an
      * empty reason replaced by a generic one. */
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&reg, "", &err) == 0);
+    RT_CHECK(rt_cuda_register_unavailable(&reg, "", &err) == 0);
     k = rt_registry_find_kernel(&reg, RT_SPMM_CUDA_CUSPARSE);
     RT_CHECK(k && k->unavailable && *k->unavailable);
-    rt_spmm_cuda_unregister_unavailable(&reg);
+    rt_cuda_unregister_unavailable(&reg);
     RT_CHECK(reg.n_kernels == 1);
 
     /* A full registry: the failure rolls back the kernels already added. */
@@ -155,7 +157,7 @@ static void test_unavailable(void)
         filler[i].name = filler_names[i];
         RT_CHECK(rt_registry_add_kernel(&full, &filler[i], &err) == 0);
     }
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&full, "none", &err) != 0);
+    RT_CHECK(rt_cuda_register_unavailable(&full, "none", &err) != 0);
     RT_CHECK(full.n_kernels == RT_REGISTRY_MAX_KERNELS - 2);
     RT_CHECK(rt_registry_find_kernel(&full, RT_SPMM_CUDA_CSR) == NULL);
 }

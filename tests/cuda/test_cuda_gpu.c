@@ -568,7 +568,7 @@ int main(int argc, char **argv)
     RT_CHECK(reg.n_kernels == RT_SPMM_CUDA_KIND_COUNT);
     /* The plugin carries its own copy of the catalog: same schemas, other addresses. */
     for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i) {
-        const rt_spmm_cuda_entry *e = rt_spmm_cuda_catalog_at(i);
+        const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(i);
         const rt_kernel_desc *k = rt_registry_find_kernel(&reg, e->name);
         RT_CHECK_MSG(k && k->unavailable == NULL && k->n_params == e->n_params, "%s", e->name);
         for (int j = 0; k && j < k->n_params && j < e->n_params; ++j)

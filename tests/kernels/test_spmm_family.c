@@ -5,6 +5,7 @@
 
 #include "kt_util.h"
 #include "rt_kernels.h"
+#include "rt_schema.h"
 #include "rt_test.h"
 #include "spmm_family.h"
 
@@ -300,20 +301,20 @@ static void test_param_helpers(void)
     rt_err err;
     int64_t n = 0;
     char mode[4];
-    RT_CHECK(rt_kernels_param_int(schema, 2, "k", &p, "n", &n, &err) == 0 && n == 4);
-    RT_CHECK(rt_kernels_param_str(schema, 2, "k", &p, "mode", mode, sizeof mode, &err) == 0 &&
+    RT_CHECK(rt_schema_int(schema, 2, "k", &p, "n", &n, &err) == 0 && n == 4);
+    RT_CHECK(rt_schema_str(schema, 2, "k", &p, "mode", mode, sizeof mode, &err) == 0 &&
              strcmp(mode, "a") == 0);
     rt_params_set(&p, "n", rt_value_real(7.0), &err);
-    RT_CHECK(rt_kernels_param_int(schema, 2, "k", &p, "n", &n, &err) == 0 && n == 7);
+    RT_CHECK(rt_schema_int(schema, 2, "k", &p, "n", &n, &err) == 0 && n == 7);
     rt_params_set(&p, "n", rt_value_int(11), &err);
-    RT_CHECK(rt_kernels_param_int(schema, 2, "kern", &p, "n", &n, &err) != 0);
+    RT_CHECK(rt_schema_int(schema, 2, "kern", &p, "n", &n, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "kern") && rt_test_contains(err.msg, "1..10"), "%s",
                  err.msg);
-    RT_CHECK(rt_kernels_param_int(schema, 2, "k", &p, "missing", &n, &err) != 0);
-    RT_CHECK(rt_kernels_param_int(schema, 2, "k", &p, "mode", &n, &err) != 0); /* wrong kind */
+    RT_CHECK(rt_schema_int(schema, 2, "k", &p, "missing", &n, &err) != 0);
+    RT_CHECK(rt_schema_int(schema, 2, "k", &p, "mode", &n, &err) != 0); /* wrong kind */
     rt_params_set(&p, "mode", rt_value_str("bb"), &err);
     char tiny[2];
-    RT_CHECK(rt_kernels_param_str(schema, 2, "k", &p, "mode", tiny, sizeof tiny, &err) != 0);
+    RT_CHECK(rt_schema_str(schema, 2, "k", &p, "mode", tiny, sizeof tiny, &err) != 0);
 }
 
 int main(void)

@@ -14,6 +14,8 @@
 #include "rt_test.h"
 #include "spdnn_cpu_fused.h"
 #include "spdnn_family.h"
+#include "rt_cuda_unavailable.h"
+#include "spdnn_cuda_catalog.h"
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
 
@@ -532,15 +534,16 @@ static void test_output_and_transpose(void)
 static void test_catalog(void)
 {
     rt_err err;
-    RT_CHECK(rt_spmm_cuda_catalog_find(RT_SPDNN_CUDA_FUSED) ==
-             rt_cuda_catalog_entry(RT_CUDA_CATALOG_SPDNN_FUSED));
-    RT_CHECK(rt_cuda_catalog_entry(RT_CUDA_CATALOG_COUNT) == NULL);
-    RT_CHECK(rt_spmm_cuda_catalog_at(RT_CUDA_CATALOG_SPDNN_FUSED) == NULL);
+    RT_CHECK(rt_kernels_cuda_find(RT_SPDNN_CUDA_FUSED) ==
+             rt_spdnn_cuda_catalog_at(RT_SPDNN_CUDA_KIND_FUSED));
+    RT_CHECK(rt_kernels_cuda_entry(rt_kernels_cuda_count()) == NULL);
+    RT_CHECK(rt_spdnn_cuda_catalog_at(RT_SPDNN_CUDA_KIND_COUNT) == NULL);
+    RT_CHECK(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_COUNT) == NULL);
     /* Every kernel after the spmm ones (spdnn, then the distributed families) has a family and
      * a schema whose defaults pass their own checks. */
-    for (int i = RT_SPMM_CUDA_KIND_COUNT; i < RT_CUDA_CATALOG_COUNT; ++i) {
-        const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(i);
-        const int spdnn = i <= RT_CUDA_CATALOG_SPDNN_CUSPARSE;
+    for (int i = RT_SPMM_CUDA_KIND_COUNT; i < rt_kernels_cuda_count(); ++i) {
+        const rt_cuda_catalog_entry *e = rt_kernels_cuda_entry(i);
+        const int spdnn = i < RT_SPMM_CUDA_KIND_COUNT + RT_SPDNN_CUDA_KIND_COUNT;
         RT_CHECK(e && e->family && (strcmp(e->family, "spdnn") == 0) == spdnn && e->n_params > 0);
         for (int j = 0; e && j < e->n_params; ++j) {
             rt_value v;
@@ -552,16 +555,16 @@ static void test_catalog(void)
     rt_registry reg;
     rt_registry_init(&reg);
     RT_CHECK(rt_registry_add_family(&reg, rt_spmm_family(), &err) == 0);
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&reg, "no GPU here", &err) == 0);
+    RT_CHECK(rt_cuda_register_unavailable(&reg, "no GPU here", &err) == 0);
     RT_CHECK(rt_registry_find_kernel(&reg, RT_SPDNN_CUDA_FUSED) == NULL);
     RT_CHECK(reg.n_kernels == RT_SPMM_CUDA_KIND_COUNT);
-    rt_spmm_cuda_unregister_unavailable(&reg);
+    rt_cuda_unregister_unavailable(&reg);
 
     rt_registry full;
     rt_registry_init(&full);
     RT_CHECK_MSG(rt_kernels_register_builtin(&full, &err) == 0, "%s", err.msg);
     const int before = full.n_kernels;
-    RT_CHECK(rt_spmm_cuda_register_unavailable(&full, "no GPU here", &err) == 0);
+    RT_CHECK(rt_cuda_register_unavailable(&full, "no GPU here", &err) == 0);
     const char *names[] = {RT_SPDNN_CUDA_FUSED, RT_SPDNN_CUDA_CUSPARSE};
     for (int i = 0; i < 2; ++i) {
         const rt_kernel_desc *k = rt_registry_find_kernel(&full, names[i]);
@@ -579,7 +582,7 @@ static void test_catalog(void)
     RT_CHECK(fused && rt_kernel_find_param(fused, "register_tile") &&
              rt_kernel_find_param(fused, "shared_kib") &&
              rt_kernel_find_param(fused, "block_size"));
-    rt_spmm_cuda_unregister_unavailable(&full);
+    rt_cuda_unregister_unavailable(&full);
     RT_CHECK(full.n_kernels == before && !rt_registry_find_kernel(&full, RT_SPDNN_CUDA_FUSED));
     RT_CHECK(rt_registry_find_kernel(&full, "spdnn.cpu.fused") != NULL);
 }

@@ -24,6 +24,7 @@
 #include "rt_registry.h"
 #include "rt_test.h"
 #include "spdnn_family.h"
+#include "spdnn_cuda_catalog.h"
 #include "spmm_cuda_catalog.h"
 
 #define SKIP 77

@@ -14,8 +14,8 @@
 #include "dspmm_family.h"
 #include "dspmm_sender_common.h"
 #include "rt_clock.h"
-#include "rt_kernels.h"
-#include "spmm_cuda_catalog.h"
+#include "rt_schema.h"
+#include "dspmm_cuda_catalog.h"
 
 #define KNAME RT_DSPMM_CUDA_SENDER
 
@@ -84,18 +84,18 @@ typedef struct gpu_state {
     char what[160];
 } gpu_state;
 
-static const rt_spmm_cuda_entry *entry(void)
+static const rt_cuda_catalog_entry *entry(void)
 {
-    return rt_cuda_catalog_entry(RT_CUDA_CATALOG_DSPMM_SENDER);
+    int n = 0;
+    return rt_dspmm_cuda_catalog(&n); /* the family's one CUDA kernel */
 }
 
 static int read_params(const rt_params *p, dspmm_sender_cfg *cfg, int *ipc, rt_err *err)
 {
-    const rt_spmm_cuda_entry *e = entry();
+    const rt_cuda_catalog_entry *e = entry();
     char intra[16];
     if (dspmm_sender_read_cfg(e->params, e->n_params, KNAME, p, cfg, err) != 0 ||
-        rt_kernels_param_str(e->params, e->n_params, KNAME, p, "intra", intra, sizeof intra, err) !=
-            0)
+        rt_schema_str(e->params, e->n_params, KNAME, p, "intra", intra, sizeof intra, err) != 0)
         return -1;
     *ipc = strcmp(intra, "ipc") == 0;
     return 0;
@@ -943,7 +943,7 @@ static int gpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 
 void rt_dspmm_cuda_sender_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(entry(), d);
+    rt_cuda_catalog_describe(entry(), d);
     d->check = gpu_check;
     d->setup = gpu_setup;
     d->run = gpu_run;
@@ -953,4 +953,10 @@ void rt_dspmm_cuda_sender_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
     d->teardown = gpu_teardown;
     d->traffic = gpu_traffic;
     d->backend_ctx = ctx;
+}
+
+void rt_dspmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    if (index == 0)
+        rt_dspmm_cuda_sender_describe(d, ctx);
 }

@@ -9,5 +9,7 @@
 
 /* Fills d (the catalog entry RT_DSPMM_CUDA_SENDER plus hooks) for the plugin's context. */
 void rt_dspmm_cuda_sender_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+/* The family's entry for the plugin: catalog index 0 is the sender. */
+void rt_dspmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx);
 
 #endif

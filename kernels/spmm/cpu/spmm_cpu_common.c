@@ -6,45 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm_traffic.h"
-
-int rt_spmm_cpu_available_cores(const rt_kernel_env *env)
-{
-    if (env && env->device && env->device->sm_count > 0 && strcmp(env->device->backend, "cpu") == 0)
-        return env->device->sm_count;
-    const int procs = omp_get_num_procs();
-    return procs > 0 ? procs : 1;
-}
-
-int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team, char *why,
-                                size_t whylen)
-{
-    const int cores = rt_spmm_cpu_available_cores(env);
-    if (requested <= 0) {
-        *team = cores;
-        return 0;
-    }
-    if (requested > (int64_t)cores * RT_SPMM_CPU_OVERSUBSCRIBE) {
-        snprintf(why, whylen,
-                 "threads = %" PRId64 " oversubscribes the %d available cores more than %dx",
-                 requested, cores, RT_SPMM_CPU_OVERSUBSCRIBE);
-        return RT_INFEASIBLE;
-    }
-    *team = (int)requested;
-    return 0;
-}
-
-int rt_spmm_cpu_team_size(int team)
-{
-    int started = 1;
-#pragma omp parallel num_threads(team)
-    {
-#pragma omp master
-        started = omp_get_num_threads();
-    }
-    return started;
-}
 
 int rt_spmm_cpu_alloc_output(const rt_spmm_inputs *in, rt_dense *c, rt_err *err)
 {
@@ -147,15 +110,14 @@ int rt_spmm_cpu_rowwise_params(const rt_kernel_desc *self, const rt_params *p,
                                char *why, size_t whylen, rt_err *err)
 {
     int64_t row_block = 0, col_block = 0, threads = 0;
-    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "row_block", &row_block,
-                             err) != 0 ||
-        rt_kernels_param_int(self->params, self->n_params, self->name, p, "col_block", &col_block,
-                             err) != 0 ||
-        rt_kernels_param_int(self->params, self->n_params, self->name, p, "threads", &threads,
-                             err) != 0)
+    if (rt_schema_int(self->params, self->n_params, self->name, p, "row_block", &row_block, err) !=
+            0 ||
+        rt_schema_int(self->params, self->n_params, self->name, p, "col_block", &col_block, err) !=
+            0 ||
+        rt_schema_int(self->params, self->n_params, self->name, p, "threads", &threads, err) != 0)
         return -1;
     int team = 1;
-    const int rc = rt_spmm_cpu_resolve_threads(threads, env, &team, why, whylen);
+    const int rc = rt_cpu_resolve_threads(threads, env, &team, why, whylen);
     if (rc != 0)
         return rc;
     w->row_block = row_block;

@@ -1,5 +1,4 @@
-/* spmm_cpu_common: what the CPU SpMM kernels share: how many cores a rank may use, how a
- * `threads` parameter resolves to an OpenMP team, the per-point output buffer C, and the
+/* spmm_cpu_common: what the CPU SpMM kernels share: the per-point output buffer C, and the
  * row-blocked execution engine that the CSR and ELL kernels both drive. */
 #ifndef SPMM_CPU_COMMON_H
 #define SPMM_CPU_COMMON_H
@@ -11,23 +10,7 @@
 #include "rt_matrix.h"
 #include "rt_registry.h"
 #include "spmm_family.h"
-
-/* A `threads` value above this many times the available cores is infeasible: oversubscribing
- * further only measures the OS scheduler, never the kernel. */
-#define RT_SPMM_CPU_OVERSUBSCRIBE 4
-
-/* Cores this rank may use: the device's sm_count when the harness filled it (the CPU backend puts
- * the cores bound to the rank there), else what OpenMP reports. At least 1. */
-int rt_spmm_cpu_available_cores(const rt_kernel_env *env);
-
-/* Resolves `threads` (0 = every available core) into a team size, or returns RT_INFEASIBLE with
- * why filled when it oversubscribes beyond RT_SPMM_CPU_OVERSUBSCRIBE x the available cores. */
-int rt_spmm_cpu_resolve_threads(int64_t requested, const rt_kernel_env *env, int *team, char *why,
-                                size_t whylen);
-
-/* The size of the team OpenMP actually starts when asked for `team` threads (it may give fewer
- * when dynamic adjustment or a thread limit is in force). */
-int rt_spmm_cpu_team_size(int team);
+#include "rt_cpu_threads.h"
 
 /* Allocates C (m x K in the inputs' layout and precision) and poisons it with NAN. */
 int rt_spmm_cpu_alloc_output(const rt_spmm_inputs *in, rt_dense *c, rt_err *err);

@@ -65,7 +65,7 @@ static int csr_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
     } else {
         s->w.val = a->val;
     }
-    s->team_started = rt_spmm_cpu_team_size(s->w.team);
+    s->team_started = rt_cpu_team_size(s->w.team);
     *state = s;
     return 0;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 #include "spmm_traffic.h"
@@ -47,8 +47,8 @@ static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
     if (!in)
         return rt_err_set(err, "%s: no inputs", self->name);
     int64_t slice_height = 0;
-    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "slice_height",
-                             &slice_height, err) != 0)
+    if (rt_schema_int(self->params, self->n_params, self->name, p, "slice_height", &slice_height,
+                      err) != 0)
         return -1;
     ell_state *s = calloc(1, sizeof *s);
     if (!s)
@@ -94,7 +94,7 @@ static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
     } else {
         s->w.val = s->ell.val;
     }
-    s->team_started = rt_spmm_cpu_team_size(s->w.team);
+    s->team_started = rt_cpu_team_size(s->w.team);
     *state = s;
     return 0;
 }
@@ -136,8 +136,8 @@ static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     if (!in)
         return rt_err_set(err, "%s: traffic model needs the inputs", self->name);
     int64_t slice_height = 0;
-    if (rt_kernels_param_int(self->params, self->n_params, self->name, p, "slice_height",
-                             &slice_height, err) != 0)
+    if (rt_schema_int(self->params, self->n_params, self->name, p, "slice_height", &slice_height,
+                      err) != 0)
         return -1;
     const double elem = (double)rt_precision_bytes(in->prec);
     const double nslices = (double)((in->a->rows + slice_height - 1) / slice_height);

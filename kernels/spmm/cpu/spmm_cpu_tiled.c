@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rt_clock.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 #include "spmm_tiled.h"
@@ -46,16 +46,16 @@ static int read_params(const rt_kernel_desc *self, const rt_params *p, rt_precis
 {
     int64_t block_size = 0, buffer_kib = 0, rtile = 0, index_bytes = 0;
     char staging[8];
-    if (rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "block_size", &block_size,
-                             err) != 0 ||
-        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "buffer_kib", &buffer_kib,
-                             err) != 0 ||
-        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "register_tile", &rtile,
-                             err) != 0 ||
-        rt_kernels_param_int(tiled_params, TILED_N_PARAMS, self->name, p, "index_bytes",
-                             &index_bytes, err) != 0 ||
-        rt_kernels_param_str(tiled_params, TILED_N_PARAMS, self->name, p, "staging", staging,
-                             sizeof staging, err) != 0)
+    if (rt_schema_int(tiled_params, TILED_N_PARAMS, self->name, p, "block_size", &block_size,
+                      err) != 0 ||
+        rt_schema_int(tiled_params, TILED_N_PARAMS, self->name, p, "buffer_kib", &buffer_kib,
+                      err) != 0 ||
+        rt_schema_int(tiled_params, TILED_N_PARAMS, self->name, p, "register_tile", &rtile, err) !=
+            0 ||
+        rt_schema_int(tiled_params, TILED_N_PARAMS, self->name, p, "index_bytes", &index_bytes,
+                      err) != 0 ||
+        rt_schema_str(tiled_params, TILED_N_PARAMS, self->name, p, "staging", staging,
+                      sizeof staging, err) != 0)
         return -1;
     memset(tp, 0, sizeof *tp);
     tp->block_size = (int)block_size;
@@ -145,7 +145,7 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
         tiled_teardown(s);
         return rt_err_prefix(err, "%s", self->name);
     }
-    s->team = rt_spmm_cpu_available_cores(env);
+    s->team = rt_cpu_available_cores(env);
     s->scratch_elems = tp.buffsize * rtile + (int64_t)tp.block_size * rtile;
     s->scratch = calloc((size_t)s->team * (size_t)s->scratch_elems, rt_precision_bytes(in->prec));
     if (!s->scratch) {

@@ -1,5 +1,5 @@
 #include "spmm_cuda_common.h"
-#include "rt_kernels.h"
+#include "rt_schema.h"
 #include "spmm_traffic.h"
 
 #include <math.h>
@@ -50,23 +50,23 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
 }
 
 /* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
- * (rt_kernels_param_int/_str), applied to the catalog entry's schema. */
+ * (rt_schema_int/_str), applied to the catalog entry's schema. */
 int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
                            rt_err *err)
 {
-    const rt_spmm_cuda_entry *e = rt_spmm_cuda_catalog_at(kind);
+    const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(kind);
     if (!e)
         return rt_err_set(err, "no CUDA catalog entry %d", kind);
-    return rt_kernels_param_int(e->params, e->n_params, e->name, p, name, out, err);
+    return rt_schema_int(e->params, e->n_params, e->name, p, name, out, err);
 }
 
 int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
                            rt_err *err)
 {
-    const rt_spmm_cuda_entry *e = rt_spmm_cuda_catalog_at(kind);
+    const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(kind);
     if (!e)
         return rt_err_set(err, "no CUDA catalog entry %d", kind);
-    return rt_kernels_param_str(e->params, e->n_params, e->name, p, name, out, len, err);
+    return rt_schema_str(e->params, e->n_params, e->name, p, name, out, len, err);
 }
 
 void rt_spmm_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spmm_inputs *in,
@@ -188,34 +188,6 @@ void rt_spmm_cuda_dense_free(rt_spmm_cuda_dense *d)
     d->d_b = d->d_c = NULL;
 }
 
-int rt_spmm_cuda_upload_new(rt_cuda_ctx *ctx, const void *src, size_t bytes, void **dptr,
-                            const char *what, rt_err *err)
-{
-    const int rc = rt_cuda_alloc(ctx, dptr, bytes, what, err);
-    if (rc != 0)
-        return rc;
-    return rt_cuda_upload(ctx, *dptr, src, bytes, what, err);
-}
-
-int rt_spmm_cuda_upload_values(rt_cuda_ctx *ctx, const double *src, int64_t n, rt_precision prec,
-                               void **dptr, const char *what, rt_err *err)
-{
-    *dptr = NULL;
-    if (n < 0)
-        return rt_err_set(err, "%s: negative value count", what);
-    if (prec == RT_FP64)
-        return rt_spmm_cuda_upload_new(ctx, src, (size_t)n * sizeof(double), dptr, what, err);
-    float *f = malloc(n > 0 ? (size_t)n * sizeof(float) : 1);
-    if (!f)
-        return rt_err_set(err, "%s: out of host memory converting %lld values to fp32", what,
-                          (long long)n);
-    for (int64_t i = 0; i < n; ++i)
-        f[i] = (float)src[i];
-    const int rc = rt_spmm_cuda_upload_new(ctx, f, (size_t)n * sizeof(float), dptr, what, err);
-    free(f);
-    return rc;
-}
-
 int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, unsigned grid[3],
                       int *ntiles, rt_err *err)
 {
@@ -223,13 +195,12 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
         return rt_err_set(err, "block size %d and register tile %d must be positive", block,
                           register_tile);
     const int64_t gx = (rows + block - 1) / block;
-    if (gx > RT_SPMM_CUDA_MAX_GRID_X)
+    if (gx > RT_CUDA_MAX_GRID_X)
         return rt_err_set(err, "%lld rows need %lld blocks of %d, over the grid limit 2^31-1",
                           (long long)rows, (long long)gx, block);
     const int64_t tiles = (k + register_tile - 1) / register_tile;
     grid[0] = (unsigned)gx;
-    grid[1] =
-        (unsigned)(tiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y ? tiles : RT_SPMM_CUDA_MAX_GRID_Y);
+    grid[1] = (unsigned)(tiles < (int64_t)RT_CUDA_MAX_GRID_Y ? tiles : RT_CUDA_MAX_GRID_Y);
     grid[2] = 1;
     *ntiles = (int)tiles;
     return 0;
@@ -241,36 +212,6 @@ int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *w
     if (rt_spmm_traffic_fill(in, a_bytes, 1, t, err) != 0)
         return rt_err_prefix(err, "traffic model of %s", what);
     return 0;
-}
-
-int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,
-                              char *why, size_t whylen)
-{
-    if (dev && dev->max_threads_per_block > 0 && block_size > dev->max_threads_per_block) {
-        snprintf(why, whylen, "block_size=%lld exceeds the device's %d threads per block",
-                 (long long)block_size, dev->max_threads_per_block);
-        return RT_INFEASIBLE;
-    }
-    if (dev && dev->max_threads_per_sm > 0 && min_blocks > 0 &&
-        block_size * min_blocks > dev->max_threads_per_sm) {
-        snprintf(why, whylen,
-                 "min_blocks=%lld x block_size=%lld = %lld threads exceeds the device's %d "
-                 "threads per SM",
-                 (long long)min_blocks, (long long)block_size, (long long)(min_blocks * block_size),
-                 dev->max_threads_per_sm);
-        return RT_INFEASIBLE;
-    }
-    return 0;
-}
-
-void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m)
-{
-    rt_metrics_add(m, "registers_per_thread", "count", v->registers, 1);
-    rt_metrics_add(m, "spill_bytes", "bytes", v->local_bytes, 1);
-    rt_metrics_add(m, "static_shared_bytes", "bytes", v->static_shared_bytes, 1);
-    rt_metrics_add(m, "theoretical_occupancy", "ratio", occupancy, 1);
-    rt_metrics_add(m, "compiled", "count", v->from_cache ? 0.0 : 1.0, 0);
-    rt_metrics_add(m, "compile_s", "s", v->compile_s, 0);
 }
 
 int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -313,34 +254,4 @@ int rt_spmm_cuda_launch_flush(void *state, rt_err *err)
 {
     rt_spmm_cuda_launch *l = state;
     return rt_cuda_flush_l2(l->ctx, err);
-}
-
-int rt_spmm_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v,
-                              int64_t block_size, int64_t register_tile, int allow_spills,
-                              size_t dynamic_shared, rt_err *err)
-{
-    if (v->local_bytes > 0 && !allow_spills) {
-        rt_err_set(err,
-                   "register spills: %d bytes of local memory per thread (register_tile=%lld, "
-                   "%d registers per thread; allow_spills=1 runs it anyway)",
-                   v->local_bytes, (long long)register_tile, v->registers);
-        return RT_INFEASIBLE;
-    }
-    if (v->max_threads_per_block < block_size) {
-        rt_err_set(err,
-                   "block_size=%lld exceeds the %d threads per block this variant can launch "
-                   "with %d registers per thread",
-                   (long long)block_size, v->max_threads_per_block, v->registers);
-        return RT_INFEASIBLE;
-    }
-    const long long shared_total = (long long)dynamic_shared + v->static_shared_bytes;
-    if (shared_total > dev->max_shared_per_block_optin) {
-        rt_err_set(err,
-                   "%lld bytes of shared memory per block (%zu dynamic + %d static) exceed "
-                   "the device's %lld",
-                   shared_total, dynamic_shared, v->static_shared_bytes,
-                   (long long)dev->max_shared_per_block_optin);
-        return RT_INFEASIBLE;
-    }
-    return 0;
 }

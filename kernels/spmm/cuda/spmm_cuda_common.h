@@ -10,15 +10,12 @@
 
 #include "rt_cuda_ctx.h"
 #include "rt_cuda_nvrtc.h"
+#include "rt_cuda_variant.h"
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
-
-/* grid.y is limited to 65535; kernels loop over the K tiles beyond it. */
-#define RT_SPMM_CUDA_MAX_GRID_Y 65535u
-#define RT_SPMM_CUDA_MAX_GRID_X 2147483647LL
 
 /* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
  * precision and layout, K >= 1. */
@@ -57,13 +54,6 @@ int rt_spmm_cuda_dense_output(const rt_spmm_cuda_dense *d, double *out, const ch
                               rt_err *err);
 void rt_spmm_cuda_dense_free(rt_spmm_cuda_dense *d);
 
-/* Allocates a device buffer and copies bytes into it. 0, RT_INFEASIBLE or -1. */
-int rt_spmm_cuda_upload_new(rt_cuda_ctx *ctx, const void *src, size_t bytes, void **dptr,
-                            const char *what, rt_err *err);
-/* n doubles converted to prec, uploaded into a new device buffer. 0, RT_INFEASIBLE or -1. */
-int rt_spmm_cuda_upload_values(rt_cuda_ctx *ctx, const double *src, int64_t n, rt_precision prec,
-                               void **dptr, const char *what, rt_err *err);
-
 /* Launch geometry over rows and K tiles: grid.x = ceil(rows / block), grid.y = min(tiles, 65535),
  * *ntiles = ceil(K / register_tile). Fails when grid.x would pass 2^31 - 1. */
 int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, unsigned grid[3],
@@ -76,22 +66,6 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
  * rows cannot be made (out of memory); the message names `what`. */
 int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what, rt_traffic *t,
                          rt_err *err);
-
-/* Common feasibility of a one-thread-per-row launch: block_size within the device's block limit,
- * min_blocks x block_size within its threads per SM. Returns 0 or RT_INFEASIBLE with why. */
-int rt_spmm_cuda_check_launch(const rt_device_info *dev, int64_t block_size, int64_t min_blocks,
-                              char *why, size_t whylen);
-
-/* Whether a compiled variant can run the point: no register spills unless allow_spills (the
- * CSR and ELL kernels pass 1: they never refuse a spilling variant), block_size within the threads
- * per block its registers allow, dynamic plus static shared memory within the device's opt-in
- * limit. Returns 0 or RT_INFEASIBLE with the reason in err. */
-int rt_spmm_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v,
-                              int64_t block_size, int64_t register_tile, int allow_spills,
-                              size_t dynamic_shared, rt_err *err);
-
-/* The variant facts every GPU kernel reports. */
-void rt_spmm_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m);
 
 /* What the state of every single-launch SpMM kernel (csr, ell, tiled) starts with: its FIRST
  * member, so the shared hooks below take the kernel's state as this. The kernel keeps its argument

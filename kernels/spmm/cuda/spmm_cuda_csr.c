@@ -38,8 +38,7 @@ static int csr_check(const rt_kernel_desc *self, const void *inputs, const rt_pa
     if (rt_spmm_cuda_inputs(inputs, &in, err) != 0 || read_params(p, &cp, err) != 0)
         return -1;
     const rt_cuda_ctx *ctx = self->backend_ctx;
-    return rt_spmm_cuda_check_launch(rt_cuda_ctx_device(ctx), cp.block_size, cp.min_blocks, why,
-                                     whylen);
+    return rt_cuda_check_launch(rt_cuda_ctx_device(ctx), cp.block_size, cp.min_blocks, why, whylen);
 }
 
 static void csr_teardown(void *state)
@@ -63,7 +62,7 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
     const rt_csr *a = in->a;
     const rt_device_info *dev = rt_cuda_ctx_device(s->base.ctx);
     char why[512];
-    if (rt_spmm_cuda_check_launch(dev, cp.block_size, cp.min_blocks, why, sizeof why) != 0) {
+    if (rt_cuda_check_launch(dev, cp.block_size, cp.min_blocks, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -82,8 +81,8 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
     if (rt_cuda_get_variant(s->base.ctx, "spmm_csr.cu", source, defines, 5, "rt_spmm_csr",
                             &s->base.variant, err) != 0)
         return rt_err_prefix(err, "%s", s->base.what);
-    int rc = rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
-                                       cp.block_size, cp.register_tile, 1, 0, err);
+    int rc = rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, cp.block_size,
+                                  cp.register_tile, 1, 0, err);
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_grid(a->rows, (int)cp.block_size, in->k, (int)cp.register_tile,
@@ -98,17 +97,17 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
 
     char what[900];
     snprintf(what, sizeof what, "row offsets of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
-                                 &s->d_rowptr, what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
+                            &s->d_rowptr, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "column indices of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t),
-                                 &s->d_colidx, what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t), &s->d_colidx,
+                            what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "values of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_values(s->base.ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
+    rc = rt_cuda_upload_values(s->base.ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
     if (rc != 0)
         return rc;
     rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
@@ -134,7 +133,7 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
 static int csr_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const csr_state *s = state;
-    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
+    rt_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "grid_x", "count", s->base.cfg.grid[0], 1);
     rt_metrics_add(m, "grid_y", "count", s->base.cfg.grid[1], 1);
     return 0;
@@ -160,7 +159,7 @@ static int csr_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
 
 void rt_spmm_cuda_csr_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_CSR), d);
+    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_CSR), d);
     d->check = csr_check;
     d->setup = csr_setup;
     d->run = rt_spmm_cuda_launch_run;

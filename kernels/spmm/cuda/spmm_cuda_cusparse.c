@@ -361,7 +361,7 @@ static int upload_indices(cs_state *s, const void *src, int src_is_64, int64_t n
     snprintf(what, sizeof what, "%s of %s", label, s->what);
     const size_t width = s->index_bits == 64 ? 8 : 4;
     if ((src_is_64 && width == 8) || (!src_is_64 && width == 4))
-        return rt_spmm_cuda_upload_new(s->ctx, src, (size_t)n * width, dptr, what, err);
+        return rt_cuda_upload_new(s->ctx, src, (size_t)n * width, dptr, what, err);
     void *tmp = malloc(n > 0 ? (size_t)n * width : 1);
     if (!tmp)
         return rt_err_set(err, "%s: out of host memory converting %lld indices", what,
@@ -373,7 +373,7 @@ static int upload_indices(cs_state *s, const void *src, int src_is_64, int64_t n
         else
             ((int32_t *)tmp)[i] = (int32_t)v;
     }
-    const int rc = rt_spmm_cuda_upload_new(s->ctx, tmp, (size_t)n * width, dptr, what, err);
+    const int rc = rt_cuda_upload_new(s->ctx, tmp, (size_t)n * width, dptr, what, err);
     free(tmp);
     return rc;
 }
@@ -384,7 +384,7 @@ static int build_csr_or_coo(cs_state *s, const rt_spmm_inputs *in, rt_err *err)
     const cusparseIndexType_t it = s->index_bits == 64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
     char what[900];
     snprintf(what, sizeof what, "values of %s", s->what);
-    int rc = rt_spmm_cuda_upload_values(s->ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
+    int rc = rt_cuda_upload_values(s->ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
     if (rc != 0)
         return rc;
     rc = upload_indices(s, a->colidx, 0, a->nnz, &s->d_col, "column indices", err);
@@ -436,13 +436,13 @@ static int build_bell(cs_state *s, const rt_spmm_inputs *in, const bell_shape *s
     if (rc == 0) {
         snprintf(what, sizeof what, "Blocked-ELL values of %s (padding factor %.2f)", s->what,
                  (double)sh->stored / (double)(a->nnz > 0 ? a->nnz : 1));
-        rc = rt_spmm_cuda_upload_values(s->ctx, values, sh->stored, in->prec, &s->d_val, what, err);
+        rc = rt_cuda_upload_values(s->ctx, values, sh->stored, in->prec, &s->d_val, what, err);
     }
     if (rc == 0) {
         snprintf(what, sizeof what, "Blocked-ELL block columns of %s", s->what);
-        rc = rt_spmm_cuda_upload_new(s->ctx, colind,
-                                     (size_t)(sh->block_rows * sh->ell_blocks) * sizeof *colind,
-                                     &s->d_col, what, err);
+        rc = rt_cuda_upload_new(s->ctx, colind,
+                                (size_t)(sh->block_rows * sh->ell_blocks) * sizeof *colind,
+                                &s->d_col, what, err);
     }
     free(colind);
     free(values);
@@ -639,7 +639,7 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
 
 void rt_spmm_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_CUSPARSE), d);
+    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_CUSPARSE), d);
     d->check = cs_check;
     d->setup = cs_setup;
     d->run = cs_run;

@@ -42,8 +42,8 @@ static int ell_check(const rt_kernel_desc *self, const void *inputs, const rt_pa
     ell_params ep;
     if (rt_spmm_cuda_inputs(inputs, &in, err) != 0 || read_params(p, &ep, err) != 0)
         return -1;
-    return rt_spmm_cuda_check_launch(rt_cuda_ctx_device(self->backend_ctx), ep.block_size,
-                                     ep.min_blocks, why, whylen);
+    return rt_cuda_check_launch(rt_cuda_ctx_device(self->backend_ctx), ep.block_size, ep.min_blocks,
+                                why, whylen);
 }
 
 static void ell_teardown(void *state)
@@ -91,23 +91,23 @@ static int ell_upload(ell_state *s, const rt_ell *e, rt_precision prec, rt_err *
 {
     char what[900];
     snprintf(what, sizeof what, "ELL slice offsets of %s", s->base.what);
-    int rc = rt_spmm_cuda_upload_new(s->base.ctx, e->slice_ptr,
-                                     (size_t)(e->nslices + 1) * sizeof(int64_t), &s->d_slice_ptr,
-                                     what, err);
+    int rc =
+        rt_cuda_upload_new(s->base.ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
+                           &s->d_slice_ptr, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "ELL slice widths of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
-                                 &s->d_slice_width, what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
+                            &s->d_slice_width, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "ELL column indices of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
-                                 &s->d_colidx, what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
+                            &s->d_colidx, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "ELL values of %s", s->base.what);
-    return rt_spmm_cuda_upload_values(s->base.ctx, e->val, e->stored, prec, &s->d_val, what, err);
+    return rt_cuda_upload_values(s->base.ctx, e->val, e->stored, prec, &s->d_val, what, err);
 }
 
 static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
@@ -118,8 +118,8 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (rt_spmm_cuda_check_launch(rt_cuda_ctx_device(s->base.ctx), ep.block_size, ep.min_blocks,
-                                  why, sizeof why) != 0) {
+    if (rt_cuda_check_launch(rt_cuda_ctx_device(s->base.ctx), ep.block_size, ep.min_blocks, why,
+                             sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -137,8 +137,8 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
     if (rt_cuda_get_variant(s->base.ctx, "spmm_ell.cu", source, defines, 5, "rt_spmm_ell",
                             &s->base.variant, err) != 0)
         return rt_err_prefix(err, "%s", s->base.what);
-    int rc = rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
-                                       ep.block_size, ep.register_tile, 1, 0, err);
+    int rc = rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, ep.block_size,
+                                  ep.register_tile, 1, 0, err);
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_grid(a->rows, (int)ep.block_size, in->k, (int)ep.register_tile,
@@ -190,7 +190,7 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
 static int ell_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const ell_state *s = state;
-    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
+    rt_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "padding_overhead", "ratio", s->padding_overhead, 1);
     rt_metrics_add(m, "ell_stored", "count", (double)s->stored, 1);
     return 0;
@@ -222,7 +222,7 @@ static int ell_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
 
 void rt_spmm_cuda_ell_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_ELL), d);
+    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_ELL), d);
     d->check = ell_check;
     d->setup = ell_setup;
     d->run = rt_spmm_cuda_launch_run;

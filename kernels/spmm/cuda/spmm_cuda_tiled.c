@@ -94,7 +94,7 @@ static int feasible(const rt_device_info *dev, const rt_spmm_inputs *in, const t
                  (long long)tp->buffsize);
         return RT_INFEASIBLE;
     }
-    return rt_spmm_cuda_check_launch(dev, tp->block_size, tp->min_blocks, why, whylen);
+    return rt_cuda_check_launch(dev, tp->block_size, tp->min_blocks, why, whylen);
 }
 
 static int tiled_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -189,8 +189,8 @@ static int upload_plan(tiled_state *s, const rt_tiled_plan *plan, rt_precision p
         return rt_err_set(err, "%s: the plan has no %s ranges", s->base.what,
                           plan->p.use_ell ? "ELL (displ)" : "CSR (rowdispl)");
     snprintf(what, sizeof what, "stage ranges of %s", s->base.what);
-    int rc = rt_spmm_cuda_upload_new(s->base.ctx, displ, (size_t)displ_n * sizeof(int64_t),
-                                     &s->d_displ, what, err);
+    int rc = rt_cuda_upload_new(s->base.ctx, displ, (size_t)displ_n * sizeof(int64_t), &s->d_displ,
+                                what, err);
     if (rc != 0)
         return rc;
     const void *index =
@@ -199,31 +199,30 @@ static int upload_plan(tiled_state *s, const rt_tiled_plan *plan, rt_precision p
         return rt_err_set(err, "%s: the plan has no %d-byte indices", s->base.what,
                           plan->p.index_bytes);
     snprintf(what, sizeof what, "shared-memory indices of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, index,
-                                 (size_t)plan->stored * (size_t)plan->p.index_bytes, &s->d_index,
-                                 what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
+                            &s->d_index, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "values of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_values(s->base.ctx, plan->value, plan->stored, prec, &s->d_value, what,
-                                    err);
+    rc =
+        rt_cuda_upload_values(s->base.ctx, plan->value, plan->stored, prec, &s->d_value, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "buffdispl of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, plan->buffdispl,
-                                 (size_t)(plan->nblocks + 1) * sizeof(int64_t), &s->d_buffdispl,
-                                 what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, plan->buffdispl,
+                            (size_t)(plan->nblocks + 1) * sizeof(int64_t), &s->d_buffdispl, what,
+                            err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "mapdispl of %s", s->base.what);
-    rc = rt_spmm_cuda_upload_new(s->base.ctx, plan->mapdispl,
-                                 (size_t)(plan->nstages + 1) * sizeof(int64_t), &s->d_mapdispl,
-                                 what, err);
+    rc = rt_cuda_upload_new(s->base.ctx, plan->mapdispl,
+                            (size_t)(plan->nstages + 1) * sizeof(int64_t), &s->d_mapdispl, what,
+                            err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "map of %s", s->base.what);
-    return rt_spmm_cuda_upload_new(s->base.ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
-                                   &s->d_map, what, err);
+    return rt_cuda_upload_new(s->base.ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
+                              &s->d_map, what, err);
 }
 
 /* Everything the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
@@ -276,9 +275,8 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     if (rt_cuda_get_variant(s->base.ctx, "spmm_tiled.cu", source, defines, 8, "rt_spmm_tiled",
                             &s->base.variant, err) != 0)
         return rt_err_prefix(err, "%s", s->base.what);
-    return rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant,
-                                     tp->block_size, tp->register_tile, (int)tp->allow_spills,
-                                     tp->dynamic_shared, err);
+    return rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, tp->block_size,
+                                tp->register_tile, (int)tp->allow_spills, tp->dynamic_shared, err);
 }
 
 static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
@@ -371,7 +369,7 @@ static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
         const rt_metric *pm = &s->plan_metrics.item[i];
         rt_metrics_add(m, pm->name, pm->unit, pm->value, pm->deterministic);
     }
-    rt_spmm_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
+    rt_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     rt_metrics_add(m, "buffsize", "count", (double)s->buffsize, 1);
     rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->base.cfg.dynamic_shared_bytes, 1);
@@ -429,7 +427,7 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
 
 void rt_spmm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED), d);
+    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED), d);
     d->check = tiled_check;
     d->setup = tiled_setup;
     d->run = rt_spmm_cuda_launch_run;

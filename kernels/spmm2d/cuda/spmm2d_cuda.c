@@ -10,7 +10,7 @@
 
 #include "rt_clock.h"
 #include "spmm2d_engine.h"
-#include "spmm_cuda_catalog.h"
+#include "spmm2d_cuda_catalog.h"
 
 /* The GPU engine of the 2D algorithms. Tiles stay in the host RMA windows (the gets, queues and
  * broadcasts are the CPU kernels'); on the device:
@@ -738,7 +738,9 @@ static int gpu_kernel_setup(const rt_kernel_desc *self, const void *inputs, cons
 
 void rt_spmm2d_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_cuda_catalog_entry(RT_CUDA_CATALOG_SPMM2D_FIRST + index), d);
+    int n = 0;
+    const rt_cuda_catalog_entry *table = rt_spmm2d_cuda_catalog(&n);
+    rt_cuda_catalog_describe(rt_cuda_catalog_at(table, n, index), d);
     sp2_fill_hooks(d);
     d->setup = gpu_kernel_setup;
     d->backend_ctx = ctx;

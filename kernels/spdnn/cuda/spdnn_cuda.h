@@ -24,5 +24,7 @@
 
 void rt_spdnn_cuda_fused_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
 void rt_spdnn_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+/* The family's entry for the plugin: catalog index (rt_spdnn_cuda_kind) to descriptor. */
+void rt_spdnn_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx);
 
 #endif

@@ -16,10 +16,10 @@
 #include "rt_clock.h"
 #include "rt_cuda_nvrtc.h"
 #include "spdnn_cuda_common.h"
-#include "spmm_cuda_catalog.h"
-#include "spmm_cuda_common.h"
+#include "spdnn_cuda_catalog.h"
+#include "rt_cuda_variant.h"
 
-#define CS_KIND RT_CUDA_CATALOG_SPDNN_CUSPARSE
+#define CS_KIND RT_SPDNN_CUDA_KIND_CUSPARSE
 
 static const struct {
     const char *name;
@@ -144,14 +144,14 @@ static int upload_layer(cs_state *s, int64_t l, rt_err *err)
         rowptr[i] = (int32_t)wt.rowptr[i];
     char what[900];
     snprintf(what, sizeof what, "layer %lld of %s", (long long)l, s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, rowptr, (size_t)(n + 1) * sizeof *rowptr,
-                                     &cl->d_rowptr, what, err);
+    int rc = rt_cuda_upload_new(s->ctx, rowptr, (size_t)(n + 1) * sizeof *rowptr, &cl->d_rowptr,
+                                what, err);
     free(rowptr);
     if (rc == 0)
-        rc = rt_spmm_cuda_upload_new(s->ctx, wt.colidx, (size_t)nnz * sizeof(int32_t), &cl->d_col,
-                                     what, err);
+        rc = rt_cuda_upload_new(s->ctx, wt.colidx, (size_t)nnz * sizeof(int32_t), &cl->d_col, what,
+                                err);
     if (rc == 0)
-        rc = rt_spmm_cuda_upload_values(s->ctx, wt.val, nnz, RT_FP32, &cl->d_val, what, err);
+        rc = rt_cuda_upload_values(s->ctx, wt.val, nnz, RT_FP32, &cl->d_val, what, err);
     rt_csr_free(&wt);
     if (rc != 0)
         return rc;
@@ -335,11 +335,9 @@ static int gather_rows(cs_state *s, float *y, const float *z, const int *list, i
     long long a_neurons = n;
     void *args[5] = {&a_dst, &a_src, &a_list, &a_count, &a_neurons};
     const int64_t gx = (n + RT_SPDNN_CUDA_OPS_BLOCK - 1) / RT_SPDNN_CUDA_OPS_BLOCK;
-    const unsigned grid[3] = {(unsigned)(gx < 1024 ? gx : 1024),
-                              (unsigned)(kept < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y
-                                             ? kept
-                                             : (int64_t)RT_SPMM_CUDA_MAX_GRID_Y),
-                              1};
+    const unsigned grid[3] = {
+        (unsigned)(gx < 1024 ? gx : 1024),
+        (unsigned)(kept < (int64_t)RT_CUDA_MAX_GRID_Y ? kept : (int64_t)RT_CUDA_MAX_GRID_Y), 1};
     const unsigned block[3] = {RT_SPDNN_CUDA_OPS_BLOCK, 1, 1};
     return rt_spdnn_cuda_launch(s->ctx, &s->gather_v, grid, block, 0, args, s->what, err);
 }
@@ -417,7 +415,7 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
 
 void rt_spdnn_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_cuda_catalog_entry(CS_KIND), d);
+    rt_cuda_catalog_describe(rt_spdnn_cuda_catalog_at(CS_KIND), d);
     d->check = cs_check;
     d->setup = cs_setup;
     d->run = cs_run;

@@ -10,8 +10,8 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_nvrtc.h"
-#include "rt_kernels.h"
-#include "spmm_cuda_catalog.h"
+#include "rt_schema.h"
+#include "spdnn_cuda_catalog.h"
 
 /* A block may use more than this much dynamic shared memory only after opting in per function. */
 #define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
@@ -49,23 +49,23 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
 }
 
 /* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
- * (rt_kernels_param_int/_str), applied to the catalog entry's schema. */
+ * (rt_schema_int/_str), applied to the catalog entry's schema. */
 int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
                             rt_err *err)
 {
-    const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(index);
+    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
     if (!e)
         return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_kernels_param_int(e->params, e->n_params, e->name, p, name, out, err);
+    return rt_schema_int(e->params, e->n_params, e->name, p, name, out, err);
 }
 
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err)
 {
-    const rt_spmm_cuda_entry *e = rt_cuda_catalog_entry(index);
+    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
     if (!e)
         return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_kernels_param_str(e->params, e->n_params, e->name, p, name, out, len, err);
+    return rt_schema_str(e->params, e->n_params, e->name, p, name, out, len, err);
 }
 
 void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,

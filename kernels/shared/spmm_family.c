@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_kernels.h"
+#include "rt_schema.h"
 
 #define SPMM_K_MAX 65536
 
@@ -122,14 +122,14 @@ static int spmm_make_inputs(const rt_csr *a, const rt_params *problem, void **in
     const char *owner = "spmm problem";
     int64_t k = 0, seed = 0;
     char prec_name[16], layout_name[16];
-    if (rt_kernels_param_int(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "K", &k,
-                             err) != 0 ||
-        rt_kernels_param_int(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "seed",
-                             &seed, err) != 0 ||
-        rt_kernels_param_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem,
-                             "precision", prec_name, sizeof prec_name, err) != 0 ||
-        rt_kernels_param_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "layout",
-                             layout_name, sizeof layout_name, err) != 0)
+    if (rt_schema_int(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "K", &k, err) !=
+            0 ||
+        rt_schema_int(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "seed", &seed,
+                      err) != 0 ||
+        rt_schema_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "precision",
+                      prec_name, sizeof prec_name, err) != 0 ||
+        rt_schema_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "layout",
+                      layout_name, sizeof layout_name, err) != 0)
         return -1;
     const int prec = rt_precision_parse(prec_name);
     const int layout = rt_layout_parse(layout_name);

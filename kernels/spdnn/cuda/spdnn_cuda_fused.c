@@ -10,12 +10,12 @@
 #include "rt_clock.h"
 #include "rt_cuda_nvrtc.h"
 #include "spdnn_cuda_common.h"
-#include "spmm_cuda_catalog.h"
-#include "spmm_cuda_common.h"
+#include "spdnn_cuda_catalog.h"
+#include "rt_cuda_variant.h"
 #include "spmm_tiled.h"
 
 #define FUSED_WARP_SIZE 32
-#define FUSED_KIND      RT_CUDA_CATALOG_SPDNN_FUSED
+#define FUSED_KIND      RT_SPDNN_CUDA_KIND_FUSED
 
 typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
@@ -95,7 +95,7 @@ static int feasible(const rt_device_info *dev, const fused_params *fp, char *why
                  (long long)fp->buffsize);
         return RT_INFEASIBLE;
     }
-    return rt_spmm_cuda_check_launch(dev, fp->block_size, fp->min_blocks, why, whylen);
+    return rt_cuda_check_launch(dev, fp->block_size, fp->min_blocks, why, whylen);
 }
 
 static int fused_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
@@ -139,9 +139,8 @@ static int compile_variant(fused_state *s, rt_err *err)
     if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused", &s->variant,
                               s->what, err) != 0)
         return -1;
-    return rt_spmm_cuda_variant_fits(rt_cuda_ctx_device(s->ctx), &s->variant, fp->block_size,
-                                     fp->register_tile, (int)fp->allow_spills, fp->dynamic_shared,
-                                     err);
+    return rt_cuda_variant_fits(rt_cuda_ctx_device(s->ctx), &s->variant, fp->block_size,
+                                fp->register_tile, (int)fp->allow_spills, fp->dynamic_shared, err);
 }
 
 /* What the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
@@ -180,8 +179,8 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
     if (!displ)
         return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->what, (long long)l);
     snprintf(what, sizeof what, "layer %lld stage ranges of %s", (long long)l, s->what);
-    int rc = rt_spmm_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t), &fl->d_displ,
-                                     what, err);
+    int rc = rt_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t), &fl->d_displ,
+                                what, err);
     if (rc != 0)
         return rc;
     const void *index =
@@ -190,30 +189,27 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
         return rt_err_set(err, "%s: layer %lld's plan has no %d-byte indices", s->what,
                           (long long)l, plan->p.index_bytes);
     snprintf(what, sizeof what, "layer %lld shared-memory indices of %s", (long long)l, s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
-                                 &fl->d_index, what, err);
+    rc = rt_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
+                            &fl->d_index, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld weights of %s", (long long)l, s->what);
-    rc = rt_spmm_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value, what,
-                                    err);
+    rc = rt_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld buffdispl of %s", (long long)l, s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->buffdispl,
-                                 (size_t)(plan->nblocks + 1) * sizeof(int64_t), &fl->d_buffdispl,
-                                 what, err);
+    rc = rt_cuda_upload_new(s->ctx, plan->buffdispl, (size_t)(plan->nblocks + 1) * sizeof(int64_t),
+                            &fl->d_buffdispl, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld mapdispl of %s", (long long)l, s->what);
-    rc = rt_spmm_cuda_upload_new(s->ctx, plan->mapdispl,
-                                 (size_t)(plan->nstages + 1) * sizeof(int64_t), &fl->d_mapdispl,
-                                 what, err);
+    rc = rt_cuda_upload_new(s->ctx, plan->mapdispl, (size_t)(plan->nstages + 1) * sizeof(int64_t),
+                            &fl->d_mapdispl, what, err);
     if (rc != 0)
         return rc;
     snprintf(what, sizeof what, "layer %lld map of %s", (long long)l, s->what);
-    return rt_spmm_cuda_upload_new(s->ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
-                                   &fl->d_map, what, err);
+    return rt_cuda_upload_new(s->ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t), &fl->d_map,
+                              what, err);
 }
 
 /* Transposes, plans, checks and uploads every layer. */
@@ -276,7 +272,7 @@ static int fused_prepare(fused_state *s, const rt_params *p, rt_err *err)
     if (rc != 0)
         return rc;
     const int64_t gx = (s->in->neurons + s->fp.block_size - 1) / s->fp.block_size;
-    if (gx > RT_SPMM_CUDA_MAX_GRID_X)
+    if (gx > RT_CUDA_MAX_GRID_X)
         return rt_err_set(err, "%s: %lld blocks of neurons exceed the grid", s->what,
                           (long long)gx);
     s->grid_x = (unsigned)gx;
@@ -325,11 +321,9 @@ static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int 
 {
     const fused_layer *fl = &s->layer[l];
     const int64_t ntiles = (live + s->fp.register_tile - 1) / s->fp.register_tile;
-    const unsigned grid[3] = {s->grid_x,
-                              (unsigned)(ntiles < (int64_t)RT_SPMM_CUDA_MAX_GRID_Y
-                                             ? ntiles
-                                             : (int64_t)RT_SPMM_CUDA_MAX_GRID_Y),
-                              1};
+    const unsigned grid[3] = {
+        s->grid_x,
+        (unsigned)(ntiles < (int64_t)RT_CUDA_MAX_GRID_Y ? ntiles : (int64_t)RT_CUDA_MAX_GRID_Y), 1};
     const unsigned block[3] = {(unsigned)s->fp.block_size, 1, 1};
     float *a_out = out_y;
     const float *a_in = in_y;
@@ -402,7 +396,7 @@ static int fused_metrics(void *state, rt_metrics *m, rt_err *err)
                    1);
     rt_metrics_add(m, "stages_per_block_max", "count", s->max_stages, 1);
     rt_metrics_add(m, "reuse_factor", "ratio", s->staged > 0 ? nnz / s->staged : 0.0, 1);
-    rt_spmm_cuda_variant_metrics(&s->variant, s->occupancy, m);
+    rt_cuda_variant_metrics(&s->variant, s->occupancy, m);
     rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     rt_metrics_add(m, "buffsize", "count", (double)s->fp.buffsize, 1);
     rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->fp.dynamic_shared, 1);
@@ -430,7 +424,7 @@ static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 void rt_spdnn_cuda_fused_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_spmm_cuda_describe(rt_cuda_catalog_entry(FUSED_KIND), d);
+    rt_cuda_catalog_describe(rt_spdnn_cuda_catalog_at(FUSED_KIND), d);
     d->check = fused_check;
     d->setup = fused_setup;
     d->run = fused_run;

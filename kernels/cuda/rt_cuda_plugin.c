@@ -1,28 +1,45 @@
-/* rt_cuda_plugin: the entry point of librooftune_cuda.so (ABI in harness/backend/rt_plugin.h).
+/* rt_cuda_plugin: the entry point of librooftune_cuda.so (ABI in backends/rt_plugin.h).
  *
- * init creates the CUDA context on the requested device and registers the CUDA SpMM kernels. The
- * "spmm" family is the main binary's: it is registered before the plugin is opened, so the plugin
- * adds kernels only. Kernels of other families (spdnn, dspmm, spmm2d, spgemm2d) are added when
- * the registry has their family. The descriptors live in the plugin state (they point back at the
+ * init creates the CUDA context on the requested device and turns every family's CUDA catalog
+ * (kernels/rt_family_list.h) into runnable descriptors. The families are the main binary's: they
+ * are registered before the plugin is opened, so the plugin adds kernels only, and only those of
+ * families the registry has. The descriptors live in the plugin state (they point back at the
  * context through backend_ctx), so they stay valid until fini. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cuda_catalog.h"
 #include "rt_cuda_ctx.h"
 #include "rt_cuda_roofline.h"
+#include "rt_kernels.h"
 #include "rt_plugin.h"
-#include "spmm_cuda_catalog.h"
-#include "spmm_cuda_csr.h"
-#include "spmm_cuda_cusparse.h"
-#include "spmm_cuda_ell.h"
-#include "spmm_cuda_tiled.h"
-#include "spdnn_cuda.h"
-#include "dspmm_cuda_sender.h"
-#include "spmm2d_cuda.h"
+
+/* Every family's CUDA entry points, declared from the family list. */
+#define RT_FAMILY(f)
+#define RT_FAMILY_CUDA(f)                                                                          \
+    const rt_cuda_catalog_entry *rt_##f##_cuda_catalog(int *n);                                    \
+    void rt_##f##_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx);
+#include "rt_family_list.h"
+#undef RT_FAMILY
+#undef RT_FAMILY_CUDA
+
+typedef struct cuda_family {
+    const rt_cuda_catalog_entry *(*catalog)(int *n);
+    void (*describe)(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx);
+} cuda_family;
+
+static const cuda_family cuda_families[] = {
+#define RT_FAMILY(f)
+#define RT_FAMILY_CUDA(f) {rt_##f##_cuda_catalog, rt_##f##_cuda_describe},
+#include "rt_family_list.h"
+#undef RT_FAMILY
+#undef RT_FAMILY_CUDA
+};
 
 typedef struct cuda_plugin {
     rt_cuda_ctx *ctx;
-    rt_kernel_desc kernels[RT_CUDA_CATALOG_COUNT];
+    int n_kernels;
+    rt_kernel_desc kernels[RT_REGISTRY_MAX_KERNELS];
 } cuda_plugin;
 
 static void plugin_fini(void *state)
@@ -40,15 +57,15 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
     *state = NULL;
     if (!opt || !reg || !dev)
         return rt_err_set(err, "CUDA plugin init called without options, registry or device");
-    if (!rt_registry_find_family(reg, "spmm"))
-        return rt_err_set(err, "CUDA plugin: the spmm family must be registered before the plugin "
+    if (reg->n_families == 0)
+        return rt_err_set(err, "CUDA plugin: the families must be registered before the plugin "
                                "is initialised");
-    for (int i = 0; i < RT_CUDA_CATALOG_COUNT; ++i)
-        if (rt_registry_find_kernel(reg, rt_cuda_catalog_entry(i)->name))
+    for (int i = 0; i < rt_kernels_cuda_count(); ++i)
+        if (rt_registry_find_kernel(reg, rt_kernels_cuda_entry(i)->name))
             return rt_err_set(err,
                               "CUDA plugin: kernel %s is already registered (the unavailable "
                               "descriptors must not be registered when the plugin loads)",
-                              rt_cuda_catalog_entry(i)->name);
+                              rt_kernels_cuda_entry(i)->name);
     cuda_plugin *pl = calloc(1, sizeof *pl);
     if (!pl)
         return rt_err_set(err, "out of memory initialising the CUDA plugin");
@@ -56,26 +73,18 @@ static int plugin_init(const rt_plugin_options *opt, rt_registry *reg, rt_device
         free(pl);
         return -1;
     }
-    rt_spmm_cuda_csr_describe(&pl->kernels[RT_SPMM_CUDA_KIND_CSR], pl->ctx);
-    rt_spmm_cuda_ell_describe(&pl->kernels[RT_SPMM_CUDA_KIND_ELL], pl->ctx);
-    rt_spmm_cuda_tiled_describe(&pl->kernels[RT_SPMM_CUDA_KIND_TILED], pl->ctx);
-    rt_spmm_cuda_cusparse_describe(&pl->kernels[RT_SPMM_CUDA_KIND_CUSPARSE], pl->ctx);
-    int n_kernels = RT_SPMM_CUDA_KIND_COUNT;
-    for (int i = RT_SPMM_CUDA_KIND_COUNT; i < RT_CUDA_CATALOG_COUNT; ++i) {
-        if (!rt_registry_find_family(reg, rt_cuda_catalog_entry(i)->family))
-            continue;
-        rt_kernel_desc *d = &pl->kernels[n_kernels++];
-        if (i == RT_CUDA_CATALOG_SPDNN_FUSED)
-            rt_spdnn_cuda_fused_describe(d, pl->ctx);
-        else if (i == RT_CUDA_CATALOG_SPDNN_CUSPARSE)
-            rt_spdnn_cuda_cusparse_describe(d, pl->ctx);
-        else if (i == RT_CUDA_CATALOG_DSPMM_SENDER)
-            rt_dspmm_cuda_sender_describe(d, pl->ctx);
-        else
-            rt_spmm2d_cuda_describe(i - RT_CUDA_CATALOG_SPMM2D_FIRST, d, pl->ctx);
+    const int n_fam = (int)(sizeof cuda_families / sizeof cuda_families[0]);
+    for (int f = 0; f < n_fam; ++f) {
+        int n = 0;
+        const rt_cuda_catalog_entry *table = cuda_families[f].catalog(&n);
+        for (int i = 0; i < n && pl->n_kernels < RT_REGISTRY_MAX_KERNELS; ++i) {
+            if (!rt_registry_find_family(reg, table[i].family))
+                continue;
+            cuda_families[f].describe(i, &pl->kernels[pl->n_kernels++], pl->ctx);
+        }
     }
     const int first = reg->n_kernels;
-    for (int i = 0; i < n_kernels; ++i)
+    for (int i = 0; i < pl->n_kernels; ++i)
         if (rt_registry_add_kernel(reg, &pl->kernels[i], err) != 0) {
             /* Leave the registry as it was: no pointer into the state freed below. */
             for (int j = first; j < reg->n_kernels; ++j)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "spmm_cuda_catalog.h"
+#include "rt_cuda_unavailable.h"
 
 void rt_backend_default_cache_dir(char *buf, size_t len)
 {
@@ -167,7 +167,7 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
         }
     }
     snprintf(be->cuda_status, sizeof be->cuda_status, "CUDA backend inactive: %s", why);
-    if (rt_spmm_cuda_register_unavailable(reg, why, err) != 0)
+    if (rt_cuda_register_unavailable(reg, why, err) != 0)
         return -1;
     return 0;
 }
@@ -176,7 +176,7 @@ void rt_backend_close(rt_backend *be, rt_registry *reg)
 {
     /* The unavailable CUDA descriptors were allocated by the catalog for this registry. */
     if (reg && !be->cuda_loaded)
-        rt_spmm_cuda_unregister_unavailable(reg);
+        rt_cuda_unregister_unavailable(reg);
     if (be->plugin && be->plugin->fini)
         be->plugin->fini(be->plugin_state);
     /* The plugin is deliberately not dlclose()d: CUDA libraries register atexit handlers that

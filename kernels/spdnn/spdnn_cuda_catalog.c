@@ -1,0 +1,51 @@
+#include "spdnn_cuda_catalog.h"
+
+/* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled
+ * SpMM's parameters, register_tile counting features of a thread. */
+static const rt_param_schema spdnn_fused_params[] = {
+    {"block_size", RT_V_INT, "32..1024", "1024", 1,
+     "threads (= neurons of a layer) per block; a multiple of 32"},
+    {"shared_kib", RT_V_INT, "1..228", "96", 0,
+     "dynamic shared memory per block in KiB: the staged input neurons of register_tile "
+     "features, buffsize = (shared_kib*1024 - 4*register_tile) / (4*register_tile)"},
+    {"register_tile", RT_V_INT, "1..64", "8", 1,
+     "REGISTER: features per thread held in registers (grid.y = ceil(live features / "
+     "register_tile))"},
+    {"min_blocks", RT_V_INT, "0..32", "1", 1,
+     "NUMBLOCKS of __launch_bounds__ (0: only the block size)"},
+    {"staging", RT_V_STR, "ell|csr", "ell", 1,
+     "storage of W^T per stage: ELL padded per warp (coalesced) or CSR per row"},
+    {"index_bytes", RT_V_INT, "2|4", "2", 1,
+     "bytes per shared-memory index of W^T (2 needs buffsize <= 65536)"},
+    {"allow_spills", RT_V_INT, "0|1", "0", 0,
+     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+};
+
+static const rt_param_schema spdnn_cusparse_params[] = {
+    {"alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
+     "cusparseSpMM algorithm for each layer's W^T (CSR); bias and ReLU run as a separate kernel"},
+};
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const rt_cuda_catalog_entry catalog[] = {
+    {RT_SPDNN_CUDA_FUSED,
+     "sparse DNN inference: fused Tiled SpMM + bias + clamped ReLU per layer, dead features "
+     "compacted out on the device",
+     spdnn_fused_params, N_OF(spdnn_fused_params), "spdnn"},
+    {RT_SPDNN_CUDA_CUSPARSE,
+     "sparse DNN inference: cuSPARSE SpMM per layer, then a separate bias + ReLU kernel "
+     "(baseline), dead features compacted out",
+     spdnn_cusparse_params, N_OF(spdnn_cusparse_params), "spdnn"},
+};
+
+const rt_cuda_catalog_entry *rt_spdnn_cuda_catalog(int *n)
+{
+    *n = N_OF(catalog);
+    return catalog;
+}
+
+const rt_cuda_catalog_entry *rt_spdnn_cuda_catalog_at(int kind)
+{
+    return rt_cuda_catalog_at(catalog, N_OF(catalog), kind);
+}

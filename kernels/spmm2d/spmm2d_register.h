@@ -1,0 +1,11 @@
+/* spmm2d_register: the spmm2d family's entry in the family list (kernels/rt_family_list.h). */
+#ifndef SPMM2D_REGISTER_H
+#define SPMM2D_REGISTER_H
+
+#include "rt_error.h"
+#include "rt_registry.h"
+
+/* Registers the family (or families) and their CPU kernels. */
+int rt_spmm2d_register(rt_registry *reg, rt_err *err);
+
+#endif
