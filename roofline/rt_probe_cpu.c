@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "rt_clock.h"
-#include "rt_probe.h"
+#include "rt_probe_cpu.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -11,7 +11,7 @@
 
 #include "rt_comm.h"
 #include "rt_machine.h"
-#include "rt_probe.h"
+#include "rt_probe_mpi.h"
 
 enum { TAG_PING = 71, TAG_DATA = 72, TAG_ACK = 73 };
 

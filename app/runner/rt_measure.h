@@ -6,7 +6,7 @@
 #include "rt_backend.h"
 #include "rt_config.h"
 #include "rt_registry.h"
-#include "rt_runner.h"
+#include "rt_run_types.h"
 #include "rt_store.h"
 
 struct rt_comm;

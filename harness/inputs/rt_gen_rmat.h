@@ -2,7 +2,7 @@
 #ifndef RT_GEN_RMAT_H
 #define RT_GEN_RMAT_H
 
-#include "rt_generators.h"
+#include "rt_generator_desc.h"
 
 extern const rt_generator_desc rt_gen_rmat_desc;
 

@@ -3,7 +3,7 @@
 #ifndef RT_GEN_UNIFORM_H
 #define RT_GEN_UNIFORM_H
 
-#include "rt_generators.h"
+#include "rt_generator_desc.h"
 
 extern const rt_generator_desc rt_gen_uniform_desc;
 

@@ -11,20 +11,8 @@
 #include "rt_error.h"
 #include "rt_matrix.h"
 #include "rt_params.h"
+#include "rt_generator_desc.h"
 #include "rt_registry.h"
-
-typedef struct rt_generator_desc {
-    const char *name; /* "uniform", "banded", "rmat", "xct", "sparse_dnn" */
-    const char *summary;
-    const rt_param_schema *args;
-    int n_args;
-    /* args holds every argument (defaults filled in by rt_matrix_build). */
-    int (*generate)(const rt_params *args, rt_csr *out, rt_err *err);
-    /* Optional (added by inputs): replaces defaults that depend on other arguments (documented
-     * as 0 in the schema, e.g. uniform's cols = rows, xct's detectors = ceil(image*sqrt(2))) by
-     * their values, so the arguments recorded with a result say what was really generated. */
-    int (*derive)(rt_params *args, rt_err *err);
-} rt_generator_desc;
 
 int rt_generator_count(void);
 const rt_generator_desc *rt_generator_at(int i);
@@ -40,13 +28,6 @@ const rt_generator_desc *rt_generator_find(const char *name);
  * the defaults of the others, derived ones resolved. */
 int rt_generator_fill_defaults(const rt_generator_desc *g, const rt_params *given, rt_params *out,
                                rt_err *err);
-
-/* The Graph Challenge sparse DNN bias for a layer width: -0.3, -0.35, -0.4, -0.45 for 1024,
- * 4096, 16384, 65536 neurons; NAN for any other width. */
-double rt_sparse_dnn_bias(int64_t neurons);
-
-/* Weight of every nonzero of a sparse_dnn layer: the Graph Challenge's 0.0625 (= 1/16). */
-#define RT_SPARSE_DNN_WEIGHT 0.0625
 
 int rt_matrix_build(const char *generator, const rt_params *args, const char *file,
                     const char *ordering, rt_csr *out, rt_err *err);

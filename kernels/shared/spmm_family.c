@@ -1,5 +1,4 @@
 #include "spmm_family.h"
-#include "spmm_traffic.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -214,24 +213,6 @@ static double spmm_nonzeros(const void *inputs)
 {
     const rt_spmm_inputs *in = inputs;
     return (double)in->a->nnz;
-}
-
-rt_traffic rt_spmm_traffic_compulsory(const rt_spmm_inputs *in, rt_precision value_prec)
-{
-    const rt_csr *a = in->a;
-    const double vb = (double)rt_precision_bytes(value_prec);
-    const double a_bytes = (double)a->nnz * (vb + 4.0) + (double)(a->rows + 1) * 8.0;
-    rt_traffic t;
-    rt_err err;
-    if (rt_spmm_traffic_fill(in, a_bytes, 0, &t, &err) != 0) {
-        /* Only when the column bitmap cannot be allocated: leave B out rather than count all of
-         * it, so the model stays a lower bound (kernels' hooks report the error instead). */
-        const double db = (double)rt_precision_bytes(in->prec);
-        memset(&t, 0, sizeof t);
-        t.flops = 2.0 * (double)a->nnz * (double)in->k;
-        t.bytes[RT_LEVEL_DRAM] = a_bytes + (double)a->rows * (double)in->k * db;
-    }
-    return t;
 }
 
 void rt_spmm_dense_poison(rt_dense *c)

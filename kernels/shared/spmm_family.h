@@ -55,13 +55,6 @@ double rt_spmm_tolerance_for(rt_precision prec, int64_t max_row_nnz);
  * when any value of out is NAN or infinite, so a poisoned (unwritten) output can never pass. */
 double rt_spmm_rel_error(const double *out, const double *ref, int64_t n);
 
-/* Compulsory DRAM traffic of one execution with A's values held in `value_prec`: A read once
- * (values + 4-byte column indices + 8-byte row offsets), the rows of B that A's entries reference
- * read once (a row no entry references is never read), C written once (in the inputs'
- * precision); flops = 2 * nnz * K. Other levels and tiers are 0 (kernel hooks add them; see
- * spmm_traffic.h). */
-rt_traffic rt_spmm_traffic_compulsory(const rt_spmm_inputs *in, rt_precision value_prec);
-
 /* Helpers for kernels. */
 /* Fills every element of c with NAN, so an output a kernel never writes fails verification. */
 void rt_spmm_dense_poison(rt_dense *c);

@@ -93,3 +93,21 @@ double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries
     return ((double)staged_entries + (double)stored_entries) * (double)k_values *
            (double)value_bytes;
 }
+
+rt_traffic rt_spmm_traffic_compulsory(const rt_spmm_inputs *in, rt_precision value_prec)
+{
+    const rt_csr *a = in->a;
+    const double vb = (double)rt_precision_bytes(value_prec);
+    const double a_bytes = (double)a->nnz * (vb + 4.0) + (double)(a->rows + 1) * 8.0;
+    rt_traffic t;
+    rt_err err;
+    if (rt_spmm_traffic_fill(in, a_bytes, 0, &t, &err) != 0) {
+        /* Only when the column bitmap cannot be allocated: leave B out rather than count all of
+         * it, so the model stays a lower bound (kernels' hooks report the error instead). */
+        const double db = (double)rt_precision_bytes(in->prec);
+        memset(&t, 0, sizeof t);
+        t.flops = 2.0 * (double)a->nnz * (double)in->k;
+        t.bytes[RT_LEVEL_DRAM] = a_bytes + (double)a->rows * (double)in->k * db;
+    }
+    return t;
+}

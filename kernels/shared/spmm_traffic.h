@@ -62,4 +62,11 @@ double rt_spmm_tiled_plan_bytes(const rt_tiled_params *p, int64_t nblocks, int64
 double rt_spmm_tiled_shared_bytes(int64_t staged_entries, int64_t stored_entries, int64_t k_values,
                                   size_t value_bytes);
 
+/* Compulsory DRAM traffic of one execution with A's values held in `value_prec`: A read once
+ * (values + 4-byte column indices + 8-byte row offsets), the rows of B that A's entries reference
+ * read once (a row no entry references is never read), C written once (in the inputs'
+ * precision); flops = 2 * nnz * K. Other levels and tiers are 0 (kernel hooks add them; see
+ * spmm_traffic.h). */
+rt_traffic rt_spmm_traffic_compulsory(const rt_spmm_inputs *in, rt_precision value_prec);
+
 #endif

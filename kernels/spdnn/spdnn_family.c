@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rt_clock.h"
+#include "rt_gen_sparse_dnn.h"
 #include "rt_generators.h"
 #include "rt_schema.h"
 #include "rt_memcheck.h"

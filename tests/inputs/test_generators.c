@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "rt_gen_sparse_dnn.h"
 #include "rt_generators.h"
 #include "rt_hilbert.h"
 #include "rt_matrix.h"

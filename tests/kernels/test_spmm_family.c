@@ -8,6 +8,7 @@
 #include "rt_schema.h"
 #include "rt_test.h"
 #include "spmm_family.h"
+#include "spmm_traffic.h"
 
 static void set_problem(rt_params *p, int64_t k, const char *prec, const char *layout, int64_t seed)
 {

@@ -1,0 +1,33 @@
+/* rt_run_types: what a run is asked to do and what it reports, shared by the runner and the
+ * per-point measurement (kept apart so that neither includes the other). */
+#ifndef RT_RUN_TYPES_H
+#define RT_RUN_TYPES_H
+
+#include <stdio.h>
+
+typedef struct rt_run_options {
+    const char *db_path; /* store file; required unless dry_run */
+    int dry_run;         /* enumerate and check points, measure nothing, write nothing */
+    int max_points;      /* stop after measuring this many new points (0: no limit) */
+    int verbose;
+    const char *machine_dir;  /* where machine files live (roofline/machines) */
+    const char *command_line; /* for provenance */
+    FILE *log;                /* progress lines (rank 0); NULL for silence */
+} rt_run_options;
+
+typedef struct rt_run_summary {
+    int points_seen; /* candidates the search produced */
+    int measured;    /* verified and timed in this run */
+    int resumed;     /* skipped: already in the store from the same build and config */
+    int wrong;       /* failed verification */
+    int infeasible;
+    int errors;
+    int timeouts;
+    int above_roofline;
+    int expect_failures;     /* points below the config's expect.min_efficiency */
+    int unavailable_kernels; /* kernels skipped because their backend is not here */
+    int compiles, cache_hits;
+    long long run_id;
+} rt_run_summary;
+
+#endif
