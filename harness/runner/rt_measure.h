@@ -41,6 +41,7 @@ typedef struct rt_measure_ctx {
     char in_problem[512];
     void *inputs;
     double *reference;
+    double *scale; /* the elementwise check's |A||B| per element; NULL when the family has none */
     double *output;
     int64_t n_out;
     struct rt_cacheflush *flush;

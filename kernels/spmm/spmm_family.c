@@ -1,4 +1,5 @@
 #include "spmm_family.h"
+#include "spmm_scale.h"
 #include "spmm_traffic.h"
 
 #include <inttypes.h>
@@ -204,6 +205,15 @@ static int spmm_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
+static int spmm_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const rt_spmm_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "spmm reference scale: no inputs or output buffer");
+    rt_spmm_abs_product_rows(in, 0, in->a->rows, scale);
+    return 0;
+}
+
 static double spmm_flops(const void *inputs)
 {
     const rt_spmm_inputs *in = inputs;
@@ -297,6 +307,7 @@ static const rt_family_desc spmm_family_desc = {
     .output_elems = spmm_output_elems,
     .tolerance = spmm_tolerance,
     .reference = spmm_reference,
+    .reference_scale = spmm_reference_scale,
     .flops = spmm_flops,
     .nonzeros = spmm_nonzeros,
 };
