@@ -9,6 +9,7 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_interrupt.h"
 #include "rt_roofline_glue.h"
 #include "rt_stats.h"
 #include "rt_strutil.h"
@@ -261,6 +262,7 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     rec.flops = NAN;
     void *state = NULL;
     int have_state = 0;
+    int noisy = 0;
     outcome g = OUT_OK;
     char msg[512] = "";
     char local_msg[512] = "";
@@ -483,6 +485,13 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
         if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec.ci_rel, NULL,
                                err) != 0)
             return -1;
+        /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
+         * recorded, marked so that nobody (compare included) reads more into it than it holds. */
+        if (rec.status == RT_POINT_OK && mc->target_rel_ci > 0 &&
+            !(rec.ci_rel <= mc->target_rel_ci)) {
+            rt_metrics_add(&metrics, RT_METRIC_NOISY, "", 1.0, 0);
+            noisy = 1;
+        }
         rec.time_median_s = st.median;
         rec.time_min_s = st.min;
         rec.time_max_s = st.max;
@@ -523,7 +532,10 @@ record:
                  m->cfg->expect_min_efficiency);
     }
     switch (rec.status) {
-    case RT_POINT_OK: sum->measured++; break;
+    case RT_POINT_OK:
+        sum->measured++;
+        sum->noisy += noisy;
+        break;
     case RT_POINT_WRONG: sum->wrong++; break;
     case RT_POINT_INFEASIBLE: sum->infeasible++; break;
     case RT_POINT_ERROR: sum->errors++; break;
@@ -540,6 +552,11 @@ record:
             else
                 fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec.kernel, rec.matrix,
                         problem_shown, shown, rt_point_status_name(rec.status), rec.reason);
+            if (rec.status == RT_POINT_OK && noisy)
+                fprintf(m->opt->log,
+                        "      noisy: the median's confidence interval (%.1f%%) missed "
+                        "measure.target_rel_ci (%.1f%%) within max_reps / max_time_s\n",
+                        rec.ci_rel * 100.0, mc->target_rel_ci * 100.0);
             if (rec.status == RT_POINT_OK && !isnan(rec.efficiency))
                 fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec.bound_s * 1e3,
                         rec.efficiency);
@@ -565,5 +582,13 @@ record:
     m->new_points++;
     if (m->opt->max_points > 0 && m->new_points >= m->opt->max_points)
         m->stop = 1;
+    /* A signal on any rank stops every rank here, after a point is safely recorded. */
+    double sig = (double)rt_interrupt_signal();
+    if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
+        return rt_err_set(err, "communication failed while checking for an interrupt");
+    if (sig > 0) {
+        m->interrupted_by = (int)sig;
+        m->stop = 1;
+    }
     return 0;
 }

@@ -35,6 +35,7 @@ typedef struct rt_measure_ctx {
     int rank, nranks;
     int stop; /* set when max_points new points have been measured */
     int new_points;
+    int interrupted_by; /* the signal (rt_interrupt) that stopped the run, agreed by all ranks */
     /* Inputs and reference of the current (matrix, family, problem), shared by every kernel. */
     const rt_family_desc *in_family;
     const rt_csr *in_matrix;
