@@ -11,6 +11,7 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_cli_model.h"
+#include "rt_cli_oversub.h"
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
@@ -210,6 +211,7 @@ int rt_cli_run(int argc, char **argv)
                          .machine_dir = machine_dir,
                          .command_line = cmdline,
                          .log = (rank == 0 && !quiet) ? stdout : NULL};
+    rt_cli_oversub_warn(quiet ? NULL : stdout);
     rt_run_summary sum;
     rt_interrupt_install();
     if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {

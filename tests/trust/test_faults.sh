@@ -78,4 +78,11 @@ grep -q "1 earlier run(s) left 'running' .* now marked 'interrupted'" "$WORK/e.o
 [ "$(sql "$db" "SELECT COUNT(*) FROM points")" = 24 ] ||
   fail "want 24 points, have $(sql "$db" "SELECT COUNT(*) FROM points")"
 [ "$(sql "$db" "SELECT COUNT(DISTINCT point_key) FROM points")" = 24 ] || fail "a point was doubled"
+# 5. Oversubscription is said, not silent: more threads than this host has cores.
+OMP_NUM_THREADS=100000 "$RT" run "$HERE/slow.yaml" --db "$db" --dry-run >"$WORK/f.out" 2>&1 ||
+  fail "dry run failed: $(cat "$WORK/f.out")"
+grep -q "warning: 1 rank(s) x 100000 thread(s) on this host exceed its [0-9]* usable core(s)" \
+  "$WORK/f.out" || fail "no oversubscription warning: $(cat "$WORK/f.out")"
+OMP_NUM_THREADS=1 "$RT" run "$HERE/slow.yaml" --db "$db" --dry-run >"$WORK/g.out" 2>&1
+! grep -q "oversubscription" "$WORK/g.out" || fail "warned without oversubscription"
 echo "faults: ok"
