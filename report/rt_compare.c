@@ -2,6 +2,7 @@
  * docs/regression.md for the rules. */
 #define _POSIX_C_SOURCE 200809L
 #include "rt_compare.h"
+#include "rt_metrics.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -519,6 +520,15 @@ static int load_metrics(sqlite3 *db, const char *label, int64_t id, metric_list 
     return 0;
 }
 
+/* 1 when the list holds the metric, readable and nonzero. */
+static int metric_flag(const metric_list *m, const char *name)
+{
+    for (int i = 0; i < m->n; ++i)
+        if (strcmp(m->items[i].name, name) == 0)
+            return m->items[i].available && m->items[i].has_value && m->items[i].value != 0;
+    return 0;
+}
+
 static int add_metric_change(rt_compare_report *r, int entry, const char *name,
                              rt_metric_change_kind kind, double base, double fresh, rt_err *err)
 {
@@ -643,6 +653,20 @@ static int compare_pair(sqlite3 *base, const char *base_label, sqlite3 *fresh,
     } else {
         e->verdict = RT_VERDICT_NOT_TIMED;
     }
+
+    if (load_metrics(base, base_label, pb->id, mb, err) != 0 ||
+        load_metrics(fresh, new_label, pn->id, mn, err) != 0)
+        return -1;
+    /* A side that missed its confidence target cannot support a verdict of change, however the
+     * rank test came out: its samples are not known to describe the kernel's time. */
+    e->base_noisy = metric_flag(mb, RT_METRIC_NOISY);
+    e->new_noisy = metric_flag(mn, RT_METRIC_NOISY);
+    if ((e->base_noisy || e->new_noisy) &&
+        (e->verdict == RT_VERDICT_SLOWER || e->verdict == RT_VERDICT_FASTER))
+        e->verdict = RT_VERDICT_UNSURE;
+    r->n_noisy += e->base_noisy || e->new_noisy;
+    if (e->verdict == RT_VERDICT_UNSURE && e->ratio > 1 + r->opts.threshold)
+        ++r->n_unsure_slower;
     switch (e->verdict) {
     case RT_VERDICT_SAME: ++r->n_same; break;
     case RT_VERDICT_FASTER: ++r->n_faster; break;
@@ -651,9 +675,6 @@ static int compare_pair(sqlite3 *base, const char *base_label, sqlite3 *fresh,
     case RT_VERDICT_NOT_TIMED: ++r->n_not_timed; break;
     }
 
-    if (load_metrics(base, base_label, pb->id, mb, err) != 0 ||
-        load_metrics(fresh, new_label, pn->id, mn, err) != 0)
-        return -1;
     int changes = 0;
     if (compare_metrics(mb, mn, r, index, &changes, err) != 0)
         return -1;
@@ -728,8 +749,12 @@ int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, con
             ++j;
         }
     }
+    /* A gate that compared nothing, or whose only doubt is a change past the threshold, has not
+     * shown that nothing got slower: it fails unless the user said it may. */
     r->failed = r->n_status_failed > 0 || r->n_points_metric_changed > 0 ||
-                (!o->timings_informational && r->n_slower > 0);
+                (!o->timings_informational && r->n_slower > 0) ||
+                (!o->timings_informational && !o->allow_unsure && r->n_unsure_slower > 0) ||
+                (!o->allow_no_match && r->n_matched == 0);
     rc = 0;
 done:
     free(lb.items);
@@ -800,9 +825,22 @@ static void verdict_summary(const rt_compare_report *r, char *buf, size_t len)
     }
     size_t used = (size_t)snprintf(buf, len, "FAIL (");
     const char *sep = "";
+    if (!r->opts.allow_no_match && r->n_matched == 0 && used < len) {
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "no point matched: nothing was compared (--ignore-device matches "
+                                 "across devices, --allow-no-match accepts it)");
+        sep = "; ";
+    }
     if (!r->opts.timings_informational && r->n_slower > 0 && used < len) {
-        used += (size_t)snprintf(buf + used, len - used, "%d slower beyond %.3g%%", r->n_slower,
-                                 r->opts.threshold * 100);
+        used += (size_t)snprintf(buf + used, len - used, "%s%d slower beyond %.3g%%", sep,
+                                 r->n_slower, r->opts.threshold * 100);
+        sep = "; ";
+    }
+    if (!r->opts.timings_informational && !r->opts.allow_unsure && r->n_unsure_slower > 0 &&
+        used < len) {
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "%s%d unsure past +%.3g%%: re-measure them, or --allow-unsure",
+                                 sep, r->n_unsure_slower, r->opts.threshold * 100);
         sep = "; ";
     }
     if (r->n_status_failed > 0 && used < len) {
@@ -829,6 +867,11 @@ void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base
             r->n_matched, r->n_same, r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed);
     fprintf(f, "only in %s: %d; only in %s: %d\n", base_label, r->n_base_only, new_label,
             r->n_new_only);
+    if (r->n_noisy > 0)
+        fprintf(f,
+                "noisy: %d matched point(s) missed their confidence target on one side or both "
+                "(never SLOWER or FASTER, at most UNSURE)\n",
+                r->n_noisy);
     fprintf(f,
             "status: %d failure(s), %d other change(s); deterministic metrics: %d point(s) "
             "changed\n",

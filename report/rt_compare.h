@@ -9,11 +9,15 @@
  *       FASTER  p < alpha and r < 1 - threshold
  *       SAME    |r - 1| <= threshold, or the confidence interval of r lies inside
  *               [1 - threshold, 1 + threshold]
- *       UNSURE  otherwise (a difference beyond the threshold that the samples cannot confirm)
+ *       UNSURE  otherwise (a difference beyond the threshold that the samples cannot confirm),
+ *               and in place of SLOWER or FASTER when either side is noisy (missed its
+ *               confidence target: metric "noisy"). UNSURE past 1 + threshold fails the gate
+ *               unless allow_unsure, so a slowdown the samples cannot confirm is never a pass;
  *   - an exact comparison of its deterministic metrics (metrics.deterministic = 1);
  *   - a status check: a point that was ok and is not any more, or that newly became wrong, error,
  *     timeout or above_roofline, is a failure.
- * Points present in only one store are listed, never failures.
+ * Points present in only one store are listed, never failures; but when no point matches at all
+ * the comparison fails (unless allow_no_match): a gate that compared nothing proves nothing.
  *
  * History: n >= 2 ordered stores; for each point, change points of its time found by binary
  * segmentation on the pooled samples with the same U test and threshold (rt_compare_history).
@@ -36,6 +40,8 @@ typedef struct rt_compare_opts {
     double alpha;              /* significance level of the U test, e.g. 0.01 */
     int timings_informational; /* 1: SLOWER is reported but does not fail (CPU-only runners) */
     int ignore_device;         /* 1: match points whatever their device class */
+    int allow_no_match;        /* 1: comparing nothing passes (otherwise it fails) */
+    int allow_unsure;          /* 1: UNSURE past +threshold passes (otherwise it fails) */
     const char *experiment;    /* only this experiment (NULL: all) */
 } rt_compare_opts;
 
@@ -103,7 +109,8 @@ typedef struct rt_compare_entry {
     double ratio, ratio_lo, ratio_hi, p_value;
     rt_verdict verdict;
     rt_status_change status_change;
-    int n_metric_changes; /* entries of rt_compare_report.metric_changes */
+    int base_noisy, new_noisy; /* the side missed its confidence target (metric "noisy") */
+    int n_metric_changes;      /* entries of rt_compare_report.metric_changes */
 } rt_compare_entry;
 
 typedef enum rt_metric_change_kind {
@@ -129,7 +136,9 @@ typedef struct rt_compare_report {
     int n_matched, n_base_only, n_new_only;
     int n_same, n_faster, n_slower, n_unsure, n_not_timed;
     int n_status_failed, n_status_changed, n_points_metric_changed;
-    int failed; /* 1: the comparison gates (exit status 1) */
+    int n_noisy;         /* matched points noisy on either side */
+    int n_unsure_slower; /* UNSURE with the median ratio past 1 + threshold */
+    int failed;          /* 1: the comparison gates (exit status 1) */
 } rt_compare_report;
 
 /* Compares two open stores (read-only handles; each is checked with rt_store_check). Labels

@@ -506,6 +506,24 @@ int rt_store_end_run(rt_store *st, int64_t run_id, const char *status, rt_err *e
     return 0;
 }
 
+int rt_store_mark_stale_runs(rt_store *st, int *n_marked, rt_err *err)
+{
+    *n_marked = 0;
+    if (!st)
+        return rt_err_set(err, "rt_store_mark_stale_runs: no store given");
+    static const char sql[] = "UPDATE runs SET status = 'interrupted', ended_at = " NOW_UTC_SQL
+                              " WHERE status = 'running'";
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, sql, &s, err) != 0)
+        return -1;
+    const int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE)
+        return db_fail(st, err, "marking runs left 'running' as interrupted");
+    *n_marked = sqlite3_changes(st->db);
+    return 0;
+}
+
 int rt_store_add_matrix(rt_store *st, int64_t run_id, const rt_matrix_record *m, rt_err *err)
 {
     if (!st || !m)

@@ -106,6 +106,10 @@ void rt_store_close(rt_store *st);
 int rt_store_begin_run(rt_store *st, const rt_provenance *prov, const char *experiment,
                        int64_t *run_id, rt_err *err);
 int rt_store_end_run(rt_store *st, int64_t run_id, const char *status, rt_err *err);
+/* Marks every run still 'running' as 'interrupted' (ended now) and says how many there were. Call
+ * it only while holding the store's lock (rt_store_lock.h): then no live process writes those
+ * runs, and 'running' is what a killed run (kill -9, power loss) left behind. */
+int rt_store_mark_stale_runs(rt_store *st, int *n_marked, rt_err *err);
 int rt_store_add_matrix(rt_store *st, int64_t run_id, const rt_matrix_record *m, rt_err *err);
 /* 1 when a point with this key was already measured (any status) by a run with the same build id
  * and config hash: the resume check. */

@@ -32,12 +32,15 @@ static void compare_usage(FILE *f)
         "  --timings-informational   report SLOWER points without failing on them (CPU-only\n"
         "                            runners: only deterministic metrics and statuses gate)\n"
         "  --ignore-device           match points whatever device they ran on\n"
+        "  --allow-no-match          pass when no point matches (otherwise that fails)\n"
+        "  --allow-unsure            pass UNSURE points past +threshold (otherwise they fail:\n"
+        "                            re-measure them; noisy points are never SLOWER/FASTER)\n"
         "  --experiment NAME         only this experiment\n"
         "  --history                 change points over two or more stores, in order\n"
         "\n"
-        "exit status: 0 pass; 1 a point slower beyond the threshold (unless timings are\n"
-        "informational), a changed deterministic metric, or a point newly wrong (history: a\n"
-        "slowdown somewhere in the history); 2 bad input.\n");
+        "exit status: 0 pass; 1 a point slower beyond the threshold or UNSURE past it (unless\n"
+        "timings are informational), a changed deterministic metric, a point newly wrong, or no\n"
+        "point matched (history: a slowdown somewhere in the history); 2 bad input.\n");
 }
 
 static int parse_fraction(const char *option, const char *text, double *out)
@@ -80,6 +83,8 @@ int rt_cli_compare(int argc, char **argv)
                                              {"markdown", required_argument, 0, 'm'},
                                              {"timings-informational", no_argument, 0, 'i'},
                                              {"ignore-device", no_argument, 0, 'D'},
+                                             {"allow-no-match", no_argument, 0, 'N'},
+                                             {"allow-unsure", no_argument, 0, 'U'},
                                              {"experiment", required_argument, 0, 'e'},
                                              {"history", no_argument, 0, 'H'},
                                              {"help", no_argument, 0, 'h'},
@@ -103,6 +108,8 @@ int rt_cli_compare(int argc, char **argv)
         case 'm': markdown = optarg; break;
         case 'i': o.timings_informational = 1; break;
         case 'D': o.ignore_device = 1; break;
+        case 'N': o.allow_no_match = 1; break;
+        case 'U': o.allow_unsure = 1; break;
         case 'e': o.experiment = optarg; break;
         case 'H': history = 1; break;
         case 'h': compare_usage(stdout); return RT_EXIT_OK;

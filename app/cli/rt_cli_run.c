@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,10 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_cli_model.h"
+#include "rt_cli_oversub.h"
 #include "rt_comm.h"
 #include "rt_config.h"
+#include "rt_interrupt.h"
 #include "rt_plot.h"
 #include "rt_runner.h"
 #include "rt_store.h"
@@ -208,7 +211,9 @@ int rt_cli_run(int argc, char **argv)
                          .machine_dir = machine_dir,
                          .command_line = cmdline,
                          .log = (rank == 0 && !quiet) ? stdout : NULL};
+    rt_cli_oversub_warn(quiet ? NULL : stdout);
     rt_run_summary sum;
+    rt_interrupt_install();
     if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {
         fprintf(stderr, "rooftune run: rank %d: %s\n", rank, err.msg);
         status = RT_EXIT_FAILURE;
@@ -219,6 +224,8 @@ int rt_cli_run(int argc, char **argv)
                "%d infeasible, %d error(s), %d timeout(s), %d above roofline",
                sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
                sum.timeouts, sum.above_roofline);
+        if (sum.noisy)
+            printf(", %d noisy (timed, confidence target missed)", sum.noisy);
         if (sum.expect_failures)
             printf(", %d below expectations", sum.expect_failures);
         if (sum.unavailable_kernels)
@@ -235,6 +242,15 @@ int rt_cli_run(int argc, char **argv)
     }
     if (sum.wrong || sum.errors || sum.above_roofline || sum.expect_failures)
         status = RT_EXIT_ATTENTION;
+    if (sum.interrupted_by) {
+        if (rank == 0) {
+            fprintf(stderr,
+                    "rooftune run: interrupted by %s: the run is marked 'interrupted'; its %d "
+                    "point(s) are kept in %s, and running the same command again resumes\n",
+                    sum.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", sum.kept, db);
+        }
+        status = RT_EXIT_FAILURE;
+    }
 
     if (rank == 0 && plots_dir && !dry_run) {
         sqlite3 *db_handle = NULL;

@@ -9,9 +9,11 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_interrupt.h"
 #include "rt_roofline_glue.h"
 #include "rt_stats.h"
 #include "rt_strutil.h"
+#include "rt_verify.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Agreement between ranks. Every rank reaches each step with a local outcome; they agree on the
@@ -91,8 +93,10 @@ void rt_measure_release_inputs(rt_measure_ctx *m)
     m->in_matrix = NULL;
     m->in_problem[0] = '\0';
     free(m->reference);
+    free(m->scale);
     free(m->output);
     m->reference = NULL;
+    m->scale = NULL;
     m->output = NULL;
     m->n_out = 0;
 }
@@ -139,32 +143,42 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
                           (long long)m->n_out);
     if (t->family->reference(m->inputs, m->reference, err) != 0)
         return rt_err_prefix(err, "reference for matrix '%s'", t->matrix->name);
+    if (t->family->reference_scale) {
+        m->scale = malloc(n * sizeof(double));
+        if (!m->scale)
+            return rt_err_set(err, "out of memory for the elementwise check (%lld values)",
+                              (long long)m->n_out);
+        if (t->family->reference_scale(m->inputs, m->scale, err) != 0)
+            return rt_err_prefix(err, "elementwise scale for matrix '%s'", t->matrix->name);
+    }
     return 0;
 }
 
-/* Relative L2 error over all ranks; non-finite outputs make it infinite. */
-static int relative_error(rt_measure_ctx *m, double *rel, rt_err *err)
+/* Reads this rank's output from the kernel (poisoned first, so an element the kernel does not
+ * write fails) and compares it with the reference on every rank. *gate_error: the kernel failed
+ * to hand over its output (msg filled, already agreed); otherwise *passed and why say how the
+ * comparison went. Returns -1 only when communication fails. */
+static int check_output(rt_measure_ctx *m, void *state, const rt_kernel_desc *kernel,
+                        double tolerance, rt_verify_result *vr, int *gate_error, char *msg,
+                        size_t msglen, rt_err *err)
 {
-    double diff2 = 0.0, ref2 = 0.0, bad = 0.0;
-    for (int64_t i = 0; i < m->n_out; ++i) {
-        const double o = m->output[i], r = m->reference[i];
-        if (!isfinite(o)) {
-            bad += 1.0;
-            continue;
-        }
-        diff2 += (o - r) * (o - r);
-        ref2 += r * r;
+    rt_err local;
+    rt_err_clear(&local);
+    char local_msg[512] = "";
+    outcome lo = OUT_OK, g = OUT_OK;
+    for (int64_t i = 0; i < m->n_out; ++i)
+        m->output[i] = NAN;
+    if (kernel->output(state, m->output, &local) != 0) {
+        lo = OUT_ERROR;
+        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
     }
-    double g_diff2 = 0, g_ref2 = 0, g_bad = 0;
-    if (rt_comm_sum_double(m->comm, diff2, &g_diff2, err) != 0 ||
-        rt_comm_sum_double(m->comm, ref2, &g_ref2, err) != 0 ||
-        rt_comm_sum_double(m->comm, bad, &g_bad, err) != 0)
-        return rt_err_set(err, "communication failed during verification");
-    if (g_bad > 0)
-        *rel = INFINITY;
-    else
-        *rel = g_ref2 > 0 ? sqrt(g_diff2 / g_ref2) : sqrt(g_diff2);
-    return 0;
+    if (agree(m, lo, local_msg, &g, msg, msglen, err) != 0)
+        return -1;
+    *gate_error = g != OUT_OK;
+    if (*gate_error)
+        return 0;
+    return rt_verify_output(m->comm, m->output, m->reference, m->scale, m->n_out, tolerance, vr,
+                            err);
 }
 
 static void format_params_short(const rt_params *p, char *buf, size_t len)
@@ -248,6 +262,7 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     rec.flops = NAN;
     void *state = NULL;
     int have_state = 0;
+    int noisy = 0;
     outcome g = OUT_OK;
     char msg[512] = "";
     char local_msg[512] = "";
@@ -333,27 +348,28 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
         outcome lo = OUT_OK;
         local_msg[0] = '\0';
         double sec = 0;
-        for (int64_t i = 0; i < m->n_out; ++i)
-            m->output[i] = NAN;
-        if (t->kernel->run(state, &sec, &local) != 0 ||
-            t->kernel->output(state, m->output, &local) != 0) {
+        if (t->kernel->run(state, &sec, &local) != 0) {
             lo = OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
         }
         if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
             return -1;
-        if (g != OUT_OK) {
+        rt_verify_result vr;
+        int gate_error = 0;
+        if (g == OUT_OK && check_output(m, state, t->kernel, rec.tolerance, &vr, &gate_error, msg,
+                                        sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK || gate_error) {
             rec.status = RT_POINT_ERROR;
             snprintf(rec.reason, sizeof rec.reason, "%s", msg);
             goto record;
         }
-        if (relative_error(m, &rec.rel_error, err) != 0)
-            return -1;
-        if (!(rec.rel_error <= rec.tolerance)) {
+        rec.rel_error = vr.rel_error;
+        if (!rt_verify_passed(&vr)) {
+            char failed[480];
+            rt_verify_describe(&vr, failed, sizeof failed);
             rec.status = RT_POINT_WRONG;
-            snprintf(rec.reason, sizeof rec.reason,
-                     "relative error %.3g exceeds the tolerance %.3g: not timed", rec.rel_error,
-                     rec.tolerance);
+            snprintf(rec.reason, sizeof rec.reason, "%s: not timed", failed);
             goto record;
         }
         rec.verified = 1;
@@ -437,6 +453,27 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
                 return rt_err_set(err, "communication failed while deciding to stop sampling");
             stop = decide;
         }
+        /* The output of the last timed repetition must still be right: a kernel that is correct
+         * once and then drifts (state reused across runs, a race) is not timed honestly. */
+        if (rec.status == RT_POINT_OK) {
+            rt_verify_result vr;
+            int gate_error = 0;
+            if (check_output(m, state, t->kernel, rec.tolerance, &vr, &gate_error, msg, sizeof msg,
+                             err) != 0)
+                return -1;
+            if (gate_error) {
+                rec.status = RT_POINT_ERROR;
+                snprintf(rec.reason, sizeof rec.reason, "after %d timed repetition(s): %s", n, msg);
+            } else if (!rt_verify_passed(&vr)) {
+                char failed[440];
+                rt_verify_describe(&vr, failed, sizeof failed);
+                rec.status = RT_POINT_WRONG;
+                rec.verified = 0;
+                rec.rel_error = vr.rel_error;
+                snprintf(rec.reason, sizeof rec.reason, "re-check after %d timed repetition(s): %s",
+                         n, failed);
+            }
+        }
         rec.n_samples = n;
         rec.samples = m->samples;
         rec.samples_rank_min = m->rank_min;
@@ -448,6 +485,13 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
         if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec.ci_rel, NULL,
                                err) != 0)
             return -1;
+        /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
+         * recorded, marked so that nobody (compare included) reads more into it than it holds. */
+        if (rec.status == RT_POINT_OK && mc->target_rel_ci > 0 &&
+            !(rec.ci_rel <= mc->target_rel_ci)) {
+            rt_metrics_add(&metrics, RT_METRIC_NOISY, "", 1.0, 0);
+            noisy = 1;
+        }
         rec.time_median_s = st.median;
         rec.time_min_s = st.min;
         rec.time_max_s = st.max;
@@ -488,7 +532,10 @@ record:
                  m->cfg->expect_min_efficiency);
     }
     switch (rec.status) {
-    case RT_POINT_OK: sum->measured++; break;
+    case RT_POINT_OK:
+        sum->measured++;
+        sum->noisy += noisy;
+        break;
     case RT_POINT_WRONG: sum->wrong++; break;
     case RT_POINT_INFEASIBLE: sum->infeasible++; break;
     case RT_POINT_ERROR: sum->errors++; break;
@@ -505,6 +552,11 @@ record:
             else
                 fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec.kernel, rec.matrix,
                         problem_shown, shown, rt_point_status_name(rec.status), rec.reason);
+            if (rec.status == RT_POINT_OK && noisy)
+                fprintf(m->opt->log,
+                        "      noisy: the median's confidence interval (%.1f%%) missed "
+                        "measure.target_rel_ci (%.1f%%) within max_reps / max_time_s\n",
+                        rec.ci_rel * 100.0, mc->target_rel_ci * 100.0);
             if (rec.status == RT_POINT_OK && !isnan(rec.efficiency))
                 fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec.bound_s * 1e3,
                         rec.efficiency);
@@ -530,5 +582,13 @@ record:
     m->new_points++;
     if (m->opt->max_points > 0 && m->new_points >= m->opt->max_points)
         m->stop = 1;
+    /* A signal on any rank stops every rank here, after a point is safely recorded. */
+    double sig = (double)rt_interrupt_signal();
+    if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
+        return rt_err_set(err, "communication failed while checking for an interrupt");
+    if (sig > 0) {
+        m->interrupted_by = (int)sig;
+        m->stop = 1;
+    }
     return 0;
 }

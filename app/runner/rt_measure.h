@@ -35,12 +35,14 @@ typedef struct rt_measure_ctx {
     int rank, nranks;
     int stop; /* set when max_points new points have been measured */
     int new_points;
+    int interrupted_by; /* the signal (rt_interrupt) that stopped the run, agreed by all ranks */
     /* Inputs and reference of the current (matrix, family, problem), shared by every kernel. */
     const rt_family_desc *in_family;
     const rt_csr *in_matrix;
     char in_problem[512];
     void *inputs;
     double *reference;
+    double *scale; /* the elementwise check's |A||B| per element; NULL when the family has none */
     double *output;
     int64_t n_out;
     struct rt_cacheflush *flush;

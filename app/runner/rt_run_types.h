@@ -24,10 +24,13 @@ typedef struct rt_run_summary {
     int errors;
     int timeouts;
     int above_roofline;
+    int noisy;               /* timed, but the median's confidence interval missed its target */
     int expect_failures;     /* points below the config's expect.min_efficiency */
     int unavailable_kernels; /* kernels skipped because their backend is not here */
     int compiles, cache_hits;
     long long run_id;
+    int interrupted_by; /* SIGINT or SIGTERM that ended the run between points, or 0 */
+    int kept;           /* points this run recorded in the store */
 } rt_run_summary;
 
 #endif

@@ -9,10 +9,12 @@
 #include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_generators.h"
+#include "rt_interrupt.h"
 #include "rt_measure.h"
 #include "rt_search.h"
 #include "rt_space.h"
 #include "rt_store.h"
+#include "rt_store_lock.h"
 #include "rt_strutil.h"
 
 /* Everything one rank needs about the current matrix. */
@@ -152,9 +154,26 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
     /* Rank 0 owns the store; every other rank learns whether opening it worked so that nobody
      * starts measuring for a run that cannot be recorded. */
     int ok = 1;
+    rt_store_lock *lock = NULL;
     if (rank == 0 && !opt->dry_run) {
-        if (rt_store_open(opt->db_path, &store, err) != 0)
+        /* One writer at a time: a second run into this store would measure the same points. */
+        if (rt_store_lock_acquire(opt->db_path, &lock, err) != 0 ||
+            rt_store_open(opt->db_path, &store, err) != 0)
             ok = 0;
+        int stale = 0;
+        if (ok && rt_store_mark_stale_runs(store, &stale, err) != 0)
+            ok = 0;
+        if (ok && stale > 0 && opt->log)
+            fprintf(opt->log,
+                    "  store: %d earlier run(s) left 'running' by a process that ended without "
+                    "closing them are now marked 'interrupted' (their points are kept)\n",
+                    stale);
+        if (!ok) {
+            rt_store_close(store);
+            store = NULL;
+            rt_store_lock_release(lock);
+            lock = NULL;
+        }
     }
     int first_bad = -1;
     if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
@@ -181,6 +200,8 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         if (store && rt_store_begin_run(store, &prov, cfg->name, &run_id, err) != 0) {
             rt_store_close(store);
             store = NULL;
+            rt_store_lock_release(lock);
+            lock = NULL;
             ok = 0;
         }
     }
@@ -197,6 +218,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
             rt_store_end_run(store, run_id, "failed", NULL);
             rt_store_close(store);
         }
+        rt_store_lock_release(lock);
         return -1;
     }
 
@@ -347,6 +369,9 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         }
         rt_store_close(store);
     }
+    rt_store_lock_release(lock);
+    sum->interrupted_by = mctx.interrupted_by;
+    sum->kept = mctx.new_points;
     rt_measure_free(&mctx);
     return rc;
 }

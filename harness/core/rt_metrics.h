@@ -21,6 +21,10 @@ typedef struct rt_metrics {
     rt_metric item[RT_MAX_METRICS];
 } rt_metrics;
 
+/* Recorded (value 1, not deterministic) on a timed point whose median's confidence interval missed
+ * measure.target_rel_ci: the runner writes it, `rooftune compare` reads it. */
+#define RT_METRIC_NOISY "noisy"
+
 void rt_metrics_init(rt_metrics *m);
 /* Adds or replaces a readable value. Silently drops entries past RT_MAX_METRICS (returns -1). */
 int rt_metrics_add(rt_metrics *m, const char *name, const char *unit, double value,

@@ -134,6 +134,11 @@ typedef struct rt_family_desc {
      * kernel on it alone. 1: every rank gets the whole matrix (distributed families partition it
      * themselves, and communicate). make_inputs then receives the whole matrix on every rank. */
     int wants_whole_matrix;
+    /* Optional. The scale of each output element's rounding error, in the output's order: for a
+     * product C = A B, element (i, j) gets sum_k |a_ik| |b_kj| (the row's |A||B|). With it the
+     * gate also checks every element, |out - ref| <= tolerance x scale, so one wrong element
+     * cannot hide in the norm of a large output. NULL: the normwise check alone. */
+    int (*reference_scale)(const void *inputs, double *scale, rt_err *err);
 } rt_family_desc;
 
 #define RT_REGISTRY_MAX_FAMILIES 16

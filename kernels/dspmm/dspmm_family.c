@@ -9,6 +9,7 @@
 
 #include "dspmm_part.h"
 #include "rt_schema.h"
+#include "spmm_scale.h"
 
 static const rt_param_schema dspmm_problem_params[] = {
     {"K", RT_V_INT, "1..65536", "32", 0, "columns of the dense matrices B and C"},
@@ -137,6 +138,15 @@ static int dspmm_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
+static int dspmm_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const rt_dspmm_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "dspmm reference scale: no inputs or output buffer");
+    rt_spmm_abs_product_rows(in->spmm, in->c_row0, in->c_row1, scale);
+    return 0;
+}
+
 static double block_nnz(const rt_dspmm_inputs *in)
 {
     const rt_csr *a = in->spmm->a;
@@ -164,6 +174,7 @@ static const rt_family_desc dspmm_family_desc = {
     .output_elems = dspmm_output_elems,
     .tolerance = dspmm_tolerance,
     .reference = dspmm_reference,
+    .reference_scale = dspmm_reference_scale,
     .flops = dspmm_flops,
     .nonzeros = dspmm_nonzeros,
     .wants_whole_matrix = 1,

@@ -27,7 +27,7 @@
 #include "rt_error.h"
 #include "rt_matrix.h"
 #include "rt_registry.h"
-#include "spmm_family.h"
+#include "spmm_inputs.h"
 #include "spmm_tiled.h"
 
 /* Distinct columns of a that hold at least one stored entry: the rows of B an SpMM must read.

@@ -1,5 +1,5 @@
 # rooftune compare on real stores of the tiny experiment, modified with sqlite3. Run with a case:
-#   self, slower, noise, metric, wrong, one_sided, history, bad_input
+#   self, slower, noise, metric, wrong, one_sided, unsure, noisy, history, bad_input
 source "$(dirname "$0")/lib.sh"
 CASE=$5
 base="$WORK/base.db"
@@ -88,8 +88,14 @@ one_sided)
   # Another device class matches nothing, unless devices are ignored.
   copy_db "$base" "$new"
   sql "$new" "UPDATE points SET device = 'Some Other CPU 9000'"
-  expect_exit 0 "$RT" compare "$base" "$new"
+  # Even 2x slower: a gate that matched nothing compared nothing, and fails unless asked to pass.
+  sql "$new" "UPDATE samples SET seconds = seconds * 2"
+  expect_exit 1 "$RT" compare "$base" "$new"
   echo "$OUT" | grep -q "matched 0 point(s)" || fail "points of another device matched: $OUT"
+  echo "$OUT" | grep -q "^verdict: FAIL (no point matched" || fail "nothing matched passed: $OUT"
+  expect_exit 0 "$RT" compare "$base" "$new" --allow-no-match
+  copy_db "$base" "$new"
+  sql "$new" "UPDATE points SET device = 'Some Other CPU 9000'"
   expect_exit 0 "$RT" compare "$base" "$new" --ignore-device
   echo "$OUT" | grep -q "matched 6 point(s)" || fail "--ignore-device did not match: $OUT"
   # A serial-number suffix is not another device.
@@ -100,6 +106,30 @@ one_sided)
   expect_exit 0 "$RT" compare "$base" "$new" --experiment regress-tiny --ignore-device
   expect_exit 2 "$RT" compare "$base" "$new" --experiment nope
   echo "$OUT" | grep -q "experiment 'nope'" || fail "$OUT"
+  ;;
+unsure)
+  # 30% slower, but only 2 samples left on the new side: the U test cannot confirm it (UNSURE),
+  # and an unconfirmed change past the threshold must not pass silently.
+  sql "$new" "UPDATE samples SET seconds = seconds * 1.3 WHERE point_id = $tightest;
+              DELETE FROM samples WHERE point_id = $tightest AND rep >= 2"
+  expect_exit 1 "$RT" compare "$base" "$new"
+  echo "$OUT" | grep -E "^UNSURE .*\(\+[23][0-9]\.[0-9]%" >/dev/null || fail "no UNSURE line: $OUT"
+  echo "$OUT" | grep -q "^verdict: FAIL (1 unsure past +5%" || fail "UNSURE past 5% passed: $OUT"
+  expect_exit 0 "$RT" compare "$base" "$new" --allow-unsure
+  expect_exit 0 "$RT" compare "$base" "$new" --timings-informational
+  # The faster direction never fails.
+  expect_exit 0 "$RT" compare "$new" "$base"
+  ;;
+noisy)
+  # A clear 30% slowdown, but the new point missed its confidence target (metric noisy = 1, as
+  # the runner records it): UNSURE, not SLOWER, and still no silent pass.
+  sql "$new" "UPDATE samples SET seconds = seconds * 1.3 WHERE point_id = $tightest;
+              INSERT INTO metrics (point_id, name, unit, available, deterministic, value)
+              VALUES ($tightest, 'noisy', '', 1, 0, 1)"
+  expect_exit 1 "$RT" compare "$base" "$new"
+  echo "$OUT" | grep -q " 0 slower, 1 unsure" || fail "a noisy point was called SLOWER: $OUT"
+  echo "$OUT" | grep -q "^noisy: 1 matched point" || fail "noisy point not counted: $OUT"
+  expect_exit 0 "$RT" compare "$base" "$new" --allow-unsure
   ;;
 history)
   # Four stores: the same twice, then the tightest point 30% slower in the last two.

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,8 @@
 typedef struct fake_map {
     void *p;
     size_t bytes;
-    char path[RT_PROBE_IPC_HANDLE_BYTES];
-    int owned; /* 1: dev_alloc made it (unlink on free); 0: an ipc_open mapping */
+    char path[PATH_MAX]; /* the scratch dir may be deep: only the file name goes in a handle */
+    int owned;           /* 1: dev_alloc made it (unlink on free); 0: an ipc_open mapping */
 } fake_map;
 
 typedef struct fake_gpu {
@@ -96,7 +97,9 @@ static int f_dev_alloc(void *state, size_t bytes, void **dev, rt_err *err)
     fake_map *m = free_slot(g, err);
     if (!m)
         return -1;
-    snprintf(m->path, sizeof m->path, "%s/dev%d.%d", g->dir, (int)getpid(), g->serial++);
+    if (snprintf(m->path, sizeof m->path, "%s/dev%d.%d", g->dir, (int)getpid(), g->serial++) >=
+        (int)sizeof m->path)
+        return rt_err_set(err, "fake GPU: scratch path too long: %s", g->dir);
     if (map_file(m->path, bytes, 1, &m->p, err) != 0)
         return -1;
     m->bytes = bytes;
@@ -157,11 +160,15 @@ static int f_ipc_export(void *state, void *dev, unsigned char handle[RT_PROBE_IP
     fake_map *m = slot_of(g, dev);
     if (!m || !m->owned)
         return rt_err_set(err, "fake GPU: export of an unknown buffer");
+    /* A real handle is 64 opaque bytes; the fake one carries the buffer's file name within the
+     * scratch dir that every rank shares (a whole path would not fit a deep dir). */
+    const char *name = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+    if (strlen(name) >= RT_PROBE_IPC_HANDLE_BYTES)
+        return rt_err_set(err, "fake GPU: buffer name too long for a handle: %s", name);
     memset(handle, 0, RT_PROBE_IPC_HANDLE_BYTES);
-    memcpy(handle, m->path, strlen(m->path));
+    memcpy(handle, name, strlen(name));
     if (g->exported_here < 4)
-        memcpy(g->exported[g->exported_here++], m->path,
-               sizeof m->path); /* same size, NUL-terminated */
+        snprintf(g->exported[g->exported_here++], RT_PROBE_IPC_HANDLE_BYTES, "%s", name);
     return 0;
 }
 
@@ -169,11 +176,13 @@ static int f_ipc_open(void *state, const unsigned char handle[RT_PROBE_IPC_HANDL
                       void **mapped, rt_err *err)
 {
     fake_gpu *g = state;
-    char path[RT_PROBE_IPC_HANDLE_BYTES + 1];
-    memcpy(path, handle, RT_PROBE_IPC_HANDLE_BYTES);
-    path[RT_PROBE_IPC_HANDLE_BYTES] = '\0';
+    char name[RT_PROBE_IPC_HANDLE_BYTES + 1], path[PATH_MAX];
+    memcpy(name, handle, RT_PROBE_IPC_HANDLE_BYTES);
+    name[RT_PROBE_IPC_HANDLE_BYTES] = '\0';
+    if (snprintf(path, sizeof path, "%s/%s", g->dir, name) >= (int)sizeof path)
+        return rt_err_set(err, "fake GPU: scratch path too long: %s", g->dir);
     for (int i = 0; i < g->exported_here; ++i)
-        if (strcmp(g->exported[i], path) == 0)
+        if (strcmp(g->exported[i], name) == 0)
             return rt_err_set(err, "fake GPU: opened a handle this process exported");
     if (g->fail_ipc_open)
         return rt_err_set(err, "fake GPU: cudaIpcOpenMemHandle failed (injected)");
