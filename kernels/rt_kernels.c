@@ -2,12 +2,18 @@
 
 #include <stddef.h>
 
+/* The family list is a build input: the project's kernels/rt_family_list.h, or a test build's
+ * list with a family of its own (tests/family/). */
+#ifndef RT_FAMILY_LIST_FILE
+#define RT_FAMILY_LIST_FILE "rt_family_list.h"
+#endif
+
 /* Declarations of every family's entry points, generated from the family list. */
 #define RT_FAMILY(f) int rt_##f##_register(rt_registry *reg, rt_err *err);
 #define RT_FAMILY_CUDA(f)                                                                          \
     RT_FAMILY(f)                                                                                   \
     const rt_cuda_catalog_entry *rt_##f##_cuda_catalog(int *n);
-#include "rt_family_list.h"
+#include RT_FAMILY_LIST_FILE
 #undef RT_FAMILY
 #undef RT_FAMILY_CUDA
 
@@ -20,7 +26,7 @@ typedef struct family_entry {
 static const family_entry families[] = {
 #define RT_FAMILY(f)      {#f, rt_##f##_register, NULL},
 #define RT_FAMILY_CUDA(f) {#f, rt_##f##_register, rt_##f##_cuda_catalog},
-#include "rt_family_list.h"
+#include RT_FAMILY_LIST_FILE
 #undef RT_FAMILY
 #undef RT_FAMILY_CUDA
 };

@@ -1,5 +1,5 @@
 /* rt_roofline_plot: the roofline figures of an experiment, drawn with gnuplot like every other
- * rooftune figure (results/rt_plot_gnuplot.h: <stem>.dat, <stem>.gp, <stem>.png, <stem>.svg in one
+ * rooftune figure (report/rt_plot_gnuplot.h: <stem>.dat, <stem>.gp, <stem>.png, <stem>.svg in one
  * folder; `cd <folder> && gnuplot <stem>.gp` redraws).
  *
  * Local roofline: log-log, arithmetic intensity (flop per DRAM byte of the traffic model) on x,

@@ -14,12 +14,18 @@
 #include "rt_kernels.h"
 #include "rt_plugin.h"
 
+/* The family list is a build input: the project's kernels/rt_family_list.h, or a test build's
+ * list with a family of its own (tests/family/). */
+#ifndef RT_FAMILY_LIST_FILE
+#define RT_FAMILY_LIST_FILE "rt_family_list.h"
+#endif
+
 /* Every family's CUDA entry points, declared from the family list. */
 #define RT_FAMILY(f)
 #define RT_FAMILY_CUDA(f)                                                                          \
     const rt_cuda_catalog_entry *rt_##f##_cuda_catalog(int *n);                                    \
     void rt_##f##_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx);
-#include "rt_family_list.h"
+#include RT_FAMILY_LIST_FILE
 #undef RT_FAMILY
 #undef RT_FAMILY_CUDA
 
@@ -31,7 +37,7 @@ typedef struct cuda_family {
 static const cuda_family cuda_families[] = {
 #define RT_FAMILY(f)
 #define RT_FAMILY_CUDA(f) {rt_##f##_cuda_catalog, rt_##f##_cuda_describe},
-#include "rt_family_list.h"
+#include RT_FAMILY_LIST_FILE
 #undef RT_FAMILY
 #undef RT_FAMILY_CUDA
 };

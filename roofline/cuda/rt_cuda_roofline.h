@@ -1,5 +1,5 @@
 /* rt_cuda_roofline: the roofline stage's hooks in the CUDA plugin (rt_plugin_api.probe and
- * .collect_counters, harness/backend/rt_plugin.h), built into librooftune_cuda.so from
+ * .collect_counters, backends/rt_plugin.h), built into librooftune_cuda.so from
  * roofline/cuda/.
  *
  * Both work on the CUDA device that is current on the calling thread (the plugin's init made its
