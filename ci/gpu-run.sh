@@ -41,7 +41,7 @@ for s in $stages; do
     ;;
   test)
     log "ctest"
-    (cd build-gpu && ctest -j8 --timeout 300 2>&1) >"$out/ctest.log"
+    (cd build-gpu && ctest -j8 --timeout 300 --output-on-failure 2>&1) >"$out/ctest.log"
     grep -E "tests passed|tests failed|\(Failed\)|\(SEGFAULT\)|Not Run|\*\*\*" "$out/ctest.log" | tail -15
     ;;
   quickstart)
