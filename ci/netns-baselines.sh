@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The committed stores of the network-namespace cluster (results/baselines/netns/): builds
-# build-netns from a clean committed tree, brings up ci/netns-cluster.sh (2 nodes x 2 ranks over a
-# link shaped to RATE, default 2gbit), probes the link (the machine file netns-2x2.yaml: socket tier
+# build-netns/bin from a clone of HEAD (committed work only: the stores record that revision),
+# brings up ci/netns-cluster.sh (2 nodes x 2 ranks over a link shaped to RATE, default 2gbit), probes the link (the machine file netns-2x2.yaml: socket tier
 # inside a node, global tier over the link) and runs the CPU hierarchical-communication and
 # stationary SpMM configs with that machine file, so their inter-node bounds are the measured link.
 #
@@ -17,15 +17,19 @@ rate=${RATE:-2gbit}
 configs=("$@")
 [ ${#configs[@]} -gt 0 ] ||
   configs=(configs/paper/hierarchical-comm.yaml configs/ci/stationary-spmm-small.yaml)
-if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
-  echo "netns-baselines: the tree has uncommitted changes; commit first (stores record the revision)" >&2
-  exit 1
+# Built from a clone of HEAD, so that edits made in this tree while the runs go on cannot leak in.
+sha=$(git rev-parse HEAD)
+src=$root/build-netns/src
+if [ ! -d "$src/.git" ]; then
+  rm -rf "$src" && mkdir -p build-netns && git clone -q "$root" "$src"
 fi
-cmake -S . -B build-netns -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=OFF >build-netns.configure.log
-cmake --build build-netns -j2 --target rooftune >/dev/null
+git -C "$src" fetch -q "$root" "$sha" && git -C "$src" checkout -q --detach "$sha"
+cmake -S "$src" -B build-netns/bin -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=OFF \
+  >build-netns/configure.log
+cmake --build build-netns/bin -j2 --target rooftune >build-netns/build.log
 mkdir -p "$out"
-export RT="$root/build-netns/rooftune" OUTDIR="$out" ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1
-export CONFIGS="${configs[*]}" ROOT="$root"
+export RT="$root/build-netns/bin/rooftune" OUTDIR="$out" ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1
+export CONFIGS="${configs[*]}" ROOT="$src"
 bash ci/netns-cluster.sh --nodes 2 --slots 2 --rate "$rate" --timeout 3000 -- bash -c '
 set -euo pipefail
 cd "$ROOT"
