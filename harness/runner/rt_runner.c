@@ -236,7 +236,11 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         rt_csr full;
         memset(&full, 0, sizeof full);
         const double t0 = rt_clock_now();
+        char building[128];
+        snprintf(building, sizeof building, "building matrix %s", mc->name);
+        rt_progress_begin(&progress, building, t0);
         ok = build_matrix(mc, &full, err) == 0;
+        rt_progress_clear(&progress);
         if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
             /* Every rank builds the same matrix, so the same error holds everywhere. */
             if (rank != 0 && first_bad >= 0 && err->msg[0] == '\0')
