@@ -159,11 +159,13 @@ chmod +x "$dir/agent"
 
 # mpi_yield_when_idle: with fewer cores than busy ranks, ranks spinning in MPI starve the kernel's
 # packet processing on the veth links (ping-pong latencies of milliseconds instead of tens of us).
+# osc pt2pt: Open MPI's one-sided osc/rdma needs an RDMA transport and refuses windows over TCP
+# (MPI_Win_allocate fails); pt2pt carries MPI-3 RMA over the TCP BTL (the spmm2d kernels use it).
 cat >"$dir/mpirun" <<EOF
 #!/bin/sh
 exec mpirun --hostfile "$dir/hosts" --mca plm_rsh_agent "$dir/agent" \\
   --mca oob_tcp_if_include $subnet.0/24 --mca btl self,vader,tcp \\
-  --mca btl_tcp_if_include $subnet.0/24 --mca mpi_yield_when_idle 1 "\$@"
+  --mca btl_tcp_if_include $subnet.0/24 --mca mpi_yield_when_idle 1 --mca osc pt2pt "\$@"
 EOF
 chmod +x "$dir/mpirun"
 
