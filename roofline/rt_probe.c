@@ -306,6 +306,10 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
     write_device_tiers(f, dev);
     int rc = 0;
     if (opt->gpu_probe) {
+        if (opt->log) {
+            fprintf(opt->log, "probe: GPU: memory, cache and compute ceilings, copies\n");
+            fflush(opt->log);
+        }
         fflush(f);
         rc = opt->gpu_probe(opt->gpu_state, f, err);
         if (rc != 0)
@@ -339,8 +343,15 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
     rt_err_clear(&local);
     int ok = 1;
 
-    if (me == 0 && !opt->skip_cpu)
+    FILE *log = me == 0 ? opt->log : NULL;
+    if (me == 0 && !opt->skip_cpu) {
+        if (log) {
+            fprintf(log, "probe: CPU: STREAM bandwidth and FMA peak%s\n",
+                    opt->quick ? " (quick sizes)" : "");
+            fflush(log);
+        }
         ok = rt_probe_cpu(opt, &cpu, &local) == 0;
+    }
     if (comm) {
         /* The other ranks sleep until rank 0's CPU measurements are done, then all agree. */
         if (rt_probe_idle_barrier(comm, err) != 0)

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -164,6 +165,13 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
             continue;
         res->have[t] = 1;
         res->partner[t] = partner[t];
+        if (me == 0 && opt->log) {
+            fprintf(opt->log,
+                    "probe: MPI %s tier, ranks 0 and %d: ping-pong, then %zu-byte messages "
+                    "x %d in flight\n",
+                    rt_machine_tier_name((rt_net_tier)t), partner[t], msg, window);
+            fflush(opt->log);
+        }
         if (local_ok && (me == 0 || me == partner[t])) {
             const int peer = me == 0 ? partner[t] : 0;
             double lat = 0, gbs = 0;

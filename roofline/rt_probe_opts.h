@@ -41,9 +41,10 @@ typedef struct rt_probe_opts {
     int threads;            /* OpenMP threads; 0: the OpenMP default */
     int skip_cpu;           /* 1: no CPU measurements (e.g. the GPU numbers only) */
     size_t mpi_message_bytes; /* streaming message size; 0: 4 MiB (quick: 64 KiB) */
-    int mpi_window;          /* messages in flight; 0: 16 (quick: 8); the receiver holds them all */
-    int mpi_iterations;      /* ping-pong round trips per repetition; 0: 1000 (quick: 50) */
-    const char *name;        /* machine name written; NULL: "probed-<hostname>" */
+    int mpi_window;     /* messages in flight; 0: 16 (quick: 8); the receiver holds them all */
+    int mpi_iterations; /* ping-pong round trips per repetition; 0: 1000 (quick: 50) */
+    const char *name;   /* machine name written; NULL: "probed-<hostname>" */
+    void *log; /* a FILE: one line per stage saying what is being measured (rank 0); NULL: none */
     const char *description; /* NULL: generated */
     /* A machine file whose text (name, topology, spec and comments) is copied; its measured:
      * block is replaced by the new one. NULL: a new file (a cpu machine, or a gpu machine when

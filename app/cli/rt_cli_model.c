@@ -313,6 +313,14 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
         const rt_matrix_cfg *mc = &cfg->matrices[mi];
         rt_csr a;
         memset(&a, 0, sizeof a);
+        /* Building a large matrix is most of a model run's time: say so before it starts. */
+        if (o->out) {
+            fprintf(o->out, "matrix %s: building (%s%s, ordering %s)...\n", mc->name,
+                    mc->generator[0] ? "generator " : "file ",
+                    mc->generator[0] ? mc->generator : mc->file,
+                    mc->ordering[0] ? mc->ordering : "natural");
+            fflush(o->out);
+        }
         if (rt_matrix_build(mc->generator[0] ? mc->generator : NULL, &mc->gen,
                             mc->file[0] ? mc->file : NULL, mc->ordering[0] ? mc->ordering : NULL,
                             &a, err) != 0) {

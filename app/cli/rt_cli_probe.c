@@ -29,6 +29,7 @@ static void probe_usage(FILE *f)
         "  --name NAME    the machine's name in the file\n"
         "  --quick        small sizes and few repetitions (smoke test, not ceilings)\n"
         "  --cpu          skip the GPU even when one is present\n"
+        "  --quiet        do not say what is being measured (errors are still printed)\n"
         "  --ranks-per-node N, --ranks-per-socket N   emulate nodes/sockets (see run --help)\n");
 }
 
@@ -39,12 +40,13 @@ int rt_cli_probe(int argc, char **argv)
                                              {"name", required_argument, 0, 'n'},
                                              {"quick", no_argument, 0, 'q'},
                                              {"cpu", no_argument, 0, 'c'},
+                                             {"quiet", no_argument, 0, 'Q'},
                                              {"ranks-per-node", required_argument, 0, 'N'},
                                              {"ranks-per-socket", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out_path = NULL, *base = NULL, *name = NULL;
-    int quick = 0, cpu_only = 0;
+    int quick = 0, cpu_only = 0, quiet = 0;
     long rpn = 0, rps = 0;
     rt_err err;
     rt_err_clear(&err);
@@ -57,6 +59,7 @@ int rt_cli_probe(int argc, char **argv)
         case 'n': name = optarg; break;
         case 'q': quick = 1; break;
         case 'c': cpu_only = 1; break;
+        case 'Q': quiet = 1; break;
         case 'N':
             if (rt_cli_parse_int("--ranks-per-node", optarg, 1, 1000000, &rpn, &err) != 0) {
                 fprintf(stderr, "rooftune probe: %s\n", err.msg);
@@ -99,6 +102,7 @@ int rt_cli_probe(int argc, char **argv)
     rt_probe_opts_init(&po);
     po.quick = quick;
     po.name = name;
+    po.log = rank == 0 && !quiet ? stderr : NULL;
     char base_path[1024] = "";
     if (base) {
         snprintf(base_path, sizeof base_path, "%s", base);
@@ -127,7 +131,7 @@ int rt_cli_probe(int argc, char **argv)
         if (!out) {
             rt_err_set(&err, "cannot write %s", out_path);
             ok = 0;
-        } else {
+        } else if (!quiet) {
             fprintf(stderr, "rooftune probe: %s; %s%s\n", env.backend.cuda_status,
                     po.base_path ? "base file " : "new machine file",
                     po.base_path ? po.base_path : "");
@@ -143,7 +147,7 @@ int rt_cli_probe(int argc, char **argv)
     if (rt_probe_run(&po, comm, out, &err) != 0) {
         fprintf(stderr, "rooftune probe: rank %d: %s\n", rank, err.msg);
         status = RT_EXIT_FAILURE;
-    } else if (rank == 0 && out_path) {
+    } else if (rank == 0 && out_path && !quiet) {
         fprintf(stderr, "rooftune probe: wrote %s\n", out_path);
     }
     if (out && out != stdout)

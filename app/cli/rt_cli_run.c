@@ -47,7 +47,7 @@ static void run_usage(FILE *f)
         "                         per-tier volumes (and times, with a machine) for --ranks N\n"
         "  --ranks N              the job size the model plans for (with --model-only)\n"
         "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
-        "  --quiet                print only the summary\n"
+        "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
         "\n"
         "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
@@ -210,7 +210,8 @@ int rt_cli_run(int argc, char **argv)
                          .verbose = !quiet,
                          .machine_dir = machine_dir,
                          .command_line = cmdline,
-                         .log = (rank == 0 && !quiet) ? stdout : NULL};
+                         .log = (rank == 0 && !quiet) ? stdout : NULL,
+                         .progress = (rank == 0 && !quiet) ? stderr : NULL};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     rt_run_summary sum;
     rt_interrupt_install();

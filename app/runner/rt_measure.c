@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rt_measure.h"
+#include "rt_progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -543,6 +544,8 @@ record:
     case RT_POINT_ABOVE_ROOFLINE: sum->above_roofline++; break;
     }
     if (m->rank == 0) {
+        if (m->progress)
+            rt_progress_clear(m->progress);
         if (m->opt->log) {
             if (rec.status == RT_POINT_OK || rec.status == RT_POINT_ABOVE_ROOFLINE)
                 fprintf(m->opt->log,

@@ -49,6 +49,7 @@ typedef struct rt_measure_ctx {
     double *samples, *rank_min, *rank_avg;
     int samples_cap;
     struct rt_roofline_ctx *roofline; /* NULL when no machine model could be resolved */
+    struct rt_progress *progress;     /* its line is erased before a result line; may be NULL */
 } rt_measure_ctx;
 
 int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,

@@ -13,6 +13,8 @@ typedef struct rt_run_options {
     const char *machine_dir;  /* where machine files live (roofline/machines) */
     const char *command_line; /* for provenance */
     FILE *log;                /* progress lines (rank 0); NULL for silence */
+    FILE *progress; /* points done of the total, elapsed, time left (rank 0; rt_progress.h);
+                       NULL: none */
 } rt_run_options;
 
 typedef struct rt_run_summary {

@@ -11,6 +11,7 @@
 #include "rt_generators.h"
 #include "rt_interrupt.h"
 #include "rt_measure.h"
+#include "rt_progress.h"
 #include "rt_search.h"
 #include "rt_space.h"
 #include "rt_store.h"
@@ -83,6 +84,31 @@ static int64_t problem_count(const rt_config *cfg)
     for (int i = 0; i < cfg->n_problem; ++i)
         n *= cfg->problem[i].n_values > 0 ? cfg->problem[i].n_values : 1;
     return n;
+}
+
+/* Points the run expects, for the progress line: per kernel its parameter combinations, or as
+ * many as the search's budget lets through (the rule of rt_search_create), for every matrix and
+ * problem point. Kernels whose backend is absent are skipped by the run, so they are not counted.
+ */
+static int64_t expected_points(const rt_config *cfg, const rt_registry *reg, int64_t nproblems)
+{
+    int64_t per_input = 0;
+    for (int ki = 0; ki < cfg->n_kernels; ++ki) {
+        const rt_kernel_desc *kd = rt_registry_find_kernel(reg, cfg->kernels[ki].name);
+        if (!kd || kd->unavailable)
+            continue;
+        int64_t size = 1;
+        for (int p = 0; p < cfg->kernels[ki].n_params; ++p)
+            size *=
+                cfg->kernels[ki].params[p].n_values > 0 ? cfg->kernels[ki].params[p].n_values : 1;
+        int64_t budget = size;
+        if (cfg->search.budget > 0)
+            budget = cfg->search.budget;
+        else if (cfg->search.strategy[0] && strcmp(cfg->search.strategy, "exhaustive") != 0)
+            budget = RT_SEARCH_DEFAULT_BUDGET;
+        per_input += size < budget ? size : budget;
+    }
+    return per_input * nproblems * cfg->n_matrices;
 }
 
 static int problem_point(const rt_config *cfg, int64_t index, rt_params *out, rt_err *err)
@@ -223,12 +249,20 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
     }
 
     const int64_t nproblems = problem_count(cfg);
+    rt_progress progress;
+    rt_progress_init(&progress, rank == 0 && !opt->dry_run ? opt->progress : NULL, -1,
+                     RT_PROGRESS_INTERVAL_S, expected_points(cfg, reg, nproblems), rt_clock_now());
+    mctx.progress = &progress;
     for (int mi = 0; mi < cfg->n_matrices && rc == 0 && !mctx.stop; ++mi) {
         const rt_matrix_cfg *mc = &cfg->matrices[mi];
         rt_csr full;
         memset(&full, 0, sizeof full);
         const double t0 = rt_clock_now();
+        char building[128];
+        snprintf(building, sizeof building, "building matrix %s", mc->name);
+        rt_progress_begin(&progress, building, t0);
         ok = build_matrix(mc, &full, err) == 0;
+        rt_progress_clear(&progress);
         if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
             /* Every rank builds the same matrix, so the same error holds everywhere. */
             if (rank != 0 && first_bad >= 0 && err->msg[0] == '\0')
@@ -341,11 +375,18 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                         break;
                     }
                     double objective = INFINITY;
+                    if (progress.out) {
+                        char current[256], shown[160];
+                        rt_params_to_json(&params, shown, sizeof shown);
+                        snprintf(current, sizeof current, "%s %s %s", kd->name, mc->name, shown);
+                        rt_progress_begin(&progress, current, rt_clock_now());
+                    }
                     if (rt_measure_point(&mctx, &tgt, &params, feasible, why, &objective, sum,
                                          err) != 0) {
                         rc = -1;
                         break;
                     }
+                    rt_progress_done(&progress);
                     rt_search_report(search, index, objective);
                 }
                 rt_search_free(search);
@@ -359,6 +400,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         rt_csr_free(&ms.whole);
     }
 
+    rt_progress_clear(&progress);
     rt_measure_finish(&mctx, sum);
     if (rank == 0 && store) {
         rt_err end_err;

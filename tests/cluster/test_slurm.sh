@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A rooftune run through Slurm: ci/slurm/local-slurm.sh starts slurmctld and slurmd on this machine,
+# ci/slurm/rooftune-run.sbatch is submitted with sbatch (2 tasks: a quick probe, then the CI
+# hierarchical-communication config), the test waits for it (bounded) and checks that the job
+# completed and that its store holds every point, verified, with the run marked complete.
+#   $1 rooftune  $2 repository root  $3 scratch folder
+set -euo pipefail
+RT=$(readlink -f "$1")
+ROOT=$(readlink -f "$2")
+WORK=$3
+rm -rf "$WORK" && mkdir -p "$WORK"
+WORK=$(readlink -f "$WORK")
+export RT ROOT WORK ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
+export ROOFTUNE_PROBE_ARGS=--quick
+
+bash "$ROOT/ci/slurm/local-slurm.sh" --timeout 240 -- bash -c '
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$WORK"
+job=$(sbatch --parsable --ntasks=2 --time=5 -o "$WORK/job.out" \
+  "$ROOT/ci/slurm/rooftune-run.sbatch" "$RT" "$ROOT/configs/ci/hierarchical-comm-small.yaml" \
+  "$WORK/hc.db" --ranks-per-node 1)
+echo "submitted job $job"
+# Wait for it to leave the queue (bounded: 150 s), then ask the controller how it ended.
+for _ in $(seq 300); do
+  [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] && break
+  sleep 0.5
+done
+state=$(scontrol show job "$job" | sed -n "s/.*JobState=\([A-Z_]*\).*/\1/p")
+exit_code=$(scontrol show job "$job" | sed -n "s/.* ExitCode=\([0-9:]*\).*/\1/p")
+cat "$WORK/job.out" 2>/dev/null || true
+[ "$state" = COMPLETED ] || fail "job $job ended $state (exit $exit_code)"
+[ -s "$WORK/machine-$job.yaml" ] || fail "the job did not probe its machine"
+python3 - "$WORK/hc.db" "$job" <<PY
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+status, = con.execute("SELECT status FROM runs").fetchone()
+points = con.execute("SELECT status, COUNT(*) FROM points GROUP BY status").fetchall()
+print("run", status, "points", points)
+assert status == "complete", status
+assert points and all(s == "ok" for s, _ in points), points
+n = sum(c for _, c in points)
+assert n == 24, f"{n} points, expected 2 matrices x 12 parameter combinations"
+PY
+grep -q "machine-$job.yaml" "$WORK/job.out" || fail "the run did not use the probed machine file"
+echo "slurm: job $job completed, store verified"
+'
