@@ -22,7 +22,7 @@ int rt_store_rows_next(rt_store_rows *r, rt_err *err)
     }
     if (rc == SQLITE_DONE)
         return 0;
-    return rt_err_set(err, "reading row %lld: %s", r->n_read + 1, sqlite3_errmsg(r->db));
+    return rt_err_set(err, "reading point row %lld: %s", r->n_read + 1, sqlite3_errmsg(r->db));
 }
 
 int rt_store_rows_is_null(const rt_store_rows *r, int col)
