@@ -11,6 +11,7 @@
 
 #include "rt_stats.h"
 #include "rt_store.h"
+#include "rt_store_read.h"
 
 /* The status words the store writes (rt_point_status_name), spelled out so that reading a store
  * does not depend on the writer's code. */
@@ -303,12 +304,6 @@ typedef struct point_list {
     stored_point *items;
 } point_list;
 
-static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(buf, len, "%s", t ? (const char *)t : "");
-}
-
 static int identity_cmp(const stored_point *a, const stored_point *b)
 {
     int c;
@@ -333,7 +328,7 @@ static int point_order(const void *pa, const void *pb)
     return (a->id < b->id) - (a->id > b->id);
 }
 
-static int check_store(sqlite3 *db, const char *label, rt_err *err)
+static int check_store(struct sqlite3 *db, const char *label, rt_err *err)
 {
     if (!db)
         return rt_err_set(err, "%s: no store is open", label);
@@ -342,56 +337,50 @@ static int check_store(sqlite3 *db, const char *label, rt_err *err)
     return 0;
 }
 
+/* Where rt_store_each_point appends: the list, its store index and how to class devices. */
+typedef struct point_sink {
+    point_list *list;
+    int store;
+    const rt_compare_opts *o;
+} point_sink;
+
+static int append_point(void *ctx, const rt_store_point *sp, rt_err *err)
+{
+    point_sink *sink = ctx;
+    point_list *list = sink->list;
+    if (list->n == list->cap) {
+        const int cap = list->cap ? 2 * list->cap : 256;
+        void *grown = realloc(list->items, (size_t)cap * sizeof *list->items);
+        if (!grown)
+            return rt_err_set(err, "out of memory reading its points");
+        list->items = grown;
+        list->cap = cap;
+    }
+    stored_point *p = &list->items[list->n++];
+    memset(p, 0, sizeof *p);
+    p->id = sp->id;
+    p->store = sink->store;
+    snprintf(p->experiment, sizeof p->experiment, "%s", sp->experiment);
+    snprintf(p->kernel, sizeof p->kernel, "%s", sp->kernel);
+    snprintf(p->matrix, sizeof p->matrix, "%s", sp->matrix);
+    snprintf(p->params, sizeof p->params, "%s", sp->params);
+    snprintf(p->problem, sizeof p->problem, "%s", sp->problem);
+    p->ranks = sp->ranks;
+    if (sink->o->ignore_device)
+        snprintf(p->device_class, sizeof p->device_class, "*");
+    else
+        rt_compare_device_class(sp->device, p->device_class, sizeof p->device_class);
+    snprintf(p->status, sizeof p->status, "%s", sp->status);
+    return 0;
+}
+
 /* Appends every point of a store (optionally one experiment) to list, tagged with store. */
-static int load_points(sqlite3 *db, const char *label, int store, const rt_compare_opts *o,
+static int load_points(struct sqlite3 *db, const char *label, int store, const rt_compare_opts *o,
                        point_list *list, rt_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    const char *sql = o->experiment
-                          ? "SELECT id, experiment, kernel, matrix, params, problem, ranks, "
-                            "device, status FROM points WHERE experiment = ?1 ORDER BY id"
-                          : "SELECT id, experiment, kernel, matrix, params, problem, ranks, "
-                            "device, status FROM points ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read its points: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    if (o->experiment)
-        sqlite3_bind_text(st, 1, o->experiment, -1, SQLITE_TRANSIENT);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (list->n == list->cap) {
-            const int cap = list->cap ? 2 * list->cap : 256;
-            void *grown = realloc(list->items, (size_t)cap * sizeof *list->items);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading its points", label);
-            }
-            list->items = grown;
-            list->cap = cap;
-        }
-        stored_point *p = &list->items[list->n++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(st, 0);
-        p->store = store;
-        copy_text(st, 1, p->experiment, sizeof p->experiment);
-        copy_text(st, 2, p->kernel, sizeof p->kernel);
-        copy_text(st, 3, p->matrix, sizeof p->matrix);
-        copy_text(st, 4, p->params, sizeof p->params);
-        copy_text(st, 5, p->problem, sizeof p->problem);
-        p->ranks = sqlite3_column_int(st, 6);
-        char device[256];
-        copy_text(st, 7, device, sizeof device);
-        if (o->ignore_device)
-            snprintf(p->device_class, sizeof p->device_class, "*");
-        else
-            rt_compare_device_class(device, p->device_class, sizeof p->device_class);
-        copy_text(st, 8, p->status, sizeof p->status);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read its points: %s", label, sqlite3_errmsg(db));
+    point_sink sink = {list, store, o};
+    if (rt_store_each_point(db, o->experiment, append_point, &sink, err) != 0)
+        return rt_err_prefix(err, "%s", label);
     return 0;
 }
 
@@ -416,40 +405,17 @@ typedef struct sample_buf {
     double *x;
 } sample_buf;
 
-static int load_samples(sqlite3 *db, const char *label, int64_t id, sample_buf *s, rt_err *err)
+static int load_samples(struct sqlite3 *db, const char *label, int64_t id, sample_buf *s,
+                        rt_err *err)
 {
-    s->n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds IS "
-                           "NOT NULL ORDER BY rep",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read samples: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const double v = sqlite3_column_double(st, 0);
-        if (!isfinite(v) || v <= 0)
-            continue; /* not a time: never compare it */
-        if (s->n == s->cap) {
-            const int cap = s->cap ? 2 * s->cap : 128;
-            void *grown = realloc(s->x, (size_t)cap * sizeof *s->x);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading samples", label);
-            }
-            s->x = grown;
-            s->cap = cap;
-        }
-        s->x[s->n++] = v;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read samples of point %lld: %s", label, (long long)id,
-                          sqlite3_errmsg(db));
+    if (rt_store_samples(db, id, &s->x, &s->n, &s->cap, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    /* Keep only finite times: anything else can never be compared. */
+    int kept = 0;
+    for (int k = 0; k < s->n; ++k)
+        if (isfinite(s->x[k]) && s->x[k] > 0)
+            s->x[kept++] = s->x[k];
+    s->n = kept;
     return 0;
 }
 
@@ -469,53 +435,18 @@ static int bad_status(const char *status)
 /* ------------------------------------------------------------------------------------------- */
 /* Metrics */
 
-typedef struct metric_row {
-    char name[64];
-    int available, deterministic, has_value;
-    double value;
-} metric_row;
+typedef rt_store_metric metric_row;
 
 typedef struct metric_list {
     int n, cap;
     metric_row *items;
 } metric_list;
 
-static int load_metrics(sqlite3 *db, const char *label, int64_t id, metric_list *m, rt_err *err)
+static int load_metrics(struct sqlite3 *db, const char *label, int64_t id, metric_list *m,
+                        rt_err *err)
 {
-    m->n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, available, deterministic, value FROM metrics WHERE "
-                           "point_id = ?1 ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read metrics: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (m->n == m->cap) {
-            const int cap = m->cap ? 2 * m->cap : 64;
-            void *grown = realloc(m->items, (size_t)cap * sizeof *m->items);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading metrics", label);
-            }
-            m->items = grown;
-            m->cap = cap;
-        }
-        metric_row *r = &m->items[m->n++];
-        copy_text(st, 0, r->name, sizeof r->name);
-        r->available = sqlite3_column_int(st, 1);
-        r->deterministic = sqlite3_column_int(st, 2);
-        r->has_value = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        r->value = r->has_value ? sqlite3_column_double(st, 3) : NAN;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read metrics of point %lld: %s", label, (long long)id,
-                          sqlite3_errmsg(db));
+    if (rt_store_metrics(db, id, NULL, &m->items, &m->n, &m->cap, err) != 0)
+        return rt_err_prefix(err, "%s", label);
     return 0;
 }
 
@@ -606,7 +537,7 @@ static int add_entry(rt_compare_report *r, rt_compare_entry **out, rt_err *err)
     return 0;
 }
 
-static int compare_pair(sqlite3 *base, const char *base_label, sqlite3 *fresh,
+static int compare_pair(struct sqlite3 *base, const char *base_label, struct sqlite3 *fresh,
                         const char *new_label, const stored_point *pb, const stored_point *pn,
                         rt_compare_report *r, sample_buf *sb, sample_buf *sn, metric_list *mb,
                         metric_list *mn, rt_err *err)
@@ -682,8 +613,9 @@ static int add_one_sided(rt_compare_report *r, const stored_point *p, rt_compare
     return 0;
 }
 
-int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, const char *new_label,
-                      const rt_compare_opts *o, rt_compare_report *r, rt_err *err)
+int rt_compare_stores(struct sqlite3 *base, const char *base_label, struct sqlite3 *fresh,
+                      const char *new_label, const rt_compare_opts *o, rt_compare_report *r,
+                      rt_err *err)
 {
     if (!r)
         return rt_err_set(err, "rt_compare_stores: no report to fill");
@@ -1112,7 +1044,7 @@ static void history_identity(rt_history_point *h, const stored_point *p)
 }
 
 /* The change points of one identity, whose records are group[0..n_group-1] (by store). */
-static int history_group(sqlite3 *const *stores, const char *const *labels,
+static int history_group(struct sqlite3 *const *stores, const char *const *labels,
                          const stored_point *group, int n_group, rt_history_report *h, rt_err *err)
 {
     sample_buf *bufs = calloc((size_t)n_group, sizeof *bufs);
@@ -1191,7 +1123,7 @@ done:
     return rc;
 }
 
-int rt_compare_history(sqlite3 *const *stores, const char *const *labels, int n,
+int rt_compare_history(struct sqlite3 *const *stores, const char *const *labels, int n,
                        const rt_compare_opts *o, rt_history_report *h, rt_err *err)
 {
     if (!h)
