@@ -289,6 +289,79 @@ int rt_store_each_best(sqlite3 *db, const char *experiment, rt_store_best_fn fn,
     return finish(db, st, rc, "the best points", err);
 }
 
+static const char roofline_sql[] =
+    "SELECT p.id, p.kernel, p.matrix, p.params, "
+    "       coalesce(json_extract(p.problem, '$.precision'), 'fp32'), p.ranks, p.gflops, "
+    "       p.status = 'above_roofline', p.flops,"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'intensity'),"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'model_flops'),"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'model_dram_bytes'),"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'model_net_bytes_global'),"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'dram_bytes_read'),"
+    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
+    "          AND m.name = 'dram_bytes_write') "
+    "FROM points p "
+    "WHERE (?1 IS NULL OR p.experiment = ?1) AND p.status IN ('ok', 'above_roofline') "
+    "  AND p.gflops IS NOT NULL AND p.gflops > 0 "
+    "ORDER BY p.id";
+
+int rt_store_each_roofline_point(sqlite3 *db, const char *experiment, rt_store_roofline_fn fn,
+                                 void *ctx, rt_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (prepare(db, roofline_sql, &st, "points", err) != 0)
+        return -1;
+    if (experiment)
+        sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 1);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rt_store_roofline_point p;
+        memset(&p, 0, sizeof p);
+        p.id = sqlite3_column_int64(st, 0);
+        text_col(st, 1, p.kernel, sizeof p.kernel);
+        text_col(st, 2, p.matrix, sizeof p.matrix);
+        text_col(st, 3, p.params, sizeof p.params);
+        text_col(st, 4, p.precision, sizeof p.precision);
+        p.ranks = sqlite3_column_int(st, 5);
+        p.gflops = sqlite3_column_double(st, 6);
+        p.above = sqlite3_column_int(st, 7);
+        p.flops = real_col(st, 8);
+        p.intensity = real_col(st, 9);
+        p.model_flops = real_col(st, 10);
+        p.model_dram_bytes = real_col(st, 11);
+        p.model_net_bytes_global = real_col(st, 12);
+        p.dram_bytes_read = real_col(st, 13);
+        p.dram_bytes_write = real_col(st, 14);
+        const int stop = fn(ctx, &p, err);
+        if (stop) {
+            sqlite3_finalize(st);
+            return stop;
+        }
+    }
+    return finish(db, st, rc, "points", err);
+}
+
+int rt_store_point_time_median(sqlite3 *db, int64_t point_id, double *median, rt_err *err)
+{
+    *median = NAN;
+    sqlite3_stmt *st = NULL;
+    if (prepare(db, "SELECT time_median_s FROM points WHERE id = ?1", &st, "a point's median",
+                err) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, point_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *median = real_col(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
 /* ---- samples and metrics ------------------------------------------------------------------- */
 
 int rt_store_samples(sqlite3 *db, int64_t point_id, double **x, int *n, int *cap, rt_err *err)

@@ -112,6 +112,29 @@ typedef int (*rt_store_best_fn)(void *ctx, const rt_store_best *b, rt_err *err);
 int rt_store_each_best(struct sqlite3 *db, const char *experiment, rt_store_best_fn fn, void *ctx,
                        rt_err *err);
 
+/* What a roofline figure needs of a point: the status-ok or above_roofline points of experiment
+ * (NULL: all) with a positive GFLOP/s, in id order. Metrics that are missing or unavailable read
+ * as NAN. */
+typedef struct rt_store_roofline_point {
+    int64_t id;
+    char kernel[96];
+    char matrix[64];
+    char params[1024];
+    char precision[16]; /* problem's precision, "fp32" when it has none */
+    int ranks;
+    double gflops;
+    int above;    /* status above_roofline */
+    double flops; /* nominal */
+    double intensity, model_flops, model_dram_bytes, model_net_bytes_global;
+    double dram_bytes_read, dram_bytes_write;
+} rt_store_roofline_point;
+typedef int (*rt_store_roofline_fn)(void *ctx, const rt_store_roofline_point *p, rt_err *err);
+int rt_store_each_roofline_point(struct sqlite3 *db, const char *experiment,
+                                 rt_store_roofline_fn fn, void *ctx, rt_err *err);
+
+/* The median time of a point (NAN when it has none or is not there). */
+int rt_store_point_time_median(struct sqlite3 *db, int64_t point_id, double *median, rt_err *err);
+
 /* ---- samples and metrics of one point ------------------------------------------------------ */
 
 /* The recorded seconds (max over ranks) of a point in repetition order, into a growing array:
