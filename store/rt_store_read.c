@@ -27,7 +27,8 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, const char *
     if (!db)
         return rt_err_set(err, "reading %s: no store is open", what);
     if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "reading %s: %s", what, sqlite3_errmsg(db));
+        /* A fixed query that does not compile means the tables are not there. */
+        rt_err_set(err, "reading %s: %s (is this a rooftune store?)", what, sqlite3_errmsg(db));
         sqlite3_finalize(*st);
         *st = NULL;
         return -1;
