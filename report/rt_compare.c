@@ -1,5 +1,7 @@
-/* rt_compare: regression verdicts between result stores; see rt_compare.h and
- * docs/regression.md for the rules. */
+/* rt_compare: regression verdicts between result stores (points read through the store API,
+ * matched, timed and metric verdicts, history grouping); see rt_compare.h and docs/regression.md
+ * for the rules. The device class rules are in rt_compare_device.c, the change-point search in
+ * rt_compare_changes.c, the text and Markdown writers in rt_compare_write.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "rt_compare.h"
 #include "rt_metrics.h"
@@ -12,6 +14,7 @@
 
 #include "rt_stats.h"
 #include "rt_store.h"
+#include "rt_store_read.h"
 
 /* The status words the store writes (rt_point_status_name), spelled out so that reading a store
  * does not depend on the writer's code. */
@@ -53,169 +56,6 @@ const char *rt_verdict_name(rt_verdict v)
     case RT_VERDICT_NOT_TIMED: return "NOT-TIMED";
     }
     return "?";
-}
-
-/* ------------------------------------------------------------------------------------------- */
-/* Device class */
-
-static int is_hex(char c)
-{
-    return isxdigit((unsigned char)c) != 0;
-}
-
-/* The token without the brackets, parentheses and punctuation that wrap it. */
-static void strip_wrapping(const char *tok, size_t len, const char **core, size_t *core_len)
-{
-    size_t a = 0, b = len;
-    while (a < b && strchr("([{<", tok[a]))
-        ++a;
-    while (b > a && strchr(")]}>,;", tok[b - 1]))
-        --b;
-    *core = tok + a;
-    *core_len = b - a;
-}
-
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; ++i)
-        if (!isdigit((unsigned char)s[i]))
-            return 0;
-    return 1;
-}
-
-/* 8-4-4-4-12 hex digits. */
-static int is_uuid(const char *s, size_t n)
-{
-    static const int groups[] = {8, 4, 4, 4, 12};
-    size_t i = 0;
-    for (int g = 0; g < 5; ++g) {
-        for (int k = 0; k < groups[g]; ++k, ++i)
-            if (i >= n || !is_hex(s[i]))
-                return 0;
-        if (g < 4) {
-            if (i >= n || s[i] != '-')
-                return 0;
-            ++i;
-        }
-    }
-    return i == n;
-}
-
-/* [dddd:]bb:dd.f with hex digits. */
-static int is_pci_bus_id(const char *s, size_t n)
-{
-    size_t i = 0, run = 0;
-    int colons = 0, dot = 0;
-    for (; i < n; ++i) {
-        if (is_hex(s[i])) {
-            ++run;
-        } else if (s[i] == ':' && run > 0 && !dot) {
-            ++colons;
-            run = 0;
-        } else if (s[i] == '.' && run > 0 && colons > 0 && !dot) {
-            dot = 1;
-            run = 0;
-        } else {
-            return 0;
-        }
-    }
-    return dot && run == 1 && (colons == 1 || colons == 2);
-}
-
-static int is_serialish(const char *s, size_t n)
-{
-    if (n >= 4 && (strncmp(s, "GPU-", 4) == 0 || strncmp(s, "MIG-", 4) == 0))
-        return 1;
-    if (is_uuid(s, n) || is_pci_bus_id(s, n))
-        return 1;
-    if (n >= 2 && s[0] == '#' && all_digits(s + 1, n - 1))
-        return 1;
-    /* A long hex word with a digit in it is a serial number or a hash, not a model name. */
-    if (n >= 8) {
-        int hex = 1, digit = 0;
-        for (size_t i = 0; i < n; ++i) {
-            hex &= is_hex(s[i]);
-            digit |= isdigit((unsigned char)s[i]) != 0;
-        }
-        if (hex && digit)
-            return 1;
-    }
-    return 0;
-}
-
-static int starts_serial_label(const char *s, size_t n)
-{
-    return (n >= 2 && (s[0] == 'S' || s[0] == 's') && (s[1] == 'N' || s[1] == 'n') &&
-            (n == 2 || s[2] == ':' || s[2] == '=' || isdigit((unsigned char)s[2]))) ||
-           (n >= 3 && strncmp(s, "S/N", 3) == 0);
-}
-
-void rt_compare_device_class(const char *device, char *out, size_t len)
-{
-    if (!out || len == 0)
-        return;
-    out[0] = '\0';
-    if (!device)
-        return;
-    /* Tokens kept, in order; their count lets a trailing index be dropped afterwards. */
-    size_t used = 0, last_start = 0;
-    int kept = 0, last_is_index = 0, in_serial_bracket = 0;
-    const char *p = device;
-    while (*p) {
-        while (*p && isspace((unsigned char)*p))
-            ++p;
-        if (!*p)
-            break;
-        const char *tok = p;
-        while (*p && !isspace((unsigned char)*p))
-            ++p;
-        const size_t tlen = (size_t)(p - tok);
-        const char *core;
-        size_t clen;
-        strip_wrapping(tok, tlen, &core, &clen);
-        const int opens = strchr("([{", tok[0]) != NULL;
-        const int closes = tlen > 0 && strchr(")]}", tok[tlen - 1]) != NULL;
-        if (in_serial_bracket) {
-            /* "(S/N: 1234 5678)": everything up to the closing bracket goes. */
-            if (closes)
-                in_serial_bracket = 0;
-            continue;
-        }
-        if (starts_serial_label(core, clen)) {
-            in_serial_bracket = opens && !closes;
-            continue;
-        }
-        if (clen == 0 || is_serialish(core, clen))
-            continue;
-        /* ":0", "[0]", "(0)" and a bare number are an index only at the end: remember. */
-        const char *digits = core;
-        size_t dlen = clen;
-        if (dlen > 0 && digits[0] == ':') {
-            ++digits;
-            --dlen;
-        }
-        /* Bracketed or after a colon up to 3 digits; bare only up to 2, since a bare 3-digit
-         * number ends many model names ("... Processor 248"). */
-        const int marked = opens || core[0] == ':';
-        const int index_like =
-            all_digits(digits, dlen) && dlen <= (marked ? 3u : 2u) && (marked || kept > 0);
-        if (used + tlen + 2 > len)
-            break;
-        last_start = used;
-        if (used)
-            out[used++] = ' ';
-        memcpy(out + used, tok, tlen);
-        used += tlen;
-        out[used] = '\0';
-        ++kept;
-        last_is_index = index_like;
-    }
-    /* A model name never ends in a bare small number after a model word ("H100 0"), while a
-     * device index often does. */
-    if (kept > 1 && last_is_index)
-        out[last_start] = '\0';
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -304,12 +144,6 @@ typedef struct point_list {
     stored_point *items;
 } point_list;
 
-static void copy_text(sqlite3_stmt *st, int col, char *buf, size_t len)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(buf, len, "%s", t ? (const char *)t : "");
-}
-
 static int identity_cmp(const stored_point *a, const stored_point *b)
 {
     int c;
@@ -334,7 +168,7 @@ static int point_order(const void *pa, const void *pb)
     return (a->id < b->id) - (a->id > b->id);
 }
 
-static int check_store(sqlite3 *db, const char *label, rt_err *err)
+static int check_store(struct sqlite3 *db, const char *label, rt_err *err)
 {
     if (!db)
         return rt_err_set(err, "%s: no store is open", label);
@@ -343,56 +177,50 @@ static int check_store(sqlite3 *db, const char *label, rt_err *err)
     return 0;
 }
 
+/* Where rt_store_each_point appends: the list, its store index and how to class devices. */
+typedef struct point_sink {
+    point_list *list;
+    int store;
+    const rt_compare_opts *o;
+} point_sink;
+
+static int append_point(void *ctx, const rt_store_point *sp, rt_err *err)
+{
+    point_sink *sink = ctx;
+    point_list *list = sink->list;
+    if (list->n == list->cap) {
+        const int cap = list->cap ? 2 * list->cap : 256;
+        void *grown = realloc(list->items, (size_t)cap * sizeof *list->items);
+        if (!grown)
+            return rt_err_set(err, "out of memory reading its points");
+        list->items = grown;
+        list->cap = cap;
+    }
+    stored_point *p = &list->items[list->n++];
+    memset(p, 0, sizeof *p);
+    p->id = sp->id;
+    p->store = sink->store;
+    snprintf(p->experiment, sizeof p->experiment, "%s", sp->experiment);
+    snprintf(p->kernel, sizeof p->kernel, "%s", sp->kernel);
+    snprintf(p->matrix, sizeof p->matrix, "%s", sp->matrix);
+    snprintf(p->params, sizeof p->params, "%s", sp->params);
+    snprintf(p->problem, sizeof p->problem, "%s", sp->problem);
+    p->ranks = sp->ranks;
+    if (sink->o->ignore_device)
+        snprintf(p->device_class, sizeof p->device_class, "*");
+    else
+        rt_compare_device_class(sp->device, p->device_class, sizeof p->device_class);
+    snprintf(p->status, sizeof p->status, "%s", sp->status);
+    return 0;
+}
+
 /* Appends every point of a store (optionally one experiment) to list, tagged with store. */
-static int load_points(sqlite3 *db, const char *label, int store, const rt_compare_opts *o,
+static int load_points(struct sqlite3 *db, const char *label, int store, const rt_compare_opts *o,
                        point_list *list, rt_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    const char *sql = o->experiment
-                          ? "SELECT id, experiment, kernel, matrix, params, problem, ranks, "
-                            "device, status FROM points WHERE experiment = ?1 ORDER BY id"
-                          : "SELECT id, experiment, kernel, matrix, params, problem, ranks, "
-                            "device, status FROM points ORDER BY id";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read its points: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    if (o->experiment)
-        sqlite3_bind_text(st, 1, o->experiment, -1, SQLITE_TRANSIENT);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (list->n == list->cap) {
-            const int cap = list->cap ? 2 * list->cap : 256;
-            void *grown = realloc(list->items, (size_t)cap * sizeof *list->items);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading its points", label);
-            }
-            list->items = grown;
-            list->cap = cap;
-        }
-        stored_point *p = &list->items[list->n++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(st, 0);
-        p->store = store;
-        copy_text(st, 1, p->experiment, sizeof p->experiment);
-        copy_text(st, 2, p->kernel, sizeof p->kernel);
-        copy_text(st, 3, p->matrix, sizeof p->matrix);
-        copy_text(st, 4, p->params, sizeof p->params);
-        copy_text(st, 5, p->problem, sizeof p->problem);
-        p->ranks = sqlite3_column_int(st, 6);
-        char device[256];
-        copy_text(st, 7, device, sizeof device);
-        if (o->ignore_device)
-            snprintf(p->device_class, sizeof p->device_class, "*");
-        else
-            rt_compare_device_class(device, p->device_class, sizeof p->device_class);
-        copy_text(st, 8, p->status, sizeof p->status);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read its points: %s", label, sqlite3_errmsg(db));
+    point_sink sink = {list, store, o};
+    if (rt_store_each_point(db, o->experiment, append_point, &sink, err) != 0)
+        return rt_err_prefix(err, "%s", label);
     return 0;
 }
 
@@ -417,40 +245,17 @@ typedef struct sample_buf {
     double *x;
 } sample_buf;
 
-static int load_samples(sqlite3 *db, const char *label, int64_t id, sample_buf *s, rt_err *err)
+static int load_samples(struct sqlite3 *db, const char *label, int64_t id, sample_buf *s,
+                        rt_err *err)
 {
-    s->n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds IS "
-                           "NOT NULL ORDER BY rep",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read samples: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const double v = sqlite3_column_double(st, 0);
-        if (!isfinite(v) || v <= 0)
-            continue; /* not a time: never compare it */
-        if (s->n == s->cap) {
-            const int cap = s->cap ? 2 * s->cap : 128;
-            void *grown = realloc(s->x, (size_t)cap * sizeof *s->x);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading samples", label);
-            }
-            s->x = grown;
-            s->cap = cap;
-        }
-        s->x[s->n++] = v;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read samples of point %lld: %s", label, (long long)id,
-                          sqlite3_errmsg(db));
+    if (rt_store_samples(db, id, &s->x, &s->n, &s->cap, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    /* Keep only finite times: anything else can never be compared. */
+    int kept = 0;
+    for (int k = 0; k < s->n; ++k)
+        if (isfinite(s->x[k]) && s->x[k] > 0)
+            s->x[kept++] = s->x[k];
+    s->n = kept;
     return 0;
 }
 
@@ -470,53 +275,18 @@ static int bad_status(const char *status)
 /* ------------------------------------------------------------------------------------------- */
 /* Metrics */
 
-typedef struct metric_row {
-    char name[64];
-    int available, deterministic, has_value;
-    double value;
-} metric_row;
+typedef rt_store_metric metric_row;
 
 typedef struct metric_list {
     int n, cap;
     metric_row *items;
 } metric_list;
 
-static int load_metrics(sqlite3 *db, const char *label, int64_t id, metric_list *m, rt_err *err)
+static int load_metrics(struct sqlite3 *db, const char *label, int64_t id, metric_list *m,
+                        rt_err *err)
 {
-    m->n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, available, deterministic, value FROM metrics WHERE "
-                           "point_id = ?1 ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s: cannot read metrics: %s", label, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (m->n == m->cap) {
-            const int cap = m->cap ? 2 * m->cap : 64;
-            void *grown = realloc(m->items, (size_t)cap * sizeof *m->items);
-            if (!grown) {
-                sqlite3_finalize(st);
-                return rt_err_set(err, "%s: out of memory reading metrics", label);
-            }
-            m->items = grown;
-            m->cap = cap;
-        }
-        metric_row *r = &m->items[m->n++];
-        copy_text(st, 0, r->name, sizeof r->name);
-        r->available = sqlite3_column_int(st, 1);
-        r->deterministic = sqlite3_column_int(st, 2);
-        r->has_value = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        r->value = r->has_value ? sqlite3_column_double(st, 3) : NAN;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "%s: cannot read metrics of point %lld: %s", label, (long long)id,
-                          sqlite3_errmsg(db));
+    if (rt_store_metrics(db, id, NULL, &m->items, &m->n, &m->cap, err) != 0)
+        return rt_err_prefix(err, "%s", label);
     return 0;
 }
 
@@ -616,7 +386,7 @@ static int add_entry(rt_compare_report *r, rt_compare_entry **out, rt_err *err)
     return 0;
 }
 
-static int compare_pair(sqlite3 *base, const char *base_label, sqlite3 *fresh,
+static int compare_pair(struct sqlite3 *base, const char *base_label, struct sqlite3 *fresh,
                         const char *new_label, const stored_point *pb, const stored_point *pn,
                         rt_compare_report *r, sample_buf *sb, sample_buf *sn, metric_list *mb,
                         metric_list *mn, rt_err *err)
@@ -703,8 +473,9 @@ static int add_one_sided(rt_compare_report *r, const stored_point *p, rt_compare
     return 0;
 }
 
-int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, const char *new_label,
-                      const rt_compare_opts *o, rt_compare_report *r, rt_err *err)
+int rt_compare_stores(struct sqlite3 *base, const char *base_label, struct sqlite3 *fresh,
+                      const char *new_label, const rt_compare_opts *o, rt_compare_report *r,
+                      rt_err *err)
 {
     if (!r)
         return rt_err_set(err, "rt_compare_stores: no report to fill");
@@ -776,371 +547,6 @@ void rt_compare_report_free(rt_compare_report *r)
 }
 
 /* ------------------------------------------------------------------------------------------- */
-/* Writing the comparison */
-
-/* A time with a unit that keeps 4 significant digits readable. */
-static void format_time(double s, char *buf, size_t len)
-{
-    if (!isfinite(s))
-        snprintf(buf, len, "-");
-    else if (s >= 1)
-        snprintf(buf, len, "%.4g s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, len, "%.4g ms", s * 1e3);
-    else if (s >= 1e-6)
-        snprintf(buf, len, "%.4g us", s * 1e6);
-    else
-        snprintf(buf, len, "%.4g ns", s * 1e9);
-}
-
-static void format_change(double ratio, char *buf, size_t len)
-{
-    if (!isfinite(ratio))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%+.1f%%", (ratio - 1) * 100);
-}
-
-static void describe_point(char *buf, size_t len, const rt_compare_entry *e)
-{
-    snprintf(buf, len, "%s %s %s %s %s ranks=%d [%s]", e->experiment, e->kernel, e->matrix,
-             e->params, e->problem, e->ranks, e->device_class);
-}
-
-static const char *metric_kind_text(rt_metric_change_kind k)
-{
-    switch (k) {
-    case RT_METRIC_VALUE: return "value changed";
-    case RT_METRIC_MISSING: return "missing in the new store";
-    case RT_METRIC_AVAILABILITY: return "readable on one side only";
-    }
-    return "?";
-}
-
-static void verdict_summary(const rt_compare_report *r, char *buf, size_t len)
-{
-    if (!r->failed) {
-        snprintf(buf, len, "PASS");
-        return;
-    }
-    size_t used = (size_t)snprintf(buf, len, "FAIL (");
-    const char *sep = "";
-    if (!r->opts.allow_no_match && r->n_matched == 0 && used < len) {
-        used += (size_t)snprintf(buf + used, len - used,
-                                 "no point matched: nothing was compared (--ignore-device matches "
-                                 "across devices, --allow-no-match accepts it)");
-        sep = "; ";
-    }
-    if (!r->opts.timings_informational && r->n_slower > 0 && used < len) {
-        used += (size_t)snprintf(buf + used, len - used, "%s%d slower beyond %.3g%%", sep,
-                                 r->n_slower, r->opts.threshold * 100);
-        sep = "; ";
-    }
-    if (!r->opts.timings_informational && !r->opts.allow_unsure && r->n_unsure_slower > 0 &&
-        used < len) {
-        used += (size_t)snprintf(buf + used, len - used,
-                                 "%s%d unsure past +%.3g%%: re-measure them, or --allow-unsure",
-                                 sep, r->n_unsure_slower, r->opts.threshold * 100);
-        sep = "; ";
-    }
-    if (r->n_status_failed > 0 && used < len) {
-        used += (size_t)snprintf(buf + used, len - used, "%s%d status failure(s)", sep,
-                                 r->n_status_failed);
-        sep = "; ";
-    }
-    if (r->n_points_metric_changed > 0 && used < len)
-        used += (size_t)snprintf(buf + used, len - used,
-                                 "%s%d point(s) with changed deterministic metrics", sep,
-                                 r->n_points_metric_changed);
-    if (used < len)
-        snprintf(buf + used, len - used, ")");
-}
-
-void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base_label,
-                           const char *new_label)
-{
-    fprintf(f, "rooftune compare: %s -> %s (threshold %.3g%%, alpha %g%s%s)\n", base_label,
-            new_label, r->opts.threshold * 100, r->opts.alpha,
-            r->opts.timings_informational ? ", timings informational" : "",
-            r->opts.ignore_device ? ", any device" : "");
-    fprintf(f, "matched %d point(s): %d same, %d faster, %d slower, %d unsure, %d not timed\n",
-            r->n_matched, r->n_same, r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed);
-    fprintf(f, "only in %s: %d; only in %s: %d\n", base_label, r->n_base_only, new_label,
-            r->n_new_only);
-    if (r->n_noisy > 0)
-        fprintf(f,
-                "noisy: %d matched point(s) missed their confidence target on one side or both "
-                "(never SLOWER or FASTER, at most UNSURE)\n",
-                r->n_noisy);
-    fprintf(f,
-            "status: %d failure(s), %d other change(s); deterministic metrics: %d point(s) "
-            "changed\n",
-            r->n_status_failed, r->n_status_changed, r->n_points_metric_changed);
-    int header = 0;
-    for (int k = 0; k < r->n_entries; ++k) {
-        const rt_compare_entry *e = &r->entries[k];
-        if (e->side != RT_COMPARE_BOTH)
-            continue;
-        const int timing = e->verdict == RT_VERDICT_SLOWER || e->verdict == RT_VERDICT_FASTER ||
-                           e->verdict == RT_VERDICT_UNSURE;
-        if (!timing && e->status_change == RT_STATUS_UNCHANGED && e->n_metric_changes == 0)
-            continue;
-        if (!header++)
-            fputc('\n', f);
-        char what[2048], tb[32], tn[32], ch[32];
-        describe_point(what, sizeof what, e);
-        if (timing) {
-            format_time(e->base_median, tb, sizeof tb);
-            format_time(e->new_median, tn, sizeof tn);
-            format_change(e->ratio, ch, sizeof ch);
-            fprintf(f, "%-7s %s: %s -> %s (%s, p = %.2g, %d/%d samples)\n",
-                    rt_verdict_name(e->verdict), what, tb, tn, ch, e->p_value, e->n_base, e->n_new);
-        }
-        if (e->status_change != RT_STATUS_UNCHANGED)
-            fprintf(f, "%-7s %s: status %s -> %s%s\n", "STATUS", what, e->base_status,
-                    e->new_status, e->status_change == RT_STATUS_FAILED ? " (failure)" : "");
-        for (int m = 0; m < r->n_metric_changes; ++m) {
-            const rt_compare_metric_change *c = &r->metric_changes[m];
-            if (c->entry != k)
-                continue;
-            fprintf(f, "%-7s %s: %s %s (%.17g -> %.17g)\n", "METRIC", what, c->name,
-                    metric_kind_text(c->kind), c->base_value, c->new_value);
-        }
-    }
-    int listed = 0;
-    for (int k = 0; k < r->n_entries; ++k) {
-        const rt_compare_entry *e = &r->entries[k];
-        if (e->side == RT_COMPARE_BOTH)
-            continue;
-        if (!listed++)
-            fputc('\n', f);
-        char what[2048];
-        describe_point(what, sizeof what, e);
-        fprintf(f, "ONLY    %s: only in %s (%s)\n", what,
-                e->side == RT_COMPARE_BASE_ONLY ? base_label : new_label,
-                e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
-    }
-    char verdict[256];
-    verdict_summary(r, verdict, sizeof verdict);
-    fprintf(f, "\nverdict: %s\n", verdict);
-}
-
-/* Markdown table cells: a pipe or a newline would break the table. */
-static void md_cell(FILE *f, const char *text)
-{
-    for (const char *c = text; *c; ++c) {
-        if (*c == '|')
-            fputs("\\|", f);
-        else if (*c == '\n' || *c == '\r')
-            fputc(' ', f);
-        else
-            fputc(*c, f);
-    }
-}
-
-static void md_identity(FILE *f, const rt_compare_entry *e)
-{
-    fputs("| ", f);
-    md_cell(f, e->experiment);
-    fputs(" | ", f);
-    md_cell(f, e->kernel);
-    fputs(" | ", f);
-    md_cell(f, e->matrix);
-    fputs(" | `", f);
-    md_cell(f, e->params);
-    fputs("` | `", f);
-    md_cell(f, e->problem);
-    fprintf(f, "` | %d | ", e->ranks);
-}
-
-void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *base_label,
-                               const char *new_label)
-{
-    char verdict[256];
-    verdict_summary(r, verdict, sizeof verdict);
-    fprintf(f, "# rooftune compare\n\n");
-    fprintf(f, "- baseline: `");
-    md_cell(f, base_label);
-    fprintf(f, "`\n- new: `");
-    md_cell(f, new_label);
-    fprintf(f, "`\n- threshold %.3g%%, alpha %g%s%s\n- **verdict: %s**\n\n",
-            r->opts.threshold * 100, r->opts.alpha,
-            r->opts.timings_informational ? ", timings informational (do not gate)" : "",
-            r->opts.ignore_device ? ", points matched on any device" : "", verdict);
-    fprintf(f, "| matched | same | faster | slower | unsure | not timed | only baseline | "
-               "only new | status failures | metric changes |\n");
-    fprintf(f, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    fprintf(f, "| %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |\n\n", r->n_matched, r->n_same,
-            r->n_faster, r->n_slower, r->n_unsure, r->n_not_timed, r->n_base_only, r->n_new_only,
-            r->n_status_failed, r->n_points_metric_changed);
-
-    fprintf(f, "## Points\n\n");
-    fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | verdict | baseline "
-               "| new | change | p | samples | status |\n");
-    fprintf(f, "|---|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---|\n");
-    for (int k = 0; k < r->n_entries; ++k) {
-        const rt_compare_entry *e = &r->entries[k];
-        if (e->side != RT_COMPARE_BOTH)
-            continue;
-        char tb[32], tn[32], ch[32];
-        format_time(e->base_median, tb, sizeof tb);
-        format_time(e->new_median, tn, sizeof tn);
-        format_change(e->ratio, ch, sizeof ch);
-        md_identity(f, e);
-        const int loud = e->verdict == RT_VERDICT_SLOWER;
-        fprintf(f, "%s%s%s | %s | %s | %s | ", loud ? "**" : "", rt_verdict_name(e->verdict),
-                loud ? "**" : "", tb, tn, ch);
-        if (isfinite(e->p_value))
-            fprintf(f, "%.2g", e->p_value);
-        else
-            fputc('-', f);
-        fprintf(f, " | %d/%d | ", e->n_base, e->n_new);
-        if (e->status_change == RT_STATUS_UNCHANGED)
-            fprintf(f, "%s |\n", e->new_status);
-        else
-            fprintf(f, "%s%s -> %s%s |\n", e->status_change == RT_STATUS_FAILED ? "**" : "",
-                    e->base_status, e->new_status,
-                    e->status_change == RT_STATUS_FAILED ? "**" : "");
-    }
-    if (r->n_metric_changes > 0) {
-        fprintf(f, "\n## Deterministic metrics that changed\n\n");
-        fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | metric | change "
-                   "| baseline | new |\n|---|---|---|---|---|---:|---|---|---:|---:|\n");
-        for (int m = 0; m < r->n_metric_changes; ++m) {
-            const rt_compare_metric_change *c = &r->metric_changes[m];
-            md_identity(f, &r->entries[c->entry]);
-            md_cell(f, c->name);
-            fprintf(f, " | %s | %.17g | %.17g |\n", metric_kind_text(c->kind), c->base_value,
-                    c->new_value);
-        }
-    }
-    if (r->n_base_only + r->n_new_only > 0) {
-        fprintf(f, "\n## Points in one store only\n\n");
-        fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | only in | status "
-                   "|\n|---|---|---|---|---|---:|---|---|\n");
-        for (int k = 0; k < r->n_entries; ++k) {
-            const rt_compare_entry *e = &r->entries[k];
-            if (e->side == RT_COMPARE_BOTH)
-                continue;
-            md_identity(f, e);
-            fprintf(f, "%s | %s |\n", e->side == RT_COMPARE_BASE_ONLY ? "baseline" : "new",
-                    e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
-        }
-    }
-}
-
-/* ------------------------------------------------------------------------------------------- */
-/* Change points */
-
-typedef struct segmenter {
-    const double *const *sets;
-    const int *counts;
-    const rt_compare_opts *o;
-    double *left, *right; /* scratch for pooled samples */
-    rt_change_point *out;
-    int max, found;
-} segmenter;
-
-static int pool(const segmenter *sg, int a, int b, double *buf)
-{
-    int n = 0;
-    for (int k = a; k <= b; ++k) {
-        memcpy(buf + n, sg->sets[k], (size_t)sg->counts[k] * sizeof *buf);
-        n += sg->counts[k];
-    }
-    return n;
-}
-
-static int segment(segmenter *sg, int a, int b, rt_err *err)
-{
-    if (b <= a)
-        return 0;
-    const int splits = b - a;
-    const double level = sg->o->alpha / splits; /* Bonferroni over the splits tried */
-    int best = -1;
-    double best_p = INFINITY, best_effect = 0, best_ratio = NAN, best_lm = NAN, best_rm = NAN;
-    for (int k = a; k < b; ++k) {
-        const int nl = pool(sg, a, k, sg->left), nr = pool(sg, k + 1, b, sg->right);
-        double ml, mr;
-        rt_stats_mw mw;
-        if (rt_stats_median(sg->left, nl, &ml, err) != 0 ||
-            rt_stats_median(sg->right, nr, &mr, err) != 0 ||
-            rt_stats_mann_whitney(sg->left, nl, sg->right, nr, &mw, err) != 0)
-            return -1;
-        const double ratio = mr / ml;
-        if (!(fabs(ratio - 1) > sg->o->threshold) || !(mw.p_value < level))
-            continue;
-        const double effect = fabs(log(ratio));
-        if (mw.p_value < best_p || (mw.p_value == best_p && effect > best_effect)) {
-            best = k;
-            best_p = mw.p_value;
-            best_effect = effect;
-            best_ratio = ratio;
-            best_lm = ml;
-            best_rm = mr;
-        }
-    }
-    if (best < 0)
-        return 0;
-    if (sg->found < sg->max) {
-        rt_change_point *c = &sg->out[sg->found];
-        memset(c, 0, sizeof *c);
-        c->after = best;
-        c->before_median = best_lm;
-        c->after_median = best_rm;
-        c->ratio = best_ratio;
-        c->p_value = best_p;
-    }
-    ++sg->found;
-    /* The medians quoted for a change are of the segment it was found in; the recursion then
-     * looks for further steps on either side. */
-    if (segment(sg, a, best, err) != 0 || segment(sg, best + 1, b, err) != 0)
-        return -1;
-    return 0;
-}
-
-static int change_order(const void *pa, const void *pb)
-{
-    const rt_change_point *a = pa, *b = pb;
-    return (a->after > b->after) - (a->after < b->after);
-}
-
-int rt_compare_change_points(const double *const *sets, const int *counts, int n,
-                             const rt_compare_opts *o, rt_change_point *out, int max, int *found,
-                             rt_err *err)
-{
-    if (!found || !sets || !counts || n < 1 || (max > 0 && !out))
-        return rt_err_set(err, "rt_compare_change_points: bad arguments");
-    *found = 0;
-    if (rt_compare_opts_check(o, err) != 0)
-        return -1;
-    size_t total = 0;
-    for (int k = 0; k < n; ++k) {
-        if (counts[k] < 1 || !sets[k])
-            return rt_err_set(err, "rt_compare_change_points: set %d has no samples", k);
-        total += (size_t)counts[k];
-    }
-    segmenter sg = {.sets = sets, .counts = counts, .o = o, .out = out, .max = max};
-    sg.left = malloc(total * sizeof *sg.left);
-    sg.right = malloc(total * sizeof *sg.right);
-    int rc = -1;
-    if (!sg.left || !sg.right) {
-        rt_err_set(err, "out of memory looking for change points");
-        goto done;
-    }
-    if (segment(&sg, 0, n - 1, err) != 0)
-        goto done;
-    *found = sg.found < max ? sg.found : max;
-    if (*found > 1)
-        qsort(out, (size_t)*found, sizeof *out, change_order);
-    rc = 0;
-done:
-    free(sg.left);
-    free(sg.right);
-    return rc;
-}
-
-/* ------------------------------------------------------------------------------------------- */
 /* History over several stores */
 
 static void history_identity(rt_history_point *h, const stored_point *p)
@@ -1155,7 +561,7 @@ static void history_identity(rt_history_point *h, const stored_point *p)
 }
 
 /* The change points of one identity, whose records are group[0..n_group-1] (by store). */
-static int history_group(sqlite3 *const *stores, const char *const *labels,
+static int history_group(struct sqlite3 *const *stores, const char *const *labels,
                          const stored_point *group, int n_group, rt_history_report *h, rt_err *err)
 {
     sample_buf *bufs = calloc((size_t)n_group, sizeof *bufs);
@@ -1234,7 +640,7 @@ done:
     return rc;
 }
 
-int rt_compare_history(sqlite3 *const *stores, const char *const *labels, int n,
+int rt_compare_history(struct sqlite3 *const *stores, const char *const *labels, int n,
                        const rt_compare_opts *o, rt_history_report *h, rt_err *err)
 {
     if (!h)
@@ -1277,75 +683,4 @@ void rt_history_report_free(rt_history_report *h)
     free(h->points);
     free(h->changes);
     memset(h, 0, sizeof *h);
-}
-
-static void history_describe(char *buf, size_t len, const rt_history_point *p)
-{
-    snprintf(buf, len, "%s %s %s %s %s ranks=%d [%s]", p->experiment, p->kernel, p->matrix,
-             p->params, p->problem, p->ranks, p->device_class);
-}
-
-void rt_history_write_text(FILE *f, const rt_history_report *h, const char *const *labels)
-{
-    fprintf(f,
-            "rooftune compare --history: %d stores, %d point(s) timed in at least two "
-            "(threshold %.3g%%, alpha %g)\n",
-            h->n_stores, h->n_points, h->opts.threshold * 100, h->opts.alpha);
-    for (int s = 0; s < h->n_stores; ++s)
-        fprintf(f, "  [%d] %s\n", s, labels[s]);
-    fprintf(f, "%d change point(s), %d of them slowdowns\n", h->n_changes, h->n_slowdowns);
-    for (int c = 0; c < h->n_changes; ++c) {
-        const rt_change_point *cp = &h->changes[c];
-        const rt_history_point *p = &h->points[cp->entry];
-        char what[2048], tb[32], ta[32], ch[32];
-        history_describe(what, sizeof what, p);
-        format_time(cp->before_median, tb, sizeof tb);
-        format_time(cp->after_median, ta, sizeof ta);
-        format_change(cp->ratio, ch, sizeof ch);
-        /* The next store after `after` where the point was timed. */
-        int next = cp->after + 1;
-        while (next < h->n_stores - 1 && isnan(p->medians[next]))
-            ++next;
-        fprintf(f, "%-7s %s: between [%d] %s and [%d] %s: %s -> %s (%s, p = %.2g)\n",
-                cp->ratio > 1 ? "SLOWER" : "FASTER", what, cp->after, labels[cp->after], next,
-                labels[next], tb, ta, ch, cp->p_value);
-    }
-    fprintf(f, "\nverdict: %s\n", h->n_slowdowns ? "FAIL (a slowdown in the history)" : "PASS");
-}
-
-void rt_history_write_markdown(FILE *f, const rt_history_report *h, const char *const *labels)
-{
-    fprintf(f, "# rooftune compare --history\n\n");
-    for (int s = 0; s < h->n_stores; ++s) {
-        fprintf(f, "%d. `", s);
-        md_cell(f, labels[s]);
-        fprintf(f, "`\n");
-    }
-    fprintf(f,
-            "\nthreshold %.3g%%, alpha %g; %d point(s) timed in at least two stores; **%d "
-            "change point(s), %d slowdown(s)**\n\n",
-            h->opts.threshold * 100, h->opts.alpha, h->n_points, h->n_changes, h->n_slowdowns);
-    if (h->n_changes == 0)
-        return;
-    fprintf(f, "| experiment | kernel | matrix | params | problem | ranks | after store | before "
-               "| after | change | p |\n|---|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
-    for (int c = 0; c < h->n_changes; ++c) {
-        const rt_change_point *cp = &h->changes[c];
-        const rt_history_point *p = &h->points[cp->entry];
-        rt_compare_entry e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.experiment, sizeof e.experiment, "%s", p->experiment);
-        snprintf(e.kernel, sizeof e.kernel, "%s", p->kernel);
-        snprintf(e.matrix, sizeof e.matrix, "%s", p->matrix);
-        snprintf(e.params, sizeof e.params, "%s", p->params);
-        snprintf(e.problem, sizeof e.problem, "%s", p->problem);
-        e.ranks = p->ranks;
-        char tb[32], ta[32], ch[32];
-        format_time(cp->before_median, tb, sizeof tb);
-        format_time(cp->after_median, ta, sizeof ta);
-        format_change(cp->ratio, ch, sizeof ch);
-        md_identity(f, &e);
-        fprintf(f, "%d | %s | %s | %s%s%s | %.2g |\n", cp->after, tb, ta, cp->ratio > 1 ? "**" : "",
-                ch, cp->ratio > 1 ? "**" : "", cp->p_value);
-    }
 }

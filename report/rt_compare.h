@@ -26,11 +26,12 @@
 #ifndef RT_COMPARE_H
 #define RT_COMPARE_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "rt_error.h"
+
+struct sqlite3;
 
 #define RT_COMPARE_DEFAULT_THRESHOLD 0.05
 #define RT_COMPARE_DEFAULT_ALPHA     0.01
@@ -144,8 +145,9 @@ typedef struct rt_compare_report {
 /* Compares two open stores (read-only handles; each is checked with rt_store_check). Labels
  * (file names) are only used in messages. Free the report with rt_compare_report_free, also
  * after an error. */
-int rt_compare_stores(sqlite3 *base, const char *base_label, sqlite3 *fresh, const char *new_label,
-                      const rt_compare_opts *o, rt_compare_report *r, rt_err *err);
+int rt_compare_stores(struct sqlite3 *base, const char *base_label, struct sqlite3 *fresh,
+                      const char *new_label, const rt_compare_opts *o, rt_compare_report *r,
+                      rt_err *err);
 void rt_compare_report_free(rt_compare_report *r);
 
 /* The summary as plain text (stdout of `rooftune compare`) and as Markdown. */
@@ -192,7 +194,7 @@ typedef struct rt_history_report {
  * each side, ratio of their medians); the split with the smallest p is a change point when
  * p < alpha / (number of splits tried) (Bonferroni) and the ratio is beyond the threshold; the
  * search then recurses into both parts. */
-int rt_compare_history(sqlite3 *const *stores, const char *const *labels, int n,
+int rt_compare_history(struct sqlite3 *const *stores, const char *const *labels, int n,
                        const rt_compare_opts *o, rt_history_report *h, rt_err *err);
 void rt_history_report_free(rt_history_report *h);
 void rt_history_write_text(FILE *f, const rt_history_report *h, const char *const *labels);

@@ -2,13 +2,14 @@
 #include "rt_export.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_store.h"
+#include "rt_store_read.h"
+#include "rt_store_rows.h"
 #include "rt_strutil.h"
 
 typedef enum col_kind {
@@ -23,38 +24,21 @@ typedef enum col_kind {
 typedef struct export_col {
     const char *name;
     col_kind kind;
-    const char *sql;
 } export_col;
 
-/* The public column order (see rt_export.h): users' scripts index CSV columns by position. */
+/* The public column order (see rt_export.h): users' scripts index CSV columns by position. The
+ * store's flat points table (rt_store_rows.h) has these columns in this order; rt_export checks
+ * that the two agree before it writes anything. */
 static const export_col columns[] = {
-    {"experiment", COL_TEXT, "p.experiment"},
-    {"run_id", COL_INT, "p.run_id"},
-    {"kernel", COL_TEXT, "p.kernel"},
-    {"backend", COL_TEXT, "p.backend"},
-    {"matrix", COL_TEXT, "p.matrix"},
-    /* json() fails on text that is not JSON, so a hand-damaged row stops the export instead of
-     * producing a file no parser accepts. */
-    {"params", COL_JSON, "json(p.params)"},
-    {"problem", COL_JSON, "json(p.problem)"},
-    {"ranks", COL_INT, "p.ranks"},
-    {"device", COL_TEXT, "p.device"},
-    {"status", COL_TEXT, "p.status"},
-    {"reason", COL_TEXT, "p.reason"},
-    {"verified", COL_BOOL, "p.verified"},
-    {"rel_error", COL_REAL, "p.rel_error"},
-    {"samples", COL_INT, "(SELECT count(*) FROM samples s WHERE s.point_id = p.id)"},
-    {"time_median_s", COL_REAL, "p.time_median_s"},
-    {"time_min_s", COL_REAL, "p.time_min_s"},
-    {"time_max_s", COL_REAL, "p.time_max_s"},
-    {"ci_rel", COL_REAL, "p.ci_rel"},
-    {"gflops", COL_REAL, "p.gflops"},
-    {"gnnz_s", COL_REAL, "p.gnnz_s"},
-    {"bound_s", COL_REAL, "p.bound_s"},
-    {"efficiency", COL_REAL, "p.efficiency"},
-    {"setup_s", COL_REAL, "p.setup_s"},
-    {"metrics", COL_METRICS, "p.id"},
-    {"git_revision", COL_TEXT, "r.git_revision"},
+    {"experiment", COL_TEXT},   {"run_id", COL_INT},      {"kernel", COL_TEXT},
+    {"backend", COL_TEXT},      {"matrix", COL_TEXT},     {"params", COL_JSON},
+    {"problem", COL_JSON},      {"ranks", COL_INT},       {"device", COL_TEXT},
+    {"status", COL_TEXT},       {"reason", COL_TEXT},     {"verified", COL_BOOL},
+    {"rel_error", COL_REAL},    {"samples", COL_INT},     {"time_median_s", COL_REAL},
+    {"time_min_s", COL_REAL},   {"time_max_s", COL_REAL}, {"ci_rel", COL_REAL},
+    {"gflops", COL_REAL},       {"gnnz_s", COL_REAL},     {"bound_s", COL_REAL},
+    {"efficiency", COL_REAL},   {"setup_s", COL_REAL},    {"metrics", COL_METRICS},
+    {"git_revision", COL_TEXT},
 };
 #define N_COLUMNS ((int)(sizeof columns / sizeof columns[0]))
 
@@ -188,33 +172,34 @@ static void buf_json_string(text_buf *b, const char *s, size_t n)
 /* ------------------------------------------------------------------------------------------ */
 /* Metrics of one point as a JSON object (the same text in CSV and JSON output). */
 
-static int metrics_json(sqlite3 *db, sqlite3_stmt *q, int64_t point_id, text_buf *b, rt_err *err)
+/* The metrics of the point being written, reused from row to row. */
+typedef struct metric_buf {
+    rt_store_metric *items;
+    int n, cap;
+} metric_buf;
+
+static int metrics_json(struct sqlite3 *db, metric_buf *m, int64_t point_id, text_buf *b,
+                        rt_err *err)
 {
-    sqlite3_bind_int64(q, 1, point_id);
+    if (rt_store_metrics(db, point_id, NULL, &m->items, &m->n, &m->cap, err) != 0)
+        return -1;
     buf_puts(b, "{");
-    int rc, first = 1;
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(q, 0);
-        buf_puts(b, first ? "" : ", ");
-        first = 0;
-        buf_json_string(b, name ? name : "", name ? (size_t)sqlite3_column_bytes(q, 0) : 0);
+    for (int k = 0; k < m->n; ++k) {
+        const rt_store_metric *r = &m->items[k];
+        buf_puts(b, k ? ", " : "");
+        buf_json_string(b, r->name, strlen(r->name));
         buf_puts(b, ": ");
-        if (sqlite3_column_int(q, 1) == 0) {
-            const char *why = (const char *)sqlite3_column_text(q, 3);
+        if (r->available == 0) {
             buf_puts(b, "{\"unavailable\": ");
-            buf_json_string(b, why ? why : "", why ? (size_t)sqlite3_column_bytes(q, 3) : 0);
+            buf_json_string(b, r->reason, strlen(r->reason));
             buf_puts(b, "}");
-        } else if (sqlite3_column_type(q, 2) == SQLITE_NULL) {
+        } else if (!r->has_value) {
             buf_puts(b, "null");
         } else {
-            buf_number(b, sqlite3_column_double(q, 2), FORMAT_JSON);
+            buf_number(b, r->value, FORMAT_JSON);
         }
     }
     buf_puts(b, "}");
-    sqlite3_reset(q);
-    if (rc != SQLITE_DONE)
-        return rt_err_set(err, "reading the metrics of point %lld: %s", (long long)point_id,
-                          sqlite3_errmsg(db));
     return 0;
 }
 
@@ -222,7 +207,7 @@ static int metrics_json(sqlite3 *db, sqlite3_stmt *q, int64_t point_id, text_buf
 /* Cells and rows. */
 
 /* Formats column k of the current row into cell; *is_null tells CSV to leave the cell empty. */
-static int format_cell(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, int k,
+static int format_cell(struct sqlite3 *db, const rt_store_rows *row, metric_buf *metrics, int k,
                        export_format fmt, text_buf *cell, int *is_null, rt_err *err)
 {
     cell->len = 0;
@@ -231,8 +216,8 @@ static int format_cell(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, 
     *is_null = 0;
     const col_kind kind = columns[k].kind;
     if (kind == COL_METRICS)
-        return metrics_json(db, metrics_q, sqlite3_column_int64(row, k), cell, err);
-    if (sqlite3_column_type(row, k) == SQLITE_NULL) {
+        return metrics_json(db, metrics, rt_store_rows_int64(row, k), cell, err);
+    if (rt_store_rows_is_null(row, k)) {
         *is_null = 1;
         if (fmt == FORMAT_JSON)
             buf_puts(cell, "null");
@@ -240,8 +225,8 @@ static int format_cell(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, 
     }
     switch (kind) {
     case COL_TEXT: {
-        const char *s = (const char *)sqlite3_column_text(row, k);
-        const size_t n = s ? (size_t)sqlite3_column_bytes(row, k) : 0;
+        size_t n = 0;
+        const char *s = rt_store_rows_text(row, k, &n);
         if (fmt == FORMAT_JSON)
             buf_json_string(cell, s ? s : "", n);
         else
@@ -249,17 +234,18 @@ static int format_cell(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, 
         break;
     }
     case COL_JSON: {
-        const char *s = (const char *)sqlite3_column_text(row, k);
-        buf_add(cell, s ? s : "", s ? (size_t)sqlite3_column_bytes(row, k) : 0);
+        size_t n = 0;
+        const char *s = rt_store_rows_text(row, k, &n);
+        buf_add(cell, s ? s : "", n);
         break;
     }
-    case COL_INT: buf_int(cell, sqlite3_column_int64(row, k)); break;
-    case COL_REAL: buf_number(cell, sqlite3_column_double(row, k), fmt); break;
+    case COL_INT: buf_int(cell, rt_store_rows_int64(row, k)); break;
+    case COL_REAL: buf_number(cell, rt_store_rows_double(row, k), fmt); break;
     case COL_BOOL:
         if (fmt == FORMAT_JSON)
-            buf_puts(cell, sqlite3_column_int(row, k) ? "true" : "false");
+            buf_puts(cell, rt_store_rows_int64(row, k) ? "true" : "false");
         else
-            buf_puts(cell, sqlite3_column_int(row, k) ? "1" : "0");
+            buf_puts(cell, rt_store_rows_int64(row, k) ? "1" : "0");
         break;
     case COL_METRICS: break; /* handled above */
     }
@@ -295,14 +281,14 @@ static void write_header(FILE *out, export_format fmt)
     fputs("\r\n", out);
 }
 
-static int write_row(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, export_format fmt,
-                     int first_row, FILE *out, text_buf *cell, rt_err *err)
+static int write_row(struct sqlite3 *db, const rt_store_rows *row, metric_buf *metrics,
+                     export_format fmt, int first_row, FILE *out, text_buf *cell, rt_err *err)
 {
     if (fmt == FORMAT_JSON)
         fputs(first_row ? "\n  {" : ",\n  {", out);
     for (int k = 0; k < N_COLUMNS; ++k) {
         int is_null = 0;
-        if (format_cell(db, row, metrics_q, k, fmt, cell, &is_null, err) != 0)
+        if (format_cell(db, row, metrics, k, fmt, cell, &is_null, err) != 0)
             return -1;
         if (cell->out_of_memory)
             return rt_err_set(err, "out of memory while formatting column '%s'", columns[k].name);
@@ -323,7 +309,7 @@ static int write_row(sqlite3 *db, sqlite3_stmt *row, sqlite3_stmt *metrics_q, ex
 /* ------------------------------------------------------------------------------------------ */
 
 /* Builds the "not in the store" message, naming the closest match and every known experiment. */
-static int unknown_experiment(sqlite3 *db, const char *experiment, rt_err *err)
+static int unknown_experiment(struct sqlite3 *db, const char *experiment, rt_err *err)
 {
     enum { MAX_LISTED = 256 };
     char(*names)[64] = calloc(MAX_LISTED, sizeof *names);
@@ -365,34 +351,17 @@ static int unknown_experiment(sqlite3 *db, const char *experiment, rt_err *err)
     return -1;
 }
 
-static int experiment_known(sqlite3 *db, const char *experiment, int *known, rt_err *err)
+/* 1 when the store's flat table has exactly the columns this writer formats, in its order. */
+static int columns_agree(void)
 {
-    static const char sql[] = "SELECT EXISTS (SELECT 1 FROM runs WHERE experiment = ?1)"
-                              " OR EXISTS (SELECT 1 FROM points WHERE experiment = ?1)";
-    sqlite3_stmt *s = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_bind_text(s, 1, experiment, -1, SQLITE_TRANSIENT);
-        rc = sqlite3_step(s);
-        if (rc == SQLITE_ROW)
-            *known = sqlite3_column_int(s, 0);
-    }
-    sqlite3_finalize(s);
-    if (rc != SQLITE_ROW)
-        return rt_err_set(err, "looking up experiment '%s': %s", experiment, sqlite3_errmsg(db));
-    return 0;
-}
-
-/* The row query, generated from the column table so the two cannot disagree. */
-static void build_query(text_buf *sql)
-{
-    buf_puts(sql, "SELECT ");
-    for (int k = 0; k < N_COLUMNS; ++k) {
-        buf_puts(sql, k ? ", " : "");
-        buf_puts(sql, columns[k].sql);
-    }
-    buf_puts(sql, " FROM points p JOIN runs r ON r.id = p.run_id"
-                  " WHERE ?1 IS NULL OR p.experiment = ?1 ORDER BY p.id");
+    int n = 0;
+    const char *const *names = rt_store_flat_point_columns(&n);
+    if (n != N_COLUMNS)
+        return 0;
+    for (int k = 0; k < n; ++k)
+        if (strcmp(names[k], columns[k].name) != 0)
+            return 0;
+    return 1;
 }
 
 int rt_export(struct sqlite3 *db, const char *format, const char *experiment, FILE *out,
@@ -412,62 +381,37 @@ int rt_export(struct sqlite3 *db, const char *format, const char *experiment, FI
         return -1;
     if (experiment) {
         int known = 0;
-        if (experiment_known(db, experiment, &known, err) != 0)
+        if (rt_store_experiment_known(db, experiment, &known, err) != 0)
             return -1;
         if (!known)
             return unknown_experiment(db, experiment, err);
     }
 
-    text_buf sql = {0};
-    build_query(&sql);
-    if (sql.out_of_memory) {
-        free(sql.data);
-        return rt_err_set(err, "export: out of memory");
-    }
-    sqlite3_stmt *rows = NULL, *metrics_q = NULL;
-    const int prepared = sqlite3_prepare_v2(db, sql.data, -1, &rows, NULL);
-    free(sql.data);
-    if (prepared != SQLITE_OK ||
-        sqlite3_prepare_v2(db,
-                           "SELECT name, available, value, reason FROM metrics"
-                           " WHERE point_id = ?1 ORDER BY name",
-                           -1, &metrics_q, NULL) != SQLITE_OK) {
-        rt_err_set(err, "export: preparing the query: %s", sqlite3_errmsg(db));
-        sqlite3_finalize(rows);
-        sqlite3_finalize(metrics_q);
-        return -1;
-    }
-    if (experiment)
-        sqlite3_bind_text(rows, 1, experiment, -1, SQLITE_TRANSIENT);
+    if (!columns_agree())
+        return rt_err_set(err, "export: the store's point table and the writer's columns differ");
 
-    /* One read transaction, so the export is a consistent snapshot even while a run writes
-     * (WAL lets this reader proceed without blocking the writer). */
-    const int own_transaction = sqlite3_get_autocommit(db);
-    int failed = own_transaction && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK;
-    if (failed)
-        rt_err_set(err, "export: starting a read transaction: %s", sqlite3_errmsg(db));
+    rt_store_rows *rows = NULL;
+    if (rt_store_flat_points(db, experiment, &rows, err) != 0)
+        return rt_err_prefix(err, "export");
+    metric_buf metrics = {0};
     text_buf cell = {0};
-    int rc = SQLITE_DONE, n_rows = 0;
-    if (!failed) {
-        write_header(out, fmt);
-        while (!failed && (rc = sqlite3_step(rows)) == SQLITE_ROW) {
-            failed = write_row(db, rows, metrics_q, fmt, n_rows == 0, out, &cell, err) != 0;
-            if (failed)
-                rt_err_prefix(err, "export: point row %d", n_rows + 1);
-            ++n_rows;
-        }
-        if (!failed && rc != SQLITE_DONE) {
-            failed = 1;
-            rt_err_set(err, "export: reading point row %d: %s", n_rows + 1, sqlite3_errmsg(db));
-        }
-        if (!failed && fmt == FORMAT_JSON)
-            fputs(n_rows ? "\n]\n" : "]\n", out);
-        if (own_transaction)
-            sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    int failed = 0, n_rows = 0, more = 0;
+    write_header(out, fmt);
+    while (!failed && (more = rt_store_rows_next(rows, err)) == 1) {
+        failed = write_row(db, rows, &metrics, fmt, n_rows == 0, out, &cell, err) != 0;
+        if (failed)
+            rt_err_prefix(err, "export: point row %d", n_rows + 1);
+        ++n_rows;
     }
+    if (!failed && more < 0) {
+        failed = 1;
+        rt_err_prefix(err, "export");
+    }
+    if (!failed && fmt == FORMAT_JSON)
+        fputs(n_rows ? "\n]\n" : "]\n", out);
     free(cell.data);
-    sqlite3_finalize(rows);
-    sqlite3_finalize(metrics_q);
+    free(metrics.items);
+    rt_store_rows_close(rows);
     if (failed)
         return -1;
     if (fflush(out) != 0 || ferror(out))

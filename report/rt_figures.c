@@ -14,6 +14,7 @@
 #include "rt_plot.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
+#include "rt_store_read.h"
 #include "rt_yaml.h"
 
 #define INCLUDE_MARK "# --- rooftune include: "
@@ -42,32 +43,6 @@ int rt_figures_make_dirs(const char *dir, rt_err *err)
 
 /* ------------------------------------------------------------------------------------------- */
 /* The plots of a recorded config */
-
-/* A newest-run column of an experiment as malloc'd text (NULL when absent). */
-static int recorded_text(sqlite3 *db, const char *experiment, const char *column, char **out,
-                         rt_err *err)
-{
-    *out = NULL;
-    char sql[160];
-    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
-             column);
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rt_err_set(err, "cannot read runs.%s: %s", column, sqlite3_errmsg(db));
-        sqlite3_finalize(st);
-        return -1;
-    }
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-        *out = strdup((const char *)sqlite3_column_text(st, 0));
-        if (!*out) {
-            sqlite3_finalize(st);
-            return rt_err_set(err, "out of memory reading runs.%s", column);
-        }
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
 
 /* One file of the recorded text: where it starts, how long it is, what it was called. */
 typedef struct section {
@@ -173,18 +148,17 @@ static void err_replace(rt_err *err, const char *from, const char *to)
     memcpy(err->msg, out, used + 1);
 }
 
-int rt_figures_recorded_plots(sqlite3 *db, const char *experiment, rt_config *cfg, int *found,
-                              rt_err *err)
+int rt_figures_recorded_plots(struct sqlite3 *db, const char *experiment, rt_config *cfg,
+                              int *found, rt_err *err)
 {
     memset(cfg, 0, sizeof *cfg);
     *found = 0;
-    char *text = NULL, *path = NULL;
-    if (recorded_text(db, experiment, "config_text", &text, err) != 0 ||
-        recorded_text(db, experiment, "config_path", &path, err) != 0) {
-        free(text);
-        free(path);
+    rt_store_run run;
+    int have_run = 0;
+    if (rt_store_newest_run(db, experiment, &run, &have_run, err) != 0)
         return -1;
-    }
+    (void)have_run; /* no run: no recorded text, which the check below catches */
+    const char *text = run.config_text, *path = run.config_path;
     int rc = 0;
     if (!text || !*text)
         goto done;
@@ -239,8 +213,7 @@ int rt_figures_recorded_plots(sqlite3 *db, const char *experiment, rt_config *cf
     unlink(file);
     rmdir(dir);
 done:
-    free(text);
-    free(path);
+    rt_store_run_free(&run);
     return rc;
 }
 
@@ -346,7 +319,7 @@ static int draw_store(const char *device, const char *store_path, const char *ou
                       rt_figures_extra_fn extra, void *extra_ctx, rt_figures_result *res,
                       rt_err *err)
 {
-    sqlite3 *db = NULL;
+    struct sqlite3 *db = NULL;
     if (rt_readonly_open(store_path, &db, err) != 0)
         return -1;
     int rc = -1;
@@ -392,7 +365,7 @@ static int draw_store(const char *device, const char *store_path, const char *ou
     }
     rc = 0;
 done:
-    sqlite3_close(db);
+    rt_store_read_close(db);
     return rc;
 }
 

@@ -14,21 +14,21 @@
 #ifndef RT_FIGURES_H
 #define RT_FIGURES_H
 
-#include <sqlite3.h>
-
 #include "rt_config.h"
 #include "rt_error.h"
+
+struct sqlite3;
 
 /* The plots a store recorded for an experiment, as rt_config_load reads them. *found = 0 (and
  * cfg zeroed, nothing to free) when the store recorded no config text or no plots: the caller
  * then draws the defaults. On success with *found = 1, free cfg with rt_config_free. Errors in
  * the recorded plots name the recorded file and line (e.g. configs/paper/x.yaml:27:5). */
-int rt_figures_recorded_plots(sqlite3 *db, const char *experiment, rt_config *cfg, int *found,
-                              rt_err *err);
+int rt_figures_recorded_plots(struct sqlite3 *db, const char *experiment, rt_config *cfg,
+                              int *found, rt_err *err);
 
 /* Called once per drawn experiment with the folder its figures went to, for figures the results
  * library cannot draw itself (the CLI draws the roofline there). May be NULL. */
-typedef int (*rt_figures_extra_fn)(void *ctx, sqlite3 *db, const char *experiment,
+typedef int (*rt_figures_extra_fn)(void *ctx, struct sqlite3 *db, const char *experiment,
                                    const char *out_dir, rt_err *err);
 
 typedef struct rt_figures_item {

@@ -876,8 +876,8 @@ static int draw_defaults(plot_job *job, rt_err *err)
     return draw_figure(job, &fig, err);
 }
 
-int rt_plot_experiment(sqlite3 *db, const char *experiment, const rt_plot_cfg *plots, int n_plots,
-                       const char *out_dir, rt_plot_result *res, rt_err *err)
+int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot_cfg *plots,
+                       int n_plots, const char *out_dir, rt_plot_result *res, rt_err *err)
 {
     if (!res)
         return rt_err_set(err, "rt_plot_experiment: res must not be NULL");

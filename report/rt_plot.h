@@ -34,10 +34,10 @@
 #ifndef RT_PLOT_H
 #define RT_PLOT_H
 
-#include <sqlite3.h>
-
 #include "rt_config.h"
 #include "rt_error.h"
+
+struct sqlite3;
 #include "rt_plot_gnuplot.h"
 
 typedef struct rt_plot_result {
@@ -52,7 +52,7 @@ typedef struct rt_plot_result {
  * status-ok point to show is skipped and named in res->message. Errors (unknown names, text as
  * y, two figures with one file name, unwritable folder, gnuplot failing, with its stderr) return
  * -1 with the message naming the plot (its config file:line:col when known). */
-int rt_plot_experiment(sqlite3 *db, const char *experiment, const rt_plot_cfg *plots, int n_plots,
-                       const char *out_dir, rt_plot_result *res, rt_err *err);
+int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot_cfg *plots,
+                       int n_plots, const char *out_dir, rt_plot_result *res, rt_err *err);
 
 #endif

@@ -45,7 +45,7 @@ typedef struct rt_plot_figure {
 
 /* Everything one rt_plot_experiment call shares between its figures. */
 typedef struct rt_plot_job {
-    sqlite3 *db;
+    struct sqlite3 *db;
     const char *experiment;
     const char *out_dir;
     int have_gnuplot;

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "rt_plot_internal.h"
+#include "rt_plot_query.h"
+#include "rt_store_read.h"
 
 typedef rt_plot_figure figure;
 typedef rt_plot_job plot_job;
@@ -23,48 +25,20 @@ typedef rt_plot_job plot_job;
 /* Best point per (series, x), with its id: the figures below need more of the point than the
  * one value rt_plot_data_fetch returns (its samples, its breakdown). */
 
-typedef struct best_point {
-    rt_plot_row row;
-    int64_t id;
-} best_point;
+typedef rt_plot_point best_point;
 
 typedef struct best_set {
     int n;
     int cap;
     best_point *items;
-    char *query; /* sqlite3_malloc'd */
+    char *query; /* malloc'd */
 } best_set;
 
 static void best_set_free(best_set *b)
 {
     free(b->items);
-    sqlite3_free(b->query);
+    free(b->query);
     memset(b, 0, sizeof *b);
-}
-
-static int parse_number(const char *text, double *value)
-{
-    if (!text || !*text)
-        return 0;
-    char *end;
-    const double v = strtod(text, &end);
-    if (*end != '\0' || !isfinite(v))
-        return 0;
-    *value = v;
-    return 1;
-}
-
-/* Copies a column as text and tells whether it holds a finite number. */
-static int read_value(sqlite3_stmt *stmt, int col, char *text, size_t len, double *value)
-{
-    const int type = sqlite3_column_type(stmt, col);
-    const unsigned char *raw = sqlite3_column_text(stmt, col);
-    snprintf(text, len, "%s", raw ? (const char *)raw : "");
-    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-        *value = sqlite3_column_double(stmt, col);
-        return isfinite(*value) ? 1 : 0;
-    }
-    return parse_number(text, value);
 }
 
 /* Numbers before text, numbers by value, text byte-wise: the order of rt_plot_data. */
@@ -107,11 +81,6 @@ static int compare_best_higher(const void *pa, const void *pb)
     return c;
 }
 
-static int store_error(sqlite3 *db, const char *what, rt_err *err)
-{
-    return rt_err_set(err, "cannot %s: %s", what, sqlite3_errmsg(db));
-}
-
 /* The best status-ok point per (series, x) by fig->y: the smallest y for times, the largest
  * otherwise; ties go to the lowest point id. n_points says how many points each was chosen from. */
 static int fetch_best(const plot_job *job, const figure *fig, best_set *out, rt_err *err)
@@ -123,60 +92,9 @@ static int fetch_best(const plot_job *job, const figure *fig, best_set *out, rt_
         rt_plot_data_constant(fig->y.name, &one_series);
         series = &one_series;
     }
-    char *matrix_filter = fig->matrix ? sqlite3_mprintf(" AND p.matrix = %Q", fig->matrix)
-                                      : sqlite3_mprintf("%s", "");
-    if (!matrix_filter)
-        return rt_err_set(err, "out of memory building the figure query");
-    out->query = sqlite3_mprintf(
-        "SELECT id, x, s, y FROM (SELECT p.id AS id, %s AS x, %s AS y, COALESCE(%s, 'n/a') AS s "
-        "FROM points p WHERE p.experiment = %Q AND p.status = '" RT_PLOT_STATUS_OK "'%s) "
-        "WHERE x IS NOT NULL AND y IS NOT NULL ORDER BY id",
-        fig->x.sql, fig->y.sql, series->sql, job->experiment, matrix_filter);
-    sqlite3_free(matrix_filter);
-    if (!out->query)
-        return rt_err_set(err, "out of memory building the figure query");
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(job->db, out->query, -1, &stmt, NULL) != SQLITE_OK) {
-        store_error(job->db, "read the figure data", err);
-        sqlite3_finalize(stmt);
+    if (rt_plot_query_points(job->db, job->experiment, &fig->x, &fig->y, series, fig->matrix,
+                             &out->items, &out->n, &out->cap, &out->query, err) != 0)
         return -1;
-    }
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        char y_text[RT_PLOT_TEXT_MAX];
-        double y = 0;
-        if (!read_value(stmt, 3, y_text, sizeof y_text, &y)) {
-            const int type = sqlite3_column_type(stmt, 3);
-            if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
-                continue; /* infinite: nothing a figure can place */
-            rt_err_set(err,
-                       "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
-                       "numeric column, parameter or metric, e.g. gflops or time_median_s)",
-                       fig->y.name, y_text);
-            sqlite3_finalize(stmt);
-            return -1;
-        }
-        if (out->n == out->cap) {
-            const int cap = out->cap ? 2 * out->cap : 32;
-            void *grown = realloc(out->items, (size_t)cap * sizeof *out->items);
-            if (!grown) {
-                sqlite3_finalize(stmt);
-                return rt_err_set(err, "out of memory reading figure data");
-            }
-            out->items = grown;
-            out->cap = cap;
-        }
-        best_point *b = &out->items[out->n++];
-        memset(b, 0, sizeof *b);
-        b->id = sqlite3_column_int64(stmt, 0);
-        b->row.x_numeric = read_value(stmt, 1, b->row.x_text, sizeof b->row.x_text, &b->row.x);
-        b->row.series_numeric =
-            read_value(stmt, 2, b->row.series, sizeof b->row.series, &b->row.series_value);
-        b->row.y = y;
-    }
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE)
-        return store_error(job->db, "read the figure data", err);
     if (out->n > 1)
         qsort(out->items, (size_t)out->n, sizeof *out->items,
               fig->y.lower_is_better ? compare_best_lower : compare_best_higher);
@@ -314,44 +232,17 @@ static void label_unit(const char *label, char *unit, size_t len)
 static int read_stack(const plot_job *job, const figure *fig, int64_t id, double *values,
                       rt_err *err)
 {
-    char *sql = sqlite3_mprintf("SELECT %s", fig->stack[0].sql);
-    for (int k = 1; sql && k < fig->n_stack; ++k) {
-        char *longer = sqlite3_mprintf("%s, %s", sql, fig->stack[k].sql);
-        sqlite3_free(sql);
-        sql = longer;
-    }
-    char *full =
-        sql ? sqlite3_mprintf("%s FROM points p WHERE p.id = %lld", sql, (long long)id) : NULL;
-    sqlite3_free(sql);
-    if (!full)
-        return rt_err_set(err, "out of memory building the breakdown query");
-    sqlite3_stmt *stmt = NULL;
-    int rc = sqlite3_prepare_v2(job->db, full, -1, &stmt, NULL);
-    sqlite3_free(full);
-    if (rc != SQLITE_OK) {
-        store_error(job->db, "read the breakdown", err);
-        sqlite3_finalize(stmt);
+    int text_col = -1, found = 0;
+    char text[RT_PLOT_TEXT_MAX];
+    if (rt_plot_query_values(job->db, fig->stack, fig->n_stack, id, values, &text_col, text,
+                             sizeof text, &found, err) != 0)
         return -1;
-    }
-    rc = sqlite3_step(stmt);
-    for (int k = 0; k < fig->n_stack; ++k) {
-        values[k] = NAN;
-        if (rc != SQLITE_ROW)
-            continue;
-        char text[RT_PLOT_TEXT_MAX];
-        double v;
-        if (read_value(stmt, k, text, sizeof text, &v)) {
-            values[k] = v;
-        } else if (sqlite3_column_type(stmt, k) == SQLITE_TEXT) {
-            sqlite3_finalize(stmt);
-            return rt_err_set(err,
-                              "stack[%d]: '%s' cannot be stacked: it holds text such as "
-                              "'%s'",
-                              k, fig->stack[k].name, text);
-        }
-    }
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_ROW)
+    if (text_col >= 0)
+        return rt_err_set(err,
+                          "stack[%d]: '%s' cannot be stacked: it holds text such as "
+                          "'%s'",
+                          text_col, fig->stack[text_col].name, text);
+    if (!found)
         return rt_err_set(err, "point %lld vanished while the figure was drawn", (long long)id);
     return 0;
 }
@@ -579,42 +470,22 @@ static int read_box_values(const plot_job *job, const best_point *p, int rate, d
     *values = NULL;
     *n = 0;
     double median = NAN;
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(job->db, "SELECT time_median_s FROM points WHERE id = ?1", -1, &stmt,
-                           NULL) != SQLITE_OK)
-        return store_error(job->db, "read a point's median", err);
-    sqlite3_bind_int64(stmt, 1, p->id);
-    if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL)
-        median = sqlite3_column_double(stmt, 0);
-    sqlite3_finalize(stmt);
-    if (sqlite3_prepare_v2(job->db,
-                           "SELECT seconds FROM samples WHERE point_id = ?1 AND seconds "
-                           "> 0 ORDER BY rep",
-                           -1, &stmt, NULL) != SQLITE_OK)
-        return store_error(job->db, "read the samples", err);
-    sqlite3_bind_int64(stmt, 1, p->id);
-    int cap = 0, rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        double v = sqlite3_column_double(stmt, 0);
+    if (rt_store_point_time_median(job->db, p->id, &median, err) != 0)
+        return -1;
+    int cap = 0;
+    if (rt_store_samples(job->db, p->id, values, n, &cap, err) != 0)
+        return -1;
+    int kept = 0;
+    for (int k = 0; k < *n; ++k) {
+        double v = (*values)[k];
         /* A rate per sample: the point's rate at its median, scaled by median / sample. */
         if (rate)
             v = p->row.y * median / v;
         if (!isfinite(v))
             continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            void *grown = realloc(*values, (size_t)cap * sizeof **values);
-            if (!grown) {
-                sqlite3_finalize(stmt);
-                return rt_err_set(err, "out of memory reading samples");
-            }
-            *values = grown;
-        }
-        (*values)[(*n)++] = v;
+        (*values)[kept++] = v;
     }
-    sqlite3_finalize(stmt);
-    if (rc != SQLITE_DONE)
-        return store_error(job->db, "read the samples", err);
+    *n = kept;
     if (rate && !(median > 0))
         *n = 0; /* no median to scale by: nothing honest to draw */
     return 0;
@@ -803,30 +674,6 @@ static int parse_pair(const char *suffix, int *i, int *j)
     return 1;
 }
 
-/* The metrics of the experiment, listed for an error message. */
-static void list_metrics(const plot_job *job, char *out, size_t len)
-{
-    out[0] = '\0';
-    sqlite3_stmt *stmt = NULL;
-    if (sqlite3_prepare_v2(job->db,
-                           "SELECT DISTINCT m.name FROM metrics m JOIN points p ON "
-                           "p.id = m.point_id WHERE p.experiment = ?1 ORDER BY 1",
-                           -1, &stmt, NULL) != SQLITE_OK) {
-        sqlite3_finalize(stmt);
-        return;
-    }
-    sqlite3_bind_text(stmt, 1, job->experiment, -1, SQLITE_TRANSIENT);
-    size_t used = 0;
-    while (sqlite3_step(stmt) == SQLITE_ROW && used + 8 < len) {
-        const int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "",
-                               (const char *)sqlite3_column_text(stmt, 0));
-        used += n > 0 ? (size_t)n : 0;
-    }
-    if (used >= len - 8 && len > 4)
-        snprintf(out + len - 4, 4, "...");
-    sqlite3_finalize(stmt);
-}
-
 int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
 {
     const char *family = fig->family;
@@ -834,52 +681,25 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     if (flen == 0)
         return rt_err_set(err, "y: a heatmap needs a metric family (e.g. comm_bytes for "
                                "comm_bytes_<i>_<j>)");
-    char *matrix_filter = fig->matrix ? sqlite3_mprintf(" AND p.matrix = %Q", fig->matrix)
-                                      : sqlite3_mprintf("%s", "");
-    if (!matrix_filter)
-        return rt_err_set(err, "out of memory building the figure query");
-    /* substr rather than LIKE: a family may hold '_' and '%', which LIKE would interpret. */
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s_", family);
-    /* The point: status ok, with at least one readable value of the family, the shortest median
-     * time (ties: the lowest id), as the "best" of every other figure. */
-    char *query = sqlite3_mprintf(
-        "SELECT p.id, p.kernel, p.matrix, p.params, p.problem, p.ranks FROM points p WHERE "
-        "p.experiment = %Q AND p.status = '" RT_PLOT_STATUS_OK "'%s AND EXISTS (SELECT 1 FROM "
-        "metrics m WHERE m.point_id = p.id AND substr(m.name, 1, %d) = %Q AND m.value IS NOT "
-        "NULL) ORDER BY p.time_median_s IS NULL, p.time_median_s, p.id LIMIT 1",
-        job->experiment, matrix_filter, (int)strlen(prefix), prefix);
-    sqlite3_free(matrix_filter);
-    if (!query)
-        return rt_err_set(err, "out of memory building the figure query");
 
     double *cells = NULL;
     FILE *dat = NULL, *gp = NULL;
     command_buf cmd = {0};
     char path[RT_PLOT_PATH_MAX];
     int rc = -1;
-    sqlite3_stmt *stmt = NULL;
+    char *query = NULL;
+    rt_store_metric *metrics = NULL;
 
     /* Is the family there at all? An unknown family is a mistake; one without an ok point is a
      * figure with nothing to show. */
-    if (sqlite3_prepare_v2(job->db,
-                           "SELECT COUNT(*) FROM metrics m JOIN points p ON p.id = "
-                           "m.point_id WHERE p.experiment = ?1 AND substr(m.name, 1, ?2) "
-                           "= ?3",
-                           -1, &stmt, NULL) != SQLITE_OK) {
-        store_error(job->db, "look up the metric family", err);
+    int64_t family_rows = 0;
+    if (rt_plot_query_family_count(job->db, job->experiment, prefix, &family_rows, err) != 0)
         goto done;
-    }
-    sqlite3_bind_text(stmt, 1, job->experiment, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int(stmt, 2, (int)strlen(prefix));
-    sqlite3_bind_text(stmt, 3, prefix, -1, SQLITE_TRANSIENT);
-    const int64_t family_rows =
-        sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-    sqlite3_finalize(stmt);
-    stmt = NULL;
     if (family_rows == 0) {
         char listing[900];
-        list_metrics(job, listing, sizeof listing);
+        rt_plot_query_metric_names(job->db, job->experiment, listing, sizeof listing);
         rt_err_set(err,
                    "y: no metric of the family %s_<i>_<j> in experiment '%s'; its metrics "
                    "are: %s",
@@ -887,41 +707,31 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         goto done;
     }
 
-    if (sqlite3_prepare_v2(job->db, query, -1, &stmt, NULL) != SQLITE_OK) {
-        store_error(job->db, "find the heat map's point", err);
+    rt_plot_family_point fp;
+    int have_point = 0;
+    if (rt_plot_query_family_point(job->db, job->experiment, fig->matrix, prefix, &fp, &have_point,
+                                   &query, err) != 0)
         goto done;
-    }
-    if (sqlite3_step(stmt) != SQLITE_ROW) {
+    if (!have_point) {
         rt_plot_note(job, "; skipped %s: no status-ok point has %s_<i>_<j> values", fig->stem,
                      family);
         rc = 0;
         goto done;
     }
-    const int64_t id = sqlite3_column_int64(stmt, 0);
+    const int64_t id = fp.id;
     char kernel[128], matrix[128], params[1024], problem[512];
-    snprintf(kernel, sizeof kernel, "%s", (const char *)sqlite3_column_text(stmt, 1));
-    snprintf(matrix, sizeof matrix, "%s",
-             sqlite3_column_text(stmt, 2) ? (const char *)sqlite3_column_text(stmt, 2) : "");
-    snprintf(params, sizeof params, "%s",
-             sqlite3_column_text(stmt, 3) ? (const char *)sqlite3_column_text(stmt, 3) : "");
-    snprintf(problem, sizeof problem, "%s",
-             sqlite3_column_text(stmt, 4) ? (const char *)sqlite3_column_text(stmt, 4) : "");
-    const int ranks = sqlite3_column_int(stmt, 5);
-    sqlite3_finalize(stmt);
-    stmt = NULL;
+    snprintf(kernel, sizeof kernel, "%s", fp.kernel);
+    snprintf(matrix, sizeof matrix, "%s", fp.matrix);
+    snprintf(params, sizeof params, "%s", fp.params);
+    snprintf(problem, sizeof problem, "%s", fp.problem);
+    const int ranks = fp.ranks;
 
     /* Its cells. */
-    if (sqlite3_prepare_v2(job->db,
-                           "SELECT name, value, unit FROM metrics WHERE point_id = ?1 "
-                           "AND substr(name, 1, ?2) = ?3 AND value IS NOT NULL ORDER BY "
-                           "name",
-                           -1, &stmt, NULL) != SQLITE_OK) {
-        store_error(job->db, "read the heat map", err);
+    int n_metrics = 0, metrics_cap = 0;
+    if (rt_store_metrics(job->db, id, prefix, &metrics, &n_metrics, &metrics_cap, err) != 0) {
+        rt_err_prefix(err, "cannot read the heat map");
         goto done;
     }
-    sqlite3_bind_int64(stmt, 1, id);
-    sqlite3_bind_int(stmt, 2, (int)strlen(prefix));
-    sqlite3_bind_text(stmt, 3, prefix, -1, SQLITE_TRANSIENT);
     typedef struct cell {
         int i, j;
         double v;
@@ -929,9 +739,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     cell *found = NULL;
     int n_found = 0, cap = 0, size = 0;
     char unit[32] = "";
-    int step;
-    while ((step = sqlite3_step(stmt)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(stmt, 0);
+    for (int k = 0; k < n_metrics; ++k) {
+        const rt_store_metric *m = &metrics[k];
+        if (!m->has_value)
+            continue;
+        const char *name = m->name;
         int i, j;
         if (!parse_pair(name + strlen(prefix), &i, &j))
             continue; /* e.g. comm_bytes_total: same prefix, not a cell */
@@ -945,18 +757,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
             }
             found = grown;
         }
-        found[n_found++] = (cell){i, j, sqlite3_column_double(stmt, 1)};
+        found[n_found++] = (cell){i, j, m->value};
         size = i + 1 > size ? i + 1 : size;
         size = j + 1 > size ? j + 1 : size;
-        if (!unit[0] && sqlite3_column_text(stmt, 2))
-            snprintf(unit, sizeof unit, "%s", (const char *)sqlite3_column_text(stmt, 2));
-    }
-    sqlite3_finalize(stmt);
-    stmt = NULL;
-    if (step != SQLITE_DONE) {
-        free(found);
-        store_error(job->db, "read the heat map", err);
-        goto done;
+        if (!unit[0])
+            snprintf(unit, sizeof unit, "%s", m->unit);
     }
     if (n_found == 0) {
         free(found);
@@ -1053,8 +858,7 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
     gp = NULL;
 done:
-    if (stmt)
-        sqlite3_finalize(stmt);
+    free(metrics);
     if (dat)
         fclose(dat);
     if (gp)
@@ -1062,7 +866,7 @@ done:
     command_close(&cmd);
     free(cmd.text);
     free(cells);
-    sqlite3_free(query);
+    free(query);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "rt_plot_gnuplot.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
+#include "rt_store_read.h"
 
 /* Everything the page needs is in it or beside it: the policy makes the browser refuse (and log)
  * anything else, so a stray external reference cannot go unnoticed. */
@@ -76,139 +77,131 @@ static void url(FILE *f, const char *path)
     }
 }
 
-static void cell_text(FILE *f, const unsigned char *t)
+static void cell_text(FILE *f, const char *t)
 {
     fputs("<td>", f);
-    html(f, t ? (const char *)t : "");
+    html(f, t);
     fputs("</td>", f);
 }
 
-static void cell_num(FILE *f, sqlite3_stmt *st, int col, const char *fmt)
+static void cell_num(FILE *f, double v, const char *fmt)
 {
     fputs("<td class=\"num\">", f);
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+    if (isnan(v))
         fputs("&ndash;", f);
     else
-        fprintf(f, fmt, sqlite3_column_double(st, col));
+        fprintf(f, fmt, v);
     fputs("</td>", f);
-}
-
-static int query_error(sqlite3 *db, const char *label, const char *what, rt_err *err)
-{
-    return rt_err_set(err, "%s: cannot read %s: %s", label, what, sqlite3_errmsg(db));
 }
 
 /* ------------------------------------------------------------------------------------------- */
 /* One store */
 
-static int write_runs(FILE *f, sqlite3 *db, const char *label, rt_err *err)
+static int write_run(void *ctx, const rt_store_run *r, rt_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT id, experiment, status, started_at, ended_at, device, "
-                           "git_revision, git_dirty, compiler, cuda_runtime, cuda_driver, "
-                           "topology, config_path, config_hash FROM runs ORDER BY id",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return query_error(db, label, "its runs", err);
-    }
+    (void)err;
+    FILE *f = ctx;
+    fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)r->id);
+    cell_text(f, r->experiment);
+    cell_text(f, r->status);
+    cell_text(f, r->started_at);
+    cell_text(f, r->ended_at);
+    cell_text(f, r->device);
+    fputs("<td><code>", f);
+    html(f, r->git_revision);
+    fputs(r->git_dirty ? "+dirty" : "", f);
+    fputs("</code></td>", f);
+    cell_text(f, r->compiler);
+    fputs("<td>", f);
+    html(f, r->has_cuda_runtime ? r->cuda_runtime : "none");
+    fputs(" / ", f);
+    html(f, r->has_cuda_driver ? r->cuda_driver : "none");
+    fputs("</td>", f);
+    cell_text(f, r->topology);
+    fputs("<td><code>", f);
+    html(f, r->config_path);
+    fputs("</code> (", f);
+    html(f, r->config_hash);
+    fputs(")</td></tr>\n", f);
+    return 0;
+}
+
+static int write_runs(FILE *f, struct sqlite3 *db, const char *label, rt_err *err)
+{
     fputs("<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>experiment</th><th>status</th><th>started"
           "</th><th>ended</th><th>device</th><th>git</th><th>compiler</th><th>CUDA runtime / "
           "driver</th><th>topology</th><th>config</th></tr>\n",
           f);
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)sqlite3_column_int64(st, 0));
-        for (int c = 1; c <= 5; ++c)
-            cell_text(f, sqlite3_column_text(st, c));
-        fputs("<td><code>", f);
-        html(f, (const char *)sqlite3_column_text(st, 6));
-        fputs(sqlite3_column_int(st, 7) ? "+dirty" : "", f);
-        fputs("</code></td>", f);
-        cell_text(f, sqlite3_column_text(st, 8));
-        fputs("<td>", f);
-        html(f, sqlite3_column_text(st, 9) ? (const char *)sqlite3_column_text(st, 9) : "none");
-        fputs(" / ", f);
-        html(f, sqlite3_column_text(st, 10) ? (const char *)sqlite3_column_text(st, 10) : "none");
-        fputs("</td>", f);
-        cell_text(f, sqlite3_column_text(st, 11));
-        fputs("<td><code>", f);
-        html(f, (const char *)sqlite3_column_text(st, 12));
-        fputs("</code> (", f);
-        html(f, (const char *)sqlite3_column_text(st, 13));
-        fputs(")</td></tr>\n", f);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return query_error(db, label, "its runs", err);
+    if (rt_store_each_run(db, write_run, f, err) != 0)
+        return rt_err_prefix(err, "%s", label);
     fputs("</table>\n", f);
     return 0;
 }
 
-static int write_statuses(FILE *f, sqlite3 *db, const char *label, const char *experiment,
-                          rt_err *err)
+typedef struct status_line {
+    FILE *f;
+    int any;
+} status_line;
+
+static int write_status(void *ctx, const char *status, int64_t count, rt_err *err)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT status, COUNT(*) FROM points WHERE experiment = ?1 GROUP "
-                           "BY status ORDER BY status",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return query_error(db, label, "the points by status", err);
-    }
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
-    fputs("<p>Points by status:", f);
-    int rc, any = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        fputs(any++ ? ", " : " ", f);
-        html(f, (const char *)sqlite3_column_text(st, 0));
-        fprintf(f, " %lld", (long long)sqlite3_column_int64(st, 1));
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return query_error(db, label, "the points by status", err);
-    fputs(any ? ".</p>\n" : " none.</p>\n", f);
+    (void)err;
+    status_line *s = ctx;
+    fputs(s->any++ ? ", " : " ", s->f);
+    html(s->f, status);
+    fprintf(s->f, " %lld", (long long)count);
     return 0;
 }
 
-static int write_best(FILE *f, sqlite3 *db, const char *label, const char *experiment, rt_err *err)
+static int write_statuses(FILE *f, struct sqlite3 *db, const char *label, const char *experiment,
+                          rt_err *err)
 {
-    /* SQLite returns the other columns from the row that holds the MIN(). */
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT kernel, matrix, MIN(time_median_s), gflops, efficiency, "
-                           "params, problem, ranks FROM points WHERE experiment = ?1 AND "
-                           "status = 'ok' GROUP BY kernel, matrix ORDER BY matrix, kernel",
-                           -1, &st, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return query_error(db, label, "the best points", err);
-    }
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
-    int rc, rows = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!rows++)
-            fputs("<table>\n<tr><th>matrix</th><th>kernel</th><th>median time (ms)</th><th>"
-                  "GFLOP/s</th><th>roofline efficiency</th><th>params</th><th>problem</th><th>"
-                  "ranks</th></tr>\n",
-                  f);
-        fputs("<tr>", f);
-        cell_text(f, sqlite3_column_text(st, 1));
-        cell_text(f, sqlite3_column_text(st, 0));
-        fputs("<td class=\"num\">", f);
-        fprintf(f, "%.4g", sqlite3_column_double(st, 2) * 1e3);
-        fputs("</td>", f);
-        cell_num(f, st, 3, "%.4g");
-        cell_num(f, st, 4, "%.3f");
-        fputs("<td><code>", f);
-        html(f, (const char *)sqlite3_column_text(st, 5));
-        fputs("</code></td><td><code>", f);
-        html(f, (const char *)sqlite3_column_text(st, 6));
-        fprintf(f, "</code></td><td class=\"num\">%d</td></tr>\n", sqlite3_column_int(st, 7));
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return query_error(db, label, "the best points", err);
-    if (rows)
+    fputs("<p>Points by status:", f);
+    status_line s = {f, 0};
+    if (rt_store_each_status_count(db, experiment, write_status, &s, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    fputs(s.any ? ".</p>\n" : " none.</p>\n", f);
+    return 0;
+}
+
+typedef struct best_table {
+    FILE *f;
+    int rows;
+} best_table;
+
+static int write_best_row(void *ctx, const rt_store_best *b, rt_err *err)
+{
+    (void)err;
+    best_table *t = ctx;
+    FILE *f = t->f;
+    if (!t->rows++)
+        fputs("<table>\n<tr><th>matrix</th><th>kernel</th><th>median time (ms)</th><th>"
+              "GFLOP/s</th><th>roofline efficiency</th><th>params</th><th>problem</th><th>"
+              "ranks</th></tr>\n",
+              f);
+    fputs("<tr>", f);
+    cell_text(f, b->matrix);
+    cell_text(f, b->kernel);
+    fputs("<td class=\"num\">", f);
+    fprintf(f, "%.4g", b->time_median_s * 1e3);
+    fputs("</td>", f);
+    cell_num(f, b->gflops, "%.4g");
+    cell_num(f, b->efficiency, "%.3f");
+    fputs("<td><code>", f);
+    html(f, b->params);
+    fputs("</code></td><td><code>", f);
+    html(f, b->problem);
+    fprintf(f, "</code></td><td class=\"num\">%d</td></tr>\n", b->ranks);
+    return 0;
+}
+
+static int write_best(FILE *f, struct sqlite3 *db, const char *label, const char *experiment,
+                      rt_err *err)
+{
+    best_table t = {f, 0};
+    if (rt_store_each_best(db, experiment, write_best_row, &t, err) != 0)
+        return rt_err_prefix(err, "%s", label);
+    if (t.rows)
         fputs("</table>\n", f);
     else
         fputs("<p class=\"note\">No verified point: nothing to rank.</p>\n", f);
@@ -216,7 +209,7 @@ static int write_best(FILE *f, sqlite3 *db, const char *label, const char *exper
 }
 
 /* Draws the experiment's figures into DIR/<rel> and shows every SVG there. */
-static int write_figures(FILE *f, const rt_report_opts *o, sqlite3 *db, const char *label,
+static int write_figures(FILE *f, const rt_report_opts *o, struct sqlite3 *db, const char *label,
                          const char *experiment, const char *rel, rt_report_result *res,
                          rt_err *err)
 {
@@ -294,7 +287,7 @@ static void store_folder(int index, const char *path, char *out, size_t len)
     snprintf(out, len, "figures/%s", clean);
 }
 
-static int write_store(FILE *f, const rt_report_opts *o, int index, sqlite3 *db,
+static int write_store(FILE *f, const rt_report_opts *o, int index, struct sqlite3 *db,
                        rt_report_result *res, rt_err *err)
 {
     const char *label = o->stores[index];
@@ -375,8 +368,8 @@ static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
                                   : e->side == RT_COMPARE_NEW_ONLY ? "only new"
                                                                    : rt_verdict_name(e->verdict);
             fprintf(f, "<tr><td class=\"%s\">%s</td>", rt_verdict_name(e->verdict), verdict);
-            cell_text(f, (const unsigned char *)e->kernel);
-            cell_text(f, (const unsigned char *)e->matrix);
+            cell_text(f, e->kernel);
+            cell_text(f, e->matrix);
             fputs("<td><code>", f);
             html(f, e->params);
             fputs("</code></td><td><code>", f);
@@ -486,7 +479,7 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
     if (o->n_stores == 2 && rt_compare_opts_check(&o->compare, err) != 0)
         return -1;
 
-    sqlite3 **dbs = calloc((size_t)o->n_stores, sizeof *dbs);
+    struct sqlite3 **dbs = calloc((size_t)o->n_stores, sizeof *dbs);
     if (!dbs)
         return rt_err_set(err, "out of memory opening the stores");
     char tmp[4300] = "";
@@ -553,7 +546,7 @@ done:
         remove(tmp); /* never a half-written page */
     rt_compare_report_free(&cmp);
     for (int k = 0; k < o->n_stores; ++k)
-        sqlite3_close(dbs[k]);
+        rt_store_read_close(dbs[k]);
     free(dbs);
     return rc;
 }

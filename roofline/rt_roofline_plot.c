@@ -2,55 +2,19 @@
 #include "rt_roofline_plot.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_plot_gnuplot.h"
+#include "rt_store_read.h"
 
 /* ---- loading points from the store -------------------------------------------------------- */
 
-static const char points_sql[] =
-    "SELECT p.id, p.kernel, p.matrix, p.params, "
-    "       coalesce(json_extract(p.problem, '$.precision'), 'fp32'), p.ranks, p.gflops, "
-    "       p.status = 'above_roofline', p.flops,"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'intensity'),"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'model_flops'),"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'model_dram_bytes'),"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'model_net_bytes_global'),"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'dram_bytes_read'),"
-    "       (SELECT value FROM metrics m WHERE m.point_id = p.id AND m.available = 1 "
-    "          AND m.name = 'dram_bytes_write') "
-    "FROM points p "
-    "WHERE (?1 IS NULL OR p.experiment = ?1) AND p.status IN ('ok', 'above_roofline') "
-    "  AND p.gflops IS NOT NULL AND p.gflops > 0 "
-    "ORDER BY p.id";
-
-static double column_or_nan(sqlite3_stmt *st, int col)
+static int list_experiments(struct sqlite3 *db, const char *experiment, rt_err *err)
 {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
-}
-
-static int list_experiments(sqlite3 *db, const char *experiment, rt_err *err)
-{
-    sqlite3_stmt *st = NULL;
-    char known[1024] = "";
-    if (sqlite3_prepare_v2(db, "SELECT DISTINCT experiment FROM points ORDER BY experiment", -1,
-                           &st, NULL) == SQLITE_OK) {
-        size_t used = 0;
-        while (sqlite3_step(st) == SQLITE_ROW && used + 70 < sizeof known) {
-            const char *e = (const char *)sqlite3_column_text(st, 0);
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s'%s'", used ? ", " : "",
-                                     e ? e : "");
-        }
-    }
-    sqlite3_finalize(st);
+    char known[1024];
+    rt_store_point_experiments_text(db, known, sizeof known);
     return rt_err_set(err, "roofline plot: no experiment '%s' in the store (experiments: %s)",
                       experiment, known[0] ? known : "none");
 }
@@ -72,84 +36,74 @@ static void make_label(char *out, size_t len, const char *kernel, const char *ma
     snprintf(out, len, "%s %s %s%s%s", k, matrix ? matrix : "?", precision, p[0] ? " " : "", p);
 }
 
-int rt_roofline_load_points(sqlite3 *db, const char *experiment, rt_roofline_point **pts, int *n,
-                            rt_err *err)
+typedef struct point_array {
+    rt_roofline_point *v;
+    int n, cap;
+} point_array;
+
+static int add_point(void *ctx, const rt_store_roofline_point *sp, rt_err *err)
+{
+    point_array *a = ctx;
+    if (a->n == a->cap) {
+        const int cap = a->cap ? 2 * a->cap : 64;
+        rt_roofline_point *grown = realloc(a->v, sizeof *a->v * (size_t)cap);
+        if (!grown)
+            return rt_err_set(err, "roofline plot: out of memory for %d points", cap);
+        a->v = grown;
+        a->cap = cap;
+    }
+    rt_roofline_point *p = &a->v[a->n++];
+    memset(p, 0, sizeof *p);
+    p->id = sp->id;
+    snprintf(p->kernel, sizeof p->kernel, "%s", sp->kernel);
+    snprintf(p->matrix, sizeof p->matrix, "%s", sp->matrix);
+    const char *prec = sp->precision;
+    p->precision = strcmp(prec, "fp64") == 0 ? RT_FP64 : RT_FP32;
+    make_label(p->label, sizeof p->label, sp->kernel, sp->matrix, sp->params, prec);
+    p->ranks = sp->ranks;
+    p->gflops = sp->gflops;
+    p->above = sp->above;
+    const double nominal = sp->flops;
+    const double intensity = sp->intensity;
+    double model_flops = sp->model_flops;
+    const double dram = sp->model_dram_bytes;
+    const double net = sp->model_net_bytes_global;
+    const double rd = sp->dram_bytes_read, wr = sp->dram_bytes_write;
+    if (!(model_flops > 0))
+        model_flops = nominal;
+    p->intensity = intensity > 0                   ? intensity
+                   : (model_flops > 0 && dram > 0) ? model_flops / dram
+                                                   : NAN;
+    /* Counters count what one execution of the whole point moved on this rank's device, which
+     * is what the model's flops describe too. */
+    p->counted_intensity = (model_flops > 0 && rd + wr > 0) ? model_flops / (rd + wr) : NAN;
+    p->net_intensity = (model_flops > 0 && net > 0) ? model_flops / net : NAN;
+    return 0;
+}
+
+int rt_roofline_load_points(struct sqlite3 *db, const char *experiment, rt_roofline_point **pts,
+                            int *n, rt_err *err)
 {
     *pts = NULL;
     *n = 0;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, points_sql, -1, &st, NULL) != SQLITE_OK)
-        return rt_err_set(err, "roofline plot: reading points: %s (is this a rooftune store?)",
-                          sqlite3_errmsg(db));
-    if (experiment)
-        sqlite3_bind_text(st, 1, experiment, -1, SQLITE_TRANSIENT);
-    else
-        sqlite3_bind_null(st, 1);
-    int cap = 0, rc;
-    rt_roofline_point *v = NULL;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            rt_roofline_point *grown = realloc(v, sizeof *v * (size_t)cap);
-            if (!grown) {
-                free(v);
-                sqlite3_finalize(st);
-                return rt_err_set(err, "roofline plot: out of memory for %d points", cap);
-            }
-            v = grown;
-        }
-        rt_roofline_point *p = &v[(*n)++];
-        memset(p, 0, sizeof *p);
-        p->id = sqlite3_column_int64(st, 0);
-        const char *kernel = (const char *)sqlite3_column_text(st, 1);
-        const char *matrix = (const char *)sqlite3_column_text(st, 2);
-        snprintf(p->kernel, sizeof p->kernel, "%s", kernel ? kernel : "");
-        snprintf(p->matrix, sizeof p->matrix, "%s", matrix ? matrix : "");
-        const char *prec = (const char *)sqlite3_column_text(st, 4);
-        p->precision = prec && strcmp(prec, "fp64") == 0 ? RT_FP64 : RT_FP32;
-        make_label(p->label, sizeof p->label, (const char *)sqlite3_column_text(st, 1),
-                   (const char *)sqlite3_column_text(st, 2),
-                   (const char *)sqlite3_column_text(st, 3), prec ? prec : "fp32");
-        p->ranks = sqlite3_column_int(st, 5);
-        p->gflops = sqlite3_column_double(st, 6);
-        p->above = sqlite3_column_int(st, 7);
-        const double nominal = column_or_nan(st, 8);
-        const double intensity = column_or_nan(st, 9);
-        double model_flops = column_or_nan(st, 10);
-        const double dram = column_or_nan(st, 11);
-        const double net = column_or_nan(st, 12);
-        const double rd = column_or_nan(st, 13), wr = column_or_nan(st, 14);
-        if (!(model_flops > 0))
-            model_flops = nominal;
-        p->intensity = intensity > 0                   ? intensity
-                       : (model_flops > 0 && dram > 0) ? model_flops / dram
-                                                       : NAN;
-        /* Counters count what one execution of the whole point moved on this rank's device,
-         * which is what the model's flops describe too. */
-        p->counted_intensity = (model_flops > 0 && rd + wr > 0) ? model_flops / (rd + wr) : NAN;
-        p->net_intensity = (model_flops > 0 && net > 0) ? model_flops / net : NAN;
+    point_array a = {0};
+    if (rt_store_each_roofline_point(db, experiment, add_point, &a, err) != 0) {
+        free(a.v);
+        if (strncmp(err->msg, "roofline plot:", 14) != 0)
+            rt_err_prefix(err, "roofline plot");
+        return -1;
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        free(v);
-        return rt_err_set(err, "roofline plot: reading points: %s", sqlite3_errmsg(db));
-    }
-    if (*n == 0 && experiment) {
+    if (a.n == 0 && experiment) {
         /* Tell "no such experiment" apart from "no plottable point in it". */
-        sqlite3_stmt *q = NULL;
         int exists = 0;
-        if (sqlite3_prepare_v2(db, "SELECT 1 FROM points WHERE experiment = ?1 LIMIT 1", -1, &q,
-                               NULL) == SQLITE_OK) {
-            sqlite3_bind_text(q, 1, experiment, -1, SQLITE_TRANSIENT);
-            exists = sqlite3_step(q) == SQLITE_ROW;
-        }
-        sqlite3_finalize(q);
-        if (!exists) {
-            free(v);
+        rt_err ignored;
+        if (rt_store_experiment_has_points(db, experiment, &exists, &ignored) != 0 || !exists) {
+            free(a.v);
             return list_experiments(db, experiment, err);
         }
     }
-    *pts = v;
+    *pts = a.v;
+    *n = a.n;
     return 0;
 }
 
@@ -764,7 +718,7 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
     return 0;
 }
 
-int rt_roofline_plot_store(sqlite3 *db, const char *experiment, const rt_machine *m,
+int rt_roofline_plot_store(struct sqlite3 *db, const char *experiment, const rt_machine *m,
                            const rt_roofline_plot_opts *opt, rt_roofline_plot_result *res,
                            rt_err *err)
 {

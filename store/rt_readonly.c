@@ -3,6 +3,7 @@
 #include "rt_readonly.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

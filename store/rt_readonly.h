@@ -9,13 +9,13 @@
 #ifndef RT_READONLY_H
 #define RT_READONLY_H
 
-#include <sqlite3.h>
-
 #include "rt_error.h"
+
+struct sqlite3;
 
 /* Opens path for reading and checks that it is a rooftune store this build can read
  * (rt_store_check). A missing file, a file that is not SQLite or another program's database is an
- * error naming the path; *db is NULL then. Close with sqlite3_close. */
-int rt_readonly_open(const char *path, sqlite3 **db, rt_err *err);
+ * error naming the path; *db is NULL then. Close with rt_store_read_close (rt_store_read.h). */
+int rt_readonly_open(const char *path, struct sqlite3 **db, rt_err *err);
 
 #endif

@@ -13,8 +13,7 @@
 #include "rt_kernels.h"
 #include "rt_machine.h"
 #include "rt_roofline_plot.h"
-
-#include <sqlite3.h>
+#include "rt_store_read.h"
 
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err)
 {
@@ -87,15 +86,12 @@ int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const cha
         snprintf(path, sizeof path, "%s", machine_path);
     } else {
         char device[256] = "", dir[1024];
-        sqlite3_stmt *st = NULL;
-        if (sqlite3_prepare_v2(
-                db, "SELECT device FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1", -1,
-                &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
-            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-                snprintf(device, sizeof device, "%s", (const char *)sqlite3_column_text(st, 0));
-        }
-        sqlite3_finalize(st);
+        rt_store_run run;
+        int found = 0;
+        rt_err run_err;
+        if (rt_store_newest_run(db, experiment, &run, &found, &run_err) == 0 && found)
+            snprintf(device, sizeof device, "%s", run.device);
+        rt_store_run_free(&run);
         rt_cli_machine_dir(dir, sizeof dir);
         rt_err find_err;
         if (rt_machine_find(dir, device, 0, path, sizeof path, &generic, &find_err) != 0) {

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "rt_cli.h"
 #include "rt_compare.h"
 #include "rt_readonly.h"
+#include "rt_store_read.h"
 
 static void compare_usage(FILE *f)
 {
@@ -125,7 +125,7 @@ int rt_cli_compare(int argc, char **argv)
         return RT_EXIT_USAGE;
     }
     char **labels = argv + optind;
-    sqlite3 **dbs = calloc((size_t)n, sizeof *dbs);
+    struct sqlite3 **dbs = calloc((size_t)n, sizeof *dbs);
     if (!dbs) {
         fprintf(stderr, "rooftune compare: out of memory\n");
         return RT_EXIT_FAILURE;
@@ -166,7 +166,7 @@ int rt_cli_compare(int argc, char **argv)
     }
 done:
     for (int k = 0; k < n; ++k)
-        sqlite3_close(dbs[k]);
+        rt_store_read_close(dbs[k]);
     free(dbs);
     return status;
 }

@@ -1,11 +1,11 @@
 /* rooftune export: the store as one flat table. */
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rt_cli.h"
 #include "rt_export.h"
+#include "rt_store_read.h"
 
 static void export_usage(FILE *f)
 {
@@ -47,20 +47,19 @@ int rt_cli_export(int argc, char **argv)
         fprintf(stderr, "rooftune export: --format must be csv or json, not '%s'\n", format);
         return RT_EXIT_USAGE;
     }
-    sqlite3 *h = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune export: cannot open %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
+    rt_err err;
+    rt_err_clear(&err);
+    struct sqlite3 *h = NULL;
+    if (rt_store_read_open(db, &h, &err) != 0) {
+        fprintf(stderr, "rooftune export: cannot open %s: %s\n", db, err.msg);
         return RT_EXIT_USAGE;
     }
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w"))) {
         fprintf(stderr, "rooftune export: cannot write %s\n", out_path);
-        sqlite3_close(h);
+        rt_store_read_close(h);
         return RT_EXIT_FAILURE;
     }
-    rt_err err;
-    rt_err_clear(&err);
     int status = RT_EXIT_OK;
     if (rt_export(h, format, experiment, out, &err) != 0) {
         fprintf(stderr, "rooftune export: %s: %s\n", db, err.msg);
@@ -68,6 +67,6 @@ int rt_cli_export(int argc, char **argv)
     }
     if (out != stdout)
         fclose(out);
-    sqlite3_close(h);
+    rt_store_read_close(h);
     return status;
 }

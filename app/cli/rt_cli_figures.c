@@ -1,7 +1,6 @@
 /* rooftune figures: every committed figure, regenerated from the committed result stores. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,8 +24,8 @@ static void figures_usage(FILE *f)
  * are those of the machine file named like the store's device folder (OUT/<device>/<experiment>:
  * baselines/h200-x4/ -> roofline/machines/h200-x4.yaml) when there is one: a device name alone
  * does not tell a 2-GPU H200 host from a 4-GPU one. Otherwise `auto` picks by device name. */
-static int roofline_extra(void *ctx, sqlite3 *db, const char *experiment, const char *out_dir,
-                          rt_err *err)
+static int roofline_extra(void *ctx, struct sqlite3 *db, const char *experiment,
+                          const char *out_dir, rt_err *err)
 {
     (void)ctx;
     char dir[1024], device[256] = "", path[1400];

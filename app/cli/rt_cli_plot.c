@@ -1,7 +1,6 @@
 /* rooftune plot: an experiment's figures from the store. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +10,7 @@
 #include "rt_config.h"
 #include "rt_export.h"
 #include "rt_store.h"
+#include "rt_store_read.h"
 #include "rt_plot.h"
 #include "rt_cli_common.h"
 
@@ -29,23 +29,6 @@ static void plot_usage(FILE *f)
         "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
         "against --machine, else the machine file `machine: auto` picks for the recorded\n"
         "device.\n");
-}
-
-/* A column (config_path, device) of the newest run of the experiment. */
-static void recorded_run_text(sqlite3 *h, const char *experiment, const char *column, char *buf,
-                              size_t len)
-{
-    buf[0] = '\0';
-    sqlite3_stmt *st = NULL;
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
-             column);
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
 }
 
 int rt_cli_plot(int argc, char **argv)
@@ -75,20 +58,19 @@ int rt_cli_plot(int argc, char **argv)
         plot_usage(stderr);
         return RT_EXIT_USAGE;
     }
-    sqlite3 *h = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune plot: cannot open %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
-        return RT_EXIT_USAGE;
-    }
     rt_err err;
     rt_err_clear(&err);
+    struct sqlite3 *h = NULL;
+    if (rt_store_read_open(db, &h, &err) != 0) {
+        fprintf(stderr, "rooftune plot: cannot open %s: %s\n", db, err.msg);
+        return RT_EXIT_USAGE;
+    }
     int status = RT_EXIT_OK;
     char names[64][64];
     int n_names = 0;
     if (rt_store_experiments(h, names, 64, &n_names, &err) != 0) {
         fprintf(stderr, "rooftune plot: %s: %s\n", db, err.msg);
-        sqlite3_close(h);
+        rt_store_read_close(h);
         return RT_EXIT_USAGE;
     }
     if (!experiment) {
@@ -99,7 +81,7 @@ int rt_cli_plot(int argc, char **argv)
             for (int i = 0; i < n_names; ++i)
                 fprintf(stderr, " %s", names[i]);
             fprintf(stderr, "\n");
-            sqlite3_close(h);
+            rt_store_read_close(h);
             return RT_EXIT_USAGE;
         }
         experiment = names[0];
@@ -109,14 +91,20 @@ int rt_cli_plot(int argc, char **argv)
     int have_cfg = 0;
     char recorded[1024];
     if (!config) {
-        recorded_run_text(h, experiment, "config_path", recorded, sizeof recorded);
+        rt_store_run run;
+        int found = 0;
+        rt_err run_err;
+        recorded[0] = '\0';
+        if (rt_store_newest_run(h, experiment, &run, &found, &run_err) == 0 && found)
+            snprintf(recorded, sizeof recorded, "%s", run.config_path);
+        rt_store_run_free(&run);
         if (recorded[0] && access(recorded, R_OK) == 0)
             config = recorded;
     }
     if (config) {
         if (rt_config_load(config, NULL, 0, &cfg, &err) != 0) {
             fprintf(stderr, "rooftune plot: %s\n", err.msg);
-            sqlite3_close(h);
+            rt_store_read_close(h);
             return RT_EXIT_USAGE;
         }
         have_cfg = 1;
@@ -137,6 +125,6 @@ int rt_cli_plot(int argc, char **argv)
     }
     if (have_cfg)
         rt_config_free(&cfg);
-    sqlite3_close(h);
+    rt_store_read_close(h);
     return status;
 }

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,8 +26,8 @@ static void report_usage(FILE *f)
             "the comparison failed; 2 bad input, or the page could not be written.\n");
 }
 
-static int roofline_extra(void *ctx, sqlite3 *db, const char *experiment, const char *out_dir,
-                          rt_err *err)
+static int roofline_extra(void *ctx, struct sqlite3 *db, const char *experiment,
+                          const char *out_dir, rt_err *err)
 {
     (void)ctx;
     return rt_cli_roofline_figure(db, experiment, NULL, out_dir, err);

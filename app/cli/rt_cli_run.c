@@ -18,8 +18,7 @@
 #include "rt_plot.h"
 #include "rt_runner.h"
 #include "rt_store.h"
-
-#include <sqlite3.h>
+#include "rt_store_read.h"
 
 #define MAX_SETS 64
 
@@ -254,10 +253,10 @@ int rt_cli_run(int argc, char **argv)
     }
 
     if (rank == 0 && plots_dir && !dry_run) {
-        sqlite3 *db_handle = NULL;
-        if (sqlite3_open_v2(db, &db_handle, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-            fprintf(stderr, "rooftune run: cannot reopen %s for plotting: %s\n", db,
-                    db_handle ? sqlite3_errmsg(db_handle) : "out of memory");
+        struct sqlite3 *db_handle = NULL;
+        rt_err open_err;
+        if (rt_store_read_open(db, &db_handle, &open_err) != 0) {
+            fprintf(stderr, "rooftune run: cannot reopen %s for plotting: %s\n", db, open_err.msg);
             status = RT_EXIT_FAILURE;
         } else {
             rt_plot_result pr;
@@ -277,7 +276,7 @@ int rt_cli_run(int argc, char **argv)
                 }
             }
         }
-        sqlite3_close(db_handle);
+        rt_store_read_close(db_handle);
     }
 
 done:

@@ -1,6 +1,7 @@
 #include "rt_plot_data.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

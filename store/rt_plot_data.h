@@ -16,10 +16,11 @@
 #ifndef RT_PLOT_DATA_H
 #define RT_PLOT_DATA_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 
 #include "rt_error.h"
+
+struct sqlite3;
 
 /* The status text the store writes for a verified, timed point: rt_point_status_name(RT_POINT_OK).
  * Spelled out here so that plotting a store does not depend on the writer's code. */
@@ -69,8 +70,8 @@ typedef struct rt_plot_names {
 
 /* The field called `name` for experiment's points. On an unknown name the error says which names
  * exist (points columns, parameters, problem parameters, metrics) and the nearest one. */
-int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name, rt_plot_field *out,
-                         rt_err *err);
+int rt_plot_data_resolve(struct sqlite3 *db, const char *experiment, const char *name,
+                         rt_plot_field *out, rt_err *err);
 
 /* A field that puts every point in one series named label. */
 void rt_plot_data_constant(const char *label, rt_plot_field *out);
@@ -78,7 +79,7 @@ void rt_plot_data_constant(const char *label, rt_plot_field *out);
 /* Reads the best y per (series, x) of experiment's status-ok points, optionally only those on
  * matrix (NULL: all). y must hold numbers; text in y is an error naming the value. t is
  * initialized here; free it with rt_plot_data_table_free (also after an error). */
-int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field *x,
+int rt_plot_data_fetch(struct sqlite3 *db, const char *experiment, const rt_plot_field *x,
                        const rt_plot_field *y, const rt_plot_field *series, const char *matrix,
                        rt_plot_table *t, rt_err *err);
 void rt_plot_data_table_free(rt_plot_table *t);
@@ -89,15 +90,16 @@ int rt_plot_data_compare_x(const rt_plot_row *a, const rt_plot_row *b);
 
 /* Counts experiment's points, all and status-ok. When it has none the error lists the
  * experiments the store does have. */
-int rt_plot_data_count(sqlite3 *db, const char *experiment, int64_t *total, int64_t *ok,
+int rt_plot_data_count(struct sqlite3 *db, const char *experiment, int64_t *total, int64_t *ok,
                        rt_err *err);
 
 /* The distinct matrices of experiment's status-ok points, sorted. */
-int rt_plot_data_matrices(sqlite3 *db, const char *experiment, rt_plot_names *out, rt_err *err);
+int rt_plot_data_matrices(struct sqlite3 *db, const char *experiment, rt_plot_names *out,
+                          rt_err *err);
 
 /* The first parameter that takes more than one value among experiment's status-ok points:
  * params keys in name order, then problem keys in name order. found = 0 when none varies. */
-int rt_plot_data_first_varying(sqlite3 *db, const char *experiment, char *name, size_t len,
+int rt_plot_data_first_varying(struct sqlite3 *db, const char *experiment, char *name, size_t len,
                                int *found, rt_err *err);
 
 void rt_plot_data_names_free(rt_plot_names *names);
