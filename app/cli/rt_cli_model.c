@@ -13,49 +13,12 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_generators.h"
+#include "rt_json.h"
 #include "rt_machine.h"
+#include "rt_problem.h"
 #include "rt_space.h"
 
 static const char *const tiers[RT_TIER_COUNT] = {"socket", "node", "global"};
-
-/* The index-th problem point of the config (first domain slowest, as the runner enumerates). */
-static int64_t problem_count(const rt_config *cfg)
-{
-    int64_t n = 1;
-    for (int i = 0; i < cfg->n_problem; ++i)
-        n *= cfg->problem[i].n_values > 0 ? cfg->problem[i].n_values : 1;
-    return n;
-}
-
-static int problem_point(const rt_config *cfg, int64_t index, const rt_family_desc *fam,
-                         rt_params *out, rt_err *err)
-{
-    rt_params given;
-    rt_params_init(&given);
-    for (int i = cfg->n_problem - 1; i >= 0; --i) {
-        const rt_param_domain *d = &cfg->problem[i];
-        if (d->n_values <= 0)
-            continue;
-        if (rt_params_set(&given, d->name, d->values[index % d->n_values], err) != 0)
-            return -1;
-        index /= d->n_values;
-    }
-    /* The family's parameters: the ones the config sets, the others at their defaults. */
-    rt_params_init(out);
-    for (int i = 0; i < fam->n_problem_params; ++i) {
-        const rt_param_schema *s = &fam->problem_params[i];
-        const rt_value *v = rt_params_get(&given, s->name);
-        rt_value dv;
-        if (!v) {
-            if (rt_param_default(s, &dv, err) != 0)
-                return -1;
-            v = &dv;
-        }
-        if (rt_params_set(out, s->name, *v, err) != 0)
-            return -1;
-    }
-    return 0;
-}
 
 static void csv_header(FILE *f)
 {
@@ -85,20 +48,6 @@ static void csv_text(FILE *f, const char *s)
         if (*s == '"')
             fputc('"', f);
         fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_text(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
     }
     fputc('"', f);
 }
@@ -179,18 +128,18 @@ static void json_row(FILE *f, const model_row *m, int first)
 {
     const dspmm_model_result *r = m->r;
     fprintf(f, "%s  {\"experiment\": ", first ? "" : ",\n");
-    json_text(f, m->experiment);
+    rt_json_fputs(f, m->experiment);
     fprintf(f, ", \"matrix\": ");
-    json_text(f, m->matrix);
+    rt_json_fputs(f, m->matrix);
     fprintf(f,
             ", \"kernel\": \"%s\", \"K\": %" PRId64 ", \"precision\": \"%s\", \"comm\": \"%s\", "
             "\"p_batch\": %d, \"minibatch\": %" PRId64 ", \"ranks\": %d, \"ranks_per_node\": %d, "
             "\"ranks_per_socket\": %d, \"status\": \"%s\", \"reason\": ",
             m->kernel, m->k, m->prec, m->comm, m->p_batch, m->minibatch, m->o->nranks,
             m->o->ranks_per_node, m->o->ranks_per_socket, m->ok ? "ok" : "infeasible");
-    json_text(f, m->reason);
+    rt_json_fputs(f, m->reason);
     fprintf(f, ", \"machine\": ");
-    json_text(f, m->machine);
+    rt_json_fputs(f, m->machine);
     if (m->ok) {
         fprintf(f, ", \"p_data\": %d, \"chunks\": %" PRId64, r->p_data, r->chunks_max);
         for (int t = 0; t < RT_TIER_COUNT; ++t)
@@ -322,16 +271,17 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
         if (o->out)
             fprintf(o->out, "matrix %s: %" PRId64 " x %" PRId64 ", %" PRId64 " nonzeros\n",
                     mc->name, a.rows, a.cols, a.nnz);
-        for (int64_t pi = 0; pi < problem_count(cfg) && rc == 0; ++pi) {
+        for (int64_t pi = 0; pi < rt_problem_count(cfg) && rc == 0; ++pi) {
             for (int ki = 0; ki < cfg->n_kernels && rc == 0; ++ki) {
                 const rt_kernel_cfg *kc = &cfg->kernels[ki];
                 const rt_kernel_desc *kd = rt_registry_find_kernel(reg, kc->name);
                 if (!kd || strcmp(kd->family, "dspmm") != 0)
                     continue;
                 const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
-                rt_params problem;
+                rt_params given, problem;
                 rt_space *space = NULL;
-                if (problem_point(cfg, pi, fam, &problem, err) != 0 ||
+                if (rt_problem_point(cfg, pi, &given, err) != 0 ||
+                    rt_problem_for_family(fam, &given, &problem, err) != 0 ||
                     rt_space_build(kc, kd, &problem, a.rows, a.cols, a.nnz, NULL, &space, err) !=
                         0) {
                     rc = -1;
