@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include "dspmm_model_only.h"
 #include "dspmm_part.h"
 #include "rt_schema.h"
 
@@ -167,6 +168,7 @@ static const rt_family_desc dspmm_family_desc = {
     .flops = dspmm_flops,
     .nonzeros = dspmm_nonzeros,
     .wants_whole_matrix = 1,
+    .model = dspmm_model_only,
 };
 
 const rt_family_desc *rt_dspmm_family(void)
