@@ -1,6 +1,6 @@
 /* rt_compare_changes: change points over a series of sample sets (history); see rt_compare.h. */
 #define _POSIX_C_SOURCE 200809L
-#include "rt_compare.h"
+#include "rt_compare_changes.h"
 
 #include <ctype.h>
 #include <math.h>

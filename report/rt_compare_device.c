@@ -1,6 +1,6 @@
 /* rt_compare_device: the device class rules of point matching; see rt_compare.h. */
 #define _POSIX_C_SOURCE 200809L
-#include "rt_compare.h"
+#include "rt_compare_device.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* rt_compare_write: the comparison and the history as text and Markdown; see rt_compare.h. */
 #define _POSIX_C_SOURCE 200809L
-#include "rt_compare.h"
+#include "rt_compare_write.h"
 
 #include <ctype.h>
 #include <math.h>

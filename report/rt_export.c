@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_json.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
 #include "rt_store_rows.h"
@@ -100,72 +101,17 @@ static void buf_int(text_buf *b, long long v)
     buf_puts(b, num);
 }
 
-/* Length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes are not UTF-8.
- * Rejects overlong forms, surrogates and code points above U+10FFFF, as JSON parsers do. */
-static size_t utf8_sequence(const unsigned char *p, size_t avail)
+static int put_text_buf(void *ctx, const char *piece, size_t n)
 {
-    const unsigned char c = p[0];
-    if (c < 0x80)
-        return 1;
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (avail < len || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; ++k)
-        if (p[k] < 0x80 || p[k] > 0xBF)
-            return 0;
-    return len;
+    buf_add(ctx, piece, n);
+    return 0;
 }
 
+/* A quoted JSON string of s[0..n): a database text may hold any bytes; bad UTF-8 is replaced. */
 static void buf_json_string(text_buf *b, const char *s, size_t n)
 {
     buf_puts(b, "\"");
-    const unsigned char *p = (const unsigned char *)s;
-    size_t k = 0;
-    while (k < n) {
-        const unsigned char c = p[k];
-        if (c == '"' || c == '\\') {
-            const char esc[2] = {'\\', (char)c};
-            buf_add(b, esc, 2);
-            ++k;
-        } else if (c < 0x20) {
-            char esc[8];
-            switch (c) {
-            case '\n': snprintf(esc, sizeof esc, "\\n"); break;
-            case '\r': snprintf(esc, sizeof esc, "\\r"); break;
-            case '\t': snprintf(esc, sizeof esc, "\\t"); break;
-            default: snprintf(esc, sizeof esc, "\\u%04x", c); break;
-            }
-            buf_puts(b, esc);
-            ++k;
-        } else {
-            const size_t len = utf8_sequence(p + k, n - k);
-            if (len == 0) {
-                buf_puts(b, "\\ufffd");
-                ++k;
-            } else {
-                buf_add(b, s + k, len);
-                k += len;
-            }
-        }
-    }
+    rt_json_escape(s, n, RT_JSON_SHORT_CONTROLS | RT_JSON_CHECK_UTF8, put_text_buf, b);
     buf_puts(b, "\"");
 }
 

@@ -11,7 +11,8 @@
 #include <sys/types.h>
 
 #include "rt_plot_data.h"
-#include "rt_plot_internal.h"
+#include "rt_plot_types.h"
+#include "rt_plot_writer.h"
 #include "rt_strutil.h"
 
 static const char *const figure_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
@@ -36,84 +37,6 @@ static void append(char *buf, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + used, cap - used, fmt, ap);
     va_end(ap);
-}
-
-void rt_plot_note(rt_plot_job *job, const char *fmt, ...)
-{
-    const size_t used = strlen(job->notes);
-    if (used + 1 >= sizeof job->notes)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(job->notes + used, sizeof job->notes - used, fmt, ap);
-    va_end(ap);
-}
-
-/* Comment lines in .dat and .gp files must stay on one line whatever the text holds. */
-void rt_plot_write_comment(FILE *f, const char *text)
-{
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
-        fputc(*c < 0x20 || *c == 0x7f ? ' ' : *c, f);
-}
-
-/* A text value as one whitespace-separated column that gnuplot reads as a single field. */
-void rt_plot_write_data_text(FILE *f, const char *text)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)text; *c; ++c)
-        fputc(*c < 0x20 || *c == 0x7f || *c == '"' ? '_' : *c, f);
-    fputc('"', f);
-}
-
-void rt_plot_write_quoted(FILE *f, const char *text)
-{
-    char quoted[2 * 256 + 4];
-    rt_plot_quote(text, quoted, sizeof quoted);
-    fputs(quoted, f);
-}
-
-static int make_dirs(const char *dir, rt_err *err)
-{
-    char path[RT_PLOT_PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return rt_err_set(err, "plot folder '%.200s...' is too long", dir);
-    /* Create each missing ancestor in turn, as `mkdir -p` does. */
-    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
-        if (slash)
-            *slash = '\0';
-        if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
-            return rt_err_set(err, "cannot create plot folder '%s': %s", path, strerror(errno));
-        if (!slash)
-            break;
-        *slash = '/';
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return rt_err_set(err, "cannot write figures into '%s': it exists and is not a folder",
-                          dir);
-    return 0;
-}
-
-int rt_plot_open_output(const plot_job *job, const char *stem, const char *ext, FILE **f,
-                        char *path, size_t len, rt_err *err)
-{
-    if (snprintf(path, len, "%s/%s.%s", job->out_dir, stem, ext) >= (int)len)
-        return rt_err_set(err, "figure path %s/%s.%s is too long", job->out_dir, stem, ext);
-    errno = 0; /* close_output reports errno: start from a clean one */
-    *f = fopen(path, "w");
-    if (!*f)
-        return rt_err_set(err, "cannot write %s: %s", path, strerror(errno));
-    return 0;
-}
-
-int rt_plot_close_output(FILE *f, const char *path, rt_err *err)
-{
-    const int failed = ferror(f);
-    const int close_failed = fclose(f);
-    if (failed || close_failed)
-        return rt_err_set(err, "cannot write %s: %s", path,
-                          errno ? strerror(errno) : "write error");
-    return 0;
 }
 
 int rt_plot_is_power_of_two(double v)
@@ -192,21 +115,6 @@ static int x_index(const rt_plot_table *t, const distinct *xs, int r)
 /* ------------------------------------------------------------------------------------------- */
 /* Writing figures */
 
-void rt_plot_write_data_intro(FILE *f, const plot_job *job, const figure *fig, const char *query)
-{
-    fprintf(f, "# rooftune figure data: %s (%s) of experiment '", fig->stem, fig->type);
-    rt_plot_write_comment(f, job->experiment);
-    fputc('\'', f);
-    if (fig->matrix) {
-        fprintf(f, ", matrix '");
-        rt_plot_write_comment(f, fig->matrix);
-        fputc('\'', f);
-    }
-    fprintf(f, "\n# query: ");
-    rt_plot_write_comment(f, query);
-    fputc('\n', f);
-}
-
 static void write_data_header(FILE *f, const plot_job *job, const figure *fig,
                               const rt_plot_table *t)
 {
@@ -231,25 +139,6 @@ static void axis_range_settings(FILE *gp, const rt_plot_table *t, int log_y)
         fprintf(gp, "set yrange [0:*]\n");
 }
 
-void rt_plot_write_gp_header(FILE *gp, const plot_job *job, const figure *fig, const char *what)
-{
-    fprintf(gp, "# rooftune figure '%s' (%s): %s\n", fig->stem, fig->type, what);
-    fprintf(gp, "# Reads %s.dat from this folder and writes %s.png and %s.svg next to it.\n",
-            fig->stem, fig->stem, fig->stem);
-    fprintf(gp, "# Regenerate: cd ");
-    rt_plot_write_comment(gp, job->out_dir);
-    fprintf(gp, " && gnuplot %s.gp\n\nreset\n", fig->stem);
-    rt_plot_write_style(gp);
-    fprintf(gp, "set datafile missing '?'\n");
-    fprintf(gp, "set title ");
-    rt_plot_write_quoted(gp, fig->title);
-    fprintf(gp, "\nset xlabel ");
-    rt_plot_write_quoted(gp, fig->x.label);
-    fprintf(gp, "\nset ylabel ");
-    rt_plot_write_quoted(gp, fig->y.label);
-    fputc('\n', gp);
-}
-
 static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
 {
     int longest = 0;
@@ -268,29 +157,6 @@ static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
     if (xs->n * (longest + 2) > 90)
         fprintf(gp, "set xtics rotate by 30 right\n");
     fprintf(gp, "set xrange [-0.6:%g]\n", xs->n - 0.4);
-}
-
-void rt_plot_write_series_style(FILE *cmd, int k)
-{
-    /* The palette has 8 colours; past them the dash pattern keeps series apart. */
-    fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
-}
-
-/* Finishes a figure: the script's render tail, closing files, running gnuplot. */
-int rt_plot_finish_figure(plot_job *job, const figure *fig, FILE *gp, const char *gp_path,
-                          const char *plot_command, rt_err *err)
-{
-    rt_plot_write_render(gp, fig->stem, plot_command);
-    if (rt_plot_close_output(gp, gp_path, err) != 0)
-        return -1;
-    if (job->have_gnuplot) {
-        char script[RT_PLOT_STEM_MAX + 4];
-        snprintf(script, sizeof script, "%s.gp", fig->stem);
-        if (rt_plot_run_gnuplot(job->out_dir, script, err) != 0)
-            return -1;
-    }
-    ++job->res->n_figures;
-    return 0;
 }
 
 /* The log base of the x axis (0: linear), or -1 with err set when logx cannot be honoured. */
@@ -895,7 +761,7 @@ int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot
     int64_t total = 0, ok = 0;
     if (rt_plot_data_count(db, experiment, &total, &ok, err) != 0)
         return -1;
-    if (make_dirs(out_dir, err) != 0)
+    if (rt_plot_make_dirs(out_dir, err) != 0)
         return -1;
     char gnuplot[RT_PLOT_PATH_MAX];
     job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;

@@ -36,15 +36,10 @@
 
 #include "rt_config.h"
 #include "rt_error.h"
+#include "rt_plot_writer.h"
 
 struct sqlite3;
 #include "rt_plot_gnuplot.h"
-
-typedef struct rt_plot_result {
-    int n_figures;       /* figures written (.dat and .gp, and the images when gnuplot ran) */
-    int gnuplot_missing; /* 1: gnuplot was not on PATH, so no PNG/SVG were drawn */
-    char message[512];   /* one line for the user: what was written, skipped and why */
-} rt_plot_result;
 
 /* Draws the figures of experiment (plots[0..n_plots-1], or the default set when n_plots == 0)
  * into out_dir, creating the folder when needed. gnuplot missing is not an error: the .dat and

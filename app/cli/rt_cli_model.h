@@ -1,7 +1,6 @@
-/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the distributed SpMM's partition,
- * communication plan, per-tier volumes and predicted communication time for a job of N ranks,
- * computed in this one process (no mpirun) for every dspmm point of the config
- * (kernels/dspmm/dspmm_model.h does the work; this file walks the config and writes the table). */
+/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the option checks, the machine file,
+ * and a call to the model-only hook (rt_family_desc.model) of every family the config's kernels
+ * belong to; the family computes and writes its rows (dspmm: kernels/dspmm/dspmm_model_only.c). */
 #ifndef RT_CLI_MODEL_H
 #define RT_CLI_MODEL_H
 
@@ -21,10 +20,10 @@ typedef struct rt_cli_model_opts {
     FILE *out;            /* the table; NULL for none */
 } rt_cli_model_opts;
 
-/* Runs the model for every matrix x problem point x dspmm kernel point of cfg (other families'
- * kernels are listed as skipped). *n_points receives the number of points modelled (feasible or
- * not). Fails on a matrix that cannot be built, an unreadable machine file or unwritable outputs,
- * or when the config has no dspmm kernel. */
+/* Runs the model-only hook of every family of cfg's kernels that has one (kernels of other
+ * families are listed as skipped). *n_points receives the number of rows written (feasible or
+ * not). Fails on an unreadable machine file, on what a hook fails on, or when no kernel of cfg
+ * belongs to a family with a model-only mode (the message names the families that have one). */
 int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_model_opts *o,
                      int *n_points, rt_err *err);
 

@@ -1,6 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rt_measure.h"
-#include "rt_progress.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_interrupt.h"
+#include "rt_progress.h"
 #include "rt_roofline_glue.h"
 #include "rt_stats.h"
 #include "rt_strutil.h"
@@ -199,343 +199,439 @@ static void format_params_short(const rt_params *p, char *buf, size_t len)
     }
 }
 
-int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
-                     int feasible, const char *why, double *objective, rt_run_summary *sum,
-                     rt_err *err)
-{
-    *objective = INFINITY;
-    sum->points_seen++;
-    const rt_measure_cfg *mc = &m->cfg->measure;
+/* ---------------------------------------------------------------------------------------------
+ * One point, step by step. Each step returns STEP_NEXT to go on, STEP_RECORD when the point's
+ * outcome is known (it is recorded), STEP_DONE when nothing is to be recorded (resumed, dry run),
+ * or -1 on a run error (every rank returns it together). */
+enum { STEP_NEXT = 0, STEP_RECORD = 1, STEP_DONE = 2 };
 
+/* What the steps of one point share. */
+typedef struct point_run {
+    rt_measure_ctx *m;
+    const rt_measure_target *t;
+    const rt_params *params;
     rt_point_record rec;
-    memset(&rec, 0, sizeof rec);
-    snprintf(rec.experiment, sizeof rec.experiment, "%s", m->cfg->name);
-    snprintf(rec.kernel, sizeof rec.kernel, "%s", t->kernel->name);
-    snprintf(rec.backend, sizeof rec.backend, "%s", t->kernel->backend);
-    snprintf(rec.family, sizeof rec.family, "%s", t->kernel->family);
-    snprintf(rec.matrix, sizeof rec.matrix, "%s", t->matrix->name);
-    snprintf(rec.device, sizeof rec.device, "%s", t->device->name);
-    rec.ranks = m->nranks;
-    rec.rel_error = NAN;
-    rec.bound_s = NAN;
-    rec.efficiency = NAN;
-    rec.time_median_s = rec.time_min_s = rec.time_max_s = rec.time_mean_s = NAN;
-    rec.time_stddev_s = rec.ci_rel = rec.gflops = rec.gnnz_s = NAN;
-    if (rt_params_to_json(params, rec.params_json, sizeof rec.params_json) < 0 ||
-        rt_params_to_json(t->problem, rec.problem_json, sizeof rec.problem_json) < 0)
+    rt_metrics metrics;
+    rt_kernel_env env;
+    void *state;
+    int have_state;
+    int noisy; /* timed, but the confidence target was missed */
+    char shown[512];
+    char problem_shown[256];
+} point_run;
+
+/* The point's identity: names, parameters, and the key the store resumes by. */
+static int step_identify(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    const rt_params *params = p->params;
+
+    snprintf(rec->experiment, sizeof rec->experiment, "%s", m->cfg->name);
+    snprintf(rec->kernel, sizeof rec->kernel, "%s", t->kernel->name);
+    snprintf(rec->backend, sizeof rec->backend, "%s", t->kernel->backend);
+    snprintf(rec->family, sizeof rec->family, "%s", t->kernel->family);
+    snprintf(rec->matrix, sizeof rec->matrix, "%s", t->matrix->name);
+    snprintf(rec->device, sizeof rec->device, "%s", t->device->name);
+    rec->ranks = m->nranks;
+    rec->rel_error = NAN;
+    rec->bound_s = NAN;
+    rec->efficiency = NAN;
+    rec->time_median_s = rec->time_min_s = rec->time_max_s = rec->time_mean_s = NAN;
+    rec->time_stddev_s = rec->ci_rel = rec->gflops = rec->gnnz_s = NAN;
+    if (rt_params_to_json(params, rec->params_json, sizeof rec->params_json) < 0 ||
+        rt_params_to_json(t->problem, rec->problem_json, sizeof rec->problem_json) < 0)
         return rt_err_set(err, "kernel %s: parameters too long to record", t->kernel->name);
     {
         char keytext[4096];
-        snprintf(keytext, sizeof keytext, "%s|%s|%s|%s|%d|%s", rec.kernel, rec.matrix,
-                 rec.params_json, rec.problem_json, rec.ranks, rec.device);
-        rt_hash_hex(rt_hash64(keytext, strlen(keytext), 0), rec.point_key);
+        snprintf(keytext, sizeof keytext, "%s|%s|%s|%s|%d|%s", rec->kernel, rec->matrix,
+                 rec->params_json, rec->problem_json, rec->ranks, rec->device);
+        rt_hash_hex(rt_hash64(keytext, strlen(keytext), 0), rec->point_key);
     }
-    char shown[512];
-    format_params_short(params, shown, sizeof shown);
-    char problem_shown[256];
-    format_params_short(t->problem, problem_shown, sizeof problem_shown);
+    format_params_short(params, p->shown, sizeof p->shown);
+    format_params_short(t->problem, p->problem_shown, sizeof p->problem_shown);
+    return STEP_NEXT;
+}
+
+/* Resume: a point the store already holds is skipped; a dry run only says what it would run. */
+static int step_resume(point_run *p, int feasible, const char *why, rt_run_summary *sum,
+                       rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    rt_point_record *rec = &p->rec;
 
     /* Resume: rank 0 asks the store, everyone follows. */
     int done = 0;
     if (m->rank == 0 && m->store &&
-        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec.point_key, &done,
-                            err) != 0)
+        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec->point_key,
+                            &done, err) != 0)
         return -1;
     int done_all = done;
     if (rt_comm_bcast_int(m->comm, &done_all, 0, err) != 0)
         return rt_err_set(err, "communication failed during the resume check");
     if (done_all) {
         sum->resumed++;
-        return 0;
+        return STEP_DONE;
     }
     if (m->opt->dry_run) {
         if (m->rank == 0 && m->opt->log)
-            fprintf(m->opt->log, "  would run %s %s [%s] %s%s%s\n", rec.kernel, rec.matrix,
-                    problem_shown, shown, feasible ? "" : "  (infeasible: ", feasible ? "" : why);
+            fprintf(m->opt->log, "  would run %s %s [%s] %s%s%s\n", rec->kernel, rec->matrix,
+                    p->problem_shown, p->shown,
+                    feasible ? "" : "  (infeasible: ", feasible ? "" : why);
         if (!feasible && m->rank == 0 && m->opt->log)
             fprintf(m->opt->log, ")\n");
-        return 0;
+        return STEP_DONE;
     }
+    return STEP_NEXT;
+}
 
-    rt_metrics metrics;
-    rt_metrics_init(&metrics);
-    rec.metrics = &metrics;
-    rec.flops = NAN;
-    void *state = NULL;
-    int have_state = 0;
-    int noisy = 0;
+/* Inputs and reference, shared by all kernels of the problem point, and the nominal flops. */
+static int step_inputs(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
     outcome g = OUT_OK;
     char msg[512] = "";
     char local_msg[512] = "";
     rt_err local;
     rt_err_clear(&local);
 
-    if (!feasible) {
-        rec.status = RT_POINT_INFEASIBLE;
-        snprintf(rec.reason, sizeof rec.reason, "%s", why);
-        goto record;
+    outcome lo = OUT_OK;
+    if (ensure_inputs(m, t, rec->problem_json, &local) != 0) {
+        lo = OUT_ERROR;
+        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
     }
-
-    /* Inputs and reference (shared by all kernels of the problem point). */
+    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+        return -1;
+    if (g != OUT_OK) {
+        /* Without inputs nothing of this problem can run: that is a run error. */
+        return rt_err_set(err, "%s", msg);
+    }
+    rec->flops = t->family->flops(m->inputs);
+    rec->tolerance = t->family->tolerance(m->inputs);
     {
-        outcome lo = OUT_OK;
-        if (ensure_inputs(m, t, rec.problem_json, &local) != 0) {
+        double flops_all = rec->flops;
+        if (rt_comm_sum_double(m->comm, rec->flops, &flops_all, err) != 0)
+            return -1;
+        rec->flops = flops_all;
+    }
+    return STEP_NEXT;
+}
+
+/* Feasibility hook, then setup; an infeasible or failed point is recorded with the reason. */
+static int step_setup(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    const rt_params *params = p->params;
+    const rt_kernel_env *env = &p->env;
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    char local_msg[512] = "";
+    rt_err local;
+    rt_err_clear(&local);
+
+    outcome lo = OUT_OK;
+    local_msg[0] = '\0';
+    if (t->kernel->check) {
+        char kwhy[512] = "";
+        const int c =
+            t->kernel->check(t->kernel, m->inputs, params, env, kwhy, sizeof kwhy, &local);
+        if (c == RT_INFEASIBLE) {
+            lo = OUT_INFEASIBLE;
+            snprintf(local_msg, sizeof local_msg, "%s", kwhy);
+        } else if (c != 0) {
             lo = OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
         }
-        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-            return -1;
-        if (g != OUT_OK) {
-            /* Without inputs nothing of this problem can run: that is a run error. */
-            return rt_err_set(err, "%s", msg);
-        }
     }
-    rec.flops = t->family->flops(m->inputs);
-    rec.tolerance = t->family->tolerance(m->inputs);
-    {
-        double flops_all = rec.flops;
-        if (rt_comm_sum_double(m->comm, rec.flops, &flops_all, err) != 0)
-            return -1;
-        rec.flops = flops_all;
-    }
-    rt_kernel_env env = {.device = t->device,
-                         .cache_dir = NULL,
-                         .rank = m->rank,
-                         .nranks = m->nranks,
-                         .comm = m->comm};
-
-    /* Feasibility hook, then setup. */
-    {
-        outcome lo = OUT_OK;
-        local_msg[0] = '\0';
-        if (t->kernel->check) {
-            char kwhy[512] = "";
-            const int c =
-                t->kernel->check(t->kernel, m->inputs, params, &env, kwhy, sizeof kwhy, &local);
-            if (c == RT_INFEASIBLE) {
-                lo = OUT_INFEASIBLE;
-                snprintf(local_msg, sizeof local_msg, "%s", kwhy);
-            } else if (c != 0) {
-                lo = OUT_ERROR;
-                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+    if (lo == OUT_OK) {
+        const double t0 = rt_clock_now();
+        const int s = t->kernel->setup(t->kernel, m->inputs, params, env, &p->state, &local);
+        rec->setup_s = rt_clock_now() - t0;
+        if (s == 0)
+            p->have_state = 1;
+        else {
+            lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : OUT_ERROR;
+            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+            if (p->state) { /* a failed setup may leave a partial state to tear down */
+                t->kernel->teardown(p->state);
+                p->state = NULL;
             }
         }
-        if (lo == OUT_OK) {
-            const double t0 = rt_clock_now();
-            const int s = t->kernel->setup(t->kernel, m->inputs, params, &env, &state, &local);
-            rec.setup_s = rt_clock_now() - t0;
-            if (s == 0)
-                have_state = 1;
-            else {
-                lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : OUT_ERROR;
-                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-                if (state) { /* a failed setup may leave a partial state to tear down */
-                    t->kernel->teardown(state);
-                    state = NULL;
+    }
+    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+        return -1;
+    if (g != OUT_OK) {
+        rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
+        snprintf(rec->reason, sizeof rec->reason, "%s", msg);
+        return STEP_RECORD;
+    }
+    return STEP_NEXT;
+}
+
+/* The verification gate: one execution, compared with the reference. */
+static int step_verify(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    char local_msg[512] = "";
+    rt_err local;
+    rt_err_clear(&local);
+
+    outcome lo = OUT_OK;
+    local_msg[0] = '\0';
+    double sec = 0;
+    if (t->kernel->run(p->state, &sec, &local) != 0) {
+        lo = OUT_ERROR;
+        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+    }
+    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+        return -1;
+    rt_verify_result vr;
+    int gate_error = 0;
+    if (g == OUT_OK && check_output(m, p->state, t->kernel, rec->tolerance, &vr, &gate_error, msg,
+                                    sizeof msg, err) != 0)
+        return -1;
+    if (g != OUT_OK || gate_error) {
+        rec->status = RT_POINT_ERROR;
+        snprintf(rec->reason, sizeof rec->reason, "%s", msg);
+        return STEP_RECORD;
+    }
+    rec->rel_error = vr.rel_error;
+    if (!rt_verify_passed(&vr)) {
+        char failed[480];
+        rt_verify_describe(&vr, failed, sizeof failed);
+        rec->status = RT_POINT_WRONG;
+        snprintf(rec->reason, sizeof rec->reason, "%s: not timed", failed);
+        return STEP_RECORD;
+    }
+    rec->verified = 1;
+    return STEP_NEXT;
+}
+
+/* Warm-up executions (measure.warmup), untimed. */
+static int step_warmup(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    char local_msg[512] = "";
+    rt_err local;
+    rt_err_clear(&local);
+
+    outcome lo = OUT_OK;
+    local_msg[0] = '\0';
+    for (int w = 0; w < mc->warmup && lo == OUT_OK; ++w) {
+        double sec;
+        if (t->kernel->run(p->state, &sec, &local) != 0) {
+            lo = OUT_ERROR;
+            snprintf(local_msg, sizeof local_msg, "warm-up: %s", local.msg);
+        }
+    }
+    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+        return -1;
+    if (g != OUT_OK) {
+        rec->status = RT_POINT_ERROR;
+        snprintf(rec->reason, sizeof rec->reason, "%s", msg);
+        return STEP_RECORD;
+    }
+    return STEP_NEXT;
+}
+
+/* Samples until the median is known well enough or time runs out; the summary and the rates. */
+static int step_repetitions(point_run *p, double *objective, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    char local_msg[512] = "";
+    rt_err local;
+    rt_err_clear(&local);
+    outcome lo;
+
+    const int cold = m->cfg->measure.mode[0] == 'c';
+    double measured = 0.0;
+    int n = 0;
+    int stop = 0;
+    while (!stop) {
+        lo = OUT_OK;
+        if (cold) {
+            if (t->kernel->flush) {
+                if (t->kernel->flush(p->state, &local) != 0) {
+                    lo = OUT_ERROR;
+                    snprintf(local_msg, sizeof local_msg, "cache flush: %s", local.msg);
                 }
+            } else if (m->flush) {
+                rt_cacheflush_flush(m->flush);
             }
         }
-        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-            return -1;
-        if (g != OUT_OK) {
-            rec.status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
-            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
-            goto record;
-        }
-    }
-
-    /* The verification gate: one execution, compared with the reference. */
-    {
-        outcome lo = OUT_OK;
-        local_msg[0] = '\0';
-        double sec = 0;
-        if (t->kernel->run(state, &sec, &local) != 0) {
+        if (rt_comm_barrier(m->comm, err) != 0)
+            return rt_err_set(err, "communication failed at a barrier");
+        double sec = -1.0;
+        const double t0 = rt_clock_now();
+        if (lo == OUT_OK && t->kernel->run(p->state, &sec, &local) != 0) {
             lo = OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
         }
+        const double wall = rt_clock_now() - t0;
+        if (sec < 0)
+            sec = wall;
         if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
             return -1;
+        if (g != OUT_OK) {
+            rec->status = RT_POINT_ERROR;
+            snprintf(rec->reason, sizeof rec->reason, "repetition %d: %s", n, msg);
+            return STEP_RECORD;
+        }
+        double smax = sec, smin = sec, savg = sec;
+        if (rt_comm_time_reduce(m->comm, sec, &smax, &smin, &savg, err) != 0)
+            return rt_err_prefix(err, "combining sample times");
+        m->samples[n] = smax;
+        m->rank_min[n] = smin;
+        m->rank_avg[n] = savg;
+        ++n;
+        measured += smax;
+        int decide = 0;
+        if (smax > mc->point_timeout_s) {
+            rec->status = RT_POINT_TIMEOUT;
+            snprintf(rec->reason, sizeof rec->reason,
+                     "one execution took %.3f s, over measure.point_timeout_s = %.3g s", smax,
+                     mc->point_timeout_s);
+            decide = 1;
+        } else if (n >= m->samples_cap) {
+            decide = 1;
+        } else {
+            decide = rt_stats_should_stop(m->samples, n, mc->min_reps, mc->max_reps, measured,
+                                          mc->max_time_s, mc->target_rel_ci, mc->confidence);
+        }
+        /* Rank 0 decides so every rank leaves the loop at the same repetition. */
+        if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
+            return rt_err_set(err, "communication failed while deciding to stop sampling");
+        stop = decide;
+    }
+    /* The output of the last timed repetition must still be right: a kernel that is correct
+     * once and then drifts (state reused across runs, a race) is not timed honestly. */
+    if (rec->status == RT_POINT_OK) {
         rt_verify_result vr;
         int gate_error = 0;
-        if (g == OUT_OK && check_output(m, state, t->kernel, rec.tolerance, &vr, &gate_error, msg,
-                                        sizeof msg, err) != 0)
+        if (check_output(m, p->state, t->kernel, rec->tolerance, &vr, &gate_error, msg, sizeof msg,
+                         err) != 0)
             return -1;
-        if (g != OUT_OK || gate_error) {
-            rec.status = RT_POINT_ERROR;
-            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
-            goto record;
-        }
-        rec.rel_error = vr.rel_error;
-        if (!rt_verify_passed(&vr)) {
-            char failed[480];
+        if (gate_error) {
+            rec->status = RT_POINT_ERROR;
+            snprintf(rec->reason, sizeof rec->reason, "after %d timed repetition(s): %s", n, msg);
+        } else if (!rt_verify_passed(&vr)) {
+            char failed[440];
             rt_verify_describe(&vr, failed, sizeof failed);
-            rec.status = RT_POINT_WRONG;
-            snprintf(rec.reason, sizeof rec.reason, "%s: not timed", failed);
-            goto record;
+            rec->status = RT_POINT_WRONG;
+            rec->verified = 0;
+            rec->rel_error = vr.rel_error;
+            snprintf(rec->reason, sizeof rec->reason, "re-check after %d timed repetition(s): %s",
+                     n, failed);
         }
-        rec.verified = 1;
     }
-
-    /* Warm-up, then samples until the median is known well enough or time runs out. */
-    {
-        outcome lo = OUT_OK;
-        local_msg[0] = '\0';
-        for (int w = 0; w < mc->warmup && lo == OUT_OK; ++w) {
-            double sec;
-            if (t->kernel->run(state, &sec, &local) != 0) {
-                lo = OUT_ERROR;
-                snprintf(local_msg, sizeof local_msg, "warm-up: %s", local.msg);
-            }
-        }
-        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-            return -1;
-        if (g != OUT_OK) {
-            rec.status = RT_POINT_ERROR;
-            snprintf(rec.reason, sizeof rec.reason, "%s", msg);
-            goto record;
-        }
-        const int cold = m->cfg->measure.mode[0] == 'c';
-        double measured = 0.0;
-        int n = 0;
-        int stop = 0;
-        while (!stop) {
-            lo = OUT_OK;
-            if (cold) {
-                if (t->kernel->flush) {
-                    if (t->kernel->flush(state, &local) != 0) {
-                        lo = OUT_ERROR;
-                        snprintf(local_msg, sizeof local_msg, "cache flush: %s", local.msg);
-                    }
-                } else if (m->flush) {
-                    rt_cacheflush_flush(m->flush);
-                }
-            }
-            if (rt_comm_barrier(m->comm, err) != 0)
-                return rt_err_set(err, "communication failed at a barrier");
-            double sec = -1.0;
-            const double t0 = rt_clock_now();
-            if (lo == OUT_OK && t->kernel->run(state, &sec, &local) != 0) {
-                lo = OUT_ERROR;
-                snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-            }
-            const double wall = rt_clock_now() - t0;
-            if (sec < 0)
-                sec = wall;
-            if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+    rec->n_samples = n;
+    rec->samples = m->samples;
+    rec->samples_rank_min = m->rank_min;
+    rec->samples_rank_avg = m->rank_avg;
+    rt_stats_summary st;
+    if (rt_stats_summarize(m->samples, n, &st, err) != 0)
+        return rt_err_prefix(err, "summarising the samples of %s", rec->kernel);
+    double ci_lo, ci_hi;
+    if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec->ci_rel, NULL,
+                           err) != 0)
+        return -1;
+    /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
+     * recorded, marked so that nobody (compare included) reads more into it than it holds. */
+    if (rec->status == RT_POINT_OK && mc->target_rel_ci > 0 &&
+        !(rec->ci_rel <= mc->target_rel_ci)) {
+        rt_metrics_add(&p->metrics, RT_METRIC_NOISY, "", 1.0, 0);
+        p->noisy = 1;
+    }
+    rec->time_median_s = st.median;
+    rec->time_min_s = st.min;
+    rec->time_max_s = st.max;
+    rec->time_mean_s = st.mean;
+    rec->time_stddev_s = st.stddev;
+    if (rec->status == RT_POINT_OK && st.median > 0) {
+        rec->gflops = rec->flops / st.median * 1e-9;
+        if (t->family->nonzeros) {
+            double nz = t->family->nonzeros(m->inputs), nz_all = nz;
+            if (rt_comm_sum_double(m->comm, nz, &nz_all, err) != 0)
                 return -1;
-            if (g != OUT_OK) {
-                rec.status = RT_POINT_ERROR;
-                snprintf(rec.reason, sizeof rec.reason, "repetition %d: %s", n, msg);
-                goto record;
-            }
-            double smax = sec, smin = sec, savg = sec;
-            if (rt_comm_time_reduce(m->comm, sec, &smax, &smin, &savg, err) != 0)
-                return rt_err_prefix(err, "combining sample times");
-            m->samples[n] = smax;
-            m->rank_min[n] = smin;
-            m->rank_avg[n] = savg;
-            ++n;
-            measured += smax;
-            int decide = 0;
-            if (smax > mc->point_timeout_s) {
-                rec.status = RT_POINT_TIMEOUT;
-                snprintf(rec.reason, sizeof rec.reason,
-                         "one execution took %.3f s, over measure.point_timeout_s = %.3g s", smax,
-                         mc->point_timeout_s);
-                decide = 1;
-            } else if (n >= m->samples_cap) {
-                decide = 1;
-            } else {
-                decide = rt_stats_should_stop(m->samples, n, mc->min_reps, mc->max_reps, measured,
-                                              mc->max_time_s, mc->target_rel_ci, mc->confidence);
-            }
-            /* Rank 0 decides so every rank leaves the loop at the same repetition. */
-            if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
-                return rt_err_set(err, "communication failed while deciding to stop sampling");
-            stop = decide;
+            rec->gnnz_s = nz_all / st.median * 1e-9;
         }
-        /* The output of the last timed repetition must still be right: a kernel that is correct
-         * once and then drifts (state reused across runs, a race) is not timed honestly. */
-        if (rec.status == RT_POINT_OK) {
-            rt_verify_result vr;
-            int gate_error = 0;
-            if (check_output(m, state, t->kernel, rec.tolerance, &vr, &gate_error, msg, sizeof msg,
-                             err) != 0)
-                return -1;
-            if (gate_error) {
-                rec.status = RT_POINT_ERROR;
-                snprintf(rec.reason, sizeof rec.reason, "after %d timed repetition(s): %s", n, msg);
-            } else if (!rt_verify_passed(&vr)) {
-                char failed[440];
-                rt_verify_describe(&vr, failed, sizeof failed);
-                rec.status = RT_POINT_WRONG;
-                rec.verified = 0;
-                rec.rel_error = vr.rel_error;
-                snprintf(rec.reason, sizeof rec.reason, "re-check after %d timed repetition(s): %s",
-                         n, failed);
-            }
-        }
-        rec.n_samples = n;
-        rec.samples = m->samples;
-        rec.samples_rank_min = m->rank_min;
-        rec.samples_rank_avg = m->rank_avg;
-        rt_stats_summary st;
-        if (rt_stats_summarize(m->samples, n, &st, err) != 0)
-            return rt_err_prefix(err, "summarising the samples of %s", rec.kernel);
-        double ci_lo, ci_hi;
-        if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec.ci_rel, NULL,
-                               err) != 0)
-            return -1;
-        /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
-         * recorded, marked so that nobody (compare included) reads more into it than it holds. */
-        if (rec.status == RT_POINT_OK && mc->target_rel_ci > 0 &&
-            !(rec.ci_rel <= mc->target_rel_ci)) {
-            rt_metrics_add(&metrics, RT_METRIC_NOISY, "", 1.0, 0);
-            noisy = 1;
-        }
-        rec.time_median_s = st.median;
-        rec.time_min_s = st.min;
-        rec.time_max_s = st.max;
-        rec.time_mean_s = st.mean;
-        rec.time_stddev_s = st.stddev;
-        if (rec.status == RT_POINT_OK && st.median > 0) {
-            rec.gflops = rec.flops / st.median * 1e-9;
-            if (t->family->nonzeros) {
-                double nz = t->family->nonzeros(m->inputs), nz_all = nz;
-                if (rt_comm_sum_double(m->comm, nz, &nz_all, err) != 0)
-                    return -1;
-                rec.gnnz_s = nz_all / st.median * 1e-9;
-            }
-            *objective = st.median;
-        }
+        *objective = st.median;
     }
+    return STEP_NEXT;
+}
 
-    /* Kernel facts, then counters in passes of their own (never inside the timed loop). */
-    if (t->kernel->metrics && t->kernel->metrics(state, &metrics, &local) != 0)
-        rt_metrics_unavailable(&metrics, "kernel_metrics", "", local.msg);
-    if (m->cfg->n_counters > 0 && rt_roofline_glue_counters(m->roofline, m->be, t->kernel, state,
-                                                            m->cfg, &metrics, &local) != 0) {
-        rt_metrics_unavailable(&metrics, "counters", "", local.msg);
+/* Kernel facts, then counters in passes of their own (never inside the timed loop). */
+static void step_counters(point_run *p)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_metrics *metrics = &p->metrics;
+    rt_err local;
+    rt_err_clear(&local);
+
+    if (t->kernel->metrics && t->kernel->metrics(p->state, metrics, &local) != 0)
+        rt_metrics_unavailable(metrics, "kernel_metrics", "", local.msg);
+    if (m->cfg->n_counters > 0 && rt_roofline_glue_counters(m->roofline, m->be, t->kernel, p->state,
+                                                            m->cfg, metrics, &local) != 0) {
+        rt_metrics_unavailable(metrics, "counters", "", local.msg);
     }
+}
+
+/* The roofline bound of the kernel's traffic model, and the efficiency against it. */
+static void step_bound(point_run *p)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    const rt_params *params = p->params;
+    const rt_kernel_env *env = &p->env;
+    rt_metrics *metrics = &p->metrics;
+
     /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */
-    if (rec.status == RT_POINT_OK)
+    if (rec->status == RT_POINT_OK)
         rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem,
-                               m->cfg->measure.mode[0] != 'c', &env, &rec, &metrics);
+                               m->cfg->measure.mode[0] != 'c', env, rec, metrics);
+}
 
-record:
-    if (have_state)
-        t->kernel->teardown(state);
-    if (rec.status == RT_POINT_OK && !isnan(m->cfg->expect_min_efficiency) &&
-        !(rec.efficiency >= m->cfg->expect_min_efficiency)) {
+/* Records the point (rank 0) and counts it; every rank learns whether the store took it. */
+static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+
+    if (p->have_state)
+        t->kernel->teardown(p->state);
+    if (rec->status == RT_POINT_OK && !isnan(m->cfg->expect_min_efficiency) &&
+        !(rec->efficiency >= m->cfg->expect_min_efficiency)) {
         sum->expect_failures++;
-        snprintf(rec.reason, sizeof rec.reason,
-                 "efficiency %.3f is below expect.min_efficiency %.3f", rec.efficiency,
+        snprintf(rec->reason, sizeof rec->reason,
+                 "efficiency %.3f is below expect.min_efficiency %.3f", rec->efficiency,
                  m->cfg->expect_min_efficiency);
     }
-    switch (rec.status) {
+    switch (rec->status) {
     case RT_POINT_OK:
         sum->measured++;
-        sum->noisy += noisy;
+        sum->noisy += p->noisy;
         break;
     case RT_POINT_WRONG: sum->wrong++; break;
     case RT_POINT_INFEASIBLE: sum->infeasible++; break;
@@ -547,32 +643,32 @@ record:
         if (m->progress)
             rt_progress_clear(m->progress);
         if (m->opt->log) {
-            if (rec.status == RT_POINT_OK || rec.status == RT_POINT_ABOVE_ROOFLINE)
+            if (rec->status == RT_POINT_OK || rec->status == RT_POINT_ABOVE_ROOFLINE)
                 fprintf(m->opt->log,
                         "  %-22s %-14s [%s] %s: %.4g ms, %.3g GFLOP/s, %d samples, ci %.1f%%\n",
-                        rec.kernel, rec.matrix, problem_shown, shown, rec.time_median_s * 1e3,
-                        rec.gflops, rec.n_samples, rec.ci_rel * 100.0);
+                        rec->kernel, rec->matrix, p->problem_shown, p->shown,
+                        rec->time_median_s * 1e3, rec->gflops, rec->n_samples, rec->ci_rel * 100.0);
             else
-                fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec.kernel, rec.matrix,
-                        problem_shown, shown, rt_point_status_name(rec.status), rec.reason);
-            if (rec.status == RT_POINT_OK && noisy)
+                fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec->kernel, rec->matrix,
+                        p->problem_shown, p->shown, rt_point_status_name(rec->status), rec->reason);
+            if (rec->status == RT_POINT_OK && p->noisy)
                 fprintf(m->opt->log,
                         "      noisy: the median's confidence interval (%.1f%%) missed "
                         "measure.target_rel_ci (%.1f%%) within max_reps / max_time_s\n",
-                        rec.ci_rel * 100.0, mc->target_rel_ci * 100.0);
-            if (rec.status == RT_POINT_OK && !isnan(rec.efficiency))
-                fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec.bound_s * 1e3,
-                        rec.efficiency);
-            if (rec.status == RT_POINT_ABOVE_ROOFLINE)
-                fprintf(m->opt->log, "  !!! ABOVE ROOFLINE: %s\n", rec.reason);
+                        rec->ci_rel * 100.0, m->cfg->measure.target_rel_ci * 100.0);
+            if (rec->status == RT_POINT_OK && !isnan(rec->efficiency))
+                fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec->bound_s * 1e3,
+                        rec->efficiency);
+            if (rec->status == RT_POINT_ABOVE_ROOFLINE)
+                fprintf(m->opt->log, "  !!! ABOVE ROOFLINE: %s\n", rec->reason);
         }
     }
     /* Rank 0 records; the others learn whether that worked, so a full disk stops every rank. */
     int stored = 1;
     if (m->rank == 0 && m->store) {
         int64_t point_id = 0;
-        if (rt_store_add_point(m->store, m->run_id, &rec, &point_id, err) != 0) {
-            rt_err_prefix(err, "recording point %s of %s", shown, rec.kernel);
+        if (rt_store_add_point(m->store, m->run_id, rec, &point_id, err) != 0) {
+            rt_err_prefix(err, "recording point %s of %s", p->shown, rec->kernel);
             stored = 0;
         }
     }
@@ -594,4 +690,54 @@ record:
         m->stop = 1;
     }
     return 0;
+}
+
+int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                     int feasible, const char *why, double *objective, rt_run_summary *sum,
+                     rt_err *err)
+{
+    *objective = INFINITY;
+    sum->points_seen++;
+    point_run run;
+    memset(&run, 0, sizeof run);
+    point_run *p = &run;
+    p->m = m;
+    p->t = t;
+    p->params = params;
+    int rc = step_identify(p, err);
+    if (rc == STEP_NEXT)
+        rc = step_resume(p, feasible, why, sum, err);
+    if (rc != STEP_NEXT)
+        return rc == STEP_DONE ? 0 : -1;
+
+    rt_metrics_init(&p->metrics);
+    p->rec.metrics = &p->metrics;
+    p->rec.flops = NAN;
+    if (!feasible) {
+        p->rec.status = RT_POINT_INFEASIBLE;
+        snprintf(p->rec.reason, sizeof p->rec.reason, "%s", why);
+        rc = STEP_RECORD;
+    }
+    if (rc == STEP_NEXT)
+        rc = step_inputs(p, err);
+    p->env = (rt_kernel_env){.device = t->device,
+                             .cache_dir = NULL,
+                             .rank = m->rank,
+                             .nranks = m->nranks,
+                             .comm = m->comm};
+    if (rc == STEP_NEXT)
+        rc = step_setup(p, err);
+    if (rc == STEP_NEXT)
+        rc = step_verify(p, err);
+    if (rc == STEP_NEXT)
+        rc = step_warmup(p, err);
+    if (rc == STEP_NEXT)
+        rc = step_repetitions(p, objective, err);
+    if (rc == STEP_NEXT) {
+        step_counters(p);
+        step_bound(p);
+    }
+    if (rc == STEP_NEXT || rc == STEP_RECORD)
+        rc = step_record(p, sum, err);
+    return rc;
 }

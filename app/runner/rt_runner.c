@@ -11,6 +11,7 @@
 #include "rt_generators.h"
 #include "rt_interrupt.h"
 #include "rt_measure.h"
+#include "rt_problem.h"
 #include "rt_progress.h"
 #include "rt_search.h"
 #include "rt_space.h"
@@ -77,15 +78,6 @@ static void split_rows(const rt_csr *a, int rank, int nranks, int64_t *r0, int64
     *r1 = hi < lo ? lo : hi;
 }
 
-/* Expands the problem domains into the index-th point (first domain slowest). */
-static int64_t problem_count(const rt_config *cfg)
-{
-    int64_t n = 1;
-    for (int i = 0; i < cfg->n_problem; ++i)
-        n *= cfg->problem[i].n_values > 0 ? cfg->problem[i].n_values : 1;
-    return n;
-}
-
 /* Points the run expects, for the progress line: per kernel its parameter combinations, or as
  * many as the search's budget lets through (the rule of rt_search_create), for every matrix and
  * problem point. Kernels whose backend is absent are skipped by the run, so they are not counted.
@@ -109,44 +101,6 @@ static int64_t expected_points(const rt_config *cfg, const rt_registry *reg, int
         per_input += size < budget ? size : budget;
     }
     return per_input * nproblems * cfg->n_matrices;
-}
-
-static int problem_point(const rt_config *cfg, int64_t index, rt_params *out, rt_err *err)
-{
-    rt_params_init(out);
-    for (int i = cfg->n_problem - 1; i >= 0; --i) {
-        const rt_param_domain *d = &cfg->problem[i];
-        if (d->n_values <= 0)
-            continue;
-        const int64_t k = index % d->n_values;
-        index /= d->n_values;
-        if (rt_params_set(out, d->name, d->values[k], err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* The family's problem parameters: the ones the config sets, the rest at their defaults. */
-static int family_problem(const rt_family_desc *fam, const rt_params *given, rt_params *out,
-                          rt_err *err)
-{
-    rt_params_init(out);
-    for (int i = 0; i < fam->n_problem_params; ++i) {
-        const rt_param_schema *s = &fam->problem_params[i];
-        const rt_value *v = rt_params_get(given, s->name);
-        rt_value dv;
-        if (!v) {
-            if (rt_param_default(s, &dv, err) != 0)
-                return -1;
-            v = &dv;
-        }
-        char why[256];
-        if (rt_param_check(s, v, why, sizeof why) != 0)
-            return rt_err_set(err, "problem: %s", why);
-        if (rt_params_set(out, s->name, *v, err) != 0)
-            return -1;
-    }
-    return 0;
 }
 
 static int build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err)
@@ -248,7 +202,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         return -1;
     }
 
-    const int64_t nproblems = problem_count(cfg);
+    const int64_t nproblems = rt_problem_count(cfg);
     rt_progress progress;
     rt_progress_init(&progress, rank == 0 && !opt->dry_run ? opt->progress : NULL, -1,
                      RT_PROGRESS_INTERVAL_S, expected_points(cfg, reg, nproblems), rt_clock_now());
@@ -315,7 +269,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
 
         for (int64_t pi = 0; pi < nproblems && rc == 0 && !mctx.stop; ++pi) {
             rt_params problem_given;
-            if (problem_point(cfg, pi, &problem_given, err) != 0) {
+            if (rt_problem_point(cfg, pi, &problem_given, err) != 0) {
                 rc = -1;
                 break;
             }
@@ -335,7 +289,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                 }
                 const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
                 rt_params problem;
-                if (family_problem(fam, &problem_given, &problem, err) != 0) {
+                if (rt_problem_for_family(fam, &problem_given, &problem, err) != 0) {
                     rc = rt_err_prefix(err, "kernel %s", kd->name);
                     break;
                 }

@@ -90,3 +90,36 @@ int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, in
     }
     return 0;
 }
+
+void rt_cuda_defines_init(rt_cuda_defines *d)
+{
+    d->n = 0;
+}
+
+void rt_cuda_define_int(rt_cuda_defines *d, const char *name, long long value)
+{
+    if (d->n >= RT_CUDA_MAX_DEFINES) {
+        d->n = RT_CUDA_MAX_DEFINES + 1; /* one too many: rt_cuda_prepare_variant refuses */
+        return;
+    }
+    snprintf(d->text[d->n], sizeof d->text[d->n], "%s=%lld", name, value);
+    d->list[d->n] = d->text[d->n];
+    d->n++;
+}
+
+int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
+                            rt_err *err)
+{
+    const rt_cuda_defines *d = rq->defines;
+    if (d->n > RT_CUDA_MAX_DEFINES)
+        return rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n,
+                          RT_CUDA_MAX_DEFINES);
+    const char *source = rt_cuda_source(rq->source_name);
+    if (!source)
+        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
+                          rq->source_name);
+    if (rt_cuda_get_variant(ctx, rq->source_name, source, d->list, d->n, rq->entry, v, err) != 0)
+        return rt_err_prefix(err, "%s", rq->what);
+    return rt_cuda_variant_fits(rt_cuda_ctx_device(ctx), v, rq->block_size, rq->register_tile,
+                                rq->allow_spills, rq->dynamic_shared, err);
+}

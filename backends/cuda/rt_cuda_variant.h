@@ -39,6 +39,35 @@ int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, in
                          int64_t register_tile, int allow_spills, size_t dynamic_shared,
                          rt_err *err);
 
+/* The NVRTC defines of one variant ("NAME=value"), built in place (at most RT_CUDA_MAX_DEFINES). */
+typedef struct rt_cuda_defines {
+    int n;
+    char text[RT_CUDA_MAX_DEFINES][RT_CUDA_DEFINE_MAX];
+    const char *list[RT_CUDA_MAX_DEFINES];
+} rt_cuda_defines;
+
+void rt_cuda_defines_init(rt_cuda_defines *d);
+/* Appends NAME=value; one past RT_CUDA_MAX_DEFINES makes rt_cuda_prepare_variant fail. */
+void rt_cuda_define_int(rt_cuda_defines *d, const char *name, long long value);
+
+/* What a point asks of its compiled variant: the embedded source and entry point, the defines,
+ * and the launch the variant must fit (rt_cuda_variant_fits). what names kernel and point. */
+typedef struct rt_cuda_variant_request {
+    const char *source_name; /* e.g. "spmm_csr.cu" (embedded in the plugin) */
+    const char *entry;       /* e.g. "rt_spmm_csr" */
+    const rt_cuda_defines *defines;
+    int64_t block_size, register_tile;
+    int allow_spills;
+    size_t dynamic_shared;
+    const char *what;
+} rt_cuda_variant_request;
+
+/* Prepares a variant: finds the embedded source, gets the variant (compiled with NVRTC or from
+ * the cache) and checks that it fits the launch. Returns 0, RT_INFEASIBLE (it does not fit, the
+ * reason in err) or -1. */
+int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
+                            rt_err *err);
+
 /* The variant facts every GPU kernel reports. */
 void rt_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_row_sort.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* Names */
 
@@ -172,53 +174,6 @@ int rt_csr_validate(const rt_csr *m, rt_err *err)
     return 0;
 }
 
-typedef struct col_val {
-    int32_t col;
-    double val;
-} col_val;
-
-/* Stable sort of one row by column. Stability matters: duplicates are summed in input order, and
- * floating-point sums depend on order, so an unstable sort (qsort) would let the libc decide the
- * last bits of a summed entry. Insertion sort for short rows; bottom-up merge sort with the
- * caller's scratch (at least n entries) for long ones. */
-static void sort_row(col_val *e, int64_t n, col_val *scratch)
-{
-    if (n <= 32 || !scratch) {
-        for (int64_t i = 1; i < n; ++i) {
-            const col_val key = e[i];
-            int64_t j = i - 1;
-            while (j >= 0 && e[j].col > key.col) {
-                e[j + 1] = e[j];
-                --j;
-            }
-            e[j + 1] = key;
-        }
-        return;
-    }
-    const int64_t run = 16;
-    for (int64_t b = 0; b < n; b += run)
-        sort_row(e + b, n - b < run ? n - b : run, NULL);
-    col_val *src = e, *dst = scratch;
-    for (int64_t width = run; width < n; width *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * width) {
-            const int64_t mid = lo + width < n ? lo + width : n;
-            const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            int64_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                dst[o++] = src[j].col < src[i].col ? src[j++] : src[i++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < hi)
-                dst[o++] = src[j++];
-        }
-        col_val *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != e)
-        memcpy(e, src, (size_t)n * sizeof *e);
-}
-
 static int64_t longest_row(const int64_t *ptr, int64_t rows)
 {
     int64_t longest = 0;
@@ -230,16 +185,16 @@ static int64_t longest_row(const int64_t *ptr, int64_t rows)
 /* Given per-row buckets of (col, val) already placed at bucket_ptr[r].., sorts each row, sums
  * duplicates and writes the result into a freshly allocated out. */
 static int csr_from_buckets(rt_csr *out, int64_t rows, int64_t cols, const int64_t *bucket_ptr,
-                            col_val *entries, rt_err *err)
+                            rt_col_val *entries, rt_err *err)
 {
-    col_val *scratch =
+    rt_col_val *scratch =
         alloc_array(longest_row(bucket_ptr, rows), sizeof *scratch, 0, "row sort buffer", err);
     if (!scratch)
         return -1;
     int64_t unique = 0;
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t b = bucket_ptr[r], n = bucket_ptr[r + 1] - b;
-        sort_row(entries + b, n, scratch);
+        rt_row_sort(entries + b, n, scratch);
         for (int64_t k = 0; k < n; ++k)
             if (k == 0 || entries[b + k].col != entries[b + k - 1].col)
                 ++unique;
@@ -295,7 +250,7 @@ int rt_csr_from_coo(rt_csr *out, int64_t rows, int64_t cols, int64_t nnz, const 
     int64_t *bucket_ptr = alloc_array(rows + 1, sizeof *bucket_ptr, 1, "COO row counts", err);
     if (!bucket_ptr)
         return -1;
-    col_val *entries = alloc_array(nnz, sizeof *entries, 0, "COO sort buffer", err);
+    rt_col_val *entries = alloc_array(nnz, sizeof *entries, 0, "COO sort buffer", err);
     int64_t *fill = entries ? alloc_array(rows, sizeof *fill, 0, "COO row cursors", err) : NULL;
     if (!entries || !fill) {
         free(bucket_ptr);
@@ -386,7 +341,7 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
         return -1;
     if (rt_csr_alloc(dst, src->rows, src->cols, src->nnz, err) != 0)
         return -1;
-    col_val *row = NULL, *scratch = NULL;
+    rt_col_val *row = NULL, *scratch = NULL;
     if (inv_cols) {
         const int64_t longest = longest_row(src->rowptr, src->rows);
         row = alloc_array(longest, sizeof *row, 0, "permutation row buffer", err);
@@ -407,7 +362,7 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
                 row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
                 row[k].val = src->val[b + k];
             }
-            sort_row(row, n, scratch);
+            rt_row_sort(row, n, scratch);
             for (int64_t k = 0; k < n; ++k) {
                 dst->colidx[o + k] = row[k].col;
                 dst->val[o + k] = row[k].val;

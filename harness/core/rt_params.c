@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_json.h"
+
 rt_value rt_value_int(int64_t i)
 {
     rt_value v;
@@ -49,30 +51,6 @@ double rt_value_as_double(const rt_value *v)
     return NAN;
 }
 
-static int json_escape(const char *s, char *buf, size_t len)
-{
-    size_t o = 0;
-    if (len == 0)
-        return 0;
-    for (; *s && o + 2 < len; ++s) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            if (o + 3 >= len)
-                break;
-            buf[o++] = '\\';
-            buf[o++] = (char)c;
-        } else if (c < 0x20) {
-            if (o + 7 >= len)
-                break;
-            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", c);
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-    return (int)o;
-}
-
 int rt_value_format(const rt_value *v, char *buf, size_t len)
 {
     switch (v->kind) {
@@ -83,7 +61,7 @@ int rt_value_format(const rt_value *v, char *buf, size_t len)
         return snprintf(buf, len, "%.17g", v->r);
     case RT_V_STR: {
         char esc[2 * RT_STR_MAX];
-        json_escape(v->s, esc, sizeof esc);
+        rt_json_escape_to(v->s, esc, sizeof esc);
         return snprintf(buf, len, "\"%s\"", esc);
     }
     }

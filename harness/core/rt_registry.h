@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rt_device.h"
 #include "rt_error.h"
@@ -109,7 +110,26 @@ struct rt_kernel_desc {
     void *backend_ctx; /* owned by the backend that registered the kernel */
 };
 
-typedef struct rt_family_desc {
+/* The job a family's model-only mode plans for: a virtual job of nranks ranks that is never
+ * launched, the machine's tier ceilings for predicted times, and where the rows go. */
+typedef struct rt_model_job {
+    int nranks;               /* the virtual job */
+    int ranks_per_node;       /* 0: one node */
+    int ranks_per_socket;     /* 0: one socket per node */
+    const char *machine_name; /* "" without a machine file (volumes only) */
+    int have_tiers;           /* every tier has a ceiling: times can be predicted */
+    double tier_gbs[RT_TIER_COUNT];
+    double tier_latency_us[RT_TIER_COUNT];
+    const char *out_dir; /* the family writes its files here (<experiment>-model.* by convention) */
+    FILE *out;           /* a table for the reader; NULL for none */
+} rt_model_job;
+
+struct rt_config;
+struct rt_registry;
+
+typedef struct rt_family_desc rt_family_desc;
+
+struct rt_family_desc {
     const char *name; /* "spmm" */
     const char *summary;
     const rt_param_schema *problem_params; /* e.g. K, precision, layout */
@@ -139,7 +159,14 @@ typedef struct rt_family_desc {
      * gate also checks every element, |out - ref| <= tolerance x scale, so one wrong element
      * cannot hide in the norm of a large output. NULL: the normwise check alone. */
     int (*reference_scale)(const void *inputs, double *scale, rt_err *err);
-} rt_family_desc;
+    /* Optional: the model-only mode (`rooftune run CONFIG --model-only --ranks N`). Computes in
+     * this one process, running nothing, what the family's kernels named in cfg would do in the
+     * job, and writes one row per point; *n_points receives the rows written. NULL: the family
+     * has none, and --model-only says so. */
+    int (*model)(const rt_family_desc *self, const struct rt_config *cfg,
+                 const struct rt_registry *reg, const rt_model_job *job, int *n_points,
+                 rt_err *err);
+};
 
 #define RT_REGISTRY_MAX_FAMILIES 16
 #define RT_REGISTRY_MAX_KERNELS  256

@@ -25,6 +25,7 @@
 
 #include "rt_hilbert.h"
 #include "rt_memcheck.h"
+#include "rt_row_sort.h"
 
 static const rt_param_schema xct_args[] = {
     {"image", RT_V_INT, "1..46340", "64", 0, "image side n: n x n pixels (columns)"},
@@ -165,43 +166,23 @@ static int trace_ray(xct_builder *b, int64_t n, double theta, double t, double *
     return 0;
 }
 
-typedef struct xct_entry {
-    int32_t col;
-    double len;
-} xct_entry;
-
-/* Sorts one ray's entries (laid out in path order) by column with a stable merge sort, then
+/* Sorts one ray's entries (laid out in path order) by column with the stable row sort, then
  * merges any pixel that rounding made appear twice. Returns the new entry count. */
-static int64_t sort_row_by_column(int32_t *c, double *v, int64_t n, xct_entry *a, xct_entry *tmp)
+static int64_t sort_row_by_column(int32_t *c, double *v, int64_t n, rt_col_val *a, rt_col_val *tmp)
 {
     for (int64_t i = 0; i < n; ++i) {
         a[i].col = c[i];
-        a[i].len = v[i];
+        a[i].val = v[i];
     }
-    xct_entry *src = a, *dst = tmp;
-    for (int64_t width = 1; width < n; width *= 2) {
-        for (int64_t lo = 0; lo < n; lo += 2 * width) {
-            const int64_t mid = lo + width < n ? lo + width : n;
-            const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
-            int64_t i = lo, j = mid, o = lo;
-            while (i < mid && j < hi)
-                dst[o++] = src[j].col < src[i].col ? src[j++] : src[i++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < hi)
-                dst[o++] = src[j++];
-        }
-        xct_entry *t = src;
-        src = dst;
-        dst = t;
-    }
+    rt_row_sort(a, n, tmp);
+    const rt_col_val *src = a;
     int64_t m = 0;
     for (int64_t i = 0; i < n; ++i) {
         if (m > 0 && c[m - 1] == src[i].col) {
-            v[m - 1] += src[i].len;
+            v[m - 1] += src[i].val;
         } else {
             c[m] = src[i].col;
-            v[m] = src[i].len;
+            v[m] = src[i].val;
             ++m;
         }
     }
@@ -214,14 +195,14 @@ static int xct_trace_all(xct_builder *b, int64_t n, int64_t angles, int64_t dete
     const size_t pieces = (size_t)(2 * n + 4);
     double *scratch = malloc(pieces * sizeof *scratch);
     double *merged = scratch ? malloc(pieces * sizeof *merged) : NULL;
-    xct_entry *sort_a = merged ? malloc(pieces * sizeof *sort_a) : NULL;
-    xct_entry *sort_b = sort_a ? malloc(pieces * sizeof *sort_b) : NULL;
+    rt_col_val *sort_a = merged ? malloc(pieces * sizeof *sort_a) : NULL;
+    rt_col_val *sort_b = sort_a ? malloc(pieces * sizeof *sort_b) : NULL;
     if (!sort_b) {
         free(scratch);
         free(merged);
         free(sort_a);
         return rt_err_set(err, "out of memory: cannot allocate %zu bytes of ray scratch",
-                          pieces * 2 * (sizeof(double) + sizeof(xct_entry)));
+                          pieces * 2 * (sizeof(double) + sizeof(rt_col_val)));
     }
     const double pi = acos(-1.0);
     int rc = 0;

@@ -11,14 +11,16 @@
 #include "rt_schema.h"
 #include "spmm_scale.h"
 
-static const rt_param_schema dspmm_problem_params[] = {
+const rt_param_schema rt_dspmm_problem_params[RT_DSPMM_N_PROBLEM_PARAMS] = {
     {"K", RT_V_INT, "1..65536", "32", 0, "columns of the dense matrices B and C"},
     {"precision", RT_V_STR, "fp32|fp64", "fp32", 0,
      "precision in which B and C are stored, multiplied, sent and reduced"},
     {"layout", RT_V_STR, "row", "row", 0, "layout of B and C: row-major only"},
     {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
 };
-#define DSPMM_N_PROBLEM ((int)(sizeof dspmm_problem_params / sizeof dspmm_problem_params[0]))
+_Static_assert(sizeof rt_dspmm_problem_params / sizeof rt_dspmm_problem_params[0] ==
+                   RT_DSPMM_N_PROBLEM_PARAMS,
+               "RT_DSPMM_N_PROBLEM_PARAMS counts the problem parameters");
 
 void rt_dspmm_inputs_destroy(rt_dspmm_inputs *in)
 {
@@ -53,134 +55,14 @@ int rt_dspmm_problem(const rt_params *problem, int64_t *k, rt_precision *prec, r
 {
     const char *owner = "dspmm problem";
     char prec_name[16];
-    if (rt_schema_int(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "K", k, err) != 0 ||
-        rt_schema_str(dspmm_problem_params, DSPMM_N_PROBLEM, owner, problem, "precision", prec_name,
-                      sizeof prec_name, err) != 0)
+    if (rt_schema_int(rt_dspmm_problem_params, RT_DSPMM_N_PROBLEM_PARAMS, owner, problem, "K", k,
+                      err) != 0 ||
+        rt_schema_str(rt_dspmm_problem_params, RT_DSPMM_N_PROBLEM_PARAMS, owner, problem,
+                      "precision", prec_name, sizeof prec_name, err) != 0)
         return -1;
     const int p = rt_precision_parse(prec_name);
     if (p < 0)
         return rt_err_set(err, "%s: cannot parse precision '%s'", owner, prec_name);
     *prec = (rt_precision)p;
     return 0;
-}
-
-static int dspmm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
-{
-    int64_t k = 0, seed = 0;
-    rt_precision prec = RT_FP32;
-    char layout[16];
-    if (rt_dspmm_problem(problem, &k, &prec, err) != 0 ||
-        rt_schema_int(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem, "seed",
-                      &seed, err) != 0 ||
-        rt_schema_str(dspmm_problem_params, DSPMM_N_PROBLEM, "dspmm problem", problem, "layout",
-                      layout, sizeof layout, err) != 0)
-        return -1;
-    /* The family has no view of the harness's communicator, only of MPI itself; the harness's
-     * world communicator is a duplicate of MPI_COMM_WORLD, so the ranks agree (kernels check). */
-    int rank = 0, nranks = 1, inited = 0;
-    MPI_Initialized(&inited);
-    if (inited) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    }
-    rt_dspmm_inputs *in = NULL;
-    if (rt_dspmm_inputs_create(a, k, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
-        return -1;
-    *inputs = in;
-    return 0;
-}
-
-static void dspmm_free_inputs(void *inputs)
-{
-    rt_dspmm_inputs_destroy(inputs);
-}
-
-static int64_t dspmm_output_elems(const void *inputs)
-{
-    const rt_dspmm_inputs *in = inputs;
-    return (in->c_row1 - in->c_row0) * in->spmm->k;
-}
-
-static double dspmm_tolerance(const void *inputs)
-{
-    const rt_dspmm_inputs *in = inputs;
-    /* A row's sum is split among column blocks and reduced in a tree; the length that drives the
-     * rounding error is still the row's nonzero count, so the spmm bound holds. */
-    return rt_spmm_tolerance_for(in->spmm->prec, rt_spmm_max_row_nnz(in->spmm->a));
-}
-
-static int dspmm_reference(const void *inputs, double *out, rt_err *err)
-{
-    const rt_dspmm_inputs *in = inputs;
-    if (!in || !out)
-        return rt_err_set(err, "dspmm reference: no inputs or output buffer");
-    const rt_csr *a = in->spmm->a;
-    const int64_t k = in->spmm->k, ld = in->spmm->b.ld;
-    const int fp32 = in->spmm->prec == RT_FP32;
-    const float *bf = in->spmm->b.data;
-    const double *bd = in->spmm->b.data;
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int64_t r = in->c_row0; r < in->c_row1; ++r) {
-        double *c = out + (r - in->c_row0) * k;
-        for (int64_t j = 0; j < k; ++j)
-            c[j] = 0.0;
-        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
-            const double v = a->val[e];
-            const int64_t col = a->colidx[e];
-            if (fp32)
-                for (int64_t j = 0; j < k; ++j)
-                    c[j] += v * (double)bf[col * ld + j];
-            else
-                for (int64_t j = 0; j < k; ++j)
-                    c[j] += v * bd[col * ld + j];
-        }
-    }
-    return 0;
-}
-
-static int dspmm_reference_scale(const void *inputs, double *scale, rt_err *err)
-{
-    const rt_dspmm_inputs *in = inputs;
-    if (!in || !scale)
-        return rt_err_set(err, "dspmm reference scale: no inputs or output buffer");
-    rt_spmm_abs_product_rows(in->spmm, in->c_row0, in->c_row1, scale);
-    return 0;
-}
-
-static double block_nnz(const rt_dspmm_inputs *in)
-{
-    const rt_csr *a = in->spmm->a;
-    return (double)(a->rowptr[in->c_row1] - a->rowptr[in->c_row0]);
-}
-
-static double dspmm_flops(const void *inputs)
-{
-    const rt_dspmm_inputs *in = inputs;
-    return 2.0 * block_nnz(in) * (double)in->spmm->k;
-}
-
-static double dspmm_nonzeros(const void *inputs)
-{
-    return block_nnz(inputs);
-}
-
-static const rt_family_desc dspmm_family_desc = {
-    .name = "dspmm",
-    .summary = "distributed SpMM C = A * B over all ranks (batch x data parallelism)",
-    .problem_params = dspmm_problem_params,
-    .n_problem_params = DSPMM_N_PROBLEM,
-    .make_inputs = dspmm_make_inputs,
-    .free_inputs = dspmm_free_inputs,
-    .output_elems = dspmm_output_elems,
-    .tolerance = dspmm_tolerance,
-    .reference = dspmm_reference,
-    .reference_scale = dspmm_reference_scale,
-    .flops = dspmm_flops,
-    .nonzeros = dspmm_nonzeros,
-    .wants_whole_matrix = 1,
-};
-
-const rt_family_desc *rt_dspmm_family(void)
-{
-    return &dspmm_family_desc;
 }

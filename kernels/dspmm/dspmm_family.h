@@ -37,7 +37,10 @@ typedef struct rt_dspmm_inputs {
     int64_t c_row0, c_row1; /* the canonical rows of C this rank reports */
 } rt_dspmm_inputs;
 
-const rt_family_desc *rt_dspmm_family(void);
+/* The problem parameters (K, precision, layout, seed), shared by the descriptor and
+ * rt_dspmm_problem. */
+#define RT_DSPMM_N_PROBLEM_PARAMS 4
+extern const rt_param_schema rt_dspmm_problem_params[RT_DSPMM_N_PROBLEM_PARAMS];
 
 /* Builds inputs for rank `rank` of `nranks` (make_inputs takes them from MPI_COMM_WORLD, or 0 of 1
  * when MPI is not initialised). */

@@ -1,6 +1,7 @@
 #include "dspmm_register.h"
 
 #include "dspmm_cpu_sender.h"
+#include "dspmm_desc.h"
 #include "dspmm_family.h"
 
 int rt_dspmm_register(rt_registry *reg, rt_err *err)

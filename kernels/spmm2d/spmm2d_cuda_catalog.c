@@ -1,6 +1,6 @@
 #include "spmm2d_cuda_catalog.h"
 
-#include "spmm2d_kernels.h"
+#include "spmm2d_schema.h"
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

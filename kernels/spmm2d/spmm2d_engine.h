@@ -1,6 +1,7 @@
 /* spmm2d_engine: where the local work of the 2D algorithms runs. The algorithms (gets, remote
  * queues, SUMMA broadcasts and reductions, work grids, metrics, traffic model) live once, in
- * spmm2d_kernels.c; an engine does only the arithmetic on tiles that are already on this rank:
+ * kernels/spmm2d/ (spmm2d_setup.c, spmm2d_run.c and the files they call); an engine does only the
+ * arithmetic on tiles that are already on this rank:
  *
  *   spmm_acc      C(i,j) += A(i,k) B(k,j) into a C tile this rank owns
  *   spmm_partial  a host buffer = sum of A(i,k_t) B(k_t,j) over a list of products (the partial C

@@ -28,17 +28,7 @@
 #define SPMM2D_KERNELS_H
 
 #include "rt_registry.h"
-
-/* Parameter schemas of the variants, shared with the CUDA kernels of the same algorithms (the
- * catalog in kernels/spmm/spmm_cuda_catalog.c lists them on hosts without a GPU). */
-#define RT_SPMM2D_SC_NPARAMS    3
-#define RT_SPMM2D_SA_NPARAMS    4
-#define RT_SPMM2D_SUMMA_NPARAMS 2
-#define RT_SPMM2D_WS_NPARAMS    5
-extern const rt_param_schema rt_spmm2d_sc_params[RT_SPMM2D_SC_NPARAMS];
-extern const rt_param_schema rt_spmm2d_sa_params[RT_SPMM2D_SA_NPARAMS];
-extern const rt_param_schema rt_spmm2d_summa_params[RT_SPMM2D_SUMMA_NPARAMS];
-extern const rt_param_schema rt_spmm2d_ws_params[RT_SPMM2D_WS_NPARAMS];
+#include "spmm2d_schema.h"
 
 /* The kernels of both families, NULL-terminated. */
 const rt_kernel_desc *const *rt_spmm2d_kernels(void);

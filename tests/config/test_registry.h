@@ -3,24 +3,8 @@
 #ifndef TEST_CONFIG_REGISTRY_H
 #define TEST_CONFIG_REGISTRY_H
 
+#include "rt_fake_kernel.h"
 #include "rt_registry.h"
-
-static int fake_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                      const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    return 0;
-}
-static int fake_run(void *state, double *seconds, rt_err *err)
-{
-    *seconds = -1;
-    return 0;
-}
-static int fake_output(void *state, double *out, rt_err *err)
-{
-    return 0;
-}
-static void fake_teardown(void *state) {}
 
 static const rt_param_schema fake_problem_params[] = {
     {"K", RT_V_INT, "1..4096", "32", 0, "dense columns"},
@@ -44,10 +28,7 @@ static const rt_kernel_desc fake_tiled = {
     .summary = "tiled",
     .params = fake_tiled_params,
     .n_params = 3,
-    .setup = fake_setup,
-    .run = fake_run,
-    .output = fake_output,
-    .teardown = fake_teardown,
+    RT_FAKE_KERNEL_HOOKS,
 };
 static const rt_kernel_desc fake_basic = {
     .name = "fake.cpu.basic",
@@ -56,10 +37,7 @@ static const rt_kernel_desc fake_basic = {
     .summary = "basic",
     .params = NULL,
     .n_params = 0,
-    .setup = fake_setup,
-    .run = fake_run,
-    .output = fake_output,
-    .teardown = fake_teardown,
+    RT_FAKE_KERNEL_HOOKS,
 };
 
 /* 0 on success. */

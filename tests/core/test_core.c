@@ -4,24 +4,8 @@
 #include "rt_params.h"
 #include "rt_registry.h"
 #include "rt_strutil.h"
+#include "rt_fake_kernel.h"
 #include "rt_test.h"
-
-static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    return 0;
-}
-static int dummy_run(void *s, double *sec, rt_err *err)
-{
-    *sec = -1;
-    return 0;
-}
-static int dummy_output(void *s, double *out, rt_err *err)
-{
-    return 0;
-}
-static void dummy_teardown(void *s) {}
 
 int main(void)
 {
@@ -66,19 +50,11 @@ int main(void)
                                      .backend = "cpu",
                                      .params = params,
                                      .n_params = 1,
-                                     .setup = dummy_setup,
-                                     .run = dummy_run,
-                                     .output = dummy_output,
-                                     .teardown = dummy_teardown};
+                                     RT_FAKE_KERNEL_HOOKS};
     RT_CHECK(rt_registry_add_kernel(&reg, &k, &err) == 0);
     RT_CHECK(rt_registry_add_kernel(&reg, &k, &err) != 0 && rt_test_contains(err.msg, "twice"));
-    static const rt_kernel_desc orphan = {.name = "x.cpu.y",
-                                          .family = "x",
-                                          .backend = "cpu",
-                                          .setup = dummy_setup,
-                                          .run = dummy_run,
-                                          .output = dummy_output,
-                                          .teardown = dummy_teardown};
+    static const rt_kernel_desc orphan = {
+        .name = "x.cpu.y", .family = "x", .backend = "cpu", RT_FAKE_KERNEL_HOOKS};
     RT_CHECK(rt_registry_add_kernel(&reg, &orphan, &err) != 0 &&
              rt_test_contains(err.msg, "unknown family"));
     static const rt_param_schema bad_default[] = {{"b", RT_V_INT, "1..4", "9", 0, ""}};
@@ -87,10 +63,7 @@ int main(void)
                                         .backend = "cpu",
                                         .params = bad_default,
                                         .n_params = 1,
-                                        .setup = dummy_setup,
-                                        .run = dummy_run,
-                                        .output = dummy_output,
-                                        .teardown = dummy_teardown};
+                                        RT_FAKE_KERNEL_HOOKS};
     RT_CHECK(rt_registry_add_kernel(&reg, &badk, &err) != 0);
     RT_CHECK(rt_registry_find_kernel(&reg, "spmm.cpu.test") == &k);
     RT_CHECK(rt_registry_suggest(&reg, "spmm.cpu.tset") != NULL);

@@ -7,25 +7,10 @@
 #include "rt_cuda_unavailable.h"
 #include "rt_kernels.h"
 #include "rt_registry.h"
+#include "rt_fake_kernel.h"
 #include "rt_test.h"
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
-
-static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    return 0;
-}
-static int dummy_run(void *s, double *sec, rt_err *err)
-{
-    return 0;
-}
-static int dummy_output(void *s, double *out, rt_err *err)
-{
-    return 0;
-}
-static void dummy_teardown(void *s) {}
 
 static void test_schemas(void)
 {
@@ -90,13 +75,8 @@ static void test_unavailable(void)
     RT_CHECK(rt_cuda_register_unavailable(NULL, "x", &err) != 0);
 
     RT_CHECK(rt_registry_add_family(&reg, rt_spmm_family(), &err) == 0);
-    static const rt_kernel_desc other = {.name = "spmm.cpu.fake",
-                                         .family = "spmm",
-                                         .backend = "cpu",
-                                         .setup = dummy_setup,
-                                         .run = dummy_run,
-                                         .output = dummy_output,
-                                         .teardown = dummy_teardown};
+    static const rt_kernel_desc other = {
+        .name = "spmm.cpu.fake", .family = "spmm", .backend = "cpu", RT_FAKE_KERNEL_HOOKS};
     RT_CHECK(rt_registry_add_kernel(&reg, &other, &err) == 0);
     char reason[600];
     memset(reason, 'r',

@@ -18,6 +18,7 @@
 #include <mpi.h>
 
 #include "dspmm_cpu_sender.h"
+#include "dspmm_desc.h"
 #include "dspmm_family.h"
 #include "dspmm_model.h"
 #include "rt_comm.h"

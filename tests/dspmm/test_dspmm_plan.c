@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dspmm_desc.h"
 #include "dspmm_family.h"
 #include "dspmm_model.h"
 #include "dspmm_part.h"

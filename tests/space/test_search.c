@@ -5,24 +5,8 @@
 #include <string.h>
 
 #include "rt_search.h"
+#include "rt_fake_kernel.h"
 #include "rt_test.h"
-
-static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    return 0;
-}
-static int dummy_run(void *s, double *sec, rt_err *err)
-{
-    *sec = -1;
-    return 0;
-}
-static int dummy_output(void *s, double *out, rt_err *err)
-{
-    return 0;
-}
-static void dummy_teardown(void *s) {}
 
 static const rt_param_schema grid_params[] = {
     {"x", RT_V_INT, "", "0", 0, ""},
@@ -34,10 +18,7 @@ static const rt_kernel_desc grid_kernel = {.name = "spmm.cpu.grid",
                                            .backend = "cpu",
                                            .params = grid_params,
                                            .n_params = 3,
-                                           .setup = dummy_setup,
-                                           .run = dummy_run,
-                                           .output = dummy_output,
-                                           .teardown = dummy_teardown};
+                                           RT_FAKE_KERNEL_HOOKS};
 
 typedef struct grid_cfg {
     rt_kernel_cfg k;

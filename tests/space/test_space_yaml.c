@@ -9,24 +9,8 @@
 #include "rt_config.h"
 #include "rt_search.h"
 #include "rt_space.h"
+#include "rt_fake_kernel.h"
 #include "rt_test.h"
-
-static int dummy_setup(const rt_kernel_desc *self, const void *in, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    *state = NULL;
-    return 0;
-}
-static int dummy_run(void *s, double *sec, rt_err *err)
-{
-    *sec = -1;
-    return 0;
-}
-static int dummy_output(void *s, double *out, rt_err *err)
-{
-    return 0;
-}
-static void dummy_teardown(void *s) {}
 
 static const rt_param_schema test_params[] = {
     {"a", RT_V_INT, "1..64", "8", 1, ""},
@@ -38,10 +22,7 @@ static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
                                            .backend = "cpu",
                                            .params = test_params,
                                            .n_params = 3,
-                                           .setup = dummy_setup,
-                                           .run = dummy_run,
-                                           .output = dummy_output,
-                                           .teardown = dummy_teardown};
+                                           RT_FAKE_KERNEL_HOOKS};
 
 static int write_config(const char *path, const char *constraint2)
 {

@@ -129,18 +129,24 @@ static void fused_teardown(void *state)
 static int compile_variant(fused_state *s, rt_err *err)
 {
     const fused_params *fp = &s->fp;
-    char defs[5][RT_CUDA_DEFINE_MAX];
-    snprintf(defs[0], sizeof defs[0], "BLOCK_SIZE=%lld", (long long)fp->block_size);
-    snprintf(defs[1], sizeof defs[1], "REGISTER=%lld", (long long)fp->register_tile);
-    snprintf(defs[2], sizeof defs[2], "MIN_BLOCKS=%lld", (long long)fp->min_blocks);
-    snprintf(defs[3], sizeof defs[3], "STAGING_ELL=%d", fp->use_ell);
-    snprintf(defs[4], sizeof defs[4], "INDEX_BYTES=%lld", (long long)fp->index_bytes);
-    const char *const defines[5] = {defs[0], defs[1], defs[2], defs[3], defs[4]};
-    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_fused.cu", defines, 5, "rt_spdnn_fused", &s->variant,
-                              s->what, err) != 0)
-        return -1;
-    return rt_cuda_variant_fits(rt_cuda_ctx_device(s->ctx), &s->variant, fp->block_size,
-                                fp->register_tile, (int)fp->allow_spills, fp->dynamic_shared, err);
+    rt_cuda_defines defs;
+    rt_cuda_defines_init(&defs);
+    rt_cuda_define_int(&defs, "BLOCK_SIZE", fp->block_size);
+    rt_cuda_define_int(&defs, "REGISTER", fp->register_tile);
+    rt_cuda_define_int(&defs, "MIN_BLOCKS", fp->min_blocks);
+    rt_cuda_define_int(&defs, "STAGING_ELL", fp->use_ell);
+    rt_cuda_define_int(&defs, "INDEX_BYTES", fp->index_bytes);
+    const rt_cuda_variant_request rq = {
+        .source_name = "spdnn_fused.cu",
+        .entry = "rt_spdnn_fused",
+        .defines = &defs,
+        .block_size = fp->block_size,
+        .register_tile = fp->register_tile,
+        .allow_spills = (int)fp->allow_spills,
+        .dynamic_shared = fp->dynamic_shared,
+        .what = s->what,
+    };
+    return rt_cuda_prepare_variant(s->ctx, &rq, &s->variant, err);
 }
 
 /* What the device kernel assumes of a plan beyond rt_tiled_plan_verify. */

@@ -206,6 +206,33 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
     return 0;
 }
 
+void rt_spmm_cuda_defines(rt_cuda_defines *d, const rt_spmm_inputs *in, int64_t block_size,
+                          int64_t register_tile, int64_t min_blocks)
+{
+    rt_cuda_defines_init(d);
+    rt_cuda_define_int(d, "RT_FP64", in->prec == RT_FP64);
+    rt_cuda_define_int(d, "RT_ROW_MAJOR", in->layout == RT_ROW_MAJOR);
+    rt_cuda_define_int(d, "BLOCK_SIZE", block_size);
+    rt_cuda_define_int(d, "REGISTER", register_tile);
+    rt_cuda_define_int(d, "MIN_BLOCKS", min_blocks);
+}
+
+int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_t k,
+                                 int64_t block_size, int64_t register_tile, size_t dynamic_shared,
+                                 int *ntiles, rt_err *err)
+{
+    if (rt_spmm_cuda_grid(rows, (int)block_size, k, (int)register_tile, base->cfg.grid, ntiles,
+                          err) != 0)
+        return rt_err_prefix(err, "%s", base->what);
+    base->cfg.block[0] = (unsigned)block_size;
+    base->cfg.block[1] = base->cfg.block[2] = 1;
+    base->cfg.dynamic_shared_bytes = dynamic_shared;
+    if (rt_cuda_occupancy(base->ctx, &base->variant, (int)block_size, dynamic_shared,
+                          &base->occupancy, err) != 0)
+        return rt_err_prefix(err, "%s", base->what);
+    return 0;
+}
+
 int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *what, rt_traffic *t,
                          rt_err *err)
 {

@@ -80,6 +80,18 @@ typedef struct rt_spmm_cuda_launch {
     char what[768]; /* kernel and point, for every message */
 } rt_spmm_cuda_launch;
 
+/* The NVRTC defines every SpMM variant (csr, ell, tiled) starts with: precision, layout of B and
+ * C, block size, register tile and the launch-bounds minimum of blocks per SM. */
+void rt_spmm_cuda_defines(rt_cuda_defines *d, const rt_spmm_inputs *in, int64_t block_size,
+                          int64_t register_tile, int64_t min_blocks);
+
+/* The launch of base's prepared variant: the grid over rows and K tiles (rt_spmm_cuda_grid, its
+ * tile count in *ntiles), one-dimensional blocks of block_size threads, dynamic_shared bytes of
+ * shared memory, and the occupancy the variant reaches. 0 or -1 (the message names base->what). */
+int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_t k,
+                                 int64_t block_size, int64_t register_tile, size_t dynamic_shared,
+                                 int *ntiles, rt_err *err);
+
 /* The setup hook's body: allocates a zeroed state of state_bytes whose first member is an
  * rt_spmm_cuda_launch, fills its context and description, and runs prepare (upload, compile,
  * launch geometry); on failure the state goes through teardown. Returns prepare's 0,

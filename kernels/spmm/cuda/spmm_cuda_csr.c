@@ -67,33 +67,24 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         return RT_INFEASIBLE;
     }
 
-    char defs[5][RT_CUDA_DEFINE_MAX];
-    snprintf(defs[0], sizeof defs[0], "RT_FP64=%d", in->prec == RT_FP64);
-    snprintf(defs[1], sizeof defs[1], "RT_ROW_MAJOR=%d", in->layout == RT_ROW_MAJOR);
-    snprintf(defs[2], sizeof defs[2], "BLOCK_SIZE=%lld", (long long)cp.block_size);
-    snprintf(defs[3], sizeof defs[3], "REGISTER=%lld", (long long)cp.register_tile);
-    snprintf(defs[4], sizeof defs[4], "MIN_BLOCKS=%lld", (long long)cp.min_blocks);
-    const char *const defines[5] = {defs[0], defs[1], defs[2], defs[3], defs[4]};
-    const char *source = rt_cuda_source("spmm_csr.cu");
-    if (!source)
-        return rt_err_set(err, "%s: kernel source spmm_csr.cu is not embedded in the plugin",
-                          s->base.what);
-    if (rt_cuda_get_variant(s->base.ctx, "spmm_csr.cu", source, defines, 5, "rt_spmm_csr",
-                            &s->base.variant, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    int rc = rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, cp.block_size,
-                                  cp.register_tile, 1, 0, err);
+    rt_cuda_defines defs;
+    rt_spmm_cuda_defines(&defs, in, cp.block_size, cp.register_tile, cp.min_blocks);
+    const rt_cuda_variant_request rq = {
+        .source_name = "spmm_csr.cu",
+        .entry = "rt_spmm_csr",
+        .defines = &defs,
+        .block_size = cp.block_size,
+        .register_tile = cp.register_tile,
+        .allow_spills = 1,
+        .dynamic_shared = 0,
+        .what = s->base.what,
+    };
+    int rc = rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
     if (rc != 0)
         return rc;
-    if (rt_spmm_cuda_grid(a->rows, (int)cp.block_size, in->k, (int)cp.register_tile,
-                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    s->base.cfg.block[0] = (unsigned)cp.block_size;
-    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
-    s->base.cfg.dynamic_shared_bytes = 0;
-    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)cp.block_size, 0, &s->base.occupancy,
-                          err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
+    if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, cp.block_size, cp.register_tile, 0,
+                                     &s->arg_ntiles, err) != 0)
+        return -1;
 
     char what[900];
     snprintf(what, sizeof what, "row offsets of %s", s->base.what);

@@ -123,32 +123,24 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
-    char defs[5][RT_CUDA_DEFINE_MAX];
-    snprintf(defs[0], sizeof defs[0], "RT_FP64=%d", in->prec == RT_FP64);
-    snprintf(defs[1], sizeof defs[1], "RT_ROW_MAJOR=%d", in->layout == RT_ROW_MAJOR);
-    snprintf(defs[2], sizeof defs[2], "BLOCK_SIZE=%lld", (long long)ep.block_size);
-    snprintf(defs[3], sizeof defs[3], "REGISTER=%lld", (long long)ep.register_tile);
-    snprintf(defs[4], sizeof defs[4], "MIN_BLOCKS=%lld", (long long)ep.min_blocks);
-    const char *const defines[5] = {defs[0], defs[1], defs[2], defs[3], defs[4]};
-    const char *source = rt_cuda_source("spmm_ell.cu");
-    if (!source)
-        return rt_err_set(err, "%s: kernel source spmm_ell.cu is not embedded in the plugin",
-                          s->base.what);
-    if (rt_cuda_get_variant(s->base.ctx, "spmm_ell.cu", source, defines, 5, "rt_spmm_ell",
-                            &s->base.variant, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    int rc = rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, ep.block_size,
-                                  ep.register_tile, 1, 0, err);
+    rt_cuda_defines defs;
+    rt_spmm_cuda_defines(&defs, in, ep.block_size, ep.register_tile, ep.min_blocks);
+    const rt_cuda_variant_request rq = {
+        .source_name = "spmm_ell.cu",
+        .entry = "rt_spmm_ell",
+        .defines = &defs,
+        .block_size = ep.block_size,
+        .register_tile = ep.register_tile,
+        .allow_spills = 1,
+        .dynamic_shared = 0,
+        .what = s->base.what,
+    };
+    int rc = rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
     if (rc != 0)
         return rc;
-    if (rt_spmm_cuda_grid(a->rows, (int)ep.block_size, in->k, (int)ep.register_tile,
-                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    s->base.cfg.block[0] = (unsigned)ep.block_size;
-    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
-    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)ep.block_size, 0, &s->base.occupancy,
-                          err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
+    if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, ep.block_size, ep.register_tile, 0,
+                                     &s->arg_ntiles, err) != 0)
+        return -1;
 
     rt_ell e;
     if (rt_ell_from_csr(&e, a, ELL_SLICE_HEIGHT, err) != 0)

@@ -257,26 +257,22 @@ static int plan_fits_kernel(const rt_tiled_plan *plan, const tiled_params *tp, c
 static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled_params *tp,
                            rt_err *err)
 {
-    char defs[8][RT_CUDA_DEFINE_MAX];
-    snprintf(defs[0], sizeof defs[0], "RT_FP64=%d", in->prec == RT_FP64);
-    snprintf(defs[1], sizeof defs[1], "RT_ROW_MAJOR=%d", in->layout == RT_ROW_MAJOR);
-    snprintf(defs[2], sizeof defs[2], "BLOCK_SIZE=%lld", (long long)tp->block_size);
-    snprintf(defs[3], sizeof defs[3], "REGISTER=%lld", (long long)tp->register_tile);
-    snprintf(defs[4], sizeof defs[4], "MIN_BLOCKS=%lld", (long long)tp->min_blocks);
-    snprintf(defs[5], sizeof defs[5], "STAGING_ELL=%d", tp->use_ell);
-    snprintf(defs[6], sizeof defs[6], "INDEX_BYTES=%lld", (long long)tp->index_bytes);
-    snprintf(defs[7], sizeof defs[7], "NNZ_UNROLL=%lld", (long long)tp->nnz_unroll);
-    const char *const defines[8] = {defs[0], defs[1], defs[2], defs[3],
-                                    defs[4], defs[5], defs[6], defs[7]};
-    const char *source = rt_cuda_source("spmm_tiled.cu");
-    if (!source)
-        return rt_err_set(err, "%s: kernel source spmm_tiled.cu is not embedded in the plugin",
-                          s->base.what);
-    if (rt_cuda_get_variant(s->base.ctx, "spmm_tiled.cu", source, defines, 8, "rt_spmm_tiled",
-                            &s->base.variant, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    return rt_cuda_variant_fits(rt_cuda_ctx_device(s->base.ctx), &s->base.variant, tp->block_size,
-                                tp->register_tile, (int)tp->allow_spills, tp->dynamic_shared, err);
+    rt_cuda_defines defs;
+    rt_spmm_cuda_defines(&defs, in, tp->block_size, tp->register_tile, tp->min_blocks);
+    rt_cuda_define_int(&defs, "STAGING_ELL", tp->use_ell);
+    rt_cuda_define_int(&defs, "INDEX_BYTES", tp->index_bytes);
+    rt_cuda_define_int(&defs, "NNZ_UNROLL", tp->nnz_unroll);
+    const rt_cuda_variant_request rq = {
+        .source_name = "spmm_tiled.cu",
+        .entry = "rt_spmm_tiled",
+        .defines = &defs,
+        .block_size = tp->block_size,
+        .register_tile = tp->register_tile,
+        .allow_spills = (int)tp->allow_spills,
+        .dynamic_shared = tp->dynamic_shared,
+        .what = s->base.what,
+    };
+    return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
 }
 
 static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
@@ -296,15 +292,9 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     int rc = compile_variant(s, in, &tp, err);
     if (rc != 0)
         return rc;
-    if (rt_spmm_cuda_grid(a->rows, (int)tp.block_size, in->k, (int)tp.register_tile,
-                          s->base.cfg.grid, &s->arg_ntiles, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
-    s->base.cfg.block[0] = (unsigned)tp.block_size;
-    s->base.cfg.block[1] = s->base.cfg.block[2] = 1;
-    s->base.cfg.dynamic_shared_bytes = tp.dynamic_shared;
-    if (rt_cuda_occupancy(s->base.ctx, &s->base.variant, (int)tp.block_size, tp.dynamic_shared,
-                          &s->base.occupancy, err) != 0)
-        return rt_err_prefix(err, "%s", s->base.what);
+    if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, tp.block_size, tp.register_tile,
+                                     tp.dynamic_shared, &s->arg_ntiles, err) != 0)
+        return -1;
 
     /* Preprocessing time = host plan build + upload; the plan check between them is not part of
      * the method and is not counted. */

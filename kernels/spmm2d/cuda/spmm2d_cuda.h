@@ -1,6 +1,7 @@
 /* spmm2d_cuda: the 2D SpMM and SpGEMM variants on GPUs (spmm2d.cuda.*, spgemm2d.cuda.*), built
- * into the CUDA plugin. The algorithms are the CPU kernels' (kernels/spmm2d/spmm2d_kernels.c); the
- * local multiplies run on the rank's GPU through cuSPARSE, with tiles staged through the host. */
+ * into the CUDA plugin. The algorithms are the CPU kernels' (kernels/spmm2d/spmm2d_setup.c,
+ * spmm2d_run.c); the local multiplies run on the rank's GPU through cuSPARSE, with tiles staged
+ * through the host. */
 #ifndef SPMM2D_CUDA_H
 #define SPMM2D_CUDA_H
 

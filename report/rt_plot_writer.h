@@ -1,19 +1,25 @@
-/* rt_plot_internal: what the figure writers of the plot stage share (rt_plot.c draws line and
- * bar figures and dispatches; rt_plot_types.c draws stacked bars, box plots, heat maps and
- * scaling figures). Not for other modules: they call rt_plot_experiment (rt_plot.h).
+/* rt_plot_writer: the one .dat/.gp writer every figure type uses, and what the figure writers share
+ * (rt_plot.c draws line and bar figures and dispatches; rt_plot_types.c draws stacked bars, box
+ * plots, heat maps and scaling figures). Not for other modules: they call rt_plot_experiment
+ * (rt_plot.h).
  *
  * Every writer produces the same three kinds of file (<stem>.dat, <stem>.gp, and the images the
  * script renders), with the same header comments, the same style and the same number format, so
  * that every figure regenerates the same way and its data file is byte-for-byte stable: rows in a
  * fixed order, numbers printed with %.10g, nothing that depends on the time or the host. */
-#ifndef RT_PLOT_INTERNAL_H
-#define RT_PLOT_INTERNAL_H
+#ifndef RT_PLOT_WRITER_H
+#define RT_PLOT_WRITER_H
 
 #include <stdio.h>
 
 #include "rt_config.h"
-#include "rt_plot.h"
 #include "rt_plot_data.h"
+
+typedef struct rt_plot_result {
+    int n_figures;       /* figures written (.dat and .gp, and the images when gnuplot ran) */
+    int gnuplot_missing; /* 1: gnuplot was not on PATH, so no PNG/SVG were drawn */
+    char message[512];   /* one line for the user: what was written, skipped and why */
+} rt_plot_result;
 
 #define RT_PLOT_STEM_MAX 128
 #define RT_PLOT_PATH_MAX 4096
@@ -56,6 +62,9 @@ typedef struct rt_plot_job {
 /* Appends "; <text>" style notes (the caller writes the separator) to job->notes. */
 void rt_plot_note(rt_plot_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Creates dir and its missing parents (mkdir -p); err names the folder that failed. */
+int rt_plot_make_dirs(const char *dir, rt_err *err);
+
 /* Opens out_dir/<stem>.<ext> for writing; path receives the file name for messages. */
 int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, FILE **f,
                         char *path, size_t len, rt_err *err);
@@ -82,12 +91,5 @@ int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
                           const char *gp_path, const char *plot_command, rt_err *err);
 /* 1 when v is a positive integral power of two. */
 int rt_plot_is_power_of_two(double v);
-
-/* The writers of rt_plot_types.c. Each fetches its own data; a figure without anything to show
- * is skipped with a note (returns 0 without writing). */
-int rt_plot_draw_stacked(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
-int rt_plot_draw_box(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
-int rt_plot_draw_heatmap(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
-int rt_plot_draw_scaling(rt_plot_job *job, const rt_plot_figure *fig, rt_err *err);
 
 #endif

@@ -1,0 +1,15 @@
+/* spmm2d_setup: Setup and teardown of a 2D kernel: feasibility agreed on by every rank, the
+ * distributed A and B, the local tile maps and buffers, queues, work grids and process-grid
+ * communicators, and the engine. sp2_setup_with_engine (spmm2d_engine.h) is the entry the GPU
+ * kernels share. */
+#ifndef SPMM2D_SETUP_H
+#define SPMM2D_SETUP_H
+
+#include "rt_error.h"
+#include "rt_registry.h"
+
+int sp2_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+              const rt_kernel_env *env, void **state, rt_err *err);
+void sp2_teardown(void *state);
+
+#endif

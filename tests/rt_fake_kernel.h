@@ -1,0 +1,20 @@
+/* rt_fake_kernel: the do-nothing hooks of the kernel descriptors that tests build to exercise the
+ * registry, spaces and searches (nothing is run: setup leaves no state, run asks for the wall
+ * clock, output writes nothing). Link tests/rt_fake_kernel.c into the test. */
+#ifndef RT_FAKE_KERNEL_H
+#define RT_FAKE_KERNEL_H
+
+#include "rt_registry.h"
+
+int rt_fake_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                  const rt_kernel_env *env, void **state, rt_err *err);
+int rt_fake_run(void *state, double *seconds, rt_err *err);
+int rt_fake_output(void *state, double *out, rt_err *err);
+void rt_fake_teardown(void *state);
+
+/* The hooks of a fake descriptor: {.name = ..., RT_FAKE_KERNEL_HOOKS}. */
+#define RT_FAKE_KERNEL_HOOKS                                                                       \
+    .setup = rt_fake_setup, .run = rt_fake_run, .output = rt_fake_output,                          \
+    .teardown = rt_fake_teardown
+
+#endif
