@@ -56,6 +56,7 @@ struct gemm_tiled {
     int64_t **bslot; /* [flight * G][d cg]: slot of B (kk, m) */
     double cnt[CNT_N];
     double *gpu_loads; /* per GPU, last execution */
+    double checksum;   /* of the rank's share of C samples at the last output */
     int *tier_of;      /* per world rank */
 };
 
@@ -646,7 +647,7 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
 {
     const gemm_plan *pl = &s->pl;
     /* Sums over ranks: measured counters, then the plan's model of the same. */
-    enum { M_H2D_A = CNT_N, M_H2D_B, M_D2D_A, M_D2H_C, M_RECV, M_LOADS, M_N };
+    enum { M_H2D_A = CNT_N, M_H2D_B, M_D2D_A, M_D2H_C, M_RECV, M_LOADS, M_SUM, M_N };
     double sum[M_N];
     memcpy(sum, s->cnt, sizeof s->cnt);
     gemm_proc_counts pc;
@@ -657,6 +658,7 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     sum[M_D2H_C] = pc.d2h_c;
     sum[M_RECV] = pc.recv_a + pc.recv_b;
     sum[M_LOADS] = pc.h2d_a + pc.h2d_b + pc.d2d_a + pc.d2d_b + pc.d2h_c;
+    sum[M_SUM] = s->checksum;
     /* Maxima: tiles loaded by one GPU (measured), writes of one C tile; minima via negation. */
     double mx[3] = {0.0, 0.0, 0.0};
     for (int g = 0; g < pl->G; ++g)
@@ -725,6 +727,7 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
         rt_metrics_add(m, name, "bytes", sum[CNT_SENT_BYTES_T0 + k], 1);
     }
     rt_metrics_add(m, "tile_products", "count", sum[CNT_PRODUCTS], 1);
+    rt_metrics_add(m, "c_sample_checksum", "value", sum[M_SUM], 1);
     rt_metrics_add(m, "c_tile_writes_max", "count", mx[1], 1);
     rt_metrics_add(m, "c_tile_writes_min", "count", -mx[2], 1);
     return 0;
