@@ -160,9 +160,19 @@ static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, 
 static int cublas_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                         const rt_kernel_env *env, void **state, rt_err *err)
 {
-    (void)p;
     (void)env;
-    return blas_setup_common(self, inputs, 0, (blas_state **)state, err);
+    const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLAS);
+    char mode[16];
+    if (rt_schema_str(e->params, e->n_params, self->name, p, "math_mode", mode, sizeof mode, err) !=
+            0 ||
+        blas_setup_common(self, inputs, 0, (blas_state **)state, err) != 0)
+        return -1;
+    blas_state *s = *state;
+    const cublasMath_t m =
+        strcmp(mode, "pedantic") == 0 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
+    if (cublasSetMathMode(s->blas, m) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasSetMathMode(%s) failed", self->name, mode);
+    return 0;
 }
 
 static int cublas_run(void *state, double *seconds, rt_err *err)
@@ -220,11 +230,11 @@ static int blas_traffic(const rt_kernel_desc *self, const void *inputs, const rt
                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
 {
     (void)p;
-    (void)env;
     (void)err;
     const gemm_inputs *in = inputs;
     memset(t, 0, sizeof *t);
-    t->flops = 2.0 * (double)in->m * (double)in->n * (double)in->k;
+    if (gemm_cuda_flops_bounded(in, env->device))
+        t->flops = 2.0 * (double)in->m * (double)in->n * (double)in->k;
     /* Compulsory device-memory bytes only where the data lives on the device. */
     if (strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0)
         t->bytes[RT_LEVEL_DRAM] = matrix_bytes(in);

@@ -123,7 +123,11 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     gemm_plan plan;
     if (plan_of(inputs, p, env, &cfg, &plan, err) != 0)
         return -1;
-    return gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, t, err);
+    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, t, err) != 0)
+        return -1;
+    if (!gemm_cuda_flops_bounded(inputs, env->device))
+        t->flops = 0.0;
+    return 0;
 }
 
 void rt_gemm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
