@@ -6,13 +6,19 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+/* Compute streams per logical GPU: a 1024 x 1024 tile product alone does not fill an H100, so the
+ * products of different C tiles run side by side. C tile `slot` always goes to stream
+ * slot mod GEMM_CUDA_STREAMS, so the updates of one tile (and its write-back) stay in order. */
+#define GEMM_CUDA_STREAMS 4
+
 typedef struct lgpu {
     char *mem; /* slots x tile_bytes */
-    cudaStream_t copy, compute;
-    cublasHandle_t blas;
-    cudaEvent_t *copied, *computed; /* per chunk, ring of n_ev */
-    cudaEvent_t latest;             /* re-recorded before each peer copy from this GPU */
-    int have_blas, have_streams;
+    cudaStream_t copy, compute[GEMM_CUDA_STREAMS];
+    cublasHandle_t blas[GEMM_CUDA_STREAMS]; /* one per stream: a handle's workspace is not shared */
+    cudaEvent_t *copied;                    /* per chunk, ring of n_ev */
+    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk and compute stream */
+    cudaEvent_t latest;                       /* re-recorded before each peer copy from here */
+    int n_blas, n_streams;
 } lgpu;
 
 struct gemm_cuda_engine {
@@ -70,19 +76,26 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, int64_t slots, size_t ti
         if (rc != 0)
             return rc;
         CK(cudaStreamCreateWithFlags(&L->copy, cudaStreamNonBlocking), "creating a stream");
-        CK(cudaStreamCreateWithFlags(&L->compute, cudaStreamNonBlocking), "creating a stream");
-        L->have_streams = 1;
-        CKB(cublasCreate(&L->blas), "creating a cuBLAS handle");
-        L->have_blas = 1;
-        CKB(cublasSetStream(L->blas, L->compute), "binding cuBLAS to a stream");
-        L->copied = calloc((size_t)e->n_ev, sizeof *L->copied);
-        L->computed = calloc((size_t)e->n_ev, sizeof *L->computed);
-        if (!L->copied || !L->computed)
-            return rt_err_set(err, "gemm.cuda: out of memory");
-        for (int i = 0; i < e->n_ev; ++i) {
-            CK(cudaEventCreateWithFlags(&L->copied[i], cudaEventDisableTiming), "an event");
-            CK(cudaEventCreateWithFlags(&L->computed[i], cudaEventDisableTiming), "an event");
+        L->n_streams = 1;
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+            CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking),
+               "creating a stream");
+            L->n_streams = j + 2;
+            CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
+            L->n_blas = j + 1;
+            CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
+            L->computed[j] = calloc((size_t)e->n_ev, sizeof *L->computed[j]);
+            if (!L->computed[j])
+                return rt_err_set(err, "gemm.cuda: out of memory");
+            for (int i = 0; i < e->n_ev; ++i)
+                CK(cudaEventCreateWithFlags(&L->computed[j][i], cudaEventDisableTiming),
+                   "an event");
         }
+        L->copied = calloc((size_t)e->n_ev, sizeof *L->copied);
+        if (!L->copied)
+            return rt_err_set(err, "gemm.cuda: out of memory");
+        for (int i = 0; i < e->n_ev; ++i)
+            CK(cudaEventCreateWithFlags(&L->copied[i], cudaEventDisableTiming), "an event");
         CK(cudaEventCreateWithFlags(&L->latest, cudaEventDisableTiming), "an event");
     }
     return 0;
@@ -96,26 +109,28 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
     (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
     for (int g = 0; e->g && g < e->gpus; ++g) {
         lgpu *L = &e->g[g];
-        if (L->have_streams) {
+        if (L->n_streams > 0)
             cudaStreamSynchronize(L->copy);
-            cudaStreamSynchronize(L->compute);
-        }
+        for (int j = 0; j + 1 < L->n_streams; ++j)
+            cudaStreamSynchronize(L->compute[j]);
         for (int i = 0; i < e->n_ev; ++i) {
             if (L->copied && L->copied[i])
                 cudaEventDestroy(L->copied[i]);
-            if (L->computed && L->computed[i])
-                cudaEventDestroy(L->computed[i]);
+            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+                if (L->computed[j] && L->computed[j][i])
+                    cudaEventDestroy(L->computed[j][i]);
         }
         if (L->latest)
             cudaEventDestroy(L->latest);
         free(L->copied);
-        free(L->computed);
-        if (L->have_blas)
-            cublasDestroy(L->blas);
-        if (L->have_streams) {
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            free(L->computed[j]);
+        for (int j = 0; j < L->n_blas; ++j)
+            cublasDestroy(L->blas[j]);
+        if (L->n_streams > 0)
             cudaStreamDestroy(L->copy);
-            cudaStreamDestroy(L->compute);
-        }
+        for (int j = 0; j + 1 < L->n_streams; ++j)
+            cudaStreamDestroy(L->compute[j]);
         rt_cuda_free(e->ctx, L->mem);
     }
     free(e->g);
@@ -164,8 +179,9 @@ static int loads_begin(void *eng, int64_t after, rt_err *err)
         return 0;
     for (int g = 0; g < e->gpus; ++g)
         for (int h = 0; h < e->gpus; ++h)
-            CK(cudaStreamWaitEvent(e->g[g].copy, e->g[h].computed[after % e->n_ev], 0),
-               "ordering copies after products");
+            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+                CK(cudaStreamWaitEvent(e->g[g].copy, e->g[h].computed[j][after % e->n_ev], 0),
+                   "ordering copies after products");
     return 0;
 }
 
@@ -181,8 +197,9 @@ static int compute_begin(void *eng, int64_t s, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
     for (int g = 0; g < e->gpus; ++g)
-        CK(cudaStreamWaitEvent(e->g[g].compute, e->g[g].copied[s % e->n_ev], 0),
-           "ordering products after copies");
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaStreamWaitEvent(e->g[g].compute[j], e->g[g].copied[s % e->n_ev], 0),
+               "ordering products after copies");
     return 0;
 }
 
@@ -190,17 +207,17 @@ static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bsl
                      int64_t n, int64_t k, int accumulate, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
-    lgpu *L = &e->g[g];
+    const cublasHandle_t h = e->g[g].blas[cslot % GEMM_CUDA_STREAMS];
     if (e->prec == RT_FP64) {
         const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
-        CKB(cublasDgemm(L->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
+        CKB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
                         (const double *)slot_ptr(e, g, aslot), (int)m,
                         (const double *)slot_ptr(e, g, bslot), (int)k, &beta,
                         (double *)slot_ptr(e, g, cslot), (int)m),
             "cublasDgemm");
     } else {
         const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
-        CKB(cublasSgemm(L->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
+        CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
                         (const float *)slot_ptr(e, g, aslot), (int)m,
                         (const float *)slot_ptr(e, g, bslot), (int)k, &beta,
                         (float *)slot_ptr(e, g, cslot), (int)m),
@@ -213,14 +230,17 @@ static int compute_end(void *eng, int64_t s, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
     for (int g = 0; g < e->gpus; ++g)
-        CK(cudaEventRecord(e->g[g].computed[s % e->n_ev], e->g[g].compute), "recording products");
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaEventRecord(e->g[g].computed[j][s % e->n_ev], e->g[g].compute[j]),
+               "recording products");
     return 0;
 }
 
 static int store_c(void *eng, int g, int64_t cslot, void *dst, size_t bytes, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
-    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost, e->g[g].compute),
+    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost,
+                       e->g[g].compute[cslot % GEMM_CUDA_STREAMS]),
        "copying a C tile to the host");
     return 0;
 }
@@ -238,7 +258,8 @@ static int finish(void *eng, rt_err *err)
     gemm_cuda_engine *e = eng;
     for (int g = 0; g < e->gpus; ++g) {
         CK(cudaStreamSynchronize(e->g[g].copy), "finishing copies");
-        CK(cudaStreamSynchronize(e->g[g].compute), "finishing products");
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaStreamSynchronize(e->g[g].compute[j]), "finishing products");
     }
     return 0;
 }

@@ -1,11 +1,12 @@
 /* gemm_cuda_engine: the tiled GEMM's engine on a GPU (gemm_tiled.h). G logical GPUs share one
- * physical device, each with its own slots (its memory budget), a copy stream, a compute stream
- * and a cuBLAS handle on it. Host memory is pinned. Ordering, all with events:
+ * physical device, each with its own slots (its memory budget), a copy stream, and 4 compute
+ * streams with a cuBLAS handle each. Host memory is pinned. Ordering, all with events:
  *   - a chunk's products wait for that chunk's copies on the same logical GPU;
  *   - the copies of chunk s wait for the products of chunk s - l - 1 on every logical GPU (the
  *     last that may read a slot they overwrite, including through a peer copy);
  *   - a peer copy waits for everything issued so far on the source GPU's copy stream;
- *   - C tiles go back to host memory on the compute stream, after the block's products;
+ *   - C tile products run on 4 compute streams (C slot mod 4: one tile's updates stay in order);
+ *   - C tiles go back to host memory on their compute stream, after the block's products;
  *   - a host receive buffer is reused once the copies that read it have completed. */
 #ifndef GEMM_CUDA_ENGINE_H
 #define GEMM_CUDA_ENGINE_H
