@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libyaml-dev
           libsqlite3-dev sqlite3 gnuplot-nox libhwloc-dev hwloc libpapi-dev papi-tools
-          libmetis-dev python3 python3-scipy slurmctld slurmd slurm-client likwid)
+          libmetis-dev python3 python3-scipy slurmctld slurmd slurm-client likwid libopenblas-dev)
 if [ "${ROOFTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)
 fi

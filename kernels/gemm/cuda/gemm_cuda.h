@@ -1,0 +1,26 @@
+/* The gemm family's GPU kernels (built into the CUDA plugin only):
+ *   gemm_cuda_tiled.c   gemm.cuda.tiled: gemm_tiled.h's schedule on gemm_cuda_engine.h;
+ *   gemm_cuda_blas.c    gemm.cuda.cublas (data on the GPU) and gemm.cuda.cublasxt (host data);
+ *   gemm_cuda_describe.c the plugin entry point. */
+#ifndef GEMM_CUDA_H
+#define GEMM_CUDA_H
+
+#include "gemm_family.h"
+#include "rt_cuda_ctx.h"
+#include "rt_registry.h"
+
+/* Whether flops belong in a GEMM point's roofline bound on this device. The machine files' FP64
+ * ceiling is the FMA-pipe peak (34 TFLOP/s on an H100), but cuBLAS DGEMM runs on the FP64 tensor
+ * cores of compute capability 8.0 and later (67 TFLOP/s on an H100): that ceiling is then no
+ * lower bound on a GEMM's time, so FP64 flops are left unmodelled there (the efficiency that
+ * matters, against cublasDgemm, is stored by the configs' baselines). */
+static inline int gemm_cuda_flops_bounded(const gemm_inputs *in, const rt_device_info *dev)
+{
+    return !(in->prec == RT_FP64 && dev && dev->cc_major >= 8);
+}
+
+void rt_gemm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+void rt_gemm_cuda_cublas_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+void rt_gemm_cuda_cublasxt_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+
+#endif

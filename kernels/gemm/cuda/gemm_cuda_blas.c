@@ -1,0 +1,314 @@
+/* The library baselines of the gemm family, on one rank:
+ *   gemm.cuda.cublas    A, B and C already in device memory, one cublasDgemm/Sgemm per execution
+ *                       timed with events: the practical peak the tiled kernel is measured
+ *                       against (the runner's minimum over repetitions is the paper's "best of");
+ *   gemm.cuda.cublasxt  A, B and C in pinned host memory, cublasXtDgemm/Sgemm on this rank's GPU:
+ *                       the library's own tiling, timed end to end like gemm.cuda.tiled. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublasXt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include "gemm_cuda.h"
+#include "gemm_cuda_catalog.h"
+#include "gemm_family.h"
+#include "rt_schema.h"
+
+typedef struct blas_state {
+    rt_cuda_ctx *ctx;
+    const gemm_inputs *in;
+    size_t elem;
+    int xt;
+    void *a, *b, *c; /* device (cublas) or pinned host (cublasXt) */
+    cublasHandle_t blas;
+    cublasXtHandle_t xth;
+    int have_blas, have_xt;
+} blas_state;
+
+static const rt_cuda_catalog_entry *entry(int kind)
+{
+    int n = 0;
+    const rt_cuda_catalog_entry *t = rt_gemm_cuda_catalog(&n);
+    return rt_cuda_catalog_at(t, n, kind);
+}
+
+static double matrix_bytes(const gemm_inputs *in)
+{
+    return ((double)in->m * in->k + (double)in->k * in->n + (double)in->m * in->n) *
+           (double)rt_precision_bytes(in->prec);
+}
+
+static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                      const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    (void)p;
+    (void)err;
+    const gemm_inputs *in = inputs;
+    if (env->nranks != 1) {
+        snprintf(why, whylen, "%s runs on one rank (a single-GPU baseline); this job has %d",
+                 self->name, env->nranks);
+        return RT_INFEASIBLE;
+    }
+    const int on_device = self->backend_ctx && strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0;
+    if (on_device && env->device &&
+        matrix_bytes(in) > 0.9 * (double)env->device->global_mem_bytes) {
+        snprintf(why, whylen, "A, B and C need %.3g GB, over 90%% of the GPU's %.3g GB",
+                 matrix_bytes(in) * 1e-9, (double)env->device->global_mem_bytes * 1e-9);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}
+
+static void blas_teardown(void *state)
+{
+    blas_state *s = state;
+    if (!s)
+        return;
+    rt_err ignored;
+    (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
+    if (s->have_blas)
+        cublasDestroy(s->blas);
+    if (s->have_xt)
+        cublasXtDestroy(s->xth);
+    if (s->xt) {
+        cudaFreeHost(s->a);
+        cudaFreeHost(s->b);
+        cudaFreeHost(s->c);
+    } else {
+        rt_cuda_free(s->ctx, s->a);
+        rt_cuda_free(s->ctx, s->b);
+        rt_cuda_free(s->ctx, s->c);
+    }
+    free(s);
+}
+
+/* Fills a whole column-major matrix (ld = rows) in strips of columns, in parallel. */
+static void fill_matrix(const gemm_inputs *in, char which, int64_t rows, int64_t cols, void *dst)
+{
+    const size_t elem = rt_precision_bytes(in->prec);
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t c0 = 0; c0 < cols; c0 += 64) {
+        const int64_t w = cols - c0 < 64 ? cols - c0 : 64;
+        gemm_fill_tile(in, which, 0, c0, rows, w, (char *)dst + (size_t)(c0 * rows) * elem);
+    }
+}
+
+static int pinned(void **p, size_t bytes, const char *what, rt_err *err)
+{
+    const cudaError_t e = cudaMallocHost(p, bytes);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        return rt_err_set(err, "pinning %zu bytes for %s: %s", bytes, what, cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, int xt,
+                             blas_state **out, rt_err *err)
+{
+    blas_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_err_set(err, "%s: out of memory", self->name);
+    *out = s;
+    s->ctx = self->backend_ctx;
+    s->in = in;
+    s->xt = xt;
+    s->elem = rt_precision_bytes(in->prec);
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    const size_t ab = (size_t)(in->m * in->k) * s->elem, bb = (size_t)(in->k * in->n) * s->elem;
+    const size_t cb = (size_t)(in->m * in->n) * s->elem;
+    if (xt) {
+        if (pinned(&s->a, ab, "A", err) != 0 || pinned(&s->b, bb, "B", err) != 0 ||
+            pinned(&s->c, cb, "C", err) != 0)
+            return rt_err_prefix(err, "%s", self->name);
+        fill_matrix(in, 'A', in->m, in->k, s->a);
+        fill_matrix(in, 'B', in->k, in->n, s->b);
+        return 0;
+    }
+    int rc;
+    if ((rc = rt_cuda_alloc(s->ctx, &s->a, ab, "A", err)) != 0 ||
+        (rc = rt_cuda_alloc(s->ctx, &s->b, bb, "B", err)) != 0 ||
+        (rc = rt_cuda_alloc(s->ctx, &s->c, cb, "C", err)) != 0)
+        return rc;
+    void *h = NULL;
+    if (pinned(&h, ab > bb ? ab : bb, "the upload", err) != 0)
+        return rt_err_prefix(err, "%s", self->name);
+    fill_matrix(in, 'A', in->m, in->k, h);
+    rc = rt_cuda_upload(s->ctx, s->a, h, ab, "A", err);
+    if (rc == 0) {
+        fill_matrix(in, 'B', in->k, in->n, h);
+        rc = rt_cuda_upload(s->ctx, s->b, h, bb, "B", err);
+    }
+    cudaFreeHost(h);
+    if (rc != 0)
+        return -1;
+    if (rt_cuda_fill(s->ctx, s->c, 0xFF, cb, "C (NaN)", err) != 0)
+        return -1;
+    if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasCreate failed", self->name);
+    s->have_blas = 1;
+    if (cublasSetStream(s->blas, rt_cuda_ctx_stream(s->ctx)) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasSetStream failed", self->name);
+    return 0;
+}
+
+static int cublas_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                        const rt_kernel_env *env, void **state, rt_err *err)
+{
+    (void)env;
+    const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLAS);
+    char mode[16];
+    if (rt_schema_str(e->params, e->n_params, self->name, p, "math_mode", mode, sizeof mode, err) !=
+            0 ||
+        blas_setup_common(self, inputs, 0, (blas_state **)state, err) != 0)
+        return -1;
+    blas_state *s = *state;
+    const cublasMath_t m =
+        strcmp(mode, "pedantic") == 0 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
+    if (cublasSetMathMode(s->blas, m) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasSetMathMode(%s) failed", self->name, mode);
+    return 0;
+}
+
+static int cublas_run(void *state, double *seconds, rt_err *err)
+{
+    blas_state *s = state;
+    const gemm_inputs *in = s->in;
+    if (rt_cuda_timer_start(s->ctx, RT_GEMM_CUDA_CUBLAS, err) != 0)
+        return -1;
+    cublasStatus_t st;
+    if (in->prec == RT_FP64) {
+        const double one = 1.0, zero = 0.0;
+        st = cublasDgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)in->m, (int)in->n, (int)in->k,
+                         &one, s->a, (int)in->m, s->b, (int)in->k, &zero, s->c, (int)in->m);
+    } else {
+        const float one = 1.0f, zero = 0.0f;
+        st = cublasSgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)in->m, (int)in->n, (int)in->k,
+                         &one, s->a, (int)in->m, s->b, (int)in->k, &zero, s->c, (int)in->m);
+    }
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, RT_GEMM_CUDA_CUBLAS ": cuBLAS status %d", (int)st);
+    return rt_cuda_timer_stop(s->ctx, seconds, RT_GEMM_CUDA_CUBLAS, err);
+}
+
+static double sample_of(const blas_state *s, const void *c_host, int64_t row, int64_t col)
+{
+    const size_t e = (size_t)(col * s->in->m + row);
+    return s->in->prec == RT_FP64 ? ((const double *)c_host)[e]
+                                  : (double)((const float *)c_host)[e];
+}
+
+static int blas_output(void *state, double *out, rt_err *err)
+{
+    blas_state *s = state;
+    const gemm_inputs *in = s->in;
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    for (int64_t i = 0; i < in->sample1 - in->sample0; ++i) {
+        int64_t r, c;
+        gemm_sample_at(in, in->sample0 + i, &r, &c);
+        if (s->xt) {
+            out[i] = sample_of(s, s->c, r, c);
+            continue;
+        }
+        double v[1];
+        const size_t off = (size_t)(c * in->m + r) * s->elem;
+        if (rt_cuda_download(s->ctx, v, (const char *)s->c + off, s->elem, "a sample of C", err) !=
+            0)
+            return -1;
+        out[i] = sample_of(s, v, 0, 0);
+    }
+    return 0;
+}
+
+static int blas_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                        const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    (void)p;
+    (void)err;
+    const gemm_inputs *in = inputs;
+    memset(t, 0, sizeof *t);
+    if (gemm_cuda_flops_bounded(in, env->device))
+        t->flops = 2.0 * (double)in->m * (double)in->n * (double)in->k;
+    /* Compulsory device-memory bytes only where the data lives on the device. */
+    if (strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0)
+        t->bytes[RT_LEVEL_DRAM] = matrix_bytes(in);
+    return 0;
+}
+
+static int xt_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                    const rt_kernel_env *env, void **state, rt_err *err)
+{
+    (void)env;
+    const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLASXT);
+    int64_t block = 0;
+    if (rt_schema_int(e->params, e->n_params, self->name, p, "xt_block", &block, err) != 0)
+        return -1;
+    if (blas_setup_common(self, inputs, 1, (blas_state **)state, err) != 0)
+        return -1;
+    blas_state *s = *state;
+    if (cublasXtCreate(&s->xth) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasXtCreate failed", self->name);
+    s->have_xt = 1;
+    int dev = rt_cuda_ctx_ordinal(s->ctx);
+    if (cublasXtDeviceSelect(s->xth, 1, &dev) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasXtDeviceSelect(%d) failed", self->name, dev);
+    if (block > 0 && cublasXtSetBlockDim(s->xth, (int)block) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasXtSetBlockDim(%lld) failed", self->name,
+                          (long long)block);
+    return 0;
+}
+
+/* cublasXt returns once C is back in host memory: the runner's wall clock times it. */
+static int xt_run(void *state, double *seconds, rt_err *err)
+{
+    blas_state *s = state;
+    const gemm_inputs *in = s->in;
+    *seconds = -1.0;
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    cublasStatus_t st;
+    if (in->prec == RT_FP64) {
+        const double one = 1.0, zero = 0.0;
+        st = cublasXtDgemm(s->xth, CUBLAS_OP_N, CUBLAS_OP_N, (size_t)in->m, (size_t)in->n,
+                           (size_t)in->k, &one, s->a, (size_t)in->m, s->b, (size_t)in->k, &zero,
+                           s->c, (size_t)in->m);
+    } else {
+        const float one = 1.0f, zero = 0.0f;
+        st = cublasXtSgemm(s->xth, CUBLAS_OP_N, CUBLAS_OP_N, (size_t)in->m, (size_t)in->n,
+                           (size_t)in->k, &one, s->a, (size_t)in->m, s->b, (size_t)in->k, &zero,
+                           s->c, (size_t)in->m);
+    }
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, RT_GEMM_CUDA_CUBLASXT ": cuBLAS status %d", (int)st);
+    return 0;
+}
+
+void rt_gemm_cuda_cublas_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    rt_cuda_catalog_describe(entry(RT_GEMM_CUDA_KIND_CUBLAS), d);
+    d->check = blas_check;
+    d->setup = cublas_setup;
+    d->run = cublas_run;
+    d->output = blas_output;
+    d->teardown = blas_teardown;
+    d->traffic = blas_traffic;
+    d->backend_ctx = ctx;
+}
+
+void rt_gemm_cuda_cublasxt_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    rt_cuda_catalog_describe(entry(RT_GEMM_CUDA_KIND_CUBLASXT), d);
+    d->check = blas_check;
+    d->setup = xt_setup;
+    d->run = xt_run;
+    d->output = blas_output;
+    d->teardown = blas_teardown;
+    d->traffic = blas_traffic;
+    d->backend_ctx = ctx;
+}

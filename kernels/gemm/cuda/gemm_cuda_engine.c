@@ -1,0 +1,285 @@
+#include "gemm_cuda_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+/* Compute streams per logical GPU: a 1024 x 1024 tile product alone does not fill an H100, so the
+ * products of different C tiles run side by side. C tile `slot` always goes to stream
+ * slot mod GEMM_CUDA_STREAMS, so the updates of one tile (and its write-back) stay in order. */
+#define GEMM_CUDA_STREAMS 4
+
+typedef struct lgpu {
+    char *mem; /* slots x tile_bytes */
+    cudaStream_t copy, compute[GEMM_CUDA_STREAMS];
+    cublasHandle_t blas[GEMM_CUDA_STREAMS]; /* one per stream: a handle's workspace is not shared */
+    cudaEvent_t *copied;                    /* per chunk, ring of n_ev */
+    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk and compute stream */
+    cudaEvent_t latest;                       /* re-recorded before each peer copy from here */
+    int n_blas, n_streams;
+} lgpu;
+
+struct gemm_cuda_engine {
+    rt_cuda_ctx *ctx;
+    int gpus, n_ev;
+    int64_t slots;
+    size_t tile_bytes;
+    rt_precision prec;
+    lgpu *g;
+};
+
+#define CK(call, what)                                                                             \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess)                                                                     \
+            return rt_err_set(err, "gemm.cuda: %s: %s", what, cudaGetErrorString(e_));             \
+    } while (0)
+
+#define CKB(call, what)                                                                            \
+    do {                                                                                           \
+        const cublasStatus_t s_ = (call);                                                          \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                           \
+            return rt_err_set(err, "gemm.cuda: %s: cuBLAS status %d", what, (int)s_);              \
+    } while (0)
+
+static char *slot_ptr(gemm_cuda_engine *e, int g, int64_t slot)
+{
+    return e->g[g].mem + (size_t)slot * e->tile_bytes;
+}
+
+int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, int64_t slots, size_t tile_bytes,
+                            rt_precision prec, int lookahead, gemm_cuda_engine **out, rt_err *err)
+{
+    *out = NULL;
+    if (rt_cuda_ctx_make_current(ctx, err) != 0)
+        return -1;
+    gemm_cuda_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return rt_err_set(err, "gemm.cuda: out of memory");
+    *out = e;
+    e->ctx = ctx;
+    e->gpus = gpus;
+    e->slots = slots;
+    e->tile_bytes = tile_bytes;
+    e->prec = prec;
+    e->n_ev = 2 * lookahead + 3;
+    e->g = calloc((size_t)gpus, sizeof *e->g);
+    if (!e->g)
+        return rt_err_set(err, "gemm.cuda: out of memory");
+    for (int g = 0; g < gpus; ++g) {
+        lgpu *L = &e->g[g];
+        char what[96];
+        snprintf(what, sizeof what, "the %lld tile slots of logical GPU %d", (long long)slots, g);
+        const int rc = rt_cuda_alloc(ctx, (void **)&L->mem, (size_t)slots * tile_bytes, what, err);
+        if (rc != 0)
+            return rc;
+        CK(cudaStreamCreateWithFlags(&L->copy, cudaStreamNonBlocking), "creating a stream");
+        L->n_streams = 1;
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+            CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking),
+               "creating a stream");
+            L->n_streams = j + 2;
+            CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
+            L->n_blas = j + 1;
+            CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
+            L->computed[j] = calloc((size_t)e->n_ev, sizeof *L->computed[j]);
+            if (!L->computed[j])
+                return rt_err_set(err, "gemm.cuda: out of memory");
+            for (int i = 0; i < e->n_ev; ++i)
+                CK(cudaEventCreateWithFlags(&L->computed[j][i], cudaEventDisableTiming),
+                   "an event");
+        }
+        L->copied = calloc((size_t)e->n_ev, sizeof *L->copied);
+        if (!L->copied)
+            return rt_err_set(err, "gemm.cuda: out of memory");
+        for (int i = 0; i < e->n_ev; ++i)
+            CK(cudaEventCreateWithFlags(&L->copied[i], cudaEventDisableTiming), "an event");
+        CK(cudaEventCreateWithFlags(&L->latest, cudaEventDisableTiming), "an event");
+    }
+    return 0;
+}
+
+void gemm_cuda_engine_free(gemm_cuda_engine *e)
+{
+    if (!e)
+        return;
+    rt_err ignored;
+    (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
+    for (int g = 0; e->g && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        if (L->n_streams > 0)
+            cudaStreamSynchronize(L->copy);
+        for (int j = 0; j + 1 < L->n_streams; ++j)
+            cudaStreamSynchronize(L->compute[j]);
+        for (int i = 0; i < e->n_ev; ++i) {
+            if (L->copied && L->copied[i])
+                cudaEventDestroy(L->copied[i]);
+            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+                if (L->computed[j] && L->computed[j][i])
+                    cudaEventDestroy(L->computed[j][i]);
+        }
+        if (L->latest)
+            cudaEventDestroy(L->latest);
+        free(L->copied);
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            free(L->computed[j]);
+        for (int j = 0; j < L->n_blas; ++j)
+            cublasDestroy(L->blas[j]);
+        if (L->n_streams > 0)
+            cudaStreamDestroy(L->copy);
+        for (int j = 0; j + 1 < L->n_streams; ++j)
+            cudaStreamDestroy(L->compute[j]);
+        rt_cuda_free(e->ctx, L->mem);
+    }
+    free(e->g);
+    free(e);
+}
+
+static void *host_alloc(void *eng, size_t bytes)
+{
+    (void)eng;
+    void *p = NULL;
+    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+static void host_free(void *eng, void *p)
+{
+    (void)eng;
+    if (p)
+        cudaFreeHost(p);
+}
+
+static int load_host(void *eng, int g, int64_t slot, const void *src, size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice, e->g[g].copy),
+       "copying a tile to the GPU");
+    return 0;
+}
+
+static int load_peer(void *eng, int g, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
+                     rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    lgpu *src = &e->g[src_g];
+    CK(cudaEventRecord(src->latest, src->copy), "ordering a peer copy");
+    CK(cudaStreamWaitEvent(e->g[g].copy, src->latest, 0), "ordering a peer copy");
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), slot_ptr(e, src_g, src_slot), bytes,
+                       cudaMemcpyDeviceToDevice, e->g[g].copy),
+       "copying a tile between GPUs");
+    return 0;
+}
+
+static int loads_begin(void *eng, int64_t after, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    if (after < 0)
+        return 0;
+    for (int g = 0; g < e->gpus; ++g)
+        for (int h = 0; h < e->gpus; ++h)
+            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+                CK(cudaStreamWaitEvent(e->g[g].copy, e->g[h].computed[j][after % e->n_ev], 0),
+                   "ordering copies after products");
+    return 0;
+}
+
+static int loads_end(void *eng, int64_t s, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    for (int g = 0; g < e->gpus; ++g)
+        CK(cudaEventRecord(e->g[g].copied[s % e->n_ev], e->g[g].copy), "recording copies");
+    return 0;
+}
+
+static int compute_begin(void *eng, int64_t s, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    for (int g = 0; g < e->gpus; ++g)
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaStreamWaitEvent(e->g[g].compute[j], e->g[g].copied[s % e->n_ev], 0),
+               "ordering products after copies");
+    return 0;
+}
+
+static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bslot, int64_t m,
+                     int64_t n, int64_t k, int accumulate, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    const cublasHandle_t h = e->g[g].blas[cslot % GEMM_CUDA_STREAMS];
+    if (e->prec == RT_FP64) {
+        const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
+        CKB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
+                        (const double *)slot_ptr(e, g, aslot), (int)m,
+                        (const double *)slot_ptr(e, g, bslot), (int)k, &beta,
+                        (double *)slot_ptr(e, g, cslot), (int)m),
+            "cublasDgemm");
+    } else {
+        const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+        CKB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
+                        (const float *)slot_ptr(e, g, aslot), (int)m,
+                        (const float *)slot_ptr(e, g, bslot), (int)k, &beta,
+                        (float *)slot_ptr(e, g, cslot), (int)m),
+            "cublasSgemm");
+    }
+    return 0;
+}
+
+static int compute_end(void *eng, int64_t s, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    for (int g = 0; g < e->gpus; ++g)
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaEventRecord(e->g[g].computed[j][s % e->n_ev], e->g[g].compute[j]),
+               "recording products");
+    return 0;
+}
+
+static int store_c(void *eng, int g, int64_t cslot, void *dst, size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost,
+                       e->g[g].compute[cslot % GEMM_CUDA_STREAMS]),
+       "copying a C tile to the host");
+    return 0;
+}
+
+static int loads_done(void *eng, int64_t s, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    for (int g = 0; g < e->gpus; ++g)
+        CK(cudaEventSynchronize(e->g[g].copied[s % e->n_ev]), "waiting for copies");
+    return 0;
+}
+
+static int finish(void *eng, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    for (int g = 0; g < e->gpus; ++g) {
+        CK(cudaStreamSynchronize(e->g[g].copy), "finishing copies");
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+            CK(cudaStreamSynchronize(e->g[g].compute[j]), "finishing products");
+    }
+    return 0;
+}
+
+static const gemm_engine_ops cuda_ops = {
+    .host_alloc = host_alloc,
+    .host_free = host_free,
+    .load_host = load_host,
+    .load_peer = load_peer,
+    .loads_begin = loads_begin,
+    .loads_end = loads_end,
+    .compute_begin = compute_begin,
+    .gemm = tile_gemm,
+    .compute_end = compute_end,
+    .store_c = store_c,
+    .loads_done = loads_done,
+    .finish = finish,
+};
+
+const gemm_engine_ops *gemm_cuda_engine_ops(void)
+{
+    return &cuda_ops;
+}

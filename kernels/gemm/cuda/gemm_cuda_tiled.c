@@ -1,0 +1,144 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gemm_cuda.h"
+#include "gemm_cuda_catalog.h"
+#include "gemm_cuda_engine.h"
+#include "gemm_params.h"
+#include "rt_comm.h"
+
+#define KNAME RT_GEMM_CUDA_TILED
+
+typedef struct cuda_tiled {
+    gemm_plan plan;
+    gemm_cuda_engine *eng;
+    gemm_tiled *drv;
+    rt_cuda_ctx *ctx;
+} cuda_tiled;
+
+static const rt_cuda_catalog_entry *entry(void)
+{
+    int n = 0;
+    const rt_cuda_catalog_entry *t = rt_gemm_cuda_catalog(&n);
+    return rt_cuda_catalog_at(t, n, RT_GEMM_CUDA_KIND_TILED);
+}
+
+/* gpu_mem_budget 0: 85% of the device's memory, shared by the ranks of the node and the G
+ * logical GPUs (from the device's size, not its free memory, so the plan is the same in setup
+ * and in the traffic model). */
+static int plan_of(const void *inputs, const rt_params *p, const rt_kernel_env *env,
+                   gemm_tiled_cfg *cfg, gemm_plan *plan, rt_err *err)
+{
+    const rt_cuda_catalog_entry *e = entry();
+    if (gemm_tiled_cfg_read(e->params, e->n_params, KNAME, p, cfg, err) != 0)
+        return -1;
+    int64_t budget = cfg->budget_bytes;
+    if (budget == 0) {
+        const int sharing = env->comm ? rt_comm_size(env->comm, RT_COMM_NODE) : 1;
+        const double mem = env->device ? (double)env->device->global_mem_bytes : 0.0;
+        budget = (int64_t)(0.85 * mem / ((double)cfg->gpus * (sharing > 0 ? sharing : 1)));
+        if (budget <= 0)
+            return rt_err_set(err, KNAME ": the device's memory size is unknown; set "
+                                         "gpu_mem_budget");
+    }
+    return gemm_tiled_plan(inputs, cfg, env->nranks, budget, plan, err);
+}
+
+static int tiled_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    (void)self;
+    gemm_tiled_cfg cfg;
+    gemm_plan plan;
+    const int rc = plan_of(inputs, p, env, &cfg, &plan, err);
+    if (rc == RT_INFEASIBLE)
+        snprintf(why, whylen, "%s", err->msg);
+    return rc;
+}
+
+static void tiled_teardown(void *state)
+{
+    cuda_tiled *s = state;
+    if (!s)
+        return;
+    rt_err ignored;
+    (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
+    gemm_tiled_free(s->drv); /* frees pinned host memory through the engine's ops */
+    gemm_cuda_engine_free(s->eng);
+    free(s);
+}
+
+static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                       const rt_kernel_env *env, void **state, rt_err *err)
+{
+    const gemm_inputs *in = inputs;
+    cuda_tiled *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_err_set(err, KNAME ": out of memory");
+    *state = s;
+    s->ctx = self->backend_ctx;
+    gemm_tiled_cfg cfg;
+    int rc = plan_of(inputs, p, env, &cfg, &s->plan, err);
+    if (rc != 0)
+        return rc;
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    const size_t tile_bytes = (size_t)(cfg.t * cfg.t) * rt_precision_bytes(in->prec);
+    rc = gemm_cuda_engine_create(s->ctx, (int)cfg.gpus, gemm_tiled_slots(&s->plan), tile_bytes,
+                                 in->prec, s->plan.l, &s->eng, err);
+    if (rc != 0)
+        return rc;
+    if (gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
+                          gemm_cuda_engine_ops(), s->eng, &s->drv, err) != 0)
+        return rt_err_prefix(err, KNAME);
+    return 0;
+}
+
+/* Timed by the runner's wall clock: the data starts and ends in host memory, and gemm_tiled_run
+ * returns once every copy and product has completed. */
+static int tiled_run(void *state, double *seconds, rt_err *err)
+{
+    cuda_tiled *s = state;
+    *seconds = -1.0;
+    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+        return -1;
+    return gemm_tiled_run(s->drv, err);
+}
+
+static int tiled_output(void *state, double *out, rt_err *err)
+{
+    return gemm_tiled_output(((cuda_tiled *)state)->drv, out, err);
+}
+
+static int tiled_metrics(void *state, rt_metrics *m, rt_err *err)
+{
+    return gemm_tiled_metrics(((cuda_tiled *)state)->drv, m, err);
+}
+
+static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
+{
+    (void)self;
+    gemm_tiled_cfg cfg;
+    gemm_plan plan;
+    if (plan_of(inputs, p, env, &cfg, &plan, err) != 0)
+        return -1;
+    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, t, err) != 0)
+        return -1;
+    if (!gemm_cuda_flops_bounded(inputs, env->device))
+        t->flops = 0.0;
+    return 0;
+}
+
+void rt_gemm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    rt_cuda_catalog_describe(entry(), d);
+    d->check = tiled_check;
+    d->setup = tiled_setup;
+    d->run = tiled_run;
+    d->output = tiled_output;
+    d->metrics = tiled_metrics;
+    d->teardown = tiled_teardown;
+    d->traffic = tiled_traffic;
+    d->backend_ctx = ctx;
+}

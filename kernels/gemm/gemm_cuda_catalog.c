@@ -1,0 +1,38 @@
+#include "gemm_cuda_catalog.h"
+
+#include "gemm_params.h"
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const rt_param_schema tiled_params[] = {GEMM_TILED_PARAMS};
+
+static const rt_param_schema cublas_params[] = {
+    {"math_mode", RT_V_STR, "default|pedantic", "default", 0,
+     "cuBLAS math mode (cublasSetMathMode): the library's default, or CUBLAS_PEDANTIC_MATH"},
+};
+
+static const rt_param_schema cublasxt_params[] = {
+    {"xt_block", RT_V_INT, "0..65536", "0", 0,
+     "cublasXt block dimension (the library's tile; 0: the library's default)"},
+};
+
+/* Order: the RT_GEMM_CUDA_KIND_* indices. */
+static const rt_cuda_catalog_entry catalog[] = {
+    {RT_GEMM_CUDA_TILED,
+     "chunked blocked GEMM over MPI (PaRSEC generic GEMM): data in pinned host memory, G logical "
+     "GPUs each with a memory budget and an LRU tile cache (peer copies), cuBLAS tile products "
+     "on streams, lookahead",
+     tiled_params, N_OF(tiled_params), "gemm"},
+    {RT_GEMM_CUDA_CUBLAS,
+     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; one rank)",
+     cublas_params, N_OF(cublas_params), "gemm"},
+    {RT_GEMM_CUDA_CUBLASXT,
+     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library (one rank)",
+     cublasxt_params, N_OF(cublasxt_params), "gemm"},
+};
+
+const rt_cuda_catalog_entry *rt_gemm_cuda_catalog(int *n)
+{
+    *n = N_OF(catalog);
+    return catalog;
+}

@@ -1,0 +1,173 @@
+#include "gemm_family.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "rt_schema.h"
+
+static const rt_param_schema gemm_problem[] = {
+    {"N", RT_V_INT, "1..4194304", "256", 0, "columns of B and C (and M, K when they are 0)"},
+    {"M", RT_V_INT, "0..4194304", "0", 0, "rows of A and C (0: N)"},
+    {"K", RT_V_INT, "0..4194304", "0", 0, "columns of A, rows of B (0: N)"},
+    {"precision", RT_V_STR, "fp32|fp64", "fp64", 0, "precision of the tiles and the arithmetic"},
+    {"seed", RT_V_INT, "", "1", 0, "seed of the values of A and B"},
+};
+#define GEMM_N_PROBLEM ((int)(sizeof gemm_problem / sizeof gemm_problem[0]))
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+double gemm_value(uint64_t seed, char matrix, int64_t row, int64_t col)
+{
+    const uint64_t salt = matrix == 'A' ? 0xA11CEULL : 0xB0B0ULL;
+    const uint64_t x = mix(seed ^ mix(salt ^ ((uint64_t)row << 32) ^ (uint64_t)col));
+    /* 24 random bits are exact in float; an exact zero would hide an unwritten tile. */
+    const double v = (double)(x >> 40) * 0x1.0p-23 - 1.0;
+    return v == 0.0 ? 0.5 : v;
+}
+
+void gemm_sample_at(const gemm_inputs *in, int64_t s, int64_t *row, int64_t *col)
+{
+    if (in->m * in->n <= GEMM_ALL_ENTRIES) {
+        *row = s / in->n;
+        *col = s % in->n;
+    } else if (s == 0) { /* the last entry: in the ragged corner tile when there is one */
+        *row = in->m - 1;
+        *col = in->n - 1;
+    } else {
+        const uint64_t h = mix(in->seed ^ mix(0x5A3D1EULL + (uint64_t)s));
+        *row = (int64_t)((h >> 32) % (uint64_t)in->m);
+        *col = (int64_t)((h & 0xFFFFFFFFULL) % (uint64_t)in->n);
+    }
+}
+
+void gemm_fill_tile(const gemm_inputs *in, char matrix, int64_t row0, int64_t col0, int64_t rows,
+                    int64_t cols, void *tile)
+{
+    for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < rows; ++r) {
+            const double v = gemm_value(in->seed, matrix, row0 + r, col0 + c);
+            if (in->prec == RT_FP64)
+                ((double *)tile)[c * rows + r] = v;
+            else
+                ((float *)tile)[c * rows + r] = (float)v;
+        }
+}
+
+/* The canonical share needs this rank's place in the job; make_inputs has no environment, so it
+ * asks MPI (a job without MPI is one rank). */
+static void world_place(int *rank, int *nranks)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    *rank = 0;
+    *nranks = 1;
+    if (initialized && !finalized) {
+        MPI_Comm_rank(MPI_COMM_WORLD, rank);
+        MPI_Comm_size(MPI_COMM_WORLD, nranks);
+    }
+}
+
+static int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+{
+    (void)a; /* dense: the sizes are problem parameters */
+    const char *owner = "gemm problem";
+    int64_t n = 0, m = 0, k = 0, seed = 0;
+    char prec[16];
+    if (rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "M", &m, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "K", &k, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "seed", &seed, err) != 0 ||
+        rt_schema_str(gemm_problem, GEMM_N_PROBLEM, owner, problem, "precision", prec, sizeof prec,
+                      err) != 0)
+        return -1;
+    const int pv = rt_precision_parse(prec);
+    if (pv < 0)
+        return rt_err_set(err, "%s: unknown precision '%s'", owner, prec);
+    gemm_inputs *in = calloc(1, sizeof *in);
+    if (!in)
+        return rt_err_set(err, "%s: out of memory", owner);
+    in->n = n;
+    in->m = m > 0 ? m : n;
+    in->k = k > 0 ? k : n;
+    in->prec = (rt_precision)pv;
+    in->seed = (uint64_t)seed;
+    world_place(&in->rank, &in->nranks);
+    in->n_samples = in->m * in->n <= GEMM_ALL_ENTRIES ? in->m * in->n : GEMM_SAMPLES;
+    in->sample0 = in->n_samples * in->rank / in->nranks;
+    in->sample1 = in->n_samples * (in->rank + 1) / in->nranks;
+    *inputs = in;
+    return 0;
+}
+
+static void gemm_free_inputs(void *inputs)
+{
+    free(inputs);
+}
+
+static int64_t gemm_output_elems(const void *inputs)
+{
+    const gemm_inputs *in = inputs;
+    return in->sample1 - in->sample0;
+}
+
+/* Dot products of K terms of values in [-1, 1): rounding errors grow like sqrt(K) unit roundoffs
+ * relative to the result for random signs; 16 sqrt(K) u leaves room for blocked summation. */
+static double gemm_tolerance(const void *inputs)
+{
+    const gemm_inputs *in = inputs;
+    const double u = in->prec == RT_FP64 ? 0x1.0p-53 : 0x1.0p-24;
+    return 16.0 * sqrt((double)in->k) * u + 4.0 * u;
+}
+
+static int gemm_reference(const void *inputs, double *out, rt_err *err)
+{
+    const gemm_inputs *in = inputs;
+    if (!in || !out)
+        return rt_err_set(err, "gemm reference: no inputs or output buffer");
+    const int64_t n = in->sample1 - in->sample0;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < n; ++s) {
+        int64_t r, c;
+        gemm_sample_at(in, in->sample0 + s, &r, &c);
+        double acc = 0.0;
+        for (int64_t k = 0; k < in->k; ++k)
+            acc += gemm_value(in->seed, 'A', r, k) * gemm_value(in->seed, 'B', k, c);
+        out[s] = acc;
+    }
+    return 0;
+}
+
+static double gemm_flops(const void *inputs)
+{
+    const gemm_inputs *in = inputs;
+    return 2.0 * (double)in->m * (double)in->n * (double)in->k / in->nranks;
+}
+
+static const rt_family_desc gemm_desc = {
+    .name = "gemm",
+    .summary = "dense C = A * B (M x K times K x N), tiled and distributed over a process grid",
+    .problem_params = gemm_problem,
+    .n_problem_params = GEMM_N_PROBLEM,
+    .make_inputs = gemm_make_inputs,
+    .free_inputs = gemm_free_inputs,
+    .output_elems = gemm_output_elems,
+    .tolerance = gemm_tolerance,
+    .reference = gemm_reference,
+    .flops = gemm_flops,
+    .nonzeros = NULL,
+    .wants_whole_matrix = 1,
+};
+
+const rt_family_desc *rt_gemm_family(void)
+{
+    return &gemm_desc;
+}

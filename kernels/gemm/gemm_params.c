@@ -1,0 +1,72 @@
+#include "gemm_params.h"
+
+#include <stdio.h>
+
+#include "rt_schema.h"
+
+int gemm_tiled_cfg_read(const rt_param_schema *schema, int n, const char *kname, const rt_params *p,
+                        gemm_tiled_cfg *cfg, rt_err *err)
+{
+    if (rt_schema_int(schema, n, kname, p, "t", &cfg->t, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "p", &cfg->p_req, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "gpus", &cfg->gpus, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "b", &cfg->b, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "c", &cfg->c, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "d", &cfg->d, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "lookahead", &cfg->lookahead, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "gpu_mem_budget", &cfg->budget_bytes, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "fail_rank", &cfg->fail_rank, err) != 0)
+        return -1;
+    return 0;
+}
+
+int gemm_grid(int nranks, int64_t p_req, int *p, int *q, char *why, size_t whylen)
+{
+    if (p_req > 0) {
+        if (nranks % p_req != 0) {
+            snprintf(why, whylen, "p = %lld does not divide the %d ranks", (long long)p_req,
+                     nranks);
+            return RT_INFEASIBLE;
+        }
+        *p = (int)p_req;
+    } else {
+        *p = 1;
+        for (int r = 1; r * r <= nranks; ++r)
+            if (nranks % r == 0)
+                *p = r;
+    }
+    *q = nranks / *p;
+    return 0;
+}
+
+int gemm_tiled_plan(const gemm_inputs *in, const gemm_tiled_cfg *cfg, int nranks,
+                    int64_t budget_bytes, gemm_plan *plan, rt_err *err)
+{
+    int p, q;
+    char why[256];
+    if (gemm_grid(nranks, cfg->p_req, &p, &q, why, sizeof why) != 0) {
+        rt_err_set(err, "%s", why);
+        return RT_INFEASIBLE;
+    }
+    const int64_t t = cfg->t;
+    const int64_t tile_bytes = t * t * (int64_t)rt_precision_bytes(in->prec);
+    const gemm_plan_req req = {
+        .mt = (in->m + t - 1) / t,
+        .nt = (in->n + t - 1) / t,
+        .kt = (in->k + t - 1) / t,
+        .p = p,
+        .q = q,
+        .G = (int)cfg->gpus,
+        .b = cfg->b,
+        .c = cfg->c,
+        .d = cfg->d,
+        .l = (int)cfg->lookahead,
+        .budget_tiles = budget_bytes > 0 ? budget_bytes / tile_bytes : 0,
+    };
+    if (budget_bytes > 0 && req.budget_tiles < 1) {
+        rt_err_set(err, "gpu_mem_budget of %lld bytes holds no %lld x %lld tile (%lld bytes)",
+                   (long long)budget_bytes, (long long)t, (long long)t, (long long)tile_bytes);
+        return RT_INFEASIBLE;
+    }
+    return gemm_plan_make(&req, plan, err);
+}

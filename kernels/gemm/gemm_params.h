@@ -1,0 +1,85 @@
+/* gemm_params: the parameters of the tiled kernels (gemm.cpu.tiled, gemm.cuda.tiled, and the
+ * SUMMA baseline's grid and tile), read through a schema, and the plan of a point built from them.
+ */
+#ifndef GEMM_PARAMS_H
+#define GEMM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gemm_family.h"
+#include "gemm_plan.h"
+#include "rt_error.h"
+#include "rt_params.h"
+#include "rt_registry.h"
+
+#define GEMM_PARAM_T                                                                               \
+    {                                                                                              \
+        "t", RT_V_INT, "1..16384", "256", 0,                                                       \
+            "tile size: square t x t tiles (the last ones ragged)"                                 \
+    }
+#define GEMM_PARAM_P                                                                               \
+    {                                                                                              \
+        "p", RT_V_INT, "0..65536", "0", 0,                                                         \
+            "process rows of the p x q grid (must divide the ranks; 0: the most square grid, p "   \
+            "<= q)"                                                                                \
+    }
+#define GEMM_PARAM_FAIL_RANK                                                                       \
+    {                                                                                              \
+        "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
+            "TEST HOOK: this world rank reports a failure at the start of an execution (-1: none)" \
+    }
+/* The tiled kernels' table, CPU and CUDA alike. */
+#define GEMM_TILED_PARAMS                                                                          \
+    GEMM_PARAM_T, GEMM_PARAM_P,                                                                    \
+        {"gpus",  RT_V_INT,                                                                        \
+         "1..64", "1",                                                                             \
+         0,       "G: (logical) GPUs per process, each with its own budget and tile cache"},       \
+        {"b", RT_V_INT, "0..1048576",                                                              \
+         "0", 0,        "tile rows of a process's block of C (0: the paper's rule, b = c)"},       \
+        {"c",                                                                                      \
+         RT_V_INT,                                                                                 \
+         "0..1048576",                                                                             \
+         "0",                                                                                      \
+         0,                                                                                        \
+         "tile columns of a process's block of C, a multiple of gpus (0: the paper's rule)"},      \
+        {"d",                                                                                      \
+         RT_V_INT,                                                                                 \
+         "0..1048576",                                                                             \
+         "0",                                                                                      \
+         0,                                                                                        \
+         "chunk depth in tiles of k (0: the largest divisor of K/t that fits the budget)"},        \
+        {"lookahead",                                                                              \
+         RT_V_INT,                                                                                 \
+         "-1..64",                                                                                 \
+         "-1",                                                                                     \
+         0,                                                                                        \
+         "chunks whose inputs are loaded ahead (-1: the paper's rule, 1 with one block of C, "     \
+         "else 2)"},                                                                               \
+        {"gpu_mem_budget",                                                                         \
+         RT_V_INT,                                                                                 \
+         "0..1099511627776",                                                                       \
+         "0",                                                                                      \
+         0,                                                                                        \
+         "bytes of memory per GPU for C, A and B tiles (0: unlimited on the CPU; on a GPU 85% of " \
+         "its memory shared by the ranks of the node and the G logical GPUs)"},                    \
+        GEMM_PARAM_FAIL_RANK
+
+typedef struct gemm_tiled_cfg {
+    int64_t t, p_req, gpus, b, c, d, lookahead, budget_bytes, fail_rank;
+} gemm_tiled_cfg;
+
+/* Reads the GEMM_TILED_PARAMS of a point (defaults from `schema`). */
+int gemm_tiled_cfg_read(const rt_param_schema *schema, int n_schema, const char *kname,
+                        const rt_params *p, gemm_tiled_cfg *cfg, rt_err *err);
+
+/* The p x q grid for `nranks` ranks: p_req when it divides them, else (p_req = 0) the most
+ * square one with p <= q. Returns 0, or RT_INFEASIBLE with why. */
+int gemm_grid(int nranks, int64_t p_req, int *p, int *q, char *why, size_t whylen);
+
+/* The plan of a point: tiles of the inputs' sizes, the grid, the blocking, and the budget in
+ * tiles (budget_bytes <= 0: unlimited). Returns 0, RT_INFEASIBLE (why in err) or -1. */
+int gemm_tiled_plan(const gemm_inputs *in, const gemm_tiled_cfg *cfg, int nranks,
+                    int64_t budget_bytes, gemm_plan *plan, rt_err *err);
+
+#endif

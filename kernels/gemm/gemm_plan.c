@@ -1,0 +1,299 @@
+#include "gemm_plan.h"
+
+#include "rt_registry.h" /* RT_INFEASIBLE */
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return b > 0 ? (a + b - 1) / b : 0;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+int64_t gemm_count_mod(int64_t n, int64_t m, int64_t r)
+{
+    if (m <= 0 || r < 0 || n <= r)
+        return 0;
+    return (n - 1 - r) / m + 1;
+}
+
+/* C tiles of a block on one GPU plus (l + 1) chunks of inputs: the least a GPU must hold. */
+static int64_t least_tiles(int64_t b, int64_t cg, int64_t d, int l)
+{
+    return b * cg + (int64_t)(l + 1) * (b + cg) * d;
+}
+
+/* The paper's rule for d: the largest divisor of kt whose chunks fit beside the C block. */
+static int64_t rule_depth(int64_t kt, int64_t b, int64_t cg, int l, int64_t budget)
+{
+    if (budget <= 0)
+        return kt;
+    for (int64_t d = kt; d >= 1; --d)
+        if (kt % d == 0 && least_tiles(b, cg, d, l) <= budget)
+            return d;
+    return 0;
+}
+
+static void set_blocks(gemm_plan *pl, int64_t b, int64_t c)
+{
+    const int64_t rmax = ceil_div(pl->mt, pl->p), cmax = ceil_div(pl->nt, pl->q);
+    const int64_t cmax_g = ceil_div(cmax, pl->G) * pl->G; /* c stays a multiple of G */
+    pl->b = min64(b, rmax);
+    pl->c = min64(c, cmax_g);
+    pl->cg = pl->c / pl->G;
+    pl->X = ceil_div(rmax, pl->b);
+    pl->Y = ceil_div(cmax, pl->c);
+}
+
+int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
+{
+    if (req->mt < 1 || req->nt < 1 || req->kt < 1)
+        return rt_err_set(err, "gemm plan: %lld x %lld x %lld tiles is not a product",
+                          (long long)req->mt, (long long)req->nt, (long long)req->kt);
+    if (req->p < 1 || req->q < 1 || req->G < 1)
+        return rt_err_set(err, "gemm plan: a %d x %d grid with %d GPU(s) per process is not valid",
+                          req->p, req->q, req->G);
+    if (req->b < 0 || req->c < 0 || req->d < 0)
+        return rt_err_set(err, "gemm plan: b, c and d must be >= 0 (0: the paper's rule)");
+    *pl = (gemm_plan){.mt = req->mt,
+                      .nt = req->nt,
+                      .kt = req->kt,
+                      .p = req->p,
+                      .q = req->q,
+                      .G = req->G,
+                      .budget_tiles = req->budget_tiles};
+    const int64_t T = req->budget_tiles;
+    const int64_t G = req->G;
+    const int64_t rmax = ceil_div(pl->mt, pl->p), cmax = ceil_div(pl->nt, pl->q);
+    int64_t b = req->b, c = req->c;
+    if (b == 0 && c != 0)
+        b = c;
+    if (c == 0 && b != 0)
+        c = b;
+    const int auto_bc = b == 0;
+    if (!auto_bc && c % G != 0) {
+        rt_err_set(err,
+                   "c = %lld is not a multiple of the %lld GPU(s) per process: every GPU must get "
+                   "c/G columns of a block",
+                   (long long)c, (long long)G);
+        return RT_INFEASIBLE;
+    }
+    /* Paper's rule: b = c, the C block of one GPU (b x c/G tiles) in at most 3/4 of its memory;
+     * the whole of C when it fits. Shrunk until a chunk of depth 1 fits too. */
+    int64_t s = 0;
+    if (auto_bc) {
+        if (T <= 0 || 4 * rmax * ceil_div(cmax, G) <= 3 * T) {
+            set_blocks(pl, rmax, cmax + G);
+        } else {
+            s = G;
+            while (4 * (s + G) * ((s + G) / G) <= 3 * T)
+                s += G;
+            set_blocks(pl, s, s);
+        }
+    } else {
+        set_blocks(pl, b, c);
+    }
+    for (;;) {
+        pl->l = req->l >= 0 ? req->l : (pl->X * pl->Y == 1 ? 1 : 2);
+        pl->d = req->d > 0 ? min64(req->d, pl->kt) : rule_depth(pl->kt, pl->b, pl->cg, pl->l, T);
+        if (pl->d > 0 || !auto_bc || s <= G)
+            break;
+        s -= G; /* no depth fits beside this block: take a smaller one */
+        set_blocks(pl, s, s);
+    }
+    if (pl->d == 0)
+        pl->d = 1;
+    pl->Z = ceil_div(pl->kt, pl->d);
+    const int64_t least = least_tiles(pl->b, pl->cg, pl->d, pl->l);
+    if (T > 0 && least > T) {
+        rt_err_set(err,
+                   "gpu_mem_budget of %lld tiles is too small: a block of %lld x %lld C "
+                   "tiles per GPU and %d chunk(s) of %lld A + %lld B tiles (b = %lld, "
+                   "c = %lld, d = %lld, l = %d) need %lld tiles",
+                   (long long)T, (long long)pl->b, (long long)pl->cg, pl->l + 1,
+                   (long long)(pl->b * pl->d), (long long)(pl->cg * pl->d), (long long)pl->b,
+                   (long long)pl->c, (long long)pl->d, pl->l, (long long)least);
+        return RT_INFEASIBLE;
+    }
+    /* Pools: what each matrix needs to stay on the GPU, at least (l + 1) chunks each. */
+    const int64_t min_a = (int64_t)(pl->l + 1) * pl->b * pl->d;
+    const int64_t min_b = (int64_t)(pl->l + 1) * pl->cg * pl->d;
+    const int64_t need_a = max64(rmax * pl->kt, min_a);
+    const int64_t need_b_all = max64(ceil_div(cmax, G) * pl->kt, min_b);
+    const int64_t need_b_col = max64(pl->cg * pl->kt, min_b);
+    const int64_t rest = T - pl->b * pl->cg;
+    if (T <= 0 || need_a + need_b_all <= rest) {
+        pl->mem_case = 'a';
+        pl->pool_a = need_a;
+        pl->pool_b = need_b_all;
+    } else if (need_b_col + min_a <= rest) {
+        pl->mem_case = 'b';
+        pl->pool_b = need_b_col;
+        pl->pool_a = min64(rest - need_b_col, need_a);
+    } else {
+        pl->mem_case = 'c';
+        pl->pool_a = min_a;
+        pl->pool_b = min64(rest - min_a, need_b_all);
+    }
+    return 0;
+}
+
+int64_t gemm_plan_rows(const gemm_plan *pl, int u)
+{
+    return gemm_count_mod(pl->mt, pl->p, u);
+}
+
+int64_t gemm_plan_cols(const gemm_plan *pl, int v)
+{
+    return gemm_count_mod(pl->nt, pl->q, v);
+}
+
+int64_t gemm_plan_block_rows(const gemm_plan *pl, int u, int64_t x)
+{
+    const int64_t left = gemm_plan_rows(pl, u) - x * pl->b;
+    return left <= 0 ? 0 : min64(left, pl->b);
+}
+
+int64_t gemm_plan_block_cols(const gemm_plan *pl, int v, int64_t y)
+{
+    const int64_t left = gemm_plan_cols(pl, v) - y * pl->c;
+    return left <= 0 ? 0 : min64(left, pl->c);
+}
+
+int64_t gemm_plan_block_cols_gpu(const gemm_plan *pl, int v, int64_t y, int g)
+{
+    const int64_t lo = y * pl->c, hi = lo + gemm_plan_block_cols(pl, v, y);
+    return gemm_count_mod(hi, pl->G, g) - gemm_count_mod(lo, pl->G, g);
+}
+
+int64_t gemm_plan_chunk_k0(const gemm_plan *pl, int64_t z)
+{
+    return z * pl->d;
+}
+
+int64_t gemm_plan_chunk_depth(const gemm_plan *pl, int64_t z)
+{
+    return min64(pl->d, pl->kt - z * pl->d);
+}
+
+int64_t gemm_plan_chunks(const gemm_plan *pl)
+{
+    return pl->X * pl->Y * pl->Z;
+}
+
+void gemm_plan_chunk_at(const gemm_plan *pl, int64_t s, int64_t *y, int64_t *x, int64_t *z)
+{
+    *z = s % pl->Z;
+    *x = (s / pl->Z) % pl->X;
+    *y = s / (pl->Z * pl->X);
+}
+
+/* Block columns in which GPU g (or, g < 0, any GPU) of process column v has columns. */
+static int64_t busy_block_cols(const gemm_plan *pl, int v, int g)
+{
+    int64_t n = 0;
+    for (int64_t y = 0; y < pl->Y; ++y)
+        n += (g < 0 ? gemm_plan_block_cols(pl, v, y) : gemm_plan_block_cols_gpu(pl, v, y, g)) > 0;
+    return n;
+}
+
+/* An A tile is reused from one block column to the next only when the pool holds all the A
+ * tiles of the process row (LRU over a cyclic sweep hits only then); likewise a B tile from one
+ * block row to the next only when the pool holds the GPU's B tiles of the block column. */
+void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *out)
+{
+    *out = (gemm_gpu_counts){0};
+    const int64_t rows = gemm_plan_rows(pl, u);
+    if (rows == 0)
+        return;
+    const int64_t a_all = rows * pl->kt;
+    const int64_t yg = busy_block_cols(pl, v, g);
+    if (yg > 0)
+        out->a_loads = (double)(pl->pool_a >= a_all ? a_all : yg * a_all);
+    const int64_t xu = ceil_div(rows, pl->b);
+    int64_t cols = 0;
+    for (int64_t y = 0; y < pl->Y; ++y) {
+        const int64_t cy = gemm_plan_block_cols_gpu(pl, v, y, g);
+        const int64_t nb = cy * pl->kt;
+        out->b_loads += (double)(pl->pool_b >= nb ? nb : xu * nb);
+        cols += cy;
+    }
+    out->c_writes = (double)(rows * cols);
+    out->total = out->a_loads + out->b_loads + out->c_writes;
+}
+
+/* GPU 0 works in every block column the process has (block columns start at a multiple of G), so
+ * it is the one that takes A from the host; the other GPUs take A from it (device to device). B
+ * tiles belong to one GPU each and always come from the host. */
+void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
+                        gemm_proc_counts *out)
+{
+    *out = (gemm_proc_counts){0};
+    const int64_t rows = gemm_plan_rows(pl, u), cols = gemm_plan_cols(pl, v);
+    double a_loads = 0.0;
+    for (int g = 0; g < pl->G; ++g) {
+        gemm_gpu_counts c;
+        gemm_model_gpu(pl, u, v, g, &c);
+        a_loads += c.a_loads;
+        out->h2d_b += c.b_loads;
+        out->d2h_c += c.c_writes;
+    }
+    const int64_t yp = busy_block_cols(pl, v, -1);
+    const int64_t xu = ceil_div(rows, pl->b);
+    if (rows > 0 && cols > 0) {
+        const int64_t a_all = rows * pl->kt;
+        out->h2d_a = (double)(pl->pool_a >= a_all ? a_all : yp * a_all);
+    }
+    out->d2d_a = a_loads - out->h2d_a;
+    const int64_t kq = gemm_count_mod(pl->kt, pl->q, v), kp = gemm_count_mod(pl->kt, pl->p, u);
+    out->recv_a = (double)(rows * yp * (pl->kt - kq));
+    out->recv_b = (double)(cols * xu * (pl->kt - kp));
+    /* Sends: own A tiles go, at every block (x, y), to the other processes of the row that have
+     * columns in y; own B tiles to the other processes of the column that have rows in x. */
+    for (int64_t y = 0; y < pl->Y; ++y) {
+        for (int w = 0; w < pl->q; ++w) {
+            if (w == v || gemm_plan_block_cols(pl, w, y) == 0)
+                continue;
+            const double n = (double)(rows * kq);
+            out->sent_a += n;
+            out->sent_tier[tier_of ? tier_of[u * pl->q + w] : 0] += n;
+        }
+        const int64_t cy = gemm_plan_block_cols(pl, v, y);
+        for (int64_t x = 0; x < pl->X; ++x)
+            for (int w = 0; w < pl->p; ++w) {
+                if (w == u || gemm_plan_block_rows(pl, w, x) == 0)
+                    continue;
+                const double n = (double)(cy * kp);
+                out->sent_b += n;
+                out->sent_tier[tier_of ? tier_of[w * pl->q + v] : 0] += n;
+            }
+    }
+    out->sent_msgs = out->sent_a + out->sent_b;
+}
+
+double gemm_eq1(const gemm_plan *pl)
+{
+    const double M = (double)pl->mt, N = (double)pl->nt, K = (double)pl->kt;
+    const double p = pl->p, q = pl->q, G = pl->G, b = (double)pl->b, c = (double)pl->c;
+    const double cw = M * N / (p * q * G);
+    const double a_once = M * K / p, b_once = K * N / (q * G);
+    switch (pl->mem_case) {
+    case 'a': return a_once + b_once + cw;
+    case 'b': return N / (c * q) * a_once + b_once + cw;
+    default: return N / (c * q) * a_once + M / (b * p) * b_once + cw;
+    }
+}
+
+double gemm_eq_recv(const gemm_plan *pl)
+{
+    const double p = pl->p, q = pl->q, b = (double)pl->b, c = (double)pl->c;
+    const double X = (double)pl->mt / (b * p), Y = (double)pl->nt / (c * q);
+    return (b * (1.0 - 1.0 / q) + c * (1.0 - 1.0 / p)) * (double)pl->kt * X * Y;
+}

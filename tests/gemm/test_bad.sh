@@ -1,0 +1,61 @@
+# Bad input gets a clear error, never a crash or a hang: a budget too small for any block and a
+# grid that does not divide the ranks are infeasible points with the reason; a rank that fails
+# (test hook fail_rank) makes the point an error naming it and the run ends with status 1 but
+# complete; out-of-domain parameters fail validation naming the parameter.
+# Args: rooftune, scratch folder, mpiexec.
+set -euo pipefail
+RT=$1
+WORK=$2
+MPIEXEC=$3
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+cat >"$WORK/bad.yaml" <<'YAML'
+experiment: {name: gemm-bad}
+matrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]
+problem: {N: [24], precision: [fp32]}
+kernels:
+  - {name: gemm.cpu.tiled, params: {t: [4], gpu_mem_budget: [256]}}
+  - {name: gemm.cpu.tiled, params: {t: [4], gpus: [2], c: [3]}}
+  - {name: gemm.cpu.summa, params: {t: [4], p: [3]}}
+  - {name: gemm.cpu.tiled, params: {t: [4], fail_rank: [1]}}
+  - {name: gemm.cpu.summa, params: {t: [4], fail_rank: [0]}}
+  - {name: gemm.cpu.tiled, params: {t: [4]}}
+measure: {warmup: 0, min_reps: 1, max_reps: 1}
+YAML
+db="$WORK/bad.db"
+set +e
+timeout 120 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$WORK/bad.yaml" \
+  --db "$db" >"$WORK/bad.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 124 ] && fail "the run hung"
+[ "$rc" = 1 ] || fail "exit status $rc, want 1 (points in error): $(tail -3 "$WORK/bad.log")"
+r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"gpu_mem_budget\":256%'")
+echo "$r" | grep -q "gpu_mem_budget of 4 tiles is too small" || fail "small budget: '$r'"
+r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"c\":3%'")
+echo "$r" | grep -q "c = 3 is not a multiple of the 2 GPU(s)" || fail "c = 3, 2 GPUs: '$r'"
+r=$(sql "$db" "SELECT reason FROM points WHERE kernel = 'gemm.cpu.summa' AND params LIKE '%\"p\":3%'")
+echo "$r" | grep -q "p = 3 does not divide the 2 ranks" || fail "p = 3: '$r'"
+r=$(sql "$db" "SELECT status || ': ' || reason FROM points WHERE kernel = 'gemm.cpu.tiled' AND params LIKE '%\"fail_rank\":1%'")
+echo "$r" | grep -q "^error: .*rank 1 failed: injected failure on rank 1" || fail "failing rank 1: '$r'"
+r=$(sql "$db" "SELECT status || ': ' || reason FROM points WHERE kernel = 'gemm.cpu.summa' AND params LIKE '%\"fail_rank\":0%'")
+echo "$r" | grep -q "^error: .*rank 0 failed: injected failure on rank 0" || fail "failing rank 0: '$r'"
+# The points after the failures still ran and verified; the run is complete.
+st=$(sql "$db" "SELECT status FROM points WHERE kernel = 'gemm.cpu.tiled' AND params LIKE '%\"fail_rank\":-1%' AND params LIKE '%\"gpu_mem_budget\":0%' AND params LIKE '%\"gpus\":1%'")
+[ "$st" = ok ] || fail "the point after the failures: '$st'"
+[ "$(sql "$db" "SELECT status FROM runs")" = complete ] || fail "run not complete"
+
+cat >"$WORK/dom.yaml" <<'YAML'
+experiment: {name: gemm-bad-domain}
+matrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]
+kernels: [{name: gemm.cpu.tiled, params: {lookahead: [-2]}}]
+YAML
+set +e
+"$RT" validate "$WORK/dom.yaml" >"$WORK/dom.log" 2>&1
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "lookahead = -2 validated"
+grep -q "lookahead" "$WORK/dom.log" || fail "no message naming lookahead: $(cat "$WORK/dom.log")"
+echo "gemm bad input: ok"

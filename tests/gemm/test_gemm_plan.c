@@ -1,0 +1,228 @@
+/* The gemm plan, model and tile cache on small cases computed by hand (docs/gemm.md works them
+ * out): the three cases of Eq. (1), peer copies with two GPUs, the inter-process volume on a
+ * 2 x 3 grid, the paper's default rule, the infeasible budget, ragged divisions, and LRU with
+ * pinning. */
+#include <math.h>
+
+#include "gemm_cache.h"
+#include "gemm_plan.h"
+#include "rt_registry.h"
+#include "rt_test.h"
+
+static gemm_plan plan(int64_t n, int p, int q, int G, int64_t b, int64_t d, int l, int64_t budget)
+{
+    const gemm_plan_req req = {.mt = n,
+                               .nt = n,
+                               .kt = n,
+                               .p = p,
+                               .q = q,
+                               .G = G,
+                               .b = b,
+                               .c = b,
+                               .d = d,
+                               .l = l,
+                               .budget_tiles = budget};
+    gemm_plan pl;
+    rt_err err;
+    rt_err_clear(&err);
+    const int rc = gemm_plan_make(&req, &pl, &err);
+    RT_CHECK_MSG(rc == 0, "%s", err.msg);
+    return pl;
+}
+
+static void test_count_mod(void)
+{
+    RT_CHECK(gemm_count_mod(10, 3, 0) == 4);
+    RT_CHECK(gemm_count_mod(10, 3, 1) == 3);
+    RT_CHECK(gemm_count_mod(10, 3, 2) == 3);
+    RT_CHECK(gemm_count_mod(2, 3, 2) == 0);
+}
+
+/* 12 x 12 x 12 tiles, one process, one GPU, 2 x 2 blocks (X = Y = 6), chunks of 2 (Z = 6). */
+static void test_three_cases(void)
+{
+    gemm_gpu_counts c;
+    /* (a) 1000 tiles: everything stays; each tile of A, B and C moves once. */
+    gemm_plan pl = plan(12, 1, 1, 1, 2, 2, 0, 1000);
+    RT_CHECK(pl.mem_case == 'a' && pl.pool_a == 144 && pl.pool_b == 144);
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK(c.a_loads == 144 && c.b_loads == 144 && c.c_writes == 144 && c.total == 432);
+    RT_CHECK(fabs(gemm_eq1(&pl) - 432) < 1e-9);
+    /* (b) 40 tiles: C 4, B of a block column 2 x 12 = 24, A pool 12: A cycles Y = 6 times. */
+    pl = plan(12, 1, 1, 1, 2, 2, 0, 40);
+    RT_CHECK(pl.mem_case == 'b' && pl.pool_b == 24 && pl.pool_a == 12);
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK(c.a_loads == 864 && c.b_loads == 144 && c.total == 1152);
+    RT_CHECK(fabs(gemm_eq1(&pl) - 1152) < 1e-9);
+    /* (c) 14 tiles: C 4, A pool one chunk (4), B pool 6 < 24: B cycles X = 6 times too. */
+    pl = plan(12, 1, 1, 1, 2, 2, 0, 14);
+    RT_CHECK(pl.mem_case == 'c' && pl.pool_a == 4 && pl.pool_b == 6);
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK(c.a_loads == 864 && c.b_loads == 864 && c.total == 1872);
+    RT_CHECK(fabs(gemm_eq1(&pl) - 1872) < 1e-9);
+    /* Lookahead 1 needs two chunks per pool: 4 + 2 x 8 = 20 tiles at least. */
+    pl = plan(12, 1, 1, 1, 2, 2, 1, 20);
+    RT_CHECK(pl.mem_case == 'c' && pl.pool_a == 8 && pl.pool_b == 8);
+}
+
+/* Two GPUs per process: each gets one column of a 2 x 2 block; GPU 1 takes A from GPU 0. */
+static void test_two_gpus(void)
+{
+    gemm_plan pl = plan(12, 1, 1, 2, 2, 2, 0, 40);
+    RT_CHECK(pl.cg == 1 && pl.mem_case == 'b' && pl.pool_b == 12 && pl.pool_a == 26);
+    for (int g = 0; g < 2; ++g) {
+        gemm_gpu_counts c;
+        gemm_model_gpu(&pl, 0, 0, g, &c);
+        RT_CHECK(c.a_loads == 864 && c.b_loads == 72 && c.c_writes == 72 && c.total == 1008);
+    }
+    RT_CHECK(fabs(gemm_eq1(&pl) - 1008) < 1e-9);
+    gemm_proc_counts pc;
+    gemm_model_process(&pl, 0, 0, NULL, &pc);
+    RT_CHECK(pc.h2d_a == 864 && pc.d2d_a == 864 && pc.h2d_b == 144 && pc.d2h_c == 144);
+    /* c = 3 cannot be split over 2 GPUs. */
+    const gemm_plan_req bad = {.mt = 12,
+                               .nt = 12,
+                               .kt = 12,
+                               .p = 1,
+                               .q = 1,
+                               .G = 2,
+                               .b = 3,
+                               .c = 3,
+                               .d = 1,
+                               .l = 0,
+                               .budget_tiles = 0};
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&bad, &pl, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "not a multiple of the 2 GPU(s)"));
+}
+
+/* 2 x 3 grid: each process has 6 tile rows and 4 tile columns; X = 3, Y = 2. Process (0, 0)
+ * receives 6 x 2 x (12 - 4) = 96 A tiles and 4 x 3 x (12 - 6) = 72 B tiles, the formula's
+ * (2 (1 - 1/3) + 2 (1 - 1/2)) 12 x 3 x 2 = 168; it sends as many. */
+static void test_grid_volume(void)
+{
+    gemm_plan pl = plan(12, 2, 3, 1, 2, 2, 0, 0);
+    RT_CHECK(pl.X == 3 && pl.Y == 2 && pl.Z == 6);
+    double total = 0.0;
+    for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < 3; ++v) {
+            gemm_proc_counts pc;
+            gemm_model_process(&pl, u, v, NULL, &pc);
+            RT_CHECK(pc.recv_a == 96 && pc.recv_b == 72);
+            RT_CHECK(pc.sent_a + pc.sent_b == 168 && pc.sent_tier[0] == 168);
+            total += pc.recv_a + pc.recv_b;
+        }
+    RT_CHECK(fabs(gemm_eq_recv(&pl) - 168) < 1e-9 && total == 6 * 168);
+    /* Tiers: ranks 3..5 (process row 1) as another node; (0, 0) sends B to (1, 0) only. */
+    const int tiers[6] = {0, 0, 0, 2, 2, 2};
+    gemm_proc_counts pc;
+    gemm_model_process(&pl, 0, 0, tiers, &pc);
+    RT_CHECK(pc.sent_tier[2] == pc.sent_b && pc.sent_tier[0] == pc.sent_a);
+}
+
+static void test_rule_and_budget(void)
+{
+    /* Unlimited: the whole C, one chunk of all of k, lookahead 1 (one block). */
+    gemm_plan pl = plan(12, 1, 1, 1, 0, 0, -1, 0);
+    RT_CHECK(pl.b == 12 && pl.c == 12 && pl.d == 12 && pl.l == 1 && pl.mem_case == 'a');
+    /* 100 tiles for 8 x 8 x 8: C (64) fits in 3/4 of them; d = 1 is the largest divisor of 8
+     * with 64 + 2 (8 + 8) d <= 100. */
+    pl = plan(8, 1, 1, 1, 0, 0, -1, 100);
+    RT_CHECK(pl.b == 8 && pl.c == 8 && pl.l == 1 && pl.d == 1);
+    /* 20 tiles for 12^3: b = c = 3 fits 3/4 of them but no chunk beside it (9 + 3 x 6 d > 20
+     * with l = 2), so b = c = 2 and d = 1. */
+    pl = plan(12, 1, 1, 1, 0, 0, -1, 20);
+    RT_CHECK(pl.b == 2 && pl.c == 2 && pl.l == 2 && pl.d == 1);
+    /* A budget too small for the smallest block is infeasible, with the reason. */
+    const gemm_plan_req req = {.mt = 12,
+                               .nt = 12,
+                               .kt = 12,
+                               .p = 1,
+                               .q = 1,
+                               .G = 1,
+                               .b = 2,
+                               .c = 2,
+                               .d = 2,
+                               .l = 0,
+                               .budget_tiles = 7};
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "gpu_mem_budget of 7 tiles is too small"));
+    RT_CHECK(rt_test_contains(err.msg, "need 12 tiles"));
+}
+
+/* 10 tiles over 3 process rows (4, 3, 3) with b = 3: row 0 has blocks of 3 and 1 rows. */
+static void test_ragged(void)
+{
+    const gemm_plan_req req = {.mt = 10,
+                               .nt = 7,
+                               .kt = 5,
+                               .p = 3,
+                               .q = 2,
+                               .G = 1,
+                               .b = 3,
+                               .c = 3,
+                               .d = 2,
+                               .l = 0,
+                               .budget_tiles = 0};
+    gemm_plan pl;
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == 0);
+    RT_CHECK(pl.X == 2 && pl.Y == 2 && pl.Z == 3);
+    RT_CHECK(gemm_plan_block_rows(&pl, 0, 1) == 1 && gemm_plan_block_rows(&pl, 1, 1) == 0);
+    RT_CHECK(gemm_plan_block_cols(&pl, 0, 1) == 1 && gemm_plan_block_cols(&pl, 1, 1) == 0);
+    RT_CHECK(gemm_plan_chunk_depth(&pl, 2) == 1);
+    /* Every C tile belongs to one process: the writes add up to 10 x 7. */
+    double writes = 0.0;
+    for (int u = 0; u < 3; ++u)
+        for (int v = 0; v < 2; ++v) {
+            gemm_gpu_counts c;
+            gemm_model_gpu(&pl, u, v, 0, &c);
+            writes += c.c_writes;
+        }
+    RT_CHECK(writes == 70);
+}
+
+static void test_cache(void)
+{
+    gemm_cache *c = NULL;
+    rt_err err;
+    RT_CHECK(gemm_cache_create(2, 10, 1, 20, &c, &err) == 0);
+    int64_t s1, s2, s3, s;
+    int hit;
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s1, &hit, &err) == 0 && !hit);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s2, &hit, &err) == 0 && !hit);
+    RT_CHECK(s1 >= 10 && s1 < 12 && s2 >= 10 && s2 < 12 && s1 != s2);
+    /* Both pinned: a third tile has nowhere to go. */
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &err) != 0);
+    RT_CHECK(rt_test_contains(err.msg, "pinned"));
+    RT_CHECK(gemm_cache_pinned_slot(c, GEMM_POOL_A, 100) == s1);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s1, &err) == 0);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s2, &err) == 0);
+    RT_CHECK(gemm_cache_pinned_slot(c, GEMM_POOL_A, 100) == -1);
+    /* 100 used again: 200 is now the least recent and makes room for 300. */
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s, &hit, &err) == 0 && hit && s == s1);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) == 0);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s3, &hit, &err) == 0 && !hit && s3 == s2);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s3, &err) == 0);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s, &hit, &err) == 0 && !hit && s == s1);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) == 0);
+    RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) != 0); /* not pinned any more */
+    /* The B pool is separate. */
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_B, 100, &s, &hit, &err) == 0 && !hit && s == 20);
+    gemm_cache_reset(c);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &err) == 0 && !hit);
+    gemm_cache_free(c);
+}
+
+int main(void)
+{
+    test_count_mod();
+    test_three_cases();
+    test_two_gpus();
+    test_grid_volume();
+    test_rule_and_budget();
+    test_ragged();
+    test_cache();
+    return RT_TEST_RESULT();
+}

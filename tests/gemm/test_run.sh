@@ -1,0 +1,62 @@
+# End to end under mpirun: configs/ci/gemm-small.yaml through `rooftune run` on NP ranks, then the
+# store: every feasible point verified; every C tile computed (written back) exactly once and
+# every tile product done once; tiles moved to each emulated GPU (by source) and tiles received
+# over MPI equal the plan's model, and equal the paper's closed forms where the tiles divide the
+# sizes; bytes per tier equal the traffic model; lookahead and the budget never change C.
+# Args: rooftune, scratch folder, mpiexec, NP, config.
+set -euo pipefail
+RT=$1
+WORK=$2
+MPIEXEC=$3
+NP=$4
+CFG=$5
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+rpn=1
+[ "$NP" -ge 4 ] && rpn=2
+db="$WORK/gemm.db"
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$CFG" --db "$db" \
+  --ranks-per-node "$rpn" >"$WORK/run.log" 2>&1 || fail "run failed: $(tail -5 "$WORK/run.log")"
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+total=$(sql "$db" "SELECT COUNT(*) FROM points")
+ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
+inf=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'infeasible' AND reason LIKE '%gpu_mem_budget of % tiles is too small%'")
+[ "$total" -ge 20 ] || fail "only $total points"
+[ $((ok + inf)) = "$total" ] || fail "$ok verified + $inf infeasible of $total: $(sql "$db" "SELECT kernel || ' ' || params || ': ' || status || ' ' || IFNULL(reason, '') FROM points WHERE status != 'ok' LIMIT 3")"
+[ "$inf" -ge 1 ] || fail "no point was infeasible for its budget"
+tiled="kernel = 'gemm.cpu.tiled' AND status = 'ok'"
+nt=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled")
+[ "$nt" -ge 15 ] || fail "only $nt tiled points measured"
+# Every tile once.
+once=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND $(m c_tile_writes_min) = 1 AND $(m c_tile_writes_max) = 1 AND $(m tiles_d2h_c) = $(m tiles_m) * $(m tiles_n) AND $(m tile_products) = $(m tiles_m) * $(m tiles_n) * $(m tiles_k)")
+[ "$once" = "$nt" ] || fail "$once of $nt points computed every C tile exactly once"
+# Measured counters equal the plan's model.
+for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_d2h_c mpi_tiles_recv; do
+  bad=$(sql "$db" "SELECT params || ': ' || $(m "$c") || ' vs ' || $(m "model_$c") FROM points p WHERE $tiled AND $(m "$c") != $(m "model_$c") LIMIT 2")
+  [ -z "$bad" ] || fail "$c differs from the model: $bad"
+done
+for t in socket node global; do
+  bad=$(sql "$db" "SELECT kernel || ' ' || params FROM points p WHERE status = 'ok' AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 2")
+  [ -z "$bad" ] || fail "measured $t bytes differ from the traffic model: $bad"
+done
+# Where the tiles divide everything (t = 4, b = c = 2 on 12 x 12 x 12 tiles), Eq. (1) and the
+# volume formula hold exactly.
+div="$tiled AND params LIKE '%\"b\":2,%' AND params LIKE '%\"t\":4%'"
+nd=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div")
+[ "$nd" -ge 10 ] || fail "only $nd divisible points"
+eq=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND abs($(m ratio_tiles_gpu_eq1) - 1) < 1e-12 AND ($NP = 1 OR abs($(m ratio_recv_eq) - 1) < 1e-12)")
+[ "$eq" = "$nd" ] || fail "$eq of $nd divisible points match Eq. (1) and the volume formula"
+cases=$(sql "$db" "SELECT COUNT(DISTINCT $(m mem_case)) FROM points p WHERE $div")
+[ "$cases" = 3 ] || fail "$cases of the paper's 3 memory cases reached"
+d2d=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND params LIKE '%\"gpus\":2%' AND $(m tiles_d2d_a) > 0")
+[ "$d2d" -ge 5 ] || fail "only $d2d two-GPU points took A tiles from the peer GPU"
+# Lookahead and the budget never change C: one checksum per tile size.
+sums=$(sql "$db" "SELECT COUNT(DISTINCT printf('%.17g', $(m c_sample_checksum))) FROM points p WHERE $tiled GROUP BY $(m tiles_m)" | sort -u)
+[ "$sums" = 1 ] || fail "lookahead or the budget changed C (checksums per tile size: $sums)"
+if [ "$NP" -gt 1 ]; then
+  moved=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND $(m net_bytes_socket_sum) + $(m net_bytes_node_sum) + $(m net_bytes_global_sum) > 0")
+  [ "$moved" = "$ok" ] || fail "only $moved of $ok points moved tiles between ranks"
+fi
+echo "gemm run np $NP: ok ($ok verified, $inf infeasible)"
