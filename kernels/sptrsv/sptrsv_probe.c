@@ -47,11 +47,14 @@ static int wait_count(rt_rma_win *w, int me, int64_t want, rt_err *err)
     }
 }
 
-/* Seconds per round trip between ranks a and b for messages of `bytes`; *count carries the
- * counter values already reached (both sides keep theirs in step). */
+/* Seconds per round trip between ranks a and b for messages of `bytes`; *count is the number of
+ * messages this rank's counter has received so far (other ranks return at once). */
 static int pingpong(rt_rma_win *w, int me, int a, int b, size_t bytes, char *buf, int64_t *count,
                     double *rt, rt_err *err)
 {
+    *rt = 0.0;
+    if (me != a && me != b)
+        return 0;
     const double t0 = rt_clock_now();
     for (int i = 0; i < PROBE_ROUND; ++i) {
         ++*count;
@@ -95,11 +98,14 @@ int sptrsv_probe_tiers(rt_comm *comm, sptrsv_costs *c, rt_err *err)
         if (peer < 0)
             continue;
         double small = 0.0, big = 0.0;
-        /* A failure here is the MPI library's: report it on this rank; the partner's wait times
-         * out and reports too, and the runner's agreement names both. */
-        if (pingpong(w, me, 0, peer, 8, buf, &count, &small, err) != 0 ||
-            pingpong(w, me, 0, peer, PROBE_BIG, buf, &count, &big, err) != 0)
+        /* Every rank learns whether the pair succeeded before anyone waits in a broadcast. */
+        const int pair_ok = pingpong(w, me, 0, peer, 8, buf, &count, &small, err) == 0 &&
+                            pingpong(w, me, 0, peer, PROBE_BIG, buf, &count, &big, err) == 0;
+        if (rt_comm_all_ok(comm, pair_ok, &all_ok, &first) != 0 || !all_ok) {
+            if (pair_ok)
+                rt_err_set(err, "sptrsv probe: the ping-pong of rank %d failed", first);
             goto done;
+        }
         double lat = small / 2.0, bw = 0.0;
         const double extra = big / 2.0 - lat;
         bw = extra > 0.0 ? (double)PROBE_BIG / extra : (double)PROBE_BIG / (big / 2.0);
