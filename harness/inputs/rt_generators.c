@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rt_gen_banded.h"
+#include "rt_gen_laplacian.h"
 #include "rt_gen_rmat.h"
 #include "rt_gen_sparse_dnn.h"
 #include "rt_gen_uniform.h"
@@ -14,7 +15,7 @@
 
 static const rt_generator_desc *const generators[] = {
     &rt_gen_uniform_desc, &rt_gen_banded_desc,     &rt_gen_rmat_desc,
-    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc,
+    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc, &rt_gen_laplacian_desc,
 };
 #define N_GENERATORS ((int)(sizeof generators / sizeof generators[0]))
 

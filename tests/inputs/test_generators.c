@@ -55,12 +55,38 @@ static int build(const char *generator, const char *ordering, rt_csr *out, rt_er
     return rc;
 }
 
+/* The Laplacians' nonzero counts on a 3-point-wide grid, counted by hand: 2D 5-point 9 + 2 * 12
+ * edges; 3D 7-point 27 + 2 * 54 edges; 27-point (2 + 3 + 2)^3 pairs within one step. Rows sum to 0
+ * or more (diagonal = neighbour count of the stencil). */
+static void test_laplacian(void)
+{
+    const int stencil[] = {5, 7, 27};
+    const int64_t want[] = {33, 135, 343};
+    for (int k = 0; k < 3; ++k) {
+        rt_params args;
+        rt_params_init(&args);
+        rt_err err;
+        rt_csr a;
+        RT_CHECK(rt_params_set(&args, "stencil", rt_value_int(stencil[k]), &err) == 0);
+        RT_CHECK(rt_params_set(&args, "nx", rt_value_int(3), &err) == 0);
+        RT_CHECK_MSG(rt_matrix_build("laplacian", &args, NULL, NULL, &a, &err) == 0, "%s", err.msg);
+        RT_CHECK_MSG(a.nnz == want[k], "stencil %d: %lld nonzeros", stencil[k], (long long)a.nnz);
+        for (int64_t i = 0; i < a.rows; ++i) {
+            double sum = 0.0;
+            for (int64_t e = a.rowptr[i]; e < a.rowptr[i + 1]; ++e)
+                sum += a.val[e];
+            RT_CHECK(sum >= 0.0);
+        }
+        rt_csr_free(&a);
+    }
+}
+
 static void test_registry_and_defaults(void)
 {
     rt_err err;
-    RT_CHECK(rt_generator_count() == 5);
-    const char *names[] = {"uniform", "banded", "rmat", "xct", "sparse_dnn"};
-    for (int k = 0; k < 5; ++k) {
+    RT_CHECK(rt_generator_count() == 6);
+    const char *names[] = {"uniform", "banded", "rmat", "xct", "sparse_dnn", "laplacian"};
+    for (int k = 0; k < 6; ++k) {
         const rt_generator_desc *g = rt_generator_find(names[k]);
         RT_CHECK_MSG(g != NULL && rt_generator_at(k) == g, "%s", names[k]);
         if (!g)
@@ -77,7 +103,7 @@ static void test_registry_and_defaults(void)
         RT_CHECK_MSG(rt_generator_fill_defaults(g, NULL, &full, &err) == 0, "%s", err.msg);
         RT_CHECK(full.n == g->n_args);
     }
-    RT_CHECK(rt_generator_find("nope") == NULL && rt_generator_at(5) == NULL &&
+    RT_CHECK(rt_generator_find("nope") == NULL && rt_generator_at(6) == NULL &&
              rt_generator_at(-1) == NULL);
 
     const rt_generator_desc *u = rt_generator_find("uniform");
@@ -462,6 +488,7 @@ static void test_sparse_dnn(void)
 int main(void)
 {
     test_registry_and_defaults();
+    test_laplacian();
     test_build_errors();
     test_uniform();
     test_banded();

@@ -1,0 +1,23 @@
+#include "sptrsv_runlog.h"
+
+#include <stdlib.h>
+
+void sptrsv_runlog_add(sptrsv_runlog *log, double seconds)
+{
+    if (log->n < SPTRSV_RUNLOG_MAX)
+        log->t[log->n++] = seconds;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double sptrsv_runlog_median(sptrsv_runlog *log)
+{
+    if (log->n == 0)
+        return 0.0;
+    qsort(log->t, (size_t)log->n, sizeof log->t[0], cmp_double);
+    return log->n % 2 ? log->t[log->n / 2] : 0.5 * (log->t[log->n / 2 - 1] + log->t[log->n / 2]);
+}
