@@ -20,6 +20,7 @@ static void usage(FILE *f)
         "  compare A B       regression verdicts of store B against baseline A (--history)\n"
         "  figures           redraw the committed figures from results/baselines/\n"
         "  report            a static HTML page of one or more stores (--html DIR)\n"
+        "  replay SPACE      replay search strategies on a recorded tuning space, scored\n"
         "\n"
         "`rooftune <command> --help` describes each command's options.\n");
 }
@@ -46,6 +47,7 @@ int main(int argc, char **argv)
         {"run", rt_cli_run},         {"validate", rt_cli_validate}, {"list", rt_cli_list},
         {"export", rt_cli_export},   {"plot", rt_cli_plot},         {"probe", rt_cli_probe},
         {"compare", rt_cli_compare}, {"figures", rt_cli_figures},   {"report", rt_cli_report},
+        {"replay", rt_cli_replay},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(cmd, commands[i].name) == 0)
