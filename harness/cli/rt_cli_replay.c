@@ -168,6 +168,8 @@ int rt_cli_replay(int argc, char **argv)
     const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL;
     rt_recorded_select sel = {0};
     long long repeats = 10, seed = 1;
+    rt_prune prune;
+    rt_prune_init(&prune, 0, 0);
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -189,6 +191,23 @@ int rt_cli_replay(int argc, char **argv)
         case 'k': sel.kernel = optarg; break;
         case 'm': sel.matrix = optarg; break;
         case 'P': sel.problem = optarg; break;
+        case 'x':
+            if (strcmp(optarg, "bound") != 0) {
+                fprintf(stderr, "rooftune replay: --prune takes 'bound', not '%s'\n", optarg);
+                return RT_EXIT_USAGE;
+            }
+            prune.enabled = 1;
+            break;
+        case 'w': {
+            char *end;
+            prune.stop_within = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(prune.stop_within > 0)) {
+                fprintf(stderr, "rooftune replay: --stop-within expects a fraction > 0, got '%s'\n",
+                        optarg);
+                return RT_EXIT_USAGE;
+            }
+            break;
+        }
         case 'h': replay_usage(stdout); return RT_EXIT_OK;
         default: replay_usage(stderr); return RT_EXIT_USAGE;
         }
@@ -248,6 +267,18 @@ int rt_cli_replay(int argc, char **argv)
         rt_recorded_free(space);
         return rc == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
     }
+    if (prune.stop_within > 0 && !prune.enabled) {
+        fprintf(stderr, "rooftune replay: --stop-within needs --prune bound\n");
+        rt_recorded_free(space);
+        return RT_EXIT_USAGE;
+    }
+    if (prune.enabled) {
+        int64_t with_bound = 0;
+        for (int64_t i = 0; i < space->n_points; ++i)
+            with_bound += space->bound[i] > 0;
+        printf("pruning by roofline bound: %lld of %lld configurations carry a bound\n",
+               (long long)with_bound, (long long)space->n_points);
+    }
     if (valid == 0) {
         fprintf(stderr, "rooftune replay: %s: no configuration ran, nothing to search for\n", path);
         rt_recorded_free(space);
@@ -269,19 +300,20 @@ int rt_cli_replay(int argc, char **argv)
     }
     rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    printf("%-10s %7s %7s %14s %14s %8s %9s\n", "strategy", "budget", "repeats", "mean best",
-           "random best", "score", "% optimum");
+    printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats", "mean best",
+           "random best", "score", "% optimum", "pruned");
     for (int s = 0; s < ns && rc == RT_EXIT_OK; ++s)
         for (int b = 0; b < nb && rc == RT_EXIT_OK; ++b) {
             rt_replay_result *r = &res[s * nb + b];
-            if (rt_replay_run(space, strategies[s], budgets[b], (int)repeats, (uint64_t)seed, r,
-                              &err) != 0) {
+            if (rt_replay_run(space, strategies[s], budgets[b], (int)repeats, (uint64_t)seed,
+                              &prune, r, &err) != 0) {
                 fprintf(stderr, "rooftune replay: %s\n", err.msg);
                 rc = RT_EXIT_FAILURE;
                 break;
             }
-            printf("%-10s %7lld %7d %14.6g %14.6g %8.3f %8.1f%%\n", strategies[s], budgets[b],
-                   r->repeats, r->mean_best, r->random_best, r->score, 100.0 * r->frac_optimum);
+            printf("%-10s %7lld %7d %14.6g %14.6g %8.3f %8.1f%% %7.1f\n", strategies[s], budgets[b],
+                   r->repeats, r->mean_best, r->random_best, r->score, 100.0 * r->frac_optimum,
+                   r->mean_pruned);
             if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
                 rc = RT_EXIT_FAILURE;
         }

@@ -65,7 +65,7 @@ void rt_replay_score(const rt_recorded *r, int64_t budget, const double *best, i
 }
 
 int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, int repeats,
-                  uint64_t seed, rt_replay_result *out, rt_err *err)
+                  uint64_t seed, const rt_prune *prune, rt_replay_result *out, rt_err *err)
 {
     if (repeats < 1)
         return rt_err_set(err, "replay: --repeats must be at least 1, not %d", repeats);
@@ -74,18 +74,32 @@ int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, in
     double *best = malloc((size_t)repeats * sizeof *best);
     if (!best)
         return rt_err_set(err, "out of memory");
-    double evals = 0;
+    double evals = 0, pruned = 0;
+    const int pruning = prune && prune->enabled;
     for (int k = 0; k < repeats; ++k) {
         rt_strategy *s = NULL;
-        if (rt_strategy_create(strategy, &r->grid, budget, 0, seed + (uint64_t)k, &s, err) != 0) {
+        /* With pruning, skipped candidates use no budget: the strategy may yield more. */
+        if (rt_strategy_create(strategy, &r->grid, pruning ? 0 : budget, 0, seed + (uint64_t)k, &s,
+                               err) != 0) {
             free(best);
             return -1;
         }
-        int64_t i;
-        while (rt_strategy_next(s, &i) == 1) {
-            rt_strategy_report(s, i, rt_recorded_time(r, i));
-            evals += 1;
+        rt_prune pr;
+        rt_prune_init(&pr, pruning, pruning ? prune->stop_within : 0);
+        int64_t i, measured = 0;
+        while (measured < budget && !rt_prune_done(&pr) && rt_strategy_next(s, &i) == 1) {
+            const double bound = rt_recorded_bound(r, i);
+            if (rt_prune_skip(&pr, bound)) {
+                rt_strategy_report(s, i, INFINITY);
+                continue;
+            }
+            const double t = rt_recorded_time(r, i);
+            rt_prune_observe(&pr, t, bound);
+            rt_strategy_report(s, i, t);
+            measured++;
         }
+        evals += (double)measured;
+        pruned += (double)pr.pruned;
         double b = INFINITY;
         rt_strategy_best(s, NULL, &b);
         best[k] = b;
@@ -93,6 +107,7 @@ int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, in
     }
     rt_replay_score(r, budget, best, repeats, out);
     out->mean_evals = evals / repeats;
+    out->mean_pruned = pruned / repeats;
     free(best);
     return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rt_error.h"
+#include "rt_prune.h"
 #include "rt_recorded.h"
 
 typedef struct rt_replay_result {
@@ -23,14 +24,18 @@ typedef struct rt_replay_result {
     double score;        /* P(b) */
     double frac_optimum; /* mean over repeats of S_opt / best found (1 = optimum) */
     double mean_evals;   /* evaluations actually made (fewer when the space is smaller) */
+    double mean_pruned;  /* candidates skipped by roofline-bounded pruning */
 } rt_replay_result;
 
 /* The expected best time of `budget` uniform draws without replacement. */
 double rt_replay_random_best(const rt_recorded *r, int64_t budget);
 
-/* Replays `strategy` `repeats` times with seeds seed, seed+1, ... */
+/* Replays `strategy` `repeats` times with seeds seed, seed+1, ... With prune (NULL = off;
+ * enabled and stop_within are read), a candidate whose recorded bound exceeds the best time so
+ * far is skipped: it costs no evaluation and is reported to the strategy as failed (it cannot
+ * win); the run may also stop early when the best point is within stop_within of its bound. */
 int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, int repeats,
-                  uint64_t seed, rt_replay_result *out, rt_err *err);
+                  uint64_t seed, const rt_prune *prune, rt_replay_result *out, rt_err *err);
 
 /* Scores given best-found times (one per repeat): used by rt_replay_run and by tests that score
  * an oracle. */

@@ -63,7 +63,7 @@ static void test_random_search_scores_zero(void)
     RT_CHECK(r != NULL);
     rt_replay_result res;
     rt_err err;
-    RT_CHECK(rt_replay_run(r, "random", 10, 2000, 1, &res, &err) == 0);
+    RT_CHECK(rt_replay_run(r, "random", 10, 2000, 1, NULL, &res, &err) == 0);
     RT_CHECK_MSG(fabs(res.score) < 0.05, "random search scored %.3f", res.score);
     RT_CHECK(res.mean_evals == 10);
     rt_recorded_free(r);
@@ -76,11 +76,11 @@ static void test_every_strategy_within_budget(void)
     for (int k = 0; k < rt_strategy_count; ++k) {
         rt_replay_result res;
         rt_err err;
-        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 15, 3, 5, &res, &err) == 0);
+        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 15, 3, 5, NULL, &res, &err) == 0);
         RT_CHECK_MSG(res.mean_evals == 15, "%s made %.1f evaluations", rt_strategy_names[k],
                      res.mean_evals);
         /* With the whole space as budget every strategy finds the optimum. */
-        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 60, 2, 5, &res, &err) == 0);
+        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 60, 2, 5, NULL, &res, &err) == 0);
         RT_CHECK_MSG(res.frac_optimum == 1.0, "%s reached %.3f of the optimum",
                      rt_strategy_names[k], res.frac_optimum);
     }
