@@ -42,7 +42,12 @@ static void replay_usage(FILE *f)
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
-        "  --kernel K, --matrix M, --problem JSON   the sweep of a store to replay\n");
+        "  --kernel K, --matrix M, --problem JSON   the sweep of a store to replay\n"
+        "  --prune bound      roofline-bounded pruning: skip a candidate whose recorded bound\n"
+        "                     exceeds the best time so far (costs no evaluation); needs a\n"
+        "                     space with bounds (a rooftune store, or T4 with roofline_bound)\n"
+        "  --stop-within F    with --prune: stop once the best point is within F (e.g. 0.1)\n"
+        "                     of its bound\n");
 }
 
 static int split_list(char *text, char **items, int cap)
@@ -162,6 +167,8 @@ int rt_cli_replay(int argc, char **argv)
                                          {"kernel", required_argument, NULL, 'k'},
                                          {"matrix", required_argument, NULL, 'm'},
                                          {"problem", required_argument, NULL, 'P'},
+                                         {"prune", required_argument, NULL, 'x'},
+                                         {"stop-within", required_argument, NULL, 'w'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char strategy_text[512] = "all", budget_text[512] = "20,50,100,200", label[256] = "";
