@@ -4,7 +4,9 @@
 For every space (a Kernel Tuner cache file, optionally gzip-compressed), strategy and budget it
 runs kernel_tuner.tune_cache (simulation mode, the space restricted to the cached configurations,
 as tune_cache itself does) `repeats` times with seeds 1..repeats and appends one CSV row per run:
-space, strategy, budget, seed, best time found (empty when none ran), evaluations, seconds.
+space, strategy, budget, seed, best time among the first `budget` distinct configurations it
+evaluated (empty when none ran), distinct evaluations counted, best over everything it returned,
+results returned, seconds.
 Rows already in the output are skipped, so an interrupted run resumes.
 
 usage: run_kernel_tuner.py OUT.csv SPACE.json[.gz] ... [--strategies a,b] [--budgets 20,50]
@@ -46,9 +48,24 @@ def plain_copy(path, folder):
     return out
 
 
-def best_time(results):
-    times = [r["time"] for r in results if isinstance(r.get("time"), (int, float))]
-    return min(times) if times else None
+def best_time(results, keys, budget=None):
+    """Best time among the first `budget` distinct configurations evaluated (all when None).
+
+    Some strategies return more results than max_fevals (basinhopping, for one, counts its
+    evaluations differently), so the budget is applied here, the same way for every strategy.
+    Failed configurations count as evaluations, as in rooftune's replay."""
+    seen, best = set(), None
+    for r in results:
+        key = tuple(r[k] for k in keys)
+        if key in seen:
+            continue
+        if budget is not None and len(seen) >= budget:
+            break
+        seen.add(key)
+        t = r.get("time")
+        if isinstance(t, (int, float)) and (best is None or t < best):
+            best = t
+    return best, len(seen)
 
 
 def main():
@@ -73,8 +90,13 @@ def main():
     with open(args.out, "a", newline="") as f, tempfile.TemporaryDirectory() as tmp:
         w = csv.writer(f)
         if fresh:
-            w.writerow(["space", "strategy", "budget", "seed", "best", "evaluations", "seconds"])
+            w.writerow(["space", "strategy", "budget", "seed", "best", "distinct_evaluations",
+                        "best_unlimited", "results", "seconds"])
         copies = [(label_of(space), plain_copy(space, tmp)) for space in args.spaces]
+        keys = {}
+        for label, cache_path in copies:
+            with open(cache_path) as c:
+                keys[label] = json.load(c)["tune_params_keys"]
         # Budget outermost (in the order given), so a time limit still leaves whole budgets
         # measured on every space.
         for budget in budgets:
@@ -92,12 +114,14 @@ def main():
                         results, _ = kernel_tuner.tune_cache(
                             cache_path, strategy=strategy,
                             strategy_options={"max_fevals": budget}, verbose=False, quiet=True)
-                        best = best_time(results)
+                        best, distinct = best_time(results, keys[label], budget)
+                        unlimited, _ = best_time(results, keys[label])
                         w.writerow([label, strategy, budget, seed,
-                                    "" if best is None else repr(best), len(results),
+                                    "" if best is None else repr(best), distinct,
+                                    "" if unlimited is None else repr(unlimited), len(results),
                                     "%.2f" % (time.time() - t0)])
                         f.flush()
-                        print(label, strategy, budget, seed, best, len(results),
+                        print(label, strategy, budget, seed, best, distinct, len(results),
                               "%.1fs" % (time.time() - t0), file=sys.stderr)
     return 0
 
