@@ -161,7 +161,14 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
     if (which < 0 && rt_strategy_known(name))
         which = STRAT_DELEGATE;
     if (which < 0) {
-        const char *hint = rt_suggest(name, strategy_names, N_STRATEGIES);
+        const char *all[N_STRATEGIES + 16];
+        int n_all = 0;
+        for (int i = 0; i < N_STRATEGIES; ++i)
+            all[n_all++] = strategy_names[i];
+        for (int i = 0; i < rt_strategy_count && n_all < N_STRATEGIES + 16; ++i)
+            if (strcmp(rt_strategy_names[i], "random") != 0) /* already listed */
+                all[n_all++] = rt_strategy_names[i];
+        const char *hint = rt_suggest(name, all, n_all);
         return rt_err_set(err,
                           "search.strategy '%s' is unknown%s%s%s; use exhaustive, random, "
                           "anneal, genetic, diffevo, ils, basinhop, pso or bayes",

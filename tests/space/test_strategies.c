@@ -1,8 +1,8 @@
 /* rt_strategy: every strategy on a small grid with a known optimum, infeasible points (a
  * constraint) and failing points (reported as INFINITY): with the whole grid as budget it yields
  * every feasible point exactly once and finds the optimum; it never yields an infeasible point or
- * one twice; a budget is honoured; the same seed gives the same sequence; a live rt_search config
- * reaches the same strategies. */
+ * one twice; a budget is honoured; the same seed gives the same sequence (test_search.c drives
+ * them through a config's search section). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
