@@ -107,7 +107,7 @@ static void test_stop_rule(void)
 int main(void)
 {
     int64_t pruned = 0;
-    for (uint64_t seed = 1; seed <= 12; ++seed) {
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
         rt_recorded *r = random_space(seed);
         RT_CHECK(r != NULL);
         if (!r)
