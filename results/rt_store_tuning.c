@@ -32,6 +32,7 @@ static const char k_best_sql[] =
     "  (SELECT json_group_array(json_object('point', e.id, 'params', json(e.params),"
     "    'time_s', e.time_median_s)) FROM good e WHERE e.kernel = r.kernel"
     "    AND e.device = r.device AND e.matrix = r.matrix AND e.problem = r.problem)"
+    "  , r.backend"
     " FROM ranked r JOIN runs u ON u.id = r.run_id"
     " JOIN matrices m ON m.run_id = r.run_id AND m.name = r.matrix"
     " WHERE r.rk = 1 ORDER BY r.kernel, r.device, r.matrix, r.problem";
@@ -103,7 +104,11 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
         const char *kernel = (const char *)sqlite3_column_text(q, 0);
         const char *device = (const char *)sqlite3_column_text(q, 1);
-        const char *a = arch && *arch ? arch : rt_tuning_arch_of(device);
+        const char *backend = (const char *)sqlite3_column_text(q, 12);
+        /* A CPU's tuning is keyed by its device (the CPU model) under the architecture "cpu". */
+        const char *a = arch && *arch                            ? arch
+                        : backend && strcmp(backend, "cpu") == 0 ? "cpu"
+                                                                 : rt_tuning_arch_of(device);
         if (!*a) {
             rc = rt_err_set(err,
                             "%s: the architecture of device '%s' is unknown; give it with --arch "
@@ -202,7 +207,7 @@ int rt_tuning_lookup(sqlite3 *db, const rt_tuning_query *q, rt_tuning_entry *out
         int level = 3;
         if (q->device && *q->device && strcmp(q->device, e.device) == 0)
             level = 0;
-        else if (qa >= 0 && ea == qa)
+        else if (qarch && *qarch && strcmp(qarch, e.arch) == 0)
             level = 1;
         else if (family_arch >= 0 && ea == family_arch)
             level = 2;

@@ -102,8 +102,9 @@ int rt_cli_best(int argc, char **argv)
         best_usage(stderr);
         return RT_EXIT_USAGE;
     }
-    if (q.arch && strncmp(q.arch, "sm_", 3) != 0) {
-        fprintf(stderr, "rooftune best: --arch expects sm_XY (e.g. sm_90), got '%s'\n", q.arch);
+    if (q.arch && strncmp(q.arch, "sm_", 3) != 0 && strcmp(q.arch, "cpu") != 0) {
+        fprintf(stderr, "rooftune best: --arch expects sm_XY (e.g. sm_90) or cpu, got '%s'\n",
+                q.arch);
         return RT_EXIT_USAGE;
     }
     sqlite3 *db = NULL;

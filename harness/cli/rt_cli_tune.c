@@ -84,8 +84,9 @@ int rt_cli_tune(int argc, char **argv)
             run_argv[run_argc++] = argv[i];
         }
     }
-    if (arch && strncmp(arch, "sm_", 3) != 0) {
-        fprintf(stderr, "rooftune tune: --arch expects sm_XY (e.g. sm_90), got '%s'\n", arch);
+    if (arch && strncmp(arch, "sm_", 3) != 0 && strcmp(arch, "cpu") != 0) {
+        fprintf(stderr, "rooftune tune: --arch expects sm_XY (e.g. sm_90) or cpu, got '%s'\n",
+                arch);
         free(run_argv);
         return RT_EXIT_USAGE;
     }

@@ -17,6 +17,7 @@ static const char k_mini_store[] =
     " config_path TEXT);"
     "CREATE TABLE matrices (run_id INTEGER, name TEXT, rows INTEGER, nnz INTEGER);"
     "CREATE TABLE points (id INTEGER PRIMARY KEY, run_id INTEGER, experiment TEXT, kernel TEXT,"
+    " backend TEXT DEFAULT 'cuda',"
     " device TEXT, matrix TEXT, problem TEXT, params TEXT, status TEXT, verified INTEGER,"
     " time_median_s REAL, gflops REAL, measured_at TEXT);"
     "INSERT INTO runs VALUES (1, 'abc123', 0, 'configs/tune/x.yaml');"
@@ -89,6 +90,16 @@ int main(void)
     rt_tuning_query sm75 = {.kernel = "spmm.t", .arch = "sm_75"};
     RT_CHECK(rt_tuning_lookup(dst, &sm75, &e, &err) == 0);
     RT_CHECK(rt_test_contains(e.fallback, "nearest architecture sm_80"));
+    /* A CPU sweep is keyed under the architecture "cpu", whatever the CPU's name. */
+    sqlite3_exec(src,
+                 "INSERT INTO points (run_id, experiment, kernel, backend, device, matrix, problem,"
+                 " params, status, verified, time_median_s, gflops, measured_at) VALUES (1, 'x',"
+                 " 'spmm.c', 'cpu', 'Some CPU', 'small', '{}', '{\"b\":1}', 'ok', 1, 4, 1, 'now')",
+                 NULL, NULL, NULL);
+    RT_CHECK(rt_tuning_harvest(src, dst, "src.db", NULL, &recorded, &err) == 0);
+    rt_tuning_query cpu = {.kernel = "spmm.c", .arch = "cpu"};
+    RT_CHECK(rt_tuning_lookup(dst, &cpu, &e, &err) == 0 && strcmp(e.arch, "cpu") == 0);
+    RT_CHECK(strcmp(e.fallback, "architecture cpu") == 0);
     rt_tuning_query none = {.kernel = "other"};
     RT_CHECK(rt_tuning_lookup(dst, &none, &e, &err) == 1);
 
@@ -113,7 +124,7 @@ int main(void)
     f = open_memstream(&text, &len);
     RT_CHECK(rt_tuning_export_header(dst, f, &err) == 0);
     fclose(f);
-    RT_CHECK(rt_test_contains(text, "#define ROOFTUNE_TUNED_COUNT 3"));
+    RT_CHECK(rt_test_contains(text, "#define ROOFTUNE_TUNED_COUNT 4"));
     RT_CHECK(rt_test_contains(text, "{\\\"tile\\\":4}"));
     free(text);
     sqlite3_close(src);
