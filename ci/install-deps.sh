@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rooftune needs that are missing (run as root on Debian/Ubuntu).
-# Required: a C compiler, CMake, pkg-config, Open MPI, libyaml, SQLite. Optional but installed
+# Required: a C compiler, CMake, pkg-config, Open MPI, libyaml, SQLite, LAPACKE (Bayesian
+# optimisation), json-c and zlib (replay of recorded tuning spaces). Optional but installed
 # when missing because the tests and figures use them: gnuplot, hwloc, PAPI, METIS, python3 (and
 # scipy, the independent Matrix Market reader of the cli.matrix_scipy test), Slurm (the
 # one-machine Slurm of ci/slurm/local-slurm.sh and the cluster.slurm test), LIKWID (marker regions),
@@ -11,7 +12,7 @@ set -euo pipefail
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libyaml-dev
           libsqlite3-dev sqlite3 gnuplot-nox libhwloc-dev hwloc libpapi-dev papi-tools
           libmetis-dev python3 python3-scipy slurmctld slurmd slurm-client likwid libopenblas-dev
-          libsuitesparse-dev)
+          libsuitesparse-dev liblapacke-dev libjson-c-dev zlib1g-dev)
 if [ "${ROOFTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)
 fi

@@ -22,6 +22,9 @@ int rt_cli_compare(int argc, char **argv);
 int rt_cli_figures(int argc, char **argv);
 int rt_cli_report(int argc, char **argv);
 int rt_cli_matrix(int argc, char **argv);
+int rt_cli_replay(int argc, char **argv);
+int rt_cli_tune(int argc, char **argv);
+int rt_cli_best(int argc, char **argv);
 
 /* The source tree's default folders, resolved relative to the executable (build/rooftune ->
  * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */

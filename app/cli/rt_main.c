@@ -21,6 +21,9 @@ static void usage(FILE *f)
         "  figures           redraw the committed figures from results/baselines/\n"
         "  report            a static HTML page of one or more stores (--html DIR)\n"
         "  matrix            build, describe and write (Matrix Market) one input matrix\n"
+        "  replay SPACE      replay search strategies on a recorded tuning space, scored\n"
+        "  tune CONFIG       run a tuning config and record the best verified points (tuning db)\n"
+        "  best              query the tuning database (nearest entry, device -> arch fallback)\n"
         "\n"
         "`rooftune <command> --help` describes each command's options.\n");
 }
@@ -47,7 +50,8 @@ int main(int argc, char **argv)
         {"run", rt_cli_run},         {"validate", rt_cli_validate}, {"list", rt_cli_list},
         {"export", rt_cli_export},   {"plot", rt_cli_plot},         {"probe", rt_cli_probe},
         {"compare", rt_cli_compare}, {"figures", rt_cli_figures},   {"report", rt_cli_report},
-        {"matrix", rt_cli_matrix},
+        {"matrix", rt_cli_matrix},   {"replay", rt_cli_replay},     {"tune", rt_cli_tune},
+        {"best", rt_cli_best},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(cmd, commands[i].name) == 0)

@@ -36,8 +36,9 @@ static const char *const k_measure_keys[] = {"mode",       "warmup",         "mi
                                              "max_reps",   "max_time_s",     "target_rel_ci",
                                              "confidence", "point_timeout_s"};
 static const char *const k_modes[] = {"hot", "cold"};
-static const char *const k_search_keys[] = {"strategy", "budget", "seed"};
-static const char *const k_strategies[] = {"exhaustive", "random", "anneal"};
+static const char *const k_search_keys[] = {"strategy", "budget", "seed", "max_time_s"};
+static const char *const k_strategies[] = {"exhaustive", "random",   "anneal", "genetic", "diffevo",
+                                           "ils",        "basinhop", "pso",    "bayes"};
 static const char *const k_plot_keys[] = {"type", "x",    "y",    "series",   "title",
                                           "name", "logx", "logy", "baseline", "stack"};
 static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
@@ -65,6 +66,7 @@ static const rt_config_path_pattern k_set_patterns[] = {
     "search.strategy",
     "search.budget",
     "search.seed",
+    "search.max_time_s",
     "counters.#",
     "plots.#.type",
     "plots.#.x",
@@ -833,6 +835,10 @@ static int read_search(conv *cv, const rt_yaml_node *map)
             return -1;
         s->seed = (uint64_t)v;
     }
+    if ((n = rt_yaml_map_get(map, "max_time_s")) &&
+        read_real(n, "search.max_time_s", 0, 1, INFINITY, 0, "seconds >= 0", &s->max_time_s, err) !=
+            0)
+        return -1;
     return 0;
 }
 

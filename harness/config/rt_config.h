@@ -90,9 +90,10 @@ typedef struct rt_measure_cfg {
 } rt_measure_cfg;
 
 typedef struct rt_search_cfg {
-    char strategy[16]; /* "exhaustive", "random", "anneal" */
+    char strategy[16]; /* "exhaustive", "random", "anneal", or one of rt_strategy.h's */
     int budget;        /* points per (kernel, matrix, problem); 0 = all */
     uint64_t seed;
+    double max_time_s; /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
 } rt_search_cfg;
 
 #define RT_PLOT_STACK_MAX 8

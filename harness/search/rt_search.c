@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_strategy.h"
 #include "rt_strutil.h"
 
-typedef enum strategy { STRAT_EXHAUSTIVE, STRAT_RANDOM, STRAT_ANNEAL } strategy;
+/* STRAT_DELEGATE: one of the strategies of rt_strategy.h (genetic, bayes, ...), driven over the
+ * space's grid. */
+typedef enum strategy { STRAT_EXHAUSTIVE, STRAT_RANDOM, STRAT_ANNEAL, STRAT_DELEGATE } strategy;
 
 static const char *const strategy_names[] = {"exhaustive", "random", "anneal"};
 #define N_STRATEGIES 3
@@ -51,6 +54,8 @@ struct rt_search {
     int64_t pending_from;    /* the current point when pending was chosen */
     int pending_dim, pending_step;
     double temperature, cooling;
+
+    rt_strategy *delegate;
 };
 
 static uint64_t splitmix64(uint64_t *state)
@@ -129,6 +134,20 @@ static int feasible(const rt_search *s, int64_t index)
     return ok;
 }
 
+static int grid_feasible(void *ctx, int64_t index)
+{
+    return feasible(ctx, index);
+}
+
+static int create_delegate(rt_search *s, const rt_search_cfg *cfg, rt_err *err)
+{
+    rt_grid grid = {.n_dims = rt_space_n_dims(s->space), .feasible = grid_feasible, .ctx = s};
+    for (int d = 0; d < grid.n_dims; ++d)
+        grid.dim_size[d] = rt_space_dim_size(s->space, d);
+    return rt_strategy_create(cfg->strategy, &grid, s->budget, cfg->max_time_s, cfg->seed,
+                              &s->delegate, err);
+}
+
 int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err)
 {
     *out = NULL;
@@ -139,11 +158,20 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
     for (int i = 0; i < N_STRATEGIES; ++i)
         if (strcmp(name, strategy_names[i]) == 0)
             which = i;
+    if (which < 0 && rt_strategy_known(name))
+        which = STRAT_DELEGATE;
     if (which < 0) {
-        const char *hint = rt_suggest(name, strategy_names, N_STRATEGIES);
+        const char *all[N_STRATEGIES + 16];
+        int n_all = 0;
+        for (int i = 0; i < N_STRATEGIES; ++i)
+            all[n_all++] = strategy_names[i];
+        for (int i = 0; i < rt_strategy_count && n_all < N_STRATEGIES + 16; ++i)
+            if (strcmp(rt_strategy_names[i], "random") != 0) /* already listed */
+                all[n_all++] = rt_strategy_names[i];
+        const char *hint = rt_suggest(name, all, n_all);
         return rt_err_set(err,
-                          "search.strategy '%s' is unknown%s%s%s; use exhaustive, random or "
-                          "anneal",
+                          "search.strategy '%s' is unknown%s%s%s; use exhaustive, random, "
+                          "anneal, genetic, diffevo, ils, basinhop, pso or bayes",
                           name, hint ? " (did you mean '" : "", hint ? hint : "",
                           hint ? "'?)" : "");
     }
@@ -184,6 +212,10 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
         s->temperature = ANNEAL_T_START;
         s->cooling =
             s->budget > 1 ? pow(ANNEAL_T_END / ANNEAL_T_START, 1.0 / (double)s->budget) : 1.0;
+    }
+    if (s->strat == STRAT_DELEGATE && create_delegate(s, cfg, err) != 0) {
+        free(s);
+        return -1;
     }
     *out = s;
     return 0;
@@ -359,6 +391,7 @@ int rt_search_next(rt_search *search, int64_t *index)
     case STRAT_EXHAUSTIVE: got = next_exhaustive(search, index); break;
     case STRAT_RANDOM: got = next_random(search, index); break;
     case STRAT_ANNEAL: got = next_anneal(search, index); break;
+    case STRAT_DELEGATE: got = rt_strategy_next(search->delegate, index); break;
     }
     if (got)
         search->yielded++;
@@ -375,6 +408,8 @@ void rt_search_report(rt_search *search, int64_t index, double objective)
         search->best = index;
         search->best_obj = objective;
     }
+    if (search->strat == STRAT_DELEGATE)
+        rt_strategy_report(search->delegate, index, objective);
     if (search->strat == STRAT_ANNEAL && index == search->pending) {
         search->pending = -1;
         anneal_accept(search, index, objective);
@@ -399,6 +434,8 @@ int64_t rt_search_yielded(const rt_search *search)
 
 int64_t rt_search_skipped(const rt_search *search)
 {
+    if (search->strat == STRAT_DELEGATE)
+        return rt_strategy_skipped(search->delegate);
     return search->skipped;
 }
 
@@ -409,6 +446,8 @@ int64_t rt_search_budget(const rt_search *search)
 
 const char *rt_search_strategy(const rt_search *search)
 {
+    if (search->strat == STRAT_DELEGATE)
+        return rt_strategy_name(search->delegate);
     return strategy_names[search->strat];
 }
 
@@ -416,6 +455,7 @@ void rt_search_free(rt_search *search)
 {
     if (!search)
         return;
+    rt_strategy_free(search->delegate);
     free(search->visited);
     free(search);
 }

@@ -13,8 +13,12 @@
  *                rt_search_report after every rt_search_next (a point never reported counts as
  *                failed). Infeasible points are skipped as in random.
  *
+ *   genetic, diffevo, ils, basinhop, pso, bayes - the strategies of rt_strategy.h, driven over
+ *                the space's grid (same rules: distinct feasible points, feedback through
+ *                rt_search_report; search.max_time_s stops them after that many seconds).
+ *
  * Budget: points to yield (feasible ones; see above); 0 = the whole space for exhaustive and
- * min(size, 50) for random and anneal. No strategy yields an index twice, and all finish once
+ * min(size, 50) for the other strategies. No strategy yields an index twice, and all finish once
  * every index has been considered, so a space with no feasible point ends the search instead of
  * spinning. Deterministic: the same space, strategy, budget, seed and reported objectives give
  * the same sequence on every machine. */

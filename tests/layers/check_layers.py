@@ -19,7 +19,7 @@ import sys
 # the ground layer's folders only those named in GROUND_USES.
 RANKS = [
     ("harness/core", 0), ("harness/inputs", 1), ("harness/comm", 1), ("harness/config", 2),
-    ("harness/space", 3), ("harness/search", 4),
+    ("harness/space", 3), ("harness/search", 4), ("harness/replay", 5),
     ("store", 10), ("report", 11), ("roofline", 12),
     ("backends", 13),
     ("kernels/shared", 14),
@@ -34,6 +34,8 @@ GROUND_USES = {
     "harness/config": {"harness/core", "harness/inputs"},
     "harness/space": {"harness/core", "harness/inputs", "harness/config"},
     "harness/search": {"harness/core", "harness/inputs", "harness/config", "harness/space"},
+    "harness/replay": {"harness/core", "harness/inputs", "harness/config", "harness/space",
+                       "harness/search"},
 }
 LAYERED = ("harness", "store", "report", "roofline", "backends", "kernels", "app")
 

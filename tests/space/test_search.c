@@ -384,7 +384,11 @@ static void test_bad_config(void)
     RT_CHECK_MSG(rt_test_contains(err.msg, "did you mean 'anneal'"), "%s", err.msg);
     c = search_cfg("\x7f\x01garbage", 0, 1);
     RT_CHECK(rt_search_create(&c, s, &se, &err) != 0);
-    RT_CHECK(rt_test_contains(err.msg, "exhaustive, random or anneal"));
+    RT_CHECK(rt_test_contains(err.msg, "exhaustive, random, anneal, genetic, diffevo, ils, "
+                                       "basinhop, pso or bayes"));
+    c = search_cfg("baye", 0, 1);
+    RT_CHECK(rt_search_create(&c, s, &se, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "did you mean 'bayes'"), "%s", err.msg);
     c = search_cfg("random", -5, 1);
     RT_CHECK(rt_search_create(&c, s, &se, &err) != 0 && rt_test_contains(err.msg, "-5"));
     RT_CHECK(rt_search_create(NULL, s, &se, &err) != 0);
@@ -402,8 +406,43 @@ static void test_bad_config(void)
     rt_space_free(s);
 }
 
+/* The strategies of rt_strategy.h through a config's search section: every feasible point of a
+ * constrained space exactly once, the strategy named back, never an infeasible point. */
+static void test_delegated(void)
+{
+    static const char *const names[] = {"genetic", "diffevo", "ils", "basinhop", "pso", "bayes"};
+    rt_space *sp = make_grid(6, 5, 0, "x + y != 4");
+    RT_CHECK(sp != NULL);
+    if (!sp)
+        return;
+    int n_feasible = 0;
+    for (int64_t i = 0; i < rt_space_size(sp); ++i)
+        n_feasible += is_feasible(sp, i);
+    for (int k = 0; k < 6; ++k) {
+        const rt_search_cfg c = search_cfg(names[k], 0, 3);
+        rt_search *se = NULL;
+        rt_err err;
+        RT_CHECK(rt_search_create(&c, sp, &se, &err) == 0);
+        if (!se)
+            continue;
+        RT_CHECK(strcmp(rt_search_strategy(se), names[k]) == 0);
+        int64_t seq[64];
+        const int n = drain(se, seq, 64);
+        RT_CHECK_MSG(n == n_feasible, "%s yielded %d of %d feasible points", names[k], n,
+                     n_feasible);
+        RT_CHECK(!has_repeats(seq, n, rt_space_size(sp)));
+        for (int i = 0; i < n && i < 64; ++i)
+            RT_CHECK(is_feasible(sp, seq[i]));
+        RT_CHECK(rt_search_skipped(se) == rt_space_size(sp) - n_feasible);
+        RT_CHECK(rt_search_best(se, NULL, NULL) == 0);
+        rt_search_free(se);
+    }
+    rt_space_free(sp);
+}
+
 int main(void)
 {
+    test_delegated();
     test_exhaustive();
     test_random();
     test_anneal();

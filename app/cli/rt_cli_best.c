@@ -1,0 +1,142 @@
+/* rooftune best: query the tuning database (results/rt_store_tuning.h) for a kernel on a device or
+ * architecture and an input, with fallbacks, or export it as YAML or a C header. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_store_tuning.h"
+
+static void best_usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: rooftune best --db DB --kernel K [--device NAME] [--arch sm_XY]\n"
+        "                     [--rows N] [--nnz-per-row X] [--k K]\n"
+        "       rooftune best --db DB --export-yaml FILE | --export-header FILE\n"
+        "\n"
+        "Answers with the tuning database's nearest entry for the kernel: the same device if it\n"
+        "has one, else the same architecture, else the architecture family (the nearest lower\n"
+        "sm_X0: sm_90 -> sm_80), else the nearest architecture; among those, the entry whose\n"
+        "input (rows, nonzeros per row, K) is nearest in log distance. It says which fallback\n"
+        "answered. Exit status 1 when the database has no entry for the kernel.\n");
+}
+
+static int parse_positive(const char *option, const char *text, double *out)
+{
+    char *end;
+    const double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !(v > 0) || !isfinite(v)) {
+        fprintf(stderr, "rooftune best: %s expects a positive number, got '%s'\n", option, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int export_to(sqlite3 *db, const char *path, int header)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "rooftune best: cannot write %s\n", path);
+        return RT_EXIT_FAILURE;
+    }
+    rt_err err;
+    int rc = header ? rt_tuning_export_header(db, f, &err) : rt_tuning_export_yaml(db, f, &err);
+    if (fclose(f) != 0 && rc == 0)
+        rc = rt_err_set(&err, "cannot write %s", path);
+    if (rc != 0) {
+        fprintf(stderr, "rooftune best: %s\n", err.msg);
+        return RT_EXIT_FAILURE;
+    }
+    printf("wrote %s\n", path);
+    return RT_EXIT_OK;
+}
+
+int rt_cli_best(int argc, char **argv)
+{
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"kernel", required_argument, NULL, 'k'},
+                                         {"device", required_argument, NULL, 'D'},
+                                         {"arch", required_argument, NULL, 'a'},
+                                         {"rows", required_argument, NULL, 'r'},
+                                         {"nnz-per-row", required_argument, NULL, 'n'},
+                                         {"k", required_argument, NULL, 'K'},
+                                         {"export-yaml", required_argument, NULL, 'y'},
+                                         {"export-header", required_argument, NULL, 'H'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *path = NULL, *yaml = NULL, *header = NULL;
+    rt_tuning_query q = {0};
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': path = optarg; break;
+        case 'k': q.kernel = optarg; break;
+        case 'D': q.device = optarg; break;
+        case 'a': q.arch = optarg; break;
+        case 'r':
+            if (parse_positive("--rows", optarg, &q.rows) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'n':
+            if (parse_positive("--nnz-per-row", optarg, &q.nnz_per_row) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'K':
+            if (parse_positive("--k", optarg, &q.k) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'y': yaml = optarg; break;
+        case 'H': header = optarg; break;
+        case 'h': best_usage(stdout); return RT_EXIT_OK;
+        default: best_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (!path || optind != argc || (!q.kernel && !yaml && !header)) {
+        best_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    if (q.arch && strncmp(q.arch, "sm_", 3) != 0 && strcmp(q.arch, "cpu") != 0) {
+        fprintf(stderr, "rooftune best: --arch expects sm_XY (e.g. sm_90) or cpu, got '%s'\n",
+                q.arch);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        fprintf(stderr, "rooftune best: cannot open %s: %s\n", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return RT_EXIT_USAGE;
+    }
+    int rc = RT_EXIT_OK;
+    if (yaml)
+        rc = export_to(db, yaml, 0);
+    if (rc == RT_EXIT_OK && header)
+        rc = export_to(db, header, 1);
+    if (rc == RT_EXIT_OK && q.kernel) {
+        rt_tuning_entry e;
+        rt_err err;
+        const int found = rt_tuning_lookup(db, &q, &e, &err);
+        if (found < 0) {
+            fprintf(stderr, "rooftune best: %s\n", err.msg);
+            rc = RT_EXIT_FAILURE;
+        } else if (found == 1) {
+            printf("no tuning entry for kernel %s in %s\n", q.kernel, path);
+            rc = RT_EXIT_ATTENTION;
+        } else {
+            printf("kernel:    %s\nmatched:   %s\ndevice:    %s (%s)\n", e.kernel, e.fallback,
+                   e.device, e.arch);
+            printf("input:     %s, rows %.0f, nnz/row %.2f, K %g\n", e.matrix, e.rows,
+                   e.nnz_per_row, e.k);
+            printf("params:    %s\ntime:      %.6g s (%.1f GFLOP/s), best of %d verified points\n",
+                   e.params, e.time_s, e.gflops, e.evidence_points);
+        }
+    }
+    sqlite3_close(db);
+    return rc;
+}

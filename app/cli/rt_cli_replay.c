@@ -1,0 +1,336 @@
+/* rooftune replay: search strategies replayed on a recorded, fully measured tuning space (a Kernel
+ * Tuner cache, a T4 results file or a sweep of a rooftune store), scored with the autotuning
+ * methodology; also converts any of them to T4. */
+#define _POSIX_C_SOURCE 200809L
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_cli.h"
+#include "rt_plot_gnuplot.h"
+#include "rt_recorded.h"
+#include "rt_replay.h"
+#include "rt_store_recorded.h"
+#include "rt_strategy.h"
+
+#define MAX_LIST 16
+
+static void replay_usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: rooftune replay SPACE [options]\n"
+        "\n"
+        "Replays search strategies on a recorded, fully measured tuning space without a GPU:\n"
+        "SPACE is a Kernel Tuner cache file, a T4 results file (either may be gzip-compressed)\n"
+        "or a rooftune store (one sweep of it: --kernel, --matrix, --problem). For every\n"
+        "strategy and budget it prints the mean best time found over the repeats, what random\n"
+        "search finds on average, the optimum, the methodology score\n"
+        "P = (S_random - F) / (S_random - S_opt) (0 = random search, 1 = the optimum) and the\n"
+        "mean fraction of the optimum reached (optimum / best found).\n"
+        "\n"
+        "options:\n"
+        "  --strategy LIST    comma-separated strategies, or all (default all): random, genetic,\n"
+        "                     diffevo, ils, basinhop, pso, bayes\n"
+        "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200)\n"
+        "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10)\n"
+        "  --seed S           first seed (default 1)\n"
+        "  --label NAME       the space's name in the CSV and the figure (default: file name)\n"
+        "  --csv FILE         append one row per strategy and budget (header when new)\n"
+        "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
+        "                     (<label>-score.{dat,gp,png,svg})\n"
+        "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
+        "  --kernel K, --matrix M, --problem JSON   the sweep of a store to replay\n"
+        "  --prune bound      roofline-bounded pruning: skip a candidate whose recorded bound\n"
+        "                     exceeds the best time so far (costs no evaluation); needs a\n"
+        "                     space with bounds (a rooftune store, or T4 with roofline_bound)\n"
+        "  --stop-within F    with --prune: stop once the best point is within F (e.g. 0.1)\n"
+        "                     of its bound\n");
+}
+
+static int split_list(char *text, char **items, int cap)
+{
+    int n = 0;
+    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ","))
+        items[n++] = tok;
+    return n;
+}
+
+/* The file name without its folder and its .json/.gz/.db suffixes. */
+static void base_label(const char *path, char *out, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    snprintf(out, len, "%s", b ? b + 1 : path);
+    static const char *const suffixes[] = {".gz", ".json", ".db"};
+    for (int i = 0; i < 3; ++i) {
+        const size_t n = strlen(out), k = strlen(suffixes[i]);
+        if (n > k && strcmp(out + n - k, suffixes[i]) == 0)
+            out[n - k] = '\0';
+    }
+}
+
+static int parse_int(const char *option, const char *text, long long lo, long long *out)
+{
+    char *end;
+    const long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || v < lo) {
+        fprintf(stderr, "rooftune replay: %s expects an integer >= %lld, got '%s'\n", option, lo,
+                text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int write_csv_row(FILE *f, const char *label, const char *strategy,
+                         const rt_replay_result *r)
+{
+    return fprintf(f, "%s,%s,%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", label, strategy,
+                   (long long)r->budget, r->repeats, r->mean_best, r->random_best, r->optimum,
+                   r->score, r->frac_optimum, r->mean_evals) < 0
+               ? -1
+               : 0;
+}
+
+/* score.dat: one block per strategy (budget, score); the script draws one line per block. */
+static int write_plot(const char *dir, const char *label, char **strategies, int ns,
+                      const long long *budgets, int nb, const rt_replay_result *res)
+{
+    rt_err err;
+    char stem[200], path[4096], title[512], cmd[8192];
+    char raw[260];
+    snprintf(raw, sizeof raw, "%s-score", label);
+    rt_plot_sanitize_name(raw, stem, sizeof stem);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
+    FILE *dat = fopen(path, "w");
+    if (!dat) {
+        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
+        return -1;
+    }
+    for (int s = 0; s < ns; ++s) {
+        fprintf(dat, "# %s\n", strategies[s]);
+        for (int b = 0; b < nb; ++b)
+            fprintf(dat, "%lld %.6f\n", budgets[b], res[s * nb + b].score);
+        fprintf(dat, "\n\n");
+    }
+    fclose(dat);
+    snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
+    FILE *gp = fopen(path, "w");
+    if (!gp) {
+        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
+        return -1;
+    }
+    fprintf(gp, "reset\n");
+    rt_plot_write_style(gp);
+    char quoted[600];
+    snprintf(title, sizeof title, "%s: methodology score by budget (0 = random, 1 = optimum)",
+             label);
+    rt_plot_quote(title, quoted, sizeof quoted);
+    fprintf(gp,
+            "set title %s\nset xlabel 'budget (evaluations)'\nset ylabel 'score P'\n"
+            "set logscale x\nset key bottom right\nset yrange [*:1.05]\n",
+            quoted);
+    size_t used = (size_t)snprintf(cmd, sizeof cmd, "plot ");
+    for (int s = 0; s < ns && used < sizeof cmd; ++s) {
+        rt_plot_quote(strategies[s], quoted, sizeof quoted);
+        used += (size_t)snprintf(cmd + used, sizeof cmd - used,
+                                 "%s'%s.dat' index %d using 1:2 with linespoints title %s",
+                                 s ? ", " : "", stem, s, quoted);
+    }
+    if (used < sizeof cmd)
+        snprintf(cmd + used, sizeof cmd - used, "\n");
+    rt_plot_write_render(gp, stem, cmd);
+    fclose(gp);
+    char script[256];
+    snprintf(script, sizeof script, "%s.gp", stem);
+    if (rt_plot_run_gnuplot(dir, script, &err) != 0) {
+        fprintf(stderr, "rooftune replay: %s (data and script are in %s)\n", err.msg, dir);
+        return -1;
+    }
+    printf("figure: %s/%s.png and .svg\n", dir, stem);
+    return 0;
+}
+
+int rt_cli_replay(int argc, char **argv)
+{
+    static const struct option opts[] = {{"strategy", required_argument, NULL, 's'},
+                                         {"budget", required_argument, NULL, 'b'},
+                                         {"repeats", required_argument, NULL, 'r'},
+                                         {"seed", required_argument, NULL, 'S'},
+                                         {"label", required_argument, NULL, 'l'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"plot", required_argument, NULL, 'p'},
+                                         {"write-t4", required_argument, NULL, 't'},
+                                         {"kernel", required_argument, NULL, 'k'},
+                                         {"matrix", required_argument, NULL, 'm'},
+                                         {"problem", required_argument, NULL, 'P'},
+                                         {"prune", required_argument, NULL, 'x'},
+                                         {"stop-within", required_argument, NULL, 'w'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    char strategy_text[512] = "all", budget_text[512] = "20,50,100,200", label[256] = "";
+    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL;
+    rt_recorded_select sel = {0};
+    long long repeats = 10, seed = 1;
+    rt_prune prune;
+    rt_prune_init(&prune, 0, 0);
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': snprintf(strategy_text, sizeof strategy_text, "%s", optarg); break;
+        case 'b': snprintf(budget_text, sizeof budget_text, "%s", optarg); break;
+        case 'r':
+            if (parse_int("--repeats", optarg, 1, &repeats) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'S':
+            if (parse_int("--seed", optarg, 0, &seed) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case 'l': snprintf(label, sizeof label, "%s", optarg); break;
+        case 'c': csv = optarg; break;
+        case 'p': plot_dir = optarg; break;
+        case 't': t4_out = optarg; break;
+        case 'k': sel.kernel = optarg; break;
+        case 'm': sel.matrix = optarg; break;
+        case 'P': sel.problem = optarg; break;
+        case 'x':
+            if (strcmp(optarg, "bound") != 0) {
+                fprintf(stderr, "rooftune replay: --prune takes 'bound', not '%s'\n", optarg);
+                return RT_EXIT_USAGE;
+            }
+            prune.enabled = 1;
+            break;
+        case 'w': {
+            char *end;
+            prune.stop_within = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(prune.stop_within > 0)) {
+                fprintf(stderr, "rooftune replay: --stop-within expects a fraction > 0, got '%s'\n",
+                        optarg);
+                return RT_EXIT_USAGE;
+            }
+            break;
+        }
+        case 'h': replay_usage(stdout); return RT_EXIT_OK;
+        default: replay_usage(stderr); return RT_EXIT_USAGE;
+        }
+    }
+    if (optind + 1 != argc) {
+        replay_usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    if (!label[0])
+        base_label(path, label, sizeof label);
+    char *strategies[MAX_LIST];
+    int ns;
+    if (strcmp(strategy_text, "all") == 0) {
+        ns = rt_strategy_count;
+        for (int i = 0; i < ns; ++i)
+            strategies[i] = (char *)rt_strategy_names[i];
+    } else {
+        ns = split_list(strategy_text, strategies, MAX_LIST);
+        for (int i = 0; i < ns; ++i)
+            if (!rt_strategy_known(strategies[i])) {
+                fprintf(stderr,
+                        "rooftune replay: --strategy '%s' is unknown; use all or some of random, "
+                        "genetic, diffevo, ils, basinhop, pso, bayes\n",
+                        strategies[i]);
+                return RT_EXIT_USAGE;
+            }
+    }
+    char *budget_items[MAX_LIST];
+    const int nb = split_list(budget_text, budget_items, MAX_LIST);
+    long long budgets[MAX_LIST];
+    for (int i = 0; i < nb; ++i)
+        if (parse_int("--budget", budget_items[i], 1, &budgets[i]) != 0)
+            return RT_EXIT_USAGE;
+    if (ns == 0 || nb == 0) {
+        fprintf(stderr, "rooftune replay: give at least one strategy and one budget\n");
+        return RT_EXIT_USAGE;
+    }
+
+    rt_err err;
+    rt_recorded *space = NULL;
+    if (rt_store_recorded_load(path, &sel, &space, &err) != 0) {
+        fprintf(stderr, "rooftune replay: %s\n", err.msg);
+        return RT_EXIT_USAGE;
+    }
+    int64_t valid = 0;
+    const double opt = rt_recorded_optimum(space, &valid);
+    printf("space %s: %s%s%s, %d parameters, %lld configurations (%lld valid), optimum %.6g %s\n",
+           label, space->kernel, space->device[0] ? " on " : "", space->device, space->n_dims,
+           (long long)space->n_points, (long long)valid, opt, space->unit);
+    if (t4_out) {
+        const int rc = rt_recorded_write_t4(space, t4_out, &err);
+        if (rc != 0)
+            fprintf(stderr, "rooftune replay: %s\n", err.msg);
+        else
+            printf("wrote %s\n", t4_out);
+        rt_recorded_free(space);
+        return rc == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    }
+    if (prune.stop_within > 0 && !prune.enabled) {
+        fprintf(stderr, "rooftune replay: --stop-within needs --prune bound\n");
+        rt_recorded_free(space);
+        return RT_EXIT_USAGE;
+    }
+    if (prune.enabled) {
+        int64_t with_bound = 0;
+        for (int64_t i = 0; i < space->n_points; ++i)
+            with_bound += space->bound[i] > 0;
+        printf("pruning by roofline bound: %lld of %lld configurations carry a bound\n",
+               (long long)with_bound, (long long)space->n_points);
+    }
+    if (valid == 0) {
+        fprintf(stderr, "rooftune replay: %s: no configuration ran, nothing to search for\n", path);
+        rt_recorded_free(space);
+        return RT_EXIT_USAGE;
+    }
+    FILE *csv_f = NULL;
+    if (csv) {
+        struct stat st;
+        const int fresh = stat(csv, &st) != 0 || st.st_size == 0;
+        csv_f = fopen(csv, "a");
+        if (!csv_f) {
+            fprintf(stderr, "rooftune replay: cannot write %s\n", csv);
+            rt_recorded_free(space);
+            return RT_EXIT_FAILURE;
+        }
+        if (fresh)
+            fprintf(csv_f, "space,strategy,budget,repeats,mean_best,random_best,optimum,score,"
+                           "frac_optimum,mean_evals\n");
+    }
+    rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
+    int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats", "mean best",
+           "random best", "score", "% optimum", "pruned");
+    for (int s = 0; s < ns && rc == RT_EXIT_OK; ++s)
+        for (int b = 0; b < nb && rc == RT_EXIT_OK; ++b) {
+            rt_replay_result *r = &res[s * nb + b];
+            if (rt_replay_run(space, strategies[s], budgets[b], (int)repeats, (uint64_t)seed,
+                              &prune, r, &err) != 0) {
+                fprintf(stderr, "rooftune replay: %s\n", err.msg);
+                rc = RT_EXIT_FAILURE;
+                break;
+            }
+            printf("%-10s %7lld %7d %14.6g %14.6g %8.3f %8.1f%% %7.1f\n", strategies[s], budgets[b],
+                   r->repeats, r->mean_best, r->random_best, r->score, 100.0 * r->frac_optimum,
+                   r->mean_pruned);
+            if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
+                rc = RT_EXIT_FAILURE;
+        }
+    if (csv_f && fclose(csv_f) != 0)
+        rc = RT_EXIT_FAILURE;
+    if (rc == RT_EXIT_OK && plot_dir &&
+        write_plot(plot_dir, label, strategies, ns, budgets, nb, res) != 0)
+        rc = RT_EXIT_FAILURE;
+    free(res);
+    rt_recorded_free(space);
+    return rc;
+}

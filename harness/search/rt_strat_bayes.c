@@ -1,0 +1,287 @@
+/* bayes: Bayesian optimisation with a Gaussian-process surrogate and expected improvement.
+ *
+ * Data: every reported point, its coordinates scaled to [0, 1] per parameter, its objective as a
+ * standardised logarithm (run times span orders of magnitude; the log makes the surface closer to
+ * stationary). A failed point gets the worst objective seen, so the model learns to avoid its
+ * region instead of being told "infinitely slow", which would wreck the fit.
+ * Model: Matern 5/2 covariance, unit signal variance, small noise; the length scale is picked from
+ * a short grid by the log marginal likelihood every step. Linear algebra: Cholesky (dpotrf) and
+ * triangular solves (dpotrs, dtrtrs) from LAPACKE.
+ * Acquisition: expected improvement over a pool of random unmeasured points and every open
+ * one-parameter move of the best points (where the optimum usually is once the model is good).
+ * The first points are random (an initial design the model can stand on). */
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_strategy_impl.h"
+
+#define BO_POOL_RANDOM 384
+#define BO_TOP_CENTRES 3
+#define BO_MAX_MOVES   1024
+#define BO_MAX_DATA    400 /* beyond this, only the best points are modelled: the cost is cubic */
+#define BO_NOISE       1e-4
+#define BO_XI          0.01
+static const double bo_length_grid[] = {0.08, 0.15, 0.3, 0.6};
+#define BO_N_LENGTHS ((int)(sizeof bo_length_grid / sizeof bo_length_grid[0]))
+
+typedef struct bo_state {
+    int n_init;
+} bo_state;
+
+static int bo_init(rt_strategy *s, rt_err *err)
+{
+    bo_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return rt_err_set(err, "out of memory for strategy bayes");
+    /* About a tenth of the budget, between 4 and 10 points. */
+    int64_t n0 = s->budget / 10;
+    st->n_init = (int)(n0 < 4 ? 4 : (n0 > 10 ? 10 : n0));
+    s->state = st;
+    return 0;
+}
+
+static double matern52(const double *a, const double *b, int nd, double length)
+{
+    double r2 = 0;
+    for (int d = 0; d < nd; ++d) {
+        const double t = a[d] - b[d];
+        r2 += t * t;
+    }
+    const double r = sqrt(5.0 * r2) / length;
+    return (1.0 + r + r * r / 3.0) * exp(-r);
+}
+
+static void features(const rt_strategy *s, int64_t index, double *x)
+{
+    int64_t c[RT_MAX_PARAMS];
+    rt_strat_coords(s, index, c);
+    for (int d = 0; d < s->grid.n_dims; ++d)
+        x[d] = s->grid.dim_size[d] > 1 ? (double)c[d] / (double)(s->grid.dim_size[d] - 1) : 0.0;
+}
+
+typedef struct bo_fit {
+    int n, nd;
+    double *x;     /* n x nd, row-major */
+    double *y;     /* standardised */
+    double *chol;  /* n x n lower Cholesky factor, column-major */
+    double *alpha; /* K^-1 y */
+    double length;
+    double y_best;
+} bo_fit;
+
+/* Factorises K for one length scale; returns the log marginal likelihood or -INFINITY. */
+static double bo_factor(bo_fit *f, double length)
+{
+    const int n = f->n;
+    for (int j = 0; j < n; ++j)
+        for (int i = j; i < n; ++i) {
+            const double k =
+                matern52(f->x + (size_t)i * f->nd, f->x + (size_t)j * f->nd, f->nd, length);
+            f->chol[(size_t)j * n + i] = k + (i == j ? BO_NOISE : 0.0);
+        }
+    if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, f->chol, n) != 0)
+        return -INFINITY;
+    memcpy(f->alpha, f->y, (size_t)n * sizeof *f->alpha);
+    if (LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', n, 1, f->chol, n, f->alpha, n) != 0)
+        return -INFINITY;
+    double lml = 0;
+    for (int i = 0; i < n; ++i)
+        lml -= 0.5 * f->y[i] * f->alpha[i] + log(f->chol[(size_t)i * n + i]);
+    return lml;
+}
+
+/* The data, fitted: 0, or -1 when there is too little or no length scale gives a factor. */
+static int bo_fit_data(rt_strategy *s, bo_fit *f)
+{
+    const int64_t nh = s->n_hist;
+    double worst = -INFINITY;
+    int finite = 0;
+    for (int64_t k = 0; k < nh; ++k)
+        if (isfinite(s->hist_obj[k]) && s->hist_obj[k] > 0) {
+            finite++;
+            if (log(s->hist_obj[k]) > worst)
+                worst = log(s->hist_obj[k]);
+        }
+    if (finite < 2)
+        return -1;
+    /* Keep the best BO_MAX_DATA points: sort a copy of the history positions by objective. */
+    int64_t *order = malloc((size_t)nh * sizeof *order);
+    if (!order)
+        return -1;
+    for (int64_t k = 0; k < nh; ++k)
+        order[k] = k;
+    int n = (int)(nh < BO_MAX_DATA ? nh : BO_MAX_DATA);
+    if (nh > BO_MAX_DATA) /* partial selection sort: only when the history is long */
+        for (int i = 0; i < n; ++i) {
+            int64_t m = i;
+            for (int64_t k = i + 1; k < nh; ++k)
+                if (s->hist_obj[order[k]] < s->hist_obj[order[m]])
+                    m = k;
+            const int64_t t = order[i];
+            order[i] = order[m];
+            order[m] = t;
+        }
+    f->n = n;
+    f->nd = s->grid.n_dims;
+    f->x = malloc((size_t)n * f->nd * sizeof *f->x);
+    f->y = malloc((size_t)n * sizeof *f->y);
+    f->chol = malloc((size_t)n * n * sizeof *f->chol);
+    f->alpha = malloc((size_t)n * sizeof *f->alpha);
+    if (!f->x || !f->y || !f->chol || !f->alpha) {
+        free(order);
+        return -1;
+    }
+    double mean = 0;
+    for (int i = 0; i < n; ++i) {
+        const double o = s->hist_obj[order[i]];
+        f->y[i] = (isfinite(o) && o > 0) ? log(o) : worst;
+        features(s, s->hist_index[order[i]], f->x + (size_t)i * f->nd);
+        mean += f->y[i];
+    }
+    free(order);
+    mean /= n;
+    double var = 0;
+    for (int i = 0; i < n; ++i)
+        var += (f->y[i] - mean) * (f->y[i] - mean);
+    const double sd = var > 0 ? sqrt(var / n) : 1.0;
+    f->y_best = INFINITY;
+    for (int i = 0; i < n; ++i) {
+        f->y[i] = (f->y[i] - mean) / sd;
+        if (f->y[i] < f->y_best)
+            f->y_best = f->y[i];
+    }
+    /* Distances in the unit cube grow with the square root of the dimension count. */
+    int live = 0;
+    for (int d = 0; d < f->nd; ++d)
+        live += s->grid.dim_size[d] > 1;
+    const double scale = sqrt(live > 0 ? (double)live : 1.0);
+    double best_lml = -INFINITY, best_length = 0;
+    for (int g = 0; g < BO_N_LENGTHS; ++g) {
+        const double lml = bo_factor(f, bo_length_grid[g] * scale);
+        if (lml > best_lml) {
+            best_lml = lml;
+            best_length = bo_length_grid[g] * scale;
+        }
+    }
+    if (!isfinite(best_lml))
+        return -1;
+    f->length = best_length;
+    return isfinite(bo_factor(f, best_length)) ? 0 : -1;
+}
+
+static void bo_fit_free(bo_fit *f)
+{
+    free(f->x);
+    free(f->y);
+    free(f->chol);
+    free(f->alpha);
+}
+
+static int64_t bo_propose(rt_strategy *s)
+{
+    const bo_state *st = s->state;
+    if (s->n_hist < st->n_init)
+        return -1;
+    bo_fit f = {0};
+    if (bo_fit_data(s, &f) != 0) {
+        bo_fit_free(&f);
+        return -1;
+    }
+    /* The pool: open neighbours of the best points, then random open points. Duplicates are
+     * harmless (the same score twice). */
+    const int cap = BO_TOP_CENTRES * BO_MAX_MOVES + BO_POOL_RANDOM;
+    int64_t *pool = malloc((size_t)cap * sizeof *pool);
+    double *ks = malloc((size_t)cap * f.n * sizeof *ks);
+    double *xc = malloc((size_t)cap * f.nd * sizeof *xc);
+    int64_t chosen = -1;
+    if (!pool || !ks || !xc)
+        goto done;
+    int m = 0;
+    int64_t centres[BO_TOP_CENTRES];
+    double centre_obj[BO_TOP_CENTRES];
+    int n_centres = 0;
+    for (int64_t k = 0; k < s->n_hist; ++k) {
+        const double o = s->hist_obj[k];
+        if (!isfinite(o))
+            continue;
+        if (n_centres == BO_TOP_CENTRES && o >= centre_obj[BO_TOP_CENTRES - 1])
+            continue;
+        int pos = n_centres < BO_TOP_CENTRES ? n_centres++ : BO_TOP_CENTRES - 1;
+        while (pos > 0 && centre_obj[pos - 1] > o) {
+            centres[pos] = centres[pos - 1];
+            centre_obj[pos] = centre_obj[pos - 1];
+            --pos;
+        }
+        centres[pos] = s->hist_index[k];
+        centre_obj[pos] = o;
+    }
+    for (int c = 0; c < n_centres; ++c)
+        m += rt_strat_open_neighbours(s, centres[c], 1, pool + m, BO_MAX_MOVES);
+    const int sparse = s->grid.feasible_list && s->grid.n_feasible > 0;
+    for (int t = 0; t < 4 * BO_POOL_RANDOM && m < cap; ++t) {
+        const int64_t pos = rt_strat_below(s, sparse ? s->grid.n_feasible : s->size);
+        const int64_t i = sparse ? s->grid.feasible_list[pos] : pos;
+        if (rt_strat_open(s, i))
+            pool[m++] = i;
+        if (t >= BO_POOL_RANDOM && m > 0)
+            break;
+    }
+    if (m == 0)
+        goto done;
+    for (int j = 0; j < m; ++j) {
+        features(s, pool[j], xc + (size_t)j * f.nd);
+        for (int i = 0; i < f.n; ++i)
+            ks[(size_t)j * f.n + i] =
+                matern52(f.x + (size_t)i * f.nd, xc + (size_t)j * f.nd, f.nd, f.length);
+    }
+    double *mu = malloc((size_t)cap * sizeof *mu);
+    if (!mu)
+        goto done;
+    for (int j = 0; j < m; ++j) {
+        double acc = 0;
+        for (int i = 0; i < f.n; ++i)
+            acc += ks[(size_t)j * f.n + i] * f.alpha[i];
+        mu[j] = acc;
+    }
+    /* V = L^-1 Ks: the posterior variance is 1 - |v_j|^2. */
+    if (LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', f.n, m, f.chol, f.n, ks, f.n) != 0) {
+        free(mu);
+        goto done;
+    }
+    double best_ei = -1;
+    for (int j = 0; j < m; ++j) {
+        double q = 0;
+        for (int i = 0; i < f.n; ++i)
+            q += ks[(size_t)j * f.n + i] * ks[(size_t)j * f.n + i];
+        const double var = 1.0 + BO_NOISE - q;
+        const double sd = var > 1e-12 ? sqrt(var) : 1e-6;
+        const double imp = f.y_best - mu[j] - BO_XI;
+        const double z = imp / sd;
+        const double ei = imp * 0.5 * erfc(-z / sqrt(2.0)) +
+                          sd * exp(-0.5 * z * z) / sqrt(2.0 * 3.141592653589793);
+        if (ei > best_ei) {
+            best_ei = ei;
+            chosen = pool[j];
+        }
+    }
+    free(mu);
+    if (chosen >= 0 && !rt_strat_take(s, chosen))
+        chosen = -1;
+done:
+    free(pool);
+    free(ks);
+    free(xc);
+    bo_fit_free(&f);
+    return chosen;
+}
+
+static void bo_release(rt_strategy *s)
+{
+    free(s->state);
+    s->state = NULL;
+}
+
+const rt_strategy_ops rt_strat_bayes_ops = {
+    .name = "bayes", .init = bo_init, .propose = bo_propose, .release = bo_release};
