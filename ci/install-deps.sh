@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libyaml-dev
           libsqlite3-dev sqlite3 gnuplot-nox libhwloc-dev hwloc libpapi-dev papi-tools
-          libmetis-dev python3)
+          libmetis-dev liblapacke-dev libblas-dev python3)
 if [ "${ROOFTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)
 fi
