@@ -6,6 +6,7 @@
 #include "rt_gen_banded.h"
 #include "rt_gen_rmat.h"
 #include "rt_gen_sparse_dnn.h"
+#include "rt_gen_stencil.h"
 #include "rt_gen_uniform.h"
 #include "rt_gen_xct.h"
 #include "rt_mmio.h"
@@ -14,7 +15,7 @@
 
 static const rt_generator_desc *const generators[] = {
     &rt_gen_uniform_desc, &rt_gen_banded_desc,     &rt_gen_rmat_desc,
-    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc,
+    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc, &rt_gen_stencil_desc,
 };
 #define N_GENERATORS ((int)(sizeof generators / sizeof generators[0]))
 

@@ -6,6 +6,7 @@
 
 #include "eigen_dev_host.h"
 #include "rt_schema.h"
+#include "rt_stencil_spectrum.h"
 
 static const rt_param_schema eigen_problem[] = {
     {"solver", RT_V_STR, "lobpcg|lanczos", "lobpcg", 0, "block LOBPCG or Lanczos"},
@@ -15,6 +16,8 @@ static const rt_param_schema eigen_problem[] = {
     {"seed", RT_V_INT, "", "1", 0, "seed of the starting block"},
     {"symmetrize", RT_V_INT, "0..1", "0", 0,
      "1: solve for (A + A')/2 (R-MAT); 0: a non-symmetric matrix is an error"},
+    {"res_tol", RT_V_REAL, "1e-14..1", "1e-6", 0,
+     "every returned pair must reach ||A x - theta x|| / ||A||_inf below this (the gate)"},
 };
 #define EIGEN_N_PROBLEM ((int)(sizeof eigen_problem / sizeof eigen_problem[0]))
 
@@ -75,8 +78,8 @@ static int symmetrized(const rt_csr *a, rt_csr *out, rt_err *err)
     return rc;
 }
 
-int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, eg_inputs **out,
-                     rt_err *err)
+int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, double res_tol,
+                     eg_inputs **out, rt_err *err)
 {
     *out = NULL;
     if (!a)
@@ -88,6 +91,7 @@ int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, 
     if (!in)
         return rt_err_set(err, "eigen: out of memory");
     in->cfg = *problem;
+    in->res_tol = res_tol;
     in->a = a;
     int64_t r = 0, c = 0;
     if (find_asymmetry(a, &r, &c)) {
@@ -105,7 +109,31 @@ int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, 
         }
         in->a = &in->sym;
     }
+    rt_stencil_shape shape;
+    in->exact = rt_stencil_match(in->a, &shape) && shape.points != 125;
     *out = in;
+    return 0;
+}
+
+/* A real parameter through the problem schema (set value or default, domain checked); integers
+ * are accepted as reals. */
+static int read_real(const char *owner, const rt_params *p, const char *name, double *out,
+                     rt_err *err)
+{
+    const rt_param_schema *s = NULL;
+    for (int k = 0; k < EIGEN_N_PROBLEM; ++k)
+        if (strcmp(eigen_problem[k].name, name) == 0)
+            s = &eigen_problem[k];
+    const rt_value *set = rt_params_get(p, name);
+    rt_value v;
+    if (set)
+        v = *set;
+    else if (rt_param_default(s, &v, err) != 0)
+        return rt_err_prefix(err, "%s", owner);
+    char why[256];
+    if (rt_param_check(s, &v, why, sizeof why) != 0)
+        return rt_err_set(err, "%s: %s", owner, why);
+    *out = v.kind == RT_V_INT ? (double)v.i : v.r;
     return 0;
 }
 
@@ -114,13 +142,15 @@ static int eigen_make_inputs(const rt_csr *a, const rt_params *p, void **inputs,
     const char *owner = "eigen problem";
     char solver[16];
     int64_t block = 0, nev = 0, iters = 0, seed = 0, sym = 0;
+    double res_tol = 0.0;
     if (rt_schema_str(eigen_problem, EIGEN_N_PROBLEM, owner, p, "solver", solver, sizeof solver,
                       err) != 0 ||
         rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "block", &block, err) != 0 ||
         rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "nev", &nev, err) != 0 ||
         rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "iters", &iters, err) != 0 ||
         rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "seed", &seed, err) != 0 ||
-        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "symmetrize", &sym, err) != 0)
+        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "symmetrize", &sym, err) != 0 ||
+        read_real(owner, p, "res_tol", &res_tol, err) != 0)
         return -1;
     eg_config c;
     memset(&c, 0, sizeof c);
@@ -130,7 +160,7 @@ static int eigen_make_inputs(const rt_csr *a, const rt_params *p, void **inputs,
     c.iters = iters;
     c.seed = (uint64_t)seed;
     eg_inputs *in = NULL;
-    if (eg_inputs_create(a, &c, (int)sym, &in, err) != 0)
+    if (eg_inputs_create(a, &c, (int)sym, res_tol, &in, err) != 0)
         return -1;
     *inputs = in;
     return 0;
@@ -141,22 +171,42 @@ static void eigen_free_inputs(void *inputs)
     eg_inputs_destroy(inputs);
 }
 
-static int64_t eigen_output_elems(const void *inputs)
+void eg_gate_output(const eg_inputs *in, const eg_result *res, double *out)
 {
-    return ((const eg_inputs *)inputs)->cfg.nev;
+    const int64_t nev = in->cfg.nev;
+    for (int64_t j = 0; j < nev; ++j) {
+        out[j] = res->ritz[j];
+        const double score = res->rel_res[j] / in->res_tol;
+        /* A NaN residual stays NaN: the gate treats a non-finite output as wrong. */
+        out[nev + j] = score <= 1.0 ? 1.0 : score;
+    }
 }
 
-/* Ritz values of the same iterates differ by rounding only: relative 1e-8 leaves room for the
- * different summation orders of tiles and devices, and catches any wrong task or stale tile. */
+static int64_t eigen_output_elems(const void *inputs)
+{
+    return 2 * ((const eg_inputs *)inputs)->cfg.nev;
+}
+
+/* A pair with residual r (relative to ||A||) has an eigenvalue within r ||A|| of its Ritz value
+ * (and within about r^2 ||A||^2 / gap once converged), so res_tol bounds the Ritz error too; a
+ * residual score above 1 + res_tol fails. Both are relative to the norm of the reference vector,
+ * which is at least sqrt(nev) (the scores). */
 static double eigen_tolerance(const void *inputs)
 {
-    (void)inputs;
-    return 1e-8;
+    return ((const eg_inputs *)inputs)->res_tol;
 }
 
 static int eigen_reference(const void *inputs, double *out, rt_err *err)
 {
     const eg_inputs *in = inputs;
+    for (int64_t j = 0; j < in->cfg.nev; ++j)
+        out[in->cfg.nev + j] = 1.0;
+    if (in->exact) {
+        rt_stencil_shape shape;
+        rt_stencil_match(in->a, &shape);
+        const int rc = rt_stencil_smallest(&shape, in->cfg.nev, out, err);
+        return rc < 0 ? rt_err_prefix(err, "eigen reference") : 0;
+    }
     eg_config c = in->cfg;
     c.tile = in->a->rows;
     c.sched = EG_SCHED_KBK;

@@ -7,7 +7,7 @@
  *   X*Y        R = Rt D (unit columns)                          per tile
  *   SpMM       AR = A R                                          per block A(i, j)
  *   X'*Y       GA_i = [X R P]_i' [AX AR AP]_i, GB_i = [X R P]_i' [X R P]_i
- *   host       Rayleigh-Ritz: GA c = theta GB c (LAPACKE_dsygv, 3b or, without P, 2b), the b
+ *   host       Rayleigh-Ritz: GA c = theta GB c (eigen_rr.c, 3b or, without P, 2b), the b
  *              smallest; the new P's coefficients made GB-orthonormal in the small space
  *              (Cholesky of Cp' GB Cp), P dropped for one iteration when that fails
  *   X*Y        X+ = [X R P] C, AX+ = [AX AR AP] C, P+ = [R P] Cp, AP+ = [AR AP] Cp
@@ -20,6 +20,7 @@
 
 #include <cblas.h>
 
+#include "eigen_rr.h"
 #include "eigen_solver_impl.h"
 
 typedef struct lob {
@@ -83,29 +84,31 @@ static int lob_rr(void *ctx, int64_t arg, rt_err *err)
     reduce_gram(s, L->ga, ga, n3);
     reduce_gram(s, L->gb, gb, n3);
     int64_t m = L->p_valid ? n3 : 2 * b;
-    lapack_int info = 0;
+    int rc = 0;
     for (;;) {
         leading(ga, n3, m, L->wa);
         leading(gb, n3, m, L->wb);
-        info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'L', (lapack_int)m, L->wa, (lapack_int)m,
-                             L->wb, (lapack_int)m, L->theta);
-        if (info == 0 || m == 2 * b)
+        rc = eg_rr_solve(L->wa, L->wb, m, b, L->theta, L->gp, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 || m == 2 * b)
             break;
         m = 2 * b; /* [X R P] lost rank: restart without P */
     }
-    if (info != 0)
+    if (rc != 0)
         return rt_err_set(err,
-                          "LOBPCG: the Rayleigh-Ritz problem on [X R] failed (LAPACKE_dsygv info "
-                          "%d): the block lost rank",
-                          (int)info);
-    /* C: the b smallest eigenvectors (columns of wa), rows beyond m zero. */
+                          "LOBPCG: [X R] has fewer than %lld independent columns: the block "
+                          "lost rank",
+                          (long long)b);
+    /* C: the b smallest pairs (m x b, in gp, which the reductions no longer need), rows beyond m
+     * zero. */
     memset(L->c.host, 0, (size_t)(n3 * b) * sizeof(double));
     memset(L->cp.host, 0, (size_t)(n3 * b) * sizeof(double));
     for (int64_t r = 0; r < m; ++r)
         for (int64_t k = 0; k < b; ++k) {
-            L->c.host[r * b + k] = L->wa[r * m + k];
+            L->c.host[r * b + k] = L->gp[r * b + k];
             if (r >= b)
-                L->cp.host[r * b + k] = L->wa[r * m + k];
+                L->cp.host[r * b + k] = L->gp[r * b + k];
         }
     for (int64_t k = 0; k < b; ++k) {
         for (int64_t j = 0; j < b; ++j)
@@ -118,7 +121,8 @@ static int lob_rr(void *ctx, int64_t arg, rt_err *err)
                 (int)n3, L->cp.host, (int)b, 0.0, tmp, (int)b);
     cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)b, (int)b, (int)n3, 1.0, L->cp.host,
                 (int)b, tmp, (int)b, 0.0, L->wbk, (int)b);
-    info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)b, L->wbk, (lapack_int)b);
+    const lapack_int info =
+        LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)b, L->wbk, (lapack_int)b);
     if (info == 0) {
         cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)n3,
                     (int)b, 1.0, L->wbk, (int)b, L->cp.host, (int)b);
