@@ -7,6 +7,7 @@
 
 #include "eigen_dev_host.h"
 #include "eigen_family.h"
+#include "eigen_model.h"
 #include "rt_generators.h"
 #include "rt_test.h"
 
@@ -78,8 +79,24 @@ static void build(int points, int64_t nx, int64_t ny, int64_t nz, rt_csr *a)
     RT_CHECK_MSG(rt_matrix_build("stencil", &args, NULL, NULL, a, &err) == 0, "%s", err.msg);
 }
 
+/* The link projection: compute plus bytes over bandwidth, one entry per link. */
+static void test_projection(void)
+{
+    RT_CHECK(fabs(eg_model_project(0.01, 16e9, 16e9) - 1.01) < 1e-12);
+    RT_CHECK(fabs(eg_model_project(-1.0, 32e9, 32e9) - 1.0) < 1e-12); /* negative compute: 0 */
+    int n = 0;
+    const eg_link *l = eg_model_links(&n);
+    RT_CHECK(n == 4 && l[0].bytes_per_s < l[1].bytes_per_s && l[2].bytes_per_s < l[3].bytes_per_s);
+    rt_metrics m;
+    rt_metrics_init(&m);
+    eg_model_add_metrics(&m, 0.5, 64e9);
+    const rt_metric *p5 = rt_metrics_get(&m, "projected_s_per_iter_pcie5");
+    RT_CHECK(p5 && fabs(p5->value - 1.5) < 1e-12);
+}
+
 int main(void)
 {
+    test_projection();
     rt_csr lap, s125;
     build(5, 12, 10, 1, &lap);
     build(125, 5, 5, 4, &s125);
