@@ -57,9 +57,9 @@ static int build(const char *generator, const char *ordering, rt_csr *out, rt_er
 static void test_registry_and_defaults(void)
 {
     rt_err err;
-    RT_CHECK(rt_generator_count() == 5);
-    const char *names[] = {"uniform", "banded", "rmat", "xct", "sparse_dnn"};
-    for (int k = 0; k < 5; ++k) {
+    RT_CHECK(rt_generator_count() == 6);
+    const char *names[] = {"uniform", "banded", "rmat", "xct", "sparse_dnn", "stencil"};
+    for (int k = 0; k < 6; ++k) {
         const rt_generator_desc *g = rt_generator_find(names[k]);
         RT_CHECK_MSG(g != NULL && rt_generator_at(k) == g, "%s", names[k]);
         if (!g)
