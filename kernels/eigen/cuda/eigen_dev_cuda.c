@@ -319,12 +319,12 @@ int eg_cuda_dev_pin(eg_cuda_dev *d, void *const *host, const size_t *bytes, int 
     }
     for (int i = 0; i < k; ++i) {
         void *p = (void *)r[i].lo;
-        const cudaError_t e =
-            cudaHostRegister(p, (size_t)(r[i].hi - r[i].lo), cudaHostRegisterDefault);
+        const size_t len = (size_t)(r[i].hi - r[i].lo);
+        const cudaError_t e = cudaHostRegister(p, len, cudaHostRegisterDefault);
         if (e != cudaSuccess) {
             free(r);
             return rt_err_set(err, "eigen CUDA device: cudaHostRegister of %zu bytes failed: %s",
-                              (size_t)(r[i].hi - r[i].lo), cudaGetErrorString(e));
+                              len, cudaGetErrorString(e));
         }
         d->pinned[d->n_pinned++] = p;
     }
