@@ -7,6 +7,7 @@
 #include "rt_gen_laplacian.h"
 #include "rt_gen_rmat.h"
 #include "rt_gen_sparse_dnn.h"
+#include "rt_gen_stencil.h"
 #include "rt_gen_uniform.h"
 #include "rt_gen_xct.h"
 #include "rt_mmio.h"
@@ -14,8 +15,8 @@
 #include "rt_strutil.h"
 
 static const rt_generator_desc *const generators[] = {
-    &rt_gen_uniform_desc, &rt_gen_banded_desc,     &rt_gen_rmat_desc,
-    &rt_gen_xct_desc,     &rt_gen_sparse_dnn_desc, &rt_gen_laplacian_desc,
+    &rt_gen_uniform_desc,    &rt_gen_banded_desc,    &rt_gen_rmat_desc,    &rt_gen_xct_desc,
+    &rt_gen_sparse_dnn_desc, &rt_gen_laplacian_desc, &rt_gen_stencil_desc,
 };
 #define N_GENERATORS ((int)(sizeof generators / sizeof generators[0]))
 

@@ -84,8 +84,9 @@ static void test_laplacian(void)
 static void test_registry_and_defaults(void)
 {
     rt_err err;
-    RT_CHECK(rt_generator_count() == 6);
-    const char *names[] = {"uniform", "banded", "rmat", "xct", "sparse_dnn", "laplacian"};
+    RT_CHECK(rt_generator_count() == 7);
+    const char *names[] = {"uniform",    "banded",    "rmat",   "xct",
+                           "sparse_dnn", "laplacian", "stencil"};
     for (int k = 0; k < 6; ++k) {
         const rt_generator_desc *g = rt_generator_find(names[k]);
         RT_CHECK_MSG(g != NULL && rt_generator_at(k) == g, "%s", names[k]);

@@ -1,0 +1,31 @@
+#include "eigen_cuda_catalog.h"
+
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The CPU kernels' parameters (eigen_cpu.c) plus the kind of host memory the tiles live in. */
+static const rt_param_schema eigen_cuda_params[] = {
+    {"tile", RT_V_INT, "1..2147483647", "8192", 0, "rows per tile (row and column blocks)"},
+    {"schedule", RT_V_STR, "kbk|dag", "dag", 0,
+     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph"},
+    {"gpu_mem_budget", RT_V_INT, "0..1099511627776", "0", 0,
+     "bytes of the device pool; 0: room for every tile (in core)"},
+    {"host_mem", RT_V_STR, "pinned|pageable", "pinned", 0,
+     "host copies of the tiles page-locked (cudaHostRegister) or pageable"},
+};
+
+static const rt_cuda_catalog_entry catalog[] = {
+    {RT_EIGEN_CUDA_LOBPCG,
+     "out-of-core block LOBPCG over tiles on the GPU: cuSPARSE SpMM per packed block, cuBLAS "
+     "X*Y and X'*Y, a device pool of gpu_mem_budget bytes run by the memory manager",
+     eigen_cuda_params, N_OF(eigen_cuda_params), "eigen"},
+    {RT_EIGEN_CUDA_LANCZOS,
+     "out-of-core Lanczos (full reorthogonalisation) over tiles on the GPU: cuSPARSE, cuBLAS, "
+     "a device pool of gpu_mem_budget bytes",
+     eigen_cuda_params, N_OF(eigen_cuda_params), "eigen"},
+};
+
+const rt_cuda_catalog_entry *rt_eigen_cuda_catalog(int *n)
+{
+    *n = N_OF(catalog);
+    return catalog;
+}

@@ -1,0 +1,209 @@
+/* Tests of the eigen family's building blocks on the host-memory device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eigen_dev_host.h"
+#include "eigen_mem.h"
+#include "eigen_solver.h"
+#include "rt_registry.h"
+#include "rt_test.h"
+
+/* 2D Laplacian (5-point, Dirichlet) on an nx x ny grid. */
+static void laplacian2d(rt_csr *a, int64_t nx, int64_t ny)
+{
+    const int64_t n = nx * ny;
+    int64_t *ri = malloc((size_t)(5 * n) * sizeof *ri), *ci = malloc((size_t)(5 * n) * sizeof *ci);
+    double *v = malloc((size_t)(5 * n) * sizeof *v);
+    int64_t o = 0;
+    for (int64_t y = 0; y < ny; ++y)
+        for (int64_t x = 0; x < nx; ++x) {
+            const int64_t r = y * nx + x;
+            ri[o] = r, ci[o] = r, v[o++] = 4.0;
+            if (x > 0)
+                ri[o] = r, ci[o] = r - 1, v[o++] = -1.0;
+            if (x + 1 < nx)
+                ri[o] = r, ci[o] = r + 1, v[o++] = -1.0;
+            if (y > 0)
+                ri[o] = r, ci[o] = r - nx, v[o++] = -1.0;
+            if (y + 1 < ny)
+                ri[o] = r, ci[o] = r + nx, v[o++] = -1.0;
+        }
+    rt_err err;
+    RT_CHECK(rt_csr_from_coo(a, n, n, o, ri, ci, v, &err) == 0);
+    free(ri);
+    free(ci);
+    free(v);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The k smallest eigenvalues of the 2D Laplacian: 4 - 2 cos(i pi/(nx+1)) - 2 cos(j pi/(ny+1)). */
+static void closed_form(int64_t nx, int64_t ny, double *out, int k)
+{
+    double *all = malloc((size_t)(nx * ny) * sizeof *all);
+    for (int64_t i = 1; i <= nx; ++i)
+        for (int64_t j = 1; j <= ny; ++j)
+            all[(i - 1) * ny + (j - 1)] =
+                4.0 - 2.0 * cos((double)i * 3.14159265358979323846 / (double)(nx + 1)) -
+                2.0 * cos((double)j * 3.14159265358979323846 / (double)(ny + 1));
+    qsort(all, (size_t)(nx * ny), sizeof *all, cmp_double);
+    memcpy(out, all, (size_t)k * sizeof *out);
+    free(all);
+}
+
+static int solve(const rt_csr *a, eg_config c, eg_result *res, rt_err *err)
+{
+    eg_solver *s = NULL;
+    const int rc = eg_solver_create(a, &c, eg_dev_host(), &s, err);
+    if (rc != 0)
+        return rc;
+    const int r2 = eg_solver_run(s, res, err);
+    eg_solver_destroy(s);
+    return r2;
+}
+
+static void test_mem_exact_bytes(void)
+{
+    /* Budget for two 1000-byte tiles (rounded to 1024 each); three tiles A, B, C. */
+    rt_err err;
+    eg_mem m;
+    eg_mem_init(&m, eg_dev_host());
+    char ha[1000], hb[1000], hc[1000];
+    memset(ha, 1, sizeof ha);
+    memset(hb, 2, sizeof hb);
+    const int a = eg_mem_add(&m, ha, 1000, "A", 0, &err);
+    const int b = eg_mem_add(&m, hb, 1000, "B", 1, &err);
+    const int c = eg_mem_add(&m, hc, 1000, "C", 2, &err);
+    RT_CHECK(eg_mem_open(&m, 2048, &err) == 0);
+    void *pa, *pb, *pc;
+    /* read A (1000 in), write C (no copy), both pinned */
+    RT_CHECK(eg_mem_acquire(&m, a, EG_READ, &pa, &err) == 0);
+    RT_CHECK(eg_mem_acquire(&m, c, EG_WRITE, &pc, &err) == 0);
+    memset(pc, 7, 1000);
+    /* a third pinned tile cannot fit: infeasible, with the reason */
+    RT_CHECK(eg_mem_acquire(&m, b, EG_READ, &pb, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "cannot hold B"));
+    eg_mem_release(&m, a);
+    eg_mem_release(&m, c);
+    /* now B evicts A (first in, clean: no write-back) */
+    RT_CHECK(eg_mem_acquire(&m, b, EG_READ, &pb, &err) == 0);
+    eg_mem_release(&m, b);
+    RT_CHECK(m.st.h2d_bytes == 2000.0 && m.st.d2h_bytes == 0.0 && m.st.evictions == 1);
+    /* A again: evicts C (dirty: 1000 written back), then the host sees C's values */
+    RT_CHECK(eg_mem_acquire(&m, a, EG_READ, &pa, &err) == 0);
+    eg_mem_release(&m, a);
+    RT_CHECK(m.st.h2d_bytes == 3000.0 && m.st.d2h_bytes == 1000.0 && m.st.evictions == 2);
+    RT_CHECK(hc[0] == 7 && hc[999] == 7);
+    RT_CHECK(m.st.peak_resident_bytes <= 2048);
+    /* compulsory: A and B in once each; C never read back by the host */
+    RT_CHECK(m.st.compulsory_h2d == 2000.0 && m.st.compulsory_d2h == 0.0);
+    RT_CHECK(eg_mem_host_read(&m, c, &err) == 0);
+    RT_CHECK(m.st.compulsory_d2h == 1000.0 && m.st.d2h_bytes == 1000.0);
+    eg_mem_destroy(&m);
+}
+
+static void test_laplacian(eg_solver_kind kind)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 12, 10);
+    double exact[4];
+    closed_form(12, 10, exact, 4);
+    eg_config c = {kind, 8, 4, kind == EG_LOBPCG ? 60 : 60, 32, 5, EG_SCHED_DAG, 0};
+    eg_result res;
+    rt_err err;
+    RT_CHECK_MSG(solve(&a, c, &res, &err) == 0, "%s", err.msg);
+    for (int j = 0; j < 4; ++j)
+        RT_CHECK_MSG(fabs(res.ritz[j] - exact[j]) < 1e-8, "%s pair %d: %.12f vs %.12f",
+                     eg_solver_name(kind), j, res.ritz[j], exact[j]);
+    RT_CHECK_MSG(res.max_rel_res < 1e-6, "%s residual %g", eg_solver_name(kind), res.max_rel_res);
+    rt_csr_free(&a);
+}
+
+static void test_schedules(eg_solver_kind kind)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 20, 15);
+    rt_err err;
+    eg_config base = {kind, 8, 4, 12, 300, 9, EG_SCHED_KBK, 0};
+    eg_result ref, r;
+    RT_CHECK_MSG(solve(&a, base, &ref, &err) == 0, "%s", err.msg);
+    const eg_schedule sch[2] = {EG_SCHED_KBK, EG_SCHED_DAG};
+    double kbk_h2d = 0.0;
+    for (int k = 0; k < 2; ++k) {
+        eg_config c = base;
+        c.tile = 40;
+        c.sched = sch[k];
+        c.budget = kind == EG_LOBPCG ? 40000 : 30000;
+        eg_solver *s = NULL;
+        RT_CHECK_MSG(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == 0, "%s", err.msg);
+        if (!s)
+            continue;
+        RT_CHECK_MSG(eg_solver_run(s, &r, &err) == 0, "%s", err.msg);
+        RT_CHECK(r.st.peak_resident_bytes <= c.budget);
+        RT_CHECK(r.st.evictions > 0);
+        RT_CHECK(r.st.h2d_bytes >= r.st.compulsory_h2d && r.st.d2h_bytes >= r.st.compulsory_d2h);
+        for (int j = 0; j < 4; ++j)
+            RT_CHECK_MSG(fabs(r.ritz[j] - ref.ritz[j]) <= 1e-10 * fabs(ref.ritz[j]),
+                         "%s schedule %d pair %d: %.15g vs %.15g", eg_solver_name(kind), k, j,
+                         r.ritz[j], ref.ritz[j]);
+        if (k == 0)
+            kbk_h2d = r.st.h2d_bytes;
+        else
+            RT_CHECK_MSG(r.st.h2d_bytes < kbk_h2d, "dag %g bytes in, kbk %g", r.st.h2d_bytes,
+                         kbk_h2d);
+        eg_solver_destroy(s);
+    }
+    /* a budget below one task's operands: infeasible, naming the task */
+    eg_config tiny = base;
+    tiny.tile = 40;
+    tiny.budget = 4096;
+    eg_solver *s = NULL;
+    RT_CHECK(eg_solver_create(&a, &tiny, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "gpu_mem_budget = 4096 bytes is smaller than"));
+    rt_csr_free(&a);
+}
+
+static void test_no_live_eviction(void)
+{
+    /* Tight budget: a task's operands fill most of the pool; the observer sees no pinned tile go.
+     */
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 10, 10);
+    rt_err err;
+    eg_config c = {EG_LOBPCG, 4, 2, 5, 20, 3, EG_SCHED_DAG, 0};
+    eg_solver *s = NULL;
+    c.budget = 1;
+    RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    /* the message names the bytes needed: use them as the budget, the smallest feasible one */
+    const char *p = strstr(err.msg, "than the ");
+    const size_t need = p ? (size_t)strtoull(p + 9, NULL, 10) : 0;
+    RT_CHECK(need > 0);
+    c.budget = need + 4096;
+    RT_CHECK_MSG(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == 0, "%s", err.msg);
+    if (s) {
+        eg_result r;
+        RT_CHECK_MSG(eg_solver_run(s, &r, &err) == 0, "%s", err.msg);
+        RT_CHECK(r.st.peak_resident_bytes <= c.budget);
+        eg_solver_destroy(s);
+    }
+    rt_csr_free(&a);
+}
+
+int main(void)
+{
+    test_mem_exact_bytes();
+    test_laplacian(EG_LOBPCG);
+    test_laplacian(EG_LANCZOS);
+    test_schedules(EG_LOBPCG);
+    test_schedules(EG_LANCZOS);
+    test_no_live_eviction();
+    return RT_TEST_RESULT();
+}
