@@ -104,7 +104,7 @@ static void test_registry_and_defaults(void)
         RT_CHECK_MSG(rt_generator_fill_defaults(g, NULL, &full, &err) == 0, "%s", err.msg);
         RT_CHECK(full.n == g->n_args);
     }
-    RT_CHECK(rt_generator_find("nope") == NULL && rt_generator_at(6) == NULL &&
+    RT_CHECK(rt_generator_find("nope") == NULL && rt_generator_at(7) == NULL &&
              rt_generator_at(-1) == NULL);
 
     const rt_generator_desc *u = rt_generator_find("uniform");
