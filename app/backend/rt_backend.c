@@ -79,7 +79,11 @@ static int cuda_device_count(char *why, size_t whylen)
         snprintf(why, whylen, "libcuda.so.1 lacks cuInit/cuDeviceGetCount");
     } else {
         const int rc = cu_init(0);
-        if (rc != 0)
+        /* CUDA_ERROR_NO_DEVICE (100) is a host without a GPU, not a broken driver: the GPU tests
+         * skip on "no CUDA device" and fail on anything else (tests/gpu/rt_gpu_gate.sh). */
+        if (rc == 100)
+            snprintf(why, whylen, "no CUDA device (cuInit error 100)");
+        else if (rc != 0)
             snprintf(why, whylen, "the NVIDIA driver did not initialise (cuInit error %d)", rc);
         else if (cu_count(&n) != 0 || n <= 0) {
             snprintf(why, whylen, "the NVIDIA driver reports no CUDA device");
