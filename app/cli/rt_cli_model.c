@@ -3,6 +3,7 @@
 #include "rt_cli_model.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "rt_cli_common.h"
 #include "rt_generators.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 #include "rt_space.h"
 
 static const char *const tiers[RT_TIER_COUNT] = {"socket", "node", "global"};
@@ -296,9 +298,12 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
                         "only; pass --machine FILE for predicted times\n");
     }
 
-    char csv_path[1200], json_path[1200];
-    snprintf(csv_path, sizeof csv_path, "%s/%s-model.csv", o->out_dir, cfg->name);
-    snprintf(json_path, sizeof json_path, "%s/%s-model.json", o->out_dir, cfg->name);
+    char csv_path[PATH_MAX], json_path[PATH_MAX];
+    if (rt_path_format(csv_path, sizeof csv_path, err, "%s/%s-model.csv", o->out_dir, cfg->name) !=
+            0 ||
+        rt_path_format(json_path, sizeof json_path, err, "%s/%s-model.json", o->out_dir,
+                       cfg->name) != 0)
+        return rt_err_prefix(err, "--model-only");
     FILE *csv = fopen(csv_path, "w");
     FILE *json = csv ? fopen(json_path, "w") : NULL;
     if (!csv || !json) {
@@ -395,13 +400,14 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
 }
 
 /* mkdir -p of the folder that holds `path`. */
-static void make_parent(const char *path)
+static int make_parent(const char *path, rt_err *err)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
+    char dir[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
+        return -1;
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
-        return;
+        return 0;
     *slash = '\0';
     for (char *p = dir + 1; *p; ++p)
         if (*p == '/') {
@@ -410,6 +416,7 @@ static void make_parent(const char *path)
             *p = '/';
         }
     mkdir(dir, 0777);
+    return 0;
 }
 
 int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
@@ -459,18 +466,22 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
         status = RT_EXIT_USAGE;
         goto done;
     }
-    char db_default[1024], out_dir[1024];
+    char db_default[1024], out_dir[PATH_MAX];
     if (!db) {
         snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
         db = db_default;
     }
-    snprintf(out_dir, sizeof out_dir, "%s", db);
+    if (rt_path_format(out_dir, sizeof out_dir, &err, "%s", db) != 0 ||
+        make_parent(db, &err) != 0) {
+        fprintf(stderr, "rooftune run: --db: %s\n", err.msg);
+        status = RT_EXIT_USAGE;
+        goto done;
+    }
     char *slash = strrchr(out_dir, '/');
     if (slash)
         *slash = '\0';
     else
         snprintf(out_dir, sizeof out_dir, ".");
-    make_parent(db);
     if (!quiet) {
         printf("rooftune run --model-only: experiment '%s' (%s) for %ld rank(s)", cfg.name,
                config_path, ranks);

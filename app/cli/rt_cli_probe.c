@@ -1,6 +1,7 @@
 /* rooftune probe: measure this machine's ceilings and write a machine file. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "rt_cli_common.h"
 #include "rt_comm.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 #include "rt_probe.h"
 
 static void probe_usage(FILE *f)
@@ -99,15 +101,19 @@ int rt_cli_probe(int argc, char **argv)
     rt_probe_opts_init(&po);
     po.quick = quick;
     po.name = name;
-    char base_path[1024] = "";
+    char base_path[PATH_MAX] = "";
     if (base) {
-        snprintf(base_path, sizeof base_path, "%s", base);
+        if (rt_path_format(base_path, sizeof base_path, &err, "%s", base) != 0) {
+            fprintf(stderr, "rooftune probe: --base: %s\n", err.msg);
+            status = RT_EXIT_USAGE;
+            goto done;
+        }
     } else if (env.backend.cuda_loaded) {
-        char machine_dir[1024];
-        rt_cli_machine_dir(machine_dir, sizeof machine_dir);
+        char machine_dir[PATH_MAX];
         int generic = 0;
         rt_err find_err;
-        if (rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
+        if (rt_cli_machine_dir(machine_dir, sizeof machine_dir, &find_err) != 0 ||
+            rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
                             &generic, &find_err) != 0 ||
             generic)
             base_path[0] = '\0';

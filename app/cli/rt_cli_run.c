@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <mpi.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
+#include "rt_path.h"
 #include "rt_plot.h"
 #include "rt_runner.h"
 #include "rt_store.h"
@@ -54,13 +56,16 @@ static void run_usage(FILE *f)
         "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
 }
 
-static void ensure_parent_dir(const char *path)
+/* mkdir -p of the folder that holds `path`; fails only when the path does not fit the buffer
+ * (mkdir's own errors show when the file is opened there). */
+static int ensure_parent_dir(const char *path, rt_err *err)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
+    char dir[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
+        return -1;
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
-        return;
+        return 0;
     *slash = '\0';
     for (char *p = dir + 1; *p; ++p) {
         if (*p == '/') {
@@ -70,6 +75,7 @@ static void ensure_parent_dir(const char *path)
         }
     }
     mkdir(dir, 0777);
+    return 0;
 }
 
 int rt_cli_run(int argc, char **argv)
@@ -184,14 +190,28 @@ int rt_cli_run(int argc, char **argv)
         snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
         db = db_default;
     }
-    if (rank == 0 && !dry_run)
-        ensure_parent_dir(db);
-    char machine_dir[1024];
-    rt_cli_machine_dir(machine_dir, sizeof machine_dir);
-    char cmdline[1024] = "rooftune";
-    for (int i = 0; i < argc; ++i) {
+    char machine_dir[PATH_MAX];
+    /* The command line is kept whole in the provenance or the run is refused: a cut one would not
+     * reproduce the run. */
+    char cmdline[sizeof((rt_provenance *)0)->command_line] = "rooftune";
+    ok = (rank != 0 || dry_run || ensure_parent_dir(db, &err) == 0) &&
+         rt_cli_machine_dir(machine_dir, sizeof machine_dir, &err) == 0;
+    for (int i = 0; ok && i < argc; ++i) {
         const size_t used = strlen(cmdline);
-        snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
+        if (rt_path_format(cmdline + used, sizeof cmdline - used, &err, " %s", argv[i]) != 0) {
+            rt_err_set(&err,
+                       "the command line is longer than the %zu characters the store keeps "
+                       "as provenance",
+                       sizeof cmdline - 1);
+            ok = 0;
+        }
+    }
+    rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "rooftune run: %s\n", err.msg);
+        status = RT_EXIT_USAGE;
+        goto done;
     }
     if (rank == 0 && !quiet) {
         printf("rooftune run: experiment '%s' (%s), %d rank(s)\n", cfg.name, config_path,
@@ -260,10 +280,11 @@ int rt_cli_run(int argc, char **argv)
             status = RT_EXIT_FAILURE;
         } else {
             rt_plot_result pr;
-            ensure_parent_dir(plots_dir);
-            mkdir(plots_dir, 0777);
-            if (rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots, plots_dir, &pr,
-                                   &err) != 0) {
+            const int dir_ok = ensure_parent_dir(plots_dir, &err) == 0;
+            if (dir_ok)
+                mkdir(plots_dir, 0777);
+            if (!dir_ok || rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots,
+                                              plots_dir, &pr, &err) != 0) {
                 fprintf(stderr, "rooftune run: plotting: %s\n", err.msg);
                 status = RT_EXIT_FAILURE;
             } else {

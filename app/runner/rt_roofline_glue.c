@@ -11,6 +11,7 @@
 #include "rt_counters_cpu.h"
 #include "rt_gpu_metrics.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 
 /* One machine model per backend: CPU kernels are bounded by the host's ceilings and CUDA kernels by
  * the GPU's, even when one experiment runs both. */
@@ -49,7 +50,8 @@ static int resolve_slot(struct rt_roofline_ctx *ctx, int slot, const rt_config *
             return rt_err_prefix(err, "machine model");
         if (strcmp(ctx->machine[slot].kind, want_kind) == 0) {
             ctx->have[slot] = 1;
-            snprintf(path, sizeof path, "%s", cfg->machine);
+            if (rt_path_format(path, sizeof path, err, "%s", cfg->machine) != 0)
+                return rt_err_prefix(err, "machine model");
         }
     }
     if (!ctx->have[slot]) {
@@ -108,8 +110,9 @@ int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const ch
      * translate them once so a misspelt counter fails before anything runs. */
     if (ctx->n_gpu_names > 0 && be->cuda_loaded) {
         char metrics_dir[1100], defs_path[1200];
-        snprintf(metrics_dir, sizeof metrics_dir, "%s/../metrics", machine_dir);
-        if (rt_gpu_metrics_find(metrics_dir, be->gpu.cc_major, be->gpu.cc_minor, defs_path,
+        if (rt_path_format(metrics_dir, sizeof metrics_dir, err, "%s/../metrics", machine_dir) !=
+                0 ||
+            rt_gpu_metrics_find(metrics_dir, be->gpu.cc_major, be->gpu.cc_minor, defs_path,
                                 sizeof defs_path, err) != 0 ||
             rt_gpu_metrics_load(defs_path, &ctx->gpu_defs, err) != 0 ||
             rt_gpu_metrics_translate(&ctx->gpu_defs, ctx->gpu_names, ctx->n_gpu_names,
