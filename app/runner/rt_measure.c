@@ -269,6 +269,11 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     rt_err local;
     rt_err_clear(&local);
 
+    if (t->input_error) {
+        rec.status = RT_POINT_ERROR;
+        snprintf(rec.reason, sizeof rec.reason, "%s", t->input_error);
+        goto record;
+    }
     if (!feasible) {
         rec.status = RT_POINT_INFEASIBLE;
         snprintf(rec.reason, sizeof rec.reason, "%s", why);

@@ -119,6 +119,17 @@ static void excerpt(const char *s, char *out, size_t len)
 /* Decimal integer with an optional sign; the whole token must be digits. Hand-written because
  * indices are most of a Matrix Market file and strtoll's locale and base handling was the
  * reader's largest cost after strtod. */
+/* True for an optional sign then digits only: a number parse_int64 refuses is then too large. */
+static int looks_integer(const char *tok)
+{
+    const char *p = tok + (*tok == '-' || *tok == '+');
+    if (*p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9')
+        ++p;
+    return *p == '\0';
+}
+
 static int parse_int64(const char *tok, int64_t *out)
 {
     const char *p = tok;
@@ -254,12 +265,19 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
     int64_t v[3] = {0, 0, 0};
     for (int k = 0; k < want; ++k) {
         if (parse_int64(tok[k], &v[k]) != 0)
-            return rt_err_set(err, "%s:%" PRId64 ": size line: %s '%s' is not an integer", r->name,
-                              r->lineno, names[k], tok[k]);
+            return rt_err_set(err, "%s:%" PRId64 ": size line: %s '%s' is %s", r->name, r->lineno,
+                              names[k], tok[k],
+                              looks_integer(tok[k]) ? "beyond the 64-bit integer range"
+                                                    : "not an integer");
         if (v[k] < 0)
             return rt_err_set(err, "%s:%" PRId64 ": size line: %s = %" PRId64 " is negative",
                               r->name, r->lineno, names[k], v[k]);
     }
+    if (v[0] == 0 || v[1] == 0)
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": size line: a %" PRId64 " x %" PRId64
+                          " matrix has nothing to multiply",
+                          r->name, r->lineno, v[0], v[1]);
     h->rows = v[0];
     h->cols = v[1];
     if (h->cols > INT32_MAX)
