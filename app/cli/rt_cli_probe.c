@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
@@ -17,7 +18,8 @@ static void probe_usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: rooftune probe [--out FILE] [--base FILE] [--name NAME] [--quick] [--cpu]\n"
+        "usage: rooftune probe [--out FILE | --install] [--base FILE] [--name NAME] [--quick] "
+        "[--cpu]\n"
         "       mpirun -np N rooftune probe [--ranks-per-node N] ...\n"
         "\n"
         "Measures the ceilings of this machine and writes a machine file with a measured: block:\n"
@@ -26,6 +28,8 @@ static void probe_usage(FILE *f)
         "and shared-memory bandwidth, FP32/FP64 peak, host<->device copies and peer copies.\n"
         "\n"
         "  --out FILE     write the machine file here (default: standard output)\n"
+        "  --install      write it where `machine: auto` looks: the machine folder (beside the\n"
+        "                 committed files, $ROOFTUNE_MACHINE_DIR if set) as local-<host>.yaml\n"
         "  --base FILE    keep this machine file's spec: and topology, replace its measured:\n"
         "                 (default with a GPU: the file `machine: auto` picks for the device)\n"
         "  --name NAME    the machine's name in the file\n"
@@ -40,13 +44,14 @@ int rt_cli_probe(int argc, char **argv)
                                              {"base", required_argument, 0, 'b'},
                                              {"name", required_argument, 0, 'n'},
                                              {"quick", no_argument, 0, 'q'},
+                                             {"install", no_argument, 0, 'i'},
                                              {"cpu", no_argument, 0, 'c'},
                                              {"ranks-per-node", required_argument, 0, 'N'},
                                              {"ranks-per-socket", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out_path = NULL, *base = NULL, *name = NULL;
-    int quick = 0, cpu_only = 0;
+    int quick = 0, cpu_only = 0, install = 0;
     long rpn = 0, rps = 0;
     rt_err err;
     rt_err_clear(&err);
@@ -58,6 +63,7 @@ int rt_cli_probe(int argc, char **argv)
         case 'b': base = optarg; break;
         case 'n': name = optarg; break;
         case 'q': quick = 1; break;
+        case 'i': install = 1; break;
         case 'c': cpu_only = 1; break;
         case 'N':
             if (rt_cli_parse_int("--ranks-per-node", optarg, 1, 1000000, &rpn, &err) != 0) {
@@ -75,9 +81,28 @@ int rt_cli_probe(int argc, char **argv)
         default: probe_usage(stderr); return RT_EXIT_USAGE;
         }
     }
-    if (optind != argc) {
+    if (optind != argc || (install && out_path)) {
         probe_usage(stderr);
         return RT_EXIT_USAGE;
+    }
+    /* --install: the file goes where `machine: auto` scans, so the next run finds this host's
+     * own ceilings (its match: is the CPU model, its priority above the generic file's). */
+    char installed[PATH_MAX];
+    if (install) {
+        char machine_dir[PATH_MAX], host[256] = "host";
+        gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        for (char *p = host; *p; ++p)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                  (*p >= '0' && *p <= '9') || *p == '-'))
+                *p = '-';
+        if (rt_cli_machine_dir(machine_dir, sizeof machine_dir, &err) != 0 ||
+            rt_path_format(installed, sizeof installed, &err, "%s/local-%s.yaml", machine_dir,
+                           host) != 0) {
+            fprintf(stderr, "rooftune probe: --install: %s\n", err.msg);
+            return RT_EXIT_USAGE;
+        }
+        out_path = installed;
     }
 
     rt_comm *comm = NULL;
