@@ -11,6 +11,7 @@
 #include "rt_counters_cpu.h"
 #include "rt_gpu_metrics.h"
 #include "rt_machine.h"
+#include "rt_machine_point.h"
 #include "rt_path.h"
 
 /* One machine model per backend: CPU kernels are bounded by the host's ceilings and CUDA kernels by
@@ -176,24 +177,17 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         rt_bound_opts_init(&bo);
         const int prec = rt_precision_parse(rt_params_str(problem, "precision", "fp32"));
         bo.precision = prec < 0 ? RT_FP32 : (rt_precision)prec;
-        /* With emulated nodes (--ranks-per-node on one host) the "node" and "global" messages
-         * travel through the same shared-memory transport as socket messages, not over the
-         * machine's links and network: bound them with the socket tier's ceilings, or the bound
-         * would be slower than what the host physically does. */
-        rt_machine m = ctx->machine[slot];
-        /* A GPU kernel's inter-node messages leave the device through pinned host memory: bound
-         * them with the probe's staged device-buffer figure where the file has one. */
-        if (strcmp(k->backend, "cuda") == 0 &&
-            (t.net_bytes[RT_TIER_GLOBAL] > 0 || t.net_messages[RT_TIER_GLOBAL] > 0) &&
-            rt_machine_use_staged_internode(&m))
+        /* Emulated nodes move node and global messages through shared memory; a GPU kernel's
+         * inter-node messages are staged through pinned host memory (rt_machine_point.h). */
+        rt_machine m;
+        rt_machine_point_flags pf;
+        rt_machine_for_point(&ctx->machine[slot], strcmp(k->backend, "cuda") == 0,
+                             t.net_bytes[RT_TIER_GLOBAL] > 0 || t.net_messages[RT_TIER_GLOBAL] > 0,
+                             comm && rt_comm_is_emulated(comm), &m, &pf);
+        if (pf.staged)
             rt_metrics_add(metrics, "internode_bound_device_staged", "flag", 1.0, 1);
-        if (comm && rt_comm_is_emulated(comm) && m.effective.tier_gbs[RT_TIER_SOCKET] > 0) {
-            for (int tier = RT_TIER_NODE; tier < RT_TIER_COUNT; ++tier) {
-                m.effective.tier_gbs[tier] = m.effective.tier_gbs[RT_TIER_SOCKET];
-                m.effective.tier_latency_us[tier] = m.effective.tier_latency_us[RT_TIER_SOCKET];
-            }
+        if (pf.emulated)
             rt_metrics_add(metrics, "internode_bound_emulated", "flag", 1.0, 1);
-        }
         rt_bound b;
         if (rt_bound_compute(&t, &m, &bo, &b, &err) == 0) {
             local_bound = b.bound_s;
