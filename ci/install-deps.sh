@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages rooftune needs that are missing (run as root on Debian/Ubuntu).
 # Required: a C compiler, CMake, pkg-config, Open MPI, libyaml, SQLite. Optional but installed
-# when missing because the tests and figures use them: gnuplot, hwloc, PAPI, METIS, python3.
+# when missing because the tests and figures use them: gnuplot, hwloc, PAPI, METIS, python3, and
+# clang with libFuzzer (the fuzz.* tests).
 # The CUDA toolkit is never installed here: when nvcc is present the CUDA plugin is built too.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libyaml-dev
           libsqlite3-dev sqlite3 gnuplot-nox libhwloc-dev hwloc libpapi-dev papi-tools
-          libmetis-dev python3)
+          libmetis-dev python3 clang libclang-rt-14-dev)
 if [ "${ROOFTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)
 fi
