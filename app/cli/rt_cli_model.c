@@ -420,12 +420,14 @@ static int make_parent(const char *path, rt_err *err)
 }
 
 int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
-                          const char *db, int model_only, long ranks, long ranks_per_node,
-                          long ranks_per_socket, const char *machine, int quiet)
+                          const char *db, const char *out, int model_only, long ranks,
+                          long ranks_per_node, long ranks_per_socket, const char *machine,
+                          int quiet)
 {
     if (!model_only) {
-        fprintf(stderr, "rooftune run: --ranks and --machine apply only with --model-only (under "
-                        "mpirun the job's size is its number of ranks)\n");
+        fprintf(stderr,
+                "rooftune run: --ranks, --machine and --out apply only with --model-only (under "
+                "mpirun the job's size is its number of ranks)\n");
         return RT_EXIT_USAGE;
     }
     if (ranks < 1) {
@@ -466,22 +468,32 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
         status = RT_EXIT_USAGE;
         goto done;
     }
-    char db_default[1024], out_dir[PATH_MAX];
-    if (!db) {
-        snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
-        db = db_default;
+    /* The tables go to --out, else beside --db, else to the current folder: never by default
+     * over the copies committed under results/. */
+    char out_dir[PATH_MAX];
+    const char *where = out ? "--out" : "--db";
+    int dir_ok = 1;
+    if (out) {
+        char probe[PATH_MAX];
+        dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", out) == 0 &&
+                 rt_path_format(probe, sizeof probe, &err, "%s/x", out) == 0 &&
+                 make_parent(probe, &err) == 0;
+    } else if (db) {
+        dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", db) == 0 &&
+                 make_parent(db, &err) == 0;
+        char *slash = strrchr(out_dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(out_dir, sizeof out_dir, ".");
+    } else {
+        snprintf(out_dir, sizeof out_dir, ".");
     }
-    if (rt_path_format(out_dir, sizeof out_dir, &err, "%s", db) != 0 ||
-        make_parent(db, &err) != 0) {
-        fprintf(stderr, "rooftune run: --db: %s\n", err.msg);
+    if (!dir_ok) {
+        fprintf(stderr, "rooftune run: %s: %s\n", where, err.msg);
         status = RT_EXIT_USAGE;
         goto done;
     }
-    char *slash = strrchr(out_dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(out_dir, sizeof out_dir, ".");
     if (!quiet) {
         printf("rooftune run --model-only: experiment '%s' (%s) for %ld rank(s)", cfg.name,
                config_path, ranks);

@@ -49,6 +49,8 @@ static void run_usage(FILE *f)
         "                         per-tier volumes (and times, with a machine) for --ranks N\n"
         "  --ranks N              the job size the model plans for (with --model-only)\n"
         "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
+        "  --out DIR              where --model-only writes <experiment>-model.csv/.json\n"
+        "                         (default: the --db file's folder, else the current folder)\n"
         "  --quiet                print only the summary\n"
         "  --help                 this text\n"
         "\n"
@@ -93,13 +95,14 @@ int rt_cli_run(int argc, char **argv)
                                              {"model-only", no_argument, 0, 'M'},
                                              {"ranks", required_argument, 0, 'R'},
                                              {"machine", required_argument, 0, 'A'},
+                                             {"out", required_argument, 0, 'O'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
     int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
     long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
     int model_only = 0;
-    const char *model_machine = NULL;
+    const char *model_machine = NULL, *model_out = NULL;
     rt_err err;
     rt_err_clear(&err);
     optind = 1;
@@ -137,6 +140,7 @@ int rt_cli_run(int argc, char **argv)
                 goto usage_error;
             break;
         case 'A': model_machine = optarg; break;
+        case 'O': model_out = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
         }
     }
@@ -153,9 +157,9 @@ int rt_cli_run(int argc, char **argv)
     }
 
     /* The model runs in this one process for a virtual job: no MPI at all. */
-    if (model_only || model_ranks || model_machine)
-        return rt_cli_run_model_only(config_path, sets, n_sets, db, model_only, model_ranks, rpn,
-                                     rps, model_machine, quiet);
+    if (model_only || model_ranks || model_machine || model_out)
+        return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
+                                     model_ranks, rpn, rps, model_machine, quiet);
 
     rt_comm *comm = NULL;
     if (rt_cli_mpi_start("run", rpn, rps, &comm) != 0)
