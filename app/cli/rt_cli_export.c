@@ -6,6 +6,7 @@
 
 #include "rt_cli.h"
 #include "rt_export.h"
+#include "rt_readonly.h"
 
 static void export_usage(FILE *f)
 {
@@ -47,10 +48,12 @@ int rt_cli_export(int argc, char **argv)
         fprintf(stderr, "rooftune export: --format must be csv or json, not '%s'\n", format);
         return RT_EXIT_USAGE;
     }
+    /* Read-only as rt_readonly_open does it: the schema version is checked, and a store that is
+     * not being written (no -wal beside it) is opened immutable, so no -wal/-shm is left. */
     sqlite3 *h = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune export: cannot open %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
+    rt_err open_err;
+    if (rt_readonly_open(db, &h, &open_err) != 0) {
+        fprintf(stderr, "rooftune export: %s\n", open_err.msg);
         return RT_EXIT_USAGE;
     }
     FILE *out = stdout;

@@ -12,6 +12,7 @@
 #include "rt_export.h"
 #include "rt_store.h"
 #include "rt_plot.h"
+#include "rt_readonly.h"
 #include "rt_cli_common.h"
 
 static void plot_usage(FILE *f)
@@ -75,10 +76,12 @@ int rt_cli_plot(int argc, char **argv)
         plot_usage(stderr);
         return RT_EXIT_USAGE;
     }
+    /* Read-only as rt_readonly_open does it: the schema version is checked, and a store that is
+     * not being written (no -wal beside it) is opened immutable, so no -wal/-shm is left. */
     sqlite3 *h = NULL;
-    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune plot: cannot open %s: %s\n", db, h ? sqlite3_errmsg(h) : "?");
-        sqlite3_close(h);
+    rt_err open_err;
+    if (rt_readonly_open(db, &h, &open_err) != 0) {
+        fprintf(stderr, "rooftune plot: %s\n", open_err.msg);
         return RT_EXIT_USAGE;
     }
     rt_err err;
