@@ -434,7 +434,7 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
                               r->lineno, want, want == 1 ? "" : "s", usage, n);
         double x = 1.0;
         if (coord) {
-            int64_t i, j;
+            int64_t i = 0, j = 0; /* set by parse_index; = 0 quiets -O3 -Wmaybe-uninitialized */
             if (parse_index(r, "row", tok[0], h->rows, &i, err) != 0 ||
                 parse_index(r, "column", tok[1], h->cols, &j, err) != 0)
                 return -1;
