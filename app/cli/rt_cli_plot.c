@@ -10,6 +10,7 @@
 #include "rt_cli.h"
 #include "rt_config.h"
 #include "rt_export.h"
+#include "rt_figures.h"
 #include "rt_store.h"
 #include "rt_plot.h"
 #include "rt_readonly.h"
@@ -26,27 +27,10 @@ static void plot_usage(FILE *f)
         "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
         "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
         "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
-        "from the config file the run recorded (when it still exists), else the defaults.\n"
+        "from the config text the run recorded in the store, else the defaults.\n"
         "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
         "against --machine, else the machine file `machine: auto` picks for the recorded\n"
         "device.\n");
-}
-
-/* A column (config_path, device) of the newest run of the experiment. */
-static void recorded_run_text(sqlite3 *h, const char *experiment, const char *column, char *buf,
-                              size_t len)
-{
-    buf[0] = '\0';
-    sqlite3_stmt *st = NULL;
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE experiment = ?1 ORDER BY id DESC LIMIT 1",
-             column);
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(st, 1, experiment, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
 }
 
 int rt_cli_plot(int argc, char **argv)
@@ -110,11 +94,12 @@ int rt_cli_plot(int argc, char **argv)
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     int have_cfg = 0;
-    char recorded[1024];
-    if (!config) {
-        recorded_run_text(h, experiment, "config_path", recorded, sizeof recorded);
-        if (recorded[0] && access(recorded, R_OK) == 0)
-            config = recorded;
+    /* Without --config, the plots of the config text stored with the run, as `report` and
+     * `figures` do: the recorded config path may be relative to another folder, or gone. */
+    if (!config && rt_figures_recorded_plots(h, experiment, &cfg, &have_cfg, &err) != 0) {
+        fprintf(stderr, "rooftune plot: %s\n", err.msg);
+        sqlite3_close(h);
+        return RT_EXIT_USAGE;
     }
     if (config) {
         if (rt_config_load(config, NULL, 0, &cfg, &err) != 0) {
