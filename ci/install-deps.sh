@@ -5,14 +5,16 @@
 # when missing because the tests and figures use them: gnuplot, hwloc, PAPI, METIS, python3 (and
 # scipy, the independent Matrix Market reader of the cli.matrix_scipy test), Slurm (the
 # one-machine Slurm of ci/slurm/local-slurm.sh and the cluster.slurm test), LIKWID (marker regions),
-# CHOLMOD (SuiteSparse: the sptrsv family's factors), OpenBLAS (CBLAS for the gemm family).
+# CHOLMOD (SuiteSparse: the sptrsv family's factors), OpenBLAS (CBLAS for the gemm family),
+# clang with libFuzzer (the fuzz.* tests).
 # The CUDA toolkit is never installed here: when nvcc is present the CUDA plugin is built too.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libyaml-dev
           libsqlite3-dev sqlite3 gnuplot-nox libhwloc-dev hwloc libpapi-dev papi-tools
           libmetis-dev python3 python3-scipy slurmctld slurmd slurm-client likwid libopenblas-dev
-          libsuitesparse-dev liblapacke-dev libjson-c-dev zlib1g-dev)
+          libsuitesparse-dev liblapacke-dev libjson-c-dev zlib1g-dev
+          clang libclang-rt-14-dev)
 if [ "${ROOFTUNE_WITH_CHROMIUM:-0}" = 1 ]; then
   packages+=(chromium)
 fi

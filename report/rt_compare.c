@@ -355,7 +355,7 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
                         rt_compare_report *r, sample_buf *sb, sample_buf *sn, metric_list *mb,
                         metric_list *mn, rt_err *err)
 {
-    rt_compare_entry *e;
+    rt_compare_entry *e = NULL; /* set by add_entry; = NULL quiets -O3 -Wmaybe-uninitialized */
     if (add_entry(r, &e, err) != 0)
         return -1;
     const int index = r->n_entries - 1;
@@ -420,7 +420,7 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
 static int add_one_sided(rt_compare_report *r, const stored_point *p, rt_compare_side side,
                          rt_err *err)
 {
-    rt_compare_entry *e;
+    rt_compare_entry *e = NULL; /* set by add_entry; = NULL quiets -O3 -Wmaybe-uninitialized */
     if (add_entry(r, &e, err) != 0)
         return -1;
     fill_identity(e, p);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rt_plot.h"
+#include "rt_path.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
@@ -182,15 +183,20 @@ int rt_figures_recorded_plots(struct sqlite3 *db, const char *experiment, rt_con
 
     const char *tmp = getenv("TMPDIR");
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/rooftune-plots-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (rt_path_format(dir, sizeof dir, err, "%s/rooftune-plots-XXXXXX",
+                       tmp && *tmp ? tmp : "/tmp") != 0) {
+        rc = rt_err_prefix(err, "TMPDIR");
+        goto done;
+    }
     if (!mkdtemp(dir)) {
         rc = rt_err_set(err, "cannot create a temporary folder in %s: %s",
                         tmp && *tmp ? tmp : "/tmp", strerror(errno));
         goto done;
     }
     char file[1100];
-    snprintf(file, sizeof file, "%s/recorded.yaml", dir);
-    FILE *f = fopen(file, "w");
+    FILE *f = rt_path_format(file, sizeof file, err, "%s/recorded.yaml", dir) == 0
+                  ? fopen(file, "w")
+                  : NULL;
     if (!f || write_plots_file(f, &sections[chosen], first, last, experiment) != 0) {
         rc = rt_err_set(err, "cannot write %s: %s", file, strerror(errno));
         if (f)
@@ -240,10 +246,19 @@ static int list_dir(const char *dir, int want_dirs, const char *suffix, name_lis
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof out->items[0])
+        if (e->d_name[0] == '.')
             continue;
+        if (strlen(e->d_name) >= sizeof out->items[0]) {
+            /* Skipping it would leave a store or figure out without a word. */
+            rc = rt_err_set(err, "'%s/%s': a name longer than %zu characters", dir, e->d_name,
+                            sizeof out->items[0] - 1);
+            break;
+        }
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (rt_path_format(path, sizeof path, err, "%s/%s", dir, e->d_name) != 0) {
+            rc = -1;
+            break;
+        }
         struct stat st;
         if (stat(path, &st) != 0)
             continue;
@@ -282,7 +297,10 @@ static int clear_figures(const char *dir, rt_err *err)
         }
         for (int i = 0; i < files.n; ++i) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, files.items[i]);
+            if (rt_path_format(path, sizeof path, err, "%s/%s", dir, files.items[i]) != 0) {
+                free(files.items);
+                return -1;
+            }
             if (unlink(path) != 0 && errno != ENOENT) {
                 rt_err_set(err, "cannot remove the old figure file %s: %s", path, strerror(errno));
                 free(files.items);
@@ -393,16 +411,19 @@ int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figur
     int rc = 0, n_stores = 0;
     for (int d = 0; d < devices.n && rc == 0; ++d) {
         char dir[2400];
-        snprintf(dir, sizeof dir, "%s/%s", baselines, devices.items[d]);
-        name_list stores;
-        if (list_dir(dir, 0, ".db", &stores, err) != 0) {
+        name_list stores = {0};
+        if (rt_path_format(dir, sizeof dir, err, "%s/%s", baselines, devices.items[d]) != 0 ||
+            list_dir(dir, 0, ".db", &stores, err) != 0) {
             free(stores.items);
             rc = -1;
             break;
         }
         for (int s = 0; s < stores.n && rc == 0; ++s) {
             char path[2700];
-            snprintf(path, sizeof path, "%s/%s", dir, stores.items[s]);
+            if (rt_path_format(path, sizeof path, err, "%s/%s", dir, stores.items[s]) != 0) {
+                rc = -1;
+                break;
+            }
             ++n_stores;
             rc = draw_store(devices.items[d], path, out_root, extra, extra_ctx, res, err);
         }

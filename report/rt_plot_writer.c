@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "rt_plot_gnuplot.h"
 #include "rt_strutil.h"
@@ -84,9 +85,13 @@ int rt_plot_close_output(FILE *f, const char *path, rt_err *err)
 {
     const int failed = ferror(f);
     const int close_failed = fclose(f);
-    if (failed || close_failed)
-        return rt_err_set(err, "cannot write %s: %s", path,
-                          errno ? strerror(errno) : "write error");
+    if (failed || close_failed) {
+        const int saved = errno;
+        /* A cut or empty file (a full disk) would pass for a figure's data or script. */
+        unlink(path);
+        return rt_err_set(err, "cannot write %s: %s (the partial file is removed)", path,
+                          saved ? strerror(saved) : "write error");
+    }
     return 0;
 }
 
@@ -132,6 +137,24 @@ void rt_plot_write_series_style(FILE *cmd, int k)
     fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
 }
 
+/* gnuplot may exit 0 after writing an empty image when the disk is full: such a file is removed
+ * and the figure fails. */
+static int check_rendered(const char *dir, const char *stem, rt_err *err)
+{
+    static const char *const exts[] = {"svg", "png"};
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; ++i) {
+        char path[RT_PLOT_PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s.%s", dir, stem, exts[i]) >= (int)sizeof path)
+            return rt_err_set(err, "figure path %s/%s.%s is too long", dir, stem, exts[i]);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+            unlink(path);
+            return rt_err_set(err, "gnuplot wrote an empty %s (is the disk full?); removed", path);
+        }
+    }
+    return 0;
+}
+
 /* Finishes a figure: the script's render tail, closing files, running gnuplot. */
 int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
                           const char *gp_path, const char *plot_command, rt_err *err)
@@ -142,7 +165,8 @@ int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
     if (job->have_gnuplot) {
         char script[RT_PLOT_STEM_MAX + 4];
         snprintf(script, sizeof script, "%s.gp", fig->stem);
-        if (rt_plot_run_gnuplot(job->out_dir, script, err) != 0)
+        if (rt_plot_run_gnuplot(job->out_dir, script, err) != 0 ||
+            check_rendered(job->out_dir, fig->stem, err) != 0)
             return -1;
     }
     ++job->res->n_figures;

@@ -10,6 +10,7 @@
 
 #include "rt_plot.h"
 #include "rt_plot_gnuplot.h"
+#include "rt_path.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
@@ -214,8 +215,8 @@ static int write_figures(FILE *f, const rt_report_opts *o, struct sqlite3 *db, c
                          rt_err *err)
 {
     char dir[4200];
-    snprintf(dir, sizeof dir, "%s/%s", o->out_dir, rel);
-    if (rt_figures_make_dirs(dir, err) != 0)
+    if (rt_path_format(dir, sizeof dir, err, "%s/%s", o->out_dir, rel) != 0 ||
+        rt_figures_make_dirs(dir, err) != 0)
         return -1;
     rt_config cfg;
     int found = 0;
@@ -252,7 +253,10 @@ static int write_figures(FILE *f, const rt_report_opts *o, struct sqlite3 *db, c
         char path[600];
         fputs("<figure>", f);
         if (!pr.gnuplot_missing) {
-            snprintf(path, sizeof path, "%s/%s.svg", rel, stem);
+            if (rt_path_format(path, sizeof path, err, "%s/%s.svg", rel, stem) != 0) {
+                free(names);
+                return -1;
+            }
             fputs("<img src=\"", f);
             url(f, path);
             fputs("\" alt=\"", f);
@@ -263,10 +267,16 @@ static int write_figures(FILE *f, const rt_report_opts *o, struct sqlite3 *db, c
         fputs("<figcaption>", f);
         html(f, stem);
         fputs(": <a href=\"", f);
-        snprintf(path, sizeof path, "%s/%s.dat", rel, stem);
+        if (rt_path_format(path, sizeof path, err, "%s/%s.dat", rel, stem) != 0) {
+            free(names);
+            return -1;
+        }
         url(f, path);
         fputs("\">data</a>, <a href=\"", f);
-        snprintf(path, sizeof path, "%s/%s.gp", rel, stem);
+        if (rt_path_format(path, sizeof path, err, "%s/%s.gp", rel, stem) != 0) {
+            free(names);
+            return -1;
+        }
         url(f, path);
         fputs("\">script</a></figcaption></figure>\n", f);
     }
@@ -492,8 +502,10 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
             goto done;
     if (rt_figures_make_dirs(o->out_dir, err) != 0)
         goto done;
-    snprintf(res->index_path, sizeof res->index_path, "%s/index.html", o->out_dir);
-    snprintf(tmp, sizeof tmp, "%s/.index.html.tmp", o->out_dir);
+    if (rt_path_format(res->index_path, sizeof res->index_path, err, "%s/index.html", o->out_dir) !=
+            0 ||
+        rt_path_format(tmp, sizeof tmp, err, "%s/.index.html.tmp", o->out_dir) != 0)
+        goto done;
     f = fopen(tmp, "w");
     if (!f) {
         rt_err_set(err, "cannot write %s: %s", tmp, strerror(errno));

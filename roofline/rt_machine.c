@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_path.h"
 #include "rt_yaml.h"
 
 static const char *const level_names[RT_LEVEL_COUNT] = {"dram", "l2", "shared"};
@@ -562,8 +563,8 @@ int rt_machine_find(const char *dir, const char *device_name, int gpus_per_node,
         if (e->d_name[0] == '.' || !ends_with(e->d_name, ".yaml"))
             continue;
         char file[2048];
-        snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
-        if (rt_machine_load(file, m, err) != 0) {
+        if (rt_path_format(file, sizeof file, err, "%s/%s", dir, e->d_name) != 0 ||
+            rt_machine_load(file, m, err) != 0) {
             rc = rt_err_prefix(err, "machine auto: while scanning '%s'", dir);
             break;
         }

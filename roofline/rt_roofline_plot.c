@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_path.h"
 #include "rt_plot_gnuplot.h"
 #include "rt_store_read.h"
 
@@ -139,7 +140,9 @@ static void pow10_range(double lo, double hi, double *out_lo, double *out_hi)
 static int open_file(const char *dir, const char *stem, const char *ext, FILE **f, rt_err *err)
 {
     char path[2048];
-    snprintf(path, sizeof path, "%s/%s.%s", dir, stem, ext);
+    *f = NULL;
+    if (rt_path_format(path, sizeof path, err, "%s/%s.%s", dir, stem, ext) != 0)
+        return rt_err_prefix(err, "roofline plot");
     *f = fopen(path, "w");
     if (!*f)
         return rt_err_set(err, "roofline plot: cannot write '%s' (does the folder exist?)", path);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rt_path.h"
+#include "rt_sqlite_why.h"
 #include "rt_store.h"
 
 /* "file:" URI of a path: '%', '?' and '#' would end or escape the path part, so they are
@@ -38,14 +40,18 @@ int rt_readonly_open(const char *path, sqlite3 **db, rt_err *err)
     if (!S_ISREG(st.st_mode))
         return rt_err_set(err, "cannot open %s: not a regular file", path);
     char wal[4200];
-    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (rt_path_format(wal, sizeof wal, err, "%s-wal", path) != 0)
+        return rt_err_prefix(err, "cannot open %s", path);
     struct stat wst;
     const int writing = stat(wal, &wst) == 0;
     char uri[8400];
     if (path_uri(path, writing ? "mode=ro" : "immutable=1", uri, sizeof uri) != 0)
         return rt_err_set(err, "cannot open %s: the path is too long", path);
-    if (sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-        rt_err_set(err, "cannot open %s: %s", path, *db ? sqlite3_errmsg(*db) : "out of memory");
+    const int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    if (rc != SQLITE_OK) {
+        char why[1024];
+        rt_sqlite_open_why(path, *db, rc, why, sizeof why);
+        rt_err_set(err, "cannot open %s: %s", path, why);
         sqlite3_close(*db);
         *db = NULL;
         return -1;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_sqlite_why.h"
+
 /* Marks the file as ours in the SQLite header ("RTUN"), so a foreign database is recognised
  * before anything is written to it. */
 #define RT_STORE_APPLICATION_ID 0x5254554E
@@ -17,7 +19,7 @@
  * shell); ten seconds covers a point commit, beyond that the user should hear about it. */
 #define RT_STORE_BUSY_TIMEOUT_MS 10000
 
-#define RT_STORE_PATH_MAX 1024
+#define RT_STORE_PATH_MAX 4096 /* PATH_MAX */
 
 struct rt_store {
     sqlite3 *db;
@@ -393,8 +395,9 @@ int rt_store_open(const char *path, rt_store **out, rt_err *err)
 
     const int rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
-        rt_err_set(err, "cannot open result store '%s': %s", path,
-                   st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        char why[1024];
+        rt_sqlite_open_why(path, st->db, rc, why, sizeof why);
+        rt_err_set(err, "cannot open result store '%s': %s", path, why);
         rt_store_close(st);
         return -1;
     }

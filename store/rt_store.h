@@ -49,8 +49,8 @@ typedef struct rt_provenance {
     char config_path[1024];
     const char *config_text;
     char config_hash[17];
-    char build_id[64]; /* what "same build" means for resume: revision + dirty + compiler */
-    char command_line[1024];
+    char build_id[64];       /* what "same build" means for resume: revision + dirty + compiler */
+    char command_line[8192]; /* whole, or the run is refused (rt_cli_run) */
 } rt_provenance;
 
 /* Fills the fields the store can find itself (git, compiler, host, build id); the runner fills

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rt_store_read.h"
 
+#include "rt_readonly.h"
+
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -49,14 +51,9 @@ static int finish(sqlite3 *db, sqlite3_stmt *st, int rc, const char *what, rt_er
 
 int rt_store_read_open(const char *path, sqlite3 **db, rt_err *err)
 {
-    *db = NULL;
-    if (sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        rt_err_set(err, "%s", *db ? sqlite3_errmsg(*db) : "?");
-        sqlite3_close(*db);
-        *db = NULL;
-        return -1;
-    }
-    return 0;
+    /* rt_readonly_open: the schema version is checked, and a store not being written is opened
+     * immutable so that reading it leaves no -wal/-shm beside a committed store. */
+    return rt_readonly_open(path, db, err);
 }
 
 void rt_store_read_close(sqlite3 *db)

@@ -9,21 +9,24 @@
 #include <unistd.h>
 
 #include "rt_cuda_unavailable.h"
+#include "rt_path.h"
 
-void rt_backend_default_cache_dir(char *buf, size_t len)
+int rt_backend_default_cache_dir(char *buf, size_t len, rt_err *err)
 {
     const char *env = getenv("ROOFTUNE_CACHE_DIR");
-    if (env && *env) {
-        snprintf(buf, len, "%s", env);
-        return;
-    }
+    if (env && *env)
+        return rt_path_format(buf, len, err, "%s", env) == 0
+                   ? 0
+                   : rt_err_prefix(err, "ROOFTUNE_CACHE_DIR");
     const char *xdg = getenv("XDG_CACHE_HOME");
-    if (xdg && *xdg) {
-        snprintf(buf, len, "%s/rooftune", xdg);
-        return;
-    }
+    if (xdg && *xdg)
+        return rt_path_format(buf, len, err, "%s/rooftune", xdg) == 0
+                   ? 0
+                   : rt_err_prefix(err, "XDG_CACHE_HOME");
     const char *home = getenv("HOME");
-    snprintf(buf, len, "%s/.cache/rooftune", home && *home ? home : "/tmp");
+    return rt_path_format(buf, len, err, "%s/.cache/rooftune", home && *home ? home : "/tmp") == 0
+               ? 0
+               : rt_err_prefix(err, "HOME");
 }
 
 void rt_backend_describe_cpu(rt_device_info *dev)
@@ -79,7 +82,11 @@ static int cuda_device_count(char *why, size_t whylen)
         snprintf(why, whylen, "libcuda.so.1 lacks cuInit/cuDeviceGetCount");
     } else {
         const int rc = cu_init(0);
-        if (rc != 0)
+        /* CUDA_ERROR_NO_DEVICE (100) is a host without a GPU, not a broken driver: the GPU tests
+         * skip on "no CUDA device" and fail on anything else (tests/gpu/rt_gpu_gate.sh). */
+        if (rc == 100)
+            snprintf(why, whylen, "no CUDA device (cuInit error 100)");
+        else if (rc != 0)
             snprintf(why, whylen, "the NVIDIA driver did not initialise (cuInit error %d)", rc);
         else if (cu_count(&n) != 0 || n <= 0) {
             snprintf(why, whylen, "the NVIDIA driver reports no CUDA device");
@@ -90,17 +97,15 @@ static int cuda_device_count(char *why, size_t whylen)
     return n;
 }
 
-static void plugin_path(const rt_backend_options *opt, char *buf, size_t len)
+static int plugin_path(const rt_backend_options *opt, char *buf, size_t len, rt_err *err)
 {
     const char *env = getenv("ROOFTUNE_PLUGIN_DIR");
-    if (opt->plugin_dir) {
-        snprintf(buf, len, "%s/librooftune_cuda.so", opt->plugin_dir);
-        return;
-    }
-    if (env && *env) {
-        snprintf(buf, len, "%s/librooftune_cuda.so", env);
-        return;
-    }
+    if (opt->plugin_dir)
+        return rt_path_format(buf, len, err, "%s/librooftune_cuda.so", opt->plugin_dir);
+    if (env && *env)
+        return rt_path_format(buf, len, err, "%s/librooftune_cuda.so", env) == 0
+                   ? 0
+                   : rt_err_prefix(err, "ROOFTUNE_PLUGIN_DIR");
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
@@ -108,10 +113,9 @@ static void plugin_path(const rt_backend_options *opt, char *buf, size_t len)
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        snprintf(buf, len, "%s/librooftune_cuda.so", exe);
-    } else {
-        snprintf(buf, len, "librooftune_cuda.so");
+        return rt_path_format(buf, len, err, "%s/librooftune_cuda.so", exe);
     }
+    return rt_path_format(buf, len, err, "librooftune_cuda.so");
 }
 
 int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *reg, rt_err *err)
@@ -128,7 +132,8 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
 
     if (ndev > 0) {
         char path[PATH_MAX + 32];
-        plugin_path(opt, path, sizeof path);
+        if (plugin_path(opt, path, sizeof path, err) != 0)
+            return rt_err_prefix(err, "CUDA plugin");
         be->plugin_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
         if (!be->plugin_handle) {
             snprintf(why, sizeof why, "%d CUDA device(s) found but the plugin did not load: %s",
@@ -145,10 +150,16 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
                 be->plugin = NULL;
             } else {
                 char cache[PATH_MAX];
-                if (opt->cache_dir)
-                    snprintf(cache, sizeof cache, "%s", opt->cache_dir);
-                else
-                    rt_backend_default_cache_dir(cache, sizeof cache);
+                const int cache_ok =
+                    opt->cache_dir
+                        ? rt_path_format(cache, sizeof cache, err, "%s", opt->cache_dir) == 0
+                        : rt_backend_default_cache_dir(cache, sizeof cache, err) == 0;
+                if (!cache_ok) {
+                    dlclose(be->plugin_handle);
+                    be->plugin_handle = NULL;
+                    be->plugin = NULL;
+                    return rt_err_prefix(err, "CUDA kernel cache");
+                }
                 rt_plugin_options popt = {.device_ordinal = opt->local_rank % ndev,
                                           .cache_dir = cache,
                                           .verbose = opt->verbose};

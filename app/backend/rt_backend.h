@@ -36,7 +36,7 @@ void rt_backend_close(rt_backend *be, rt_registry *reg);
 /* The device kernels of a backend run on ("cpu" or "cuda"). */
 const rt_device_info *rt_backend_device(const rt_backend *be, const char *backend_name);
 /* Default cache directory: $ROOFTUNE_CACHE_DIR, $XDG_CACHE_HOME/rooftune or ~/.cache/rooftune. */
-void rt_backend_default_cache_dir(char *buf, size_t len);
+int rt_backend_default_cache_dir(char *buf, size_t len, rt_err *err);
 /* Describes the host CPU (model, cores, last-level cache) in dev. */
 void rt_backend_describe_cpu(rt_device_info *dev);
 

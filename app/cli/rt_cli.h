@@ -3,6 +3,8 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include "rt_error.h"
+
 /* Exit statuses shared by the subcommands. */
 enum {
     RT_EXIT_OK = 0,
@@ -28,6 +30,6 @@ int rt_cli_best(int argc, char **argv);
 
 /* The source tree's default folders, resolved relative to the executable (build/rooftune ->
  * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */
-void rt_cli_machine_dir(char *buf, unsigned long len);
+int rt_cli_machine_dir(char *buf, unsigned long len, rt_err *err);
 
 #endif

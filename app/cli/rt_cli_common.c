@@ -12,6 +12,7 @@
 #include "rt_comm.h"
 #include "rt_kernels.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 #include "rt_roofline_plot.h"
 #include "rt_store_read.h"
 
@@ -52,13 +53,13 @@ int rt_cli_parse_int(const char *option, const char *text, long min, long max, l
     return 0;
 }
 
-void rt_cli_machine_dir(char *buf, unsigned long len)
+int rt_cli_machine_dir(char *buf, unsigned long len, rt_err *err)
 {
     const char *env = getenv("ROOFTUNE_MACHINE_DIR");
-    if (env && *env) {
-        snprintf(buf, len, "%s", env);
-        return;
-    }
+    if (env && *env)
+        return rt_path_format(buf, len, err, "%s", env) == 0
+                   ? 0
+                   : rt_err_prefix(err, "ROOFTUNE_MACHINE_DIR");
     /* The binary lives in <source>/build/; machine files in <source>/roofline/machines. */
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -68,31 +69,34 @@ void rt_cli_machine_dir(char *buf, unsigned long len)
         if (slash)
             *slash = '\0';
         char candidate[PATH_MAX + 64];
-        snprintf(candidate, sizeof candidate, "%s/../roofline/machines", exe);
-        if (access(candidate, R_OK) == 0) {
-            snprintf(buf, len, "%s", candidate);
-            return;
-        }
+        if (rt_path_format(candidate, sizeof candidate, err, "%s/../roofline/machines", exe) != 0)
+            return rt_err_prefix(err, "the machine folder");
+        if (access(candidate, R_OK) == 0)
+            return rt_path_format(buf, len, err, "%s", candidate) == 0
+                       ? 0
+                       : rt_err_prefix(err, "the machine folder");
     }
-    snprintf(buf, len, "roofline/machines");
+    return rt_path_format(buf, len, err, "roofline/machines");
 }
 
 int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const char *machine_path,
                            const char *out_dir, rt_err *err)
 {
-    char path[1024] = "";
+    char path[PATH_MAX] = "";
     int generic = 0;
     if (machine_path) {
-        snprintf(path, sizeof path, "%s", machine_path);
+        if (rt_path_format(path, sizeof path, err, "%s", machine_path) != 0)
+            return rt_err_prefix(err, "roofline figure");
     } else {
-        char device[256] = "", dir[1024];
+        char device[256] = "", dir[PATH_MAX];
         rt_store_run run;
         int found = 0;
         rt_err run_err;
         if (rt_store_newest_run(db, experiment, &run, &found, &run_err) == 0 && found)
             snprintf(device, sizeof device, "%s", run.device);
         rt_store_run_free(&run);
-        rt_cli_machine_dir(dir, sizeof dir);
+        if (rt_cli_machine_dir(dir, sizeof dir, err) != 0)
+            return -1;
         rt_err find_err;
         if (rt_machine_find(dir, device, 0, path, sizeof path, &generic, &find_err) != 0) {
             printf("roofline: no machine file for device '%s' (%s); figure skipped\n", device,

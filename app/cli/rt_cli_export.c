@@ -50,8 +50,10 @@ int rt_cli_export(int argc, char **argv)
     rt_err err;
     rt_err_clear(&err);
     struct sqlite3 *h = NULL;
+    /* Read-only with the schema version checked; a store that is not being written (no -wal
+     * beside it) is opened immutable, so no -wal/-shm is left (rt_store_read_open). */
     if (rt_store_read_open(db, &h, &err) != 0) {
-        fprintf(stderr, "rooftune export: cannot open %s: %s\n", db, err.msg);
+        fprintf(stderr, "rooftune export: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
     FILE *out = stdout;

@@ -1,12 +1,14 @@
 /* rooftune figures: every committed figure, regenerated from the committed result stores. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_figures.h"
+#include "rt_path.h"
 
 static void figures_usage(FILE *f)
 {
@@ -28,8 +30,9 @@ static int roofline_extra(void *ctx, struct sqlite3 *db, const char *experiment,
                           const char *out_dir, rt_err *err)
 {
     (void)ctx;
-    char dir[1024], device[256] = "", path[1400];
-    snprintf(dir, sizeof dir, "%s", out_dir);
+    char dir[PATH_MAX], device[256] = "", path[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", out_dir) != 0)
+        return -1;
     size_t n = strlen(dir);
     while (n > 0 && dir[n - 1] == '/')
         dir[--n] = '\0';
@@ -39,9 +42,10 @@ static int roofline_extra(void *ctx, struct sqlite3 *db, const char *experiment,
         const char *base = strrchr(dir, '/');
         snprintf(device, sizeof device, "%s", base ? base + 1 : dir);
     }
-    char machines[1024];
-    rt_cli_machine_dir(machines, sizeof machines);
-    snprintf(path, sizeof path, "%s/%s.yaml", machines, device);
+    char machines[PATH_MAX];
+    if (rt_cli_machine_dir(machines, sizeof machines, err) != 0 ||
+        rt_path_format(path, sizeof path, err, "%s/%s.yaml", machines, device) != 0)
+        return -1;
     FILE *f = device[0] ? fopen(path, "r") : NULL;
     if (f)
         fclose(f);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rt_cli_model.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 
 /* The families of the registry that have a model-only mode, as "a", "a and b", ... */
 static void modelled_families(const rt_registry *reg, char *buf, size_t len)
@@ -106,13 +108,14 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
 }
 
 /* mkdir -p of the folder that holds `path`. */
-static void make_parent(const char *path)
+static int make_parent(const char *path, rt_err *err)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
+    char dir[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
+        return -1;
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
-        return;
+        return 0;
     *slash = '\0';
     for (char *p = dir + 1; *p; ++p)
         if (*p == '/') {
@@ -121,15 +124,18 @@ static void make_parent(const char *path)
             *p = '/';
         }
     mkdir(dir, 0777);
+    return 0;
 }
 
 int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
-                          const char *db, int model_only, long ranks, long ranks_per_node,
-                          long ranks_per_socket, const char *machine, int quiet)
+                          const char *db, const char *out, int model_only, long ranks,
+                          long ranks_per_node, long ranks_per_socket, const char *machine,
+                          int quiet)
 {
     if (!model_only) {
-        fprintf(stderr, "rooftune run: --ranks and --machine apply only with --model-only (under "
-                        "mpirun the job's size is its number of ranks)\n");
+        fprintf(stderr,
+                "rooftune run: --ranks, --machine and --out apply only with --model-only (under "
+                "mpirun the job's size is its number of ranks)\n");
         return RT_EXIT_USAGE;
     }
     if (ranks < 1) {
@@ -170,18 +176,32 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
         status = RT_EXIT_USAGE;
         goto done;
     }
-    char db_default[1024], out_dir[1024];
-    if (!db) {
-        snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
-        db = db_default;
-    }
-    snprintf(out_dir, sizeof out_dir, "%s", db);
-    char *slash = strrchr(out_dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
+    /* The tables go to --out, else beside --db, else to the current folder: never by default
+     * over the copies committed under results/. */
+    char out_dir[PATH_MAX];
+    const char *where = out ? "--out" : "--db";
+    int dir_ok = 1;
+    if (out) {
+        char probe[PATH_MAX];
+        dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", out) == 0 &&
+                 rt_path_format(probe, sizeof probe, &err, "%s/x", out) == 0 &&
+                 make_parent(probe, &err) == 0;
+    } else if (db) {
+        dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", db) == 0 &&
+                 make_parent(db, &err) == 0;
+        char *slash = strrchr(out_dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(out_dir, sizeof out_dir, ".");
+    } else {
         snprintf(out_dir, sizeof out_dir, ".");
-    make_parent(db);
+    }
+    if (!dir_ok) {
+        fprintf(stderr, "rooftune run: %s: %s\n", where, err.msg);
+        status = RT_EXIT_USAGE;
+        goto done;
+    }
     if (!quiet) {
         printf("rooftune run --model-only: experiment '%s' (%s) for %ld rank(s)", cfg.name,
                config_path, ranks);

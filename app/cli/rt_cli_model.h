@@ -33,7 +33,8 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
  * writes the table next to the store (`db`, default results/<experiment>.db). Returns the exit
  * status (rt_cli.h). */
 int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
-                          const char *db, int model_only, long ranks, long ranks_per_node,
-                          long ranks_per_socket, const char *machine, int quiet);
+                          const char *db, const char *out, int model_only, long ranks,
+                          long ranks_per_node, long ranks_per_socket, const char *machine,
+                          int quiet);
 
 #endif

@@ -9,9 +9,11 @@
 #include "rt_cli.h"
 #include "rt_config.h"
 #include "rt_export.h"
+#include "rt_figures.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
 #include "rt_plot.h"
+#include "rt_readonly.h"
 #include "rt_cli_common.h"
 
 static void plot_usage(FILE *f)
@@ -25,7 +27,7 @@ static void plot_usage(FILE *f)
         "against the first varying parameter; best per kernel and matrix as grouped bars).\n"
         "Each figure's data (.dat) and gnuplot script (.gp) are written beside its PNG and SVG,\n"
         "so `cd DIR && gnuplot NAME.gp` redraws it. The plot specs come from --config, else\n"
-        "from the config file the run recorded (when it still exists), else the defaults.\n"
+        "from the config text the run recorded in the store, else the defaults.\n"
         "Without gnuplot the data and scripts are still written. A roofline figure is drawn\n"
         "against --machine, else the machine file `machine: auto` picks for the recorded\n"
         "device.\n");
@@ -62,7 +64,7 @@ int rt_cli_plot(int argc, char **argv)
     rt_err_clear(&err);
     struct sqlite3 *h = NULL;
     if (rt_store_read_open(db, &h, &err) != 0) {
-        fprintf(stderr, "rooftune plot: cannot open %s: %s\n", db, err.msg);
+        fprintf(stderr, "rooftune plot: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
     int status = RT_EXIT_OK;
@@ -89,17 +91,12 @@ int rt_cli_plot(int argc, char **argv)
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     int have_cfg = 0;
-    char recorded[1024];
-    if (!config) {
-        rt_store_run run;
-        int found = 0;
-        rt_err run_err;
-        recorded[0] = '\0';
-        if (rt_store_newest_run(h, experiment, &run, &found, &run_err) == 0 && found)
-            snprintf(recorded, sizeof recorded, "%s", run.config_path);
-        rt_store_run_free(&run);
-        if (recorded[0] && access(recorded, R_OK) == 0)
-            config = recorded;
+    /* Without --config, the plots of the config text stored with the run, as `report` and
+     * `figures` do: the recorded config path may be relative to another folder, or gone. */
+    if (!config && rt_figures_recorded_plots(h, experiment, &cfg, &have_cfg, &err) != 0) {
+        fprintf(stderr, "rooftune plot: %s\n", err.msg);
+        rt_store_read_close(h);
+        return RT_EXIT_USAGE;
     }
     if (config) {
         if (rt_config_load(config, NULL, 0, &cfg, &err) != 0) {

@@ -1,21 +1,25 @@
 /* rooftune probe: measure this machine's ceilings and write a machine file. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_comm.h"
 #include "rt_machine.h"
+#include "rt_path.h"
 #include "rt_probe.h"
 
 static void probe_usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: rooftune probe [--out FILE] [--base FILE] [--name NAME] [--quick] [--cpu]\n"
+        "usage: rooftune probe [--out FILE | --install] [--base FILE] [--name NAME] [--quick] "
+        "[--cpu]\n"
         "       mpirun -np N rooftune probe [--ranks-per-node N] ...\n"
         "\n"
         "Measures the ceilings of this machine and writes a machine file with a measured: block:\n"
@@ -24,6 +28,8 @@ static void probe_usage(FILE *f)
         "and shared-memory bandwidth, FP32/FP64 peak, host<->device copies and peer copies.\n"
         "\n"
         "  --out FILE     write the machine file here (default: standard output)\n"
+        "  --install      write it where `machine: auto` looks: the machine folder (beside the\n"
+        "                 committed files, $ROOFTUNE_MACHINE_DIR if set) as local-<host>.yaml\n"
         "  --base FILE    keep this machine file's spec: and topology, replace its measured:\n"
         "                 (default with a GPU: the file `machine: auto` picks for the device)\n"
         "  --name NAME    the machine's name in the file\n"
@@ -39,6 +45,7 @@ int rt_cli_probe(int argc, char **argv)
                                              {"base", required_argument, 0, 'b'},
                                              {"name", required_argument, 0, 'n'},
                                              {"quick", no_argument, 0, 'q'},
+                                             {"install", no_argument, 0, 'i'},
                                              {"cpu", no_argument, 0, 'c'},
                                              {"quiet", no_argument, 0, 'Q'},
                                              {"ranks-per-node", required_argument, 0, 'N'},
@@ -46,7 +53,7 @@ int rt_cli_probe(int argc, char **argv)
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out_path = NULL, *base = NULL, *name = NULL;
-    int quick = 0, cpu_only = 0, quiet = 0;
+    int quick = 0, cpu_only = 0, quiet = 0, install = 0;
     long rpn = 0, rps = 0;
     rt_err err;
     rt_err_clear(&err);
@@ -58,6 +65,7 @@ int rt_cli_probe(int argc, char **argv)
         case 'b': base = optarg; break;
         case 'n': name = optarg; break;
         case 'q': quick = 1; break;
+        case 'i': install = 1; break;
         case 'c': cpu_only = 1; break;
         case 'Q': quiet = 1; break;
         case 'N':
@@ -76,9 +84,28 @@ int rt_cli_probe(int argc, char **argv)
         default: probe_usage(stderr); return RT_EXIT_USAGE;
         }
     }
-    if (optind != argc) {
+    if (optind != argc || (install && out_path)) {
         probe_usage(stderr);
         return RT_EXIT_USAGE;
+    }
+    /* --install: the file goes where `machine: auto` scans, so the next run finds this host's
+     * own ceilings (its match: is the CPU model, its priority above the generic file's). */
+    char installed[PATH_MAX];
+    if (install) {
+        char machine_dir[PATH_MAX], host[256] = "host";
+        gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        for (char *p = host; *p; ++p)
+            if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                  (*p >= '0' && *p <= '9') || *p == '-'))
+                *p = '-';
+        if (rt_cli_machine_dir(machine_dir, sizeof machine_dir, &err) != 0 ||
+            rt_path_format(installed, sizeof installed, &err, "%s/local-%s.yaml", machine_dir,
+                           host) != 0) {
+            fprintf(stderr, "rooftune probe: --install: %s\n", err.msg);
+            return RT_EXIT_USAGE;
+        }
+        out_path = installed;
     }
 
     rt_comm *comm = NULL;
@@ -103,15 +130,19 @@ int rt_cli_probe(int argc, char **argv)
     po.quick = quick;
     po.name = name;
     po.log = rank == 0 && !quiet ? stderr : NULL;
-    char base_path[1024] = "";
+    char base_path[PATH_MAX] = "";
     if (base) {
-        snprintf(base_path, sizeof base_path, "%s", base);
+        if (rt_path_format(base_path, sizeof base_path, &err, "%s", base) != 0) {
+            fprintf(stderr, "rooftune probe: --base: %s\n", err.msg);
+            status = RT_EXIT_USAGE;
+            goto done;
+        }
     } else if (env.backend.cuda_loaded) {
-        char machine_dir[1024];
-        rt_cli_machine_dir(machine_dir, sizeof machine_dir);
+        char machine_dir[PATH_MAX];
         int generic = 0;
         rt_err find_err;
-        if (rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
+        if (rt_cli_machine_dir(machine_dir, sizeof machine_dir, &find_err) != 0 ||
+            rt_machine_find(machine_dir, env.backend.gpu.name, 0, base_path, sizeof base_path,
                             &generic, &find_err) != 0 ||
             generic)
             base_path[0] = '\0';

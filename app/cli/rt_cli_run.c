@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <mpi.h>
 #include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
+#include "rt_path.h"
 #include "rt_plot.h"
 #include "rt_runner.h"
 #include "rt_store.h"
@@ -46,6 +48,8 @@ static void run_usage(FILE *f)
         "                         per-tier volumes (and times, with a machine) for --ranks N\n"
         "  --ranks N              the job size the model plans for (with --model-only)\n"
         "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
+        "  --out DIR              where --model-only writes <experiment>-model.csv/.json\n"
+        "                         (default: the --db file's folder, else the current folder)\n"
         "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
         "\n"
@@ -53,13 +57,16 @@ static void run_usage(FILE *f)
         "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
 }
 
-static void ensure_parent_dir(const char *path)
+/* mkdir -p of the folder that holds `path`; fails only when the path does not fit the buffer
+ * (mkdir's own errors show when the file is opened there). */
+static int ensure_parent_dir(const char *path, rt_err *err)
 {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
+    char dir[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
+        return -1;
     char *slash = strrchr(dir, '/');
     if (!slash || slash == dir)
-        return;
+        return 0;
     *slash = '\0';
     for (char *p = dir + 1; *p; ++p) {
         if (*p == '/') {
@@ -69,6 +76,7 @@ static void ensure_parent_dir(const char *path)
         }
     }
     mkdir(dir, 0777);
+    return 0;
 }
 
 int rt_cli_run(int argc, char **argv)
@@ -86,13 +94,14 @@ int rt_cli_run(int argc, char **argv)
                                              {"model-only", no_argument, 0, 'M'},
                                              {"ranks", required_argument, 0, 'R'},
                                              {"machine", required_argument, 0, 'A'},
+                                             {"out", required_argument, 0, 'O'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
     int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
     long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
     int model_only = 0;
-    const char *model_machine = NULL;
+    const char *model_machine = NULL, *model_out = NULL;
     rt_err err;
     rt_err_clear(&err);
     optind = 1;
@@ -130,6 +139,7 @@ int rt_cli_run(int argc, char **argv)
                 goto usage_error;
             break;
         case 'A': model_machine = optarg; break;
+        case 'O': model_out = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
         }
     }
@@ -146,9 +156,9 @@ int rt_cli_run(int argc, char **argv)
     }
 
     /* The model runs in this one process for a virtual job: no MPI at all. */
-    if (model_only || model_ranks || model_machine)
-        return rt_cli_run_model_only(config_path, sets, n_sets, db, model_only, model_ranks, rpn,
-                                     rps, model_machine, quiet);
+    if (model_only || model_ranks || model_machine || model_out)
+        return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
+                                     model_ranks, rpn, rps, model_machine, quiet);
 
     rt_comm *comm = NULL;
     if (rt_cli_mpi_start("run", rpn, rps, &comm) != 0)
@@ -183,14 +193,28 @@ int rt_cli_run(int argc, char **argv)
         snprintf(db_default, sizeof db_default, "results/%s.db", cfg.name);
         db = db_default;
     }
-    if (rank == 0 && !dry_run)
-        ensure_parent_dir(db);
-    char machine_dir[1024];
-    rt_cli_machine_dir(machine_dir, sizeof machine_dir);
-    char cmdline[1024] = "rooftune";
-    for (int i = 0; i < argc; ++i) {
+    char machine_dir[PATH_MAX];
+    /* The command line is kept whole in the provenance or the run is refused: a cut one would not
+     * reproduce the run. */
+    char cmdline[sizeof((rt_provenance *)0)->command_line] = "rooftune";
+    ok = (rank != 0 || dry_run || ensure_parent_dir(db, &err) == 0) &&
+         rt_cli_machine_dir(machine_dir, sizeof machine_dir, &err) == 0;
+    for (int i = 0; ok && i < argc; ++i) {
         const size_t used = strlen(cmdline);
-        snprintf(cmdline + used, sizeof cmdline - used, " %s", argv[i]);
+        if (rt_path_format(cmdline + used, sizeof cmdline - used, &err, " %s", argv[i]) != 0) {
+            rt_err_set(&err,
+                       "the command line is longer than the %zu characters the store keeps "
+                       "as provenance",
+                       sizeof cmdline - 1);
+            ok = 0;
+        }
+    }
+    rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
+    if (!all_ok) {
+        if (!ok)
+            fprintf(stderr, "rooftune run: %s\n", err.msg);
+        status = RT_EXIT_USAGE;
+        goto done;
     }
     if (rank == 0 && !quiet) {
         printf("rooftune run: experiment '%s' (%s), %d rank(s)\n", cfg.name, config_path,
@@ -260,10 +284,11 @@ int rt_cli_run(int argc, char **argv)
             status = RT_EXIT_FAILURE;
         } else {
             rt_plot_result pr;
-            ensure_parent_dir(plots_dir);
-            mkdir(plots_dir, 0777);
-            if (rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots, plots_dir, &pr,
-                                   &err) != 0) {
+            const int dir_ok = ensure_parent_dir(plots_dir, &err) == 0;
+            if (dir_ok)
+                mkdir(plots_dir, 0777);
+            if (!dir_ok || rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots,
+                                              plots_dir, &pr, &err) != 0) {
                 fprintf(stderr, "rooftune run: plotting: %s\n", err.msg);
                 status = RT_EXIT_FAILURE;
             } else {

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* _SC_LEVEL*_CACHE_SIZE are glibc extensions */
 #include "rt_cacheflush.h"
+#include "rt_path.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -71,19 +72,22 @@ static int detect_sysfs(const char *dir, int64_t *bytes, int *level_out)
      * rather than reading the directory, which keeps this free of dirent portability concerns. */
     for (int idx = 0; idx < 16; ++idx) {
         char path[1024], text[64];
-        snprintf(path, sizeof path, "%s/index%d/type", dir, idx);
+        if (rt_path_format(path, sizeof path, NULL, "%s/index%d/type", dir, idx) != 0)
+            return -1; /* a cut path would read another file: not detected */
         if (read_small_file(path, text, sizeof text) != 0)
             continue;
         if (strcmp(text, "Data") != 0 && strcmp(text, "Unified") != 0)
             continue;
-        snprintf(path, sizeof path, "%s/index%d/level", dir, idx);
+        if (rt_path_format(path, sizeof path, NULL, "%s/index%d/level", dir, idx) != 0)
+            return -1; /* a cut path would read another file: not detected */
         if (read_small_file(path, text, sizeof text) != 0)
             continue;
         char *end = NULL;
         const long level = strtol(text, &end, 10);
         if (end == text || *end != '\0' || level < 1 || level > 8)
             continue;
-        snprintf(path, sizeof path, "%s/index%d/size", dir, idx);
+        if (rt_path_format(path, sizeof path, NULL, "%s/index%d/size", dir, idx) != 0)
+            return -1; /* a cut path would read another file: not detected */
         int64_t size = 0;
         if (read_small_file(path, text, sizeof text) != 0 || parse_cache_size(text, &size) != 0)
             continue;

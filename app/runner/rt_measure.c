@@ -10,6 +10,7 @@
 #include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_interrupt.h"
+#include "rt_point_memory.h"
 #include "rt_progress.h"
 #include "rt_roofline_glue.h"
 #include "rt_stats.h"
@@ -123,11 +124,18 @@ void rt_measure_free(rt_measure_ctx *m)
 }
 
 /* Builds (or reuses) the family inputs and the double-precision reference for this problem. */
+/* The family's inputs (and the reference) of this matrix and problem point exist already. */
+static int inputs_current(const rt_measure_ctx *m, const rt_measure_target *t,
+                          const char *problem_json)
+{
+    return m->inputs && m->in_family == t->family && m->in_matrix == t->local &&
+           strcmp(m->in_problem, problem_json) == 0;
+}
+
 static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const char *problem_json,
                          rt_err *err)
 {
-    if (m->inputs && m->in_family == t->family && m->in_matrix == t->local &&
-        strcmp(m->in_problem, problem_json) == 0)
+    if (inputs_current(m, t, problem_json))
         return 0;
     rt_measure_release_inputs(m);
     if (t->family->make_inputs(t->local, t->problem, &m->inputs, err) != 0)
@@ -298,6 +306,37 @@ static int step_inputs(point_run *p, rt_err *err)
     rt_err local;
     rt_err_clear(&local);
 
+    if (t->input_error) {
+        rec->status = RT_POINT_ERROR;
+        snprintf(rec->reason, sizeof rec->reason, "%s", t->input_error);
+        return STEP_RECORD;
+    }
+
+    /* The whole point's memory, before anything of it is allocated. */
+    if (t->family->footprint) {
+        outcome flo = OUT_OK;
+        local_msg[0] = '\0';
+        rt_point_memory_in mi = {.inputs_resident = inputs_current(m, t, rec->problem_json),
+                                 .device_kernel = strcmp(t->kernel->backend, "cpu") != 0,
+                                 .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
+                                 .host_available = rt_point_memory_host_available(),
+                                 .device_memory = t->device->global_mem_bytes};
+        if (t->family->footprint(t->local, t->problem, &mi.fp, &local) != 0) {
+            flo = OUT_ERROR;
+            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+        } else if (!rt_point_memory_fits(&mi, local_msg, sizeof local_msg)) {
+            flo = OUT_INFEASIBLE;
+        }
+        if (agree(m, flo, local_msg, &g, msg, sizeof msg, err) != 0)
+            return -1;
+        if (g != OUT_OK) {
+            rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
+            snprintf(rec->reason, sizeof rec->reason, "%s", msg);
+            return STEP_RECORD;
+        }
+    }
+
+    /* Inputs and reference (shared by all kernels of the problem point). */
     outcome lo = OUT_OK;
     if (ensure_inputs(m, t, rec->problem_json, &local) != 0) {
         lo = OUT_ERROR;

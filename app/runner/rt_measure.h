@@ -22,6 +22,9 @@ typedef struct rt_measure_target {
     const rt_family_desc *family;
     const rt_device_info *device;
     const rt_params *problem;
+    /* Set when the matrix could not be built: the point is recorded as an error with this reason
+     * (the run goes on with the next matrix); local is then NULL and the sizes 0. */
+    const char *input_error;
 } rt_measure_target;
 
 typedef struct rt_measure_ctx {

@@ -11,6 +11,8 @@
 #include "rt_counters_cpu.h"
 #include "rt_gpu_metrics.h"
 #include "rt_machine.h"
+#include "rt_machine_point.h"
+#include "rt_path.h"
 
 /* One machine model per backend: CPU kernels are bounded by the host's ceilings and CUDA kernels by
  * the GPU's, even when one experiment runs both. */
@@ -49,7 +51,8 @@ static int resolve_slot(struct rt_roofline_ctx *ctx, int slot, const rt_config *
             return rt_err_prefix(err, "machine model");
         if (strcmp(ctx->machine[slot].kind, want_kind) == 0) {
             ctx->have[slot] = 1;
-            snprintf(path, sizeof path, "%s", cfg->machine);
+            if (rt_path_format(path, sizeof path, err, "%s", cfg->machine) != 0)
+                return rt_err_prefix(err, "machine model");
         }
     }
     if (!ctx->have[slot]) {
@@ -108,8 +111,9 @@ int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const ch
      * translate them once so a misspelt counter fails before anything runs. */
     if (ctx->n_gpu_names > 0 && be->cuda_loaded) {
         char metrics_dir[1100], defs_path[1200];
-        snprintf(metrics_dir, sizeof metrics_dir, "%s/../metrics", machine_dir);
-        if (rt_gpu_metrics_find(metrics_dir, be->gpu.cc_major, be->gpu.cc_minor, defs_path,
+        if (rt_path_format(metrics_dir, sizeof metrics_dir, err, "%s/../metrics", machine_dir) !=
+                0 ||
+            rt_gpu_metrics_find(metrics_dir, be->gpu.cc_major, be->gpu.cc_minor, defs_path,
                                 sizeof defs_path, err) != 0 ||
             rt_gpu_metrics_load(defs_path, &ctx->gpu_defs, err) != 0 ||
             rt_gpu_metrics_translate(&ctx->gpu_defs, ctx->gpu_names, ctx->n_gpu_names,
@@ -173,24 +177,17 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
         rt_bound_opts_init(&bo);
         const int prec = rt_precision_parse(rt_params_str(problem, "precision", "fp32"));
         bo.precision = prec < 0 ? RT_FP32 : (rt_precision)prec;
-        /* With emulated nodes (--ranks-per-node on one host) the "node" and "global" messages
-         * travel through the same shared-memory transport as socket messages, not over the
-         * machine's links and network: bound them with the socket tier's ceilings, or the bound
-         * would be slower than what the host physically does. */
-        rt_machine m = ctx->machine[slot];
-        /* A GPU kernel's inter-node messages leave the device through pinned host memory: bound
-         * them with the probe's staged device-buffer figure where the file has one. */
-        if (strcmp(k->backend, "cuda") == 0 &&
-            (t.net_bytes[RT_TIER_GLOBAL] > 0 || t.net_messages[RT_TIER_GLOBAL] > 0) &&
-            rt_machine_use_staged_internode(&m))
+        /* Emulated nodes move node and global messages through shared memory; a GPU kernel's
+         * inter-node messages are staged through pinned host memory (rt_machine_point.h). */
+        rt_machine m;
+        rt_machine_point_flags pf;
+        rt_machine_for_point(&ctx->machine[slot], strcmp(k->backend, "cuda") == 0,
+                             t.net_bytes[RT_TIER_GLOBAL] > 0 || t.net_messages[RT_TIER_GLOBAL] > 0,
+                             comm && rt_comm_is_emulated(comm), &m, &pf);
+        if (pf.staged)
             rt_metrics_add(metrics, "internode_bound_device_staged", "flag", 1.0, 1);
-        if (comm && rt_comm_is_emulated(comm) && m.effective.tier_gbs[RT_TIER_SOCKET] > 0) {
-            for (int tier = RT_TIER_NODE; tier < RT_TIER_COUNT; ++tier) {
-                m.effective.tier_gbs[tier] = m.effective.tier_gbs[RT_TIER_SOCKET];
-                m.effective.tier_latency_us[tier] = m.effective.tier_latency_us[RT_TIER_SOCKET];
-            }
+        if (pf.emulated)
             rt_metrics_add(metrics, "internode_bound_emulated", "flag", 1.0, 1);
-        }
         rt_bound b;
         if (rt_bound_compute(&t, &m, &bo, &b, &err) == 0) {
             local_bound = b.bound_s;

@@ -103,6 +103,43 @@ static int64_t expected_points(const rt_config *cfg, const rt_registry *reg, int
     return per_input * nproblems * cfg->n_matrices;
 }
 
+/* Records one error point per available kernel and problem point of a matrix that could not be
+ * built (its parameter space depends on the matrix, so the kernel's own parameters are not
+ * enumerated): the store shows which matrix failed and why, and the exit status says so. */
+static int record_matrix_failure(rt_measure_ctx *mctx, const rt_config *cfg, const rt_registry *reg,
+                                 const rt_backend *be, const rt_matrix_cfg *mc, int64_t nproblems,
+                                 const char *why, rt_run_summary *sum, rt_err *err)
+{
+    char reason[RT_ERR_MSG_MAX];
+    snprintf(reason, sizeof reason, "%s", why);
+    for (int64_t pi = 0; pi < nproblems && !mctx->stop; ++pi) {
+        rt_params problem_given;
+        if (rt_problem_point(cfg, pi, &problem_given, err) != 0)
+            return -1;
+        for (int ki = 0; ki < cfg->n_kernels && !mctx->stop; ++ki) {
+            const rt_kernel_desc *kd = rt_registry_find_kernel(reg, cfg->kernels[ki].name);
+            if (!kd || kd->unavailable)
+                continue;
+            const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
+            rt_params problem, none;
+            rt_params_init(&none);
+            if (rt_problem_for_family(fam, &problem_given, &problem, err) != 0)
+                return rt_err_prefix(err, "kernel %s", kd->name);
+            const rt_measure_target tgt = {.matrix = mc,
+                                           .kernel_cfg = &cfg->kernels[ki],
+                                           .kernel = kd,
+                                           .family = fam,
+                                           .device = rt_backend_device(be, kd->backend),
+                                           .problem = &problem,
+                                           .input_error = reason};
+            double objective;
+            if (rt_measure_point(mctx, &tgt, &none, 1, "", &objective, sum, err) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 static int build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err)
 {
     const char *gen = mc->generator[0] ? mc->generator : NULL;
@@ -217,12 +254,20 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         rt_progress_begin(&progress, building, t0);
         ok = build_matrix(mc, &full, err) == 0;
         rt_progress_clear(&progress);
-        if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
-            /* Every rank builds the same matrix, so the same error holds everywhere. */
-            if (rank != 0 && first_bad >= 0 && err->msg[0] == '\0')
-                rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
+        if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0) {
             rc = -1;
             break;
+        }
+        if (!ok) {
+            /* Every rank builds the same matrix, so the same error holds everywhere. A bad matrix
+             * is the matrix's failure, not the run's: its points are recorded as errors saying
+             * why, and the run goes on with the next matrix. */
+            if (first_bad >= 0 && err->msg[0] == '\0')
+                rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
+            rt_csr_free(&full);
+            logf_rank0(opt, rank, "matrix %s: cannot be built: %s\n", mc->name, err->msg);
+            rc = record_matrix_failure(&mctx, cfg, reg, be, mc, nproblems, err->msg, sum, err);
+            continue;
         }
         const double load_s = rt_clock_now() - t0;
         logf_rank0(opt, rank, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name,

@@ -3,10 +3,12 @@
  * names and values against what this build of rooftune actually provides. */
 #include "rt_config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_device.h"
 #include "rt_expr.h"
@@ -154,6 +156,10 @@ static int check_matrix(const rt_matrix_cfg *m, int index, rt_err *err)
                         "without it (install libmetis-dev and re-run cmake)",
                         index);
     if (m->generator[0] == '\0') {
+        /* A missing file would otherwise pass `validate` and fail only the run. */
+        if (access(m->file, R_OK) != 0)
+            return fail_loc(err, &m->source_loc, "matrices[%d].file: cannot read '%s': %s", index,
+                            m->file, strerror(errno));
         const rt_value *seed = rt_params_get(&m->gen, "seed");
         if (seed && (seed->kind != RT_V_INT || seed->i < 0))
             return fail_loc(err, &m->gen_locs[0], "matrices[%d].seed: expected an integer >= 0",
@@ -397,5 +403,14 @@ int rt_config_check(const rt_config *cfg, const rt_registry *reg, rt_err *err)
         if (check_kernel_params(kc, ki, k, err) != 0 || check_constraints(kc, ki, k, fam, err) != 0)
             return -1;
     }
-    return check_problem(cfg, reg, err);
+    if (check_problem(cfg, reg, err) != 0)
+        return -1;
+    /* An empty list would make a run that measures nothing and exits 0. */
+    if (cfg->n_matrices == 0)
+        return rt_err_set(err, "%s: matrices: no matrix is listed, so nothing would be measured",
+                          cfg->path);
+    if (cfg->n_kernels == 0)
+        return rt_err_set(err, "%s: kernels: no kernel is listed, so nothing would be measured",
+                          cfg->path);
+    return 0;
 }

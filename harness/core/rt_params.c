@@ -24,7 +24,16 @@ rt_value rt_value_real(double r)
     memset(&v, 0, sizeof v);
     v.kind = RT_V_REAL;
     v.r = r;
-    v.i = (int64_t)r;
+    /* The integer view saturates: converting a double outside int64's range (or NaN) is undefined
+     * behaviour (found by fuzz.config with K: [1.2e45]). */
+    if (r != r)
+        v.i = 0;
+    else if (r >= 9223372036854775808.0)
+        v.i = INT64_MAX;
+    else if (r < -9223372036854775808.0)
+        v.i = INT64_MIN;
+    else
+        v.i = (int64_t)r;
     return v;
 }
 

@@ -110,6 +110,16 @@ struct rt_kernel_desc {
     void *backend_ctx; /* owned by the backend that registered the kernel */
 };
 
+/* What one point of a family's problem needs in memory, known before anything is allocated (see
+ * rt_family_desc.footprint). */
+typedef struct rt_footprint {
+    int64_t input_bytes;  /* the family's inputs on the host (e.g. B; the matrix is not counted) */
+    int64_t output_elems; /* output values: the runner keeps reference, output and scale, doubles */
+    int64_t output_bytes; /* the output in the point's precision, as a kernel holds it (C) */
+    int64_t operand_bytes; /* the operands in the point's precision, as a device kernel copies
+                              them (A and B); its own workspace comes on top */
+} rt_footprint;
+
 /* The job a family's model-only mode plans for: a virtual job of nranks ranks that is never
  * launched, the machine's tier ceilings for predicted times, and where the rows go. */
 typedef struct rt_model_job {
@@ -159,6 +169,10 @@ struct rt_family_desc {
      * gate also checks every element, |out - ref| <= tolerance x scale, so one wrong element
      * cannot hide in the norm of a large output. NULL: the normwise check alone. */
     int (*reference_scale)(const void *inputs, double *scale, rt_err *err);
+    /* Optional. The memory a point needs, from the matrix (this rank's share) and the problem
+     * alone, so the runner records a point that cannot fit as infeasible, with the numbers,
+     * before allocating anything (instead of being killed by the OS). NULL: no estimate. */
+    int (*footprint)(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);
     /* Optional: the model-only mode (`rooftune run CONFIG --model-only --ranks N`). Computes in
      * this one process, running nothing, what the family's kernels named in cfg would do in the
      * job, and writes one row per point; *n_points receives the rows written. NULL: the family

@@ -119,6 +119,17 @@ static void excerpt(const char *s, char *out, size_t len)
 /* Decimal integer with an optional sign; the whole token must be digits. Hand-written because
  * indices are most of a Matrix Market file and strtoll's locale and base handling was the
  * reader's largest cost after strtod. */
+/* True for an optional sign then digits only: a number parse_int64 refuses is then too large. */
+static int looks_integer(const char *tok)
+{
+    const char *p = tok + (*tok == '-' || *tok == '+');
+    if (*p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9')
+        ++p;
+    return *p == '\0';
+}
+
 static int parse_int64(const char *tok, int64_t *out)
 {
     const char *p = tok;
@@ -254,12 +265,19 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
     int64_t v[3] = {0, 0, 0};
     for (int k = 0; k < want; ++k) {
         if (parse_int64(tok[k], &v[k]) != 0)
-            return rt_err_set(err, "%s:%" PRId64 ": size line: %s '%s' is not an integer", r->name,
-                              r->lineno, names[k], tok[k]);
+            return rt_err_set(err, "%s:%" PRId64 ": size line: %s '%s' is %s", r->name, r->lineno,
+                              names[k], tok[k],
+                              looks_integer(tok[k]) ? "beyond the 64-bit integer range"
+                                                    : "not an integer");
         if (v[k] < 0)
             return rt_err_set(err, "%s:%" PRId64 ": size line: %s = %" PRId64 " is negative",
                               r->name, r->lineno, names[k], v[k]);
     }
+    if (v[0] == 0 || v[1] == 0)
+        return rt_err_set(err,
+                          "%s:%" PRId64 ": size line: a %" PRId64 " x %" PRId64
+                          " matrix has nothing to multiply",
+                          r->name, r->lineno, v[0], v[1]);
     h->rows = v[0];
     h->cols = v[1];
     if (h->cols > INT32_MAX)
@@ -416,7 +434,7 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
                               r->lineno, want, want == 1 ? "" : "s", usage, n);
         double x = 1.0;
         if (coord) {
-            int64_t i, j;
+            int64_t i = 0, j = 0; /* set by parse_index; = 0 quiets -O3 -Wmaybe-uninitialized */
             if (parse_index(r, "row", tok[0], h->rows, &i, err) != 0 ||
                 parse_index(r, "column", tok[1], h->cols, &j, err) != 0)
                 return -1;

@@ -1,8 +1,11 @@
 /* dspmm's model-only mode: see dspmm_model_only.h. */
 #include "dspmm_model_only.h"
 
+#include "rt_path.h"
+
 #include <inttypes.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -198,9 +201,12 @@ int dspmm_model_only(const rt_family_desc *self, const rt_config *cfg, const rt_
         mo.tier_latency_us[t] = o->tier_latency_us[t];
     }
     const char *machine_name = o->machine_name;
-    char csv_path[1200], json_path[1200];
-    snprintf(csv_path, sizeof csv_path, "%s/%s-model.csv", o->out_dir, cfg->name);
-    snprintf(json_path, sizeof json_path, "%s/%s-model.json", o->out_dir, cfg->name);
+    char csv_path[PATH_MAX], json_path[PATH_MAX];
+    if (rt_path_format(csv_path, sizeof csv_path, err, "%s/%s-model.csv", o->out_dir, cfg->name) !=
+            0 ||
+        rt_path_format(json_path, sizeof json_path, err, "%s/%s-model.json", o->out_dir,
+                       cfg->name) != 0)
+        return rt_err_prefix(err, "--model-only");
     FILE *csv = fopen(csv_path, "w");
     FILE *json = csv ? fopen(json_path, "w") : NULL;
     if (!csv || !json) {

@@ -125,6 +125,30 @@ static double spmm_nonzeros(const void *inputs)
     return (double)in->a->nnz;
 }
 
+/* B (cols x K) on the host; C (rows x K) as kernels hold it; A (CSR, 32-bit indices) and B as a
+ * device kernel copies them, all in the point's precision. */
+static int spmm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err)
+{
+    const char *owner = "spmm problem";
+    int64_t k = 0;
+    char prec_name[16];
+    if (rt_schema_int(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "K", &k, err) !=
+            0 ||
+        rt_schema_str(spmm_problem_params, SPMM_N_PROBLEM_PARAMS, owner, problem, "precision",
+                      prec_name, sizeof prec_name, err) != 0)
+        return -1;
+    const int prec = rt_precision_parse(prec_name);
+    if (prec < 0)
+        return rt_err_set(err, "%s: cannot parse precision '%s'", owner, prec_name);
+    const int64_t esize = (int64_t)rt_precision_bytes((rt_precision)prec);
+    const int64_t b_bytes = a->cols * k * esize;
+    out->input_bytes = b_bytes;
+    out->output_elems = a->rows * k;
+    out->output_bytes = a->rows * k * esize;
+    out->operand_bytes = (a->rows + 1) * 4 + a->nnz * (4 + esize) + b_bytes;
+    return 0;
+}
+
 static const rt_family_desc spmm_family_desc = {
     .name = "spmm",
     .summary = "sparse times dense matrix product C = A * B (B, C dense n x K, m x K)",
@@ -136,6 +160,7 @@ static const rt_family_desc spmm_family_desc = {
     .tolerance = spmm_tolerance,
     .reference = spmm_reference,
     .reference_scale = spmm_reference_scale,
+    .footprint = spmm_footprint,
     .flops = spmm_flops,
     .nonzeros = spmm_nonzeros,
 };

@@ -23,4 +23,18 @@ out=$("$RT" run "$WORK/missing.yaml" 2>&1); rc=$?
 set -e
 [ "$rc" = 2 ] || fail "a missing config exited $rc, want 2"
 echo "$out" | grep -q "missing.yaml" || fail "missing file not named: $out"
+
+# A config file of 5 MiB (issue 13, item 14): refused before it is parsed (the node tree would take
+# some 60 times the text), with the limit named.
+{
+  printf 'experiment: {name: big}\nmatrices: [{name: b, generator: banded, rows: 100}]\n'
+  printf 'kernels: [{name: spmm.cpu.csr}]\nproblem: {K: [8]}\n'
+  python3 -c "import sys; sys.stdout.write(('#' + 'x' * 99 + '\n') * 52429)"
+} >"$WORK/big.yaml"
+set +e
+"$RT" validate "$WORK/big.yaml" >"$WORK/big.log" 2>&1
+r=$?
+set -e
+[ "$r" = 2 ] && grep -q "big.yaml' is larger than 4 MiB; not a config file" "$WORK/big.log" ||
+  fail "a 5 MiB config: exit $r: $(head -c 300 "$WORK/big.log")"
 echo "bad configs: ok"

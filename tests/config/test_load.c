@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rt_config.h"
 #include "rt_device.h"
@@ -190,7 +191,9 @@ static void test_defaults(void)
              cfg.n_counters == 0 && cfg.n_plots == 0);
     RT_CHECK(isnan(cfg.expect_min_efficiency));
     RT_CHECK(cfg.text && strcmp(cfg.text, "experiment: {name: tiny}\n") == 0);
-    RT_CHECK(rt_config_check(&cfg, &g_reg, &err) == 0);
+    /* It loads, but a config with no matrix or no kernel would measure nothing: check refuses. */
+    RT_CHECK(rt_config_check(&cfg, &g_reg, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "matrices: no matrix is listed"), "%s", err.msg);
     rt_config_free(&cfg);
 }
 
@@ -466,6 +469,14 @@ static void test_mutations(void)
     fclose(f);
     original[len] = '\0';
     static const char punctuation[] = ":-[]{},'\"&*!|>#? \n\t0a.";
+    /* The scratch copy is read from the working folder: its matrix file must be there too. */
+    mkdir("data", 0777);
+    FILE *mtx = fopen("data/web.mtx", "w");
+    RT_CHECK(mtx != NULL);
+    if (mtx) {
+        fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1.0\n", mtx);
+        fclose(mtx);
+    }
     uint64_t state = 2024;
     int loaded = 0, failed = 0;
     for (int iter = 0; iter < 1500; ++iter) {

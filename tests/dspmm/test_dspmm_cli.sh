@@ -114,6 +114,14 @@ model)
   [ "$n" = 24 ] || fail "$n timed model rows, want 24"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d)==24 and d[0]['machine']=='summit-node'" \
     "$WORK/hierarchical-comm-small-model.json" || fail "JSON output"
+  # Without --db the tables go to the current folder, never over results/'s committed copies;
+  # --out names the folder (made when missing).
+  mkdir -p "$WORK/cwd"
+  (cd "$WORK/cwd" && "$RT" run "$CFG" --model-only --ranks 8 >"$WORK/mcwd.log" 2>&1) || fail "model-only without --db"
+  [ -s "$WORK/cwd/hierarchical-comm-small-model.csv" ] && [ ! -e "$WORK/cwd/results" ] ||
+    fail "model-only without --db: not in the current folder: $(ls -R "$WORK/cwd")"
+  "$RT" run "$CFG" --model-only --ranks 8 --out "$WORK/o/deeper" >"$WORK/mout.log" 2>&1 || fail "--out: $(cat "$WORK/mout.log")"
+  [ -s "$WORK/o/deeper/hierarchical-comm-small-model.json" ] || fail "--out: no JSON in the --out folder"
   # p_batch 2 does not divide 3 ranks: infeasible rows, not an error.
   "$RT" run "$CFG" --model-only --ranks 3 --db "$out" >"$WORK/m3.log" 2>&1 || fail "3 ranks"
   grep -q "infeasible: p_batch = 2 does not divide the 3 ranks" "$WORK/m3.log" || fail "3 ranks: $(cat "$WORK/m3.log")"

@@ -1,4 +1,5 @@
-# dspmm.cuda.sender end to end on a GPU host (exit 77, skipped, where the kernel is unavailable).
+# dspmm.cuda.sender end to end on a GPU host (exit 77, skipped, only where there is no
+# NVIDIA driver or no CUDA device: a GPU host whose plugin does not load fails, see tests/gpu).
 #   $1 rooftune  $2 repository root  $3 scratch folder  $4 mpiexec
 # Runs configs/ci/hierarchical-comm-gpu-small.yaml (the GPU kernel and the CPU kernel on the same
 # points) under mpirun -np 2 (one node: every hop inside it) and -np 4 --ranks-per-node 2 (two
@@ -23,10 +24,9 @@ sql() { sqlite3 -batch -noheader "$1" "$2"; }
 "$RT" list >"$WORK/list.txt" 2>&1 || fail "rooftune list: $(cat "$WORK/list.txt")"
 line=$(grep -E '^ *dspmm\.cuda\.sender ' "$WORK/list.txt" || true)
 [ -n "$line" ] || fail "rooftune list does not know dspmm.cuda.sender"
-if echo "$line" | grep -q "unavailable"; then
-  echo "skipped: $line"
-  exit 77
-fi
+# shellcheck source=../gpu/rt_gpu_gate.sh
+. "$ROOT/tests/gpu/rt_gpu_gate.sh"
+rt_gpu_gate "$line" # skips (77) only without a GPU; a GPU host with a broken plugin fails
 
 # compare DB: every GPU point's per-tier totals equal the CPU point's of the same configuration.
 compare_with_cpu() {

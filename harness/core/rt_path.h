@@ -1,0 +1,16 @@
+/* rt_path: building file-system paths in fixed-size buffers without silent truncation. A path cut
+ * to fit names a different file (or a directory instead of a file); every path rooftune builds goes
+ * through here, so a deep directory gives an error naming the path instead. */
+#ifndef RT_PATH_H
+#define RT_PATH_H
+
+#include <stddef.h>
+
+#include "rt_error.h"
+
+/* Formats a path into buf (len bytes, printf-style). Returns 0, or -1 with err saying how long the
+ * path would be, the limit and how it starts; buf then holds an empty string, never a prefix. */
+int rt_path_format(char *buf, size_t len, rt_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,26 @@
+/* rt_path_format: a path that fits is written whole; one that does not is an error naming it,
+ * and leaves an empty buffer rather than a prefix that names another file. */
+#include <string.h>
+
+#include "rt_path.h"
+#include "rt_test.h"
+
+int main(void)
+{
+    rt_err err;
+    rt_err_clear(&err);
+    char buf[16];
+    RT_CHECK(rt_path_format(buf, sizeof buf, &err, "%s/%s", "dir", "file") == 0);
+    RT_CHECK(strcmp(buf, "dir/file") == 0);
+    /* 15 characters fit exactly; 16 do not. */
+    RT_CHECK(rt_path_format(buf, sizeof buf, &err, "%s", "abcdefghijklmno") == 0);
+    RT_CHECK(strcmp(buf, "abcdefghijklmno") == 0);
+    RT_CHECK(rt_path_format(buf, sizeof buf, &err, "%s/%s", "abcdefgh", "ijklmnop") == -1);
+    RT_CHECK(buf[0] == '\0');
+    RT_CHECK_MSG(rt_test_contains(err.msg, "path too long (17 bytes, at most 15): abcdefgh/ijklmn"),
+                 "%s", err.msg);
+    /* A NULL err is allowed (the caller only needs to know it did not fit). */
+    RT_CHECK(rt_path_format(buf, sizeof buf, NULL, "%0300d", 0) == -1);
+    RT_CHECK(buf[0] == '\0');
+    return RT_TEST_RESULT();
+}
