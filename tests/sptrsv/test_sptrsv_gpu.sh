@@ -25,7 +25,7 @@ ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
 # 2 matrices x 2 nrhs x (1 cusparse + 2 levelset + 2 syncfree)
 [ "$total" = 20 ] || fail "$total points, expected 20"
 [ "$ok" = "$total" ] || { sql "$db" "SELECT kernel, params, status, reason FROM points WHERE status != 'ok'"; fail "$ok of $total points ok"; }
-res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT ($(m residual) < 1e-12)")
+res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
 [ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
 an=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.cusparse' AND $(m analysis_s) > 0")
 [ "$an" = 4 ] || fail "$an of 4 cusparse points stored analysis_s"
