@@ -2,7 +2,7 @@
 
 #include <cuda_runtime.h>
 
-#define WARP 32
+#define WARP      32
 #define FULL_MASK 0xffffffffu
 
 /* Sum over the warp; every lane gets the total. */
@@ -17,9 +17,8 @@ __device__ static double warp_sum(double v)
  * visible to this warp; they are read through volatile pointers so that the syncfree kernel never
  * sees a stale cached copy (the level-set kernel's launches order them anyway). */
 __device__ static void solve_row(int32_t i, const int32_t *__restrict__ rowptr,
-                                 const int32_t *__restrict__ colidx,
-                                 const double *__restrict__ val, const double *__restrict__ b,
-                                 double *x, int32_t nrhs, int lane)
+                                 const int32_t *__restrict__ colidx, const double *__restrict__ val,
+                                 const double *__restrict__ b, double *x, int32_t nrhs, int lane)
 {
     const int32_t beg = rowptr[i], diag = rowptr[i + 1] - 1; /* diagonal last */
     const volatile double *xv = x;
@@ -49,10 +48,9 @@ __global__ void sptrsv_level_kernel(const int32_t *__restrict__ rowptr,
 
 __global__ void sptrsv_syncfree_kernel(const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colidx,
-                                       const double *__restrict__ val,
-                                       const double *__restrict__ b, double *x, int32_t nrhs,
-                                       const int32_t *__restrict__ order, int32_t n, int32_t *ready,
-                                       unsigned int *ticket)
+                                       const double *__restrict__ val, const double *__restrict__ b,
+                                       double *x, int32_t nrhs, const int32_t *__restrict__ order,
+                                       int32_t n, int32_t *ready, unsigned int *ticket)
 {
     const int lane = threadIdx.x % WARP;
     /* The row comes from a ticket, not from the warp's position in the grid: a warp only gets a
@@ -108,8 +106,7 @@ extern "C" int sptrsv_cuda_syncfree_launch(void *stream, int threads_per_block,
     return (int)cudaGetLastError();
 }
 
-extern "C" int sptrsv_cuda_syncfree_reset(void *stream, int32_t *ready, int32_t n,
-                                          uint32_t *ticket)
+extern "C" int sptrsv_cuda_syncfree_reset(void *stream, int32_t *ready, int32_t n, uint32_t *ticket)
 {
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t e = cudaMemsetAsync(ready, 0, (size_t)(n > 0 ? n : 0) * sizeof *ready, s);
