@@ -1,0 +1,114 @@
+/* sptrsv.cuda.levelset: the level-set solve on the GPU. The levels of the scalar row DAG
+ * (sptrsv_dag.h, built in the family's setup) are uploaded once as one array of rows in level
+ * order; an execution is one kernel launch per level on the context's stream, one warp per row,
+ * the stream order being the barrier between levels. Timed with events around all the launches,
+ * so the per-launch overhead the critical path pays is part of the time. */
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+#include "rt_schema.h"
+#include "sptrsv_cuda.h"
+#include "sptrsv_cuda_catalog.h"
+#include "sptrsv_cuda_data.h"
+#include "sptrsv_cuda_solve.h"
+
+typedef struct levelset_state {
+    sptrsv_cuda_data d;
+    int32_t *level_rows; /* device, n: the rows by level */
+    int threads_per_block;
+} levelset_state;
+
+static const rt_cuda_catalog_entry *entry(void)
+{
+    int n = 0;
+    const rt_cuda_catalog_entry *t = rt_sptrsv_cuda_catalog(&n);
+    return rt_cuda_catalog_at(t, n, RT_SPTRSV_CUDA_KIND_LEVELSET);
+}
+
+static void levelset_teardown(void *state)
+{
+    levelset_state *s = state;
+    if (!s)
+        return;
+    if (s->d.ctx)
+        rt_cuda_free(s->d.ctx, s->level_rows);
+    sptrsv_cuda_data_free(&s->d);
+    free(s);
+}
+
+static int levelset_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                          const rt_kernel_env *env, void **state, rt_err *err)
+{
+    const rt_sptrsv_inputs *in = inputs;
+    const rt_cuda_catalog_entry *e = entry();
+    (void)env;
+    *state = NULL;
+    int64_t tpb = 0;
+    if (rt_schema_int(e->params, e->n_params, self->name, p, "threads_per_block", &tpb, err) != 0)
+        return -1;
+    levelset_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return rt_err_set(err, "%s: out of memory", self->name);
+    *state = s;
+    s->threads_per_block = (int)tpb;
+    rt_cuda_ctx *ctx = self->backend_ctx;
+    int rc = sptrsv_cuda_data_create(self->name, ctx, in, 0, &s->d, err);
+    if (rc != 0)
+        return rc;
+    const size_t bytes = (size_t)in->n * sizeof(int32_t);
+    if ((rc = rt_cuda_alloc(ctx, (void **)&s->level_rows, bytes, "the level rows", err)) != 0)
+        return rc;
+    return rt_cuda_upload(ctx, s->level_rows, in->dag.level_rows, bytes, "the level rows", err);
+}
+
+static int levelset_run(void *state, double *seconds, rt_err *err)
+{
+    levelset_state *s = state;
+    const rt_sptrsv_inputs *in = s->d.in;
+    const sptrsv_dag *dag = &in->dag;
+    void *stream = rt_cuda_ctx_stream(s->d.ctx);
+    if (rt_cuda_ctx_make_current(s->d.ctx, err) != 0 ||
+        rt_cuda_timer_start(s->d.ctx, RT_SPTRSV_CUDA_LEVELSET, err) != 0)
+        return -1;
+    for (int64_t lv = 0; lv < dag->n_levels; ++lv) {
+        const int64_t q0 = dag->level_ptr[lv], q1 = dag->level_ptr[lv + 1];
+        const int rc = sptrsv_cuda_level_launch(
+            stream, s->threads_per_block, s->d.rowptr, s->d.colidx, s->d.val, s->d.b, s->d.x,
+            (int32_t)in->nrhs, s->level_rows + q0, (int32_t)(q1 - q0));
+        if (rc != 0)
+            return rt_err_set(err, RT_SPTRSV_CUDA_LEVELSET ": launch of level %lld: %s",
+                              (long long)lv, cudaGetErrorString((cudaError_t)rc));
+    }
+    return rt_cuda_timer_stop(s->d.ctx, seconds, RT_SPTRSV_CUDA_LEVELSET, err);
+}
+
+static int levelset_output(void *state, double *out, rt_err *err)
+{
+    levelset_state *s = state;
+    return sptrsv_cuda_data_output(&s->d, out, err);
+}
+
+static int levelset_metrics(void *state, rt_metrics *m, rt_err *err)
+{
+    levelset_state *s = state;
+    if (sptrsv_cuda_data_metrics(&s->d, m, err) != 0)
+        return -1;
+    rt_metrics_add(m, "launches", "count", (double)s->d.in->dag.n_levels, 1);
+    rt_metrics_add(m, "critical_path_len", "count", (double)s->d.in->dag.n_levels, 1);
+    rt_metrics_add(m, "setup_s", "s", s->d.upload_s, 0);
+    return 0;
+}
+
+void rt_sptrsv_cuda_levelset_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    rt_cuda_catalog_describe(entry(), d);
+    d->check = sptrsv_cuda_check;
+    d->setup = levelset_setup;
+    d->run = levelset_run;
+    d->output = levelset_output;
+    d->metrics = levelset_metrics;
+    d->teardown = levelset_teardown;
+    d->traffic = sptrsv_cuda_traffic;
+    d->backend_ctx = ctx;
+}
