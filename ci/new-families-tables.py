@@ -31,6 +31,17 @@ for params, gf, h2d, mh2d, eq1 in rows("gemm-transfers.db", """
     p = json.loads(params)
     ratio = h2d / mh2d if mh2d else float("nan")
     out.append(f"| {p['gpus']} | {p['gpu_mem_budget'] // 1048576} | {gf / 1000:.1f} | {ratio:.3f} | {eq1:.3f} |")
+out += ["", "### GEMM tile-size sweep on the H100 (gemm-tile-size.db)", "",
+        f"FP64, N = 20480, data in host memory at the start and end; cublasDgemm with the data already on "
+        f"the GPU is the practical peak, measured in the same run ({run_line('gemm-tile-size.db')}).", "",
+        "| kernel | t | gpu_mem_budget (GiB) | TFLOP/s | of the cublasDgemm peak |", "|---|---:|---:|---:|---:|"]
+peak = rows("gemm-tile-size.db", "SELECT MAX(gflops) FROM points WHERE status='ok' AND kernel='gemm.cuda.cublas'")[0][0]
+for kernel, t, budget, gf in rows("gemm-tile-size.db", """
+    SELECT kernel, json_extract(params,'$.t'), json_extract(params,'$.gpu_mem_budget'), gflops
+    FROM points WHERE status='ok' ORDER BY kernel, json_extract(params,'$.gpu_mem_budget'), json_extract(params,'$.t')"""):
+    shown = "" if budget is None else f"{budget / 2**30:g}"
+    out.append(f"| {kernel} | {t if t is not None else ''} | {shown} | "
+               f"{gf / 1000:.1f} | {gf / peak * 100:.0f}% |")
 out += ["", "### Sparse triangular solve on the H100 (sptrsv-speedup.db)", "",
         f"FP64, one right-hand side, factors from CHOLMOD with METIS ordering ({run_line('sptrsv-speedup.db')}). "
         "Speedup is the cusparseSpSV solve time over the kernel's (above 1: faster than cuSPARSE).", "",
