@@ -215,6 +215,20 @@ static void command_close(command_buf *c)
     c->f = NULL;
 }
 
+/* The end of every figure writer, on success and on error alike: whatever of the .dat, the .gp and
+ * the plot command is still open is closed (rt_plot_finish_figure already closed and cleared gp
+ * when the figure was finished). */
+static void release_figure(FILE *dat, FILE *gp, command_buf *cmd)
+{
+    if (dat)
+        fclose(dat);
+    if (gp)
+        fclose(gp);
+    command_close(cmd);
+    free(cmd->text);
+    cmd->text = NULL;
+}
+
 /* "time (seconds)" -> "seconds": the unit in a field's label, for combined axis labels. */
 static void label_unit(const char *label, char *unit, size_t len)
 {
@@ -402,12 +416,7 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
     gp = NULL;
 done:
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
-    command_close(&cmd);
-    free(cmd.text);
+    release_figure(dat, gp, &cmd);
     free(values);
     free(order);
     best_set_free(&b);
@@ -637,12 +646,7 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
     gp = NULL;
 done:
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
-    command_close(&cmd);
-    free(cmd.text);
+    release_figure(dat, gp, &cmd);
     for (int r = 0; values && r < b.n; ++r)
         free(values[r]);
     free(values);
@@ -859,12 +863,7 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     gp = NULL;
 done:
     free(metrics);
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
-    command_close(&cmd);
-    free(cmd.text);
+    release_figure(dat, gp, &cmd);
     free(cells);
     free(query);
     return rc;
@@ -1023,12 +1022,7 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
     rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
     gp = NULL;
 done:
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
-    command_close(&cmd);
-    free(cmd.text);
+    release_figure(dat, gp, &cmd);
     free(shown_y);
     free(ideal);
     free(ss.at);
