@@ -81,6 +81,29 @@ static void test_laplacian(void)
     }
 }
 
+/* Garbage arguments of the laplacian generator are refused, naming the argument and its domain. */
+static void test_laplacian_bad_args(void)
+{
+    const struct {
+        const char *name;
+        int64_t value;
+    } bad[] = {{"stencil", 9}, {"nx", 0}, {"ny", -3}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        rt_params args;
+        rt_params_init(&args);
+        rt_err err;
+        rt_err_clear(&err);
+        rt_csr a;
+        memset(&a, 0, sizeof a);
+        RT_CHECK(rt_params_set(&args, bad[k].name, rt_value_int(bad[k].value), &err) == 0);
+        RT_CHECK_MSG(rt_matrix_build("laplacian", &args, NULL, NULL, &a, &err) != 0,
+                     "laplacian accepted %s = %lld", bad[k].name, (long long)bad[k].value);
+        RT_CHECK_MSG(rt_test_contains(err.msg, bad[k].name), "error without the argument: %s",
+                     err.msg);
+        rt_csr_free(&a);
+    }
+}
+
 static void test_registry_and_defaults(void)
 {
     rt_err err;
@@ -490,6 +513,7 @@ int main(void)
 {
     test_registry_and_defaults();
     test_laplacian();
+    test_laplacian_bad_args();
     test_build_errors();
     test_uniform();
     test_banded();
