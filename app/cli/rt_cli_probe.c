@@ -90,7 +90,7 @@ int rt_cli_probe(int argc, char **argv)
     }
     /* --install: the file goes where `machine: auto` scans, so the next run finds this host's
      * own ceilings (its match: is the CPU model, its priority above the generic file's). */
-    char installed[PATH_MAX];
+    char installed[PATH_MAX], installed_name[300];
     if (install) {
         char machine_dir[PATH_MAX], host[256] = "host";
         gethostname(host, sizeof host - 1);
@@ -106,6 +106,11 @@ int rt_cli_probe(int argc, char **argv)
             return RT_EXIT_USAGE;
         }
         out_path = installed;
+        /* A machine file's name is its file name's stem (rt_machine checks it). */
+        if (!name) {
+            snprintf(installed_name, sizeof installed_name, "local-%s", host);
+            name = installed_name;
+        }
     }
 
     rt_comm *comm = NULL;
