@@ -19,6 +19,8 @@ static const rt_param_schema sender_params[] = {
     DSPMM_PARAM_P_BATCH,
     DSPMM_PARAM_COMM,
     DSPMM_PARAM_MINIBATCH,
+    DSPMM_PARAM_STAGES,
+    DSPMM_PARAM_STAGE_BUFFERS,
     {"threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads per rank, 0 = every available core"},
     DSPMM_PARAM_FAIL_RANK,
     DSPMM_PARAM_FAIL_AT,
@@ -29,17 +31,19 @@ static const rt_param_schema sender_params[] = {
 typedef struct sender_state {
     dspmm_sender_base b; /* grid, plan, role, local operands, tallies, phase times */
     int team;
-    void *lev[DSPMM_MAX_HOPS][2];  /* level buffers; [.][1] only for the last hop's source */
-    void *rbuf[DSPMM_MAX_HOPS][2]; /* receive areas; [.][1] only for the last hop */
-    void *c;                       /* my C rows x kb */
-    MPI_Request *req[2];           /* the last hop's requests, per chunk parity */
-    MPI_Request *req_local;        /* an intermediate hop's requests */
-    MPI_Status *sts;               /* statuses of one hop's requests (allocated once, in setup) */
+    /* Level buffers and receive areas; the last hop has stage_buffers sets ([.][set]), the others
+     * one. */
+    void *lev[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *rbuf[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *c;                                   /* my C rows x kb */
+    MPI_Request *req[DSPMM_MAX_STAGE_BUFFERS]; /* the last hop's requests, per buffer set */
+    MPI_Request *req_local;                    /* an intermediate hop's requests */
+    MPI_Status *sts; /* statuses of one hop's requests (allocated once, in setup) */
     int max_req;
 } sender_state;
 
 int rt_dspmm_sender_params(const rt_params *p, int *p_batch, dspmm_comm_kind *comm,
-                           int64_t *minibatch, rt_err *err)
+                           int64_t *minibatch, int64_t *stages, rt_err *err)
 {
     dspmm_sender_cfg cfg;
     if (dspmm_sender_read_cfg(sender_params, N_SENDER_PARAMS, KNAME, p, &cfg, err) != 0)
@@ -47,6 +51,7 @@ int rt_dspmm_sender_params(const rt_params *p, int *p_batch, dspmm_comm_kind *co
     *p_batch = cfg.p_batch;
     *comm = cfg.comm;
     *minibatch = cfg.minibatch;
+    *stages = cfg.stages;
     return 0;
 }
 
@@ -73,13 +78,13 @@ static void sender_teardown(void *state)
         return;
     dspmm_sender_base_free(&s->b);
     for (int k = 0; k < DSPMM_MAX_HOPS; ++k)
-        for (int par = 0; par < 2; ++par) {
-            free(s->lev[k][par]);
-            free(s->rbuf[k][par]);
+        for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set) {
+            free(s->lev[k][set]);
+            free(s->rbuf[k][set]);
         }
     free(s->c);
-    free(s->req[0]);
-    free(s->req[1]);
+    for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set)
+        free(s->req[set]);
     free(s->req_local);
     free(s->sts);
     free(s);
@@ -128,20 +133,23 @@ static int sender_setup(const rt_kernel_desc *self, const void *inputs, const rt
             s->max_req = h->n_send + h->n_recv;
     }
     int ok = 1;
+    const size_t nreq = (size_t)(s->max_req > 0 ? s->max_req : 1);
     for (int k = 0; k <= last; ++k) {
-        const int parities = k == last ? 2 : 1;
-        for (int par = 0; par < parities; ++par) {
-            s->lev[k][par] = alloc_elems(s->b.role.level_rows[k] * s->b.chunk_max, s->b.esize);
-            s->rbuf[k][par] = alloc_elems(s->b.role.hop[k].recv_rows * s->b.chunk_max, s->b.esize);
-            ok = ok && s->lev[k][par] && s->rbuf[k][par];
+        const int sets = k == last ? s->b.stage_buffers : 1;
+        for (int set = 0; set < sets; ++set) {
+            s->lev[k][set] = alloc_elems(s->b.role.level_rows[k] * s->b.chunk_max, s->b.esize);
+            s->rbuf[k][set] = alloc_elems(s->b.role.hop[k].recv_rows * s->b.chunk_max, s->b.esize);
+            ok = ok && s->lev[k][set] && s->rbuf[k][set];
+            if (k == last) {
+                s->req[set] = malloc(nreq * sizeof(MPI_Request));
+                ok = ok && s->req[set];
+            }
         }
     }
     s->c = alloc_elems(s->b.role.c_rows * s->b.kb, s->b.esize);
-    s->req[0] = malloc((size_t)(s->max_req > 0 ? s->max_req : 1) * sizeof(MPI_Request));
-    s->req[1] = malloc((size_t)(s->max_req > 0 ? s->max_req : 1) * sizeof(MPI_Request));
-    s->req_local = malloc((size_t)(s->max_req > 0 ? s->max_req : 1) * sizeof(MPI_Request));
-    s->sts = malloc((size_t)(s->max_req > 0 ? s->max_req : 1) * sizeof(MPI_Status));
-    if (!ok || !s->c || !s->req[0] || !s->req[1] || !s->req_local || !s->sts) {
+    s->req_local = malloc(nreq * sizeof(MPI_Request));
+    s->sts = malloc(nreq * sizeof(MPI_Status));
+    if (!ok || !s->c || !s->req_local || !s->sts) {
         sender_teardown(s);
         return rt_err_set(err, "%s: out of memory for the partial-row buffers", self->name);
     }
@@ -327,6 +335,26 @@ static void zero_elems(void *p, int64_t n, size_t esize)
         memset(p, 0, (size_t)n * esize);
 }
 
+/* The last hop of one stage, posted and not yet finished. */
+typedef struct stage_inflight {
+    int set, n;
+    int64_t c0, w;
+} stage_inflight;
+
+/* Waits for an in-flight stage's last hop and adds what arrived into C. */
+static void finish_stage(sender_state *s, const stage_inflight *st, exec_ctx *x)
+{
+    const int last = s->b.plan.hops - 1;
+    const double t0 = rt_clock_now();
+    wait_hop(s, last, st->n, s->req[st->set], st->w, x);
+    s->b.t_hop[last] += rt_clock_now() - t0;
+    reduce_hop(s, last, NULL, s->rbuf[last][st->set], s->c, s->b.kb, st->c0, st->w, 0);
+}
+
+/* Stage ch multiplies into buffer set ch % stage_buffers, reduces its local hops (blocking), and
+ * posts its last hop, which stays in flight (nonblocking MPI) behind the next stages' multiplies
+ * until its set is needed again: at most stage_buffers - 1 stages are in flight when a stage
+ * posts, and they finish in order. */
 static int sender_run(void *state, double *seconds, rt_err *err)
 {
     sender_state *s = state;
@@ -334,21 +362,22 @@ static int sender_run(void *state, double *seconds, rt_err *err)
     exec_ctx x = {.ok = 1};
     dspmm_sender_begin(&s->b);
     const int last = s->b.plan.hops - 1;
+    const int sets = s->b.stage_buffers;
     zero_elems(s->c, s->b.role.c_rows * s->b.kb, s->b.esize);
 
-    int pending = -1, n_pending = 0;
-    int64_t pend_c0 = 0, pend_w = 0;
+    stage_inflight fly[DSPMM_MAX_STAGE_BUFFERS];
+    int64_t oldest = 0; /* stages [oldest, ch) are in flight; stage j is in fly[j % sets] */
     for (int64_t ch = 0; ch < s->b.chunks; ++ch) {
-        const int par = (int)(ch & 1);
-        const int64_t c0 = ch * s->b.chunk_max;
-        const int64_t w = (c0 + s->b.chunk_max <= s->b.kb) ? s->b.chunk_max : s->b.kb - c0;
+        const int set = (int)(ch % sets);
+        int64_t c0 = 0, w = 0;
+        dspmm_sender_chunk(&s->b, ch, &c0, &w);
         double t0 = rt_clock_now();
-        local_multiply(s, s->lev[0][last == 0 ? par : 0], c0, w);
+        local_multiply(s, s->lev[0][last == 0 ? set : 0], c0, w);
         s->b.t_kernel += rt_clock_now() - t0;
         /* Local hops: blocking, level k -> level k + 1. */
         for (int k = 0; k < last; ++k) {
             const void *src = s->lev[k][0];
-            void *dst = s->lev[k + 1][k + 1 == last ? par : 0];
+            void *dst = s->lev[k + 1][k + 1 == last ? set : 0];
             t0 = rt_clock_now();
             const int n = post_hop(s, k, 0, src, s->rbuf[k][0], w, s->req_local, &x);
             s->b.t_hop[k] += rt_clock_now() - t0;
@@ -359,28 +388,22 @@ static int sender_run(void *state, double *seconds, rt_err *err)
             s->b.t_hop[k] += rt_clock_now() - t0;
             reduce_hop(s, k, NULL, s->rbuf[k][0], dst, w, 0, w, 0);
         }
-        /* The previous chunk's last hop has overlapped this chunk's local work: finish it. */
-        if (pending >= 0) {
-            t0 = rt_clock_now();
-            wait_hop(s, last, n_pending, s->req[pending], pend_w, &x);
-            s->b.t_hop[last] += rt_clock_now() - t0;
-            reduce_hop(s, last, NULL, s->rbuf[last][pending], s->c, s->b.kb, pend_c0, pend_w, 0);
-        }
+        /* Earlier stages' last hops have overlapped this stage's local work; finish those whose
+         * set the next stages need (with two sets: the previous stage, as before). */
+        while (oldest < ch && ch - oldest >= sets - 1)
+            finish_stage(s, &fly[oldest++ % sets], &x);
         t0 = rt_clock_now();
-        n_pending =
-            post_hop(s, last, par, s->lev[last][par], s->rbuf[last][par], w, s->req[par], &x);
+        stage_inflight *f = &fly[set];
+        f->set = set;
+        f->c0 = c0;
+        f->w = w;
+        f->n = post_hop(s, last, (int)(ch & 1), s->lev[last][set], s->rbuf[last][set], w,
+                        s->req[set], &x);
         s->b.t_hop[last] += rt_clock_now() - t0;
-        reduce_hop(s, last, s->lev[last][par], NULL, s->c, s->b.kb, c0, w, 1);
-        pending = par;
-        pend_c0 = c0;
-        pend_w = w;
+        reduce_hop(s, last, s->lev[last][set], NULL, s->c, s->b.kb, c0, w, 1);
     }
-    if (pending >= 0) {
-        const double t0 = rt_clock_now();
-        wait_hop(s, last, n_pending, s->req[pending], pend_w, &x);
-        s->b.t_hop[last] += rt_clock_now() - t0;
-        reduce_hop(s, last, NULL, s->rbuf[last][pending], s->c, s->b.kb, pend_c0, pend_w, 0);
-    }
+    while (oldest < s->b.chunks)
+        finish_stage(s, &fly[oldest++ % sets], &x);
     return dspmm_sender_finish(&s->b, x.ok, &x.err, err);
 }
 

@@ -43,6 +43,6 @@ const rt_kernel_desc *rt_dspmm_cpu_sender_kernel(void);
 
 /* The distribution parameters of a dspmm.cpu.sender point (schema defaults for what p omits). */
 int rt_dspmm_sender_params(const rt_params *p, int *p_batch, dspmm_comm_kind *comm,
-                           int64_t *minibatch, rt_err *err);
+                           int64_t *minibatch, int64_t *stages, rt_err *err);
 
 #endif

@@ -10,6 +10,8 @@ static const rt_param_schema dspmm_sender_params[] = {
     DSPMM_PARAM_P_BATCH,
     DSPMM_PARAM_COMM,
     DSPMM_PARAM_MINIBATCH,
+    DSPMM_PARAM_STAGES,
+    DSPMM_PARAM_STAGE_BUFFERS,
     {"intra", RT_V_STR, "ipc|staged", "ipc", 0,
      "hops inside a node: device to device through CUDA IPC, or staged through pinned host "
      "memory and MPI like the hops between nodes"},

@@ -11,7 +11,8 @@
 int dspmm_model_opts_from_point(const rt_params *kernel_params, const rt_params *problem,
                                 dspmm_model_opts *o, rt_err *err)
 {
-    if (rt_dspmm_sender_params(kernel_params, &o->p_batch, &o->comm, &o->minibatch, err) != 0 ||
+    if (rt_dspmm_sender_params(kernel_params, &o->p_batch, &o->comm, &o->minibatch, &o->stages,
+                               err) != 0 ||
         rt_dspmm_problem(problem, &o->k, &o->prec, err) != 0)
         return -1;
     return 0;
@@ -90,7 +91,7 @@ int dspmm_model_run(const rt_csr *a, const dspmm_model_opts *o, dspmm_model_resu
             break;
         }
         r->hops = plan.hops;
-        const int64_t chunks = dspmm_chunks(plan.k_cols, o->minibatch);
+        const int64_t chunks = dspmm_chunks(plan.k_cols, o->minibatch, o->stages);
         if (chunks > r->chunks_max)
             r->chunks_max = chunks;
         for (int k = 0; k < plan.hops && rc == 0; ++k) {
@@ -99,8 +100,8 @@ int dspmm_model_run(const rt_csr *a, const dspmm_model_opts *o, dspmm_model_resu
             /* One hop at a time, so each hop's time is known per rank. */
             for (int d = 0; d < plan.p_data; ++d)
                 memset(&hop_rank[plan.member[d]], 0, sizeof *hop_rank);
-            if (dspmm_plan_tally(&plan, &topo, k, esize, o->minibatch, hop_rank, r->pair_bytes,
-                                 err) != 0) {
+            if (dspmm_plan_tally(&plan, &topo, k, esize, o->minibatch, o->stages, hop_rank,
+                                 r->pair_bytes, err) != 0) {
                 rc = -1;
                 break;
             }

@@ -32,6 +32,7 @@ typedef struct dspmm_model_opts {
     int p_batch;
     dspmm_comm_kind comm;
     int64_t minibatch;
+    int64_t stages; /* > 0: pipeline stages asked directly (overrides minibatch) */
     int64_t k;
     rt_precision prec;
     int have_tiers;                 /* 1: predict times from the two arrays below */
@@ -54,8 +55,8 @@ typedef struct dspmm_model_result {
     int64_t *pair_bytes;   /* nranks x nranks (src-major), when asked */
 } dspmm_model_result;
 
-/* Fills p_batch, comm, minibatch (a dspmm.cpu.sender point) and k, precision (a dspmm problem
- * point) of o; the topology and tiers are the caller's. */
+/* Fills p_batch, comm, minibatch, stages (a dspmm.cpu.sender point) and k, precision (a dspmm
+ * problem point) of o; the topology and tiers are the caller's. */
 int dspmm_model_opts_from_point(const rt_params *kernel_params, const rt_params *problem,
                                 dspmm_model_opts *o, rt_err *err);
 

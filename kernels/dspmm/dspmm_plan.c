@@ -33,11 +33,25 @@ const char *dspmm_hop_phase(const dspmm_plan *plan, int hop)
     return names[plan->hop_tier[hop]];
 }
 
-int64_t dspmm_chunks(int64_t k_cols, int64_t minibatch)
+int64_t dspmm_chunks(int64_t k_cols, int64_t minibatch, int64_t stages)
 {
+    if (stages > 0)
+        return k_cols <= 0 ? 1 : stages < k_cols ? stages : k_cols;
     if (minibatch <= 0 || minibatch >= k_cols || k_cols <= 0)
         return 1;
     return (k_cols + minibatch - 1) / minibatch;
+}
+
+void dspmm_chunk_cols(int64_t k_cols, int64_t chunks, int64_t ch, int64_t *c0, int64_t *w)
+{
+    const int64_t base = k_cols / chunks, extra = k_cols % chunks;
+    *w = base + (ch < extra ? 1 : 0);
+    *c0 = ch * base + (ch < extra ? ch : extra);
+}
+
+int64_t dspmm_chunk_max(int64_t k_cols, int64_t chunks)
+{
+    return k_cols / chunks + (k_cols % chunks != 0 ? 1 : 0);
 }
 
 /* ---- Routing ------------------------------------------------------------------------------ */
@@ -346,9 +360,10 @@ int dspmm_plan_messages(const dspmm_plan *plan, int hop, dspmm_msg **out, int64_
 }
 
 int dspmm_plan_tally(const dspmm_plan *plan, const dspmm_topo *topo, int hop, size_t elem_bytes,
-                     int64_t minibatch, dspmm_tally *per_rank, int64_t *pair_bytes, rt_err *err)
+                     int64_t minibatch, int64_t stages, dspmm_tally *per_rank, int64_t *pair_bytes,
+                     rt_err *err)
 {
-    const int64_t chunks = dspmm_chunks(plan->k_cols, minibatch);
+    const int64_t chunks = dspmm_chunks(plan->k_cols, minibatch, stages);
     for (int k = 0; k < plan->hops; ++k) {
         if (hop >= 0 && k != hop)
             continue;

@@ -104,9 +104,16 @@ typedef struct dspmm_msg {
 /* Every message of a hop, ordered by (src, dst). *out is malloc'ed (NULL when there are none). */
 int dspmm_plan_messages(const dspmm_plan *plan, int hop, dspmm_msg **out, int64_t *n, rt_err *err);
 
-/* Chunks of the minibatch pipeline: ceil(k_cols / minibatch), or 1 when minibatch is 0 (no
- * pipelining) or at least k_cols. */
-int64_t dspmm_chunks(int64_t k_cols, int64_t minibatch);
+/* Chunks (stages) of the minibatch pipeline. stages > 0 asks for that many stages directly (at
+ * most k_cols of them, one column each at the least); else ceil(k_cols / minibatch), or 1 when
+ * minibatch is 0 (no pipelining) or at least k_cols. */
+int64_t dspmm_chunks(int64_t k_cols, int64_t minibatch, int64_t stages);
+
+/* The columns of chunk ch of `chunks` over k_cols: near-equal widths (the first k_cols % chunks
+ * chunks one column wider), so a stage count that does not divide K still covers every column
+ * once. The widest chunk has dspmm_chunk_max(k_cols, chunks) columns. */
+void dspmm_chunk_cols(int64_t k_cols, int64_t chunks, int64_t ch, int64_t *c0, int64_t *w);
+int64_t dspmm_chunk_max(int64_t k_cols, int64_t chunks);
 
 typedef struct dspmm_tally {
     int64_t bytes[RT_TIER_COUNT];
@@ -118,7 +125,8 @@ typedef struct dspmm_tally {
  * NULL, pair_bytes[src * nranks + dst] (world ranks). hop = -1 counts every hop, else only that
  * one. Each message goes once per chunk: rows x chunk columns x elem_bytes bytes. */
 int dspmm_plan_tally(const dspmm_plan *plan, const dspmm_topo *topo, int hop, size_t elem_bytes,
-                     int64_t minibatch, dspmm_tally *per_rank, int64_t *pair_bytes, rt_err *err);
+                     int64_t minibatch, int64_t stages, dspmm_tally *per_rank, int64_t *pair_bytes,
+                     rt_err *err);
 
 /* ---- One rank's part of a plan: what a transport executes -------------------------------- */
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_clock.h"
 #include "rt_schema.h"
 
 int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const char *kname,
@@ -16,6 +17,8 @@ int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const cha
     memset(cfg, 0, sizeof *cfg);
     if (rt_schema_int(schema, n_schema, kname, p, "p_batch", &pb, err) != 0 ||
         rt_schema_int(schema, n_schema, kname, p, "minibatch", &cfg->minibatch, err) != 0 ||
+        rt_schema_int(schema, n_schema, kname, p, "stages", &cfg->stages, err) != 0 ||
+        rt_schema_int(schema, n_schema, kname, p, "stage_buffers", &cfg->stage_buffers, err) != 0 ||
         rt_schema_str(schema, n_schema, kname, p, "comm", name, sizeof name, err) != 0 ||
         rt_schema_int(schema, n_schema, kname, p, "fail_rank", &cfg->fail_rank, err) != 0 ||
         rt_schema_str(schema, n_schema, kname, p, "fail_at", fail_at, sizeof fail_at, err) != 0)
@@ -143,8 +146,9 @@ int dspmm_sender_base_init(dspmm_sender_base *b, const char *kname, const rt_dsp
     b->k0 = b->grid.k_start[b->batch];
     b->kb = b->grid.k_start[b->batch + 1] - b->k0;
     b->minibatch = cfg->minibatch;
-    b->chunks = dspmm_chunks(b->kb, cfg->minibatch);
-    b->chunk_max = b->chunks == 1 ? b->kb : cfg->minibatch;
+    b->chunks = dspmm_chunks(b->kb, cfg->minibatch, cfg->stages);
+    b->chunk_max = dspmm_chunk_max(b->kb, b->chunks);
+    b->stage_buffers = (int)cfg->stage_buffers;
     if (dspmm_plan_build(in->spmm->a, &b->grid, b->batch, &b->topo, cfg->comm, &b->plan, err) !=
             0 ||
         dspmm_role_build(&b->plan, b->data, &b->role, err) != 0 || build_local(b, err) != 0)
@@ -192,6 +196,19 @@ void dspmm_sender_begin(dspmm_sender_base *b)
     memset(b->tally_bytes, 0, sizeof b->tally_bytes);
     memset(b->tally_msgs, 0, sizeof b->tally_msgs);
     memset(b->pair_bytes, 0, (size_t)b->nranks * sizeof *b->pair_bytes);
+    b->t_begin = rt_clock_now();
+}
+
+void dspmm_sender_chunk(const dspmm_sender_base *b, int64_t ch, int64_t *c0, int64_t *w)
+{
+    dspmm_chunk_cols(b->kb, b->chunks, ch, c0, w);
+}
+
+double dspmm_pipeline_model(int64_t chunks, double compute_s, double communicate_s)
+{
+    const double slow = compute_s > communicate_s ? compute_s : communicate_s;
+    const double fast = compute_s > communicate_s ? communicate_s : compute_s;
+    return (double)chunks * slow + fast;
 }
 
 int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *err)
@@ -209,6 +226,7 @@ int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *er
 
 int dspmm_sender_finish(dspmm_sender_base *b, int ok, const rt_err *local, rt_err *err)
 {
+    b->t_wall += rt_clock_now() - b->t_begin;
     rt_err mine;
     rt_err_clear(&mine);
     if (!ok && local)
@@ -346,13 +364,23 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
         local[2 * RT_TIER_COUNT + k] =
             k < b->plan.hops ? b->role.level_rows[k] * b->kb * (int64_t)b->esize : 0;
     const int nv = 2 * RT_TIER_COUNT + DSPMM_MAX_HOPS;
-    double times[3 + DSPMM_MAX_HOPS];
+    /* times: kernel, reduce, hops, staging, then wall, phase sum and pipeline model of this rank
+     * (each reduced by its maximum over the ranks). */
+    enum { T_WALL = 3 + DSPMM_MAX_HOPS, T_SUM, T_MODEL, N_TIMES };
+    double times[N_TIMES];
     const double execs = b->n_exec > 0 ? (double)b->n_exec : 1.0;
     times[0] = b->t_kernel / execs;
     times[1] = b->t_reduce / execs;
     for (int k = 0; k < DSPMM_MAX_HOPS; ++k)
         times[2 + k] = b->t_hop[k] / execs;
     times[2 + DSPMM_MAX_HOPS] = b->t_staging / execs;
+    double comm_s = times[1] + times[2 + DSPMM_MAX_HOPS];
+    for (int k = 0; k < DSPMM_MAX_HOPS; ++k)
+        comm_s += times[2 + k];
+    times[T_WALL] = b->t_wall / execs;
+    times[T_SUM] = times[0] + comm_s;
+    const double per_stage = (double)b->chunks;
+    times[T_MODEL] = dspmm_pipeline_model(b->chunks, times[0] / per_stage, comm_s / per_stage);
     const int n = b->nranks;
     const int want_mat = n <= DSPMM_COMMMAT_MAX_RANKS;
     int64_t mat[DSPMM_COMMMAT_MAX_RANKS * DSPMM_COMMMAT_MAX_RANKS];
@@ -366,7 +394,7 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
     if (rc == MPI_SUCCESS)
         rc = MPI_Allreduce(local, sum, nv, MPI_INT64_T, MPI_SUM, b->mpi);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allreduce(MPI_IN_PLACE, times, 3 + DSPMM_MAX_HOPS, MPI_DOUBLE, MPI_MAX, b->mpi);
+        rc = MPI_Allreduce(MPI_IN_PLACE, times, N_TIMES, MPI_DOUBLE, MPI_MAX, b->mpi);
     if (rc == MPI_SUCCESS && want_mat)
         rc = MPI_Allreduce(mat, mat_sum, n * n, MPI_INT64_T, MPI_SUM, b->mpi);
     if (rc != MPI_SUCCESS)
@@ -400,6 +428,16 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
         rt_metrics_unavailable(m, "time_staging_s", "s", staging_why);
     else
         rt_metrics_add(m, "time_staging_s", "s", times[2 + DSPMM_MAX_HOPS], 0);
+    /* The overlap: the busiest rank's phases summed, less its wall time (0 when nothing
+     * overlapped; phases are host-visible times, so a phase waiting on another counts once). */
+    rt_metrics_add(m, "stage_buffers", "count", (double)b->stage_buffers, 1);
+    rt_metrics_add(m, "time_wall_s", "s", times[T_WALL], 0);
+    rt_metrics_add(m, "time_phases_sum_s", "s", times[T_SUM], 0);
+    rt_metrics_add(m, "time_overlap_s", "s",
+                   times[T_SUM] > times[T_WALL] ? times[T_SUM] - times[T_WALL] : 0.0, 0);
+    rt_metrics_add(m, "pipeline_model_s", "s", times[T_MODEL], 0);
+    rt_metrics_add(m, "pipeline_model_ratio", "ratio",
+                   times[T_MODEL] > 0 ? times[T_WALL] / times[T_MODEL] : 0.0, 0);
     /* The pair matrix only when it fits beside what the runner adds after this hook (the
      * roofline model's metrics and the config's counters). */
     int entries = 0;
@@ -452,7 +490,7 @@ int dspmm_sender_traffic(const char *kname, const rt_dspmm_inputs *in, const dsp
     }
     const size_t esize = rt_precision_bytes(in->spmm->prec);
     if (rc == 0)
-        rc = dspmm_plan_tally(&plan, &topo, -1, esize, cfg->minibatch, per, NULL, err);
+        rc = dspmm_plan_tally(&plan, &topo, -1, esize, cfg->minibatch, cfg->stages, per, NULL, err);
     if (rc == 0) {
         /* The network: what this rank sends per tier (the runner takes the busiest rank's
          * bound). Memory: compulsory bytes of this rank: its block of A, its rows of B, its

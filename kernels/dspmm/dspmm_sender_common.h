@@ -41,6 +41,21 @@
         "minibatch", RT_V_INT, "0..65536", "0", 0,                                                 \
             "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"  \
     }
+#define DSPMM_PARAM_STAGES                                                                         \
+    {                                                                                              \
+        "stages", RT_V_INT, "0..65536", "0", 0,                                                    \
+            "pipeline stages: K split into this many near-equal column blocks (0: minibatch)"      \
+    }
+/* Buffer sets of the pipelined hop: stage s reuses the set of stage s - stage_buffers, and waits
+ * (on the device, or on the host where MPI needs it) only for that set to be free. */
+#define DSPMM_MAX_STAGE_BUFFERS 8
+#define DSPMM_PARAM_STAGE_BUFFERS                                                                  \
+    {                                                                                              \
+        "stage_buffers", RT_V_INT, "2..8", "2", 0,                                                 \
+            "buffer sets of the pipelined hop (credits): a stage reuses the set of the stage "     \
+            "this "                                                                                \
+            "many before it"                                                                       \
+    }
 #define DSPMM_PARAM_FAIL_RANK                                                                      \
     {                                                                                              \
         "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
@@ -65,11 +80,14 @@ typedef struct dspmm_sender_cfg {
     int p_batch;
     dspmm_comm_kind comm;
     int64_t minibatch;
-    int64_t fail_rank; /* TEST HOOK: -1 none */
-    int fail_in_setup; /* fail_at == "setup" */
+    int64_t stages;        /* > 0: overrides minibatch */
+    int64_t stage_buffers; /* 2..DSPMM_MAX_STAGE_BUFFERS */
+    int64_t fail_rank;     /* TEST HOOK: -1 none */
+    int fail_in_setup;     /* fail_at == "setup" */
 } dspmm_sender_cfg;
 
-/* Reads p_batch, comm, minibatch, fail_rank and fail_at from p with `schema`'s defaults. */
+/* Reads p_batch, comm, minibatch, stages, stage_buffers, fail_rank and fail_at from p with
+ * `schema`'s defaults. */
 int dspmm_sender_read_cfg(const rt_param_schema *schema, int n_schema, const char *kname,
                           const rt_params *p, dspmm_sender_cfg *cfg, rt_err *err);
 
@@ -89,8 +107,9 @@ typedef struct dspmm_sender_base {
     dspmm_plan plan;
     dspmm_role role;
     int batch, data;
-    int64_t kb, k0; /* my group's columns [k0, k0 + kb) */
-    int64_t minibatch, chunks, chunk_max;
+    int64_t kb, k0;                       /* my group's columns [k0, k0 + kb) */
+    int64_t minibatch, chunks, chunk_max; /* chunk ch's columns: dspmm_chunk_cols */
+    int stage_buffers;
     rt_precision prec;
     size_t esize;
     int fail_run; /* TEST HOOK: this rank fails every execution */
@@ -107,6 +126,9 @@ typedef struct dspmm_sender_base {
     /* Phase times summed over executions; t_hop[k] is hop k's wait (its phase's name comes from
      * the plan); t_staging the device <-> host copies of a GPU transport. */
     double t_kernel, t_reduce, t_hop[DSPMM_MAX_HOPS], t_staging;
+    /* Wall time of the executions (begin to the end of the last reduction, before the final
+     * agreement) and its start; with pipelining the phases above sum to more than it. */
+    double t_wall, t_begin;
     int64_t n_exec;
 } dspmm_sender_base;
 
@@ -117,14 +139,23 @@ int dspmm_sender_base_init(dspmm_sender_base *b, const char *kname, const rt_dsp
                            const rt_kernel_env *env, const dspmm_sender_cfg *cfg, rt_err *err);
 void dspmm_sender_base_free(dspmm_sender_base *b);
 
-/* Start of an execution: clears the tallies. */
+/* Start of an execution: clears the tallies and starts the wall clock. */
 void dspmm_sender_begin(dspmm_sender_base *b);
+/* Columns [*c0, *c0 + *w) of my group's block for chunk ch. */
+void dspmm_sender_chunk(const dspmm_sender_base *b, int64_t ch, int64_t *c0, int64_t *w);
+
+/* The pipeline model of one execution from its mean phase times per stage: the multiply of a
+ * stage (compute) and everything after it (communicate: hops, staging, reductions) form a
+ * two-phase pipeline over `chunks` stages, so time = chunks x the slower phase + the faster
+ * phase once (the fill of the first stage and the drain of the last). With one stage it is the
+ * sum of the phases. */
+double dspmm_pipeline_model(int64_t chunks, double compute_s, double communicate_s);
 /* One message of `bytes` to world rank peer: counted with rt_comm_count_to (the job's per-tier
  * counters) and in the kernel's tallies. */
 int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *err);
-/* End of an execution: applies the fail_rank hook, then agrees with every rank. ok/local: this
- * rank's outcome. Returns 0 when every rank succeeded; else -1 with err naming the first failed
- * rank and its message (this rank's own error when it failed). */
+/* End of an execution: stops the wall clock, applies the fail_rank hook, then agrees with every
+ * rank. ok/local: this rank's outcome. Returns 0 when every rank succeeded; else -1 with err naming
+ * the first failed rank and its message (this rank's own error when it failed). */
 int dspmm_sender_finish(dspmm_sender_base *b, int ok, const rt_err *local, rt_err *err);
 
 /* The output hook's work: c holds my C rows (role.c_rows x kb, row-major, in prec, host memory);

@@ -6,6 +6,9 @@
  *     rt_comm counters) equal, exactly, what the model-only mode computes for a virtual job of the
  *     same shape in one process — per rank, not only in total — and the point's metrics and the
  *     traffic hook say the same;
+ *   - pipelining (stages 2, 3, 4, 8 of K = 7, so most do not divide K; 2 and 3 buffer sets) gives
+ *     exactly the unpipelined result, bit for bit, and the same bytes per tier, and the point
+ *     carries its pipeline model and overlap metrics;
  *   - a failing rank (the fail_rank test hook, in setup and in run) makes the execution fail on
  *     every rank with that rank named, and nobody hangs (ctest's timeout would say so).
  * Usage: mpirun -np N test_dspmm_mpi */
@@ -74,6 +77,8 @@ typedef struct point {
     const char *prec;
     int64_t fail_rank;
     const char *fail_at;
+    int64_t stages;        /* 0: minibatch decides */
+    int64_t stage_buffers; /* 0: the default (2) */
 } point;
 
 static void set_params(const point *pt, rt_params *kp, rt_params *prob)
@@ -83,6 +88,9 @@ static void set_params(const point *pt, rt_params *kp, rt_params *prob)
     rt_params_set(kp, "p_batch", rt_value_int(pt->p_batch), &err);
     rt_params_set(kp, "comm", rt_value_str(pt->comm), &err);
     rt_params_set(kp, "minibatch", rt_value_int(pt->minibatch), &err);
+    rt_params_set(kp, "stages", rt_value_int(pt->stages), &err);
+    rt_params_set(kp, "stage_buffers", rt_value_int(pt->stage_buffers ? pt->stage_buffers : 2),
+                  &err);
     rt_params_set(kp, "threads", rt_value_int(1), &err);
     rt_params_set(kp, "fail_rank", rt_value_int(pt->fail_rank), &err);
     rt_params_set(kp, "fail_at", rt_value_str(pt->fail_at), &err);
@@ -92,15 +100,25 @@ static void set_params(const point *pt, rt_params *kp, rt_params *prob)
     rt_params_set(prob, "seed", rt_value_int(3), &err);
 }
 
-/* One point end to end; returns 1 when it ran (0 when infeasible for this job). */
-static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, int rps)
+/* What a caller keeps of a point: this rank's output (malloc'ed) and the bytes per tier. */
+typedef struct kept {
+    double *out;
+    int64_t n_out;
+    double bytes[RT_TIER_COUNT];
+} kept;
+
+/* One point end to end; returns 1 when it ran (0 when infeasible for this job). keep (may be
+ * NULL) receives the output and the bytes per tier. */
+static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, int rps, kept *keep)
 {
     const rt_kernel_desc *k = rt_dspmm_cpu_sender_kernel();
     const rt_family_desc *fam = rt_dspmm_family();
     const int n = rt_comm_world_size(comm);
     char tag[160];
-    snprintf(tag, sizeof tag, "np %d rpn %d rps %d comm %s p_batch %d minibatch %lld %s", n, rpn,
-             rps, pt->comm, pt->p_batch, (long long)pt->minibatch, pt->prec);
+    snprintf(tag, sizeof tag,
+             "np %d rpn %d rps %d comm %s p_batch %d minibatch %lld stages %lld/%lld %s", n, rpn,
+             rps, pt->comm, pt->p_batch, (long long)pt->minibatch, (long long)pt->stages,
+             (long long)pt->stage_buffers, pt->prec);
     rt_params kp, prob;
     set_params(pt, &kp, &prob);
     rt_err err;
@@ -179,6 +197,8 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
         const rt_metric *mt = rt_metrics_get(&m, name);
         CHECK(mt && mt->value == (double)r.bytes_total[t] && mt->deterministic, "%s: %s", tag,
               name);
+        if (keep)
+            keep->bytes[t] = mt ? mt->value : -1.0;
         snprintf(name, sizeof name, "comm_msgs_%s_max", tn[t]);
         mt = rt_metrics_get(&m, name);
         CHECK(mt && mt->value == (double)r.msgs_max[t], "%s: %s", tag, name);
@@ -189,13 +209,29 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
         const rt_metric *mt = rt_metrics_get(&m, name);
         CHECK(mt && mt->value == (double)r.partial_bytes[h], "%s: %s", tag, name);
     }
+    /* The pipeline model and the overlap are stored with every point (two executions ran). */
+    static const char *const timed[] = {"pipeline_model_s", "pipeline_model_ratio",
+                                        "time_overlap_s", "time_wall_s", "time_phases_sum_s"};
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; ++i) {
+        const rt_metric *mt = rt_metrics_get(&m, timed[i]);
+        CHECK(mt && isfinite(mt->value) && mt->value >= 0, "%s: metric %s", tag, timed[i]);
+    }
+    const rt_metric *model = rt_metrics_get(&m, "pipeline_model_s");
+    const rt_metric *sum = rt_metrics_get(&m, "time_phases_sum_s");
+    if (model && sum && r.chunks_max == 1)
+        CHECK(fabs(model->value - sum->value) <= 1e-12 + 1e-9 * sum->value,
+              "%s: one stage: the model %g is the phases' sum %g", tag, model->value, sum->value);
     rt_traffic tr;
     CHECK(k->traffic(k, inputs, &kp, &env, &tr, &err) == 0, "%s: traffic: %s", tag, err.msg);
     for (int t = 0; t < RT_TIER_COUNT; ++t)
         CHECK(tr.net_bytes[t] == (double)r.per_rank[world_rank].bytes[t], "%s: traffic tier %d",
               tag, t);
     dspmm_model_result_free(&r);
-    free(out);
+    if (keep) {
+        keep->out = out;
+        keep->n_out = n_out;
+    } else
+        free(out);
     free(ref);
     k->teardown(state);
     fam->free_inputs(inputs);
@@ -220,14 +256,63 @@ static void test_points(int rpn, int rps)
         for (int ci = 0; ci < 3; ++ci)
             for (int pb = 1; pb <= 2; ++pb)
                 for (int mbi = 0; mbi < 2; ++mbi) {
-                    const point pt = {pb,          comms[ci],
-                                      mbi ? 3 : 0, (mi + ci + mbi) % 2 ? "fp32" : "fp64",
-                                      -1,          "run"};
-                    ran += run_point(comm, &mats[mi], &pt, rpn, rps);
+                    const point pt = {
+                        pb, comms[ci], mbi ? 3 : 0, (mi + ci + mbi) % 2 ? "fp32" : "fp64",
+                        -1, "run",     0,           2};
+                    ran += run_point(comm, &mats[mi], &pt, rpn, rps, NULL);
                 }
     CHECK(ran >= 12, "only %d points ran", ran);
     rt_csr_free(&mats[0]);
     rt_csr_free(&mats[1]);
+    rt_comm_free(comm);
+}
+
+/* Pipelined equals unpipelined exactly: the same reductions in the same order per column. */
+static void test_stages(int rpn, int rps)
+{
+    rt_comm_opts o = {.ranks_per_node = rpn, .ranks_per_socket = rps};
+    rt_comm *comm = NULL;
+    rt_err err;
+    if (rt_comm_create(&o, &comm, &err) != 0) {
+        CHECK(0, "rt_comm_create(%d, %d): %s", rpn, rps, err.msg);
+        return;
+    }
+    rt_csr a;
+    make_matrix(&a, 150, 130, 5, 0, 21);
+    static const char *const comms[] = {"direct", "node", "socket+node"};
+    static const int64_t stages[] = {2, 3, 4, 8}; /* K = 7: only 8 (7 stages of one column) fits */
+    int compared = 0;
+    for (int ci = 0; ci < 3; ++ci) {
+        const char *prec = ci % 2 ? "fp32" : "fp64";
+        const point base = {1, comms[ci], 0, prec, -1, "run", 1, 2};
+        kept ref = {0};
+        if (!run_point(comm, &a, &base, rpn, rps, &ref))
+            continue;
+        for (int si = 0; si < 4; ++si)
+            for (int64_t sets = 2; sets <= 3; ++sets) {
+                const point pt = {1, comms[ci], 0, prec, -1, "run", stages[si], sets};
+                kept got = {0};
+                if (!run_point(comm, &a, &pt, rpn, rps, &got)) {
+                    CHECK(0, "comm %s stages %lld: infeasible", comms[ci], (long long)stages[si]);
+                    continue;
+                }
+                /* This rank's canonical rows of C, bit for bit. */
+                int64_t diff = got.n_out == ref.n_out ? 0 : -1;
+                for (int64_t i = 0; diff >= 0 && i < ref.n_out; ++i)
+                    diff += memcmp(&got.out[i], &ref.out[i], sizeof(double)) != 0;
+                CHECK(diff == 0, "comm %s stages %lld sets %lld: %lld values differ from one stage",
+                      comms[ci], (long long)stages[si], (long long)sets, (long long)diff);
+                for (int t = 0; t < RT_TIER_COUNT; ++t)
+                    CHECK(got.bytes[t] == ref.bytes[t],
+                          "comm %s stages %lld: tier %d: %g bytes, one stage %g", comms[ci],
+                          (long long)stages[si], t, got.bytes[t], ref.bytes[t]);
+                free(got.out);
+                ++compared;
+            }
+        free(ref.out);
+    }
+    CHECK(compared == 24, "only %d pipelined points compared", compared);
+    rt_csr_free(&a);
     rt_comm_free(comm);
 }
 
@@ -247,7 +332,7 @@ static void test_failures(void)
     const rt_family_desc *fam = rt_dspmm_family();
     rt_kernel_env env = {.rank = world_rank, .nranks = n, .comm = comm};
     for (int at = 0; at < 2; ++at) {
-        const point pt = {1, "node", 0, "fp64", victim, at ? "run" : "setup"};
+        const point pt = {1, "node", 0, "fp64", victim, at ? "run" : "setup", 0, 2};
         rt_params kp, prob;
         set_params(&pt, &kp, &prob);
         void *inputs = NULL, *state = NULL;
@@ -299,6 +384,8 @@ int main(int argc, char **argv)
         if (rpn >= 2)
             test_points(rpn, rpn / 2); /* two sockets per node */
     }
+    /* 2 nodes (np 2 and 4), 2 nodes x 2 sockets (np 8). */
+    test_stages(size >= 2 ? size / 2 : 1, size >= 8 ? size / 4 : (size >= 2 ? size / 2 : 1));
     if (size > 1)
         test_failures();
     int total = failures;

@@ -419,7 +419,18 @@ static void test_bad_inputs(void)
     RT_CHECK(dspmm_topo_virtual(4, -1, 0, &t, &err) == -1);
     RT_CHECK(dspmm_comm_parse("socket+node") == DSPMM_COMM_SOCKET_NODE);
     RT_CHECK(dspmm_comm_parse("hierarchical") == -1);
-    RT_CHECK(dspmm_chunks(10, 0) == 1 && dspmm_chunks(10, 3) == 4 && dspmm_chunks(10, 10) == 1);
+    RT_CHECK(dspmm_chunks(10, 0, 0) == 1 && dspmm_chunks(10, 3, 0) == 4 &&
+             dspmm_chunks(10, 10, 0) == 1);
+    /* Stages asked directly: at most one per column; widths cover K once, widest first. */
+    RT_CHECK(dspmm_chunks(10, 3, 4) == 4 && dspmm_chunks(10, 0, 16) == 10);
+    int64_t next = 0;
+    for (int64_t ch = 0; ch < 4; ++ch) {
+        int64_t c0 = -1, w = -1;
+        dspmm_chunk_cols(10, 4, ch, &c0, &w);
+        RT_CHECK(c0 == next && w == (ch < 2 ? 3 : 2) && w <= dspmm_chunk_max(10, 4));
+        next = c0 + w;
+    }
+    RT_CHECK(next == 10);
 
     rt_csr a;
     make_matrix(&a, 20, 20, 2, 0, 0, 0);
