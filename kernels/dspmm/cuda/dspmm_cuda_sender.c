@@ -20,17 +20,28 @@
 #define KNAME RT_DSPMM_CUDA_SENDER
 
 /* Tags beside the plan's data tags (DSPMM_TAG_BASE + 2 * hop + parity): credits travel back from a
- * receiver to an IPC sender on TAG_CREDIT + 2 * hop + parity; the IPC handles of receive areas
- * travel once, in setup, on TAG_HANDLES + hop. */
+ * receiver to an IPC sender on TAG_CREDIT + 2 * hop + parity (of the stage freed); the IPC handles
+ * of receive areas travel once, in setup, on TAG_HANDLES + hop. Messages of one pair and tag
+ * match in the order they were posted (MPI's non-overtaking rule), so stages more than two apart
+ * may share a tag.
+ *
+ * Streams and events. The multiply runs on its own stream (mstream), one stage ahead of the
+ * communication stream (stream: device copies, reductions, memsets), so the multiply of stage
+ * s + 1 runs while stage s's copies and reductions and stage s - 1's MPI are under way. The
+ * streams meet only through events: the communication of a stage waits for its multiply
+ * (ev_mult), and a multiply waits until the level-0 buffer set it writes has been read by the
+ * stage that used it before (ev_lev0_free). The host waits for the device only where MPI or a
+ * peer needs data the device wrote (staged rows before their send, IPC rows before their token,
+ * a reduced receive area before its credit) or where a pinned receive buffer is reused. */
 #define TAG_CREDIT  (DSPMM_TAG_BASE + 2 * DSPMM_MAX_HOPS)
 #define TAG_HANDLES (TAG_CREDIT + 2 * DSPMM_MAX_HOPS)
 
 /* What a receiver tells an IPC sender about its receive areas of one hop (one per parity). */
 typedef struct ipc_offer {
-    cudaIpcMemHandle_t handle[2];
-    int64_t base_off[2]; /* the area's byte offset in the exported allocation */
-    int64_t off_rows;    /* the sender's rows start at this row of the area */
-    int64_t rows;        /* and are this many (checked against the sender's plan) */
+    cudaIpcMemHandle_t handle[DSPMM_MAX_STAGE_BUFFERS];
+    int64_t base_off[DSPMM_MAX_STAGE_BUFFERS]; /* the area's byte offset in its allocation */
+    int64_t off_rows;                          /* the sender's rows start at this row of the area */
+    int64_t rows; /* and are this many (checked against the sender's plan) */
     int64_t hop, parities;
 } ipc_offer;
 
@@ -38,36 +49,54 @@ typedef struct ipc_offer {
 typedef struct gpu_xfer {
     int ipc; /* 1: device to device through CUDA IPC; 0: staged through pinned host + MPI */
     int64_t off_rows; /* recv: first row in my receive area; send+ipc: in the receiver's area */
-    void *remote[2];  /* send+ipc: the receiver's receive area (per parity), mapped here */
-    void *opened[2];  /* send+ipc: what cudaIpcOpenMemHandle returned (closed in teardown) */
-    int64_t *d_map;   /* recv: the plan's map on the device */
+    void *remote[DSPMM_MAX_STAGE_BUFFERS]; /* send+ipc: the receiver's area (per set), mapped */
+    void *
+        opened[DSPMM_MAX_STAGE_BUFFERS]; /* send+ipc: cudaIpcOpenMemHandle's (closed in teardown) */
+    int64_t *d_map;                      /* recv: the plan's map on the device */
 } gpu_xfer;
 
 typedef struct gpu_hop {
     gpu_xfer *send, *recv;
     int64_t *d_self_src, *d_self_dst;
     int staged_send, staged_recv, ipc_recv; /* any transfer of that kind at this hop */
-    int parities;                           /* 2 for the last hop (pipelined), else 1 */
-    int dist;                               /* chunks between two uses of one receive area */
-    /* Per parity: token payloads (the chunk index), credits, and their requests. */
-    int64_t *tok_send[2], *tok_recv[2], *credit_out[2];
-    MPI_Request *credit_req[2];
+    int parities; /* buffer sets: stage_buffers for the last hop (pipelined), else 1 (the name
+                     stays from the two-set version: the offer carries it) */
+    int dist;     /* chunks between two uses of one receive area */
+    /* Per set: token payloads (the chunk index), credits, and their requests. */
+    int64_t *tok_send[DSPMM_MAX_STAGE_BUFFERS], *tok_recv[DSPMM_MAX_STAGE_BUFFERS];
+    int64_t *credit_out[DSPMM_MAX_STAGE_BUFFERS];
+    MPI_Request *credit_req[DSPMM_MAX_STAGE_BUFFERS];
+    /* Per set: recorded after the reduction of what arrived (a credit waits for it) and after the
+     * copy out of the pinned receive buffer (the next receive into it waits for it). */
+    cudaEvent_t ev_reduced[DSPMM_MAX_STAGE_BUFFERS], ev_hrecv_free[DSPMM_MAX_STAGE_BUFFERS];
+    /* Recorded after the copies out of my level buffer (staged rows wait for it before MPI, IPC
+     * rows before their token). */
+    cudaEvent_t ev_sent[DSPMM_MAX_STAGE_BUFFERS];
     ipc_offer *offer_out, *offer_in; /* setup only: per recv / send transfer */
 } gpu_hop;
 
 typedef struct gpu_state {
     dspmm_sender_base b;
     rt_cuda_ctx *ctx;
-    cudaStream_t stream;
-    int ipc_mode; /* intra = ipc */
+    cudaStream_t stream;  /* communication: copies, reductions, memsets (the context's stream) */
+    cudaStream_t mstream; /* the local multiply (created here) */
+    int have_mstream, have_events;
+    cudaEvent_t ev_mult[DSPMM_MAX_STAGE_BUFFERS];      /* a stage's multiply is done */
+    cudaEvent_t ev_lev0_free[DSPMM_MAX_STAGE_BUFFERS]; /* its level-0 set has been read */
+    cudaEvent_t ev_m0[DSPMM_MAX_STAGE_BUFFERS], ev_m1[DSPMM_MAX_STAGE_BUFFERS]; /* timing */
+    int m_pending[DSPMM_MAX_STAGE_BUFFERS]; /* ev_m0/ev_m1 of that set hold an unread interval */
+    int ipc_mode;                           /* intra = ipc */
     int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
     gpu_hop hop[DSPMM_MAX_HOPS];
-    void *d_lev[DSPMM_MAX_HOPS][2];  /* level buffers; [.][1] only for the last hop's source */
-    void *d_rbuf[DSPMM_MAX_HOPS][2]; /* receive areas (exported to IPC senders) */
-    void *h_send[DSPMM_MAX_HOPS][2]; /* pinned staging of what leaves by MPI */
-    void *h_recv[DSPMM_MAX_HOPS][2]; /* pinned staging of what arrives by MPI */
-    void *d_c;                       /* my C rows x kb */
-    void *h_c;                       /* its host copy for the output hook */
+    /* Level buffers: stage_buffers sets for level 0 (the multiply's output) and for the last
+     * hop's source, one for the levels between; receive areas (exported to IPC senders) and
+     * pinned staging: stage_buffers sets for the last hop, one for the others. */
+    void *d_lev[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *d_rbuf[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *h_send[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *h_recv[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
+    void *d_c; /* my C rows x kb */
+    void *h_c; /* its host copy for the output hook */
     /* Local multiply (cuSPARSE): my level-0 rows x my column block, int32 CSR. */
     void *d_rowptr, *d_col, *d_val, *d_b, *d_work;
     cusparseHandle_t sp;
@@ -77,8 +106,8 @@ typedef struct gpu_state {
     int64_t width[2];
     float one_f, zero_f;
     double one_d, zero_d;
-    MPI_Request *req[2];    /* the last hop's requests, per chunk parity */
-    MPI_Request *req_local; /* an intermediate hop's requests */
+    MPI_Request *req[DSPMM_MAX_STAGE_BUFFERS]; /* the last hop's requests, per buffer set */
+    MPI_Request *req_local;                    /* an intermediate hop's requests */
     MPI_Status *sts;
     int max_req;
     char what[160];
@@ -141,11 +170,11 @@ static void free_hop(gpu_state *s, gpu_hop *h, const dspmm_hop_role *r)
         rt_cuda_free(s->ctx, h->recv[i].d_map);
     rt_cuda_free(s->ctx, h->d_self_src);
     rt_cuda_free(s->ctx, h->d_self_dst);
-    for (int par = 0; par < 2; ++par) {
-        free(h->tok_send[par]);
-        free(h->tok_recv[par]);
-        free(h->credit_out[par]);
-        free(h->credit_req[par]);
+    for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set) {
+        free(h->tok_send[set]);
+        free(h->tok_recv[set]);
+        free(h->credit_out[set]);
+        free(h->credit_req[set]);
     }
     free(h->send);
     free(h->recv);
@@ -162,28 +191,49 @@ static void gpu_teardown(void *state)
         (void)cuCtxSetCurrent(rt_cuda_ctx_cu_context(s->ctx));
     if (s->stream)
         (void)cudaStreamSynchronize(s->stream);
+    if (s->have_mstream)
+        (void)cudaStreamSynchronize(s->mstream);
     if (s->ipc_live) {
         /* Importers unmap first; an exporter frees its areas only after every rank has (freeing
          * exported memory that another process still maps is undefined behaviour). Every rank
          * reaches this point: ipc_live is set on all of them together, after an agreement. */
         for (int k = 0; k < s->b.plan.hops; ++k)
             for (int i = 0; s->hop[k].send && i < s->b.role.hop[k].n_send; ++i)
-                for (int par = 0; par < 2; ++par)
-                    if (s->hop[k].send[i].opened[par])
-                        (void)cudaIpcCloseMemHandle(s->hop[k].send[i].opened[par]);
+                for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set)
+                    if (s->hop[k].send[i].opened[set])
+                        (void)cudaIpcCloseMemHandle(s->hop[k].send[i].opened[set]);
         (void)MPI_Barrier(s->b.mpi);
     }
     for (int k = 0; k < s->b.plan.hops; ++k)
         free_hop(s, &s->hop[k], &s->b.role.hop[k]);
     for (int k = 0; k < DSPMM_MAX_HOPS; ++k)
-        for (int par = 0; par < 2; ++par) {
-            rt_cuda_free(s->ctx, s->d_lev[k][par]);
-            rt_cuda_free(s->ctx, s->d_rbuf[k][par]);
-            if (s->h_send[k][par])
-                (void)cudaFreeHost(s->h_send[k][par]);
-            if (s->h_recv[k][par])
-                (void)cudaFreeHost(s->h_recv[k][par]);
+        for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set) {
+            rt_cuda_free(s->ctx, s->d_lev[k][set]);
+            rt_cuda_free(s->ctx, s->d_rbuf[k][set]);
+            if (s->h_send[k][set])
+                (void)cudaFreeHost(s->h_send[k][set]);
+            if (s->h_recv[k][set])
+                (void)cudaFreeHost(s->h_recv[k][set]);
         }
+    if (s->have_events)
+        for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set) {
+            cudaEvent_t *evs[] = {&s->ev_mult[set], &s->ev_lev0_free[set], &s->ev_m0[set],
+                                  &s->ev_m1[set]};
+            for (size_t e = 0; e < sizeof evs / sizeof evs[0]; ++e)
+                if (*evs[e])
+                    (void)cudaEventDestroy(*evs[e]);
+            for (int k = 0; k < DSPMM_MAX_HOPS; ++k) {
+                gpu_hop *h = &s->hop[k];
+                if (h->ev_reduced[set])
+                    (void)cudaEventDestroy(h->ev_reduced[set]);
+                if (h->ev_hrecv_free[set])
+                    (void)cudaEventDestroy(h->ev_hrecv_free[set]);
+                if (h->ev_sent[set])
+                    (void)cudaEventDestroy(h->ev_sent[set]);
+            }
+        }
+    if (s->have_mstream)
+        (void)cudaStreamDestroy(s->mstream);
     for (int i = 0; i < 2; ++i) {
         if (s->have_mb[i])
             cusparseDestroyDnMat(s->mat_b[i]);
@@ -201,8 +251,8 @@ static void gpu_teardown(void *state)
     rt_cuda_free(s->ctx, s->d_work);
     rt_cuda_free(s->ctx, s->d_c);
     free(s->h_c);
-    free(s->req[0]);
-    free(s->req[1]);
+    for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set)
+        free(s->req[set]);
     free(s->req_local);
     free(s->sts);
     dspmm_sender_base_free(&s->b);
@@ -274,7 +324,7 @@ static int setup_multiply(gpu_state *s, rt_err *err)
         return rc;
     SP_TRY(cusparseCreate(&s->sp));
     s->have_sp = 1;
-    SP_TRY(cusparseSetStream(s->sp, s->stream));
+    SP_TRY(cusparseSetStream(s->sp, s->mstream));
     /* No level-0 rows: nothing to multiply (cuSPARSE need not see an empty matrix). */
     if (n0 == 0 || b->lnnz == 0)
         return 0;
@@ -283,8 +333,10 @@ static int setup_multiply(gpu_state *s, rt_err *err)
                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                              type));
     s->have_a = 1;
+    /* Chunks have near-equal widths (dspmm_chunk_cols): chunk_max, and chunk_max - 1 when the
+     * stage count does not divide my columns. */
     s->width[0] = b->chunk_max;
-    s->width[1] = b->kb - (b->chunks - 1) * b->chunk_max;
+    s->width[1] = b->kb % b->chunks != 0 ? b->kb / b->chunks : 0;
     const void *one = b->prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
     const void *zero = b->prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
     size_t work = 0;
@@ -319,7 +371,7 @@ static int setup_hops(gpu_state *s, rt_err *err)
     for (int k = 0; k <= last; ++k) {
         const dspmm_hop_role *r = &b->role.hop[k];
         gpu_hop *h = &s->hop[k];
-        h->parities = k == last ? 2 : 1;
+        h->parities = k == last ? b->stage_buffers : 1;
         h->dist = h->parities;
         const size_t ns = (size_t)(r->n_send > 0 ? r->n_send : 1);
         const size_t nr = (size_t)(r->n_recv > 0 ? r->n_recv : 1);
@@ -328,14 +380,19 @@ static int setup_hops(gpu_state *s, rt_err *err)
         h->offer_out = calloc(nr, sizeof *h->offer_out);
         h->offer_in = calloc(ns, sizeof *h->offer_in);
         int ok = h->send && h->recv && h->offer_out && h->offer_in;
-        for (int par = 0; par < 2 && ok; ++par) {
-            h->tok_send[par] = calloc(ns, sizeof(int64_t));
-            h->tok_recv[par] = calloc(nr, sizeof(int64_t));
-            h->credit_out[par] = calloc(nr, sizeof(int64_t));
-            h->credit_req[par] = malloc(nr * sizeof(MPI_Request));
-            ok = h->tok_send[par] && h->tok_recv[par] && h->credit_out[par] && h->credit_req[par];
+        for (int set = 0; set < h->parities && ok; ++set) {
+            h->tok_send[set] = calloc(ns, sizeof(int64_t));
+            h->tok_recv[set] = calloc(nr, sizeof(int64_t));
+            h->credit_out[set] = calloc(nr, sizeof(int64_t));
+            h->credit_req[set] = malloc(nr * sizeof(MPI_Request));
+            ok = h->tok_send[set] && h->tok_recv[set] && h->credit_out[set] && h->credit_req[set];
             for (size_t i = 0; ok && i < nr; ++i)
-                h->credit_req[par][i] = MPI_REQUEST_NULL;
+                h->credit_req[set][i] = MPI_REQUEST_NULL;
+            if (ok) {
+                CUDA_TRY(cudaEventCreateWithFlags(&h->ev_reduced[set], cudaEventDisableTiming));
+                CUDA_TRY(cudaEventCreateWithFlags(&h->ev_hrecv_free[set], cudaEventDisableTiming));
+                CUDA_TRY(cudaEventCreateWithFlags(&h->ev_sent[set], cudaEventDisableTiming));
+            }
         }
         if (!ok)
             return rt_err_set(err, "%s: out of memory", s->what);
@@ -365,6 +422,12 @@ static int setup_hops(gpu_state *s, rt_err *err)
                             "self map", err);
         if (rc != 0)
             return rc;
+        /* Level 0 is the multiply's output: one set per stage buffer, so the multiply of the
+         * next stage never waits for this stage's hop. */
+        const int lev_sets = k == 0 ? b->stage_buffers : h->parities;
+        for (int set = h->parities; set < lev_sets && rc == 0; ++set)
+            rc = dev_alloc(s, &s->d_lev[k][set], b->role.level_rows[k] * b->chunk_max, b->esize,
+                           "level buffer", err);
         for (int par = 0; par < h->parities; ++par) {
             rc = dev_alloc(s, &s->d_lev[k][par], b->role.level_rows[k] * b->chunk_max, b->esize,
                            "level buffer", err);
@@ -429,14 +492,26 @@ static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_
             s->max_req = h->n_send + h->n_recv;
     }
     const size_t nreq = (size_t)(s->max_req > 0 ? s->max_req : 1);
-    s->req[0] = malloc(nreq * sizeof(MPI_Request));
-    s->req[1] = malloc(nreq * sizeof(MPI_Request));
+    int ok = 1;
+    for (int set = 0; set < s->b.stage_buffers; ++set) {
+        s->req[set] = malloc(nreq * sizeof(MPI_Request));
+        ok = ok && s->req[set];
+    }
     s->req_local = malloc(nreq * sizeof(MPI_Request));
     s->sts = malloc(nreq * sizeof(MPI_Status));
     s->h_c = malloc((size_t)(s->b.role.c_rows * s->b.kb > 0 ? s->b.role.c_rows * s->b.kb : 1) *
                     s->b.esize);
-    if (!s->req[0] || !s->req[1] || !s->req_local || !s->sts || !s->h_c)
+    if (!ok || !s->req_local || !s->sts || !s->h_c)
         return rt_err_set(err, "%s: out of memory", s->what);
+    CUDA_TRY(cudaStreamCreateWithFlags(&s->mstream, cudaStreamNonBlocking));
+    s->have_mstream = 1;
+    s->have_events = 1;
+    for (int set = 0; set < s->b.stage_buffers; ++set) {
+        CUDA_TRY(cudaEventCreateWithFlags(&s->ev_mult[set], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreateWithFlags(&s->ev_lev0_free[set], cudaEventDisableTiming));
+        CUDA_TRY(cudaEventCreate(&s->ev_m0[set]));
+        CUDA_TRY(cudaEventCreate(&s->ev_m1[set]));
+    }
     rc = setup_hops(s, err);
     if (rc == 0)
         rc = dev_alloc(s, &s->d_c, s->b.role.c_rows * s->b.kb, s->b.esize, "C rows", err);
@@ -604,32 +679,74 @@ static void sync_stream(gpu_state *s, exec_ctx *x, double *acc)
     *acc += rt_clock_now() - t0;
 }
 
-/* Level-0 partial rows of columns [c0, c0 + w) of my group into out (rows x w). */
-static void local_multiply(gpu_state *s, void *out, int64_t c0, int64_t w, exec_ctx *x)
+/* Records ev on the communication stream and waits for it on the host (accumulating the wait):
+ * the host waits for the communication stream's work so far, never for the multiply stream. */
+static void sync_event(gpu_state *s, cudaEvent_t ev, exec_ctx *x, double *acc)
 {
+    const double t0 = rt_clock_now();
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(ev, s->stream));
+    fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(ev));
+    *acc += rt_clock_now() - t0;
+}
+
+/* Adds the multiply time of the set's last stage to t_kernel (the device's own timing; the
+ * interval has ended by the time a set is reused or the execution ends, else this waits for it). */
+static void collect_multiply_time(gpu_state *s, int set, exec_ctx *x)
+{
+    if (!s->m_pending[set])
+        return;
+    s->m_pending[set] = 0;
+    float ms = 0.0f;
+    cudaError_t e = cudaEventElapsedTime(&ms, s->ev_m0[set], s->ev_m1[set]);
+    if (e == cudaErrorNotReady) {
+        fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(s->ev_m1[set]));
+        e = cudaEventElapsedTime(&ms, s->ev_m0[set], s->ev_m1[set]);
+    }
+    fail_cuda(s, x, "cudaEventElapsedTime", e);
+    if (e == cudaSuccess)
+        s->b.t_kernel += 1e-3 * (double)ms;
+}
+
+/* Issues the multiply of chunk ch into level-0 set `set` on the multiply stream, after the stage
+ * that used that set before has read it (ev_lev0_free, recorded on the communication stream;
+ * waiting on an event never recorded waits for nothing). Records ev_mult[set] when done. */
+static void issue_multiply(gpu_state *s, int64_t ch, exec_ctx *x)
+{
+    const int set = (int)(ch % s->b.stage_buffers);
+    int64_t c0 = 0, w = 0;
+    dspmm_sender_chunk(&s->b, ch, &c0, &w);
+    void *out = s->d_lev[0][set];
+    collect_multiply_time(s, set, x);
+    fail_cuda(s, x, "cudaStreamWaitEvent",
+              cudaStreamWaitEvent(s->mstream, s->ev_lev0_free[set], 0));
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_m0[set], s->mstream));
     if (!s->have_a) {
         /* No nonzero in my column block: my partial rows (if any) are zero. */
-        fail_cuda(
-            s, x, "cudaMemsetAsync",
-            cudaMemsetAsync(out, 0, (size_t)(s->b.role.level_rows[0] * w) * s->b.esize, s->stream));
-        return;
+        fail_cuda(s, x, "cudaMemsetAsync",
+                  cudaMemsetAsync(out, 0, (size_t)(s->b.role.level_rows[0] * w) * s->b.esize,
+                                  s->mstream));
+    } else {
+        const int i = w == s->width[0] ? 0 : 1;
+        const cudaDataType type = s->b.prec == RT_FP64 ? CUDA_R_64F : CUDA_R_32F;
+        const void *one = s->b.prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
+        const void *zero =
+            s->b.prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
+        cusparseStatus_t st =
+            cusparseDnMatSetValues(s->mat_b[i], (char *)s->d_b + (size_t)c0 * s->b.esize);
+        if (st == CUSPARSE_STATUS_SUCCESS)
+            st = cusparseDnMatSetValues(s->mat_o[i], out);
+        if (st == CUSPARSE_STATUS_SUCCESS)
+            st = cusparseSpMM(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                              CUSPARSE_OPERATION_NON_TRANSPOSE, one, s->mat_a, s->mat_b[i], zero,
+                              s->mat_o[i], type, CUSPARSE_SPMM_ALG_DEFAULT, s->d_work);
+        if (st != CUSPARSE_STATUS_SUCCESS && x->ok) {
+            x->ok = 0;
+            rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
+        }
     }
-    const int i = w == s->width[0] ? 0 : 1;
-    const cudaDataType type = s->b.prec == RT_FP64 ? CUDA_R_64F : CUDA_R_32F;
-    const void *one = s->b.prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
-    const void *zero = s->b.prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
-    cusparseStatus_t st =
-        cusparseDnMatSetValues(s->mat_b[i], (char *)s->d_b + (size_t)c0 * s->b.esize);
-    if (st == CUSPARSE_STATUS_SUCCESS)
-        st = cusparseDnMatSetValues(s->mat_o[i], out);
-    if (st == CUSPARSE_STATUS_SUCCESS)
-        st = cusparseSpMM(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                          one, s->mat_a, s->mat_b[i], zero, s->mat_o[i], type,
-                          CUSPARSE_SPMM_ALG_DEFAULT, s->d_work);
-    if (st != CUSPARSE_STATUS_SUCCESS && x->ok) {
-        x->ok = 0;
-        rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
-    }
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_m1[set], s->mstream));
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_mult[set], s->mstream));
+    s->m_pending[set] = 1;
 }
 
 static void reduce(gpu_state *s, void *dst, int64_t ldd, int64_t c0, const void *src,
@@ -640,26 +757,34 @@ static void reduce(gpu_state *s, void *dst, int64_t ldd, int64_t c0, const void 
     fail_cuda(s, x, "the reduction kernel", (cudaError_t)e);
 }
 
-/* Posts hop k of chunk ch (width w, buffers of parity par): receives (tokens from IPC senders,
- * rows from staged ones into pinned memory), the staged rows copied out of the device, the IPC
- * rows copied into their receivers' areas once the receivers have freed them (credits), then the
- * sends. Fills req (receives first) and returns how many were posted. */
-static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, int64_t w,
+/* Posts hop k of chunk ch (width w, buffer set `set`): receives (tokens from IPC senders, rows
+ * from staged ones into pinned memory, once the copy out of that pinned buffer's previous use is
+ * done), the staged rows copied out of the device, the IPC rows copied into their receivers'
+ * areas once the receivers have freed them (credits), then the sends. Fills req (receives first)
+ * and returns how many were posted. */
+static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, int64_t w,
                     MPI_Request *req, exec_ctx *x)
 {
     const dspmm_hop_role *r = &s->b.role.hop[k];
     gpu_hop *h = &s->hop[k];
-    const int tag = DSPMM_TAG_BASE + 2 * k + par;
+    const int tag = DSPMM_TAG_BASE + 2 * k + (int)(ch & 1);
     const size_t row_bytes = (size_t)w * s->b.esize;
     int n = 0;
+    if (h->staged_recv) {
+        /* The pinned receive buffer of this set was last copied to the device by the stage
+         * `parities` before (an event never recorded is complete). */
+        const double t0 = rt_clock_now();
+        fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(h->ev_hrecv_free[set]));
+        s->b.t_staging += rt_clock_now() - t0;
+    }
     for (int i = 0; i < r->n_recv; ++i) {
         const gpu_xfer *g = &h->recv[i];
         int rc;
         if (g->ipc)
-            rc = MPI_Irecv(&h->tok_recv[par][i], 1, MPI_INT64_T, r->recv[i].peer, tag, s->b.mpi,
+            rc = MPI_Irecv(&h->tok_recv[set][i], 1, MPI_INT64_T, r->recv[i].peer, tag, s->b.mpi,
                            &req[n]);
         else
-            rc = MPI_Irecv((char *)s->h_recv[k][par] + (size_t)g->off_rows * row_bytes,
+            rc = MPI_Irecv((char *)s->h_recv[k][set] + (size_t)g->off_rows * row_bytes,
                            (int)((size_t)r->recv[i].rows * row_bytes), MPI_BYTE, r->recv[i].peer,
                            tag, s->b.mpi, &req[n]);
         if (rc != MPI_SUCCESS) {
@@ -668,17 +793,18 @@ static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, i
         }
         ++n;
     }
-    /* Staged rows leave the device first (one copy per message, contiguous in my level buffer). */
+    /* Staged rows leave the device first (one copy per message, contiguous in my level buffer);
+     * MPI may read the pinned copy only once the device has written it. */
     if (h->staged_send) {
         for (int i = 0; i < r->n_send; ++i)
             if (!h->send[i].ipc) {
                 const size_t at = (size_t)r->send[i].row_off * row_bytes;
                 fail_cuda(s, x, "cudaMemcpyAsync (device to host)",
-                          cudaMemcpyAsync((char *)s->h_send[k][par] + at, (const char *)src + at,
+                          cudaMemcpyAsync((char *)s->h_send[k][set] + at, (const char *)src + at,
                                           (size_t)r->send[i].rows * row_bytes,
                                           cudaMemcpyDeviceToHost, s->stream));
             }
-        sync_stream(s, x, &s->b.t_staging);
+        sync_event(s, h->ev_sent[set], x, &s->b.t_staging);
     }
     /* IPC rows go straight into the receiver's area, once it has reduced what the previous use of
      * that area held (its credit); the first uses of an execution need none, since every
@@ -694,7 +820,7 @@ static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, i
             int64_t credit = -1;
             MPI_Status st;
             const int rc = MPI_Recv(&credit, 1, MPI_INT64_T, r->send[i].peer,
-                                    TAG_CREDIT + 2 * k + par, s->b.mpi, &st);
+                                    TAG_CREDIT + 2 * k + (int)((ch - h->dist) & 1), s->b.mpi, &st);
             if (rc != MPI_SUCCESS)
                 fail_mpi(s, x, "waiting for a receive area's credit", rc);
             else if (credit != ch - h->dist && x->ok) {
@@ -705,26 +831,27 @@ static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, i
                            s->what, k, r->send[i].peer, credit, ch - h->dist);
             }
         }
-        if (g->remote[par])
+        if (g->remote[set])
             fail_cuda(s, x, "cudaMemcpyAsync (CUDA IPC, device to device)",
-                      cudaMemcpyAsync((char *)g->remote[par] + (size_t)g->off_rows * row_bytes,
+                      cudaMemcpyAsync((char *)g->remote[set] + (size_t)g->off_rows * row_bytes,
                                       (const char *)src + (size_t)r->send[i].row_off * row_bytes,
                                       (size_t)r->send[i].rows * row_bytes, cudaMemcpyDefault,
                                       s->stream));
     }
     s->b.t_hop[k] += rt_clock_now() - t0;
+    /* The token tells the receiver its rows are there: the copies must be done. */
     if (any_ipc)
-        sync_stream(s, x, &s->b.t_hop[k]);
+        sync_event(s, h->ev_sent[set], x, &s->b.t_hop[k]);
     for (int i = 0; i < r->n_send; ++i) {
         const gpu_xfer *g = &h->send[i];
         const int64_t bytes = r->send[i].rows * (int64_t)row_bytes;
         int rc;
         if (g->ipc) {
-            h->tok_send[par][i] = ch;
-            rc = MPI_Isend(&h->tok_send[par][i], 1, MPI_INT64_T, r->send[i].peer, tag, s->b.mpi,
+            h->tok_send[set][i] = ch;
+            rc = MPI_Isend(&h->tok_send[set][i], 1, MPI_INT64_T, r->send[i].peer, tag, s->b.mpi,
                            &req[n]);
         } else {
-            rc = MPI_Isend((const char *)s->h_send[k][par] + (size_t)r->send[i].row_off * row_bytes,
+            rc = MPI_Isend((const char *)s->h_send[k][set] + (size_t)r->send[i].row_off * row_bytes,
                            (int)bytes, MPI_BYTE, r->send[i].peer, tag, s->b.mpi, &req[n]);
         }
         if (rc != MPI_SUCCESS) {
@@ -744,9 +871,11 @@ static int post_hop(gpu_state *s, int k, int par, int64_t ch, const void *src, i
     return n;
 }
 
-/* Waits for hop k's requests of chunk ch, checks what arrived against the plan and brings the
- * staged rows onto the device (into the receive area, where IPC rows already are). */
-static void wait_hop(gpu_state *s, int k, int par, int64_t ch, int n, MPI_Request *req, int64_t w,
+/* Waits for hop k's requests of chunk ch, checks what arrived against the plan and queues the
+ * staged rows' copy onto the device (into the receive area, where IPC rows already are); the
+ * reduction after it is ordered on the same stream, so the host does not wait here for the copy.
+ */
+static void wait_hop(gpu_state *s, int k, int set, int64_t ch, int n, MPI_Request *req, int64_t w,
                      exec_ctx *x)
 {
     if (n == 0)
@@ -766,11 +895,11 @@ static void wait_hop(gpu_state *s, int k, int par, int64_t ch, int n, MPI_Reques
         const gpu_xfer *g = &h->recv[i];
         if (g->ipc) {
             MPI_Get_count(&s->sts[i], MPI_INT64_T, &got);
-            if ((got != 1 || h->tok_recv[par][i] != ch) && x->ok) {
+            if ((got != 1 || h->tok_recv[set][i] != ch) && x->ok) {
                 x->ok = 0;
                 rt_err_set(&x->err,
                            "%s: hop %d: rank %d signalled chunk %" PRId64 ", expected %" PRId64,
-                           s->what, k, r->recv[i].peer, got == 1 ? h->tok_recv[par][i] : -1, ch);
+                           s->what, k, r->recv[i].peer, got == 1 ? h->tok_recv[set][i] : -1, ch);
             }
             continue;
         }
@@ -784,14 +913,14 @@ static void wait_hop(gpu_state *s, int k, int par, int64_t ch, int n, MPI_Reques
         const size_t at = (size_t)g->off_rows * row_bytes;
         fail_cuda(s, x, "cudaMemcpyAsync (host to device)",
                   cudaMemcpyAsync(
-                      (char *)s->d_rbuf[k][par] + at, (const char *)s->h_recv[k][par] + at,
+                      (char *)s->d_rbuf[k][set] + at, (const char *)s->h_recv[k][set] + at,
                       (size_t)r->recv[i].rows * row_bytes, cudaMemcpyHostToDevice, s->stream));
     }
     if (h->staged_recv)
-        sync_stream(s, x, &s->b.t_staging);
+        fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(h->ev_hrecv_free[set], s->stream));
 }
 
-/* Adds the rows that stay with me (self) into dst (ld ldd, at column c0). */
+/* Adds the rows that stay with me (self) into dst (ld ldd, at column c0); stream-ordered. */
 static void reduce_self(gpu_state *s, int k, const void *src, void *dst, int64_t ldd, int64_t c0,
                         int64_t w, exec_ctx *x)
 {
@@ -799,38 +928,39 @@ static void reduce_self(gpu_state *s, int k, const void *src, void *dst, int64_t
     if (s->b.role.hop[k].n_self == 0)
         return;
     reduce(s, dst, ldd, c0, src, h->d_self_src, h->d_self_dst, s->b.role.hop[k].n_self, w, x);
-    sync_stream(s, x, &s->b.t_reduce);
 }
 
-/* Adds what arrived at hop k (chunk ch, parity par) into dst, peer by peer in the role's order,
- * then frees the IPC senders' areas (credits) when they will write them again in this execution.
- */
-static void reduce_recv(gpu_state *s, int k, int par, int64_t ch, void *dst, int64_t ldd,
+/* Adds what arrived at hop k (chunk ch, set `set`) into dst, peer by peer in the role's order,
+ * then frees the IPC senders' areas (credits) when they will write them again in this execution:
+ * only then does the host wait for the reduction. */
+static void reduce_recv(gpu_state *s, int k, int set, int64_t ch, void *dst, int64_t ldd,
                         int64_t c0, int64_t w, exec_ctx *x)
 {
     const dspmm_hop_role *r = &s->b.role.hop[k];
     gpu_hop *h = &s->hop[k];
+    const double t0 = rt_clock_now();
     for (int i = 0; i < r->n_recv; ++i)
         reduce(s, dst, ldd, c0,
-               (const char *)s->d_rbuf[k][par] + (size_t)(h->recv[i].off_rows * w) * s->b.esize,
+               (const char *)s->d_rbuf[k][set] + (size_t)(h->recv[i].off_rows * w) * s->b.esize,
                NULL, h->recv[i].d_map, r->recv[i].rows, w, x);
-    /* The area must be read completely before a sender may overwrite it. */
-    sync_stream(s, x, &s->b.t_reduce);
+    s->b.t_reduce += rt_clock_now() - t0;
     if (!h->ipc_recv || ch + h->dist >= s->b.chunks)
         return;
+    /* The area must be read completely before a sender may overwrite it. */
+    sync_event(s, h->ev_reduced[set], x, &s->b.t_reduce);
     for (int i = 0; i < r->n_recv; ++i) {
         if (!h->recv[i].ipc)
             continue;
-        MPI_Request *cr = &h->credit_req[par][i];
+        MPI_Request *cr = &h->credit_req[set][i];
         /* The previous credit from this slot was consumed before the sender wrote chunk ch. */
         if (*cr != MPI_REQUEST_NULL) {
             const int rc = MPI_Wait(cr, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 fail_mpi(s, x, "completing a credit", rc);
         }
-        h->credit_out[par][i] = ch;
-        const int rc = MPI_Isend(&h->credit_out[par][i], 1, MPI_INT64_T, r->recv[i].peer,
-                                 TAG_CREDIT + 2 * k + par, s->b.mpi, cr);
+        h->credit_out[set][i] = ch;
+        const int rc = MPI_Isend(&h->credit_out[set][i], 1, MPI_INT64_T, r->recv[i].peer,
+                                 TAG_CREDIT + 2 * k + (int)(ch & 1), s->b.mpi, cr);
         if (rc != MPI_SUCCESS) {
             *cr = MPI_REQUEST_NULL;
             fail_mpi(s, x, "sending a credit", rc);
@@ -838,6 +968,23 @@ static void reduce_recv(gpu_state *s, int k, int par, int64_t ch, void *dst, int
     }
 }
 
+/* The last hop of one stage, posted and not yet finished. */
+typedef struct stage_inflight {
+    int set, n;
+    int64_t ch, c0, w;
+} stage_inflight;
+
+static void finish_stage(gpu_state *s, const stage_inflight *f, exec_ctx *x)
+{
+    const int last = s->b.plan.hops - 1;
+    wait_hop(s, last, f->set, f->ch, f->n, s->req[f->set], f->w, x);
+    reduce_recv(s, last, f->set, f->ch, s->d_c, s->b.kb, f->c0, f->w, x);
+}
+
+/* Stage ch uses buffer set ch % stage_buffers. Its multiply was issued one stage ahead (on the
+ * multiply stream); its local hops run blocking on the communication stream; its last hop is
+ * posted and stays in flight until its set is needed again (at most stage_buffers - 1 stages in
+ * flight when a stage posts), so its MPI overlaps the next stages. */
 static int gpu_run(void *state, double *seconds, rt_err *err)
 {
     gpu_state *s = state;
@@ -849,55 +996,67 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
         x.ok = 0;
     dspmm_sender_begin(b);
     const int last = b->plan.hops - 1;
+    const int sets = b->stage_buffers;
     fail_cuda(s, &x, "cudaMemsetAsync",
               cudaMemsetAsync(s->d_c, 0, (size_t)(b->role.c_rows * b->kb) * b->esize, s->stream));
 
-    int pending = -1, n_pending = 0;
-    int64_t pend_c0 = 0, pend_w = 0;
+    stage_inflight fly[DSPMM_MAX_STAGE_BUFFERS];
+    int64_t oldest = 0; /* stages [oldest, ch) are in flight; stage j is in fly[j % sets] */
+    issue_multiply(s, 0, &x);
     for (int64_t ch = 0; ch < b->chunks; ++ch) {
-        const int par = (int)(ch & 1);
-        const int64_t c0 = ch * b->chunk_max;
-        const int64_t w = (c0 + b->chunk_max <= b->kb) ? b->chunk_max : b->kb - c0;
-        local_multiply(s, s->d_lev[0][last == 0 ? par : 0], c0, w, &x);
-        sync_stream(s, &x, &b->t_kernel);
+        const int set = (int)(ch % sets);
+        int64_t c0 = 0, w = 0;
+        dspmm_sender_chunk(b, ch, &c0, &w);
+        /* The next stage's multiply runs while this stage communicates. */
+        if (ch + 1 < b->chunks)
+            issue_multiply(s, ch + 1, &x);
+        fail_cuda(s, &x, "cudaStreamWaitEvent", cudaStreamWaitEvent(s->stream, s->ev_mult[set], 0));
+        const void *lev0 = s->d_lev[0][set];
         /* Intermediate hops: blocking, level k -> level k + 1. */
         for (int k = 0; k < last; ++k) {
-            const void *src = s->d_lev[k][0];
-            void *dst = s->d_lev[k + 1][k + 1 == last ? par : 0];
+            const void *src = k == 0 ? lev0 : s->d_lev[k][0];
+            void *dst = s->d_lev[k + 1][k + 1 == last ? set : 0];
             const int n = post_hop(s, k, 0, ch, src, w, s->req_local, &x);
             fail_cuda(s, &x, "cudaMemsetAsync",
                       cudaMemsetAsync(dst, 0, (size_t)(b->role.level_rows[k + 1] * w) * b->esize,
                                       s->stream));
             reduce_self(s, k, src, dst, w, 0, w, &x);
+            if (k == 0)
+                fail_cuda(s, &x, "cudaEventRecord",
+                          cudaEventRecord(s->ev_lev0_free[set], s->stream));
             wait_hop(s, k, 0, ch, n, s->req_local, w, &x);
             reduce_recv(s, k, 0, ch, dst, w, 0, w, &x);
         }
-        /* The previous chunk's last hop has overlapped this chunk's local work: finish it. */
-        if (pending >= 0) {
-            wait_hop(s, last, pending, ch - 1, n_pending, s->req[pending], pend_w, &x);
-            reduce_recv(s, last, pending, ch - 1, s->d_c, b->kb, pend_c0, pend_w, &x);
-        }
-        n_pending = post_hop(s, last, par, ch, s->d_lev[last][par], w, s->req[par], &x);
-        reduce_self(s, last, s->d_lev[last][par], s->d_c, b->kb, c0, w, &x);
-        pending = par;
-        pend_c0 = c0;
-        pend_w = w;
+        /* Earlier stages' last hops have overlapped this stage's work; finish those whose set the
+         * next stages need (with two sets: the previous stage). */
+        while (oldest < ch && ch - oldest >= sets - 1)
+            finish_stage(s, &fly[oldest++ % sets], &x);
+        stage_inflight *f = &fly[set];
+        f->set = set;
+        f->ch = ch;
+        f->c0 = c0;
+        f->w = w;
+        f->n = post_hop(s, last, set, ch, s->d_lev[last][set], w, s->req[set], &x);
+        reduce_self(s, last, s->d_lev[last][set], s->d_c, b->kb, c0, w, &x);
+        if (last == 0)
+            fail_cuda(s, &x, "cudaEventRecord", cudaEventRecord(s->ev_lev0_free[set], s->stream));
     }
-    if (pending >= 0) {
-        wait_hop(s, last, pending, b->chunks - 1, n_pending, s->req[pending], pend_w, &x);
-        reduce_recv(s, last, pending, b->chunks - 1, s->d_c, b->kb, pend_c0, pend_w, &x);
-    }
+    while (oldest < b->chunks)
+        finish_stage(s, &fly[oldest++ % sets], &x);
     /* Every credit sent in this execution was consumed by its sender in this execution. */
     for (int k = 0; k <= last; ++k)
-        for (int par = 0; par < s->hop[k].parities; ++par)
+        for (int set = 0; set < s->hop[k].parities; ++set)
             for (int i = 0; i < b->role.hop[k].n_recv; ++i)
-                if (s->hop[k].credit_req[par][i] != MPI_REQUEST_NULL) {
-                    const int rc = MPI_Wait(&s->hop[k].credit_req[par][i], MPI_STATUS_IGNORE);
+                if (s->hop[k].credit_req[set][i] != MPI_REQUEST_NULL) {
+                    const int rc = MPI_Wait(&s->hop[k].credit_req[set][i], MPI_STATUS_IGNORE);
                     if (rc != MPI_SUCCESS)
                         fail_mpi(s, &x, "completing a credit", rc);
                 }
     double t_final = 0.0;
     sync_stream(s, &x, &t_final);
+    fail_cuda(s, &x, "cudaStreamSynchronize (multiply)", cudaStreamSynchronize(s->mstream));
+    for (int set = 0; set < sets; ++set)
+        collect_multiply_time(s, set, &x);
     /* The agreement also makes the next execution's IPC writes safe: no rank passes it before
      * every rank has finished (and synchronized) this execution's reductions. */
     return dspmm_sender_finish(b, x.ok, &x.err, err);
