@@ -89,6 +89,38 @@ g=$(sql "$WORK/np4_rpn2.db" "SELECT MAX(m.value) FROM metrics m JOIN points p ON
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "${g:-0}" ||
   fail "np4_rpn2: no bytes crossed the emulated nodes"
 
+# Pipelining (issue 21): stages 1, 3 (does not divide K = 16) and 8, two and three buffer sets,
+# every scheme, IPC and staged hops inside a node, 2 emulated nodes x 2: every point verified, the
+# same bytes per tier whatever the stages, and the pipeline model and overlap stored.
+db="$WORK/pipe.db"
+timeout 300 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$RT" run "$CFG" --db "$db" \
+  --ranks-per-node 2 --set 'kernels=[{name: dspmm.cuda.sender, params: {comm: [direct, node, socket+node], stages: [1, 3, 8], stage_buffers: [2, 3], intra: [ipc, staged]}}]' \
+  --set 'problem.precision=[fp32]' >"$WORK/pipe.log" 2>&1 ||
+  { cat "$WORK/pipe.log" >&2; fail "pipelined run: exit $?"; }
+python3 - "$db" dspmm.cuda.sender 36 <<'PY' || fail "pipelined points"
+import json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+kernel, want = sys.argv[2], int(sys.argv[3])
+pts = con.execute("SELECT id, params, status, verified FROM points WHERE kernel = ?",
+                  (kernel,)).fetchall()
+assert len(pts) == want, f"{len(pts)} {kernel} points, want {want}"
+by_shape = {}
+for pid, params, status, verified in pts:
+    p = json.loads(params)
+    assert status == "ok" and verified == 1, f"{p}: {status}"
+    m = dict(con.execute("SELECT name, value FROM metrics WHERE point_id = ? AND available = 1",
+                         (pid,)).fetchall())
+    for name in ("pipeline_model_s", "pipeline_model_ratio", "time_overlap_s", "time_wall_s"):
+        assert name in m and m[name] >= 0, f"{p}: no {name}"
+    vols = tuple(m[f"comm_{w}_{t}_total"] for t in ("socket", "node", "global") for w in ("bytes",))
+    shape = (p["comm"], p.get("intra", ""))
+    by_shape.setdefault(shape, set()).add(vols)
+    assert m["chunks"] == min(p["stages"], 16), f"{p}: {m['chunks']} chunks"
+for shape, vols in by_shape.items():
+    assert len(vols) == 1, f"{shape}: bytes per tier depend on the stages: {vols}"
+print(f"{len(pts)} pipelined point(s) verified; bytes per tier independent of the stages")
+PY
+
 # Failure injection: rank 2 fails in run, then in setup; both points in error naming rank 2.
 db="$WORK/fail.db"
 set +e
