@@ -6,7 +6,8 @@
 # emulated nodes: IPC or staging inside a node, staging between nodes; ranks may share a GPU) and
 # fails unless every point is measured (verified against the reference) with none wrong or in
 # error, and every GPU point sent exactly the bytes and messages per tier that the CPU kernel sent
-# for the same point. Then a rank that fails (fail_rank, in run and in setup) must fail the point
+# for the same point. Pipelined points (stages 1, 3, 8; 2 and 3 buffer sets) must all verify with
+# the same bytes per tier whatever the stages. Then a rank that fails (fail_rank, in run and in setup) must fail the point
 # with that rank named, without a hang.
 set -euo pipefail
 RT=$1
