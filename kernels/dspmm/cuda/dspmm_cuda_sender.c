@@ -83,9 +83,11 @@ typedef struct gpu_state {
     int have_mstream, have_events;
     cudaEvent_t ev_mult[DSPMM_MAX_STAGE_BUFFERS];      /* a stage's multiply is done */
     cudaEvent_t ev_lev0_free[DSPMM_MAX_STAGE_BUFFERS]; /* its level-0 set has been read */
-    cudaEvent_t ev_m0[DSPMM_MAX_STAGE_BUFFERS], ev_m1[DSPMM_MAX_STAGE_BUFFERS]; /* timing */
-    int m_pending[DSPMM_MAX_STAGE_BUFFERS]; /* ev_m0/ev_m1 of that set hold an unread interval */
-    int ipc_mode;                           /* intra = ipc */
+    /* Timing: the start and end of every chunk's multiply ([2 ch], [2 ch + 1]), read after the
+     * execution's final synchronization, so timing never makes the host wait. */
+    cudaEvent_t *ev_mtime;
+    int64_t n_mtime;
+    int ipc_mode; /* intra = ipc */
     int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
     gpu_hop hop[DSPMM_MAX_HOPS];
     /* Level buffers: stage_buffers sets for level 0 (the multiply's output) and for the last
@@ -217,8 +219,7 @@ static void gpu_teardown(void *state)
         }
     if (s->have_events)
         for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set) {
-            cudaEvent_t *evs[] = {&s->ev_mult[set], &s->ev_lev0_free[set], &s->ev_m0[set],
-                                  &s->ev_m1[set]};
+            cudaEvent_t *evs[] = {&s->ev_mult[set], &s->ev_lev0_free[set]};
             for (size_t e = 0; e < sizeof evs / sizeof evs[0]; ++e)
                 if (*evs[e])
                     (void)cudaEventDestroy(*evs[e]);
@@ -232,6 +233,9 @@ static void gpu_teardown(void *state)
                     (void)cudaEventDestroy(h->ev_sent[set]);
             }
         }
+    for (int64_t i = 0; s->ev_mtime && i < s->n_mtime; ++i)
+        (void)cudaEventDestroy(s->ev_mtime[i]);
+    free(s->ev_mtime);
     if (s->have_mstream)
         (void)cudaStreamDestroy(s->mstream);
     for (int i = 0; i < 2; ++i) {
@@ -509,9 +513,12 @@ static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_
     for (int set = 0; set < s->b.stage_buffers; ++set) {
         CUDA_TRY(cudaEventCreateWithFlags(&s->ev_mult[set], cudaEventDisableTiming));
         CUDA_TRY(cudaEventCreateWithFlags(&s->ev_lev0_free[set], cudaEventDisableTiming));
-        CUDA_TRY(cudaEventCreate(&s->ev_m0[set]));
-        CUDA_TRY(cudaEventCreate(&s->ev_m1[set]));
     }
+    s->ev_mtime = calloc((size_t)(2 * s->b.chunks), sizeof *s->ev_mtime);
+    if (!s->ev_mtime)
+        return rt_err_set(err, "%s: out of memory", s->what);
+    for (; s->n_mtime < 2 * s->b.chunks; ++s->n_mtime)
+        CUDA_TRY(cudaEventCreate(&s->ev_mtime[s->n_mtime]));
     rc = setup_hops(s, err);
     if (rc == 0)
         rc = dev_alloc(s, &s->d_c, s->b.role.c_rows * s->b.kb, s->b.esize, "C rows", err);
@@ -689,22 +696,17 @@ static void sync_event(gpu_state *s, cudaEvent_t ev, exec_ctx *x, double *acc)
     *acc += rt_clock_now() - t0;
 }
 
-/* Adds the multiply time of the set's last stage to t_kernel (the device's own timing; the
- * interval has ended by the time a set is reused or the execution ends, else this waits for it). */
-static void collect_multiply_time(gpu_state *s, int set, exec_ctx *x)
+/* Adds the device time of every chunk's multiply to t_kernel (after the final synchronization). */
+static void collect_multiply_times(gpu_state *s, exec_ctx *x)
 {
-    if (!s->m_pending[set])
-        return;
-    s->m_pending[set] = 0;
-    float ms = 0.0f;
-    cudaError_t e = cudaEventElapsedTime(&ms, s->ev_m0[set], s->ev_m1[set]);
-    if (e == cudaErrorNotReady) {
-        fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(s->ev_m1[set]));
-        e = cudaEventElapsedTime(&ms, s->ev_m0[set], s->ev_m1[set]);
+    for (int64_t ch = 0; ch < s->b.chunks; ++ch) {
+        float ms = 0.0f;
+        const cudaError_t e =
+            cudaEventElapsedTime(&ms, s->ev_mtime[2 * ch], s->ev_mtime[2 * ch + 1]);
+        fail_cuda(s, x, "cudaEventElapsedTime", e);
+        if (e == cudaSuccess)
+            s->b.t_kernel += 1e-3 * (double)ms;
     }
-    fail_cuda(s, x, "cudaEventElapsedTime", e);
-    if (e == cudaSuccess)
-        s->b.t_kernel += 1e-3 * (double)ms;
 }
 
 /* Issues the multiply of chunk ch into level-0 set `set` on the multiply stream, after the stage
@@ -716,10 +718,9 @@ static void issue_multiply(gpu_state *s, int64_t ch, exec_ctx *x)
     int64_t c0 = 0, w = 0;
     dspmm_sender_chunk(&s->b, ch, &c0, &w);
     void *out = s->d_lev[0][set];
-    collect_multiply_time(s, set, x);
     fail_cuda(s, x, "cudaStreamWaitEvent",
               cudaStreamWaitEvent(s->mstream, s->ev_lev0_free[set], 0));
-    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_m0[set], s->mstream));
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_mtime[2 * ch], s->mstream));
     if (!s->have_a) {
         /* No nonzero in my column block: my partial rows (if any) are zero. */
         fail_cuda(s, x, "cudaMemsetAsync",
@@ -744,9 +745,8 @@ static void issue_multiply(gpu_state *s, int64_t ch, exec_ctx *x)
             rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
         }
     }
-    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_m1[set], s->mstream));
+    fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_mtime[2 * ch + 1], s->mstream));
     fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(s->ev_mult[set], s->mstream));
-    s->m_pending[set] = 1;
 }
 
 static void reduce(gpu_state *s, void *dst, int64_t ldd, int64_t c0, const void *src,
@@ -1055,8 +1055,7 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
     double t_final = 0.0;
     sync_stream(s, &x, &t_final);
     fail_cuda(s, &x, "cudaStreamSynchronize (multiply)", cudaStreamSynchronize(s->mstream));
-    for (int set = 0; set < sets; ++set)
-        collect_multiply_time(s, set, &x);
+    collect_multiply_times(s, &x);
     /* The agreement also makes the next execution's IPC writes safe: no rank passes it before
      * every rank has finished (and synchronized) this execution's reductions. */
     return dspmm_sender_finish(b, x.ok, &x.err, err);
