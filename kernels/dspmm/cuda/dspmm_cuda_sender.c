@@ -757,13 +757,13 @@ static void reduce(gpu_state *s, void *dst, int64_t ldd, int64_t c0, const void 
     fail_cuda(s, x, "the reduction kernel", (cudaError_t)e);
 }
 
-/* Posts hop k of chunk ch (width w, buffer set `set`): receives (tokens from IPC senders, rows
- * from staged ones into pinned memory, once the copy out of that pinned buffer's previous use is
- * done), the staged rows copied out of the device, the IPC rows copied into their receivers'
- * areas once the receivers have freed them (credits), then the sends. Fills req (receives first)
- * and returns how many were posted. */
-static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, int64_t w,
-                    MPI_Request *req, exec_ctx *x)
+/* Hop k of chunk ch (width w, buffer set `set`) is posted in two parts, so that the host can
+ * progress other MPI (an earlier stage's last hop) while the device copies this stage's rows out.
+ * post_hop_begin posts the receives (tokens from IPC senders, rows from staged ones into pinned
+ * memory, once the copy out of that pinned buffer's previous use is done) and queues the staged
+ * rows' device-to-host copies; it fills req with the receives and returns how many. */
+static int post_hop_begin(gpu_state *s, int k, int set, int64_t ch, const void *src, int64_t w,
+                          MPI_Request *req, exec_ctx *x)
 {
     const dspmm_hop_role *r = &s->b.role.hop[k];
     gpu_hop *h = &s->hop[k];
@@ -793,8 +793,7 @@ static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, i
         }
         ++n;
     }
-    /* Staged rows leave the device first (one copy per message, contiguous in my level buffer);
-     * MPI may read the pinned copy only once the device has written it. */
+    /* Staged rows leave the device first (one copy per message, contiguous in my level buffer). */
     if (h->staged_send) {
         for (int i = 0; i < r->n_send; ++i)
             if (!h->send[i].ipc) {
@@ -804,7 +803,25 @@ static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, i
                                           (size_t)r->send[i].rows * row_bytes,
                                           cudaMemcpyDeviceToHost, s->stream));
             }
-        sync_event(s, h->ev_sent[set], x, &s->b.t_staging);
+        fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(h->ev_sent[set], s->stream));
+    }
+    return n;
+}
+
+/* The second part: once the staged rows are in pinned memory (MPI may read them only then), the
+ * IPC rows are copied into their receivers' areas once the receivers have freed them (credits),
+ * then every send is posted after the n receives in req. Returns the requests in req. */
+static int post_hop_send(gpu_state *s, int k, int set, int64_t ch, const void *src, int64_t w,
+                         MPI_Request *req, int n, exec_ctx *x)
+{
+    const dspmm_hop_role *r = &s->b.role.hop[k];
+    gpu_hop *h = &s->hop[k];
+    const int tag = DSPMM_TAG_BASE + 2 * k + (int)(ch & 1);
+    const size_t row_bytes = (size_t)w * s->b.esize;
+    if (h->staged_send) {
+        const double t0 = rt_clock_now();
+        fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(h->ev_sent[set]));
+        s->b.t_staging += rt_clock_now() - t0;
     }
     /* IPC rows go straight into the receiver's area, once it has reduced what the previous use of
      * that area held (its credit); the first uses of an execution need none, since every
@@ -869,6 +886,14 @@ static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, i
         ++n;
     }
     return n;
+}
+
+/* Both parts at once (the blocking intermediate hops). */
+static int post_hop(gpu_state *s, int k, int set, int64_t ch, const void *src, int64_t w,
+                    MPI_Request *req, exec_ctx *x)
+{
+    const int n = post_hop_begin(s, k, set, ch, src, w, req, x);
+    return post_hop_send(s, k, set, ch, src, w, req, n, x);
 }
 
 /* Waits for hop k's requests of chunk ch, checks what arrived against the plan and queues the
@@ -1027,17 +1052,21 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
             wait_hop(s, k, 0, ch, n, s->req_local, w, &x);
             reduce_recv(s, k, 0, ch, dst, w, 0, w, &x);
         }
-        /* Earlier stages' last hops have overlapped this stage's work; finish those whose set the
-         * next stages need (with two sets: the previous stage). */
-        while (oldest < ch && ch - oldest >= sets - 1)
-            finish_stage(s, &fly[oldest++ % sets], &x);
+        /* This stage's last hop: receives posted and its staged rows' copy out queued first, so
+         * the device copies them while the host completes (progresses) the MPI of the earlier
+         * stages whose set the next stages need (with two sets: the previous stage); then its
+         * sends. */
         stage_inflight *f = &fly[set];
         f->set = set;
         f->ch = ch;
         f->c0 = c0;
         f->w = w;
-        f->n = post_hop(s, last, set, ch, s->d_lev[last][set], w, s->req[set], &x);
-        reduce_self(s, last, s->d_lev[last][set], s->d_c, b->kb, c0, w, &x);
+        const void *src = s->d_lev[last][set];
+        f->n = post_hop_begin(s, last, set, ch, src, w, s->req[set], &x);
+        while (oldest < ch && ch - oldest >= sets - 1)
+            finish_stage(s, &fly[oldest++ % sets], &x);
+        f->n = post_hop_send(s, last, set, ch, src, w, s->req[set], f->n, &x);
+        reduce_self(s, last, src, s->d_c, b->kb, c0, w, &x);
         if (last == 0)
             fail_cuda(s, &x, "cudaEventRecord", cudaEventRecord(s->ev_lev0_free[set], s->stream));
     }
