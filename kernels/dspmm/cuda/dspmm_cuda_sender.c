@@ -87,7 +87,8 @@ typedef struct gpu_state {
      * execution's final synchronization, so timing never makes the host wait. */
     cudaEvent_t *ev_mtime;
     int64_t n_mtime;
-    int ipc_mode; /* intra = ipc */
+    int ipc_mode;          /* intra = ipc */
+    cusparseSpMMAlg_t alg; /* spmm_alg: the local multiply's cuSPARSE algorithm */
     int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
     gpu_hop hop[DSPMM_MAX_HOPS];
     /* Level buffers: stage_buffers sets for level 0 (the multiply's output) and for the last
@@ -121,14 +122,21 @@ static const rt_cuda_catalog_entry *entry(void)
     return rt_dspmm_cuda_catalog(&n); /* the family's one CUDA kernel */
 }
 
-static int read_params(const rt_params *p, dspmm_sender_cfg *cfg, int *ipc, rt_err *err)
+static int read_params(const rt_params *p, dspmm_sender_cfg *cfg, int *ipc, cusparseSpMMAlg_t *alg,
+                       rt_err *err)
 {
     const rt_cuda_catalog_entry *e = entry();
-    char intra[16];
+    char intra[16], alg_name[16];
     if (dspmm_sender_read_cfg(e->params, e->n_params, KNAME, p, cfg, err) != 0 ||
-        rt_schema_str(e->params, e->n_params, KNAME, p, "intra", intra, sizeof intra, err) != 0)
+        rt_schema_str(e->params, e->n_params, KNAME, p, "intra", intra, sizeof intra, err) != 0 ||
+        rt_schema_str(e->params, e->n_params, KNAME, p, "spmm_alg", alg_name, sizeof alg_name,
+                      err) != 0)
         return -1;
     *ipc = strcmp(intra, "ipc") == 0;
+    /* The schema's domain admits only these names. */
+    *alg = strcmp(alg_name, "csr_alg1") == 0   ? CUSPARSE_SPMM_CSR_ALG1
+           : strcmp(alg_name, "csr_alg2") == 0 ? CUSPARSE_SPMM_CSR_ALG2
+                                               : CUSPARSE_SPMM_ALG_DEFAULT;
     return 0;
 }
 
@@ -159,7 +167,8 @@ static int gpu_check(const rt_kernel_desc *self, const void *inputs, const rt_pa
     dspmm_sender_cfg cfg;
     int ipc = 0;
     (void)self;
-    if (read_params(p, &cfg, &ipc, err) != 0)
+    cusparseSpMMAlg_t alg = CUSPARSE_SPMM_ALG_DEFAULT;
+    if (read_params(p, &cfg, &ipc, &alg, err) != 0)
         return -1;
     return dspmm_sender_check(KNAME, inputs, &cfg, env, why, whylen, err);
 }
@@ -356,9 +365,20 @@ static int setup_multiply(gpu_state *s, rt_err *err)
                                    CUSPARSE_ORDER_ROW));
         s->have_mo[i] = 1;
         size_t need = 0;
-        SP_TRY(cusparseSpMM_bufferSize(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                       CUSPARSE_OPERATION_NON_TRANSPOSE, one, s->mat_a, s->mat_b[i],
-                                       zero, s->mat_o[i], type, CUSPARSE_SPMM_ALG_DEFAULT, &need));
+        const cusparseStatus_t st = cusparseSpMM_bufferSize(
+            s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
+            s->mat_a, s->mat_b[i], zero, s->mat_o[i], type, s->alg, &need);
+        if (st == CUSPARSE_STATUS_NOT_SUPPORTED) {
+            /* An algorithm cuSPARSE does not offer for row-major operands of this width. */
+            rt_err_set(err,
+                       "%s: cuSPARSE does not support spmm_alg %d for a %" PRId64 " x %" PRId64
+                       " row-major operand: %s",
+                       s->what, (int)s->alg, b->bcols, s->width[i], cusparseGetErrorString(st));
+            return RT_INFEASIBLE;
+        }
+        if (st != CUSPARSE_STATUS_SUCCESS)
+            return rt_err_set(err, "%s: cusparseSpMM_bufferSize failed: %s", s->what,
+                              cusparseGetErrorString(st));
         if (need > work)
             work = need;
     }
@@ -477,7 +497,7 @@ static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_
                        const rt_params *p, const rt_kernel_env *env, rt_err *err)
 {
     dspmm_sender_cfg cfg;
-    if (read_params(p, &cfg, &s->ipc_mode, err) != 0)
+    if (read_params(p, &cfg, &s->ipc_mode, &s->alg, err) != 0)
         return -1;
     if (cfg.fail_rank == env->rank && cfg.fail_in_setup)
         return rt_err_set(err, "%s: injected failure on rank %d in setup (test hook fail_rank)",
@@ -739,7 +759,7 @@ static void issue_multiply(gpu_state *s, int64_t ch, exec_ctx *x)
         if (st == CUSPARSE_STATUS_SUCCESS)
             st = cusparseSpMM(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
                               CUSPARSE_OPERATION_NON_TRANSPOSE, one, s->mat_a, s->mat_b[i], zero,
-                              s->mat_o[i], type, CUSPARSE_SPMM_ALG_DEFAULT, s->d_work);
+                              s->mat_o[i], type, s->alg, s->d_work);
         if (st != CUSPARSE_STATUS_SUCCESS && x->ok) {
             x->ok = 0;
             rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
@@ -1123,7 +1143,8 @@ static int gpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     int ipc = 0;
     (void)self;
     memset(t, 0, sizeof *t);
-    if (read_params(p, &cfg, &ipc, err) != 0)
+    cusparseSpMMAlg_t alg = CUSPARSE_SPMM_ALG_DEFAULT;
+    if (read_params(p, &cfg, &ipc, &alg, err) != 0)
         return -1;
     return dspmm_sender_traffic(KNAME, inputs, &cfg, env, t, err);
 }
