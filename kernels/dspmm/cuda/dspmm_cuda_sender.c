@@ -453,6 +453,8 @@ static int setup_hops(gpu_state *s, rt_err *err)
         for (int set = h->parities; set < lev_sets && rc == 0; ++set)
             rc = dev_alloc(s, &s->d_lev[k][set], b->role.level_rows[k] * b->chunk_max, b->esize,
                            "level buffer", err);
+        if (rc != 0)
+            return rc;
         for (int par = 0; par < h->parities; ++par) {
             rc = dev_alloc(s, &s->d_lev[k][par], b->role.level_rows[k] * b->chunk_max, b->esize,
                            "level buffer", err);
