@@ -428,8 +428,9 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
         rt_metrics_unavailable(m, "time_staging_s", "s", staging_why);
     else
         rt_metrics_add(m, "time_staging_s", "s", times[2 + DSPMM_MAX_HOPS], 0);
-    /* The overlap: the busiest rank's phases summed, less its wall time (0 when nothing
-     * overlapped; phases are host-visible times, so a phase waiting on another counts once). */
+    /* The overlap: the largest phase sum over the ranks less the largest wall time (0 when
+     * nothing overlapped; host-timed phases never overlap one another on one rank, the GPU
+     * multiply's device time may overlap them). */
     rt_metrics_add(m, "stage_buffers", "count", (double)b->stage_buffers, 1);
     rt_metrics_add(m, "time_wall_s", "s", times[T_WALL], 0);
     rt_metrics_add(m, "time_phases_sum_s", "s", times[T_SUM], 0);
