@@ -5,8 +5,10 @@
 /* The CPU kernels' parameters (eigen_cpu.c) plus the kind of host memory the tiles live in. */
 static const rt_param_schema eigen_cuda_params[] = {
     {"tile", RT_V_INT, "1..2147483647", "8192", 0, "rows per tile (row and column blocks)"},
-    {"schedule", RT_V_STR, "kbk|dag", "dag", 0,
-     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph"},
+    {"schedule", RT_V_STR, "kbk|dag|graph", "dag", 0,
+     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph; "
+     "graph: the dag order with its device segments captured as CUDA graphs and replayed (in core, "
+     "lobpcg)"},
     {"gpu_mem_budget", RT_V_INT, "0..1099511627776", "0", 0,
      "bytes of the device pool; 0: room for every tile (in core)"},
     {"host_mem", RT_V_STR, "pinned|pageable", "pinned", 0,

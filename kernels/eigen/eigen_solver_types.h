@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "eigen_dag.h"
 #include "eigen_dev.h"
+#include "eigen_graph.h"
 #include "eigen_mem.h"
 #include "rt_error.h"
 #include "rt_matrix.h"
@@ -39,8 +40,9 @@ typedef struct eg_result {
     double rel_res[EG_NEV_MAX];
     double max_rel_res;
     eg_mem_stats st;
-    int64_t tasks;      /* tasks executed in the run */
-    int64_t iterations; /* task graphs run (one per iteration) */
+    int64_t tasks;        /* tasks executed in the run */
+    int64_t iterations;   /* task graphs run (one per iteration) */
+    eg_graph_stats graph; /* the graph schedule's segments, captures and launches (else zeros) */
 } eg_result;
 
 typedef struct eg_solver eg_solver;

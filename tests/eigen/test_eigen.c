@@ -197,6 +197,55 @@ static void test_no_live_eviction(void)
     rt_csr_free(&a);
 }
 
+/* The graph schedule (in core): the same iterates as kbk and the same copies as dag; segments are
+ * captured on their second sight and replayed after; the first and last iterations' segments
+ * occur once per run, so the second run captures those and the third captures nothing (the host
+ * device has no graphs, so its "graph" is the bound list, replayed as recorded). */
+static void test_graph_schedule(void)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 20, 15);
+    rt_err err;
+    eg_config c = {EG_LOBPCG, 8, 4, 12, 40, 9, EG_SCHED_KBK, 0};
+    eg_result ref, dag, r;
+    RT_CHECK_MSG(solve(&a, c, &ref, &err) == 0, "%s", err.msg);
+    c.sched = EG_SCHED_DAG;
+    RT_CHECK_MSG(solve(&a, c, &dag, &err) == 0, "%s", err.msg);
+    c.sched = EG_SCHED_GRAPH;
+    eg_solver *s = NULL;
+    RT_CHECK_MSG(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == 0, "%s", err.msg);
+    for (int run = 0; s && run < 3; ++run) {
+        RT_CHECK_MSG(eg_solver_run(s, &r, &err) == 0, "%s", err.msg);
+        for (int j = 0; j < 4; ++j)
+            RT_CHECK_MSG(fabs(r.ritz[j] - ref.ritz[j]) <= 1e-10 * fabs(ref.ritz[j]),
+                         "graph run %d pair %d: %.15g vs %.15g", run, j, r.ritz[j], ref.ritz[j]);
+        RT_CHECK_MSG(r.st.h2d_bytes == dag.st.h2d_bytes && r.st.d2h_bytes == dag.st.d2h_bytes,
+                     "graph moved %g/%g bytes, dag %g/%g", r.st.h2d_bytes, r.st.d2h_bytes,
+                     dag.st.h2d_bytes, dag.st.d2h_bytes);
+        RT_CHECK(r.graph.segments > 0 && r.graph.launches + r.graph.eager == r.graph.segments);
+        /* 12 iterations of identical segments: most are replays */
+        RT_CHECK_MSG(r.graph.launches > r.graph.segments / 2, "%lld launches of %lld segments",
+                     (long long)r.graph.launches, (long long)r.graph.segments);
+        if (run == 0)
+            RT_CHECK(r.graph.captures > 0 && r.graph.eager > 0);
+        else if (run == 2)
+            RT_CHECK_MSG(r.graph.captures == 0 && r.graph.eager == 0,
+                         "third run captured %lld graphs", (long long)r.graph.captures);
+    }
+    eg_solver_destroy(s);
+    /* out of core, or Lanczos: infeasible, saying why */
+    c.budget = 40000;
+    s = NULL;
+    RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "schedule graph runs in core only"));
+    c.budget = 0;
+    c.solver = EG_LANCZOS;
+    RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "schedule graph is for lobpcg"));
+    rt_csr_free(&a);
+}
+
 int main(void)
 {
     test_mem_exact_bytes();
@@ -205,5 +254,6 @@ int main(void)
     test_schedules(EG_LOBPCG);
     test_schedules(EG_LANCZOS);
     test_no_live_eviction();
+    test_graph_schedule();
     return RT_TEST_RESULT();
 }

@@ -184,6 +184,12 @@ static int gpu_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "host_mem_pinned", "", (double)st->pinned, 1);
     rt_metrics_add(m, "max_rel_residual", "", r->max_rel_res, 1);
     rt_metrics_add(m, "ritz_min", "", r->nev > 0 ? r->ritz[0] : 0.0, 1);
+    if (st->cfg.sched == EG_SCHED_GRAPH) {
+        rt_metrics_add(m, "graph_segments", "", (double)r->graph.segments, 1);
+        rt_metrics_add(m, "graph_eager_segments", "", (double)r->graph.eager, 1);
+        rt_metrics_add(m, "graph_captures", "", (double)r->graph.captures, 1);
+        rt_metrics_add(m, "graph_launches", "", (double)r->graph.launches, 1);
+    }
     eg_model_add_metrics(m, (st->last_s - st->last_copy_s) / it, moved / it);
     return 0;
 }
