@@ -13,12 +13,17 @@ int eg_solver_parse(const char *s)
         return EG_LOBPCG;
     if (strcmp(s, "lanczos") == 0)
         return EG_LANCZOS;
+    if (strcmp(s, "spmm") == 0)
+        return EG_SPMM;
+    if (strcmp(s, "xty") == 0)
+        return EG_XTY;
     return -1;
 }
 
 const char *eg_solver_name(eg_solver_kind k)
 {
-    return k == EG_LOBPCG ? "lobpcg" : "lanczos";
+    static const char *const names[] = {"lobpcg", "lanczos", "spmm", "xty"};
+    return (unsigned)k < 4u ? names[k] : "unknown";
 }
 
 int eg_solver_exec(eg_solver *s, rt_err *err)
@@ -75,6 +80,9 @@ void eg_solver_sizes(const eg_solver *s, double *all_bytes, double *a_bytes, int
 
 static int check_config(const rt_csr *a, const eg_config *c, rt_err *err)
 {
+    if (c->solver != EG_LOBPCG && c->solver != EG_LANCZOS)
+        return rt_err_set(err, "eigen: %s is a microbenchmark, not a solver",
+                          eg_solver_name(c->solver));
     if (c->solver == EG_LOBPCG && (c->block < 1 || c->block > 128))
         return rt_err_set(err, "eigen: block = %lld is outside 1..128", (long long)c->block);
     if (c->nev < 1 || c->nev > EG_NEV_MAX)

@@ -17,9 +17,15 @@
 
 #define EG_NEV_MAX 128
 
-typedef enum eg_solver_kind { EG_LOBPCG = 0, EG_LANCZOS = 1 } eg_solver_kind;
+/* The solvers, and the two microbenchmark operations the family also offers (eigen_micro.h). */
+typedef enum eg_solver_kind {
+    EG_LOBPCG = 0,
+    EG_LANCZOS = 1,
+    EG_SPMM = 2,
+    EG_XTY = 3
+} eg_solver_kind;
 
-/* "lobpcg" or "lanczos"; -1 when unknown. */
+/* "lobpcg", "lanczos", "spmm" or "xty"; -1 when unknown. */
 int eg_solver_parse(const char *s);
 const char *eg_solver_name(eg_solver_kind k);
 

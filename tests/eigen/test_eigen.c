@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "eigen_dev_host.h"
+#include "eigen_family.h"
+#include "eigen_micro.h"
 #include "eigen_mem.h"
 #include "eigen_solver.h"
 #include "rt_registry.h"
@@ -246,6 +248,65 @@ static void test_graph_schedule(void)
     rt_csr_free(&a);
 }
 
+/* The microbenchmarks' problems (solver spmm and xty) through the family: output sizes, and the
+ * reference against products written out entry by entry from the matrix in dense form. */
+static void test_micro_reference(void)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 5, 4);
+    const int64_t n = a.rows, b = 3;
+    double *dense = calloc((size_t)(n * n), sizeof *dense);
+    double *out = malloc((size_t)(n * b) * sizeof *out);
+    RT_CHECK(dense && out);
+    if (!dense || !out) {
+        free(dense);
+        free(out);
+        rt_csr_free(&a);
+        return;
+    }
+    for (int64_t r = 0; r < n; ++r)
+        for (int64_t e = a.rowptr[r]; e < a.rowptr[r + 1]; ++e)
+            dense[r * n + a.colidx[e]] = a.val[e];
+    const rt_family_desc *fam = rt_eigen_family();
+    rt_err err;
+    for (int op = EG_SPMM; op <= EG_XTY; ++op) {
+        eg_config c;
+        memset(&c, 0, sizeof c);
+        c.solver = (eg_solver_kind)op;
+        c.block = b;
+        c.seed = 7;
+        eg_inputs *in = NULL;
+        RT_CHECK_MSG(eg_inputs_create(&a, &c, 0, 1e-6, &in, &err) == 0, "%s", err.msg);
+        if (!in)
+            continue;
+        const int64_t elems = fam->output_elems(in);
+        RT_CHECK(elems == (op == EG_SPMM ? n * b : b * b));
+        RT_CHECK(fam->tolerance(in) <= 1e-12);
+        RT_CHECK_MSG(fam->reference(in, out, &err) == 0, "%s", err.msg);
+        double worst = 0.0;
+        for (int64_t i = 0; i < (op == EG_SPMM ? n : b); ++i)
+            for (int64_t j = 0; j < b; ++j) {
+                double want = 0.0;
+                for (int64_t k = 0; k < n; ++k)
+                    want += op == EG_SPMM ? dense[i * n + k] * eg_micro_value(7, 0, k, j)
+                                          : eg_micro_value(7, 0, k, i) * eg_micro_value(7, 1, k, j);
+                worst = fmax(worst, fabs(out[i * b + j] - want));
+            }
+        RT_CHECK_MSG(worst < 1e-12, "%s reference off by %g", eg_solver_name(c.solver), worst);
+        /* the solvers refuse a microbenchmark problem */
+        eg_solver *s = NULL;
+        c.nev = 1;
+        c.iters = 1;
+        RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) != 0);
+        RT_CHECK(rt_test_contains(err.msg, "is a microbenchmark, not a solver"));
+        eg_inputs_destroy(in);
+    }
+    free(dense);
+    free(out);
+    rt_csr_free(&a);
+}
+
 int main(void)
 {
     test_mem_exact_bytes();
@@ -255,5 +316,6 @@ int main(void)
     test_schedules(EG_LANCZOS);
     test_no_live_eviction();
     test_graph_schedule();
+    test_micro_reference();
     return RT_TEST_RESULT();
 }

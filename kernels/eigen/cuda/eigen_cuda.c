@@ -8,6 +8,7 @@
 
 #include "eigen_cuda_catalog.h"
 #include "eigen_dev_cuda.h"
+#include "eigen_micro_cuda.h"
 #include "eigen_family.h"
 #include "eigen_model.h"
 #include "eigen_solver_impl.h"
@@ -224,6 +225,10 @@ void rt_eigen_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
     int n = 0;
     const rt_cuda_catalog_entry *table = rt_eigen_cuda_catalog(&n);
     const rt_cuda_catalog_entry *e = rt_cuda_catalog_at(table, n, index);
-    if (e)
+    if (!e)
+        return;
+    if (strcmp(e->name, RT_EIGEN_CUDA_SPMM_OOC) == 0 || strcmp(e->name, RT_EIGEN_CUDA_XTY_OOC) == 0)
+        eg_micro_cuda_describe(e, d, ctx);
+    else
         describe(e, d, ctx);
 }
