@@ -17,6 +17,9 @@ struct eg_cuda_dev {
     cudaEvent_t ev0, ev1;
     void *work; /* cusparseSpMM workspace (outside the pool: library scratch, not tiles) */
     size_t work_bytes;
+    /* Workspaces outgrown: kept until destroy, since a captured graph may still use one. */
+    void *retired[64];
+    int n_retired;
     void *blas_work; /* cuBLAS workspace set explicitly, so a capture allocates nothing */
     int capturing;   /* between capture_begin and capture_end */
     void **pinned;   /* registered range starts */
@@ -97,13 +100,17 @@ static int ensure_work(eg_cuda_dev *d, size_t bytes, rt_err *err)
                           "eigen CUDA device: cuSPARSE asked for a larger workspace (%zu "
                           "bytes) during a graph capture",
                           bytes);
-    cudaError_t e = cudaStreamSynchronize(d->stream); /* the old buffer may be in use */
-    if (e != cudaSuccess)
-        return cuda_fail(err, "cudaStreamSynchronize", e);
-    cudaFree(d->work);
+    if (d->work && d->n_retired == (int)(sizeof d->retired / sizeof d->retired[0]))
+        return rt_err_set(err, "eigen CUDA device: the cuSPARSE workspace grew too often");
+    /* The old buffer is not freed: the stream or a captured graph (schedule graph) may still
+     * use it. The size at least doubles, so the retired list stays short. */
+    if (d->work)
+        d->retired[d->n_retired++] = d->work;
+    if (bytes < 2 * d->work_bytes)
+        bytes = 2 * d->work_bytes;
     d->work = NULL;
     d->work_bytes = 0;
-    e = cudaMalloc(&d->work, bytes);
+    const cudaError_t e = cudaMalloc(&d->work, bytes);
     if (e != cudaSuccess)
         return cuda_fail(err, "cudaMalloc (cuSPARSE workspace)", e);
     d->work_bytes = bytes;
@@ -295,6 +302,8 @@ void eg_cuda_dev_destroy(eg_cuda_dev *d)
     if (d->stream)
         cudaStreamSynchronize(d->stream);
     cudaFree(d->work);
+    for (int i = 0; i < d->n_retired; ++i)
+        cudaFree(d->retired[i]);
     if (d->sparse)
         cusparseDestroy(d->sparse);
     if (d->blas)
