@@ -11,6 +11,8 @@ int eg_schedule_parse(const char *s)
         return EG_SCHED_KBK;
     if (strcmp(s, "dag") == 0)
         return EG_SCHED_DAG;
+    if (strcmp(s, "graph") == 0)
+        return EG_SCHED_GRAPH;
     return -1;
 }
 
@@ -221,47 +223,75 @@ size_t eg_dag_max_operand_bytes(const eg_dag *d, const eg_mem *m, int *which)
     return best;
 }
 
-static double *at(void *const *ptr, const eg_op *op, int k)
+void eg_op_bind(const eg_op *op, void *const *slot_ptr, eg_bound_op *out)
 {
-    return (double *)ptr[op->s[k]] + op->row[k] * op->ld[k] + op->col[k];
+    memset(out, 0, sizeof *out);
+    out->op = *op;
+    for (int k = 0; k < 3; ++k)
+        out->base[k] = slot_ptr[op->s[k]];
 }
 
-static int run_op(eg_mem *m, const eg_op *op, void *const *ptr, rt_err *err)
+/* Field by field (not memcmp: the builders leave padding bytes undefined). Slot numbers are left
+ * out: what matters is the memory they resolved to. */
+int eg_bound_op_same(const eg_bound_op *a, const eg_bound_op *b)
 {
-    const eg_dev_ops *o = m->dev.ops;
-    void *impl = m->dev.impl;
+    const eg_op *x = &a->op, *y = &b->op;
+    if (x->kind != y->kind || x->m != y->m || x->n != y->n || x->k != y->k || x->nnz != y->nnz ||
+        x->alpha != y->alpha || x->beta != y->beta)
+        return 0;
+    for (int k = 0; k < 3; ++k)
+        if (a->base[k] != b->base[k] || x->row[k] != y->row[k] || x->col[k] != y->col[k] ||
+            x->ld[k] != y->ld[k])
+            return 0;
+    return 1;
+}
+
+static double *at(const eg_bound_op *b, int k)
+{
+    return (double *)b->base[k] + b->op.row[k] * b->op.ld[k] + b->op.col[k];
+}
+
+int eg_bound_op_run(const eg_dev *dev, const eg_bound_op *b, rt_err *err)
+{
+    const eg_dev_ops *o = dev->ops;
+    void *impl = dev->impl;
+    const eg_op *op = &b->op;
     switch (op->kind) {
     case EG_OP_SPMM:
-        return o->spmm(impl, ptr[op->s[1]], op->m, op->k, op->nnz, at(ptr, op, 2), op->ld[2], op->n,
-                       op->beta, at(ptr, op, 0), op->ld[0], err);
+        return o->spmm(impl, b->base[1], op->m, op->k, op->nnz, at(b, 2), op->ld[2], op->n,
+                       op->beta, at(b, 0), op->ld[0], err);
     case EG_OP_GEMM_NN:
-        return o->gemm_nn(impl, op->m, op->k, op->n, op->alpha, at(ptr, op, 1), op->ld[1],
-                          at(ptr, op, 2), op->ld[2], op->beta, at(ptr, op, 0), op->ld[0], err);
+        return o->gemm_nn(impl, op->m, op->k, op->n, op->alpha, at(b, 1), op->ld[1], at(b, 2),
+                          op->ld[2], op->beta, at(b, 0), op->ld[0], err);
     case EG_OP_GEMM_TN:
-        return o->gemm_tn(impl, op->k, op->m, op->n, op->alpha, at(ptr, op, 1), op->ld[1],
-                          at(ptr, op, 2), op->ld[2], op->beta, at(ptr, op, 0), op->ld[0], err);
+        return o->gemm_tn(impl, op->k, op->m, op->n, op->alpha, at(b, 1), op->ld[1], at(b, 2),
+                          op->ld[2], op->beta, at(b, 0), op->ld[0], err);
     case EG_OP_GEAM:
-        return o->geam(impl, op->m, op->n, op->alpha, at(ptr, op, 1), op->ld[1], op->beta,
-                       at(ptr, op, 2), op->ld[2], at(ptr, op, 0), op->ld[0], err);
+        return o->geam(impl, op->m, op->n, op->alpha, at(b, 1), op->ld[1], op->beta, at(b, 2),
+                       op->ld[2], at(b, 0), op->ld[0], err);
     }
     return rt_err_set(err, "task graph: unknown operation %d", (int)op->kind);
 }
 
+int eg_dag_run_host_task(const eg_task *t, eg_mem *m, rt_err *err)
+{
+    for (int k = 0; k < t->n_operands; ++k)
+        if ((t->operand[k].mode & EG_READ) && eg_mem_host_read(m, t->operand[k].obj, err) != 0)
+            return -1;
+    if (m->dev.ops->sync(m->dev.impl, err) != 0)
+        return -1;
+    if (t->host(t->host_ctx, t->host_arg, err) != 0)
+        return -1;
+    for (int k = 0; k < t->n_operands; ++k)
+        if (t->operand[k].mode & EG_WRITE)
+            eg_mem_host_wrote(m, t->operand[k].obj);
+    return 0;
+}
+
 static int run_task(const eg_task *t, eg_mem *m, rt_err *err)
 {
-    if (t->host) {
-        for (int k = 0; k < t->n_operands; ++k)
-            if ((t->operand[k].mode & EG_READ) && eg_mem_host_read(m, t->operand[k].obj, err) != 0)
-                return -1;
-        if (m->dev.ops->sync(m->dev.impl, err) != 0)
-            return -1;
-        if (t->host(t->host_ctx, t->host_arg, err) != 0)
-            return -1;
-        for (int k = 0; k < t->n_operands; ++k)
-            if (t->operand[k].mode & EG_WRITE)
-                eg_mem_host_wrote(m, t->operand[k].obj);
-        return 0;
-    }
+    if (t->host)
+        return eg_dag_run_host_task(t, m, err);
     void *ptr[EG_MAX_OPERANDS];
     int got = 0, rc = 0;
     for (; got < t->n_operands; ++got) {
@@ -269,9 +299,11 @@ static int run_task(const eg_task *t, eg_mem *m, rt_err *err)
         if (rc != 0)
             break;
     }
-    if (rc == 0)
-        for (int i = 0; i < t->n_ops && rc == 0; ++i)
-            rc = run_op(m, &t->op[i], ptr, err);
+    for (int i = 0; i < t->n_ops && rc == 0; ++i) {
+        eg_bound_op b;
+        eg_op_bind(&t->op[i], ptr, &b);
+        rc = eg_bound_op_run(&m->dev, &b, err);
+    }
     for (int k = 0; k < got; ++k)
         eg_mem_release(m, t->operand[k].obj);
     if (rc != 0)
@@ -281,6 +313,8 @@ static int run_task(const eg_task *t, eg_mem *m, rt_err *err)
 
 int eg_dag_execute(const eg_dag *d, const int *order, eg_schedule s, eg_mem *m, rt_err *err)
 {
+    if (s == EG_SCHED_GRAPH)
+        return rt_err_set(err, "task graph: the graph schedule runs through eg_graph_execute");
     int call = -1;
     for (int i = 0; i < d->n; ++i) {
         const eg_task *t = &d->task[order[i]];

@@ -11,7 +11,9 @@
  *   dag  the same tasks in depth-first topological order (a task's successors run as soon as they
  *        are ready, so a tile's chain of tasks runs while the tile is resident); tiles stay on the
  *        device until evicted.
- * Both orders respect the dependencies, and host reductions sum partials in tile order, so every
+ *   graph the dag order, with each run of device tasks between two host tasks (a segment) replayed
+ *        as a captured graph once it repeats (eigen_graph.h; in core only).
+ * Every order respects the dependencies, and host reductions sum partials in tile order, so every
  * schedule computes the same iterates. */
 #ifndef EIGEN_DAG_H
 #define EIGEN_DAG_H
@@ -63,9 +65,9 @@ typedef struct eg_task {
     int n_pred;
 } eg_task;
 
-typedef enum eg_schedule { EG_SCHED_KBK = 0, EG_SCHED_DAG = 1 } eg_schedule;
+typedef enum eg_schedule { EG_SCHED_KBK = 0, EG_SCHED_DAG = 1, EG_SCHED_GRAPH = 2 } eg_schedule;
 
-/* "kbk" or "dag" (the CUDA kernels add "graph"); -1 when unknown. */
+/* "kbk", "dag" or "graph" (the CUDA kernels' schema offers "graph"); -1 when unknown. */
 int eg_schedule_parse(const char *s);
 
 typedef struct eg_dag {
@@ -96,7 +98,23 @@ int eg_dag_order(const eg_dag *d, eg_schedule s, int *order, rt_err *err);
 size_t eg_dag_max_operand_bytes(const eg_dag *d, const eg_mem *m, int *which);
 
 /* Runs the tasks in order on the memory manager's device. kbk flushes and empties the device at
- * every change of call. 0, RT_INFEASIBLE (err: which task did not fit) or -1. */
+ * every change of call. 0, RT_INFEASIBLE (err: which task did not fit) or -1. The graph schedule
+ * runs through eg_graph_execute (eigen_graph.h), not here. */
 int eg_dag_execute(const eg_dag *d, const int *order, eg_schedule s, eg_mem *m, rt_err *err);
+
+/* A host task: its read operands brought to the host, the device synchronised, the function run,
+ * its written operands marked current on the host. */
+int eg_dag_run_host_task(const eg_task *t, eg_mem *m, rt_err *err);
+
+/* A device operation with its slots resolved to device addresses: what a captured graph fixes, so
+ * two bound operations that compare equal do exactly the same work on the same memory. */
+typedef struct eg_bound_op {
+    eg_op op;
+    void *base[3]; /* the device address of the tile of slot op.s[k] */
+} eg_bound_op;
+
+void eg_op_bind(const eg_op *op, void *const *slot_ptr, eg_bound_op *out);
+int eg_bound_op_same(const eg_bound_op *a, const eg_bound_op *b);
+int eg_bound_op_run(const eg_dev *dev, const eg_bound_op *b, rt_err *err);
 
 #endif

@@ -36,6 +36,15 @@ typedef struct eg_dev_ops {
                 double beta, const double *v, int64_t ldv, double *z, int64_t ldz, rt_err *err);
     /* Waits for everything enqueued (a no-op on the host). */
     int (*sync)(void *impl, rt_err *err);
+    /* Optional graph capture (the graph schedule, eigen_graph.h). Between capture_begin and
+     * capture_end the operations above are recorded, not run; capture_end returns an executable
+     * graph of them in *graph, or discards the capture when keep is 0 (after a failed operation).
+     * NULL on a device without graphs (the host): the executor then keeps a segment's bound
+     * operations as its "graph" and replays them one by one. */
+    int (*capture_begin)(void *impl, rt_err *err);
+    int (*capture_end)(void *impl, int keep, void **graph, rt_err *err);
+    int (*graph_launch)(void *impl, void *graph, rt_err *err);
+    void (*graph_destroy)(void *impl, void *graph);
 } eg_dev_ops;
 
 typedef struct eg_dev {

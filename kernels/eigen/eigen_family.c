@@ -5,12 +5,15 @@
 #include <string.h>
 
 #include "eigen_dev_host.h"
+#include "eigen_micro.h"
 #include "rt_schema.h"
 #include "rt_stencil_spectrum.h"
 
 static const rt_param_schema eigen_problem[] = {
-    {"solver", RT_V_STR, "lobpcg|lanczos", "lobpcg", 0, "block LOBPCG or Lanczos"},
-    {"block", RT_V_INT, "1..128", "48", 0, "LOBPCG block width (Lanczos ignores it)"},
+    {"solver", RT_V_STR, "lobpcg|lanczos|spmm|xty", "lobpcg", 0,
+     "block LOBPCG or Lanczos; spmm (Y = A X) and xty (X'Y): the out-of-core microbenchmarks"},
+    {"block", RT_V_INT, "1..128", "48", 0,
+     "LOBPCG block width, and the width of X and Y for spmm and xty (Lanczos ignores it)"},
     {"nev", RT_V_INT, "1..128", "4", 0, "smallest eigenpairs returned and verified"},
     {"iters", RT_V_INT, "1..100000", "20", 0, "LOBPCG iterations or Lanczos steps"},
     {"seed", RT_V_INT, "", "1", 0, "seed of the starting block"},
@@ -94,7 +97,9 @@ int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, 
     in->res_tol = res_tol;
     in->a = a;
     int64_t r = 0, c = 0;
-    if (find_asymmetry(a, &r, &c)) {
+    if (eg_micro_is(problem->solver)) /* a product: any square matrix will do */
+        in->exact = 0;
+    else if (find_asymmetry(a, &r, &c)) {
         if (!symmetrize) {
             eg_inputs_destroy(in);
             return rt_err_set(err,
@@ -110,7 +115,8 @@ int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, 
         in->a = &in->sym;
     }
     rt_stencil_shape shape;
-    in->exact = rt_stencil_match(in->a, &shape) && shape.points != 125;
+    in->exact =
+        !eg_micro_is(problem->solver) && rt_stencil_match(in->a, &shape) && shape.points != 125;
     *out = in;
     return 0;
 }
@@ -184,7 +190,10 @@ void eg_gate_output(const eg_inputs *in, const eg_result *res, double *out)
 
 static int64_t eigen_output_elems(const void *inputs)
 {
-    return 2 * ((const eg_inputs *)inputs)->cfg.nev;
+    const eg_inputs *in = inputs;
+    if (eg_micro_is(in->cfg.solver))
+        return eg_micro_output_elems(in->cfg.solver, in->a->rows, in->cfg.block);
+    return 2 * in->cfg.nev;
 }
 
 /* A pair with residual r (relative to ||A||) has an eigenvalue within r ||A|| of its Ritz value
@@ -193,12 +202,19 @@ static int64_t eigen_output_elems(const void *inputs)
  * which is at least sqrt(nev) (the scores). */
 static double eigen_tolerance(const void *inputs)
 {
-    return ((const eg_inputs *)inputs)->res_tol;
+    const eg_inputs *in = inputs;
+    /* the microbenchmarks' products in FP64 differ from the reference only by summation order */
+    return eg_micro_is(in->cfg.solver) ? 1e-12 : in->res_tol;
 }
 
 static int eigen_reference(const void *inputs, double *out, rt_err *err)
 {
     const eg_inputs *in = inputs;
+    if (eg_micro_is(in->cfg.solver)) {
+        const int rc =
+            eg_micro_reference(in->a, in->cfg.solver, in->cfg.block, in->cfg.seed, out, err);
+        return rc != 0 ? rt_err_prefix(err, "eigen reference") : 0;
+    }
     for (int64_t j = 0; j < in->cfg.nev; ++j)
         out[in->cfg.nev + j] = 1.0;
     if (in->exact) {
@@ -231,6 +247,8 @@ static double eigen_flops(const void *inputs)
     const eg_inputs *in = inputs;
     const double n = (double)in->a->rows, nnz = (double)in->a->nnz;
     const double it = (double)in->cfg.iters;
+    if (eg_micro_is(in->cfg.solver))
+        return eg_micro_flops(in->a, in->cfg.solver, in->cfg.block);
     if (in->cfg.solver == EG_LOBPCG) {
         const double b = (double)in->cfg.block;
         /* per iteration: SpMM, and 31 b x b products per row (residual, norms, scale, two 3b x 3b
@@ -245,6 +263,8 @@ static double eigen_flops(const void *inputs)
 static double eigen_nonzeros(const void *inputs)
 {
     const eg_inputs *in = inputs;
+    if (eg_micro_is(in->cfg.solver))
+        return in->cfg.solver == EG_SPMM ? (double)in->a->nnz : 0.0;
     return (double)in->a->nnz * (double)(in->cfg.iters + 1);
 }
 

@@ -13,12 +13,17 @@ int eg_solver_parse(const char *s)
         return EG_LOBPCG;
     if (strcmp(s, "lanczos") == 0)
         return EG_LANCZOS;
+    if (strcmp(s, "spmm") == 0)
+        return EG_SPMM;
+    if (strcmp(s, "xty") == 0)
+        return EG_XTY;
     return -1;
 }
 
 const char *eg_solver_name(eg_solver_kind k)
 {
-    return k == EG_LOBPCG ? "lobpcg" : "lanczos";
+    static const char *const names[] = {"lobpcg", "lanczos", "spmm", "xty"};
+    return (unsigned)k < 4u ? names[k] : "unknown";
 }
 
 int eg_solver_exec(eg_solver *s, rt_err *err)
@@ -33,6 +38,8 @@ int eg_solver_exec(eg_solver *s, rt_err *err)
     if (eg_dag_order(&s->dag, s->cfg.sched, s->order, err) != 0)
         return -1;
     s->tasks += s->dag.n;
+    if (s->cfg.sched == EG_SCHED_GRAPH)
+        return eg_graph_execute(&s->dag, s->order, &s->mem, &s->graphs, err);
     return eg_dag_execute(&s->dag, s->order, s->cfg.sched, &s->mem, err);
 }
 
@@ -55,6 +62,7 @@ void eg_solver_destroy(eg_solver *s)
         return;
     if (s->free_algo)
         s->free_algo(s);
+    eg_graph_free(&s->graphs, &s->mem.dev); /* its graphs live on the device */
     eg_dag_free(&s->dag);
     eg_small_free(&s->token);
     eg_tiling_free(&s->til);
@@ -72,6 +80,9 @@ void eg_solver_sizes(const eg_solver *s, double *all_bytes, double *a_bytes, int
 
 static int check_config(const rt_csr *a, const eg_config *c, rt_err *err)
 {
+    if (c->solver != EG_LOBPCG && c->solver != EG_LANCZOS)
+        return rt_err_set(err, "eigen: %s is a microbenchmark, not a solver",
+                          eg_solver_name(c->solver));
     if (c->solver == EG_LOBPCG && (c->block < 1 || c->block > 128))
         return rt_err_set(err, "eigen: block = %lld is outside 1..128", (long long)c->block);
     if (c->nev < 1 || c->nev > EG_NEV_MAX)
@@ -93,18 +104,44 @@ static int check_config(const rt_csr *a, const eg_config *c, rt_err *err)
     return 0;
 }
 
+/* The graph schedule replays captured segments, so it needs segments that repeat with the same
+ * device addresses: in core (nothing evicted or moved), and LOBPCG (a Lanczos step's operations
+ * grow with the basis, so no segment ever repeats). */
+static int check_graph(const eg_config *c, rt_err *err)
+{
+    if (c->sched != EG_SCHED_GRAPH)
+        return 0;
+    if (c->budget != 0) {
+        rt_err_set(err,
+                   "schedule graph runs in core only (gpu_mem_budget 0), not with a %zu-byte "
+                   "pool: a captured graph fixes every tile's device address",
+                   c->budget);
+        return RT_INFEASIBLE;
+    }
+    if (c->solver != EG_LOBPCG) {
+        rt_err_set(err, "schedule graph is for lobpcg: a Lanczos step's operations grow with the "
+                        "basis, so no captured segment would ever be replayed");
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}
+
 int eg_solver_create(const rt_csr *a, const eg_config *cfg, eg_dev dev, eg_solver **out,
                      rt_err *err)
 {
     *out = NULL;
     if (check_config(a, cfg, err) != 0)
         return -1;
+    const int graph_rc = check_graph(cfg, err);
+    if (graph_rc != 0)
+        return graph_rc;
     eg_solver *s = calloc(1, sizeof *s);
     if (!s)
         return rt_err_set(err, "eigen: out of memory for the solver");
     s->cfg = *cfg;
     s->a_norm_inf = norm_inf(a);
     eg_mem_init(&s->mem, dev);
+    eg_graph_init(&s->graphs);
     int rc = eg_tiling_build(&s->til, a, cfg->tile, &s->mem, err);
     if (rc == 0)
         rc = cfg->solver == EG_LOBPCG ? eg_lobpcg_setup(s, err) : eg_lanczos_setup(s, err);
@@ -141,6 +178,7 @@ int eg_solver_run(eg_solver *s, eg_result *res, rt_err *err)
 {
     memset(res, 0, sizeof *res);
     eg_mem_reset(&s->mem);
+    eg_graph_reset_stats(&s->graphs);
     s->tasks = 0;
     if (s->start(s, err) != 0)
         return -1;
@@ -162,6 +200,7 @@ int eg_solver_run(eg_solver *s, eg_result *res, rt_err *err)
     res->st = s->mem.st;
     res->tasks = s->tasks;
     res->iterations = s->cfg.iters;
+    res->graph = s->graphs.st;
     res->max_rel_res = 0.0;
     for (int64_t j = 0; j < res->nev; ++j)
         if (!(res->rel_res[j] <= res->max_rel_res))

@@ -11,6 +11,7 @@ struct eg_solver {
     eg_mem mem;
     eg_tiling til;
     eg_dag dag;
+    eg_graph_cache graphs; /* the graph schedule's captured segments, kept across runs */
     int *order;
     int order_cap;
     double a_norm_inf;

@@ -10,15 +10,22 @@
 #include <stdint.h>
 #include "eigen_dag.h"
 #include "eigen_dev.h"
+#include "eigen_graph.h"
 #include "eigen_mem.h"
 #include "rt_error.h"
 #include "rt_matrix.h"
 
 #define EG_NEV_MAX 128
 
-typedef enum eg_solver_kind { EG_LOBPCG = 0, EG_LANCZOS = 1 } eg_solver_kind;
+/* The solvers, and the two microbenchmark operations the family also offers (eigen_micro.h). */
+typedef enum eg_solver_kind {
+    EG_LOBPCG = 0,
+    EG_LANCZOS = 1,
+    EG_SPMM = 2,
+    EG_XTY = 3
+} eg_solver_kind;
 
-/* "lobpcg" or "lanczos"; -1 when unknown. */
+/* "lobpcg", "lanczos", "spmm" or "xty"; -1 when unknown. */
 int eg_solver_parse(const char *s);
 const char *eg_solver_name(eg_solver_kind k);
 
@@ -39,8 +46,9 @@ typedef struct eg_result {
     double rel_res[EG_NEV_MAX];
     double max_rel_res;
     eg_mem_stats st;
-    int64_t tasks;      /* tasks executed in the run */
-    int64_t iterations; /* task graphs run (one per iteration) */
+    int64_t tasks;        /* tasks executed in the run */
+    int64_t iterations;   /* task graphs run (one per iteration) */
+    eg_graph_stats graph; /* the graph schedule's segments, captures and launches (else zeros) */
 } eg_result;
 
 typedef struct eg_solver eg_solver;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "eigen_dev_host.h"
+#include "eigen_family.h"
+#include "eigen_micro.h"
 #include "eigen_mem.h"
 #include "eigen_solver.h"
 #include "rt_registry.h"
@@ -197,6 +199,114 @@ static void test_no_live_eviction(void)
     rt_csr_free(&a);
 }
 
+/* The graph schedule (in core): the same iterates as kbk and the same copies as dag; segments are
+ * captured on their second sight and replayed after; the first and last iterations' segments
+ * occur once per run, so the second run captures those and the third captures nothing (the host
+ * device has no graphs, so its "graph" is the bound list, replayed as recorded). */
+static void test_graph_schedule(void)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 20, 15);
+    rt_err err;
+    eg_config c = {EG_LOBPCG, 8, 4, 12, 40, 9, EG_SCHED_KBK, 0};
+    eg_result ref, dag, r;
+    RT_CHECK_MSG(solve(&a, c, &ref, &err) == 0, "%s", err.msg);
+    c.sched = EG_SCHED_DAG;
+    RT_CHECK_MSG(solve(&a, c, &dag, &err) == 0, "%s", err.msg);
+    c.sched = EG_SCHED_GRAPH;
+    eg_solver *s = NULL;
+    RT_CHECK_MSG(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == 0, "%s", err.msg);
+    for (int run = 0; s && run < 3; ++run) {
+        RT_CHECK_MSG(eg_solver_run(s, &r, &err) == 0, "%s", err.msg);
+        for (int j = 0; j < 4; ++j)
+            RT_CHECK_MSG(fabs(r.ritz[j] - ref.ritz[j]) <= 1e-10 * fabs(ref.ritz[j]),
+                         "graph run %d pair %d: %.15g vs %.15g", run, j, r.ritz[j], ref.ritz[j]);
+        RT_CHECK_MSG(r.st.h2d_bytes == dag.st.h2d_bytes && r.st.d2h_bytes == dag.st.d2h_bytes,
+                     "graph moved %g/%g bytes, dag %g/%g", r.st.h2d_bytes, r.st.d2h_bytes,
+                     dag.st.h2d_bytes, dag.st.d2h_bytes);
+        RT_CHECK(r.graph.segments > 0 && r.graph.launches + r.graph.eager == r.graph.segments);
+        /* 12 iterations of identical segments: most are replays */
+        RT_CHECK_MSG(r.graph.launches > r.graph.segments / 2, "%lld launches of %lld segments",
+                     (long long)r.graph.launches, (long long)r.graph.segments);
+        if (run == 0)
+            RT_CHECK(r.graph.captures > 0 && r.graph.eager > 0);
+        else if (run == 2)
+            RT_CHECK_MSG(r.graph.captures == 0 && r.graph.eager == 0,
+                         "third run captured %lld graphs", (long long)r.graph.captures);
+    }
+    eg_solver_destroy(s);
+    /* out of core, or Lanczos: infeasible, saying why */
+    c.budget = 40000;
+    s = NULL;
+    RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "schedule graph runs in core only"));
+    c.budget = 0;
+    c.solver = EG_LANCZOS;
+    RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) == RT_INFEASIBLE);
+    RT_CHECK(rt_test_contains(err.msg, "schedule graph is for lobpcg"));
+    rt_csr_free(&a);
+}
+
+/* The microbenchmarks' problems (solver spmm and xty) through the family: output sizes, and the
+ * reference against products written out entry by entry from the matrix in dense form. */
+static void test_micro_reference(void)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 5, 4);
+    const int64_t n = a.rows, b = 3;
+    double *dense = calloc((size_t)(n * n), sizeof *dense);
+    double *out = malloc((size_t)(n * b) * sizeof *out);
+    RT_CHECK(dense && out);
+    if (!dense || !out) {
+        free(dense);
+        free(out);
+        rt_csr_free(&a);
+        return;
+    }
+    for (int64_t r = 0; r < n; ++r)
+        for (int64_t e = a.rowptr[r]; e < a.rowptr[r + 1]; ++e)
+            dense[r * n + a.colidx[e]] = a.val[e];
+    const rt_family_desc *fam = rt_eigen_family();
+    rt_err err;
+    for (int op = EG_SPMM; op <= EG_XTY; ++op) {
+        eg_config c;
+        memset(&c, 0, sizeof c);
+        c.solver = (eg_solver_kind)op;
+        c.block = b;
+        c.seed = 7;
+        eg_inputs *in = NULL;
+        RT_CHECK_MSG(eg_inputs_create(&a, &c, 0, 1e-6, &in, &err) == 0, "%s", err.msg);
+        if (!in)
+            continue;
+        const int64_t elems = fam->output_elems(in);
+        RT_CHECK(elems == (op == EG_SPMM ? n * b : b * b));
+        RT_CHECK(fam->tolerance(in) <= 1e-12);
+        RT_CHECK_MSG(fam->reference(in, out, &err) == 0, "%s", err.msg);
+        double worst = 0.0;
+        for (int64_t i = 0; i < (op == EG_SPMM ? n : b); ++i)
+            for (int64_t j = 0; j < b; ++j) {
+                double want = 0.0;
+                for (int64_t k = 0; k < n; ++k)
+                    want += op == EG_SPMM ? dense[i * n + k] * eg_micro_value(7, 0, k, j)
+                                          : eg_micro_value(7, 0, k, i) * eg_micro_value(7, 1, k, j);
+                worst = fmax(worst, fabs(out[i * b + j] - want));
+            }
+        RT_CHECK_MSG(worst < 1e-12, "%s reference off by %g", eg_solver_name(c.solver), worst);
+        /* the solvers refuse a microbenchmark problem */
+        eg_solver *s = NULL;
+        c.nev = 1;
+        c.iters = 1;
+        RT_CHECK(eg_solver_create(&a, &c, eg_dev_host(), &s, &err) != 0);
+        RT_CHECK(rt_test_contains(err.msg, "is a microbenchmark, not a solver"));
+        eg_inputs_destroy(in);
+    }
+    free(dense);
+    free(out);
+    rt_csr_free(&a);
+}
+
 int main(void)
 {
     test_mem_exact_bytes();
@@ -205,5 +315,7 @@ int main(void)
     test_schedules(EG_LOBPCG);
     test_schedules(EG_LANCZOS);
     test_no_live_eviction();
+    test_graph_schedule();
+    test_micro_reference();
     return RT_TEST_RESULT();
 }

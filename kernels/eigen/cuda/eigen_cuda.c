@@ -8,6 +8,7 @@
 
 #include "eigen_cuda_catalog.h"
 #include "eigen_dev_cuda.h"
+#include "eigen_micro_cuda.h"
 #include "eigen_family.h"
 #include "eigen_model.h"
 #include "eigen_solver_impl.h"
@@ -184,6 +185,12 @@ static int gpu_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "host_mem_pinned", "", (double)st->pinned, 1);
     rt_metrics_add(m, "max_rel_residual", "", r->max_rel_res, 1);
     rt_metrics_add(m, "ritz_min", "", r->nev > 0 ? r->ritz[0] : 0.0, 1);
+    if (st->cfg.sched == EG_SCHED_GRAPH) {
+        rt_metrics_add(m, "graph_segments", "", (double)r->graph.segments, 1);
+        rt_metrics_add(m, "graph_eager_segments", "", (double)r->graph.eager, 1);
+        rt_metrics_add(m, "graph_captures", "", (double)r->graph.captures, 1);
+        rt_metrics_add(m, "graph_launches", "", (double)r->graph.launches, 1);
+    }
     eg_model_add_metrics(m, (st->last_s - st->last_copy_s) / it, moved / it);
     return 0;
 }
@@ -218,6 +225,10 @@ void rt_eigen_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
     int n = 0;
     const rt_cuda_catalog_entry *table = rt_eigen_cuda_catalog(&n);
     const rt_cuda_catalog_entry *e = rt_cuda_catalog_at(table, n, index);
-    if (e)
+    if (!e)
+        return;
+    if (strcmp(e->name, RT_EIGEN_CUDA_SPMM_OOC) == 0 || strcmp(e->name, RT_EIGEN_CUDA_XTY_OOC) == 0)
+        eg_micro_cuda_describe(e, d, ctx);
+    else
         describe(e, d, ctx);
 }

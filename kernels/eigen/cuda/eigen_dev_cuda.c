@@ -17,7 +17,12 @@ struct eg_cuda_dev {
     cudaEvent_t ev0, ev1;
     void *work; /* cusparseSpMM workspace (outside the pool: library scratch, not tiles) */
     size_t work_bytes;
-    void **pinned; /* registered range starts */
+    /* Workspaces outgrown: kept until destroy, since a captured graph may still use one. */
+    void *retired[64];
+    int n_retired;
+    void *blas_work; /* cuBLAS workspace set explicitly, so a capture allocates nothing */
+    int capturing;   /* between capture_begin and capture_end */
+    void **pinned;   /* registered range starts */
     int n_pinned;
     double copy_s;
 };
@@ -90,13 +95,22 @@ static int ensure_work(eg_cuda_dev *d, size_t bytes, rt_err *err)
 {
     if (bytes <= d->work_bytes)
         return 0;
-    cudaError_t e = cudaStreamSynchronize(d->stream); /* the old buffer may be in use */
-    if (e != cudaSuccess)
-        return cuda_fail(err, "cudaStreamSynchronize", e);
-    cudaFree(d->work);
+    if (d->capturing) /* the graph schedule runs a segment eagerly before capturing it */
+        return rt_err_set(err,
+                          "eigen CUDA device: cuSPARSE asked for a larger workspace (%zu "
+                          "bytes) during a graph capture",
+                          bytes);
+    if (d->work && d->n_retired == (int)(sizeof d->retired / sizeof d->retired[0]))
+        return rt_err_set(err, "eigen CUDA device: the cuSPARSE workspace grew too often");
+    /* The old buffer is not freed: the stream or a captured graph (schedule graph) may still
+     * use it. The size at least doubles, so the retired list stays short. */
+    if (d->work)
+        d->retired[d->n_retired++] = d->work;
+    if (bytes < 2 * d->work_bytes)
+        bytes = 2 * d->work_bytes;
     d->work = NULL;
     d->work_bytes = 0;
-    e = cudaMalloc(&d->work, bytes);
+    const cudaError_t e = cudaMalloc(&d->work, bytes);
     if (e != cudaSuccess)
         return cuda_fail(err, "cudaMalloc (cuSPARSE workspace)", e);
     d->work_bytes = bytes;
@@ -205,6 +219,58 @@ static int dev_sync(void *impl, rt_err *err)
     return e == cudaSuccess ? 0 : cuda_fail(err, "cudaStreamSynchronize", e);
 }
 
+/* Stream capture of a segment's operations (the graph schedule). Thread-local mode: a call that
+ * is unsafe during capture (a cudaMalloc, a synchronisation) fails in this thread instead of
+ * silently running outside the graph. */
+static int dev_capture_begin(void *impl, rt_err *err)
+{
+    eg_cuda_dev *d = impl;
+    const cudaError_t e = cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "cudaStreamBeginCapture", e);
+    d->capturing = 1;
+    return 0;
+}
+
+static int dev_capture_end(void *impl, int keep, void **graph, rt_err *err)
+{
+    eg_cuda_dev *d = impl;
+    *graph = NULL;
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(d->stream, &g);
+    d->capturing = 0;
+    if (e != cudaSuccess) {
+        if (g)
+            cudaGraphDestroy(g);
+        return cuda_fail(err, "cudaStreamEndCapture", e);
+    }
+    if (!keep) {
+        cudaGraphDestroy(g);
+        return 0;
+    }
+    cudaGraphExec_t exec = NULL;
+    e = cudaGraphInstantiate(&exec, g, 0);
+    cudaGraphDestroy(g);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "cudaGraphInstantiate", e);
+    *graph = exec;
+    return 0;
+}
+
+static int dev_graph_launch(void *impl, void *graph, rt_err *err)
+{
+    eg_cuda_dev *d = impl;
+    const cudaError_t e = cudaGraphLaunch((cudaGraphExec_t)graph, d->stream);
+    return e == cudaSuccess ? 0 : cuda_fail(err, "cudaGraphLaunch", e);
+}
+
+static void dev_graph_destroy(void *impl, void *graph)
+{
+    (void)impl;
+    if (graph)
+        cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
 static const eg_dev_ops cuda_ops = {
     .name = "cuda",
     .pool_create = dev_pool_create,
@@ -216,6 +282,10 @@ static const eg_dev_ops cuda_ops = {
     .gemm_tn = dev_gemm_tn,
     .geam = dev_geam,
     .sync = dev_sync,
+    .capture_begin = dev_capture_begin,
+    .capture_end = dev_capture_end,
+    .graph_launch = dev_graph_launch,
+    .graph_destroy = dev_graph_destroy,
 };
 
 eg_dev eg_cuda_dev_ops(eg_cuda_dev *d)
@@ -232,10 +302,13 @@ void eg_cuda_dev_destroy(eg_cuda_dev *d)
     if (d->stream)
         cudaStreamSynchronize(d->stream);
     cudaFree(d->work);
+    for (int i = 0; i < d->n_retired; ++i)
+        cudaFree(d->retired[i]);
     if (d->sparse)
         cusparseDestroy(d->sparse);
     if (d->blas)
         cublasDestroy(d->blas);
+    cudaFree(d->blas_work);
     if (d->ev0)
         cudaEventDestroy(d->ev0);
     if (d->ev1)
@@ -262,7 +335,18 @@ int eg_cuda_dev_create(eg_cuda_dev **out, rt_err *err)
     }
     cublasStatus_t b = cublasCreate(&d->blas);
     if (b == CUBLAS_STATUS_SUCCESS)
-        b = cublasSetStream(d->blas, d->stream);
+        b = cublasSetStream(d->blas, d->stream); /* resets the workspace: set ours after */
+    /* cuBLAS's advice for graphs: a workspace of the user's, so captured GEMMs allocate nothing */
+    const size_t blas_work_bytes = (size_t)32 << 20;
+    if (b == CUBLAS_STATUS_SUCCESS) {
+        e = cudaMalloc(&d->blas_work, blas_work_bytes);
+        if (e != cudaSuccess) {
+            d->blas_work = NULL;
+            eg_cuda_dev_destroy(d);
+            return cuda_fail(err, "cudaMalloc (cuBLAS workspace)", e);
+        }
+        b = cublasSetWorkspace(d->blas, d->blas_work, blas_work_bytes);
+    }
     if (b != CUBLAS_STATUS_SUCCESS) {
         eg_cuda_dev_destroy(d);
         return blas_fail(err, "cublasCreate", b);

@@ -1,7 +1,8 @@
 /* eigen_dev_cuda: the eigen family's device (eigen_dev.h) on a GPU: the pool is one cudaMalloc
  * of the budget, SpMM of a packed block is cusparseSpMM (CSR, int32 indices, row-major dense),
  * X*Y and X'*Y are cublasDgemm, the update is cublasDgeam, all on one stream in program order
- * (so an eviction's write-back and the next use of its pool space cannot race). Every copy is
+ * (so an eviction's write-back and the next use of its pool space cannot race); the graph
+ * schedule's segments are stream-captured and replayed with cudaGraphLaunch. Every copy is
  * timed with events and waited for, so the copy time per run is measured and a host buffer is
  * never changed under a copy in flight. Never managed memory. */
 #ifndef EIGEN_DEV_CUDA_H

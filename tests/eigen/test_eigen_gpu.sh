@@ -1,0 +1,49 @@
+# eigen.cuda.* end to end on a GPU host: configs/ci/eigen-gpu-small.yaml (LOBPCG and Lanczos: kbk,
+# dag and graph schedules) and configs/ci/eigen-ooc-gpu-small.yaml (the out-of-core SpMM and X'Y
+# microbenchmarks) through the rooftune binary, then the stores: every point the configs mean to
+# run verified by the runner's gate, the graph points replaying captured graphs, and the
+# microbenchmarks' byte counts exact. Exits 77 (skipped) where the CUDA kernels are unavailable
+# (no GPU or no plugin), e.g. on CI.
+#   $1 rooftune  $2 scratch folder  $3 eigen-gpu-small.yaml  $4 eigen-ooc-gpu-small.yaml
+set -euo pipefail
+RT=$1
+WORK=$2
+CFG=$3
+OOC=$4
+if ! "$RT" list 2>/dev/null | grep -E '^  eigen\.cuda\.lobpcg' | grep -vq unavailable; then
+  echo "eigen.cuda.lobpcg is unavailable here: skipped"
+  exit 77
+fi
+rm -rf "$WORK" && mkdir -p "$WORK"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+count() { sql "$1" "SELECT COUNT(*) FROM points p WHERE $2"; }
+bad() { sql "$1" "SELECT kernel, matrix, params, status, reason FROM points WHERE status NOT IN ('ok', 'infeasible')"; }
+
+db="$WORK/solvers.db"
+"$RT" run "$CFG" --db "$db" >"$WORK/solvers.log" 2>&1 || { cat "$WORK/solvers.log"; fail "solvers run failed"; }
+# per matrix: lobpcg 12 combinations (2 graph ones with a pool: infeasible) + lanczos 8; the
+# kernel/solver cross pairs are infeasible
+ok=$(count "$db" "status = 'ok'")
+[ "$ok" = 36 ] || { bad "$db"; fail "$ok of 36 solver points ok"; }
+inf=$(count "$db" "status = 'infeasible'")
+[ "$inf" = 44 ] || fail "$inf infeasible solver points, expected 44"
+g=$(count "$db" "status = 'ok' AND params LIKE '%graph%' AND $(m graph_captures) >= 0 AND $(m graph_launches) > $(m graph_captures)")
+[ "$g" = 4 ] || fail "$g of 4 graph points replayed captured graphs"
+
+db2="$WORK/ooc.db"
+"$RT" run "$OOC" --db "$db2" >"$WORK/ooc.log" 2>&1 || { cat "$WORK/ooc.log"; fail "ooc run failed"; }
+ok=$(count "$db2" "status = 'ok'")
+[ "$ok" = 36 ] || { bad "$db2"; fail "$ok of 36 microbenchmark points ok"; }
+# 120 rows x 8 columns of doubles: X'Y streams X and Y in (15360 B) and G out (512 B); SpMM
+# streams Y out (7680 B); in core nothing moves during a run
+x=$(count "$db2" "status = 'ok' AND kernel = 'eigen.cuda.xty_ooc' AND params LIKE '%ooc%' AND $(m h2d_bytes) = 15360 AND $(m d2h_bytes) = 512")
+[ "$x" = 16 ] || fail "$x of 16 streamed X'Y points moved exactly 15360 B in and 512 B out"
+y=$(count "$db2" "status = 'ok' AND kernel = 'eigen.cuda.spmm_ooc' AND params LIKE '%ooc%' AND $(m d2h_bytes) = 7680 AND $(m h2d_bytes) > 7680")
+[ "$y" = 16 ] || fail "$y of 16 streamed SpMM points moved Y out exactly (7680 B) and X and A in"
+z=$(count "$db2" "status = 'ok' AND params LIKE '%incore%' AND $(m h2d_bytes) = 0 AND $(m d2h_bytes) = 0")
+[ "$z" = 4 ] || fail "$z of 4 in-core points moved nothing during a run"
+echo "eigen gpu: solvers and microbenchmarks verified"
+sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points WHERE status = 'ok' ORDER BY matrix, kernel" || true
+sql "$db2" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points WHERE status = 'ok' ORDER BY matrix, kernel" || true
