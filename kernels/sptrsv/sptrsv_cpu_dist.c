@@ -68,13 +68,13 @@ static int dist_setup(const rt_kernel_desc *self, const void *inputs, const rt_p
     s->in = in;
     s->rank = rt_comm_world_rank(env->comm);
     s->lsum = malloc((size_t)(in->n * in->nrhs > 0 ? in->n * in->nrhs : 1) * sizeof *s->lsum);
-    if (sptrsv_dist_create(KNAME, in, env->comm, timeout, fail_rank, &s->engine, err) != 0) {
+    rt_err oom;
+    if (!s->lsum)
+        rt_err_set(&oom, "%s: out of memory", self->name);
+    if (sptrsv_dist_create(KNAME, in, env->comm, timeout, fail_rank, s->lsum ? NULL : &oom,
+                           &s->engine, err) != 0) {
         dist_teardown(s);
         return -1;
-    }
-    if (!s->lsum) {
-        dist_teardown(s);
-        return rt_err_set(err, "%s: out of memory", self->name);
     }
     /* Model costs: this rank's one-thread solve bandwidth, the tiers' one-sided ping-pongs. */
     if (sptrsv_calib_cpu(in, 1, &s->costs, err) != 0 ||

@@ -32,6 +32,18 @@ static const rt_param_schema supernodal_params[] = {
      "longest __nanosleep between two polls of a supernode's pending counter (0: spin)"},
 };
 
+static const rt_param_schema distributed_params[] = {
+    {"threads_per_block", RT_V_INT, "64|128|256|512|1024", "256", 0,
+     "threads of the one block of every diagonal solve and every edge update"},
+    {"shared_kb", RT_V_INT, "0|8|16|48", "16", 0,
+     "shared memory for a supernode's rows of X during its diagonal solve, KiB"},
+    {"transport", RT_V_STR, "rma", "rma", 0,
+     "how x travels between ranks: MPI-3 RMA puts from the host copy of X with a polled counter "
+     "(CUDA IPC and NVSHMEM are not implemented)"},
+    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
+     "give up (naming the missing message) when no expected message arrives for this long"},
+};
+
 static const rt_cuda_catalog_entry catalog[] = {
     {RT_SPTRSV_CUDA_CUSPARSE,
      "cusparseSpSV on L's CSR copy (FP64): the analysis in setup (analysis_s), one solve per "
@@ -50,6 +62,11 @@ static const rt_cuda_catalog_entry catalog[] = {
      "level order from a ticket, waiting on the supernode's pending-update counter; dense "
      "diagonal block by 32-column tiles, the rows below added into partial sums with atomics",
      supernodal_params, N_OF(supernodal_params), "sptrsv"},
+    {RT_SPTRSV_CUDA_DISTRIBUTED,
+     "message-driven multi-GPU solve: P x 1 block layout, one rank per GPU, x broadcast along "
+     "binary trees with MPI-3 RMA puts and polled counters (the CPU distributed solve's "
+     "messages), each rank's diagonal solves and edge updates as kernels on its GPU",
+     distributed_params, N_OF(distributed_params), "sptrsv"},
 };
 
 const rt_cuda_catalog_entry *rt_sptrsv_cuda_catalog(int *n)

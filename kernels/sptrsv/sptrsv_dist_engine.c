@@ -97,7 +97,8 @@ static int prepare(sptrsv_dist *s, rt_err *err)
 }
 
 int sptrsv_dist_create(const char *name, const rt_sptrsv_inputs *in, rt_comm *comm,
-                       double poll_timeout_s, int64_t fail_rank, sptrsv_dist **out, rt_err *err)
+                       double poll_timeout_s, int64_t fail_rank, const rt_err *prior,
+                       sptrsv_dist **out, rt_err *err)
 {
     *out = NULL;
     sptrsv_dist *s = calloc(1, sizeof *s);
@@ -111,7 +112,10 @@ int sptrsv_dist_create(const char *name, const rt_sptrsv_inputs *in, rt_comm *co
     s->poll_timeout_s = poll_timeout_s;
     s->fail_rank = fail_rank;
     int ok = 1;
-    if (s->rank != in->rank || s->nranks != in->nranks) {
+    if (prior) {
+        *err = *prior;
+        ok = 0;
+    } else if (s->rank != in->rank || s->nranks != in->nranks) {
         rt_err_set(err, "%s: the inputs were made for rank %d of %d, this is rank %d of %d", name,
                    in->rank, in->nranks, s->rank, s->nranks);
         ok = 0;

@@ -42,9 +42,12 @@ typedef struct sptrsv_dist_ops {
 typedef struct sptrsv_dist sptrsv_dist;
 
 /* Builds the plan and the receive lists, agrees with every rank that they got this far, then
- * creates the two windows (collective over world). name prefixes every message. */
+ * creates the two windows (collective over world). name prefixes every message. prior: NULL, or
+ * this rank's failure before the call (its own setup), which makes every rank fail here, before
+ * any window exists, with *err = *prior on this rank. */
 int sptrsv_dist_create(const char *name, const rt_sptrsv_inputs *in, rt_comm *comm,
-                       double poll_timeout_s, int64_t fail_rank, sptrsv_dist **out, rt_err *err);
+                       double poll_timeout_s, int64_t fail_rank, const rt_err *prior,
+                       sptrsv_dist **out, rt_err *err);
 void sptrsv_dist_free(sptrsv_dist *d); /* collective (the windows); NULL is fine */
 
 const sptrsv_plan *sptrsv_dist_plan(const sptrsv_dist *d);

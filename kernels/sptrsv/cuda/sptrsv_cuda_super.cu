@@ -60,26 +60,20 @@ __device__ static void solve_tile(const double *tile, int32_t k0, int32_t w, dou
     }
 }
 
-__global__ void sptrsv_super_kernel(sptrsv_super_dev f, const double *__restrict__ b, double *x,
-                                    double *lsum, int32_t nrhs, int32_t *pending,
-                                    unsigned int *ticket, int shared_doubles, int backoff_ns)
+/* Solves supernode s's dense diagonal block: X_s = L_ss^-1 (B_s - lsum_s), in shared memory when
+ * its ncols x nrhs fit in shared_doubles (shared_x), else in place in X. Returns where X_s is; the
+ * block's threads all call it and see X_s complete on return. */
+__device__ static double *solve_diag(const sptrsv_super_dev &f, int32_t s,
+                                     const double *__restrict__ b, double *x, const double *lsum,
+                                     int32_t nrhs, int shared_doubles, double *shared_x,
+                                     double *tile)
 {
-    extern __shared__ double shared_x[];
-    __shared__ double tile[WARP * TILE_LD];
-    __shared__ int32_t s_block;
     const int tid = threadIdx.x, nthreads = blockDim.x, lane = tid % WARP;
-    if (tid == 0)
-        s_block = take_and_wait(f.order, pending, ticket, backoff_ns);
-    __syncthreads();
-    const int32_t s = s_block;
     const int32_t c0 = f.first[s], nc = f.first[s + 1] - c0;
-    const int64_t r0 = f.rowstart[s];
-    const int32_t nr = (int32_t)(f.rowstart[s + 1] - r0);
     const double *L = f.val + f.valstart[s];
     const int32_t ld = f.ld[s];
     const int64_t ncx = (int64_t)nc * nrhs;
-    const int in_shared = ncx <= shared_doubles;
-    double *xs = in_shared ? shared_x : x + (int64_t)c0 * nrhs;
+    double *xs = ncx <= shared_doubles ? shared_x : x + (int64_t)c0 * nrhs;
 
     /* B - (updates from the descendants), read past L1 (other blocks' atomics wrote lsum). */
     for (int64_t q = tid; q < ncx; q += nthreads)
@@ -87,9 +81,8 @@ __global__ void sptrsv_super_kernel(sptrsv_super_dev f, const double *__restrict
     load_tile(L, ld, 0, min(WARP, nc), tile, tid, nthreads);
     __syncthreads();
 
-    /* The dense diagonal triangle by panels of 32 columns: warp 0 solves the panel's tile, then
-     * every thread updates the rows of the triangle below it and loads the next tile (two
-     * barriers per panel). */
+    /* By panels of 32 columns: warp 0 solves the panel's tile, then every thread updates the rows
+     * of the triangle below it and loads the next tile (two barriers per panel). */
     for (int32_t k0 = 0; k0 < nc; k0 += WARP) {
         const int32_t w = min(WARP, nc - k0);
         if (tid < WARP)
@@ -108,34 +101,111 @@ __global__ void sptrsv_super_kernel(sptrsv_super_dev f, const double *__restrict
         }
         __syncthreads();
     }
+    return xs;
+}
 
-    /* The rows below the diagonal block: lsum[row] += L(row, columns of s) X_s. With fewer
-     * (row, rhs) items than threads the columns are split too, so that a wide supernode with few
-     * rows below it still keeps the whole block busy; each part adds its own partial sum. */
-    const int32_t m = nr - nc;
+/* lsum[row] += L(row, columns of s) X_s for the rows at positions [p0, p1) of s's row list (below
+ * its diagonal block). With fewer (row, rhs) items than threads the columns are split too, so
+ * that a wide supernode with few rows below it still keeps the whole block busy; each part adds
+ * its own partial sum with an atomic. */
+__device__ static void add_below(const sptrsv_super_dev &f, int32_t s, int32_t p0, int32_t p1,
+                                 const double *xs, double *lsum, int32_t nrhs)
+{
+    const int tid = threadIdx.x, nthreads = blockDim.x;
+    const int32_t nc = f.first[s + 1] - f.first[s];
+    const double *L = f.val + f.valstart[s];
+    const int32_t ld = f.ld[s];
+    const int64_t r0 = f.rowstart[s];
+    const int32_t m = p1 - p0;
     const int64_t items = (int64_t)m * nrhs;
-    if (items > 0) {
-        int32_t ksplit = 1;
-        if (items < nthreads)
-            ksplit = (int32_t)min((int64_t)nc, (int64_t)nthreads / items);
-        for (int64_t q = tid; q < items * ksplit; q += nthreads) {
-            const int64_t item = q % items;
-            const int32_t part = (int32_t)(q / items);
-            const int32_t r = nc + (int32_t)(item % m), j = (int32_t)(item / m);
-            double sum = 0.0;
-            for (int32_t k = part; k < nc; k += ksplit)
-                sum += L[(int64_t)k * ld + r] * xs[(int64_t)k * nrhs + j];
-            atomicAdd(&lsum[(int64_t)f.rows[r0 + r] * nrhs + j], sum);
-        }
+    if (items <= 0)
+        return;
+    int32_t ksplit = 1;
+    if (items < nthreads)
+        ksplit = (int32_t)min((int64_t)nc, (int64_t)nthreads / items);
+    for (int64_t q = tid; q < items * ksplit; q += nthreads) {
+        const int64_t item = q % items;
+        const int32_t part = (int32_t)(q / items);
+        const int32_t r = p0 + (int32_t)(item % m), j = (int32_t)(item / m);
+        double sum = 0.0;
+        for (int32_t k = part; k < nc; k += ksplit)
+            sum += L[(int64_t)k * ld + r] * xs[(int64_t)k * nrhs + j];
+        atomicAdd(&lsum[(int64_t)f.rows[r0 + r] * nrhs + j], sum);
     }
-    if (in_shared)
-        for (int64_t q = tid; q < ncx; q += nthreads)
-            x[(int64_t)c0 * nrhs + q] = xs[q];
+}
+
+/* X_s from shared memory to X (nothing to do when it was solved in place). */
+__device__ static void store_x(const sptrsv_super_dev &f, int32_t s, const double *xs, double *x,
+                               int32_t nrhs)
+{
+    const int64_t c0 = f.first[s], ncx = (int64_t)(f.first[s + 1] - c0) * nrhs;
+    if (xs == x + c0 * nrhs)
+        return;
+    for (int64_t q = threadIdx.x; q < ncx; q += blockDim.x)
+        x[c0 * nrhs + q] = xs[q];
+}
+
+__global__ void sptrsv_super_kernel(sptrsv_super_dev f, const double *__restrict__ b, double *x,
+                                    double *lsum, int32_t nrhs, int32_t *pending,
+                                    unsigned int *ticket, int shared_doubles, int backoff_ns)
+{
+    extern __shared__ double shared_x[];
+    __shared__ double tile[WARP * TILE_LD];
+    __shared__ int32_t s_block;
+    if (threadIdx.x == 0)
+        s_block = take_and_wait(f.order, pending, ticket, backoff_ns);
+    __syncthreads();
+    const int32_t s = s_block;
+    const double *xs = solve_diag(f, s, b, x, lsum, nrhs, shared_doubles, shared_x, tile);
+    const int32_t nc = f.first[s + 1] - f.first[s];
+    add_below(f, s, nc, (int32_t)(f.rowstart[s + 1] - f.rowstart[s]), xs, lsum, nrhs);
+    store_x(f, s, xs, x, nrhs);
     __threadfence(); /* this thread's partial sums visible device-wide before the counters */
     __syncthreads();
-    if (tid == 0)
+    if (threadIdx.x == 0)
         for (int32_t e = f.succ_ptr[s]; e < f.succ_ptr[s + 1]; ++e)
             atomicSub(&pending[f.succ[e]], 1);
+}
+
+/* One supernode's diagonal solve, one block (the distributed solve's per-supernode step). */
+__global__ void sptrsv_super_diag_kernel(sptrsv_super_dev f, int32_t s,
+                                         const double *__restrict__ b, double *x,
+                                         const double *lsum, int32_t nrhs, int shared_doubles)
+{
+    extern __shared__ double shared_x[];
+    __shared__ double tile[WARP * TILE_LD];
+    const double *xs = solve_diag(f, s, b, x, lsum, nrhs, shared_doubles, shared_x, tile);
+    store_x(f, s, xs, x, nrhs);
+}
+
+/* One DAG edge's update, lsum[rows at positions p0..p1 of s] += L(those rows, s) X_s, one block. */
+__global__ void sptrsv_super_update_kernel(sptrsv_super_dev f, int32_t s, int32_t p0, int32_t p1,
+                                           const double *x, double *lsum, int32_t nrhs)
+{
+    add_below(f, s, p0, p1, x + (int64_t)f.first[s] * nrhs, lsum, nrhs);
+}
+
+extern "C" int sptrsv_cuda_super_diag_launch(void *stream, int threads_per_block,
+                                             int shared_doubles, const sptrsv_super_dev *f,
+                                             int32_t s, const double *b, double *x,
+                                             const double *lsum, int32_t nrhs)
+{
+    const size_t shared_bytes = (size_t)(shared_doubles > 0 ? shared_doubles : 0) * sizeof(double);
+    sptrsv_super_diag_kernel<<<1, threads_per_block, shared_bytes, (cudaStream_t)stream>>>(
+        *f, s, b, x, lsum, nrhs, shared_doubles);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int sptrsv_cuda_super_update_launch(void *stream, int threads_per_block,
+                                               const sptrsv_super_dev *f, int32_t s, int32_t p0,
+                                               int32_t p1, const double *x, double *lsum,
+                                               int32_t nrhs)
+{
+    if (p1 <= p0)
+        return (int)cudaSuccess;
+    sptrsv_super_update_kernel<<<1, threads_per_block, 0, (cudaStream_t)stream>>>(*f, s, p0, p1, x,
+                                                                                  lsum, nrhs);
+    return (int)cudaGetLastError();
 }
 
 extern "C" int sptrsv_cuda_super_launch(void *stream, int threads_per_block, int shared_doubles,

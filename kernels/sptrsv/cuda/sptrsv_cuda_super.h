@@ -47,6 +47,17 @@ int sptrsv_cuda_super_launch(void *stream, int threads_per_block, int shared_dou
                              int backoff_ns, const sptrsv_super_dev *f, const double *b, double *x,
                              double *lsum, int32_t nrhs, int32_t *pending, uint32_t *ticket);
 
+/* The distributed solve's two steps, each one block of threads_per_block threads on the stream:
+ * the diagonal solve of supernode s, X_s = L_ss^-1 (B_s - lsum_s) (shared_doubles as above); and
+ * one DAG edge's update, lsum[row] += L(row, columns of s) X_s for the rows at positions
+ * [p0, p1) of s's row list (p0 >= ncols(s)), X_s read from X. */
+int sptrsv_cuda_super_diag_launch(void *stream, int threads_per_block, int shared_doubles,
+                                  const sptrsv_super_dev *f, int32_t s, const double *b, double *x,
+                                  const double *lsum, int32_t nrhs);
+int sptrsv_cuda_super_update_launch(void *stream, int threads_per_block, const sptrsv_super_dev *f,
+                                    int32_t s, int32_t p0, int32_t p1, const double *x,
+                                    double *lsum, int32_t nrhs);
+
 /* Zeroes lsum (n x nrhs) and *ticket and copies pending_init into pending (asynchronous). */
 int sptrsv_cuda_super_reset(void *stream, double *lsum, int64_t n_times_nrhs, int32_t *pending,
                             const int32_t *pending_init, int32_t nsuper, uint32_t *ticket);

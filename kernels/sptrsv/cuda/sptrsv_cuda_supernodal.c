@@ -10,21 +10,19 @@
 
 #include <cuda_runtime_api.h>
 
-#include "rt_cuda_variant.h"
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
 #include "sptrsv_cuda_super.h"
+#include "sptrsv_cuda_superdata.h"
 
 typedef struct supernodal_state {
     sptrsv_cuda_data d;
-    sptrsv_super_dev f; /* device pointers of the factor */
-    void *dev[9];       /* the same buffers, for teardown */
-    int32_t *pending;   /* device, nsuper */
-    int32_t *pending0;  /* device, nsuper: the predecessor counts */
-    double *lsum;       /* device, n x nrhs */
-    uint32_t *ticket;   /* device */
+    sptrsv_cuda_superdata sd; /* the supernodal factor */
+    int32_t *pending;         /* device, nsuper */
+    double *lsum;             /* device, n x nrhs */
+    uint32_t *ticket;         /* device */
     int threads_per_block, shared_doubles, backoff_ns;
 } supernodal_state;
 
@@ -43,10 +41,8 @@ static void supernodal_teardown(void *state)
     if (s->d.ctx) {
         rt_err ignored;
         (void)rt_cuda_ctx_make_current(s->d.ctx, &ignored);
-        for (size_t i = 0; i < sizeof s->dev / sizeof s->dev[0]; ++i)
-            rt_cuda_free(s->d.ctx, s->dev[i]);
+        sptrsv_cuda_superdata_free(&s->sd);
         rt_cuda_free(s->d.ctx, s->pending);
-        rt_cuda_free(s->d.ctx, s->pending0);
         rt_cuda_free(s->d.ctx, s->lsum);
         rt_cuda_free(s->d.ctx, s->ticket);
     }
@@ -54,103 +50,13 @@ static void supernodal_teardown(void *state)
     free(s);
 }
 
-/* The host arrays the device needs in 32-bit form, the level order and the predecessor counts. */
-typedef struct super_host {
-    int32_t *first, *ld, *succ_ptr, *succ, *order, *pending;
-} super_host;
-
-static void super_host_free(super_host *h)
+static int alloc_scratch(supernodal_state *s, const rt_sptrsv_inputs *in, rt_err *err)
 {
-    free(h->first);
-    free(h->ld);
-    free(h->succ_ptr);
-    free(h->succ);
-    free(h->order);
-    free(h->pending);
-}
-
-static int super_host_build(const rt_sptrsv_inputs *in, super_host *h, rt_err *err)
-{
-    const sptrsv_factor *f = &in->f;
-    const sptrsv_dag *g = &in->dag;
-    const int64_t ns = f->nsuper, ne = g->n_edges;
-    h->first = malloc((size_t)(ns + 1) * sizeof *h->first);
-    h->ld = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *h->ld);
-    h->succ_ptr = malloc((size_t)(ns + 1) * sizeof *h->succ_ptr);
-    h->succ = malloc((size_t)(ne > 0 ? ne : 1) * sizeof *h->succ);
-    h->order = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *h->order);
-    h->pending = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *h->pending);
-    int64_t *count = calloc((size_t)g->super_levels + 1, sizeof *count);
-    if (!h->first || !h->ld || !h->succ_ptr || !h->succ || !h->order || !h->pending || !count) {
-        free(count);
-        return rt_err_set(err, RT_SPTRSV_CUDA_SUPERNODAL ": out of host memory staging L");
-    }
-    for (int64_t s = 0; s <= ns; ++s) {
-        h->first[s] = (int32_t)f->first[s];
-        h->succ_ptr[s] = (int32_t)g->succ_ptr[s];
-    }
-    for (int64_t s = 0; s < ns; ++s) {
-        h->ld[s] = (int32_t)f->ld[s];
-        h->pending[s] = (int32_t)(g->pred_ptr[s + 1] - g->pred_ptr[s]);
-    }
-    for (int64_t e = 0; e < ne; ++e)
-        h->succ[e] = (int32_t)g->succ[e];
-    /* Level order by a counting sort on the supernodal levels: every predecessor of s is on a
-     * lower level, so it comes first (the ticket's deadlock freedom rests on this). */
-    for (int64_t s = 0; s < ns; ++s)
-        ++count[g->super_level[s] + 1];
-    for (int64_t l = 0; l < g->super_levels; ++l)
-        count[l + 1] += count[l];
-    for (int64_t s = 0; s < ns; ++s)
-        h->order[count[g->super_level[s]]++] = (int32_t)s;
-    free(count);
-    return 0;
-}
-
-static int upload_super(supernodal_state *s, const rt_sptrsv_inputs *in, const super_host *h,
-                        rt_err *err)
-{
-    const sptrsv_factor *f = &in->f;
-    const int64_t ns = f->nsuper, ne = in->dag.n_edges, nrow = f->rowstart[ns];
     rt_cuda_ctx *ctx = s->d.ctx;
-    struct {
-        const void *src;
-        size_t bytes;
-        const char *what;
-    } const up[] = {
-        {h->first, (size_t)(ns + 1) * 4, "supernode columns"},
-        {f->rowstart, (size_t)(ns + 1) * 8, "supernode row starts"},
-        {f->rows, (size_t)(nrow > 0 ? nrow : 1) * 4, "supernode rows"},
-        {f->valstart, (size_t)(ns > 0 ? ns : 1) * 8, "supernode value starts"},
-        {h->ld, (size_t)(ns > 0 ? ns : 1) * 4, "supernode leading dimensions"},
-        {f->val, (size_t)(f->nval > 0 ? f->nval : 1) * 8, "supernode values"},
-        {h->succ_ptr, (size_t)(ns + 1) * 4, "successor pointers"},
-        {h->succ, (size_t)(ne > 0 ? ne : 1) * 4, "successors"},
-        {h->order, (size_t)(ns > 0 ? ns : 1) * 4, "supernode order"},
-    };
-    _Static_assert(sizeof up / sizeof up[0] == sizeof s->dev / sizeof s->dev[0],
-                   "one device buffer per upload");
-    for (size_t i = 0; i < sizeof up / sizeof up[0]; ++i) {
-        const int rc = rt_cuda_upload_new(ctx, up[i].src, up[i].bytes, &s->dev[i], up[i].what, err);
-        if (rc != 0)
-            return rc;
-    }
-    s->f = (sptrsv_super_dev){.nsuper = (int32_t)ns,
-                              .first = s->dev[0],
-                              .rowstart = s->dev[1],
-                              .rows = s->dev[2],
-                              .valstart = s->dev[3],
-                              .ld = s->dev[4],
-                              .val = s->dev[5],
-                              .succ_ptr = s->dev[6],
-                              .succ = s->dev[7],
-                              .order = s->dev[8]};
-    const size_t pb = (size_t)(ns > 0 ? ns : 1) * sizeof(int32_t);
+    const size_t pb = (size_t)(in->f.nsuper > 0 ? in->f.nsuper : 1) * sizeof(int32_t);
     const size_t lb = (size_t)(in->n * in->nrhs > 0 ? in->n * in->nrhs : 1) * sizeof(double);
     int rc;
-    if ((rc = rt_cuda_upload_new(ctx, h->pending, pb, (void **)&s->pending0, "predecessor counts",
-                                 err)) != 0 ||
-        (rc = rt_cuda_alloc(ctx, (void **)&s->pending, pb, "pending counters", err)) != 0 ||
+    if ((rc = rt_cuda_alloc(ctx, (void **)&s->pending, pb, "pending counters", err)) != 0 ||
         (rc = rt_cuda_alloc(ctx, (void **)&s->lsum, lb, "partial sums", err)) != 0 ||
         (rc = rt_cuda_alloc(ctx, (void **)&s->ticket, sizeof *s->ticket, "the ticket", err)) != 0)
         return rc;
@@ -188,11 +94,9 @@ static int supernodal_setup(const rt_kernel_desc *self, const void *inputs, cons
     int rc = sptrsv_cuda_data_create(self->name, self->backend_ctx, in, 0, &s->d, err);
     if (rc != 0)
         return rc;
-    super_host h = {0};
-    rc = super_host_build(in, &h, err);
-    if (rc == 0)
-        rc = upload_super(s, in, &h, err);
-    super_host_free(&h);
+    if ((rc = sptrsv_cuda_superdata_create(self->name, s->d.ctx, in, &s->sd, err)) != 0)
+        return rc;
+    rc = alloc_scratch(s, in, err);
     if (rc != 0 && rc != RT_INFEASIBLE)
         rt_err_prefix(err, "%s", self->name);
     return rc;
@@ -206,13 +110,13 @@ static int supernodal_run(void *state, double *seconds, rt_err *err)
     if (rt_cuda_ctx_make_current(s->d.ctx, err) != 0 ||
         rt_cuda_timer_start(s->d.ctx, RT_SPTRSV_CUDA_SUPERNODAL, err) != 0)
         return -1;
-    int rc = sptrsv_cuda_super_reset(stream, s->lsum, in->n * in->nrhs, s->pending, s->pending0,
-                                     s->f.nsuper, s->ticket);
+    int rc = sptrsv_cuda_super_reset(stream, s->lsum, in->n * in->nrhs, s->pending, s->sd.pending0,
+                                     s->sd.f.nsuper, s->ticket);
     if (rc != 0)
         return rt_err_set(err, RT_SPTRSV_CUDA_SUPERNODAL ": clearing the counters: %s",
                           cudaGetErrorString((cudaError_t)rc));
     rc = sptrsv_cuda_super_launch(stream, s->threads_per_block, s->shared_doubles, s->backoff_ns,
-                                  &s->f, s->d.b, s->d.x, s->lsum, (int32_t)in->nrhs, s->pending,
+                                  &s->sd.f, s->d.b, s->d.x, s->lsum, (int32_t)in->nrhs, s->pending,
                                   s->ticket);
     if (rc != 0)
         return rt_err_set(err, RT_SPTRSV_CUDA_SUPERNODAL ": launch: %s",
