@@ -37,5 +37,8 @@ mg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.levels
 [ "$mg" = 8 ] || fail "$mg of 8 merged 256-thread levelset points launched fewer times than levels"
 sf=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel IN ('sptrsv.cuda.syncfree', 'sptrsv.cuda.supernodal') AND $(m launches) = 1")
 [ "$sf" = 48 ] || fail "$sf of 48 syncfree and supernodal points launched once"
+# The critical-path model beside every supernodal and unmerged level-set point.
+md=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE (kernel = 'sptrsv.cuda.supernodal' OR (kernel = 'sptrsv.cuda.levelset' AND json_extract(params, '$.merge_levels') = 0)) AND $(m model_time_s) > 0 AND $(m model_over_measured) > 0")
+[ "$md" = 48 ] || fail "$md of 48 supernodal and level-set points stored model_time_s and model_over_measured"
 echo "sptrsv gpu: $ok points verified"
-sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points ORDER BY matrix, kernel" 2>/dev/null || true
+sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3), printf('model/measured %.3g', $(m model_over_measured)) FROM points p ORDER BY matrix, kernel" 2>/dev/null || true

@@ -15,9 +15,12 @@
 #include "rt_cuda_variant.h"
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
+#include "sptrsv_cuda_calib.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
 #include "sptrsv_cuda_solve.h"
+#include "sptrsv_model.h"
+#include "sptrsv_runlog.h"
 
 typedef struct levelset_state {
     sptrsv_cuda_data d;
@@ -25,6 +28,9 @@ typedef struct levelset_state {
     int32_t *level_ptr;  /* device, n_levels + 1 (merge_levels only) */
     int threads_per_block, merge_levels;
     int64_t launches;
+    sptrsv_costs costs; /* the model's, measured in setup (merge_levels = 0 only) */
+    sptrsv_prediction pred;
+    sptrsv_runlog log; /* this point's own times, for model_over_measured */
 } levelset_state;
 
 static const rt_cuda_catalog_entry *entry(void)
@@ -75,7 +81,6 @@ static int levelset_setup(const rt_kernel_desc *self, const void *inputs, const 
 {
     const rt_sptrsv_inputs *in = inputs;
     const rt_cuda_catalog_entry *e = entry();
-    (void)env;
     *state = NULL;
     int64_t tpb = 0, merge = 0;
     if (rt_schema_int(e->params, e->n_params, self->name, p, "threads_per_block", &tpb, err) != 0 ||
@@ -99,8 +104,16 @@ static int levelset_setup(const rt_kernel_desc *self, const void *inputs, const 
     const sptrsv_dag *g = &in->dag;
     for (int64_t lv = 0; lv < g->n_levels; lv = launch_end(s, lv))
         ++s->launches;
-    if (!s->merge_levels)
+    if (!s->merge_levels) {
+        /* The level-set model: a launch plus the level's bytes at the bandwidth of its rows'
+         * warps, level after level (merged levels cost a barrier instead: not modelled). */
+        int64_t workers = 1;
+        if (sptrsv_cuda_calib_levelset(&s->d, s->level_rows, s->threads_per_block,
+                                       env ? env->device : NULL, &s->costs, &workers, err) != 0)
+            return -1;
+        sptrsv_model_levelset(&in->f, g, in->nrhs, workers, &s->costs, &s->pred);
         return 0;
+    }
     int32_t *lp = malloc((size_t)(g->n_levels + 1) * sizeof *lp);
     if (!lp)
         return rt_err_set(err, "%s: out of host memory staging the level pointers", self->name);
@@ -137,7 +150,10 @@ static int levelset_run(void *state, double *seconds, rt_err *err)
             return rt_err_set(err, RT_SPTRSV_CUDA_LEVELSET ": launch of level %lld: %s",
                               (long long)lv, cudaGetErrorString((cudaError_t)rc));
     }
-    return rt_cuda_timer_stop(s->d.ctx, seconds, RT_SPTRSV_CUDA_LEVELSET, err);
+    if (rt_cuda_timer_stop(s->d.ctx, seconds, RT_SPTRSV_CUDA_LEVELSET, err) != 0)
+        return -1;
+    sptrsv_runlog_add(&s->log, *seconds);
+    return 0;
 }
 
 static int levelset_output(void *state, double *out, rt_err *err)
@@ -154,6 +170,17 @@ static int levelset_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "launches", "count", (double)s->launches, 1);
     rt_metrics_add(m, "critical_path_len", "count", (double)s->d.in->dag.n_levels, 1);
     rt_metrics_add(m, "setup_s", "s", s->d.upload_s, 0);
+    if (s->merge_levels)
+        return 0;
+    rt_metrics_add(m, "model_time_s", "s", s->pred.time_s, 0);
+    rt_metrics_add(m, "model_path_len", "count", (double)s->pred.path_tasks, 0);
+    rt_metrics_add(m, "model_path_compute_s", "s", s->pred.path_compute_s, 0);
+    rt_metrics_add(m, "model_unit_gbs", "GB/s", s->costs.unit_bps * 1e-9, 0);
+    rt_metrics_add(m, "model_peak_gbs", "GB/s", s->costs.peak_bps * 1e-9, 0);
+    rt_metrics_add(m, "model_launch_us", "us", s->costs.sync_s * 1e6, 0);
+    const double med = sptrsv_runlog_median(&s->log);
+    if (med > 0.0 && s->pred.time_s > 0.0)
+        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
     return 0;
 }
 

@@ -12,10 +12,13 @@
 
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
+#include "sptrsv_cuda_calib.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
 #include "sptrsv_cuda_super.h"
 #include "sptrsv_cuda_superdata.h"
+#include "sptrsv_model.h"
+#include "sptrsv_runlog.h"
 
 typedef struct supernodal_state {
     sptrsv_cuda_data d;
@@ -24,6 +27,9 @@ typedef struct supernodal_state {
     double *lsum;             /* device, n x nrhs */
     uint32_t *ticket;         /* device */
     int threads_per_block, shared_doubles, backoff_ns;
+    sptrsv_cuda_super_calib calib; /* the model's costs, measured in setup */
+    sptrsv_prediction pred;
+    sptrsv_runlog log; /* this point's own times, for model_over_measured */
 } supernodal_state;
 
 static const rt_cuda_catalog_entry *entry(void)
@@ -68,7 +74,6 @@ static int supernodal_setup(const rt_kernel_desc *self, const void *inputs, cons
 {
     const rt_sptrsv_inputs *in = inputs;
     const rt_cuda_catalog_entry *e = entry();
-    (void)env;
     *state = NULL;
     int64_t tpb = 0, shared_kb = 0, backoff = 0;
     if (rt_schema_int(e->params, e->n_params, self->name, p, "threads_per_block", &tpb, err) != 0 ||
@@ -97,9 +102,19 @@ static int supernodal_setup(const rt_kernel_desc *self, const void *inputs, cons
     if ((rc = sptrsv_cuda_superdata_create(self->name, s->d.ctx, in, &s->sd, err)) != 0)
         return rc;
     rc = alloc_scratch(s, in, err);
-    if (rc != 0 && rc != RT_INFEASIBLE)
-        rt_err_prefix(err, "%s", self->name);
-    return rc;
+    if (rc != 0) {
+        if (rc != RT_INFEASIBLE)
+            rt_err_prefix(err, "%s", self->name);
+        return rc;
+    }
+    /* The critical-path model: costs probed with this kernel on parts of this factor. */
+    const sptrsv_cuda_super_scratch l = {
+        s->lsum, s->pending, s->ticket, s->threads_per_block, s->shared_doubles, s->backoff_ns};
+    if ((rc = sptrsv_cuda_calib_super(&s->d, &s->sd, &l, env ? env->device : NULL, &s->calib,
+                                      err)) != 0)
+        return rc;
+    sptrsv_model_syncfree(&in->f, &in->dag, in->nrhs, &s->calib.costs, &s->pred);
+    return 0;
 }
 
 static int supernodal_run(void *state, double *seconds, rt_err *err)
@@ -121,7 +136,10 @@ static int supernodal_run(void *state, double *seconds, rt_err *err)
     if (rc != 0)
         return rt_err_set(err, RT_SPTRSV_CUDA_SUPERNODAL ": launch: %s",
                           cudaGetErrorString((cudaError_t)rc));
-    return rt_cuda_timer_stop(s->d.ctx, seconds, RT_SPTRSV_CUDA_SUPERNODAL, err);
+    if (rt_cuda_timer_stop(s->d.ctx, seconds, RT_SPTRSV_CUDA_SUPERNODAL, err) != 0)
+        return -1;
+    sptrsv_runlog_add(&s->log, *seconds);
+    return 0;
 }
 
 static int supernodal_output(void *state, double *out, rt_err *err)
@@ -139,6 +157,18 @@ static int supernodal_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "critical_path_len", "count", (double)s->d.in->dag.super_levels, 1);
     rt_metrics_add(m, "shared_doubles", "count", (double)s->shared_doubles, 1);
     rt_metrics_add(m, "setup_s", "s", s->d.upload_s, 0);
+    const sptrsv_costs *c = &s->calib.costs;
+    rt_metrics_add(m, "model_time_s", "s", s->pred.time_s, 0);
+    rt_metrics_add(m, "model_path_len", "count", (double)s->pred.path_tasks, 0);
+    rt_metrics_add(m, "model_path_compute_s", "s", s->pred.path_compute_s, 0);
+    rt_metrics_add(m, "model_unit_gbs", "GB/s", c->unit_bps * 1e-9, 0);
+    rt_metrics_add(m, "model_peak_gbs", "GB/s", c->peak_bps * 1e-9, 0);
+    rt_metrics_add(m, "model_task_us", "us", c->task_s * 1e6, 0);
+    rt_metrics_add(m, "model_launch_us", "us", c->sync_s * 1e6, 0);
+    rt_metrics_add(m, "model_chain_s", "s", s->calib.chain_s, 0);
+    const double med = sptrsv_runlog_median(&s->log);
+    if (med > 0.0 && s->pred.time_s > 0.0)
+        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
     return 0;
 }
 
