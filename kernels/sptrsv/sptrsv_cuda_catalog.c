@@ -25,7 +25,7 @@ static const rt_param_schema syncfree_params[] = {
 static const rt_param_schema supernodal_params[] = {
     {"threads_per_block", RT_V_INT, "64|128|256|512|1024", "256", 0,
      "threads per block (one block per supernode; warp 0 solves each 32-column diagonal tile)"},
-    {"shared_kb", RT_V_INT, "0|8|16|48", "16", 0,
+    {"shared_kb", RT_V_INT, "0|8|16|32", "16", 0,
      "shared memory per block for a supernode's rows of X during its diagonal solve, KiB "
      "(capped at what the widest supernode needs; a wider one works in global memory)"},
     {"backoff_ns", RT_V_INT, "0|128|1024", "128", 0,
@@ -35,7 +35,7 @@ static const rt_param_schema supernodal_params[] = {
 static const rt_param_schema distributed_params[] = {
     {"threads_per_block", RT_V_INT, "64|128|256|512|1024", "256", 0,
      "threads of the one block of every diagonal solve and every edge update"},
-    {"shared_kb", RT_V_INT, "0|8|16|48", "16", 0,
+    {"shared_kb", RT_V_INT, "0|8|16|32", "16", 0,
      "shared memory for a supernode's rows of X during its diagonal solve, KiB"},
     {"transport", RT_V_STR, "rma", "rma", 0,
      "how x travels between ranks: MPI-3 RMA puts from the host copy of X with a polled counter "
