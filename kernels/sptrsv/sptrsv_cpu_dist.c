@@ -1,19 +1,15 @@
 #include "sptrsv_cpu_dist.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "rt_clock.h"
 #include "rt_comm.h"
-#include "rt_comm_rma.h"
 #include "rt_schema.h"
 #include "sptrsv_block.h"
 #include "sptrsv_calib.h"
+#include "sptrsv_dist_engine.h"
 #include "sptrsv_family.h"
 #include "sptrsv_model.h"
-#include "sptrsv_plan.h"
 #include "sptrsv_probe.h"
 #include "sptrsv_runlog.h"
 
@@ -29,24 +25,9 @@ static const rt_param_schema dist_params[] = {
 
 typedef struct dist_state {
     const rt_sptrsv_inputs *in;
-    rt_comm *comm;
-    int rank, nranks;
-    sptrsv_plan plan;
-    rt_rma_win *slots; /* message slots: arrival counter + x_s */
-    rt_rma_win *xwin;  /* X (n x nrhs): the rows of my supernodes and of those I received */
-    double *x, *lsum;
-    int64_t *dep, *left; /* dependencies of my supernodes, counted down per execution */
-    int64_t *my_pos;     /* nsuper: my position in each tree, -1 when none */
-    int64_t *recv_super; /* supernodes whose x I receive */
-    int64_t *recv_off;   /* their slot offsets */
-    int64_t *pending;    /* scratch: indices into recv_* not yet arrived */
-    int64_t *stack;      /* supernodes whose x is known here and not yet used */
-    int64_t n_recv, n_owned;
-    int64_t epoch;
-    double poll_timeout_s;
-    int64_t fail_rank;
-    int64_t got, dup, missing; /* last execution: messages received, duplicated, pending */
-    int64_t sent;
+    sptrsv_dist *engine;
+    int rank;
+    double *lsum; /* n x nrhs: partial sums of my supernodes' rows */
     sptrsv_costs costs;
     sptrsv_prediction pred;
     sptrsv_runlog log;
@@ -57,17 +38,8 @@ static void dist_teardown(void *state)
     dist_state *s = state;
     if (!s)
         return;
-    rt_rma_win_free(s->slots);
-    rt_rma_win_free(s->xwin);
-    sptrsv_plan_free(&s->plan);
+    sptrsv_dist_free(s->engine);
     free(s->lsum);
-    free(s->dep);
-    free(s->left);
-    free(s->my_pos);
-    free(s->recv_super);
-    free(s->recv_off);
-    free(s->pending);
-    free(s->stack);
     free(s);
 }
 
@@ -78,47 +50,6 @@ static int read_params(const rt_params *p, double *timeout, int64_t *fail_rank, 
     return rt_schema_int(dist_params, N_PARAMS, KNAME, p, "fail_rank", fail_rank, err);
 }
 
-/* Everything local: the plan, my receive list, my dependency counts. */
-static int prepare(dist_state *s, rt_err *err)
-{
-    const rt_sptrsv_inputs *in = s->in;
-    const sptrsv_factor *f = &in->f;
-    const sptrsv_dag *d = &in->dag;
-    const int64_t ns = f->nsuper;
-    if (sptrsv_plan_build(f, d, s->nranks, in->nrhs, &s->plan, err) != 0)
-        return -1;
-    const size_t nx = (size_t)(in->n * in->nrhs > 0 ? in->n * in->nrhs : 1);
-    s->lsum = malloc(nx * sizeof *s->lsum);
-    s->dep = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *s->dep);
-    s->left = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *s->left);
-    s->my_pos = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *s->my_pos);
-    s->n_recv = s->plan.recvs[s->rank];
-    s->n_owned = s->plan.owned[s->rank];
-    const size_t nr = (size_t)(s->n_recv > 0 ? s->n_recv : 1);
-    s->recv_super = malloc(nr * sizeof *s->recv_super);
-    s->recv_off = malloc(nr * sizeof *s->recv_off);
-    s->pending = malloc(nr * sizeof *s->pending);
-    s->stack = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *s->stack);
-    if (!s->lsum || !s->dep || !s->left || !s->my_pos || !s->recv_super || !s->recv_off ||
-        !s->pending || !s->stack)
-        return rt_err_set(err, "%s: out of memory", KNAME);
-    int64_t k = 0;
-    for (int64_t j = 0; j < ns; ++j) {
-        s->my_pos[j] = sptrsv_plan_tree_pos(&s->plan, j, s->rank);
-        s->dep[j] = d->pred_ptr[j + 1] - d->pred_ptr[j];
-        if (s->my_pos[j] > 0) {
-            s->recv_super[k] = j;
-            s->recv_off[k] = s->plan.slot_off[s->plan.tree_ptr[j] + s->my_pos[j]];
-            ++k;
-        }
-    }
-    if (k != s->n_recv)
-        return rt_err_set(err,
-                          "%s: the plan lists %" PRId64 " receives for rank %d, the trees %" PRId64,
-                          KNAME, s->n_recv, s->rank, k);
-    return 0;
-}
-
 static int dist_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                       const rt_kernel_env *env, void **state, rt_err *err)
 {
@@ -126,55 +57,40 @@ static int dist_setup(const rt_kernel_desc *self, const void *inputs, const rt_p
     *state = NULL;
     if (!in || !env || !env->comm)
         return rt_err_set(err, "%s: no inputs or no communication layer", self->name);
+    double timeout = 60.0;
+    int64_t fail_rank = -1;
+    /* A bad parameter is the same on every rank, so no rank reaches the collective below. */
+    if (read_params(p, &timeout, &fail_rank, err) != 0)
+        return -1;
     dist_state *s = calloc(1, sizeof *s);
     if (!s)
         return rt_err_set(err, "%s: out of memory", self->name);
     s->in = in;
-    s->comm = env->comm;
-    s->rank = rt_comm_world_rank(s->comm);
-    s->nranks = rt_comm_world_size(s->comm);
-    int ok = read_params(p, &s->poll_timeout_s, &s->fail_rank, err) == 0;
-    if (ok && (s->rank != in->rank || s->nranks != in->nranks)) {
-        rt_err_set(err, "%s: the inputs were made for rank %d of %d, this is rank %d of %d",
-                   self->name, in->rank, in->nranks, s->rank, s->nranks);
-        ok = 0;
-    }
-    if (ok && prepare(s, err) != 0)
-        ok = 0;
-    /* The windows are collective: every rank must know that every other got this far. */
-    int all_ok = 0, first = -1;
-    char msg[RT_ERR_MSG_MAX];
-    if (rt_comm_all_ok_msg(s->comm, ok, ok ? NULL : err->msg, &all_ok, &first, msg, sizeof msg) !=
-            0 ||
-        !all_ok) {
-        if (ok)
-            rt_err_set(err, "%s: rank %d failed in setup: %s", self->name, first, msg);
+    s->rank = rt_comm_world_rank(env->comm);
+    s->lsum = malloc((size_t)(in->n * in->nrhs > 0 ? in->n * in->nrhs : 1) * sizeof *s->lsum);
+    rt_err oom;
+    if (!s->lsum)
+        rt_err_set(&oom, "%s: out of memory", self->name);
+    if (sptrsv_dist_create(KNAME, in, env->comm, timeout, fail_rank, s->lsum ? NULL : &oom,
+                           &s->engine, err) != 0) {
         dist_teardown(s);
         return -1;
     }
-    const size_t xbytes = (size_t)(in->n * in->nrhs) * sizeof(double);
-    if (rt_rma_win_create(s->comm, RT_COMM_WORLD, (size_t)s->plan.win_bytes[s->rank],
-                          "sptrsv x slots", &s->slots, err) != 0 ||
-        rt_rma_win_create(s->comm, RT_COMM_WORLD, xbytes, "sptrsv X", &s->xwin, err) != 0) {
-        dist_teardown(s);
-        return -1;
-    }
-    s->x = rt_rma_local(s->xwin);
     /* Model costs: this rank's one-thread solve bandwidth, the tiers' one-sided ping-pongs. */
     if (sptrsv_calib_cpu(in, 1, &s->costs, err) != 0 ||
-        sptrsv_probe_tiers(s->comm, &s->costs, err) != 0) {
+        sptrsv_probe_tiers(env->comm, &s->costs, err) != 0) {
         dist_teardown(s);
         return rt_err_prefix(err, "%s", self->name);
     }
-    const int P = s->nranks;
+    const int P = rt_comm_world_size(env->comm);
     int *tier = malloc((size_t)P * (size_t)P * sizeof *tier);
     if (!tier) {
         dist_teardown(s);
         return rt_err_set(err, "%s: out of memory", self->name);
     }
-    sptrsv_probe_tier_matrix(s->comm, tier);
-    const int rc =
-        sptrsv_model_distributed(&in->f, &in->dag, &s->plan, tier, &s->costs, &s->pred, err);
+    sptrsv_probe_tier_matrix(env->comm, tier);
+    const int rc = sptrsv_model_distributed(&in->f, &in->dag, sptrsv_dist_plan(s->engine), tier,
+                                            &s->costs, &s->pred, err);
     free(tier);
     if (rc != 0) {
         dist_teardown(s);
@@ -184,230 +100,66 @@ static int dist_setup(const rt_kernel_desc *self, const void *inputs, const rt_p
     return 0;
 }
 
-typedef struct exec_ctx {
-    int ok;
-    rt_err err;
-} exec_ctx;
-
-static void fail(exec_ctx *x, const rt_err *e)
+/* The CPU arithmetic of the engine's hooks: dense block updates into lsum, diagonal solves. */
+static int cpu_begin(void *ctx, rt_err *err)
 {
-    if (x->ok) {
-        x->ok = 0;
-        x->err = *e;
-    }
-}
-
-/* x_j is known here: pass it down its tree, then apply it to my supernodes that need it, solving
- * those whose last input it was (they join the stack). */
-static void use_x(dist_state *s, int64_t j, int64_t *top, int64_t *solved, exec_ctx *x)
-{
+    dist_state *s = ctx;
     const rt_sptrsv_inputs *in = s->in;
     const sptrsv_factor *f = &in->f;
-    const sptrsv_dag *d = &in->dag;
-    const sptrsv_plan *p = &s->plan;
-    const int64_t k = in->nrhs;
-    double *xj = s->x + f->first[j] * k;
-    const int64_t pos = s->my_pos[j] < 0 ? 0 : s->my_pos[j];
-    const int64_t t0 = p->tree_ptr[j], tn = p->tree_ptr[j + 1] - t0;
-    const size_t bytes = (size_t)(sptrsv_ncols(f, j) * k) * sizeof(double);
-    for (int64_t c = 2 * pos + 1; c <= 2 * pos + 2 && c < tn; ++c) {
-        const int dst = p->tree_rank[t0 + c];
-        const size_t off = (size_t)p->slot_off[t0 + c];
-        rt_err e;
-        int64_t old = 0;
-        if (rt_rma_put(s->slots, xj, bytes, dst, off + 8, &e) != 0 ||
-            rt_rma_flush(s->slots, dst, &e) != 0 ||
-            rt_rma_fetch_add(s->slots, dst, off, 1, &old, &e) != 0)
-            fail(x, &e);
-        else
-            s->sent++;
-    }
-    for (int64_t e = d->succ_ptr[j]; e < d->succ_ptr[j + 1]; ++e) {
-        const int64_t u = d->succ[e];
-        if (p->owner[u] != s->rank)
-            continue;
-        sptrsv_block_update(f, j, d->succ_rbeg[e], d->succ_rend[e], k, xj, s->lsum);
-        if (--s->left[u] == 0) {
-            const int64_t r0 = f->first[u] * k, r1 = f->first[u + 1] * k;
-            for (int64_t i = r0; i < r1; ++i)
-                s->x[i] = in->b[i] - s->lsum[i];
-            sptrsv_block_solve_diag(f, u, k, s->x + r0);
-            s->stack[(*top)++] = u;
-            ++*solved;
-        }
-    }
+    const int *owner = sptrsv_dist_plan(s->engine)->owner;
+    (void)err;
+    for (int64_t j = 0; j < f->nsuper; ++j)
+        if (owner[j] == s->rank)
+            for (int64_t i = f->first[j] * in->nrhs; i < f->first[j + 1] * in->nrhs; ++i)
+                s->lsum[i] = 0.0;
+    return 0;
+}
+
+static int cpu_update(void *ctx, int64_t j, int64_t e, const double *xj, rt_err *err)
+{
+    dist_state *s = ctx;
+    const sptrsv_dag *d = &s->in->dag;
+    (void)err;
+    sptrsv_block_update(&s->in->f, j, d->succ_rbeg[e], d->succ_rend[e], s->in->nrhs, xj, s->lsum);
+    return 0;
+}
+
+static int cpu_solve(void *ctx, int64_t u, double *xu, rt_err *err)
+{
+    dist_state *s = ctx;
+    const rt_sptrsv_inputs *in = s->in;
+    const int64_t r0 = in->f.first[u] * in->nrhs, r1 = in->f.first[u + 1] * in->nrhs;
+    (void)err;
+    for (int64_t i = r0; i < r1; ++i)
+        xu[i - r0] = in->b[i] - s->lsum[i];
+    sptrsv_block_solve_diag(&in->f, u, in->nrhs, xu);
+    return 0;
 }
 
 static int dist_run(void *state, double *seconds, rt_err *err)
 {
     dist_state *s = state;
-    const rt_sptrsv_inputs *in = s->in;
-    const sptrsv_factor *f = &in->f;
-    const sptrsv_plan *p = &s->plan;
-    const int64_t k = in->nrhs;
-    exec_ctx x = {.ok = 1};
-    *seconds = -1.0;
-    if (rt_comm_barrier(s->comm, err) != 0)
-        return -1;
-    const double t0 = rt_clock_now();
-    s->epoch++;
-    s->sent = 0;
-    int64_t top = 0, solved = 0;
-    for (int64_t j = 0; j < f->nsuper; ++j) {
-        if (p->owner[j] != s->rank)
-            continue;
-        s->left[j] = s->dep[j];
-        for (int64_t i = f->first[j] * k; i < f->first[j + 1] * k; ++i)
-            s->lsum[i] = 0.0;
-    }
-    for (int64_t j = 0; j < f->nsuper; ++j)
-        if (p->owner[j] == s->rank && s->left[j] == 0) {
-            const int64_t r0 = f->first[j] * k, r1 = f->first[j + 1] * k;
-            for (int64_t i = r0; i < r1; ++i)
-                s->x[i] = in->b[i];
-            sptrsv_block_solve_diag(f, j, k, s->x + r0);
-            s->stack[top++] = j;
-            ++solved;
-        }
-    int64_t n_pending = s->n_recv;
-    for (int64_t i = 0; i < n_pending; ++i)
-        s->pending[i] = i;
-    double last_arrival = rt_clock_now();
-    while (top > 0 || n_pending > 0) {
-        while (top > 0)
-            use_x(s, s->stack[--top], &top, &solved, &x);
-        /* Poll the slots still expected; keep the list compact. */
-        int64_t kept = 0;
-        int arrived = 0;
-        for (int64_t q = 0; q < n_pending; ++q) {
-            const int64_t i = s->pending[q];
-            int64_t count = 0;
-            rt_err e;
-            if (rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0) {
-                fail(&x, &e);
-                count = s->epoch; /* stop waiting for what cannot be read */
-            }
-            if (count < s->epoch) {
-                s->pending[kept++] = i;
-                continue;
-            }
-            if (!arrived && rt_rma_sync(s->slots, &e) != 0)
-                fail(&x, &e);
-            arrived = 1;
-            const int64_t j = s->recv_super[i];
-            memcpy(s->x + f->first[j] * k,
-                   (const char *)rt_rma_local(s->slots) + s->recv_off[i] + 8,
-                   (size_t)(sptrsv_ncols(f, j) * k) * sizeof(double));
-            s->stack[top++] = j;
-        }
-        n_pending = kept;
-        if (arrived) {
-            last_arrival = rt_clock_now();
-        } else if (n_pending > 0 && top == 0 && rt_clock_now() - last_arrival > s->poll_timeout_s) {
-            const int64_t j = s->recv_super[s->pending[0]];
-            const int64_t pos = s->my_pos[j];
-            rt_err e;
-            rt_err_set(&e,
-                       "%s: rank %d waited %.3g s for x of supernode %" PRId64
-                       " from rank %d (%" PRId64 " messages still pending)",
-                       KNAME, s->rank, s->poll_timeout_s, j,
-                       p->tree_rank[p->tree_ptr[j] + (pos - 1) / 2], n_pending);
-            fail(&x, &e);
-            break;
-        }
-    }
-    if (solved != s->n_owned && x.ok) {
-        rt_err e;
-        rt_err_set(&e, "%s: rank %d solved %" PRId64 " of its %" PRId64 " supernodes", KNAME,
-                   s->rank, solved, s->n_owned);
-        fail(&x, &e);
-    }
-    s->missing = n_pending;
-    const double t = rt_clock_now() - t0;
-    /* X's rows are read by other ranks' output hooks: publish the stores before the barrier. */
-    rt_err e;
-    if (rt_rma_sync(s->xwin, &e) != 0)
-        fail(&x, &e);
-    if (rt_comm_barrier(s->comm, err) != 0)
-        return -1;
-    sptrsv_runlog_add(&s->log, t);
-    /* Every sender has flushed: each of my slots must have counted exactly one message per
-     * execution so far. */
-    s->got = 0;
-    s->dup = 0;
-    for (int64_t i = 0; i < s->n_recv; ++i) {
-        int64_t count = 0;
-        if (rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0) {
-            fail(&x, &e);
-            break;
-        }
-        s->got += count >= s->epoch;
-        if (count > s->epoch && x.ok) {
-            s->dup++;
-            rt_err_set(&e,
-                       "%s: rank %d received x of supernode %" PRId64 " %" PRId64
-                       " times in %" PRId64 " executions (a duplicated message)",
-                       KNAME, s->rank, s->recv_super[i], count, s->epoch);
-            fail(&x, &e);
-        }
-    }
-    if (x.ok && s->fail_rank == s->rank) {
-        rt_err_set(&x.err, "%s: injected failure on rank %d after the solve (test hook fail_rank)",
-                   KNAME, s->rank);
-        x.ok = 0;
-    }
-    if (!x.ok) {
-        *err = x.err;
-        return -1;
-    }
-    return 0;
-}
-
-/* Rows [r0, r1) of X from their owners (one-sided gets; owners take no part). */
-static int fetch_rows(dist_state *s, int64_t r0, int64_t r1, double *out, rt_err *err)
-{
-    const rt_sptrsv_inputs *in = s->in;
-    const int64_t k = in->nrhs;
-    int64_t r = r0;
-    while (r < r1) {
-        const int64_t j = in->dag.col_super[r];
-        const int64_t end = in->f.first[j + 1] < r1 ? in->f.first[j + 1] : r1;
-        const size_t bytes = (size_t)((end - r) * k) * sizeof(double);
-        const size_t off = (size_t)(r * k) * sizeof(double);
-        if (rt_rma_get(s->xwin, out + (r - r0) * k, bytes, s->plan.owner[j], off, err) != 0)
-            return -1;
-        r = end;
-    }
-    return 0;
+    const sptrsv_dist_ops ops = {s, cpu_begin, cpu_update, cpu_solve};
+    double t = 0.0;
+    *seconds = -1.0; /* the runner's clock times host kernels; t feeds the model's ratio */
+    const int rc = sptrsv_dist_execute(s->engine, &ops, &t, err);
+    if (rc == 0)
+        sptrsv_runlog_add(&s->log, t);
+    return rc;
 }
 
 static int dist_output(void *state, double *out, rt_err *err)
 {
     dist_state *s = state;
-    return fetch_rows(s, s->in->row0, s->in->row1, out, err);
+    return sptrsv_dist_fetch_rows(s->engine, s->in->row0, s->in->row1, out, err);
 }
 
 static int dist_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     dist_state *s = state;
-    const rt_sptrsv_inputs *in = s->in;
-    sptrsv_factor_metrics(in, m);
-    double *full = malloc((size_t)(in->n * in->nrhs > 0 ? in->n * in->nrhs : 1) * sizeof *full);
-    if (!full)
-        return rt_err_set(err, "%s: out of memory", KNAME);
-    if (fetch_rows(s, 0, in->n, full, err) != 0) {
-        free(full);
+    sptrsv_factor_metrics(s->in, m);
+    if (sptrsv_dist_metrics(s->engine, m, err) != 0)
         return -1;
-    }
-    rt_metrics_add(m, "residual", "ratio", sptrsv_residual(in, full), 0);
-    free(full);
-    rt_metrics_add(m, "messages_expected", "count", (double)s->n_recv, 1);
-    rt_metrics_add(m, "messages_received", "count", (double)s->got, 1);
-    rt_metrics_add(m, "messages_pending", "count", (double)s->missing, 1);
-    rt_metrics_add(m, "messages_duplicated", "count", (double)s->dup, 1);
-    rt_metrics_add(m, "messages_sent", "count", (double)s->sent, 1);
-    rt_metrics_add(m, "messages_total", "count", (double)s->plan.messages, 1);
-    rt_metrics_add(m, "tree_depth", "count", (double)s->plan.tree_depth, 1);
     rt_metrics_add(m, "critical_path_len", "count", (double)s->pred.path_tasks, 0);
     rt_metrics_add(m, "critical_path_messages", "count", (double)s->pred.path_messages, 0);
     rt_metrics_add(m, "model_time_s", "s", s->pred.time_s, 0);

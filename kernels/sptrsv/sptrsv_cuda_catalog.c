@@ -7,15 +7,41 @@ static const rt_param_schema cusparse_params[] = {
      "cusparseSpSV algorithm (CUSPARSE_SPSV_ALG_DEFAULT, the only one the library has)"},
 };
 
-/* One warp per row in both own kernels: the block size only sets how many rows share a block. */
+/* One warp per row in both row kernels: the block size sets how many rows share a block. */
 static const rt_param_schema levelset_params[] = {
     {"threads_per_block", RT_V_INT, "32|64|128|256|512|1024", "256", 0,
      "threads per block (a warp per row, so threads_per_block / 32 rows per block)"},
+    {"merge_levels", RT_V_INT, "0|1", "0", 0,
+     "1: runs of consecutive levels no wider than threads_per_block / 32 rows in one launch of "
+     "one block, a block barrier between the levels (0: one launch per level)"},
 };
 
 static const rt_param_schema syncfree_params[] = {
     {"threads_per_block", RT_V_INT, "32|64|128|256|512|1024", "256", 0,
      "threads per block (a warp per row, so threads_per_block / 32 rows per block)"},
+};
+
+/* A thread block per supernode: the block size is the parallelism inside one supernode. */
+static const rt_param_schema supernodal_params[] = {
+    {"threads_per_block", RT_V_INT, "64|128|256|512|1024", "256", 0,
+     "threads per block (one block per supernode; warp 0 solves each 32-column diagonal tile)"},
+    {"shared_kb", RT_V_INT, "0|8|16|32", "16", 0,
+     "shared memory per block for a supernode's rows of X during its diagonal solve, KiB "
+     "(capped at what the widest supernode needs; a wider one works in global memory)"},
+    {"backoff_ns", RT_V_INT, "0|128|1024", "128", 0,
+     "longest __nanosleep between two polls of a supernode's pending counter (0: spin)"},
+};
+
+static const rt_param_schema distributed_params[] = {
+    {"threads_per_block", RT_V_INT, "64|128|256|512|1024", "256", 0,
+     "threads of the one block of every diagonal solve and every edge update"},
+    {"shared_kb", RT_V_INT, "0|8|16|32", "16", 0,
+     "shared memory for a supernode's rows of X during its diagonal solve, KiB"},
+    {"transport", RT_V_STR, "rma", "rma", 0,
+     "how x travels between ranks: MPI-3 RMA puts from the host copy of X with a polled counter "
+     "(CUDA IPC and NVSHMEM are not implemented)"},
+    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
+     "give up (naming the missing message) when no expected message arrives for this long"},
 };
 
 static const rt_cuda_catalog_entry catalog[] = {
@@ -31,6 +57,16 @@ static const rt_cuda_catalog_entry catalog[] = {
      "synchronisation-free solve in one launch: one warp per row, rows taken in level order "
      "from a ticket counter, each waiting on per-row ready flags in global memory",
      syncfree_params, N_OF(syncfree_params), "sptrsv"},
+    {RT_SPTRSV_CUDA_SUPERNODAL,
+     "synchronisation-free supernodal solve in one launch: a thread block per supernode taken in "
+     "level order from a ticket, waiting on the supernode's pending-update counter; dense "
+     "diagonal block by 32-column tiles, the rows below added into partial sums with atomics",
+     supernodal_params, N_OF(supernodal_params), "sptrsv"},
+    {RT_SPTRSV_CUDA_DISTRIBUTED,
+     "message-driven multi-GPU solve: P x 1 block layout, one rank per GPU, x broadcast along "
+     "binary trees with MPI-3 RMA puts and polled counters (the CPU distributed solve's "
+     "messages), each rank's diagonal solves and edge updates as kernels on its GPU",
+     distributed_params, N_OF(distributed_params), "sptrsv"},
 };
 
 const rt_cuda_catalog_entry *rt_sptrsv_cuda_catalog(int *n)

@@ -1,8 +1,8 @@
 # sptrsv.cuda.* end to end on a GPU host: configs/ci/sptrsv-gpu-small.yaml through the rooftune
 # binary on one rank, then the store: every point verified by the runner's gate (X against the
 # family's reference solve), each kernel's residual at rounding level, cusparseSpSV's analysis
-# stored apart from the solve, the level-set kernel launching once per DAG level and the
-# synchronisation-free one once. Exits 77 (skipped) where the CUDA kernels are unavailable (no GPU
+# stored apart from the solve, the level-set kernel launching once per DAG level (fewer times with
+# merge_levels) and the synchronisation-free ones once. Exits 77 (skipped) where the CUDA kernels are unavailable (no GPU
 # or no plugin), e.g. on CI.
 #   $1 rooftune  $2 scratch folder  $3 config
 set -euo pipefail
@@ -22,16 +22,23 @@ db="$WORK/gpu.db"
 "$RT" run "$CFG" --db "$db" >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "run failed"; }
 total=$(sql "$db" "SELECT COUNT(*) FROM points")
 ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
-# 2 matrices x 2 nrhs x (1 cusparse + 2 levelset + 2 syncfree)
-[ "$total" = 20 ] || fail "$total points, expected 20"
+# 2 matrices x 2 nrhs x 2 max_supernode x (1 cusparse + 4 levelset + 2 syncfree + 4 supernodal)
+[ "$total" = 88 ] || fail "$total points, expected 88"
 [ "$ok" = "$total" ] || { sql "$db" "SELECT kernel, params, status, reason FROM points WHERE status != 'ok'"; fail "$ok of $total points ok"; }
 res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
 [ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
 an=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.cusparse' AND $(m analysis_s) > 0")
-[ "$an" = 4 ] || fail "$an of 4 cusparse points stored analysis_s"
-lv=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.levelset' AND $(m launches) = $(m dag_levels) AND $(m launches) > 1")
-[ "$lv" = 8 ] || fail "$lv of 8 levelset points launched once per level"
-sf=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.syncfree' AND $(m launches) = 1")
-[ "$sf" = 8 ] || fail "$sf of 8 syncfree points launched once"
+[ "$an" = 8 ] || fail "$an of 8 cusparse points stored analysis_s"
+lv=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.levelset' AND json_extract(params, '$.merge_levels') = 0 AND $(m launches) = $(m dag_levels) AND $(m launches) > 1")
+[ "$lv" = 16 ] || fail "$lv of 16 levelset points launched once per level"
+# The 256-thread merged points: a factor's last levels (one row each, down its top supernode) share
+# a launch, so there are fewer launches than levels.
+mg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.levelset' AND json_extract(params, '$.merge_levels') = 1 AND json_extract(params, '$.threads_per_block') = 256 AND $(m launches) < $(m dag_levels) AND $(m launches) >= 1")
+[ "$mg" = 8 ] || fail "$mg of 8 merged 256-thread levelset points launched fewer times than levels"
+sf=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel IN ('sptrsv.cuda.syncfree', 'sptrsv.cuda.supernodal') AND $(m launches) = 1")
+[ "$sf" = 48 ] || fail "$sf of 48 syncfree and supernodal points launched once"
+# The critical-path model beside every supernodal and unmerged level-set point.
+md=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE (kernel = 'sptrsv.cuda.supernodal' OR (kernel = 'sptrsv.cuda.levelset' AND json_extract(params, '$.merge_levels') = 0)) AND $(m model_time_s) > 0 AND $(m model_over_measured) > 0")
+[ "$md" = 48 ] || fail "$md of 48 supernodal and level-set points stored model_time_s and model_over_measured"
 echo "sptrsv gpu: $ok points verified"
-sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points ORDER BY matrix, kernel" 2>/dev/null || true
+sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3), printf('model/measured %.3g', $(m model_over_measured)) FROM points p ORDER BY matrix, kernel" 2>/dev/null || true

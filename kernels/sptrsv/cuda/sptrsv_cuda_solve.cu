@@ -46,6 +46,23 @@ __global__ void sptrsv_level_kernel(const int32_t *__restrict__ rowptr,
     solve_row(rows[w], rowptr, colidx, val, b, x, nrhs, lane);
 }
 
+/* Consecutive levels [lv0, lv1) in one block: its warps share each level's rows and a block
+ * barrier (which also makes the level's X visible to the block) separates the levels. */
+__global__ void
+sptrsv_levels_block_kernel(const int32_t *__restrict__ rowptr, const int32_t *__restrict__ colidx,
+                           const double *__restrict__ val, const double *__restrict__ b, double *x,
+                           int32_t nrhs, const int32_t *__restrict__ level_rows,
+                           const int32_t *__restrict__ level_ptr, int32_t lv0, int32_t lv1)
+{
+    const int warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    const int warps = blockDim.x / WARP;
+    for (int32_t lv = lv0; lv < lv1; ++lv) {
+        for (int32_t q = level_ptr[lv] + warp; q < level_ptr[lv + 1]; q += warps)
+            solve_row(level_rows[q], rowptr, colidx, val, b, x, nrhs, lane);
+        __syncthreads();
+    }
+}
+
 __global__ void sptrsv_syncfree_kernel(const int32_t *__restrict__ rowptr,
                                        const int32_t *__restrict__ colidx,
                                        const double *__restrict__ val, const double *__restrict__ b,
@@ -88,6 +105,19 @@ extern "C" int sptrsv_cuda_level_launch(void *stream, int threads_per_block, con
     const unsigned blocks = (unsigned)((count + warps_per_block - 1) / warps_per_block);
     sptrsv_level_kernel<<<blocks, threads_per_block, 0, (cudaStream_t)stream>>>(
         rowptr, colidx, val, b, x, nrhs, level_rows, count);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int sptrsv_cuda_levels_block_launch(void *stream, int threads_per_block,
+                                               const int32_t *rowptr, const int32_t *colidx,
+                                               const double *val, const double *b, double *x,
+                                               int32_t nrhs, const int32_t *level_rows,
+                                               const int32_t *level_ptr, int32_t lv0, int32_t lv1)
+{
+    if (lv1 <= lv0)
+        return (int)cudaSuccess;
+    sptrsv_levels_block_kernel<<<1, threads_per_block, 0, (cudaStream_t)stream>>>(
+        rowptr, colidx, val, b, x, nrhs, level_rows, level_ptr, lv0, lv1);
     return (int)cudaGetLastError();
 }
 

@@ -22,6 +22,14 @@ int sptrsv_cuda_level_launch(void *stream, int threads_per_block, const int32_t 
                              const int32_t *colidx, const double *val, const double *b, double *x,
                              int32_t nrhs, const int32_t *level_rows, int32_t count);
 
+/* Solves the levels [lv0, lv1) in one launch of a single block, a block barrier between levels:
+ * for runs of levels no wider than the block's warps, which one launch per level would give one
+ * block each anyway. level_ptr (device, int32) indexes level_rows by level. */
+int sptrsv_cuda_levels_block_launch(void *stream, int threads_per_block, const int32_t *rowptr,
+                                    const int32_t *colidx, const double *val, const double *b,
+                                    double *x, int32_t nrhs, const int32_t *level_rows,
+                                    const int32_t *level_ptr, int32_t lv0, int32_t lv1);
+
 /* Solves all n rows in one launch. order[0 .. n) is a topological order of the rows (every row
  * after the rows it depends on); a warp takes the next row of that order from *ticket, so every
  * row a warp waits for is held by a warp that is already running, and no schedule can deadlock.

@@ -1,0 +1,37 @@
+# sptrsv.cuda.distributed end to end on a GPU host: configs/ci/sptrsv-gpu-dist-small.yaml through
+# the rooftune binary under mpirun -np 2 (two emulated nodes: the messages cross the global tier),
+# then the store: every point verified by the runner's gate, the residual at rounding level, and
+# every rank's messages received exactly once with none pending. Exits 77 (skipped) where the CUDA
+# kernels are unavailable (no GPU or no plugin), e.g. on CI.
+#   $1 rooftune  $2 scratch folder  $3 config  $4 mpiexec
+set -euo pipefail
+RT=$1
+WORK=$2
+CFG=$3
+MPIEXEC=$4
+if ! "$RT" list 2>/dev/null | grep -E '^  sptrsv\.cuda\.distributed' | grep -vq unavailable; then
+  echo "sptrsv.cuda.distributed is unavailable here: skipped"
+  exit 77
+fi
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+db="$WORK/dist.db"
+# A lost message must fail the run (poll_timeout_s), and a hang the test (the ctest TIMEOUT).
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$CFG" --db "$db" \
+  --ranks-per-node 1 >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "run failed"; }
+total=$(sql "$db" "SELECT COUNT(*) FROM points")
+ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
+# 2 matrices x 2 nrhs x 2 max_supernode x (1 cpu + 4 cuda)
+[ "$total" = 40 ] || fail "$total points, expected 40"
+[ "$ok" = "$total" ] || { sql "$db" "SELECT kernel, params, status, reason FROM points WHERE status != 'ok'"; fail "$ok of $total points ok"; }
+res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
+[ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
+msg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.distributed'
+        AND $(m messages_received) = $(m messages_expected) AND $(m messages_pending) = 0
+        AND $(m messages_duplicated) = 0 AND $(m messages_total) > 0")
+[ "$msg" = 32 ] || fail "$msg of 32 GPU points received every expected message exactly once"
+echo "sptrsv gpu dist: $ok points verified"
+sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points ORDER BY matrix, kernel" 2>/dev/null || true
