@@ -101,9 +101,7 @@ typedef int index_t;
 __device__ __forceinline__ unsigned rt_shared_address(const void *p)
 {
     unsigned address;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }"
-        : "=r"(address)
-        : "l"(p));
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(p));
     return address;
 }
 
@@ -132,8 +130,7 @@ __device__ __forceinline__ void rt_copy_commit()
 }
 
 // Waits until at most PENDING of this thread's most recent copy groups are still in flight.
-template <int PENDING>
-__device__ __forceinline__ void rt_copy_wait()
+template <int PENDING> __device__ __forceinline__ void rt_copy_wait()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
@@ -169,9 +166,9 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k) {
             const bool valid = k < kcount;
-            rt_copy_async<(int)sizeof(value_t)>(
-                buf + k * buffsize + slot, valid ? B + (long long)(k0 + k) * ncols + col : B,
-                valid);
+            rt_copy_async<(int)sizeof(value_t)>(buf + k * buffsize + slot,
+                                                valid ? B + (long long)(k0 + k) * ncols + col : B,
+                                                valid);
         }
     }
 #endif
@@ -205,8 +202,10 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     const long long stage_begin = row_first;
     const long long stage_end = row_first + row_stages;
 #endif
-    const long long nstages = stage_end - stage_begin;
-    const long long buffer_values = (long long)buffsize * REGISTER;
+    // A block row's stages and a buffer's values fit 32 bits (the host checks the grid and the
+    // shared memory); 32-bit counters keep the registers for the accumulators.
+    const int nstages = (int)(stage_end - stage_begin);
+    const int buffer_values = buffsize * REGISTER;
 #if STAGING_ELL
     const int warp_in_block = threadIdx.x / WARP_SIZE;
     const int lane = threadIdx.x % WARP_SIZE;
@@ -220,30 +219,28 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
         for (int k = 0; k < REGISTER; ++k)
             acc[k] = 0;
 
-        // Prologue: stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an empty
-        // group past the last stage), so that group i always holds stage i.
+            // Prologue: stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an empty
+            // group past the last stage), so that group i always holds stage i.
 #pragma unroll
         for (int ahead = 0; ahead < N_BUFFERS - 1; ++ahead) {
             if (ahead < nstages) {
                 const long long s = stage_begin + ahead;
                 const long long map_begin = mapdispl[s];
                 rt_stage_async(shared + ahead * buffer_values, B, map, map_begin,
-                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount,
-                               buffsize);
+                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
             }
             rt_copy_commit();
         }
 
-        for (long long i = 0; i < nstages; ++i) {
+        for (int i = 0; i < nstages; ++i) {
             // Stage i + N_BUFFERS - 1 goes into the buffer that stage i - 1 used; the barrier at
             // the end of the previous iteration made sure every warp is done reading it.
-            const long long ahead = i + N_BUFFERS - 1;
+            const int ahead = i + N_BUFFERS - 1;
             if (ahead < nstages) {
                 const long long s = stage_begin + ahead;
                 const long long map_begin = mapdispl[s];
                 rt_stage_async(shared + (ahead % N_BUFFERS) * buffer_values, B, map, map_begin,
-                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount,
-                               buffsize);
+                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
             }
             rt_copy_commit();
             // Groups committed so far: i + N_BUFFERS; leaving the newest N_BUFFERS - 1 in flight
