@@ -54,9 +54,9 @@ static const rt_param_schema tiled_pipe_params[] = {
     {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
      "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
      "zeroed in the timed run and partial sums are added atomically"},
-    {"vector", RT_V_INT, "0|1", "0", 1,
-     "1: B staged and C stored in 16-byte vectors (row-major, register_tile and K multiples of "
-     "4 fp32 or 2 fp64 values)"},
+    {"vector", RT_V_INT, "0|1|2", "0", 1,
+     "1: B staged in 16-byte vectors, 2: C stored in them too (row-major, register_tile and K "
+     "multiples of 4 fp32 or 2 fp64 values)"},
     {"staging", RT_V_STR, "ell|csr", "ell", 1,
      "storage of A per stage: ELL padded per warp (coalesced) or CSR per row"},
     {"index_bytes", RT_V_INT, "2|4", "2", 1,

@@ -61,15 +61,17 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
         const int64_t w = rt_tiled_pipe_vector_width(c);
         if (!c->row_major) {
             snprintf(why, whylen,
-                     "vector=1 needs row-major B and C (a column-major stage gathers single "
-                     "values of B)");
+                     "vector=%lld needs row-major B and C (a column-major stage gathers "
+                     "single values of B)",
+                     (long long)c->vector);
             return RT_INFEASIBLE;
         }
         if (c->register_tile % w != 0 || c->k % w != 0) {
             snprintf(why, whylen,
-                     "vector=1 moves %lld values at a time: register_tile=%lld and K=%lld must "
-                     "both be multiples of %lld",
-                     (long long)w, (long long)c->register_tile, (long long)c->k, (long long)w);
+                     "vector=%lld moves %lld values at a time: register_tile=%lld and K=%lld "
+                     "must both be multiples of %lld",
+                     (long long)c->vector, (long long)w, (long long)c->register_tile,
+                     (long long)c->k, (long long)w);
             return RT_INFEASIBLE;
         }
     }

@@ -5,8 +5,8 @@
  * The kernel (kernels/spmm/cuda/src/spmm_tiled_pipe.cu) stages B through n_buffers shared-memory
  * buffers of buffer_kib KiB each (cp.async, the next stages copied while the current one is
  * consumed), asks for blocks_per_sm resident blocks per SM, splits each block row's stages over
- * stage_split blocks (partial sums added into a zeroed C) and, with vector = 1, moves B and C in
- * 16-byte vectors. */
+ * stage_split blocks (partial sums added into a zeroed C) and, with vector = 1 or 2, copies B
+ * (and with 2 stores C) in 16-byte vectors. */
 #ifndef SPMM_TILED_PIPE_RULES_H
 #define SPMM_TILED_PIPE_RULES_H
 
@@ -22,7 +22,7 @@ typedef struct rt_tiled_pipe_config {
     int64_t blocks_per_sm; /* resident blocks asked of every SM (launch bounds) */
     int64_t register_tile; /* columns of C per thread */
     int64_t stage_split;   /* blocks sharing one block row's stages */
-    int64_t vector;        /* 1: 16-byte loads of B and stores of C */
+    int64_t vector;        /* 1: 16-byte copies of B; 2: and 16-byte stores of C */
     int64_t index_bytes;   /* 2 or 4 */
     int use_ell;           /* ELL staging needs whole warps */
     int64_t k;             /* columns of B and C */

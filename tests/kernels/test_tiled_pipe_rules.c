@@ -100,7 +100,12 @@ int main(void)
     c = base();
     c.vector = 1;
     expect_runs(&c, &dev, "vector fp32 K=32 tile 8");
+    c.vector = 2;
+    expect_runs(&c, &dev, "vector stores fp32 K=32 tile 8");
     c.row_major = 0;
+    expect_refused(&c, &dev, (const char *const[]){"vector=2", "row-major", NULL},
+                   "vector stores col-major");
+    c.vector = 1;
     expect_refused(&c, &dev, (const char *const[]){"vector=1", "row-major", NULL},
                    "vector col-major");
     c.row_major = 1;

@@ -9,7 +9,9 @@
 //     part x % STAGE_SPLIT of its stages (consecutive stages, split evenly). Above 1 the host
 //     zeroes C before the launch (inside the timed interval) and the parts add their partial
 //     sums with atomicAdd; at 1 every row of C is stored exactly once, as in Listing 1.
-//   - VECTOR 1 (row-major only): B copied in 16-byte cp.async chunks, C stored as float4/double2.
+//   - VECTOR 1 (row-major only): B copied in 16-byte cp.async chunks; VECTOR 2 also stores C as
+//     float4/double2 (a separate value: the vector stores tie the accumulators to aligned register
+//     quads, and at REGISTER 32 under 64 registers that alone made NVRTC spill 8-16 bytes).
 //     The host guarantees REGISTER and K multiples of the vector width (spmm_tiled_pipe_rules.h),
 //     so a chunk is either wholly inside K or wholly past it (zero-filled).
 //   - MIN_BLOCKS (blocks_per_sm) is the launch-bounds residency target.
@@ -313,7 +315,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
 #endif
                 }
             }
-#elif VECTOR
+#elif VECTOR >= 2
 #pragma unroll
             for (int k = 0; k < REGISTER; k += RT_VEC_WIDTH) {
                 if (k < kcount) {
