@@ -216,13 +216,12 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     for (int tile = blockIdx.y; tile < ntiles; tile += gridDim.y) {
         const int k0 = tile * REGISTER;
         const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
+        // Prologue (below): stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an
+        // empty group past the last stage), so that group i always holds stage i.
         value_t acc[REGISTER];
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k)
             acc[k] = 0;
-
-            // Prologue: stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an empty
-            // group past the last stage), so that group i always holds stage i.
 #pragma unroll
         for (int ahead = 0; ahead < N_BUFFERS - 1; ++ahead) {
             if (ahead < nstages) {
