@@ -431,6 +431,8 @@ int rt_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const rt_cuda_lau
     const int empty = cfg->grid[0] == 0 || cfg->grid[1] == 0 || cfg->grid[2] == 0;
     if (seconds)
         RT_CHECK_CUDA(cudaEventRecord(ctx->start, ctx->stream), what);
+    if (cfg->zero_bytes > 0)
+        RT_CHECK_CUDA(cudaMemsetAsync(cfg->zero_first, 0, cfg->zero_bytes, ctx->stream), what);
     if (!empty)
         CU_CHECK(cuLaunchKernel(fn, cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0],
                                 cfg->block[1], cfg->block[2], (unsigned)cfg->dynamic_shared_bytes,

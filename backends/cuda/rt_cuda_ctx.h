@@ -63,12 +63,17 @@ typedef struct rt_cuda_launch_cfg {
     unsigned grid[3];
     unsigned block[3];
     size_t dynamic_shared_bytes;
+    /* Optional: zero_bytes bytes at zero_first are set to 0 on the stream right before the
+     * kernel, inside the timed interval (a kernel that accumulates into its output). */
+    void *zero_first;
+    size_t zero_bytes;
 } rt_cuda_launch_cfg;
 
 /* Launches v on the context's stream and waits for it. With seconds non-NULL the launch is timed
  * with events (kernel time only: the shared-memory attribute is set before the first event). When
  * the dynamic shared memory exceeds 48 KiB the function's opt-in limit is raised first. A grid with
- * a zero dimension launches nothing (empty problem) and times 0 work. */
+ * a zero dimension launches nothing (empty problem) and times 0 work. cfg->zero_bytes > 0 clears
+ * cfg->zero_first just before the kernel, and the time includes it. */
 int rt_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const rt_cuda_launch_cfg *cfg,
                    void **args, double *seconds, const char *what, rt_err *err);
 
@@ -100,7 +105,7 @@ int rt_cuda_sync(rt_cuda_ctx *ctx, const char *what, rt_err *err);
 /* Per-context memo slots for kernel files (a library handle, a plan summary): data lives until
  * replaced or until the context is destroyed, then `release` frees it. */
 #define RT_CUDA_MEMO_SLOTS 8
-enum { RT_CUDA_MEMO_CUSPARSE = 0, RT_CUDA_MEMO_TILED_PLAN = 1 };
+enum { RT_CUDA_MEMO_CUSPARSE = 0, RT_CUDA_MEMO_TILED_PLAN = 1, RT_CUDA_MEMO_TILED_PIPE_PLAN = 2 };
 void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, int slot);
 void rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, int slot, void *data, void (*release)(void *));
 

@@ -33,6 +33,40 @@ static const rt_param_schema tiled_params[] = {
      "parallelism; costs 2 registers each). 1 is Listing 1's loop"},
 };
 
+/* The pipelined Tiled SpMM (Hopper): Listing 1's staging and register tiling, with the staging of
+ * B overlapped with compute (cp.async into n_buffers buffers), a residency target, block rows
+ * split over several blocks, and 16-byte vectors. Infeasible combinations are named by
+ * kernels/spmm/spmm_tiled_pipe_rules.h. */
+static const rt_param_schema tiled_pipe_params[] = {
+    {"block_size", RT_V_INT, "32..1024", "1024", 1,
+     "threads (= rows of A) per block; a multiple of 32 for ELL staging"},
+    {"buffer_kib", RT_V_INT, "1..227", "48", 0,
+     "shared memory per buffer in KiB; buffsize = buffer_kib*1024 / (register_tile * "
+     "sizeof(value)) staged columns of B per stage"},
+    {"n_buffers", RT_V_INT, "1|2|3", "2", 1,
+     "N_BUFFERS: shared-memory buffers; with 2 or 3 the next stages are copied (cp.async) while "
+     "the current one is consumed"},
+    {"blocks_per_sm", RT_V_INT, "1|2|3|4", "1", 1,
+     "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' shared memory "
+     "must fit the SM together"},
+    {"register_tile", RT_V_INT, "1..64", "8", 1,
+     "REGISTER: columns of C per thread held in registers (grid.y = ceil(K / register_tile))"},
+    {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
+     "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
+     "zeroed in the timed run and partial sums are added atomically"},
+    {"vector", RT_V_INT, "0|1|2", "0", 1,
+     "1: B staged in 16-byte vectors, 2: C stored in them too (row-major, register_tile and K "
+     "multiples of 4 fp32 or 2 fp64 values)"},
+    {"staging", RT_V_STR, "ell|csr", "ell", 1,
+     "storage of A per stage: ELL padded per warp (coalesced) or CSR per row"},
+    {"index_bytes", RT_V_INT, "2|4", "2", 1,
+     "bytes per shared-memory index of A (2 needs buffsize <= 65536)"},
+    {"nnz_unroll", RT_V_INT, "1|2|4|8", "4", 1,
+     "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread"},
+    {"allow_spills", RT_V_INT, "0|1", "0", 0,
+     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+};
+
 static const rt_param_schema cusparse_params[] = {
     {"alg", RT_V_STR,
      "default|csr_alg1|csr_alg2|csr_alg3|coo_alg1|coo_alg2|coo_alg3|coo_alg4|blocked_ell",
@@ -56,6 +90,10 @@ static const rt_cuda_catalog_entry catalog[] = {
      tiled_params, N_OF(tiled_params), "spmm"},
     {RT_SPMM_CUDA_CUSPARSE, "cuSPARSE cusparseSpMM (CSR, COO or Blocked-ELL)", cusparse_params,
      N_OF(cusparse_params), "spmm"},
+    {RT_SPMM_CUDA_TILED_PIPE,
+     "Tiled SpMM for Hopper: cp.async multi-buffered staging of B, block rows split over "
+     "blocks, 16-byte vectors",
+     tiled_pipe_params, N_OF(tiled_pipe_params), "spmm"},
 };
 
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog(int *n)

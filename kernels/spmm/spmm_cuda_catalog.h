@@ -9,10 +9,11 @@
 
 #include "rt_cuda_catalog.h"
 
-#define RT_SPMM_CUDA_CSR      "spmm.cuda.csr"
-#define RT_SPMM_CUDA_ELL      "spmm.cuda.ell"
-#define RT_SPMM_CUDA_TILED    "spmm.cuda.tiled"
-#define RT_SPMM_CUDA_CUSPARSE "spmm.cuda.cusparse"
+#define RT_SPMM_CUDA_CSR        "spmm.cuda.csr"
+#define RT_SPMM_CUDA_ELL        "spmm.cuda.ell"
+#define RT_SPMM_CUDA_TILED      "spmm.cuda.tiled"
+#define RT_SPMM_CUDA_CUSPARSE   "spmm.cuda.cusparse"
+#define RT_SPMM_CUDA_TILED_PIPE "spmm.cuda.tiled_pipe"
 
 /* Index of each kernel in the family's catalog. */
 typedef enum rt_spmm_cuda_kind {
@@ -20,7 +21,8 @@ typedef enum rt_spmm_cuda_kind {
     RT_SPMM_CUDA_KIND_ELL = 1,
     RT_SPMM_CUDA_KIND_TILED = 2,
     RT_SPMM_CUDA_KIND_CUSPARSE = 3,
-    RT_SPMM_CUDA_KIND_COUNT = 4
+    RT_SPMM_CUDA_KIND_TILED_PIPE = 4,
+    RT_SPMM_CUDA_KIND_COUNT = 5
 } rt_spmm_cuda_kind;
 
 /* The family's table (what kernels/rt_family_list.h expects of a family with CUDA kernels). */

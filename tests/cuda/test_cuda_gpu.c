@@ -285,6 +285,15 @@ static const char *const tiled_points[] = {
     "block_size=64,shared_kib=1,register_tile=4,staging=csr,index_bytes=4,min_blocks=0",
     "block_size=256,shared_kib=2,register_tile=16,staging=ell,index_bytes=2,min_blocks=2",
     "block_size=96,shared_kib=200,register_tile=5,staging=csr,index_bytes=2"};
+/* The pipelined Tiled SpMM: buffers of 1-2 KiB make many stages per block, so the buffer ring
+ * turns over many times; stage_split 3 and 8 leave some parts of short block rows without
+ * stages. Vectors run separately (pipe_vector_points: K must be a multiple of the width). */
+static const char *const pipe_points[] = {
+    "", /* the defaults: 1024 threads, 2 x 48 KiB, register tile 8, ELL, nnz_unroll 4 */
+    "block_size=64,buffer_kib=1,n_buffers=3,register_tile=4,staging=csr,index_bytes=4,"
+    "blocks_per_sm=2",
+    "block_size=128,buffer_kib=2,n_buffers=2,register_tile=16,stage_split=3,nnz_unroll=1",
+    "block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,stage_split=8"};
 static const char *const cusparse_algs[] = {"default",  "csr_alg1", "csr_alg2",
                                             "csr_alg3", "coo_alg1", "coo_alg2",
                                             "coo_alg3", "coo_alg4", "blocked_ell"};
@@ -330,8 +339,56 @@ static void sweep_matrix(const rt_registry *reg, const rt_device_info *dev, cons
                 for (size_t i = 0; i < sizeof tiled_points / sizeof tiled_points[0]; ++i)
                     expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED), in, dev,
                               tiled_points[i], ref, label);
+                for (size_t i = 0; i < sizeof pipe_points / sizeof pipe_points[0]; ++i)
+                    expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE), in, dev,
+                              pipe_points[i], ref, label);
                 expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_CUSPARSE), in, dev,
                           "alg=default", ref, label);
+                free(ref);
+                rt_spmm_inputs_destroy(in);
+            }
+}
+
+/* 16-byte vectors of the pipelined Tiled SpMM (vector 1: copies of B, 2: and stores of C):
+ * row-major with K a multiple of the width runs and is right (K = 12 with register tile 8 leaves a
+ * half tile, zero-filled by whole vectors); column-major or K off the width is infeasible, never
+ * launched. */
+static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                               const char *mname)
+{
+    static const int64_t ks[] = {12, 32, 6};
+    static const char *const points[] = {
+        "block_size=256,buffer_kib=2,n_buffers=2,register_tile=8,vector=2",
+        "block_size=128,buffer_kib=1,n_buffers=3,register_tile=4,vector=1,stage_split=4",
+        "block_size=512,buffer_kib=100,n_buffers=2,register_tile=16,vector=1,nnz_unroll=2"};
+    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
+    for (int prec = 0; prec < 2; ++prec)
+        for (int layout = 0; layout < 2; ++layout)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                rt_spmm_inputs *in = NULL;
+                rt_err err;
+                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
+                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 5, &in,
+                                          &err) != 0) {
+                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
+                    continue;
+                }
+                double *ref = reference(in);
+                char label[128];
+                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
+                         prec ? "fp64" : "fp32", layout ? "col" : "row");
+                const int64_t width = prec ? 2 : 4;
+                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
+                    if (layout == 0 && ks[ki] % width == 0) {
+                        expect_ok(k, in, dev, points[i], ref, label);
+                    } else {
+                        const point_result r = run_point(k, in, dev, points[i], ref);
+                        RT_CHECK_MSG(r.status == RT_INFEASIBLE &&
+                                         rt_test_contains(r.why, "vector="),
+                                     "%s %s [%s]: status %d: %s", k->name, points[i], label,
+                                     r.status, r.why);
+                    }
+                }
                 free(ref);
                 rt_spmm_inputs_destroy(in);
             }
@@ -436,6 +493,16 @@ static void infeasible_points(const rt_registry *reg, const rt_device_info *dev,
     double *ref_wide = reference(in_wide);
     r = run_point(cs, in_wide, dev, "alg=blocked_ell,ell_block=64", ref_wide);
     RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, "padding factor"), "%s",
+                 r.why);
+    /* The pipelined kernel: buffers past the opt-in limit and SM residency that the shared
+     * memory cannot give are infeasible with the parameters named. */
+    const rt_kernel_desc *pipe = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
+    r = run_point(pipe, in, dev, "n_buffers=3,buffer_kib=100", ref);
+    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, "opt-in") &&
+                     rt_test_contains(r.why, "n_buffers=3"),
+                 "%s", r.why);
+    r = run_point(pipe, in, dev, "block_size=512,blocks_per_sm=2,n_buffers=2,buffer_kib=100", ref);
+    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, "blocks_per_sm=2"), "%s",
                  r.why);
     /* Parameters outside their domain are errors, not crashes. */
     r = run_point(tiled, in, dev, "register_tile=65", ref);
@@ -591,6 +658,8 @@ int main(int argc, char **argv)
         }
     for (int i = 0; i < 5; ++i)
         sweep_matrix(&reg, &dev, &mats[i], names[i]);
+    pipe_vector_points(&reg, &dev, &mats[0], names[0]);
+    pipe_vector_points(&reg, &dev, &mats[4], names[4]);
     cusparse_table(&reg, &dev, &mats[0], &mats[4]);
     infeasible_points(&reg, &dev, &mats[0], &mats[3]);
     /* ROOFTUNE_SMOKE_QUICK=1 skips the large timing problem (for runs under compute-sanitizer). */

@@ -7,6 +7,7 @@
 #include "spmm_cuda_cusparse.h"
 #include "spmm_cuda_ell.h"
 #include "spmm_cuda_tiled.h"
+#include "spmm_cuda_tiled_pipe.h"
 
 void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
@@ -15,6 +16,7 @@ void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
     case RT_SPMM_CUDA_KIND_ELL: rt_spmm_cuda_ell_describe(d, ctx); break;
     case RT_SPMM_CUDA_KIND_TILED: rt_spmm_cuda_tiled_describe(d, ctx); break;
     case RT_SPMM_CUDA_KIND_CUSPARSE: rt_spmm_cuda_cusparse_describe(d, ctx); break;
+    case RT_SPMM_CUDA_KIND_TILED_PIPE: rt_spmm_cuda_tiled_pipe_describe(d, ctx); break;
     default: break;
     }
 }

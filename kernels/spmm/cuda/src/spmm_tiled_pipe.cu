@@ -1,0 +1,344 @@
+// spmm.cuda.tiled_pipe: the Tiled SpMM of spmm_tiled.cu (Listing 1's plan, staging and register
+// tiling, same arguments) reworked for Hopper, where the best Listing 1 variant runs one block per
+// SM and alternates staging and compute:
+//   - N_BUFFERS shared-memory buffers of `buffsize` staged rows each. Stages are copied with
+//     cp.async (sm_80+), N_BUFFERS - 1 stages ahead of the one being consumed, so the copy of the
+//     next stages overlaps the multiply-adds of the current one. N_BUFFERS 1 is Listing 1's order
+//     (stage, barrier, compute, barrier) with asynchronous copies.
+//   - STAGE_SPLIT blocks share one block row: block x works on block row x / STAGE_SPLIT and on
+//     part x % STAGE_SPLIT of its stages (consecutive stages, split evenly). Above 1 the host
+//     zeroes C before the launch (inside the timed interval) and the parts add their partial
+//     sums with atomicAdd; at 1 every row of C is stored exactly once, as in Listing 1.
+//   - VECTOR 1 (row-major only): B copied in 16-byte cp.async chunks; VECTOR 2 also stores C as
+//     float4/double2 (a separate value: the vector stores tie the accumulators to aligned register
+//     quads, and at REGISTER 32 under 64 registers that alone made NVRTC spill 8-16 bytes).
+//     The host guarantees REGISTER and K multiples of the vector width (spmm_tiled_pipe_rules.h),
+//     so a chunk is either wholly inside K or wholly past it (zero-filled).
+//   - MIN_BLOCKS (blocks_per_sm) is the launch-bounds residency target.
+// The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
+// MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
+// REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
+#ifndef RT_FP64
+#define RT_FP64 0
+#endif
+#ifndef RT_ROW_MAJOR
+#define RT_ROW_MAJOR 1
+#endif
+#ifndef BLOCK_SIZE
+#define BLOCK_SIZE 1024
+#endif
+#ifndef REGISTER
+#define REGISTER 8
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1
+#endif
+#ifndef STAGING_ELL
+#define STAGING_ELL 1
+#endif
+#ifndef INDEX_BYTES
+#define INDEX_BYTES 2
+#endif
+#ifndef NNZ_UNROLL
+#define NNZ_UNROLL 4
+#endif
+#ifndef N_BUFFERS
+#define N_BUFFERS 2
+#endif
+#ifndef STAGE_SPLIT
+#define STAGE_SPLIT 1
+#endif
+#ifndef VECTOR
+#define VECTOR 0
+#endif
+#define WARP_SIZE 32
+
+#if STAGING_ELL && (BLOCK_SIZE % WARP_SIZE) != 0
+#error "ELL staging needs BLOCK_SIZE to be a multiple of the warp size"
+#endif
+#if N_BUFFERS < 1 || N_BUFFERS > 3
+#error "N_BUFFERS must be 1, 2 or 3"
+#endif
+#if STAGE_SPLIT < 1
+#error "STAGE_SPLIT must be at least 1"
+#endif
+
+#if RT_FP64
+typedef double value_t;
+#define RT_VEC_WIDTH 2
+#else
+typedef float value_t;
+#define RT_VEC_WIDTH 4
+#endif
+
+#if VECTOR && !RT_ROW_MAJOR
+#error "VECTOR needs row-major B and C"
+#endif
+#if VECTOR && (REGISTER % RT_VEC_WIDTH) != 0
+#error "VECTOR needs REGISTER to be a multiple of the vector width"
+#endif
+
+#if INDEX_BYTES == 2
+typedef unsigned short index_t;
+#elif INDEX_BYTES == 4
+typedef int index_t;
+#else
+#error "INDEX_BYTES must be 2 or 4"
+#endif
+
+#if MIN_BLOCKS > 0
+#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
+#else
+#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
+#endif
+
+#if RT_ROW_MAJOR
+#define RT_SHARED_AT(buf, slot, k) (buf)[(slot)*REGISTER + (k)]
+#else
+#define RT_SHARED_AT(buf, slot, k) (buf)[(k)*buffsize + (slot)]
+#endif
+
+// The shared-state-space address of a generic pointer into shared memory (cp.async's
+// destination operand).
+__device__ __forceinline__ unsigned rt_shared_address(const void *p)
+{
+    unsigned address;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(p));
+    return address;
+}
+
+// Copies BYTES (4, 8 or 16) from global src to shared dst without passing through registers;
+// with valid false nothing is read and dst is zero-filled (src-size 0), which stages the columns
+// past K of the last register tile as zeros. 16-byte copies bypass L1 (.cg): a staged row of B is
+// reused from shared memory, never from L1.
+template <int BYTES>
+__device__ __forceinline__ void rt_copy_async(void *dst, const void *src, bool valid)
+{
+    const unsigned d = rt_shared_address(dst);
+    const int src_bytes = valid ? BYTES : 0;
+    if (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
+                     "r"(src_bytes)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src),
+                     "n"(BYTES), "r"(src_bytes)
+                     : "memory");
+}
+
+__device__ __forceinline__ void rt_copy_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most PENDING of this thread's most recent copy groups are still in flight.
+template <int PENDING> __device__ __forceinline__ void rt_copy_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
+}
+
+// Issues the copies of stage s (its map entries' rows of B, columns k0 .. k0 + REGISTER) into buf.
+// Every thread of the block calls it; the copies are spread over the threads as in spmm_tiled.cu
+// (row-major: consecutive threads copy consecutive values of a row of B).
+__device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__restrict__ B,
+                                               const int *__restrict__ map, long long map_begin,
+                                               int mapnz, long long ncols, int K, int k0,
+                                               int kcount, int buffsize)
+{
+#if RT_ROW_MAJOR && VECTOR
+    const int chunks = REGISTER / RT_VEC_WIDTH;
+    for (int i = threadIdx.x; i < mapnz * chunks; i += BLOCK_SIZE) {
+        const int slot = i / chunks;
+        const int k = (i - slot * chunks) * RT_VEC_WIDTH;
+        const long long col = map[map_begin + slot];
+        const bool valid = k < kcount;
+        rt_copy_async<16>(buf + slot * REGISTER + k, valid ? B + col * K + k0 + k : B, valid);
+    }
+#elif RT_ROW_MAJOR
+    for (int i = threadIdx.x; i < mapnz * REGISTER; i += BLOCK_SIZE) {
+        const int slot = i / REGISTER;
+        const int k = i - slot * REGISTER;
+        const long long col = map[map_begin + slot];
+        const bool valid = k < kcount;
+        rt_copy_async<(int)sizeof(value_t)>(buf + i, valid ? B + col * K + k0 + k : B, valid);
+    }
+#else
+    for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
+        const long long col = map[map_begin + slot];
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k) {
+            const bool valid = k < kcount;
+            rt_copy_async<(int)sizeof(value_t)>(buf + k * buffsize + slot,
+                                                valid ? B + (long long)(k0 + k) * ncols + col : B,
+                                                valid);
+        }
+    }
+#endif
+}
+
+// displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
+//        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
+// Grid: x = row blocks * STAGE_SPLIT, y = K tiles (looped past 65535).
+extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
+    value_t *__restrict__ C, const value_t *__restrict__ B, const long long *__restrict__ displ,
+    const index_t *__restrict__ index, const value_t *__restrict__ value, long long nrows,
+    long long ncols, int K, int ntiles, const long long *__restrict__ buffdispl,
+    const long long *__restrict__ mapdispl, const int *__restrict__ map, int buffsize)
+{
+    extern __shared__ __align__(16) unsigned char rt_shared_bytes[];
+    value_t *const shared = reinterpret_cast<value_t *>(rt_shared_bytes);
+
+    const long long block = blockIdx.x / STAGE_SPLIT;
+    const long long row = block * BLOCK_SIZE + threadIdx.x;
+    const long long row_first = buffdispl[block];
+    const long long row_stages = buffdispl[block + 1] - row_first;
+#if STAGE_SPLIT > 1
+    const long long part = blockIdx.x % STAGE_SPLIT;
+    const long long stage_begin = row_first + row_stages * part / STAGE_SPLIT;
+    const long long stage_end = row_first + row_stages * (part + 1) / STAGE_SPLIT;
+    // C was zeroed: a part without stages adds nothing. The whole block returns together, before
+    // any barrier.
+    if (stage_begin == stage_end)
+        return;
+#else
+    const long long stage_begin = row_first;
+    const long long stage_end = row_first + row_stages;
+#endif
+    // A block row's stages and a buffer's values fit 32 bits (the host checks the grid and the
+    // shared memory); 32-bit counters keep the registers for the accumulators.
+    const int nstages = (int)(stage_end - stage_begin);
+    const int buffer_values = buffsize * REGISTER;
+#if STAGING_ELL
+    const int warp_in_block = threadIdx.x / WARP_SIZE;
+    const int lane = threadIdx.x % WARP_SIZE;
+#endif
+
+    for (int tile = blockIdx.y; tile < ntiles; tile += gridDim.y) {
+        const int k0 = tile * REGISTER;
+        const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
+        // Prologue (below): stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an
+        // empty group past the last stage), so that group i always holds stage i.
+        value_t acc[REGISTER];
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k)
+            acc[k] = 0;
+#pragma unroll
+        for (int ahead = 0; ahead < N_BUFFERS - 1; ++ahead) {
+            if (ahead < nstages) {
+                const long long s = stage_begin + ahead;
+                const long long map_begin = mapdispl[s];
+                rt_stage_async(shared + ahead * buffer_values, B, map, map_begin,
+                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
+            }
+            rt_copy_commit();
+        }
+
+        for (int i = 0; i < nstages; ++i) {
+            // Stage i + N_BUFFERS - 1 goes into the buffer that stage i - 1 used; the barrier at
+            // the end of the previous iteration made sure every warp is done reading it.
+            const int ahead = i + N_BUFFERS - 1;
+            if (ahead < nstages) {
+                const long long s = stage_begin + ahead;
+                const long long map_begin = mapdispl[s];
+                rt_stage_async(shared + (ahead % N_BUFFERS) * buffer_values, B, map, map_begin,
+                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
+            }
+            rt_copy_commit();
+            // Groups committed so far: i + N_BUFFERS; leaving the newest N_BUFFERS - 1 in flight
+            // completes group i (this thread's share of stage i); the barrier then makes every
+            // thread's share visible to the whole block.
+            rt_copy_wait<N_BUFFERS - 1>();
+            __syncthreads();
+
+            const value_t *const buf = shared + (i % N_BUFFERS) * buffer_values;
+            const long long s = stage_begin + i;
+#if STAGING_ELL
+            const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
+            const long long first = displ[slice];
+            const int ell_rows = (int)(displ[slice + 1] - first);
+            const value_t *vp = value + first * WARP_SIZE + lane;
+            const index_t *ip = index + first * WARP_SIZE + lane;
+#pragma unroll 1
+            for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
+                value_t a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = m + u < ell_rows;
+                    a[u] = in ? vp[(m + u) * WARP_SIZE] : (value_t)0;
+                    slot[u] = in ? (int)ip[(m + u) * WARP_SIZE] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += RT_SHARED_AT(buf, slot[u], k) * a[u];
+            }
+#else
+            const long long r = s * BLOCK_SIZE + threadIdx.x;
+            const long long first = displ[r];
+            const int entries = (int)(displ[r + 1] - first);
+            const value_t *vp = value + first;
+            const index_t *ip = index + first;
+#pragma unroll 1
+            for (int e = 0; e < entries; e += NNZ_UNROLL) {
+                value_t a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = e + u < entries;
+                    a[u] = in ? vp[e + u] : (value_t)0;
+                    slot[u] = in ? (int)ip[e + u] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += RT_SHARED_AT(buf, slot[u], k) * a[u];
+            }
+#endif
+            // The copies issued at the top of the next iteration overwrite this buffer (with one
+            // buffer) or the one before it: no warp may still be reading it.
+            __syncthreads();
+        }
+
+        if (row < nrows) {
+#if STAGE_SPLIT > 1
+#pragma unroll
+            for (int k = 0; k < REGISTER; ++k) {
+                if (k < kcount) {
+#if RT_ROW_MAJOR
+                    atomicAdd(&C[row * K + k0 + k], acc[k]);
+#else
+                    atomicAdd(&C[(long long)(k0 + k) * nrows + row], acc[k]);
+#endif
+                }
+            }
+#elif VECTOR >= 2
+#pragma unroll
+            for (int k = 0; k < REGISTER; k += RT_VEC_WIDTH) {
+                if (k < kcount) {
+#if RT_FP64
+                    *reinterpret_cast<double2 *>(C + row * K + k0 + k) =
+                        make_double2(acc[k], acc[k + 1]);
+#else
+                    *reinterpret_cast<float4 *>(C + row * K + k0 + k) =
+                        make_float4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
+#endif
+                }
+            }
+#else
+#pragma unroll
+            for (int k = 0; k < REGISTER; ++k) {
+                if (k < kcount) {
+#if RT_ROW_MAJOR
+                    C[row * K + k0 + k] = acc[k];
+#else
+                    C[(long long)(k0 + k) * nrows + row] = acc[k];
+#endif
+                }
+            }
+#endif
+        }
+    }
+}

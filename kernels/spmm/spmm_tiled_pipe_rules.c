@@ -1,0 +1,114 @@
+#include "spmm_tiled_pipe_rules.h"
+
+#include <stdio.h>
+
+#include "rt_registry.h"
+
+/* The kernel's warp: ELL slices are one warp of rows. */
+#define PIPE_WARP_SIZE 32
+/* 2-byte shared indices address this many slots. */
+#define PIPE_INDEX16_SLOTS 65536
+
+int64_t rt_tiled_pipe_buffsize(const rt_tiled_pipe_config *c)
+{
+    if (c->register_tile < 1 || c->elem == 0)
+        return 0;
+    return c->buffer_kib * 1024 / (c->register_tile * (int64_t)c->elem);
+}
+
+size_t rt_tiled_pipe_dynamic_shared(const rt_tiled_pipe_config *c)
+{
+    const int64_t buffsize = rt_tiled_pipe_buffsize(c);
+    return (size_t)c->n_buffers * (size_t)buffsize * (size_t)c->register_tile * c->elem;
+}
+
+int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c)
+{
+    return c->elem > 0 ? 16 / (int64_t)c->elem : 0;
+}
+
+/* Rules that need no device. */
+static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
+{
+    const int64_t buffsize = rt_tiled_pipe_buffsize(c);
+    if (c->n_buffers < 1 || c->blocks_per_sm < 1 || c->stage_split < 1 || c->block_size < 1) {
+        snprintf(why, whylen,
+                 "n_buffers=%lld, blocks_per_sm=%lld, stage_split=%lld and block_size=%lld must "
+                 "all be at least 1",
+                 (long long)c->n_buffers, (long long)c->blocks_per_sm, (long long)c->stage_split,
+                 (long long)c->block_size);
+        return RT_INFEASIBLE;
+    }
+    if (buffsize < 1) {
+        snprintf(why, whylen,
+                 "buffer_kib=%lld holds no staged row of register_tile=%lld values of %zu bytes "
+                 "(buffsize 0)",
+                 (long long)c->buffer_kib, (long long)c->register_tile, c->elem);
+        return RT_INFEASIBLE;
+    }
+    if (c->index_bytes == 2 && buffsize > PIPE_INDEX16_SLOTS) {
+        snprintf(why, whylen,
+                 "index_bytes=2 addresses %d shared slots, buffer_kib=%lld gives buffsize %lld",
+                 PIPE_INDEX16_SLOTS, (long long)c->buffer_kib, (long long)buffsize);
+        return RT_INFEASIBLE;
+    }
+    if (c->use_ell && c->block_size % PIPE_WARP_SIZE != 0) {
+        snprintf(why, whylen, "staging=ell needs block_size to be a multiple of %d, not %lld",
+                 PIPE_WARP_SIZE, (long long)c->block_size);
+        return RT_INFEASIBLE;
+    }
+    if (c->vector) {
+        const int64_t w = rt_tiled_pipe_vector_width(c);
+        if (!c->row_major) {
+            snprintf(why, whylen,
+                     "vector=%lld needs row-major B and C (a column-major stage gathers "
+                     "single values of B)",
+                     (long long)c->vector);
+            return RT_INFEASIBLE;
+        }
+        if (c->register_tile % w != 0 || c->k % w != 0) {
+            snprintf(why, whylen,
+                     "vector=%lld moves %lld values at a time: register_tile=%lld and K=%lld "
+                     "must both be multiples of %lld",
+                     (long long)c->vector, (long long)w, (long long)c->register_tile,
+                     (long long)c->k, (long long)w);
+            return RT_INFEASIBLE;
+        }
+    }
+    return 0;
+}
+
+int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,
+                           size_t whylen)
+{
+    const int rc = shape_rules(c, why, whylen);
+    if (rc != 0 || !dev)
+        return rc;
+    const size_t dynamic = rt_tiled_pipe_dynamic_shared(c);
+    if ((int64_t)dynamic > dev->max_shared_per_block_optin) {
+        snprintf(why, whylen,
+                 "n_buffers=%lld x buffer_kib=%lld (%zu bytes of staged B) exceeds the device's "
+                 "opt-in limit of %lld bytes of shared memory per block",
+                 (long long)c->n_buffers, (long long)c->buffer_kib, dynamic,
+                 (long long)dev->max_shared_per_block_optin);
+        return RT_INFEASIBLE;
+    }
+    const int64_t per_sm =
+        c->blocks_per_sm * ((int64_t)dynamic + (int64_t)RT_TILED_PIPE_RESERVED_SHARED);
+    if (dev->max_shared_per_sm > 0 && per_sm > dev->max_shared_per_sm) {
+        snprintf(why, whylen,
+                 "blocks_per_sm=%lld blocks of %zu bytes of shared memory (n_buffers=%lld x "
+                 "buffer_kib=%lld, plus %d reserved each) need %lld bytes, an SM has %lld",
+                 (long long)c->blocks_per_sm, dynamic, (long long)c->n_buffers,
+                 (long long)c->buffer_kib, RT_TILED_PIPE_RESERVED_SHARED, (long long)per_sm,
+                 (long long)dev->max_shared_per_sm);
+        return RT_INFEASIBLE;
+    }
+    if (dev->max_threads_per_sm > 0 && c->blocks_per_sm * c->block_size > dev->max_threads_per_sm) {
+        snprintf(why, whylen,
+                 "blocks_per_sm=%lld blocks of block_size=%lld threads exceed the SM's %d threads",
+                 (long long)c->blocks_per_sm, (long long)c->block_size, dev->max_threads_per_sm);
+        return RT_INFEASIBLE;
+    }
+    return 0;
+}

@@ -1,0 +1,147 @@
+/* The feasibility rules of spmm.cuda.tiled_pipe (kernels/spmm/spmm_tiled_pipe_rules.h) on an
+ * H100's limits: what runs, what is refused, and that every refusal names its parameters. */
+#include <string.h>
+
+#include "rt_registry.h"
+#include "rt_test.h"
+#include "spmm_tiled_pipe_rules.h"
+
+/* The H100 SXM's limits as the CUDA runtime reports them. */
+static rt_device_info h100(void)
+{
+    rt_device_info d;
+    memset(&d, 0, sizeof d);
+    d.max_shared_per_block = 48 * 1024;
+    d.max_shared_per_block_optin = 232448; /* 227 KiB */
+    d.max_shared_per_sm = 233472;          /* 228 KiB */
+    d.max_threads_per_sm = 2048;
+    d.max_threads_per_block = 1024;
+    d.sm_count = 132;
+    d.warp_size = 32;
+    return d;
+}
+
+static rt_tiled_pipe_config base(void)
+{
+    rt_tiled_pipe_config c = {.block_size = 1024,
+                              .buffer_kib = 48,
+                              .n_buffers = 2,
+                              .blocks_per_sm = 1,
+                              .register_tile = 8,
+                              .stage_split = 1,
+                              .vector = 0,
+                              .index_bytes = 2,
+                              .use_ell = 1,
+                              .k = 32,
+                              .elem = 4,
+                              .row_major = 1};
+    return c;
+}
+
+/* Expects RT_INFEASIBLE with every word of `words` (NULL-terminated) in the reason. */
+static void expect_refused(const rt_tiled_pipe_config *c, const rt_device_info *dev,
+                           const char *const *words, const char *label)
+{
+    char why[512] = "";
+    const int rc = rt_tiled_pipe_feasible(c, dev, why, sizeof why);
+    RT_CHECK_MSG(rc == RT_INFEASIBLE, "%s: expected infeasible, got %d", label, rc);
+    for (int i = 0; words[i]; ++i)
+        RT_CHECK_MSG(strstr(why, words[i]) != NULL, "%s: reason '%s' lacks '%s'", label, why,
+                     words[i]);
+}
+
+static void expect_runs(const rt_tiled_pipe_config *c, const rt_device_info *dev, const char *label)
+{
+    char why[512] = "";
+    const int rc = rt_tiled_pipe_feasible(c, dev, why, sizeof why);
+    RT_CHECK_MSG(rc == 0, "%s: expected feasible, got %d (%s)", label, rc, why);
+}
+
+int main(void)
+{
+    const rt_device_info dev = h100();
+    rt_tiled_pipe_config c = base();
+
+    /* Sizes: 48 KiB of fp32 rows 8 wide is 1536 slots per buffer, two buffers 96 KiB. */
+    RT_CHECK(rt_tiled_pipe_buffsize(&c) == 1536);
+    RT_CHECK(rt_tiled_pipe_dynamic_shared(&c) == 2u * 48u * 1024u);
+    RT_CHECK(rt_tiled_pipe_vector_width(&c) == 4);
+    expect_runs(&c, &dev, "defaults");
+
+    /* Listing 1's best H100 shape (one 227 KiB buffer) still runs; two of them do not fit. */
+    c.n_buffers = 1;
+    c.buffer_kib = 227;
+    expect_runs(&c, &dev, "one 227 KiB buffer");
+    c.n_buffers = 2;
+    expect_refused(&c, &dev, (const char *const[]){"n_buffers=2", "buffer_kib=227", "opt-in", NULL},
+                   "two 227 KiB buffers");
+    /* Without a device only the shape rules apply (validate on a laptop). */
+    expect_runs(&c, NULL, "two 227 KiB buffers, no device");
+
+    /* Two blocks per SM: two buffers of 56 KiB each fit (2 x (112 KiB + 1 KiB reserved) of
+     * 228 KiB), 57 KiB do not; three 1024-thread blocks exceed 2048 threads. */
+    c = base();
+    c.blocks_per_sm = 2;
+    c.buffer_kib = 56;
+    expect_runs(&c, &dev, "2 blocks x 2 x 56 KiB");
+    c.buffer_kib = 57;
+    expect_refused(&c, &dev,
+                   (const char *const[]){"blocks_per_sm=2", "buffer_kib=57", "an SM has", NULL},
+                   "2 blocks x 2 x 57 KiB");
+    c.buffer_kib = 16;
+    c.blocks_per_sm = 3;
+    expect_refused(&c, &dev, (const char *const[]){"blocks_per_sm=3", "block_size=1024", NULL},
+                   "3 blocks of 1024 threads");
+    c.block_size = 512;
+    c.blocks_per_sm = 4;
+    expect_runs(&c, &dev, "4 blocks of 512 threads");
+
+    /* Vectors: row-major only, register tile and K multiples of 4 (fp32) or 2 (fp64). */
+    c = base();
+    c.vector = 1;
+    expect_runs(&c, &dev, "vector fp32 K=32 tile 8");
+    c.vector = 2;
+    expect_runs(&c, &dev, "vector stores fp32 K=32 tile 8");
+    c.row_major = 0;
+    expect_refused(&c, &dev, (const char *const[]){"vector=2", "row-major", NULL},
+                   "vector stores col-major");
+    c.vector = 1;
+    expect_refused(&c, &dev, (const char *const[]){"vector=1", "row-major", NULL},
+                   "vector col-major");
+    c.row_major = 1;
+    c.k = 30;
+    expect_refused(&c, &dev, (const char *const[]){"K=30", "multiples of 4", NULL},
+                   "vector fp32 K=30");
+    c.k = 32;
+    c.register_tile = 6;
+    expect_refused(&c, &dev, (const char *const[]){"register_tile=6", NULL}, "vector fp32 tile 6");
+    c.elem = 8;
+    RT_CHECK(rt_tiled_pipe_vector_width(&c) == 2);
+    expect_runs(&c, &dev, "vector fp64 tile 6");
+    c.k = 33;
+    expect_refused(&c, &dev, (const char *const[]){"K=33", "multiples of 2", NULL},
+                   "vector fp64 K=33");
+
+    /* Shape rules. */
+    c = base();
+    c.block_size = 48;
+    expect_refused(&c, &dev, (const char *const[]){"staging=ell", "block_size", "48", NULL},
+                   "ELL partial warp");
+    c.use_ell = 0;
+    expect_runs(&c, &dev, "CSR 48 threads");
+    c = base();
+    c.buffer_kib = 0;
+    expect_refused(&c, NULL, (const char *const[]){"buffer_kib=0", "buffsize 0", NULL},
+                   "empty buffer");
+    c = base();
+    c.register_tile = 1;
+    c.buffer_kib = 300; /* past the schema's domain: the rule itself still holds */
+    expect_refused(&c, NULL, (const char *const[]){"index_bytes=2", "76800", NULL},
+                   "2-byte indices over 65536 slots");
+    c.index_bytes = 4;
+    expect_runs(&c, NULL, "4-byte indices");
+    c = base();
+    c.stage_split = 0;
+    expect_refused(&c, NULL, (const char *const[]){"stage_split=0", NULL}, "stage_split 0");
+    return RT_TEST_RESULT();
+}
