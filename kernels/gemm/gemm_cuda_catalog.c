@@ -1,10 +1,17 @@
 #include "gemm_cuda_catalog.h"
 
+#include "gemm_gpu_map.h"
 #include "gemm_params.h"
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static const rt_param_schema tiled_params[] = {GEMM_TILED_PARAMS};
+static const rt_param_schema tiled_params[] = {
+    GEMM_TILED_PARAMS,
+    {"gpu_map", RT_V_STR, GEMM_GPU_MAP_DOMAIN, "auto", 0,
+     "where the G GPUs of a process live: logical (all on the rank's device, each with its own "
+     "budget), physical (GPU g on device (local rank x G + g) mod devices, peer copies), auto "
+     "(physical when the host has G x its ranks devices)"},
+};
 
 static const rt_param_schema cublas_params[] = {
     {"math_mode", RT_V_STR, "default|pedantic", "default", 0,

@@ -7,14 +7,14 @@
 
 #include "rt_schema.h"
 
-static const rt_param_schema gemm_problem[] = {
+/* The problem parameters (gemm_family.h: GEMM_N_PROBLEM entries). */
+const rt_param_schema gemm_problem[GEMM_N_PROBLEM] = {
     {"N", RT_V_INT, "1..4194304", "256", 0, "columns of B and C (and M, K when they are 0)"},
     {"M", RT_V_INT, "0..4194304", "0", 0, "rows of A and C (0: N)"},
     {"K", RT_V_INT, "0..4194304", "0", 0, "columns of A, rows of B (0: N)"},
     {"precision", RT_V_STR, "fp32|fp64", "fp64", 0, "precision of the tiles and the arithmetic"},
     {"seed", RT_V_INT, "", "1", 0, "seed of the values of A and B"},
 };
-#define GEMM_N_PROBLEM ((int)(sizeof gemm_problem / sizeof gemm_problem[0]))
 
 static uint64_t mix(uint64_t z)
 {
@@ -76,7 +76,7 @@ static void world_place(int *rank, int *nranks)
     }
 }
 
-static int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
 {
     (void)a; /* dense: the sizes are problem parameters */
     const char *owner = "gemm problem";
@@ -108,12 +108,12 @@ static int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **in
     return 0;
 }
 
-static void gemm_free_inputs(void *inputs)
+void gemm_free_inputs(void *inputs)
 {
     free(inputs);
 }
 
-static int64_t gemm_output_elems(const void *inputs)
+int64_t gemm_output_elems(const void *inputs)
 {
     const gemm_inputs *in = inputs;
     return in->sample1 - in->sample0;
@@ -121,14 +121,14 @@ static int64_t gemm_output_elems(const void *inputs)
 
 /* Dot products of K terms of values in [-1, 1): rounding errors grow like sqrt(K) unit roundoffs
  * relative to the result for random signs; 16 sqrt(K) u leaves room for blocked summation. */
-static double gemm_tolerance(const void *inputs)
+double gemm_tolerance(const void *inputs)
 {
     const gemm_inputs *in = inputs;
     const double u = in->prec == RT_FP64 ? 0x1.0p-53 : 0x1.0p-24;
     return 16.0 * sqrt((double)in->k) * u + 4.0 * u;
 }
 
-static int gemm_reference(const void *inputs, double *out, rt_err *err)
+int gemm_reference(const void *inputs, double *out, rt_err *err)
 {
     const gemm_inputs *in = inputs;
     if (!in || !out)
@@ -146,28 +146,8 @@ static int gemm_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
-static double gemm_flops(const void *inputs)
+double gemm_flops(const void *inputs)
 {
     const gemm_inputs *in = inputs;
     return 2.0 * (double)in->m * (double)in->n * (double)in->k / in->nranks;
-}
-
-static const rt_family_desc gemm_desc = {
-    .name = "gemm",
-    .summary = "dense C = A * B (M x K times K x N), tiled and distributed over a process grid",
-    .problem_params = gemm_problem,
-    .n_problem_params = GEMM_N_PROBLEM,
-    .make_inputs = gemm_make_inputs,
-    .free_inputs = gemm_free_inputs,
-    .output_elems = gemm_output_elems,
-    .tolerance = gemm_tolerance,
-    .reference = gemm_reference,
-    .flops = gemm_flops,
-    .nonzeros = NULL,
-    .wants_whole_matrix = 1,
-};
-
-const rt_family_desc *rt_gemm_family(void)
-{
-    return &gemm_desc;
 }

@@ -40,6 +40,15 @@ void gemm_sample_at(const gemm_inputs *in, int64_t s, int64_t *row, int64_t *col
 void gemm_fill_tile(const gemm_inputs *in, char matrix, int64_t row0, int64_t col0, int64_t rows,
                     int64_t cols, void *tile);
 
-const rt_family_desc *rt_gemm_family(void);
+/* The family's problem parameters (N, M, K, precision, seed) and hooks; the descriptor that
+ * gathers them, with the model-only mode, is gemm_desc.h's. */
+#define GEMM_N_PROBLEM 5
+extern const rt_param_schema gemm_problem[GEMM_N_PROBLEM];
+int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err);
+void gemm_free_inputs(void *inputs);
+int64_t gemm_output_elems(const void *inputs);
+double gemm_tolerance(const void *inputs);
+int gemm_reference(const void *inputs, double *out, rt_err *err);
+double gemm_flops(const void *inputs);
 
 #endif

@@ -1,7 +1,7 @@
 #include "gemm_register.h"
 
 #include "gemm_cpu_kernels.h"
-#include "gemm_family.h"
+#include "gemm_desc.h"
 
 int rt_gemm_register(rt_registry *reg, rt_err *err)
 {

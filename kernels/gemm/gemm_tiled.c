@@ -695,6 +695,11 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "budget_tiles", "count", (double)pl->budget_tiles, 1);
     rt_metrics_add(m, "pool_a_tiles", "count", (double)pl->pool_a, 1);
     rt_metrics_add(m, "pool_b_tiles", "count", (double)pl->pool_b, 1);
+    /* Eq. (1) assumes A is reloaded for every block column in cases (b) and (c); when the pool
+     * left beside B holds all A tiles of a process row, LRU keeps them and A is loaded once (the
+     * exact count then equals case (a)'s form and Eq. (1) overcounts). */
+    const int64_t a_row = (pl->mt + pl->p - 1) / pl->p * pl->kt;
+    rt_metrics_add(m, "a_pool_holds_row", "flag", pl->pool_a >= a_row ? 1.0 : 0.0, 1);
     rt_metrics_add(m, "tiles_h2d_a", "count", sum[CNT_H2D_A], 1);
     rt_metrics_add(m, "tiles_h2d_b", "count", sum[CNT_H2D_B], 1);
     rt_metrics_add(m, "tiles_d2d_a", "count", sum[CNT_D2D_A], 1);
@@ -714,6 +719,13 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "ratio_h2d_eq1", "ratio",
                    eq1 > 0 ? (sum[CNT_H2D_A] + sum[CNT_H2D_B] + sum[CNT_D2H_C]) / GP / eq1 : NAN,
                    1);
+    /* Issue 19's share: of the tiles copied into GPUs, those that came from a peer GPU. */
+    const double into = sum[CNT_H2D_A] + sum[CNT_H2D_B] + sum[CNT_D2D_A] + sum[CNT_D2D_B];
+    const double into_model = sum[M_H2D_A] + sum[M_H2D_B] + sum[M_D2D_A];
+    rt_metrics_add(m, "share_d2d_loads", "ratio",
+                   into > 0 ? (sum[CNT_D2D_A] + sum[CNT_D2D_B]) / into : 0.0, 1);
+    rt_metrics_add(m, "model_share_d2d_loads", "ratio",
+                   into_model > 0 ? sum[M_D2D_A] / into_model : 0.0, 1);
     const double recv = sum[CNT_RECV_A] + sum[CNT_RECV_B], eqr = gemm_eq_recv(pl) * P;
     rt_metrics_add(m, "mpi_tiles_recv", "count", recv, 1);
     rt_metrics_add(m, "mpi_tiles_sent", "count", sum[CNT_SENT], 1);

@@ -1,10 +1,12 @@
 /* The gemm plan, model and tile cache on small cases computed by hand (docs/gemm.md works them
  * out): the three cases of Eq. (1), peer copies with two GPUs, the inter-process volume on a
  * 2 x 3 grid, the paper's default rule, the infeasible budget, ragged divisions, and LRU with
- * pinning. */
+ * pinning; the map of a process's GPUs to physical devices (gpu_map). */
 #include <math.h>
+#include <string.h>
 
 #include "gemm_cache.h"
+#include "gemm_gpu_map.h"
 #include "gemm_plan.h"
 #include "rt_registry.h"
 #include "rt_test.h"
@@ -215,6 +217,40 @@ static void test_cache(void)
     gemm_cache_free(c);
 }
 
+/* gpu_map: physical puts the ranks of a host on disjoint devices (local rank x G + g); auto falls
+ * back to logical (the rank's own device) without enough devices; physical then is infeasible. */
+static void test_gpu_map(void)
+{
+    gemm_gpu_map m;
+    char why[256];
+    gemm_map_mode mode;
+    RT_CHECK(gemm_map_mode_parse("physical", &mode) == 0 && mode == GEMM_MAP_PHYSICAL);
+    RT_CHECK(gemm_map_mode_parse("Physical", &mode) == -1);
+    /* One process, G = 2 on a 2-device host: devices 0 and 1. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_AUTO, 2, 0, 1, 2, 0, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 1 && m.devices[0] == 0 && m.devices[1] == 1 && m.distinct == 2);
+    /* Two ranks x G = 2 on 4 devices: rank 1 takes devices 2 and 3. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_PHYSICAL, 2, 1, 2, 4, 1, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 1 && m.devices[0] == 2 && m.devices[1] == 3 && m.distinct == 2);
+    /* Two ranks x G = 1 on 2 devices: each rank its own device (its context's, local rank). */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_AUTO, 1, 1, 2, 2, 1, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 1 && m.devices[0] == 1 && m.distinct == 1);
+    /* One device: auto is logical, every GPU on the rank's own device. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_AUTO, 2, 0, 1, 1, 0, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 0 && m.devices[0] == 0 && m.devices[1] == 0 && m.distinct == 1);
+    /* Explicit logical on a 2-device host stays on the own device. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_LOGICAL, 2, 1, 2, 2, 1, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 0 && m.devices[0] == 1 && m.devices[1] == 1);
+    /* Physical without enough devices: infeasible, with the numbers. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_PHYSICAL, 2, 0, 2, 2, 0, &m, why, sizeof why) ==
+             RT_INFEASIBLE);
+    RT_CHECK_MSG(strstr(why, "needs 4 devices") && strstr(why, "has 2"), "%s", why);
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_AUTO, 2, 0, 2, 2, 0, &m, why, sizeof why) == 0);
+    RT_CHECK(m.physical == 0);
+    /* A layout that cannot be. */
+    RT_CHECK(gemm_gpu_map_resolve(GEMM_MAP_AUTO, 2, 2, 2, 2, 0, &m, why, sizeof why) == -1);
+}
+
 int main(void)
 {
     test_count_mod();
@@ -224,5 +260,6 @@ int main(void)
     test_rule_and_budget();
     test_ragged();
     test_cache();
+    test_gpu_map();
     return RT_TEST_RESULT();
 }

@@ -1,8 +1,9 @@
 # gemm.cuda.* end to end on a GPU host: configs/ci/gemm-gpu-small.yaml under mpirun -np 1 and
 # -np 2 (the two ranks share the GPU), then the store: every point verified except the budgets
 # too small for lookahead 2 (infeasible, with the reason) and the one-rank baselines on two
-# ranks; every C tile written once; tiles moved per (logical) GPU and over MPI equal the model and
-# Eq. (1); lookahead and the budget never change C. Exits 77 (skipped) where the CUDA kernels are
+# ranks; every C tile written once; tiles moved per (logical) GPU and over MPI equal the exact
+# model; Eq. (1) holds where its case's assumption does (else the exact count is its case (a)
+# form, below it: docs/gemm.md); lookahead and the budget never change C. Exits 77 (skipped) where the CUDA kernels are
 # unavailable (no GPU or no plugin).
 # Args: rooftune, scratch folder, mpiexec, config.
 set -euo pipefail
@@ -19,6 +20,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 fail() { echo "FAIL: $*" >&2; exit 1; }
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+# eq1_mismatch DB WHERE: points (of WHERE, tiles dividing the sizes) whose per-GPU transfers miss
+# Eq. (1) (ratio_tiles_gpu_eq1 = 1), or, where A stays whole outside case (a), miss case (a)'s
+# form M K/p + K N/(q G) + M N/(p q G).
+eq1_mismatch() {
+  local a_once="$(m tiles_m) * $(m tiles_k) / $(m grid_p) + $(m tiles_k) * $(m tiles_n) / ($(m grid_q) * $(m gpus_per_process)) + $(m tiles_m) * $(m tiles_n) / ($(m grid_p) * $(m grid_q) * $(m gpus_per_process))"
+  sql "$1" "SELECT params || ': ' || $(m tiles_gpu_avg) || ' vs ' || $(m model_eq1_tiles_gpu) FROM points p WHERE $2 AND CASE WHEN $(m mem_case) > 1 AND $(m a_pool_holds_row) = 1 THEN abs($(m tiles_gpu_avg) - ($a_once)) > 1e-9 OR $(m ratio_tiles_gpu_eq1) >= 1 ELSE abs($(m ratio_tiles_gpu_eq1) - 1) > 1e-12 END LIMIT 2"
+}
 for np in 1 2; do
   db="$WORK/gpu_np$np.db"
   "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" "$RT" run "$CFG" --db "$db" \
@@ -34,8 +42,14 @@ for np in 1 2; do
     d=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND $(m "$c") != $(m "model_$c")")
     [ "$d" = 0 ] || fail "np $np: $c differs from the model in $d points"
   done
-  eq=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND params LIKE '%\"b\":2,%' AND abs($(m ratio_tiles_gpu_eq1) - 1) > 1e-12")
-  [ "$eq" = 0 ] || fail "np $np: $eq points differ from Eq. (1)"
+  # Eq. (1) is the paper's approximation, stored as a ratio: exact where its case's assumption
+  # holds; where the A pool holds the whole process row in case (b) or (c) (on one rank the three
+  # 64 MiB FP64 points with G = 1), A is loaded once, and the exact count (= the measured one, checked above) is case
+  # (a)'s form, below Eq. (1) (docs/gemm.md).
+  eq1_bad=$(eq1_mismatch "$db" "$tiled AND params LIKE '%\"b\":2,%'")
+  [ -z "$eq1_bad" ] || fail "np $np: Eq. (1) or its case (a) form missed: $eq1_bad"
+  stays=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND $(m mem_case) > 1 AND $(m a_pool_holds_row) = 1 AND $(m ratio_tiles_gpu_eq1) < 1")
+  [ "$np" != 1 ] || [ "$stays" -ge 3 ] || fail "np $np: only $stays points below Eq. (1) with A held whole"
   sums=$(sql "$db" "SELECT COUNT(DISTINCT printf('%.17g', $(m c_sample_checksum))) FROM points p WHERE $tiled GROUP BY json_extract(problem, '$.precision')" | sort -u)
   [ "$sums" = 1 ] || fail "np $np: lookahead or the budget changed C"
   if [ "$np" = 1 ]; then

@@ -46,8 +46,14 @@ done
 div="$tiled AND params LIKE '%\"b\":2,%' AND params LIKE '%\"t\":4%'"
 nd=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div")
 [ "$nd" -ge 10 ] || fail "only $nd divisible points"
-eq=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND abs($(m ratio_tiles_gpu_eq1) - 1) < 1e-12 AND ($NP = 1 OR abs($(m ratio_recv_eq) - 1) < 1e-12)")
-[ "$eq" = "$nd" ] || fail "$eq of $nd divisible points match Eq. (1) and the volume formula"
+# Eq. (1) is exact there unless the A pool holds the whole process row outside case (a): A is then
+# loaded once, the exact count is case (a)'s form and Eq. (1) overcounts (the 200-tile budget).
+a_once="$(m tiles_m) * $(m tiles_k) / $(m grid_p) + $(m tiles_k) * $(m tiles_n) / ($(m grid_q) * $(m gpus_per_process)) + $(m tiles_m) * $(m tiles_n) / ($(m grid_p) * $(m grid_q) * $(m gpus_per_process))"
+stays="$(m mem_case) > 1 AND $(m a_pool_holds_row) = 1"
+eq=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND CASE WHEN $stays THEN abs($(m tiles_gpu_avg) - ($a_once)) < 1e-9 AND $(m ratio_tiles_gpu_eq1) < 1 ELSE abs($(m ratio_tiles_gpu_eq1) - 1) < 1e-12 END AND ($NP = 1 OR abs($(m ratio_recv_eq) - 1) < 1e-12)")
+[ "$eq" = "$nd" ] || fail "$eq of $nd divisible points match Eq. (1) (or, A held whole, its case (a) form) and the volume formula: $(sql "$db" "SELECT params || ' case ' || $(m mem_case) || ' a whole ' || $(m a_pool_holds_row) || ': ' || $(m tiles_gpu_avg) || ' vs ' || $(m model_eq1_tiles_gpu) FROM points p WHERE $div LIMIT 40")"
+ns=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND $stays")
+[ "$NP" != 1 ] || [ "$ns" -ge 2 ] || fail "only $ns points hold A whole outside case (a)"
 cases=$(sql "$db" "SELECT COUNT(DISTINCT $(m mem_case)) FROM points p WHERE $div")
 [ "$cases" = 3 ] || fail "$cases of the paper's 3 memory cases reached"
 d2d=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $div AND params LIKE '%\"gpus\":2%' AND $(m tiles_d2d_a) > 0")

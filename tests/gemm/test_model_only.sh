@@ -1,0 +1,60 @@
+# `rooftune run --model-only` for the gemm family: configs/ci/gemm-small.yaml's points planned
+# for 1 and 6 virtual ranks (nothing runs) against the cases docs/gemm.md computes by hand
+# (12 x 12 x 12 tiles, b = c = d = 2, lookahead 0: 1152 tiles per GPU with a 40-tile budget,
+# 1008 with two GPUs of which 432 device to device; 168 tiles received by every process of a
+# 2 x 3 grid), then the paper's scale (144 ranks, 3 GPUs each) in seconds.
+# Args: rooftune, scratch folder, small config, paper model config, machine file.
+set -euo pipefail
+RT=$1
+WORK=$2
+SMALL=$3
+PAPER=$4
+MACHINE=$5
+rm -rf "$WORK" && mkdir -p "$WORK/np1" "$WORK/np6" "$WORK/paper"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+"$RT" run "$SMALL" --model-only --ranks 1 --out "$WORK/np1" >"$WORK/np1.log" 2>&1 ||
+  fail "model-only on 1 rank: $(tail -3 "$WORK/np1.log")"
+"$RT" run "$SMALL" --model-only --ranks 6 --ranks-per-node 2 --out "$WORK/np6" >"$WORK/np6.log" 2>&1 ||
+  fail "model-only on 6 ranks: $(tail -3 "$WORK/np6.log")"
+"$RT" run "$PAPER" --model-only --ranks 144 --ranks-per-node 2 --ranks-per-socket 1 \
+  --machine "$MACHINE" --out "$WORK/paper" >"$WORK/paper.log" 2>&1 ||
+  fail "model-only at the paper's scale: $(tail -3 "$WORK/paper.log")"
+python3 - "$WORK" <<'PY'
+import csv, sys
+work = sys.argv[1]
+def rows(sub, name):
+    with open(f"{work}/{sub}/{name}-model.csv", newline="") as f:
+        return list(csv.DictReader(f))
+def pick(rs, **kw):
+    out = [r for r in rs if all(r[k] == str(v) for k, v in kw.items())]
+    if len(out) != 1:
+        sys.exit(f"FAIL: {len(out)} rows for {kw}")
+    return out[0]
+one = rows("np1", "gemm-small")
+if any(r["kernel"] != "gemm.cpu.tiled" for r in one):
+    sys.exit("FAIL: a baseline was modelled")
+r = pick(one, t=4, gpus_per_process=1, block_b=2, chunk_d=2, lookahead=0, budget_tiles=40)
+if (r["status"], r["mem_case"], float(r["tiles_gpu_avg"])) != ("ok", "b", 1152.0):
+    sys.exit(f"FAIL: 40-tile budget, one GPU: {r['status']} case {r['mem_case']} {r['tiles_gpu_avg']} tiles (1152 by hand)")
+r = pick(one, t=4, gpus_per_process=2, block_b=2, chunk_d=2, lookahead=0, budget_tiles=40)
+if (float(r["tiles_gpu_avg"]), float(r["tiles_d2d_gpu_avg"])) != (1008.0, 432.0):
+    sys.exit(f"FAIL: two GPUs: {r['tiles_gpu_avg']} tiles per GPU, {r['tiles_d2d_gpu_avg']} d2d (1008, 432 by hand)")
+bad = [r for r in one if r["status"] != "ok"]
+# As the measured runs record them: 14 tiles are too few for l = 1, 2 on one GPU and l = 2 on two.
+if len(bad) != 3 or any("gpu_mem_budget of 14 tiles is too small" not in r["reason"] for r in bad):
+    sys.exit(f"FAIL: {len(bad)} rows not ok; expected the 3 points of the 14-tile budget, infeasible with the reason")
+six = rows("np6", "gemm-small")
+r = pick(six, t=4, gpus_per_process=1, block_b=2, chunk_d=2, lookahead=0, budget_tiles=1000)
+if (r["grid_p"], r["grid_q"], float(r["mpi_tiles_recv_avg"]), float(r["mpi_tiles_recv_max"])) != ("2", "3", 168.0, 168.0):
+    sys.exit(f"FAIL: 2 x 3 grid: {r['grid_p']} x {r['grid_q']}, {r['mpi_tiles_recv_avg']} tiles received (168 by hand)")
+if abs(float(r["ratio_tiles_gpu_eq1"]) - 1) > 1e-12 or abs(float(r["model_eq_tiles_recv"]) - 168) > 1e-9:
+    sys.exit("FAIL: 2 x 3 grid off Eq. (1) or the volume formula where the tiles divide")
+# 3 emulated nodes of 2 ranks, one socket each: within a node is the socket tier.
+if float(r["bytes_socket_max"]) <= 0 or float(r["bytes_node_max"]) != 0 or float(r["bytes_global_max"]) <= 0:
+    sys.exit(f"FAIL: tiers of 3 nodes x 2 ranks: {r['bytes_socket_max']} {r['bytes_node_max']} {r['bytes_global_max']} bytes")
+paper = rows("paper", "gemm-model")
+ok = [r for r in paper if r["status"] == "ok" and r["grid_p"] == "12" and r["grid_q"] == "12" and r["gpus_per_process"] == "3"]
+if len(ok) < 4 or any(float(r["time_global_s"]) <= 0 for r in ok):
+    sys.exit(f"FAIL: {len(ok)} points on the paper's 12 x 12 x 3 GPUs with times")
+print(f"gemm model-only: {len(one)} + {len(six)} small rows, {len(ok)} at 432 GPUs")
+PY
