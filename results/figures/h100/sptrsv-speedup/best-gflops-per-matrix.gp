@@ -22,7 +22,7 @@ set title 'sptrsv-speedup: best GFLOP/s per matrix and kernel'
 set xlabel 'matrix'
 set ylabel 'performance (GFLOP/s)'
 set style fill solid 0.85 border lc rgb '#404040'
-set boxwidth 0.266667 absolute
+set boxwidth 0.2 absolute
 set grid noxtics
 set xtics ('lap2d-1000' 0, 'lap3d27-32' 1, 'lap3d7-50' 2)
 set xrange [-0.6:2.6]
@@ -36,19 +36,23 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
     set terminal png size 1024,640 noenhanced
 }
 set output 'best-gflops-per-matrix.png'
-plot 'best-gflops-per-matrix.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
-     '' using ($0+0):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.levelset', \
-     '' using ($0+0.266667):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.syncfree', \
-     '' using ($0-0.266667):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.266667):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle
+plot 'best-gflops-per-matrix.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
+     '' using ($0-0.1):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.levelset', \
+     '' using ($0+0.1):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.supernodal', \
+     '' using ($0+0.3):5 with boxes lt 4 dt 1 title 'sptrsv.cuda.syncfree', \
+     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
 
 set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
 set output 'best-gflops-per-matrix.svg'
-plot 'best-gflops-per-matrix.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
-     '' using ($0+0):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.levelset', \
-     '' using ($0+0.266667):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.syncfree', \
-     '' using ($0-0.266667):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.266667):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle
+plot 'best-gflops-per-matrix.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
+     '' using ($0-0.1):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.levelset', \
+     '' using ($0+0.1):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.supernodal', \
+     '' using ($0+0.3):5 with boxes lt 4 dt 1 title 'sptrsv.cuda.syncfree', \
+     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
 unset output

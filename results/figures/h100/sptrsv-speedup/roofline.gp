@@ -33,16 +33,19 @@ set samples 1000
 roof(x, bw, peak) = (x * bw < peak) ? x * bw : peak
 set datafile separator '\t'
 # Key table: the tagged points, the best of each (kernel, matrix).
-set label 'tagged: best of each kernel and matrix' at screen 0.6200,0.4889 left font ',8'
-set label ' 1  cuda.cusparse lap2d-1000 fp64 algorithm:default' at screen 0.6200,0.4694 left font ',8'
-set label ' 2  cuda.cusparse lap3d27-32 fp64 algorithm:default' at screen 0.6200,0.4498 left font ',8'
-set label ' 3  cuda.cusparse lap3d7-50 fp64 algorithm:default' at screen 0.6200,0.4303 left font ',8'
-set label ' 4  cuda.levelset lap2d-1000 fp64 threads_per_block:256' at screen 0.6200,0.4108 left font ',8'
-set label ' 5  cuda.levelset lap3d27-32 fp64 threads_per_block:256' at screen 0.6200,0.3913 left font ',8'
-set label ' 6  cuda.levelset lap3d7-50 fp64 threads_per_block:256' at screen 0.6200,0.3717 left font ',8'
-set label ' 7  cuda.syncfree lap2d-1000 fp64 threads_per_block:64' at screen 0.6200,0.3522 left font ',8'
-set label ' 8  cuda.syncfree lap3d27-32 fp64 threads_per_block:256' at screen 0.6200,0.3327 left font ',8'
-set label ' 9  cuda.syncfree lap3d7-50 fp64 threads_per_block:256' at screen 0.6200,0.3131 left font ',8'
+set label 'tagged: best of each kernel and matrix' at screen 0.6200,0.4631 left font ',8'
+set label ' 1  cuda.cusparse lap2d-1000 fp64 algorithm:default' at screen 0.6200,0.4436 left font ',8'
+set label ' 2  cuda.cusparse lap3d27-32 fp64 algorithm:default' at screen 0.6200,0.4241 left font ',8'
+set label ' 3  cuda.cusparse lap3d7-50 fp64 algorithm:default' at screen 0.6200,0.4045 left font ',8'
+set label ' 4  cuda.levelset lap2d-1000 fp64 merge_levels:0 threads_per...' at screen 0.6200,0.3850 left font ',8'
+set label ' 5  cuda.levelset lap3d27-32 fp64 merge_levels:0 threads_per...' at screen 0.6200,0.3655 left font ',8'
+set label ' 6  cuda.levelset lap3d7-50 fp64 merge_levels:0 threads_per_...' at screen 0.6200,0.3459 left font ',8'
+set label ' 7  cuda.syncfree lap2d-1000 fp64 threads_per_block:256' at screen 0.6200,0.3264 left font ',8'
+set label ' 8  cuda.syncfree lap3d27-32 fp64 threads_per_block:256' at screen 0.6200,0.3069 left font ',8'
+set label ' 9  cuda.syncfree lap3d7-50 fp64 threads_per_block:256' at screen 0.6200,0.2873 left font ',8'
+set label '10  cuda.supernodal lap2d-1000 fp64 backoff_ns:0 shared_kb:1...' at screen 0.6200,0.2678 left font ',8'
+set label '11  cuda.supernodal lap3d27-32 fp64 backoff_ns:0 shared_kb:1...' at screen 0.6200,0.2483 left font ',8'
+set label '12  cuda.supernodal lap3d7-50 fp64 backoff_ns:128 shared_kb:...' at screen 0.6200,0.2288 left font ',8'
 
 # PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
@@ -65,6 +68,7 @@ plot \
   'roofline.dat' using 2:($8 == 0 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#0072B2' title 'sptrsv.cuda.cusparse', \
   'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'sptrsv.cuda.levelset', \
   'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'sptrsv.cuda.syncfree', \
+  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'sptrsv.cuda.supernodal', \
   'roofline.dat' using 4:3 with points pt 6 ps 1.2 lc rgb '#000000' title 'counted DRAM traffic (hollow)', \
   'roofline.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.2 lw 2 lc rgb '#d62728' title 'flagged above the roofline', \
   'roofline.dat' using 2:3:($12 - $2):($13 - $3) with vectors nohead lw 1 lc rgb '#909090' notitle, \
@@ -86,6 +90,7 @@ plot \
   'roofline.dat' using 2:($8 == 0 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#0072B2' title 'sptrsv.cuda.cusparse', \
   'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'sptrsv.cuda.levelset', \
   'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'sptrsv.cuda.syncfree', \
+  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'sptrsv.cuda.supernodal', \
   'roofline.dat' using 4:3 with points pt 6 ps 1.2 lc rgb '#000000' title 'counted DRAM traffic (hollow)', \
   'roofline.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.2 lw 2 lc rgb '#d62728' title 'flagged above the roofline', \
   'roofline.dat' using 2:3:($12 - $2):($13 - $3) with vectors nohead lw 1 lc rgb '#909090' notitle, \
