@@ -60,8 +60,8 @@ typedef struct gpu_hop {
     gpu_xfer *send, *recv;
     int64_t *d_self_src, *d_self_dst;
     int staged_send, staged_recv, ipc_send, ipc_recv; /* any transfer of that kind here */
-    int parities; /* buffer sets: stage_buffers for the last hop (pipelined), else 1 (the name
-                     stays from the two-set version: the offer carries it) */
+    int parities; /* buffer sets: stage_buffers (the name stays from the two-set version: the
+                     offer carries it) */
     int dist;     /* chunks between two uses of one receive area */
     /* Per set: token payloads (the chunk index), credits, and their requests. */
     int64_t *tok_send[DSPMM_MAX_STAGE_BUFFERS], *tok_recv[DSPMM_MAX_STAGE_BUFFERS];
@@ -102,9 +102,8 @@ typedef struct gpu_state {
     cusparseSpMMAlg_t alg; /* spmm_alg: the local multiply's cuSPARSE algorithm */
     int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
     gpu_hop hop[DSPMM_MAX_HOPS];
-    /* Level buffers: stage_buffers sets for level 0 (the multiply's output) and for the last
-     * hop's source, one for the levels between; receive areas (exported to IPC senders) and
-     * pinned staging: stage_buffers sets for the last hop, one for the others. */
+    /* Level buffers, receive areas (exported to IPC senders) and pinned staging: stage_buffers
+     * sets for every hop (level 0 is the multiply's output). */
     void *d_lev[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
     void *d_rbuf[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
     void *h_send[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
@@ -424,7 +423,10 @@ static int setup_hops(gpu_state *s, rt_err *err)
     for (int k = 0; k <= last; ++k) {
         const dspmm_hop_role *r = &b->role.hop[k];
         gpu_hop *h = &s->hop[k];
-        h->parities = k == last ? b->stage_buffers : 1;
+        /* Every hop has stage_buffers sets (round 1 gave the intermediate hops one): with one,
+         * an IPC sender waited each stage for the credit of the stage before, that is for its
+         * receiver's reduction, and a staged receiver for the previous stage's copy in. */
+        h->parities = b->stage_buffers;
         h->dist = h->parities;
         const size_t ns = (size_t)(r->n_send > 0 ? r->n_send : 1);
         const size_t nr = (size_t)(r->n_recv > 0 ? r->n_recv : 1);
@@ -1243,9 +1245,9 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
         const void *lev0 = s->d_lev[0][set];
         /* Intermediate hops: blocking, level k -> level k + 1. */
         for (int k = 0; k < last; ++k) {
-            const void *src = k == 0 ? lev0 : s->d_lev[k][0];
-            void *dst = s->d_lev[k + 1][k + 1 == last ? set : 0];
-            const int n = post_hop(s, k, 0, ch, src, w, s->req_local, &x);
+            const void *src = k == 0 ? lev0 : s->d_lev[k][set];
+            void *dst = s->d_lev[k + 1][set];
+            const int n = post_hop(s, k, set, ch, src, w, s->req_local, &x);
             const int64_t piece = tl_begin(s, DSPMM_PH_REDUCE, &x);
             fail_cuda(s, &x, "cudaMemsetAsync",
                       cudaMemsetAsync(dst, 0, (size_t)(b->role.level_rows[k + 1] * w) * b->esize,
@@ -1255,8 +1257,8 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
             if (k == 0)
                 fail_cuda(s, &x, "cudaEventRecord",
                           cudaEventRecord(s->ev_lev0_free[set], s->stream));
-            wait_hop(s, k, 0, ch, n, s->req_local, w, &x);
-            reduce_recv(s, k, 0, ch, dst, w, 0, w, &x);
+            wait_hop(s, k, set, ch, n, s->req_local, w, &x);
+            reduce_recv(s, k, set, ch, dst, w, 0, w, &x);
         }
         /* This stage's last hop: receives posted and its staged rows' copy out queued first, so
          * the device copies them while the host completes (progresses) the MPI of the earlier
