@@ -8,6 +8,12 @@
 #   ci/gpu-run.sh build run=configs/tune/tiled-block-size.yaml   (any config, into $base)
 #   ci/gpu-run.sh build fresh=configs/paper/register-tiling.yaml (the same into a new store)
 #   ci/gpu-run.sh build mpi=4:2:configs/paper/hierarchical-comm-gpu.yaml (4 ranks, 2 per node)
+#   ci/gpu-run.sh build mps mpi=4:2:configs/paper/hierarchical-comm-gpu-pipeline.yaml
+#                 (or ROOFTUNE_MPS=1): the ranks sharing a GPU run through the CUDA MPS daemon,
+#                 started before the stages that follow and stopped when the script exits
+#
+# mpi= stages give each rank OMP_NUM_THREADS = cores / ranks (at least 1) unless
+# ROOFTUNE_OMP_THREADS says how many, so the ranks' OpenMP threads do not oversubscribe the host.
 #
 # On the lent GPU machine, which lacks libyaml and the SQLite headers, the packages from
 # .devkit/debs are unpacked first (see ../shared/device/README.md).
@@ -29,6 +35,35 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$out/gpu-run.log"
 RT=build-gpu/rooftune
+
+# CUDA MPS: without it, processes sharing a GPU get time slices of it in turn (each host wait
+# for the device can cost a slice); with it their kernels and copies run concurrently. The pipe
+# and log folders are under $out, so nothing outside the run is touched; the daemon is stopped on
+# every exit. The GPU's compute mode is left as it is.
+mps_on=0
+start_mps() {
+  [ "$mps_on" = 1 ] && return 0
+  if ! command -v nvidia-cuda-mps-control >/dev/null; then
+    log "mps: nvidia-cuda-mps-control not found; ranks share the GPU by time slicing"
+    return 0
+  fi
+  export CUDA_MPS_PIPE_DIRECTORY=$PWD/$out/mps-pipe CUDA_MPS_LOG_DIRECTORY=$PWD/$out/mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    mps_on=1
+    trap stop_mps EXIT
+    log "mps: control daemon started (pipes in $CUDA_MPS_PIPE_DIRECTORY)"
+  else
+    log "mps: the control daemon did not start; ranks share the GPU by time slicing"
+  fi
+}
+stop_mps() {
+  [ "$mps_on" = 1 ] || return 0
+  echo quit | nvidia-cuda-mps-control
+  mps_on=0
+  log "mps: control daemon stopped"
+}
+[ "${ROOFTUNE_MPS:-0}" = 1 ] && start_mps
 
 for s in $stages; do
   case $s in
@@ -102,6 +137,9 @@ for s in $stages; do
     timeout "$budget" $RT run "$cfg" --db "$base/$name.db" >"$out/$name.log" 2>&1
     log "$name exit $?"; grep -E "summary|resumed" "$out/$name.log"
     ;;
+  mps)
+    start_mps
+    ;;
   mpi=*)
     # mpi=NP:RPN[:RPS]:CONFIG — NP ranks (one per GPU, or several), RPN ranks per emulated node
     # (RPS per emulated socket), into $base/<name>.db (the same store for every NP, so the scaling
@@ -110,11 +148,16 @@ for s in $stages; do
     rps_opt=""
     case ${cfg%%:*} in [0-9]*) rps_opt="--ranks-per-socket ${cfg%%:*}"; cfg=${cfg#*:} ;; esac
     name=$(basename "$cfg" .yaml)
-    log "mpirun -np $np --ranks-per-node $rpn $cfg"
+    threads=${ROOFTUNE_OMP_THREADS:-$(($(nproc) / np))}
+    [ "$threads" -ge 1 ] || threads=1
+    export OMP_NUM_THREADS=$threads
+    mps_env=""
+    [ "$mps_on" = 1 ] && mps_env="-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY"
+    log "mpirun -np $np --ranks-per-node $rpn $cfg (OMP_NUM_THREADS=$threads, mps=$mps_on)"
     # ROOFTUNE_MACHINE names the machine file of the physical host: with emulated nodes, `auto`
     # would pick the file of a host whose GPU count equals the emulated node's.
     timeout "$budget" mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
-      $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" $rps_opt \
+      -x OMP_NUM_THREADS $mps_env $RT run "$cfg" --db "$base/$name.db" --ranks-per-node "$rpn" $rps_opt \
       ${ROOFTUNE_MACHINE:+--set machine=$ROOFTUNE_MACHINE} >"$out/$name-np$np.log" 2>&1
     log "$name np $np exit $?"; grep -E "summary|resumed|rror" "$out/$name-np$np.log" | tail -5
     ;;
@@ -129,5 +172,5 @@ for s in $stages; do
   esac
 done
 # Everything small comes back as one archive (the device tool returns at most 8 files).
-tar czf "$out/bundle.tgz" --exclude=bundle.tgz -C "$out" . "$PWD/$base" 2>/dev/null
+tar czf "$out/bundle.tgz" --exclude=bundle.tgz --exclude=mps-pipe -C "$out" . "$PWD/$base" 2>/dev/null
 log "done"

@@ -204,6 +204,15 @@ void dspmm_sender_chunk(const dspmm_sender_base *b, int64_t ch, int64_t *c0, int
     dspmm_chunk_cols(b->kb, b->chunks, ch, c0, w);
 }
 
+void dspmm_sender_add_busy(dspmm_sender_base *b, const dspmm_busy *busy)
+{
+    for (int ph = 0; ph < DSPMM_PH_COUNT; ++ph)
+        b->t_busy[ph] += busy->phase[ph];
+    b->t_busy_sum += busy->sum;
+    b->t_busy_union += busy->uni;
+    b->t_busy_overlap += busy->sum - busy->uni;
+}
+
 double dspmm_pipeline_model(int64_t chunks, double compute_s, double communicate_s)
 {
     const double slow = compute_s > communicate_s ? compute_s : communicate_s;
@@ -366,7 +375,16 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
     const int nv = 2 * RT_TIER_COUNT + DSPMM_MAX_HOPS;
     /* times: kernel, reduce, hops, staging, then wall, phase sum and pipeline model of this rank
      * (each reduced by its maximum over the ranks). */
-    enum { T_WALL = 3 + DSPMM_MAX_HOPS, T_SUM, T_MODEL, N_TIMES };
+    enum {
+        T_WALL = 3 + DSPMM_MAX_HOPS,
+        T_SUM,
+        T_MODEL,
+        T_BUSY, /* DSPMM_PH_COUNT phases, then their sum, union and overlap */
+        T_BUSY_SUM = T_BUSY + DSPMM_PH_COUNT,
+        T_BUSY_UNION,
+        T_BUSY_OVERLAP,
+        N_TIMES
+    };
     double times[N_TIMES];
     const double execs = b->n_exec > 0 ? (double)b->n_exec : 1.0;
     times[0] = b->t_kernel / execs;
@@ -381,6 +399,11 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
     times[T_SUM] = times[0] + comm_s;
     const double per_stage = (double)b->chunks;
     times[T_MODEL] = dspmm_pipeline_model(b->chunks, times[0] / per_stage, comm_s / per_stage);
+    for (int ph = 0; ph < DSPMM_PH_COUNT; ++ph)
+        times[T_BUSY + ph] = b->t_busy[ph] / execs;
+    times[T_BUSY_SUM] = b->t_busy_sum / execs;
+    times[T_BUSY_UNION] = b->t_busy_union / execs;
+    times[T_BUSY_OVERLAP] = b->t_busy_overlap / execs;
     const int n = b->nranks;
     const int want_mat = n <= DSPMM_COMMMAT_MAX_RANKS;
     int64_t mat[DSPMM_COMMMAT_MAX_RANKS * DSPMM_COMMMAT_MAX_RANKS];
@@ -439,6 +462,20 @@ int dspmm_sender_metrics(const dspmm_sender_base *b, const char *staging_why, rt
     rt_metrics_add(m, "pipeline_model_s", "s", times[T_MODEL], 0);
     rt_metrics_add(m, "pipeline_model_ratio", "ratio",
                    times[T_MODEL] > 0 ? times[T_WALL] / times[T_MODEL] : 0.0, 0);
+    /* The timeline's busy times (each the maximum over the ranks; the overlap is each rank's sum
+     * less its union, so device work that ran at once shows here, unlike time_overlap_s). Every
+     * rank of one point takes the same branch: the timeline depends only on the plan. */
+    for (int ph = 0; b->timeline != 0 && ph <= DSPMM_PH_COUNT + 2; ++ph) {
+        const char *stem = ph < DSPMM_PH_COUNT        ? dspmm_phase_name((dspmm_phase)ph)
+                           : ph == DSPMM_PH_COUNT     ? "sum"
+                           : ph == DSPMM_PH_COUNT + 1 ? "union"
+                                                      : "overlap";
+        snprintf(name, sizeof name, "time_busy_%s_s", stem);
+        if (b->timeline == 1)
+            rt_metrics_add(m, name, "s", times[T_BUSY + ph], 0);
+        else
+            rt_metrics_unavailable(m, name, "s", b->timeline_why ? b->timeline_why : "not kept");
+    }
     /* The pair matrix only when it fits beside what the runner adds after this hook (the
      * roofline model's metrics and the config's counters). */
     int entries = 0;

@@ -19,6 +19,7 @@
 #include "dspmm_family.h"
 #include "dspmm_part.h"
 #include "dspmm_plan.h"
+#include "dspmm_timeline.h"
 #include "rt_comm.h"
 #include "rt_error.h"
 #include "rt_params.h"
@@ -130,6 +131,13 @@ typedef struct dspmm_sender_base {
      * agreement) and its start; with pipelining the phases above sum to more than it. */
     double t_wall, t_begin;
     int64_t n_exec;
+    /* Busy times from the phase timeline (dspmm_timeline: device work timed with events where it
+     * runs, MPI waits on the host clock), summed over executions. timeline: 0 the kernel keeps
+     * none (no time_busy_* metric), 1 kept, 2 not kept for the reason timeline_why (the metrics
+     * are recorded unavailable). */
+    int timeline;
+    const char *timeline_why;
+    double t_busy[DSPMM_PH_COUNT], t_busy_sum, t_busy_union, t_busy_overlap;
 } dspmm_sender_base;
 
 /* Builds the topology, grid, plan, role and local operands of this rank, and checks that every
@@ -144,6 +152,8 @@ void dspmm_sender_begin(dspmm_sender_base *b);
 /* Columns [*c0, *c0 + *w) of my group's block for chunk ch. */
 void dspmm_sender_chunk(const dspmm_sender_base *b, int64_t ch, int64_t *c0, int64_t *w);
 
+/* Adds one execution's busy times (its timeline) to the sums the metrics average. */
+void dspmm_sender_add_busy(dspmm_sender_base *b, const dspmm_busy *busy);
 /* The pipeline model of one execution from its mean phase times per stage: the multiply of a
  * stage (compute) and everything after it (communicate: hops, staging, reductions) form a
  * two-phase pipeline over `chunks` stages, so time = chunks x the slower phase + the faster

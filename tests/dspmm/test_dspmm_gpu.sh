@@ -92,7 +92,7 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "${g:-0}" 
 
 # Pipelining (issue 21): stages 1, 3 (does not divide K = 16) and 8, two and three buffer sets,
 # every scheme, IPC and staged hops inside a node, 2 emulated nodes x 2: every point verified, the
-# same bytes per tier whatever the stages, and the pipeline model and overlap stored.
+# same bytes per tier whatever the stages, and the pipeline model, overlap and timeline stored.
 db="$WORK/pipe.db"
 timeout 300 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$RT" run "$CFG" --db "$db" \
   --ranks-per-node 2 --set 'kernels=[{name: dspmm.cuda.sender, params: {comm: [direct, node, socket+node], stages: [1, 3, 8], stage_buffers: [2, 3], intra: [ipc, staged]}}]' \
@@ -113,6 +113,17 @@ for pid, params, status, verified in pts:
                          (pid,)).fetchall())
     for name in ("pipeline_model_s", "pipeline_model_ratio", "time_overlap_s", "time_wall_s"):
         assert name in m and m[name] >= 0, f"{p}: no {name}"
+    # The event timeline: every phase's busy time is part of the union, the union fits in the
+    # execution's wall time (the timeline starts after the wall clock and ends before it stops),
+    # and the multiply was timed.
+    busy = {ph: m.get(f"time_busy_{ph}_s") for ph in
+            ("multiply", "d2h", "ipc", "h2d", "reduce", "mpi", "sum", "union", "overlap")}
+    assert all(v is not None and v >= 0 for v in busy.values()), f"{p}: timeline {busy}"
+    assert busy["multiply"] > 0, f"{p}: no multiply on the timeline"
+    assert busy["union"] <= 1.02 * m["time_wall_s"] + 1e-4, f"{p}: union {busy} > wall"
+    for ph in ("multiply", "d2h", "ipc", "h2d", "reduce", "mpi"):
+        assert busy[ph] <= busy["union"] + 1e-9, f"{p}: {ph} busy beyond the union {busy}"
+    assert busy["union"] <= busy["sum"] + 1e-9, f"{p}: union above the sum {busy}"
     vols = tuple(m[f"comm_{w}_{t}_total"] for t in ("socket", "node", "global") for w in ("bytes",))
     shape = (p["comm"], p.get("intra", ""))
     by_shape.setdefault(shape, set()).add(vols)

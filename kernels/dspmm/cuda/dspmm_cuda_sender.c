@@ -13,6 +13,7 @@
 #include "dspmm_cuda_reduce.h"
 #include "dspmm_family.h"
 #include "dspmm_sender_common.h"
+#include "dspmm_timeline.h"
 #include "rt_clock.h"
 #include "rt_schema.h"
 #include "dspmm_cuda_catalog.h"
@@ -59,8 +60,8 @@ typedef struct gpu_hop {
     gpu_xfer *send, *recv;
     int64_t *d_self_src, *d_self_dst;
     int staged_send, staged_recv, ipc_send, ipc_recv; /* any transfer of that kind here */
-    int parities; /* buffer sets: stage_buffers for the last hop (pipelined), else 1 (the name
-                     stays from the two-set version: the offer carries it) */
+    int parities; /* buffer sets: stage_buffers (the name stays from the two-set version: the
+                     offer carries it) */
     int dist;     /* chunks between two uses of one receive area */
     /* Per set: token payloads (the chunk index), credits, and their requests. */
     int64_t *tok_send[DSPMM_MAX_STAGE_BUFFERS], *tok_recv[DSPMM_MAX_STAGE_BUFFERS];
@@ -87,13 +88,22 @@ typedef struct gpu_state {
      * execution's final synchronization, so timing never makes the host wait. */
     cudaEvent_t *ev_mtime;
     int64_t n_mtime;
+    /* The phase timeline (dspmm_timeline): ev_ref is recorded (and waited for) when an execution
+     * starts, ref_host is the host clock just after; pair i of ev_tl ([2 i], [2 i + 1]) brackets
+     * one piece of device work of phase tl_phase[i] on the communication stream. Times are read
+     * against ev_ref after the final synchronization; MPI waits go in on the host clock. */
+    cudaEvent_t ev_ref;
+    cudaEvent_t *ev_tl;
+    int *tl_phase;
+    int64_t tl_cap, tl_used, n_tl_ev;
+    double ref_host;
+    dspmm_timeline tl;
     int ipc_mode;          /* intra = ipc */
     cusparseSpMMAlg_t alg; /* spmm_alg: the local multiply's cuSPARSE algorithm */
     int ipc_live; /* handles exchanged (on every rank): teardown closes them, then synchronizes */
     gpu_hop hop[DSPMM_MAX_HOPS];
-    /* Level buffers: stage_buffers sets for level 0 (the multiply's output) and for the last
-     * hop's source, one for the levels between; receive areas (exported to IPC senders) and
-     * pinned staging: stage_buffers sets for the last hop, one for the others. */
+    /* Level buffers, receive areas (exported to IPC senders) and pinned staging: stage_buffers
+     * sets for every hop (level 0 is the multiply's output). */
     void *d_lev[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
     void *d_rbuf[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
     void *h_send[DSPMM_MAX_HOPS][DSPMM_MAX_STAGE_BUFFERS];
@@ -101,7 +111,8 @@ typedef struct gpu_state {
     void *d_c; /* my C rows x kb */
     void *h_c; /* its host copy for the output hook */
     /* Local multiply (cuSPARSE): my level-0 rows x my column block, int32 CSR. */
-    void *d_rowptr, *d_col, *d_val, *d_b, *d_work;
+    void *d_rowptr, *d_col, *d_val, *d_b;
+    void *d_work[2]; /* per chunk width: cusparseSpMM_preprocess keeps its analysis there */
     cusparseHandle_t sp;
     int have_sp, have_a, have_mb[2], have_mo[2];
     cusparseSpMatDescr_t mat_a;
@@ -245,6 +256,13 @@ static void gpu_teardown(void *state)
     for (int64_t i = 0; s->ev_mtime && i < s->n_mtime; ++i)
         (void)cudaEventDestroy(s->ev_mtime[i]);
     free(s->ev_mtime);
+    for (int64_t i = 0; s->ev_tl && i < s->n_tl_ev; ++i)
+        (void)cudaEventDestroy(s->ev_tl[i]);
+    free(s->ev_tl);
+    free(s->tl_phase);
+    if (s->ev_ref)
+        (void)cudaEventDestroy(s->ev_ref);
+    dspmm_timeline_free(&s->tl);
     if (s->have_mstream)
         (void)cudaStreamDestroy(s->mstream);
     for (int i = 0; i < 2; ++i) {
@@ -261,7 +279,8 @@ static void gpu_teardown(void *state)
     rt_cuda_free(s->ctx, s->d_col);
     rt_cuda_free(s->ctx, s->d_val);
     rt_cuda_free(s->ctx, s->d_b);
-    rt_cuda_free(s->ctx, s->d_work);
+    rt_cuda_free(s->ctx, s->d_work[0]);
+    rt_cuda_free(s->ctx, s->d_work[1]);
     rt_cuda_free(s->ctx, s->d_c);
     free(s->h_c);
     for (int set = 0; set < DSPMM_MAX_STAGE_BUFFERS; ++set)
@@ -352,7 +371,6 @@ static int setup_multiply(gpu_state *s, rt_err *err)
     s->width[1] = b->kb % b->chunks != 0 ? b->kb / b->chunks : 0;
     const void *one = b->prec == RT_FP64 ? (const void *)&s->one_d : (const void *)&s->one_f;
     const void *zero = b->prec == RT_FP64 ? (const void *)&s->zero_d : (const void *)&s->zero_f;
-    size_t work = 0;
     for (int i = 0; i < 2; ++i) {
         if (s->width[i] <= 0)
             continue;
@@ -379,10 +397,20 @@ static int setup_multiply(gpu_state *s, rt_err *err)
         if (st != CUSPARSE_STATUS_SUCCESS)
             return rt_err_set(err, "%s: cusparseSpMM_bufferSize failed: %s", s->what,
                               cusparseGetErrorString(st));
-        if (need > work)
-            work = need;
+        rc = dev_alloc(s, &s->d_work[i], (int64_t)need, 1, "cuSPARSE workspace", err);
+        if (rc != 0)
+            return rc;
+        /* Every stage multiplies the same A: analyse it once here, not in each stage's
+         * cusparseSpMM (the analysis lives in this width's workspace, so each width has its
+         * own). An algorithm with nothing to preprocess says NOT_SUPPORTED: nothing is lost. */
+        const cusparseStatus_t pst = cusparseSpMM_preprocess(
+            s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
+            s->mat_a, s->mat_b[i], zero, s->mat_o[i], type, s->alg, s->d_work[i]);
+        if (pst != CUSPARSE_STATUS_SUCCESS && pst != CUSPARSE_STATUS_NOT_SUPPORTED)
+            return rt_err_set(err, "%s: cusparseSpMM_preprocess failed: %s", s->what,
+                              cusparseGetErrorString(pst));
     }
-    return dev_alloc(s, &s->d_work, (int64_t)work, 1, "cuSPARSE workspace", err);
+    return 0;
 }
 
 /* Per hop: which transfers go through IPC, their maps on the device, tokens, credits, and the
@@ -395,7 +423,10 @@ static int setup_hops(gpu_state *s, rt_err *err)
     for (int k = 0; k <= last; ++k) {
         const dspmm_hop_role *r = &b->role.hop[k];
         gpu_hop *h = &s->hop[k];
-        h->parities = k == last ? b->stage_buffers : 1;
+        /* Every hop has stage_buffers sets (round 1 gave the intermediate hops one): with one,
+         * an IPC sender waited each stage for the credit of the stage before, that is for its
+         * receiver's reduction, and a staged receiver for the previous stage's copy in. */
+        h->parities = b->stage_buffers;
         h->dist = h->parities;
         const size_t ns = (size_t)(r->n_send > 0 ? r->n_send : 1);
         const size_t nr = (size_t)(r->n_recv > 0 ? r->n_recv : 1);
@@ -495,6 +526,33 @@ static int setup_hops(gpu_state *s, rt_err *err)
     return 0;
 }
 
+/* The timeline's events: at most TL_PAIRS_PER_HOP pieces of device work per hop and stage (an
+ * intermediate hop: its staged copy out, IPC copies, memset, own rows' reduction, copy in and
+ * received rows' reduction). Past TL_MAX_PAIRS the timeline is not kept (a run of thousands of
+ * stages would create more events than it is worth); the metrics say so. */
+#define TL_PAIRS_PER_HOP 6
+#define TL_MAX_PAIRS     8192
+static int setup_timeline(gpu_state *s, rt_err *err)
+{
+    const int64_t pairs = TL_PAIRS_PER_HOP * (int64_t)s->b.plan.hops * s->b.chunks;
+    if (pairs > TL_MAX_PAIRS) {
+        s->b.timeline = 2;
+        s->b.timeline_why = "more stages than the timeline keeps events for";
+        return 0;
+    }
+    s->b.timeline = 1;
+    CUDA_TRY(cudaEventCreate(&s->ev_ref));
+    s->ev_tl = calloc((size_t)(2 * pairs), sizeof *s->ev_tl);
+    s->tl_phase = calloc((size_t)pairs, sizeof *s->tl_phase);
+    if (!s->ev_tl || !s->tl_phase)
+        return rt_err_set(err, "%s: out of memory", s->what);
+    for (; s->n_tl_ev < 2 * pairs; ++s->n_tl_ev)
+        CUDA_TRY(cudaEventCreate(&s->ev_tl[s->n_tl_ev]));
+    s->tl_cap = pairs;
+    /* Room for every device piece, the multiplies and a few MPI waits per stage (it grows). */
+    return dspmm_timeline_init(&s->tl, pairs + s->b.chunks * 8, err);
+}
+
 /* Everything that needs no other rank. */
 static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_inputs *in,
                        const rt_params *p, const rt_kernel_env *env, rt_err *err)
@@ -542,6 +600,9 @@ static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_
         return rt_err_set(err, "%s: out of memory", s->what);
     for (; s->n_mtime < 2 * s->b.chunks; ++s->n_mtime)
         CUDA_TRY(cudaEventCreate(&s->ev_mtime[s->n_mtime]));
+    rc = setup_timeline(s, err);
+    if (rc != 0)
+        return rc;
     rc = setup_hops(s, err);
     if (rc == 0)
         rc = dev_alloc(s, &s->d_c, s->b.role.c_rows * s->b.kb, s->b.esize, "C rows", err);
@@ -719,6 +780,96 @@ static void sync_event(gpu_state *s, cudaEvent_t ev, exec_ctx *x, double *acc)
     *acc += rt_clock_now() - t0;
 }
 
+/* ---- The phase timeline ---- */
+
+/* Starts the timeline of an execution: the reference event, seen complete by the host. The wait
+ * is for work queued before the execution (none of its own), and places ref_host at most one
+ * synchronization's latency after the device passed ev_ref. */
+static void tl_start(gpu_state *s, exec_ctx *x)
+{
+    s->tl_used = 0;
+    dspmm_timeline_clear(&s->tl);
+    if (s->b.timeline != 1)
+        return;
+    fail_cuda(s, x, "cudaEventRecord (timeline reference)", cudaEventRecord(s->ev_ref, s->stream));
+    fail_cuda(s, x, "cudaEventSynchronize (timeline reference)", cudaEventSynchronize(s->ev_ref));
+    s->ref_host = rt_clock_now();
+}
+
+/* Opens a piece of device work of phase ph on the communication stream; returns its pair (-1: no
+ * timeline). */
+static int64_t tl_begin(gpu_state *s, dspmm_phase ph, exec_ctx *x)
+{
+    if (s->b.timeline != 1)
+        return -1;
+    if (s->tl_used == s->tl_cap) {
+        if (x->ok) {
+            x->ok = 0;
+            rt_err_set(&x->err, "%s: the timeline has no event left (%" PRId64 " pairs): a bug",
+                       s->what, s->tl_cap);
+        }
+        return -1;
+    }
+    const int64_t i = s->tl_used++;
+    s->tl_phase[i] = (int)ph;
+    fail_cuda(s, x, "cudaEventRecord (timeline)", cudaEventRecord(s->ev_tl[2 * i], s->stream));
+    return i;
+}
+
+static void tl_end(gpu_state *s, int64_t i, exec_ctx *x)
+{
+    if (i >= 0)
+        fail_cuda(s, x, "cudaEventRecord (timeline)",
+                  cudaEventRecord(s->ev_tl[2 * i + 1], s->stream));
+}
+
+/* The host was blocked in MPI from t0 to t1 (host clock). */
+static void tl_mpi(gpu_state *s, double t0, double t1, exec_ctx *x)
+{
+    if (s->b.timeline != 1 || !x->ok)
+        return;
+    rt_err e;
+    rt_err_clear(&e);
+    if (dspmm_timeline_add(&s->tl, DSPMM_PH_MPI, t0 - s->ref_host, t1 - s->ref_host, &e) != 0) {
+        x->ok = 0;
+        x->err = e;
+    }
+}
+
+/* Seconds from ev_ref to ev (both complete). */
+static double tl_at(gpu_state *s, cudaEvent_t ev, exec_ctx *x)
+{
+    float ms = 0.0f;
+    fail_cuda(s, x, "cudaEventElapsedTime (timeline)", cudaEventElapsedTime(&ms, s->ev_ref, ev));
+    return 1e-3 * (double)ms;
+}
+
+/* After the final synchronization: every device piece (the multiplies from their own events)
+ * goes on the timeline, and the execution's busy times are added to the sums. */
+static void tl_collect(gpu_state *s, exec_ctx *x)
+{
+    if (s->b.timeline != 1 || !x->ok)
+        return;
+    rt_err e;
+    rt_err_clear(&e);
+    int rc = 0;
+    for (int64_t ch = 0; rc == 0 && x->ok && ch < s->b.chunks; ++ch)
+        rc = dspmm_timeline_add(&s->tl, DSPMM_PH_MULTIPLY, tl_at(s, s->ev_mtime[2 * ch], x),
+                                tl_at(s, s->ev_mtime[2 * ch + 1], x), &e);
+    for (int64_t i = 0; rc == 0 && x->ok && i < s->tl_used; ++i)
+        rc = dspmm_timeline_add(&s->tl, (dspmm_phase)s->tl_phase[i], tl_at(s, s->ev_tl[2 * i], x),
+                                tl_at(s, s->ev_tl[2 * i + 1], x), &e);
+    dspmm_busy busy;
+    if (rc == 0 && x->ok)
+        rc = dspmm_timeline_busy(&s->tl, &busy, &e);
+    if (rc != 0 && x->ok) {
+        x->ok = 0;
+        x->err = e;
+    }
+    if (x->ok)
+        dspmm_sender_add_busy(&s->b, &busy);
+}
+
 /* Adds the device time of every chunk's multiply to t_kernel (after the final synchronization). */
 static void collect_multiply_times(gpu_state *s, exec_ctx *x)
 {
@@ -762,7 +913,7 @@ static void issue_multiply(gpu_state *s, int64_t ch, exec_ctx *x)
         if (st == CUSPARSE_STATUS_SUCCESS)
             st = cusparseSpMM(s->sp, CUSPARSE_OPERATION_NON_TRANSPOSE,
                               CUSPARSE_OPERATION_NON_TRANSPOSE, one, s->mat_a, s->mat_b[i], zero,
-                              s->mat_o[i], type, s->alg, s->d_work);
+                              s->mat_o[i], type, s->alg, s->d_work[i]);
         if (st != CUSPARSE_STATUS_SUCCESS && x->ok) {
             x->ok = 0;
             rt_err_set(&x->err, "%s: cusparseSpMM failed: %s", s->what, cusparseGetErrorString(st));
@@ -818,6 +969,7 @@ static int post_hop_begin(gpu_state *s, int k, int set, int64_t ch, const void *
     }
     /* Staged rows leave the device first (one copy per message, contiguous in my level buffer). */
     if (h->staged_send) {
+        const int64_t piece = tl_begin(s, DSPMM_PH_D2H, x);
         for (int i = 0; i < r->n_send; ++i)
             if (!h->send[i].ipc) {
                 const size_t at = (size_t)r->send[i].row_off * row_bytes;
@@ -826,6 +978,7 @@ static int post_hop_begin(gpu_state *s, int k, int set, int64_t ch, const void *
                                           (size_t)r->send[i].rows * row_bytes,
                                           cudaMemcpyDeviceToHost, s->stream));
             }
+        tl_end(s, piece, x);
         fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(h->ev_sent[set], s->stream));
     }
     return n;
@@ -849,47 +1002,58 @@ static int post_hop_send(gpu_state *s, int k, int set, int64_t ch, const void *s
         fail_cuda(s, x, "cudaEventSynchronize (multiply)",
                   cudaEventSynchronize(s->ev_mult[ch % s->b.stage_buffers]));
     }
-    if (h->staged_send) {
+    /* IPC rows go straight into the receiver's area, once it has reduced what the previous use of
+     * that area held (its credit); the first uses of an execution need none, since every
+     * execution ends with all ranks synchronized. All credits first, then all copies. */
+    int any_ipc = 0;
+    for (int i = 0; i < r->n_send; ++i) {
+        if (!h->send[i].ipc)
+            continue;
+        any_ipc = 1;
+        if (ch < h->dist)
+            continue;
+        int64_t credit = -1;
+        MPI_Status st;
+        const double t0 = rt_clock_now();
+        const int rc = MPI_Recv(&credit, 1, MPI_INT64_T, r->send[i].peer,
+                                TAG_CREDIT + 2 * k + (int)((ch - h->dist) & 1), s->b.mpi, &st);
+        const double t1 = rt_clock_now();
+        s->b.t_hop[k] += t1 - t0;
+        tl_mpi(s, t0, t1, x);
+        if (rc != MPI_SUCCESS)
+            fail_mpi(s, x, "waiting for a receive area's credit", rc);
+        else if (credit != ch - h->dist && x->ok) {
+            x->ok = 0;
+            rt_err_set(&x->err,
+                       "%s: hop %d: rank %d freed its area for chunk %" PRId64
+                       ", expected chunk %" PRId64,
+                       s->what, k, r->send[i].peer, credit, ch - h->dist);
+        }
+    }
+    if (any_ipc) {
+        const int64_t piece = tl_begin(s, DSPMM_PH_IPC, x);
+        for (int i = 0; i < r->n_send; ++i) {
+            const gpu_xfer *g = &h->send[i];
+            if (g->ipc && g->remote[set])
+                fail_cuda(s, x, "cudaMemcpyAsync (CUDA IPC, device to device)",
+                          cudaMemcpyAsync(
+                              (char *)g->remote[set] + (size_t)g->off_rows * row_bytes,
+                              (const char *)src + (size_t)r->send[i].row_off * row_bytes,
+                              (size_t)r->send[i].rows * row_bytes, cudaMemcpyDefault, s->stream));
+        }
+        tl_end(s, piece, x);
+    }
+    /* One host wait covers both kinds of copy: MPI may read the staged rows only once they are
+     * in pinned memory, and a token tells its receiver that the IPC rows are there. (Round 1
+     * waited twice per stage, once for each kind; the staged sends were posted after the IPC
+     * copies all the same, so the second wait only cost a round trip to the device.) */
+    if (any_ipc)
+        sync_event(s, h->ev_sent[set], x, h->staged_send ? &s->b.t_staging : &s->b.t_hop[k]);
+    else if (h->staged_send) {
         const double t0 = rt_clock_now();
         fail_cuda(s, x, "cudaEventSynchronize", cudaEventSynchronize(h->ev_sent[set]));
         s->b.t_staging += rt_clock_now() - t0;
     }
-    /* IPC rows go straight into the receiver's area, once it has reduced what the previous use of
-     * that area held (its credit); the first uses of an execution need none, since every
-     * execution ends with all ranks synchronized. */
-    double t0 = rt_clock_now();
-    int any_ipc = 0;
-    for (int i = 0; i < r->n_send; ++i) {
-        const gpu_xfer *g = &h->send[i];
-        if (!g->ipc)
-            continue;
-        any_ipc = 1;
-        if (ch >= h->dist) {
-            int64_t credit = -1;
-            MPI_Status st;
-            const int rc = MPI_Recv(&credit, 1, MPI_INT64_T, r->send[i].peer,
-                                    TAG_CREDIT + 2 * k + (int)((ch - h->dist) & 1), s->b.mpi, &st);
-            if (rc != MPI_SUCCESS)
-                fail_mpi(s, x, "waiting for a receive area's credit", rc);
-            else if (credit != ch - h->dist && x->ok) {
-                x->ok = 0;
-                rt_err_set(&x->err,
-                           "%s: hop %d: rank %d freed its area for chunk %" PRId64
-                           ", expected chunk %" PRId64,
-                           s->what, k, r->send[i].peer, credit, ch - h->dist);
-            }
-        }
-        if (g->remote[set])
-            fail_cuda(s, x, "cudaMemcpyAsync (CUDA IPC, device to device)",
-                      cudaMemcpyAsync((char *)g->remote[set] + (size_t)g->off_rows * row_bytes,
-                                      (const char *)src + (size_t)r->send[i].row_off * row_bytes,
-                                      (size_t)r->send[i].rows * row_bytes, cudaMemcpyDefault,
-                                      s->stream));
-    }
-    s->b.t_hop[k] += rt_clock_now() - t0;
-    /* The token tells the receiver its rows are there: the copies must be done. */
-    if (any_ipc)
-        sync_event(s, h->ev_sent[set], x, &s->b.t_hop[k]);
     for (int i = 0; i < r->n_send; ++i) {
         const gpu_xfer *g = &h->send[i];
         const int64_t bytes = r->send[i].rows * (int64_t)row_bytes;
@@ -939,13 +1103,16 @@ static void wait_hop(gpu_state *s, int k, int set, int64_t ch, int n, MPI_Reques
     const dspmm_hop_role *r = &s->b.role.hop[k];
     const gpu_hop *h = &s->hop[k];
     const size_t row_bytes = (size_t)w * s->b.esize;
-    double t0 = rt_clock_now();
+    const double t0 = rt_clock_now();
     const int rc = MPI_Waitall(n, req, s->sts);
-    s->b.t_hop[k] += rt_clock_now() - t0;
+    const double t1 = rt_clock_now();
+    s->b.t_hop[k] += t1 - t0;
+    tl_mpi(s, t0, t1, x);
     if (rc != MPI_SUCCESS) {
         fail_mpi(s, x, "waiting for the partial rows", rc);
         return;
     }
+    const int64_t piece = h->staged_recv ? tl_begin(s, DSPMM_PH_H2D, x) : -1;
     for (int i = 0; i < r->n_recv; ++i) {
         int got = -1;
         const gpu_xfer *g = &h->recv[i];
@@ -972,6 +1139,7 @@ static void wait_hop(gpu_state *s, int k, int set, int64_t ch, int n, MPI_Reques
                       (char *)s->d_rbuf[k][set] + at, (const char *)s->h_recv[k][set] + at,
                       (size_t)r->recv[i].rows * row_bytes, cudaMemcpyHostToDevice, s->stream));
     }
+    tl_end(s, piece, x);
     if (h->staged_recv)
         fail_cuda(s, x, "cudaEventRecord", cudaEventRecord(h->ev_hrecv_free[set], s->stream));
 }
@@ -983,7 +1151,9 @@ static void reduce_self(gpu_state *s, int k, const void *src, void *dst, int64_t
     const gpu_hop *h = &s->hop[k];
     if (s->b.role.hop[k].n_self == 0)
         return;
+    const int64_t piece = tl_begin(s, DSPMM_PH_REDUCE, x);
     reduce(s, dst, ldd, c0, src, h->d_self_src, h->d_self_dst, s->b.role.hop[k].n_self, w, x);
+    tl_end(s, piece, x);
 }
 
 /* Adds what arrived at hop k (chunk ch, set `set`) into dst, peer by peer in the role's order,
@@ -995,10 +1165,12 @@ static void reduce_recv(gpu_state *s, int k, int set, int64_t ch, void *dst, int
     const dspmm_hop_role *r = &s->b.role.hop[k];
     gpu_hop *h = &s->hop[k];
     const double t0 = rt_clock_now();
+    const int64_t piece = r->n_recv > 0 ? tl_begin(s, DSPMM_PH_REDUCE, x) : -1;
     for (int i = 0; i < r->n_recv; ++i)
         reduce(s, dst, ldd, c0,
                (const char *)s->d_rbuf[k][set] + (size_t)(h->recv[i].off_rows * w) * s->b.esize,
                NULL, h->recv[i].d_map, r->recv[i].rows, w, x);
+    tl_end(s, piece, x);
     s->b.t_reduce += rt_clock_now() - t0;
     if (!h->ipc_recv || ch + h->dist >= s->b.chunks)
         return;
@@ -1010,7 +1182,9 @@ static void reduce_recv(gpu_state *s, int k, int set, int64_t ch, void *dst, int
         MPI_Request *cr = &h->credit_req[set][i];
         /* The previous credit from this slot was consumed before the sender wrote chunk ch. */
         if (*cr != MPI_REQUEST_NULL) {
+            const double tw = rt_clock_now();
             const int rc = MPI_Wait(cr, MPI_STATUS_IGNORE);
+            tl_mpi(s, tw, rt_clock_now(), x);
             if (rc != MPI_SUCCESS)
                 fail_mpi(s, x, "completing a credit", rc);
         }
@@ -1051,6 +1225,7 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
     if (rt_cuda_ctx_make_current(s->ctx, &x.err) != 0)
         x.ok = 0;
     dspmm_sender_begin(b);
+    tl_start(s, &x);
     const int last = b->plan.hops - 1;
     const int sets = b->stage_buffers;
     fail_cuda(s, &x, "cudaMemsetAsync",
@@ -1070,18 +1245,20 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
         const void *lev0 = s->d_lev[0][set];
         /* Intermediate hops: blocking, level k -> level k + 1. */
         for (int k = 0; k < last; ++k) {
-            const void *src = k == 0 ? lev0 : s->d_lev[k][0];
-            void *dst = s->d_lev[k + 1][k + 1 == last ? set : 0];
-            const int n = post_hop(s, k, 0, ch, src, w, s->req_local, &x);
+            const void *src = k == 0 ? lev0 : s->d_lev[k][set];
+            void *dst = s->d_lev[k + 1][set];
+            const int n = post_hop(s, k, set, ch, src, w, s->req_local, &x);
+            const int64_t piece = tl_begin(s, DSPMM_PH_REDUCE, &x);
             fail_cuda(s, &x, "cudaMemsetAsync",
                       cudaMemsetAsync(dst, 0, (size_t)(b->role.level_rows[k + 1] * w) * b->esize,
                                       s->stream));
+            tl_end(s, piece, &x);
             reduce_self(s, k, src, dst, w, 0, w, &x);
             if (k == 0)
                 fail_cuda(s, &x, "cudaEventRecord",
                           cudaEventRecord(s->ev_lev0_free[set], s->stream));
-            wait_hop(s, k, 0, ch, n, s->req_local, w, &x);
-            reduce_recv(s, k, 0, ch, dst, w, 0, w, &x);
+            wait_hop(s, k, set, ch, n, s->req_local, w, &x);
+            reduce_recv(s, k, set, ch, dst, w, 0, w, &x);
         }
         /* This stage's last hop: receives posted and its staged rows' copy out queued first, so
          * the device copies them while the host completes (progresses) the MPI of the earlier
@@ -1108,7 +1285,9 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
         for (int set = 0; set < s->hop[k].parities; ++set)
             for (int i = 0; i < b->role.hop[k].n_recv; ++i)
                 if (s->hop[k].credit_req[set][i] != MPI_REQUEST_NULL) {
+                    const double tw = rt_clock_now();
                     const int rc = MPI_Wait(&s->hop[k].credit_req[set][i], MPI_STATUS_IGNORE);
+                    tl_mpi(s, tw, rt_clock_now(), &x);
                     if (rc != MPI_SUCCESS)
                         fail_mpi(s, &x, "completing a credit", rc);
                 }
@@ -1116,6 +1295,7 @@ static int gpu_run(void *state, double *seconds, rt_err *err)
     sync_stream(s, &x, &t_final);
     fail_cuda(s, &x, "cudaStreamSynchronize (multiply)", cudaStreamSynchronize(s->mstream));
     collect_multiply_times(s, &x);
+    tl_collect(s, &x);
     /* The agreement also makes the next execution's IPC writes safe: no rank passes it before
      * every rank has finished (and synchronized) this execution's reductions. */
     return dspmm_sender_finish(b, x.ok, &x.err, err);
