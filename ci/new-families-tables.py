@@ -135,4 +135,24 @@ wrong = rows("tiled-hopper.db", "SELECT COUNT(*), GROUP_CONCAT(DISTINCT kernel |
 if wrong[0]:
     out += ["", f"{wrong[0]} point(s) failed verification and were not timed: {wrong[1]} (its FP32 result is "
             "off by about 2.6e-4 relative on banded-1m, past the 1e-5 tolerance)."]
+
+out += ["", "### Minibatch pipelining of the distributed SpMM on the H100 (hierarchical-comm-gpu-pipeline.db)", "",
+        f"FP32, XCT 256 in Hilbert order, 4 ranks (2 emulated nodes x 2) sharing the one H100 under CUDA MPS "
+        f"(no 2-GPU host was lent); K split into stages, best pipelined point against 1 stage for each "
+        f"reduction, K and cuSPARSE algorithm ({run_line('hierarchical-comm-gpu-pipeline.db')}). "
+        "Overlap is the busy time of the phases on the event timeline minus the time any phase is busy.", "",
+        "| comm | K | cuSPARSE alg | 1 stage (ms) | best pipelined (ms) | stages | saved | wall / pipeline model | overlap (ms) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+for comm, k, alg, t1, tb, st, r, ov in rows("hierarchical-comm-gpu-pipeline.db", """
+    WITH t AS (SELECT json_extract(params,'$.comm') comm, json_extract(problem,'$.K') k,
+      json_extract(params,'$.spmm_alg') alg, json_extract(params,'$.stages') st, time_median_s t,
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='pipeline_model_ratio') r,
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='time_busy_overlap_s') ov
+      FROM points p WHERE status='ok')
+    SELECT a.comm, a.k, a.alg, a.t, b.t, b.st, b.r, b.ov FROM t a JOIN t b ON b.comm=a.comm AND b.k=a.k
+      AND b.alg=a.alg AND b.st>1 AND b.t=(SELECT MIN(c.t) FROM t c WHERE c.comm=a.comm AND c.k=a.k
+      AND c.alg=a.alg AND c.st>1)
+    WHERE a.st=1 GROUP BY a.comm, a.k, a.alg ORDER BY a.comm, a.k, a.alg"""):
+    out.append(f"| {comm} | {k} | {alg} | {t1 * 1e3:.2f} | {tb * 1e3:.2f} | {st} | {(1 - tb / t1) * 100:.1f}% | "
+               f"{r:.2f} | {ov * 1e3:.2f} |")
 print("\n".join(out))

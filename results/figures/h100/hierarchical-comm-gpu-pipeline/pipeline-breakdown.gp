@@ -1,0 +1,56 @@
+# rooftune figure 'pipeline-breakdown' (stacked): breakdown of the best point (by gflops) per stages, 5 stacked values
+# Reads pipeline-breakdown.dat from this folder and writes pipeline-breakdown.png and pipeline-breakdown.svg next to it.
+# Regenerate: cd results/figures/h100/hierarchical-comm-gpu-pipeline && gnuplot pipeline-breakdown.gp
+
+reset
+set encoding utf8
+set linetype 1 lc rgb '#0072B2' lw 2 pt 5 ps 1.1 dt 1
+set linetype 2 lc rgb '#D55E00' lw 2 pt 7 ps 1.1 dt 1
+set linetype 3 lc rgb '#009E73' lw 2 pt 9 ps 1.1 dt 1
+set linetype 4 lc rgb '#CC79A7' lw 2 pt 11 ps 1.1 dt 1
+set linetype 5 lc rgb '#E69F00' lw 2 pt 5 ps 1.1 dt 1
+set linetype 6 lc rgb '#56B4E9' lw 2 pt 7 ps 1.1 dt 1
+set linetype 7 lc rgb '#000000' lw 2 pt 9 ps 1.1 dt 1
+set linetype 8 lc rgb '#F0E442' lw 2 pt 11 ps 1.1 dt 1
+set linetype cycle 8
+set border 3 lc rgb '#404040'
+set tics nomirror out
+set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
+set key outside right top vertical Left reverse samplen 2 spacing 1.2
+set datafile missing '?'
+set title 'Time per phase by pipeline stages (busiest rank per phase; they overlap)'
+set xlabel 'stages and comm'
+set ylabel 'stacked values (seconds)'
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.85 border lc rgb '#404040'
+set boxwidth 0.7 relative
+set grid noxtics
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+set xtics rotate by 30 right
+# '?' cells stack nothing
+
+# PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+    set terminal pngcairo size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+} else {
+    set terminal png size 1024,640 noenhanced
+}
+set output 'pipeline-breakdown.png'
+plot 'pipeline-breakdown.dat' using 5:xtic(1) lt 1 dt 1 title 'time_kernel_s', \
+     '' using 6 lt 2 dt 1 title 'time_node_s', \
+     '' using 7 lt 3 dt 1 title 'time_global_s', \
+     '' using 8 lt 4 dt 1 title 'time_reduce_s', \
+     '' using 9 lt 5 dt 1 title 'time_staging_s', \
+     '' using 0:2:(gprintf('%.4g', $2)) with labels center offset 0,0.7 font ',9' notitle
+
+set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+set output 'pipeline-breakdown.svg'
+plot 'pipeline-breakdown.dat' using 5:xtic(1) lt 1 dt 1 title 'time_kernel_s', \
+     '' using 6 lt 2 dt 1 title 'time_node_s', \
+     '' using 7 lt 3 dt 1 title 'time_global_s', \
+     '' using 8 lt 4 dt 1 title 'time_reduce_s', \
+     '' using 9 lt 5 dt 1 title 'time_staging_s', \
+     '' using 0:2:(gprintf('%.4g', $2)) with labels center offset 0,0.7 font ',9' notitle
+unset output
