@@ -155,4 +155,19 @@ for comm, k, alg, t1, tb, st, r, ov in rows("hierarchical-comm-gpu-pipeline.db",
     WHERE a.st=1 GROUP BY a.comm, a.k, a.alg ORDER BY a.comm, a.k, a.alg"""):
     out.append(f"| {comm} | {k} | {alg} | {t1 * 1e3:.2f} | {tb * 1e3:.2f} | {st} | {(1 - tb / t1) * 100:.1f}% | "
                f"{r:.2f} | {ov * 1e3:.2f} |")
+
+out += ["", "### Host-device bytes: the memory manager's count against CUPTI (eigen-gpu-bytes-cupti.db)", "",
+        f"The bytes the eigen family counts against the PCIe bytes CUPTI's range profiler reads for the same "
+        f"timed run ({run_line('eigen-gpu-bytes-cupti.db')}).", "",
+        "| kernel | counted host-to-device | CUPTI pcie read | ratio | counted device-to-host | CUPTI pcie write | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|"]
+for kernel, h2d, rd, d2h, wr in rows("eigen-gpu-bytes-cupti.db", """
+    SELECT kernel,
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='h2d_bytes'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='cupti:pcie__read_bytes.sum'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='d2h_bytes'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='cupti:pcie__write_bytes.sum')
+    FROM points p WHERE status='ok' ORDER BY kernel"""):
+    out.append(f"| {kernel} | {h2d / 1e6:.1f} MB | {rd / 1e6:.1f} MB | {rd / h2d:.3f} | {d2h / 1e6:.3f} MB | "
+               f"{wr / 1e6:.3f} MB | {wr / d2h:.2f} |")
 print("\n".join(out))
