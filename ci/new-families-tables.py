@@ -157,8 +157,8 @@ for comm, k, alg, t1, tb, st, r, ov in rows("hierarchical-comm-gpu-pipeline.db",
                f"{r:.2f} | {ov * 1e3:.2f} |")
 
 out += ["", "### Host-device bytes: the memory manager's count against CUPTI (eigen-gpu-bytes-cupti.db)", "",
-        f"The bytes the eigen family counts against the PCIe bytes CUPTI's range profiler reads for the same "
-        f"timed run ({run_line('eigen-gpu-bytes-cupti.db')}).", "",
+        f"The bytes the eigen family counts against the PCIe bytes CUPTI reads in a counter pass of the same point "
+        f"({run_line('eigen-gpu-bytes-cupti.db')}); CUPTI counts all PCIe traffic of the pass, not only the copies.", "",
         "| kernel | counted host-to-device | CUPTI pcie read | ratio | counted device-to-host | CUPTI pcie write | ratio |",
         "|---|---:|---:|---:|---:|---:|---:|"]
 for kernel, h2d, rd, d2h, wr in rows("eigen-gpu-bytes-cupti.db", """
