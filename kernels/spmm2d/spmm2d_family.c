@@ -262,6 +262,57 @@ static int spgemm2d_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
+/* |A||B| of the canonical rows: the scale of each element's rounding error, so the gate checks
+ * every element as well as the norm (rt_family_desc.reference_scale). */
+static int spmm2d_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const sp2_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "spmm2d reference scale: no inputs or output buffer");
+    const rt_csr *a = in->a;
+    const int64_t n = in->n;
+    for (int64_t r = in->r0; r < in->r1; ++r) {
+        double *row = scale + (r - in->r0) * n;
+        for (int64_t j = 0; j < n; ++j)
+            row[j] = 0.0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
+            const double v = fabs(a->val[e]);
+            const int64_t c = a->colidx[e];
+            for (int64_t j = 0; j < n; ++j)
+                row[j] += v * fabs(sp2_b_value(in->seed, c, j));
+        }
+    }
+    return 0;
+}
+
+/* |A| (|A| |X|) of the canonical rows: the signature (A A) X's elementwise error scale. */
+static int spgemm2d_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const sp2_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "spgemm2d reference scale: no inputs or output buffer");
+    const rt_csr *a = in->a;
+    const int S = SP2_SIG_COLS;
+    double *y = calloc((size_t)a->rows * S, sizeof *y);
+    if (!y)
+        return rt_err_set(err, "spgemm2d reference scale: out of memory for %lld x %d values",
+                          (long long)a->rows, S);
+    for (int64_t k = 0; k < a->rows; ++k)
+        for (int64_t e = a->rowptr[k]; e < a->rowptr[k + 1]; ++e)
+            for (int s = 0; s < S; ++s)
+                y[k * S + s] += fabs(a->val[e]) * fabs(sp2_sig_value(in->seed, a->colidx[e], s));
+    for (int64_t r = in->r0; r < in->r1; ++r) {
+        double *row = scale + (r - in->r0) * S;
+        for (int s = 0; s < S; ++s)
+            row[s] = 0.0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e)
+            for (int s = 0; s < S; ++s)
+                row[s] += fabs(a->val[e]) * y[(int64_t)a->colidx[e] * S + s];
+    }
+    free(y);
+    return 0;
+}
+
 static double sp2_flops(const void *inputs)
 {
     return ((const sp2_inputs *)inputs)->flops_share;
@@ -324,6 +375,7 @@ static const rt_family_desc spmm2d_desc = {
     .output_elems = sp2_output_elems,
     .tolerance = sp2_tolerance,
     .reference = spmm2d_reference,
+    .reference_scale = spmm2d_reference_scale,
     .footprint = spmm2d_footprint,
     .flops = sp2_flops,
     .nonzeros = sp2_nonzeros,
@@ -340,6 +392,7 @@ static const rt_family_desc spgemm2d_desc = {
     .output_elems = sp2_output_elems,
     .tolerance = sp2_tolerance,
     .reference = spgemm2d_reference,
+    .reference_scale = spgemm2d_reference_scale,
     .footprint = spgemm2d_footprint,
     .flops = sp2_flops,
     .nonzeros = sp2_nonzeros,
