@@ -14,6 +14,7 @@
 #include "rt_plot_data.h"
 #include "rt_plot_types.h"
 #include "rt_plot_writer.h"
+#include "rt_plot_where.h"
 #include "rt_strutil.h"
 
 static const char *const figure_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
@@ -686,9 +687,22 @@ static int draw_configured(plot_job *job, const rt_plot_cfg *plots, int n_plots,
         }
     }
     figure fig;
-    for (int i = 0; i < n_plots; ++i)
-        if (figure_from_cfg(job, &plots[i], i, &fig, err) != 0 || draw_figure(job, &fig, err) != 0)
+    for (int i = 0; i < n_plots; ++i) {
+        if (figure_from_cfg(job, &plots[i], i, &fig, err) != 0)
             return -1;
+        char where[4096];
+        if (plots[i].n_where > 0) {
+            if (rt_plot_where_apply(job->db, job->experiment, plots[i].where, plots[i].n_where,
+                                    where, sizeof where, err) != 0)
+                return rt_err_prefix(err, "%s", fig.context);
+            fig.where = where;
+        }
+        const int rc = draw_figure(job, &fig, err);
+        if (plots[i].n_where > 0)
+            rt_plot_where_clear(job->db);
+        if (rc != 0)
+            return -1;
+    }
     return 0;
 }
 

@@ -106,6 +106,10 @@ void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_fig
         rt_plot_write_comment(f, fig->matrix);
         fputc('\'', f);
     }
+    if (fig->where) {
+        fprintf(f, "\n# points: only those where ");
+        rt_plot_write_comment(f, fig->where);
+    }
     fprintf(f, "\n# query: ");
     rt_plot_write_comment(f, query);
     fputc('\n', f);

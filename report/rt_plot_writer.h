@@ -41,6 +41,7 @@ typedef struct rt_plot_figure {
     int title_given; /* 1: the title is the config's, not one made by the plot stage */
     int logx, logy;
     const char *matrix; /* only these points when not NULL (the default per-matrix figures) */
+    const char *where;  /* the config's `where` as SQL over points when it has one, or NULL */
     char context[700];  /* "file:line:col: plots[2] (name)" for error messages */
     char baseline[96];  /* bars: speedup labels relative to this series value ("" = none) */
     int n_stack;        /* stacked: the values stacked in each bar */

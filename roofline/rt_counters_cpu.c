@@ -195,6 +195,72 @@ int rt_counters_cpu_create(const char *const *names, int n, rt_counters_cpu **ou
     return 0;
 }
 
+#ifdef RT_HAVE_LIKWID
+/* A marker region's reading, per timed execution: the region's time as the counter's own metric
+ * (seconds), and each event of likwid-perfctr's active group as "<name>:<event>" (counts). A
+ * region that recorded no execution (the marker API inactive: the process was not started by
+ * likwid-perfctr -m, which exports LIKWID_EVENTS) is unavailable with that reason, never 0. */
+static int likwid_region_metrics(const counter *c, rt_metrics *m)
+{
+    int nev = RT_COUNTERS_CPU_MAX, count = 0;
+    double ev[RT_COUNTERS_CPU_MAX] = {0}, t = 0;
+    likwid_markerGetRegion(c->event, &nev, ev, &t, &count);
+    if (count <= 0) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "LIKWID marker region '%s' recorded no timed execution: the marker API is not "
+                 "active (likwid-perfctr -m -g <group> starts it%s)",
+                 c->event, getenv("LIKWID_EVENTS") ? "" : "; LIKWID_EVENTS is unset");
+        return rt_metrics_unavailable(m, c->name, "s", why);
+    }
+    int dropped = rt_metrics_add(m, c->name, "s", t / count, 0) != 0;
+    const int group = perfmon_getIdOfActiveGroup();
+    for (int e = 0; e < nev && e < RT_COUNTERS_CPU_MAX; ++e) {
+        const char *event = group >= 0 ? perfmon_getEventName(group, e) : NULL;
+        char name[64], index[16];
+        snprintf(index, sizeof index, "event%d", e);
+        if (snprintf(name, sizeof name, "%s:%s", c->name, event && *event ? event : index) >=
+            (int)sizeof name)
+            snprintf(name, sizeof name, "%s:%s", c->name, index);
+        dropped |= rt_metrics_add(m, name, "count", ev[e] / count, 0) != 0;
+    }
+    return dropped ? -1 : 0;
+}
+#endif
+
+void rt_counters_cpu_timed_reset(rt_counters_cpu *ctx)
+{
+#ifdef RT_HAVE_LIKWID
+    for (int i = 0; i < ctx->n; ++i)
+        if (ctx->c[i].source == SRC_LIKWID && ctx->c[i].readable)
+            likwid_markerResetRegion(ctx->c[i].event);
+#else
+    (void)ctx;
+#endif
+}
+
+void rt_counters_cpu_timed_begin(rt_counters_cpu *ctx)
+{
+#ifdef RT_HAVE_LIKWID
+    for (int i = 0; i < ctx->n; ++i)
+        if (ctx->c[i].source == SRC_LIKWID && ctx->c[i].readable)
+            likwid_markerStartRegion(ctx->c[i].event);
+#else
+    (void)ctx;
+#endif
+}
+
+void rt_counters_cpu_timed_end(rt_counters_cpu *ctx)
+{
+#ifdef RT_HAVE_LIKWID
+    for (int i = 0; i < ctx->n; ++i)
+        if (ctx->c[i].source == SRC_LIKWID && ctx->c[i].readable)
+            likwid_markerStopRegion(ctx->c[i].event);
+#else
+    (void)ctx;
+#endif
+}
+
 int rt_counters_cpu_readable(const rt_counters_cpu *ctx)
 {
     int k = 0;
@@ -223,11 +289,6 @@ int rt_counters_cpu_start(rt_counters_cpu *ctx, rt_err *err)
         }
     }
 #endif
-#ifdef RT_HAVE_LIKWID
-    for (int i = 0; i < ctx->n; ++i)
-        if (ctx->c[i].source == SRC_LIKWID && ctx->c[i].readable)
-            likwid_markerStartRegion(ctx->c[i].event);
-#endif
     ctx->running = 1;
     return 0;
 }
@@ -238,11 +299,6 @@ int rt_counters_cpu_stop(rt_counters_cpu *ctx, rt_metrics *m, rt_err *err)
         return rt_err_set(err, "counters: stop called without start");
     ctx->running = 0;
     long long values[RT_COUNTERS_CPU_MAX] = {0};
-#ifdef RT_HAVE_LIKWID
-    for (int i = 0; i < ctx->n; ++i)
-        if (ctx->c[i].source == SRC_LIKWID && ctx->c[i].readable)
-            likwid_markerStopRegion(ctx->c[i].event);
-#endif
 #ifdef RT_HAVE_PAPI
     if (ctx->n_papi > 0) {
         const int rc = PAPI_stop(ctx->event_set, values);
@@ -264,18 +320,13 @@ int rt_counters_cpu_stop(rt_counters_cpu *ctx, rt_metrics *m, rt_err *err)
             dropped |= rt_metrics_unavailable(m, c->name, c->unit, c->reason) != 0;
             continue;
         }
-        double v = 0;
         if (c->source == SRC_PAPI) {
-            v = (double)values[c->slot];
+            dropped |= rt_metrics_add(m, c->name, c->unit, (double)values[c->slot], 0) != 0;
         } else {
 #ifdef RT_HAVE_LIKWID
-            int nev = RT_COUNTERS_CPU_MAX, count = 0;
-            double ev[RT_COUNTERS_CPU_MAX], t = 0;
-            likwid_markerGetRegion(c->event, &nev, ev, &t, &count);
-            v = t; /* the region's time; its events are reported by likwid-perfctr itself */
+            dropped |= likwid_region_metrics(c, m) != 0;
 #endif
         }
-        dropped |= rt_metrics_add(m, c->name, c->unit, v, 0) != 0;
     }
     if (dropped)
         return rt_err_set(err,

@@ -505,6 +505,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     double measured = 0.0;
     int n = 0;
     int stop = 0;
+    rt_roofline_glue_timed_reset(m->roofline);
     while (!stop) {
         lo = OUT_OK;
         if (cold) {
@@ -520,12 +521,14 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
         if (rt_comm_barrier(m->comm, err) != 0)
             return rt_err_set(err, "communication failed at a barrier");
         double sec = -1.0;
+        rt_roofline_glue_timed_begin(m->roofline);
         const double t0 = rt_clock_now();
         if (lo == OUT_OK && t->kernel->run(p->state, &sec, &local) != 0) {
             lo = OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
         }
         const double wall = rt_clock_now() - t0;
+        rt_roofline_glue_timed_end(m->roofline);
         if (sec < 0)
             sec = wall;
         if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)

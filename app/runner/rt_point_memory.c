@@ -37,15 +37,19 @@ int rt_point_memory_fits(const rt_point_memory_in *in, char *why, size_t whylen)
      * output. Every rank of the host needs its own share at the same time. */
     const int64_t runner_bytes = 3 * fp->output_elems * (int64_t)sizeof(double);
     const int64_t per_rank = (in->inputs_resident ? 0 : fp->input_bytes + runner_bytes) +
-                             (in->device_kernel ? 0 : fp->output_bytes);
+                             (in->device_kernel ? 0 : fp->output_bytes) + fp->workspace_bytes;
     const int64_t host_need = per_rank * ranks;
     if (in->host_available > 0 && host_need > in->host_available) {
+        char workspace[64] = "";
+        if (fp->workspace_bytes > 0)
+            snprintf(workspace, sizeof workspace, " + kernel workspace %.3g",
+                     gib(fp->workspace_bytes));
         snprintf(why, whylen,
                  "needs %.3g GiB of host memory (%d rank(s) x [inputs %.3g + reference, output "
-                 "and scale %.3g + kernel output %.3g GiB]%s), %.3g GiB available",
+                 "and scale %.3g + kernel output %.3g%s GiB]%s), %.3g GiB available",
                  gib(host_need), ranks, gib(in->inputs_resident ? 0 : fp->input_bytes),
                  gib(in->inputs_resident ? 0 : runner_bytes),
-                 gib(in->device_kernel ? 0 : fp->output_bytes),
+                 gib(in->device_kernel ? 0 : fp->output_bytes), workspace,
                  in->inputs_resident ? ", inputs already built" : "", gib(in->host_available));
         return 0;
     }

@@ -259,6 +259,24 @@ static int run_once(void *arg, rt_err *err)
     return a->k->run(a->state, &sec, err);
 }
 
+void rt_roofline_glue_timed_reset(struct rt_roofline_ctx *ctx)
+{
+    if (ctx && ctx->cpu_counters)
+        rt_counters_cpu_timed_reset(ctx->cpu_counters);
+}
+
+void rt_roofline_glue_timed_begin(struct rt_roofline_ctx *ctx)
+{
+    if (ctx && ctx->cpu_counters)
+        rt_counters_cpu_timed_begin(ctx->cpu_counters);
+}
+
+void rt_roofline_glue_timed_end(struct rt_roofline_ctx *ctx)
+{
+    if (ctx && ctx->cpu_counters)
+        rt_counters_cpu_timed_end(ctx->cpu_counters);
+}
+
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
                               const rt_kernel_desc *k, void *kernel_state, const rt_config *cfg,
                               rt_metrics *metrics, rt_err *err)

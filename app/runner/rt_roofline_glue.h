@@ -28,7 +28,14 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
                             const void *inputs, const rt_params *params, const rt_params *problem,
                             int hot, const rt_kernel_env *env, rt_point_record *rec,
                             rt_metrics *metrics);
-/* Reads the configured counters for one extra execution of the prepared kernel. */
+/* LIKWID marker regions of the config's counters around the timed repetitions: reset before a
+ * point's first timed execution, begin/end around each kernel run (rt_counters_cpu.h). No-ops
+ * without CPU counters. */
+void rt_roofline_glue_timed_reset(struct rt_roofline_ctx *ctx);
+void rt_roofline_glue_timed_begin(struct rt_roofline_ctx *ctx);
+void rt_roofline_glue_timed_end(struct rt_roofline_ctx *ctx);
+/* Reads the configured counters: PAPI events for one extra execution of the prepared kernel,
+ * LIKWID regions as the timed repetitions left them. */
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
                               const rt_kernel_desc *k, void *kernel_state, const rt_config *cfg,
                               rt_metrics *metrics, rt_err *err);

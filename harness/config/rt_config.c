@@ -39,8 +39,8 @@ static const char *const k_modes[] = {"hot", "cold"};
 static const char *const k_search_keys[] = {"strategy", "budget", "seed", "max_time_s"};
 static const char *const k_strategies[] = {"exhaustive", "random",   "anneal", "genetic", "diffevo",
                                            "ils",        "basinhop", "pso",    "bayes"};
-static const char *const k_plot_keys[] = {"type", "x",    "y",    "series",   "title",
-                                          "name", "logx", "logy", "baseline", "stack"};
+static const char *const k_plot_keys[] = {"type", "x",    "y",        "series", "title", "name",
+                                          "logx", "logy", "baseline", "stack",  "where"};
 static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
 static const char *const k_expect_keys[] = {"min_efficiency"};
 
@@ -77,6 +77,7 @@ static const rt_config_path_pattern k_set_patterns[] = {
     "plots.#.logx",
     "plots.#.logy",
     "plots.#.baseline",
+    "plots.#.where.**",
     "plots.#.stack",
     "plots.#.stack.#",
     "expect.min_efficiency",
@@ -869,6 +870,45 @@ static int read_counters(conv *cv, const rt_yaml_node *seq)
     return 0;
 }
 
+/* where: {FIELD: VALUE or [VALUES], ...}: the figure draws only the points that meet every
+ * condition (a figure of one kernel among several in the run, say). The fields are resolved
+ * against the store when the figure is drawn, as x and series are. */
+static int read_plot_where(const rt_yaml_node *n, const char *path, rt_plot_cfg *p, rt_err *err)
+{
+    if (expect_kind(n, path, RT_YAML_MAP, err) != 0)
+        return -1;
+    if (n->n < 1 || n->n > RT_PLOT_WHERE_MAX)
+        return FAIL(err, n, path, "expected 1 to %d fields to restrict, got %d", RT_PLOT_WHERE_MAX,
+                    n->n);
+    for (int i = 0; i < n->n; ++i) {
+        rt_plot_where *w = &p->where[i];
+        char field_path[128];
+        snprintf(field_path, sizeof field_path, "%s.%s", path, n->keys[i]);
+        if (n->keys[i][0] == '\0' || strlen(n->keys[i]) >= sizeof w->field)
+            return FAIL(err, n->items[i], field_path, "a field name must have 1 to %zu characters",
+                        sizeof w->field - 1);
+        snprintf(w->field, sizeof w->field, "%s", n->keys[i]);
+        const rt_yaml_node *v = n->items[i];
+        const int one = v->kind == RT_YAML_SCALAR;
+        if (!one && expect_kind(v, field_path, RT_YAML_SEQ, err) != 0)
+            return -1;
+        const int count = one ? 1 : v->n;
+        if (count < 1 || count > RT_PLOT_WHERE_VALUES)
+            return FAIL(err, v, field_path, "expected 1 to %d values, got %d", RT_PLOT_WHERE_VALUES,
+                        count);
+        for (int k = 0; k < count; ++k) {
+            char item_path[160];
+            snprintf(item_path, sizeof item_path, "%s[%d]", field_path, k);
+            if (read_text(one ? v : v->items[k], item_path, 0, w->values[k], sizeof w->values[k],
+                          err) != 0)
+                return -1;
+        }
+        w->n_values = count;
+    }
+    p->n_where = n->n;
+    return 0;
+}
+
 static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg *p)
 {
     rt_err *err = cv->err;
@@ -961,6 +1001,8 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
                     "a stacked figure needs 'stack' (the values stacked in "
                     "each bar, e.g. [compute_s, comm_s])");
     }
+    if ((n = rt_yaml_map_get(item, "where")) && read_plot_where(n, PLOT_SUB("where"), p, err) != 0)
+        return -1;
     if ((n = rt_yaml_map_get(item, "title")) &&
         read_text(n, PLOT_SUB("title"), 1, p->title, sizeof p->title, err) != 0)
         return -1;

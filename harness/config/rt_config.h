@@ -96,7 +96,17 @@ typedef struct rt_search_cfg {
     double max_time_s; /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
 } rt_search_cfg;
 
-#define RT_PLOT_STACK_MAX 8
+#define RT_PLOT_STACK_MAX    8
+#define RT_PLOT_WHERE_MAX    4 /* fields a figure's `where` may restrict */
+#define RT_PLOT_WHERE_VALUES 8 /* values each of them may take */
+
+/* One condition of a figure's `where`: the points whose field (a word as x or series take it:
+ * kernel, matrix, a parameter, a problem parameter, a metric) has one of the values. */
+typedef struct rt_plot_where {
+    char field[48];
+    int n_values;
+    char values[RT_PLOT_WHERE_VALUES][96];
+} rt_plot_where;
 
 typedef struct rt_plot_cfg {
     char name[64];   /* file stem; defaults to type-x-y */
@@ -113,6 +123,8 @@ typedef struct rt_plot_cfg {
         baseline[96]; /* bars: label each bar with its speedup over this series value ("" = none) */
     int n_stack;      /* stacked: how many values each bar stacks */
     char stack[RT_PLOT_STACK_MAX][48]; /* stacked: the stacked values, bottom first */
+    int n_where;                       /* conditions every drawn point meets (all of them) */
+    rt_plot_where where[RT_PLOT_WHERE_MAX];
     rt_src_loc loc;
 } rt_plot_cfg;
 

@@ -116,8 +116,11 @@ typedef struct rt_footprint {
     int64_t input_bytes;  /* the family's inputs on the host (e.g. B; the matrix is not counted) */
     int64_t output_elems; /* output values: the runner keeps reference, output and scale, doubles */
     int64_t output_bytes; /* the output in the point's precision, as a kernel holds it (C) */
-    int64_t operand_bytes; /* the operands in the point's precision, as a device kernel copies
-                              them (A and B); its own workspace comes on top */
+    int64_t operand_bytes;   /* the operands in the point's precision, as a device kernel copies
+                                them (A and B); its own workspace comes on top */
+    int64_t workspace_bytes; /* host arrays every kernel of the family keeps while it runs, beyond
+                                inputs and output (e.g. LOBPCG's blocks, out-of-core GEMM's
+                                matrices); counted for each point, resident inputs or not */
 } rt_footprint;
 
 /* The job a family's model-only mode plans for: a virtual job of nranks ranks that is never

@@ -113,6 +113,33 @@ static double dspmm_nonzeros(const void *inputs)
     return block_nnz(inputs);
 }
 
+/* Every rank builds B (cols x K) whole from the seed and owns its canonical rows of C; a device
+ * kernel copies A (CSR, 32-bit indices) and B. The partial rows a kernel exchanges are its own
+ * workspace, not counted: the estimate is a lower bound. */
+static int dspmm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                           rt_err *err)
+{
+    int64_t k = 0;
+    rt_precision prec = RT_FP32;
+    if (rt_dspmm_problem(problem, &k, &prec, err) != 0)
+        return -1;
+    int rank = 0, nranks = 1, inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    }
+    int64_t r0 = 0, r1 = 0;
+    dspmm_canonical_rows(a, rank, nranks, &r0, &r1);
+    const int64_t esize = (int64_t)rt_precision_bytes(prec);
+    const int64_t b_bytes = a->cols * k * esize;
+    out->input_bytes = b_bytes;
+    out->output_elems = (r1 - r0) * k;
+    out->output_bytes = (r1 - r0) * k * esize;
+    out->operand_bytes = (a->rows + 1) * 4 + a->nnz * (4 + esize) + b_bytes;
+    return 0;
+}
+
 static const rt_family_desc dspmm_family_desc = {
     .name = "dspmm",
     .summary = "distributed SpMM C = A * B over all ranks (batch x data parallelism)",
@@ -124,6 +151,7 @@ static const rt_family_desc dspmm_family_desc = {
     .tolerance = dspmm_tolerance,
     .reference = dspmm_reference,
     .reference_scale = dspmm_reference_scale,
+    .footprint = dspmm_footprint,
     .flops = dspmm_flops,
     .nonzeros = dspmm_nonzeros,
     .wants_whole_matrix = 1,

@@ -268,6 +268,32 @@ static double eigen_nonzeros(const void *inputs)
     return (double)in->a->nnz * (double)(in->cfg.iters + 1);
 }
 
+/* The symmetrized copy of A when it is made (12 bytes a nonzero of A + A', at most twice A's),
+ * and the solver's blocks of n rows, which every kernel keeps in host memory (device kernels move
+ * tiles of them through their gpu_mem_budget): LOBPCG's eleven blocks of `block` columns (X, P, AX,
+ * AP twice each; R, AR and a temporary), Lanczos's iters + 2 vectors (the basis and w) and its
+ * iters x iters eigenvector matrix. The output is nev Ritz values and nev residual scores. */
+static int eigen_footprint(const rt_csr *a, const rt_params *p, rt_footprint *out, rt_err *err)
+{
+    const char *owner = "eigen problem";
+    char solver[16];
+    int64_t block = 0, nev = 0, iters = 0, sym = 0;
+    if (rt_schema_str(eigen_problem, EIGEN_N_PROBLEM, owner, p, "solver", solver, sizeof solver,
+                      err) != 0 ||
+        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "block", &block, err) != 0 ||
+        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "nev", &nev, err) != 0 ||
+        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "iters", &iters, err) != 0 ||
+        rt_schema_int(eigen_problem, EIGEN_N_PROBLEM, owner, p, "symmetrize", &sym, err) != 0)
+        return -1;
+    const int64_t n = a->rows;
+    out->input_bytes = sym ? 2 * a->nnz * 12 + (n + 1) * 8 : 0;
+    out->output_elems = 2 * nev;
+    out->output_bytes = 2 * nev * 8;
+    out->workspace_bytes =
+        strcmp(solver, "lanczos") == 0 ? ((iters + 2) * n + iters * iters) * 8 : 11 * n * block * 8;
+    return 0;
+}
+
 static const rt_family_desc eigen_desc = {
     .name = "eigen",
     .summary = "smallest eigenpairs by out-of-core block LOBPCG or Lanczos over tiles (DeepSparse)",
@@ -276,6 +302,7 @@ static const rt_family_desc eigen_desc = {
     .make_inputs = eigen_make_inputs,
     .free_inputs = eigen_free_inputs,
     .output_elems = eigen_output_elems,
+    .footprint = eigen_footprint,
     .tolerance = eigen_tolerance,
     .reference = eigen_reference,
     .flops = eigen_flops,

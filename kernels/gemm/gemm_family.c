@@ -1,6 +1,7 @@
 #include "gemm_family.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <mpi.h>
@@ -150,4 +151,36 @@ double gemm_flops(const void *inputs)
 {
     const gemm_inputs *in = inputs;
     return 2.0 * (double)in->m * (double)in->n * (double)in->k / in->nranks;
+}
+
+/* Every kernel keeps this rank's share of A, B and C in host memory for the whole point (the data
+ * start and end there: GPU kernels stream tiles through their gpu_mem_budget, so they have no
+ * device need beyond that budget, which is theirs to check); the runner's arrays hold only the
+ * sampled entries of C. */
+int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err)
+{
+    (void)a;
+    const char *owner = "gemm problem";
+    int64_t n = 0, m = 0, k = 0;
+    char prec[16];
+    if (rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "M", &m, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "K", &k, err) != 0 ||
+        rt_schema_str(gemm_problem, GEMM_N_PROBLEM, owner, problem, "precision", prec, sizeof prec,
+                      err) != 0)
+        return -1;
+    const int pv = rt_precision_parse(prec);
+    if (pv < 0)
+        return rt_err_set(err, "%s: unknown precision '%s'", owner, prec);
+    m = m > 0 ? m : n;
+    k = k > 0 ? k : n;
+    int rank = 0, nranks = 1;
+    world_place(&rank, &nranks);
+    const double esize = (double)rt_precision_bytes((rt_precision)pv);
+    const double all = ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
+                       esize / (double)nranks;
+    const int64_t samples = m * n <= GEMM_ALL_ENTRIES ? m * n : GEMM_SAMPLES;
+    out->output_elems = samples * (rank + 1) / nranks - samples * rank / nranks;
+    out->workspace_bytes = all < 9.0e18 ? (int64_t)all : INT64_MAX;
+    return 0;
 }

@@ -50,5 +50,7 @@ int64_t gemm_output_elems(const void *inputs);
 double gemm_tolerance(const void *inputs);
 int gemm_reference(const void *inputs, double *out, rt_err *err);
 double gemm_flops(const void *inputs);
+/* Host bytes of this rank's share of A, B and C, and the sampled output (the runner's estimate). */
+int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);
 
 #endif

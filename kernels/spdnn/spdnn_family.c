@@ -529,6 +529,37 @@ static double spdnn_nonzeros(const void *inputs)
     return (double)in->features * (double)in->nnz_total;
 }
 
+/* What make_inputs builds (the network: 12 bytes per nonzero of every layer; this rank's share of
+ * the features: 4 bytes per active neuron; the reference outputs), the kernel's output (doubles,
+ * as the gate compares them) and, on a device, the network (fp32 values, 32-bit indices) and the
+ * features. The feature maps a kernel keeps between layers are its own workspace, not counted:
+ * the estimate is a lower bound. */
+static int spdnn_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                           rt_err *err)
+{
+    const char *owner = "spdnn problem";
+    int64_t layers = 0, features = 0;
+    double density = 0.0;
+    if (rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "layers",
+                      &layers, err) != 0 ||
+        rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "features",
+                      &features, err) != 0 ||
+        read_real(problem, "feature_density", &density, err) != 0)
+        return -1;
+    int rank = 0, nranks = 1;
+    if (world_share(&rank, &nranks, err) != 0)
+        return -1;
+    const int64_t share = features * (rank + 1) / nranks - features * rank / nranks;
+    const int64_t active = (int64_t)((double)share * (double)a->rows * density);
+    const int64_t outputs = share * RT_SPDNN_OUT_PER_FEATURE;
+    const int64_t network = layers * a->nnz * 12;
+    out->input_bytes = network + active * 4 + (share + 1) * 8 + outputs * 8;
+    out->output_elems = outputs;
+    out->output_bytes = outputs * 8;
+    out->operand_bytes = layers * (a->nnz * 8 + (a->rows + 1) * 4) + active * 4 + (share + 1) * 8;
+    return 0;
+}
+
 static const rt_family_desc spdnn_family_desc = {
     .name = "spdnn",
     .summary = "sparse DNN inference (Graph Challenge): Y = min(max(Y W_l + b, 0), 32) over "
@@ -540,6 +571,7 @@ static const rt_family_desc spdnn_family_desc = {
     .output_elems = spdnn_output_elems,
     .tolerance = spdnn_tolerance,
     .reference = spdnn_reference,
+    .footprint = spdnn_footprint,
     .flops = spdnn_flops,
     .nonzeros = spdnn_nonzeros,
     /* Batch parallelism: every rank needs the whole network, and splits the features. */

@@ -262,6 +262,57 @@ static int spgemm2d_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
+/* |A||B| of the canonical rows: the scale of each element's rounding error, so the gate checks
+ * every element as well as the norm (rt_family_desc.reference_scale). */
+static int spmm2d_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const sp2_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "spmm2d reference scale: no inputs or output buffer");
+    const rt_csr *a = in->a;
+    const int64_t n = in->n;
+    for (int64_t r = in->r0; r < in->r1; ++r) {
+        double *row = scale + (r - in->r0) * n;
+        for (int64_t j = 0; j < n; ++j)
+            row[j] = 0.0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
+            const double v = fabs(a->val[e]);
+            const int64_t c = a->colidx[e];
+            for (int64_t j = 0; j < n; ++j)
+                row[j] += v * fabs(sp2_b_value(in->seed, c, j));
+        }
+    }
+    return 0;
+}
+
+/* |A| (|A| |X|) of the canonical rows: the signature (A A) X's elementwise error scale. */
+static int spgemm2d_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const sp2_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "spgemm2d reference scale: no inputs or output buffer");
+    const rt_csr *a = in->a;
+    const int S = SP2_SIG_COLS;
+    double *y = calloc((size_t)a->rows * S, sizeof *y);
+    if (!y)
+        return rt_err_set(err, "spgemm2d reference scale: out of memory for %lld x %d values",
+                          (long long)a->rows, S);
+    for (int64_t k = 0; k < a->rows; ++k)
+        for (int64_t e = a->rowptr[k]; e < a->rowptr[k + 1]; ++e)
+            for (int s = 0; s < S; ++s)
+                y[k * S + s] += fabs(a->val[e]) * fabs(sp2_sig_value(in->seed, a->colidx[e], s));
+    for (int64_t r = in->r0; r < in->r1; ++r) {
+        double *row = scale + (r - in->r0) * S;
+        for (int s = 0; s < S; ++s)
+            row[s] = 0.0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e)
+            for (int s = 0; s < S; ++s)
+                row[s] += fabs(a->val[e]) * y[(int64_t)a->colidx[e] * S + s];
+    }
+    free(y);
+    return 0;
+}
+
 static double sp2_flops(const void *inputs)
 {
     return ((const sp2_inputs *)inputs)->flops_share;
@@ -270,6 +321,48 @@ static double sp2_flops(const void *inputs)
 static double sp2_nonzeros(const void *inputs)
 {
     return ((const sp2_inputs *)inputs)->nnz_share;
+}
+
+/* This rank's tiles (its 1/P of A's nonzeros with 32-bit indices, of B and of C), held on the host
+ * by a CPU kernel and copied by a device kernel; the values are hashed, so the family itself builds
+ * nothing. Tiles fetched from other ranks are the kernel's workspace, not counted: the estimate is
+ * a lower bound. spgemm2d's C has no size known before the product: its output is the signature
+ * (SP2_SIG_COLS columns) and its C tile is counted as large as its A tile. */
+static int sp2_footprint(int spgemm, const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                         rt_err *err)
+{
+    const rt_param_schema *schema = spgemm ? spgemm2d_problem : spmm2d_problem;
+    const int n_schema = spgemm ? SPGEMM2D_N_PROBLEM : SPMM2D_N_PROBLEM;
+    const char *owner = spgemm ? "spgemm2d problem" : "spmm2d problem";
+    int64_t n = 0;
+    rt_precision prec = RT_FP32;
+    if ((!spgemm && rt_schema_int(schema, n_schema, owner, problem, "N", &n, err) != 0) ||
+        read_precision(schema, n_schema, owner, problem, &prec, err) != 0)
+        return -1;
+    int rank, nranks;
+    world_place(&rank, &nranks);
+    const int64_t esize = (int64_t)rt_precision_bytes(prec);
+    const int64_t rows = sp2_split(a->rows, nranks, rank + 1) - sp2_split(a->rows, nranks, rank);
+    const int64_t a_tile = (a->nnz / nranks) * (4 + esize) + (rows + 1) * 4;
+    const int64_t b_tile = spgemm ? a_tile : (a->cols / nranks + 1) * n * esize;
+    const int64_t c_tile = spgemm ? a_tile : rows * n * esize;
+    out->input_bytes = a_tile + b_tile;
+    out->output_elems = rows * (spgemm ? SP2_SIG_COLS : n);
+    out->output_bytes = c_tile;
+    out->operand_bytes = a_tile + b_tile;
+    return 0;
+}
+
+static int spmm2d_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                            rt_err *err)
+{
+    return sp2_footprint(0, a, problem, out, err);
+}
+
+static int spgemm2d_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                              rt_err *err)
+{
+    return sp2_footprint(1, a, problem, out, err);
 }
 
 static const rt_family_desc spmm2d_desc = {
@@ -282,6 +375,8 @@ static const rt_family_desc spmm2d_desc = {
     .output_elems = sp2_output_elems,
     .tolerance = sp2_tolerance,
     .reference = spmm2d_reference,
+    .reference_scale = spmm2d_reference_scale,
+    .footprint = spmm2d_footprint,
     .flops = sp2_flops,
     .nonzeros = sp2_nonzeros,
     .wants_whole_matrix = 1,
@@ -297,6 +392,8 @@ static const rt_family_desc spgemm2d_desc = {
     .output_elems = sp2_output_elems,
     .tolerance = sp2_tolerance,
     .reference = spgemm2d_reference,
+    .reference_scale = spgemm2d_reference_scale,
+    .footprint = spgemm2d_footprint,
     .flops = sp2_flops,
     .nonzeros = sp2_nonzeros,
     .wants_whole_matrix = 1,

@@ -224,6 +224,33 @@ static double sptrsv_nonzeros(const void *inputs)
     return (double)in->f.csr.nnz * share(in);
 }
 
+/* Every rank factors the whole matrix: L has at least the nonzeros of A's lower triangle and
+ * diagonal (CHOLMOD's fill-in comes on top, unknown before the factorization, so the estimate is a
+ * lower bound), held as CSR (12 bytes a nonzero), with B (n x nrhs); this rank's rows of X are the
+ * output. A device kernel copies L, B and X. */
+static int sptrsv_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
+                            rt_err *err)
+{
+    int64_t nrhs = 1;
+    if (rt_schema_int(sptrsv_problem_params, N_PROBLEM, "sptrsv problem", problem, "nrhs", &nrhs,
+                      err) != 0)
+        return -1;
+    int rank = 0, nranks = 1, inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    }
+    const int64_t n = a->rows;
+    const int64_t l_bytes = ((a->nnz + n) / 2) * 12 + (n + 1) * 8;
+    const int64_t rows = n * (rank + 1) / nranks - n * rank / nranks;
+    out->input_bytes = l_bytes + n * nrhs * 8;
+    out->output_elems = rows * nrhs;
+    out->output_bytes = rows * nrhs * 8;
+    out->operand_bytes = l_bytes + 2 * n * nrhs * 8;
+    return 0;
+}
+
 static const rt_family_desc sptrsv_family_desc = {
     .name = "sptrsv",
     .summary = "sparse triangular solve L X = B with L the supernodal Cholesky factor (CHOLMOD)",
@@ -234,6 +261,7 @@ static const rt_family_desc sptrsv_family_desc = {
     .output_elems = sptrsv_output_elems,
     .tolerance = sptrsv_tolerance,
     .reference = sptrsv_reference,
+    .footprint = sptrsv_footprint,
     .flops = sptrsv_flops,
     .nonzeros = sptrsv_nonzeros,
     .wants_whole_matrix = 1,

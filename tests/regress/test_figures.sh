@@ -49,7 +49,7 @@ $(diff "$committed/$f" "$WORK/f1/$f" | head -5)"
     fail "figures left -wal/-shm files beside the committed stores: $(comm -13 "$WORK/side.before" "$WORK/side.after")"
   # No store at all is an error naming where it looked.
   expect_exit 2 "$RT" figures --results "$WORK/empty" --out "$WORK/f3"
-  echo "$OUT" | grep -q "$WORK/empty/baselines" || fail "$OUT"
+  grep -q "$WORK/empty/baselines" <<<"$OUT" || fail "$OUT"
   ;;
 types)
   db="$WORK/f.db"
@@ -163,7 +163,7 @@ errors)
   bad() { # bad YAML-PLOT-LIST FRAGMENT
     printf 'experiment: {name: regress-tiny}\nplots:\n%s\n' "$1" >"$WORK/bad.yaml"
     expect_exit 3 "$RT" plot --db "$db" --out "$WORK/bad" --config "$WORK/bad.yaml"
-    echo "$OUT" | grep -qF -- "$2" || fail "message lacks '$2': $OUT"
+    grep -qF -- "$2" <<<"$OUT" || fail "message lacks '$2': $OUT"
   }
   bad "  - {type: bars, series: kernel, baseline: spmm.cpu.ell}" \
       "bad.yaml:3:5: plots[0] (bars-matrix-gflops): baseline: 'spmm.cpu.ell' is not a value of kernel"
@@ -178,7 +178,7 @@ errors)
              VALUES (1, 'peer_bytes_0_0', 'bytes', 1, 1, 5); UPDATE points SET status = 'wrong' WHERE id = 1"
   printf 'experiment: {name: regress-tiny}\nplots:\n  - {type: heatmap, y: peer_bytes}\n' >"$WORK/skip.yaml"
   expect_exit 0 "$RT" plot --db "$db" --out "$WORK/skip" --config "$WORK/skip.yaml"
-  echo "$OUT" | grep -q "skipped heatmap-peer_bytes" || fail "skip not reported: $OUT"
+  grep -q "skipped heatmap-peer_bytes" <<<"$OUT" || fail "skip not reported: $OUT"
   ;;
 *) fail "unknown case '$CASE'" ;;
 esac

@@ -52,7 +52,7 @@ fi
 # One store works too (no comparison, exit 0); bad input exits 2.
 expect_exit 0 "$RT" report --html "$WORK/one" --db "$base"
 expect_exit 2 "$RT" report --html "$WORK/bad" --db "$WORK/missing.db"
-echo "$OUT" | grep -q "missing.db" || fail "missing store not named: $OUT"
+grep -q "missing.db" <<<"$OUT" || fail "missing store not named: $OUT"
 expect_exit 2 "$RT" report --db "$base"
 
 browser=""

@@ -1,0 +1,52 @@
+# rooftune figure 'fig3-gflops-vs-n' (line): gflops against N, one line per kernel
+# Reads fig3-gflops-vs-n.dat from this folder and writes fig3-gflops-vs-n.png and fig3-gflops-vs-n.svg next to it.
+# Regenerate: cd results/figures/netns/stationary-spmm && gnuplot fig3-gflops-vs-n.gp
+
+reset
+set encoding utf8
+set linetype 1 lc rgb '#0072B2' lw 2 pt 5 ps 1.1 dt 1
+set linetype 2 lc rgb '#D55E00' lw 2 pt 7 ps 1.1 dt 1
+set linetype 3 lc rgb '#009E73' lw 2 pt 9 ps 1.1 dt 1
+set linetype 4 lc rgb '#CC79A7' lw 2 pt 11 ps 1.1 dt 1
+set linetype 5 lc rgb '#E69F00' lw 2 pt 5 ps 1.1 dt 1
+set linetype 6 lc rgb '#56B4E9' lw 2 pt 7 ps 1.1 dt 1
+set linetype 7 lc rgb '#000000' lw 2 pt 9 ps 1.1 dt 1
+set linetype 8 lc rgb '#F0E442' lw 2 pt 11 ps 1.1 dt 1
+set linetype cycle 8
+set border 3 lc rgb '#404040'
+set tics nomirror out
+set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
+set key outside right top vertical Left reverse samplen 2 spacing 1.2
+set datafile missing '?'
+set title '2D SpMM variants against the width N of B'
+set xlabel 'N'
+set ylabel 'performance (GFLOP/s)'
+set autoscale xfix
+set offsets graph 0.03, graph 0.03, graph 0.05, 0
+set yrange [0:*]
+
+# PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+    set terminal pngcairo size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+} else {
+    set terminal png size 1024,640 noenhanced
+}
+set output 'fig3-gflops-vs-n.png'
+plot 'fig3-gflops-vs-n.dat' index 0 using 1:2 with linespoints lt 1 dt 1 title 'spmm2d.cpu.stationary_a', \
+     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'spmm2d.cpu.stationary_b', \
+     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'spmm2d.cpu.stationary_c', \
+     '' index 3 using 1:2 with linespoints lt 4 dt 1 title 'spmm2d.cpu.summa', \
+     '' index 4 using 1:2 with linespoints lt 5 dt 1 title 'spmm2d.cpu.summa_a', \
+     '' index 5 using 1:2 with linespoints lt 6 dt 1 title 'spmm2d.cpu.ws_locality', \
+     '' index 6 using 1:2 with linespoints lt 7 dt 1 title 'spmm2d.cpu.ws_random'
+
+set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+set output 'fig3-gflops-vs-n.svg'
+plot 'fig3-gflops-vs-n.dat' index 0 using 1:2 with linespoints lt 1 dt 1 title 'spmm2d.cpu.stationary_a', \
+     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'spmm2d.cpu.stationary_b', \
+     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'spmm2d.cpu.stationary_c', \
+     '' index 3 using 1:2 with linespoints lt 4 dt 1 title 'spmm2d.cpu.summa', \
+     '' index 4 using 1:2 with linespoints lt 5 dt 1 title 'spmm2d.cpu.summa_a', \
+     '' index 5 using 1:2 with linespoints lt 6 dt 1 title 'spmm2d.cpu.ws_locality', \
+     '' index 6 using 1:2 with linespoints lt 7 dt 1 title 'spmm2d.cpu.ws_random'
+unset output
