@@ -498,11 +498,12 @@ int dspmm_role_build(const dspmm_plan *plan, int data, dspmm_role *role, rt_err 
                         const int64_t pos =
                             landing(plan, data, nl, dest_buf, bf->dest, l->rows[bf->off + e]);
                         if (pos < 0) {
-                            free(msg);
+                            /* mg points into msg: name the sender before freeing it */
                             rt_err_set(err,
                                        "dspmm role: internal error: row %d from data rank "
                                        "%d has no place at hop %d",
                                        l->rows[bf->off + e], mg->src, k);
+                            free(msg);
                             goto fail;
                         }
                         x->map[r++] = pos;
