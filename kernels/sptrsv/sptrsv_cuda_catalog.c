@@ -37,9 +37,10 @@ static const rt_param_schema distributed_params[] = {
      "threads of the one block of every diagonal solve and every edge update"},
     {"shared_kb", RT_V_INT, "0|8|16|32", "16", 0,
      "shared memory for a supernode's rows of X during its diagonal solve, KiB"},
-    {"transport", RT_V_STR, "rma", "rma", 0,
-     "how x travels between ranks: MPI-3 RMA puts from the host copy of X with a polled counter "
-     "(CUDA IPC and NVSHMEM are not implemented)"},
+    {"transport", RT_V_STR, "rma|ipc", "rma", 0,
+     "how x travels between ranks: rma (MPI-3 RMA puts from the host copy of X with a polled "
+     "counter) or ipc (CUDA IPC: a kernel stores x into the receiver's device X and increments "
+     "its counter; every rank on one host, else infeasible); NVSHMEM is not implemented"},
     {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
      "give up (naming the missing message) when no expected message arrives for this long"},
 };
@@ -64,8 +65,9 @@ static const rt_cuda_catalog_entry catalog[] = {
      supernodal_params, N_OF(supernodal_params), "sptrsv"},
     {RT_SPTRSV_CUDA_DISTRIBUTED,
      "message-driven multi-GPU solve: P x 1 block layout, one rank per GPU, x broadcast along "
-     "binary trees with MPI-3 RMA puts and polled counters (the CPU distributed solve's "
-     "messages), each rank's diagonal solves and edge updates as kernels on its GPU",
+     "binary trees with MPI-3 RMA puts or CUDA IPC copies and polled counters (the CPU "
+     "distributed solve's messages), each rank's diagonal solves and edge updates as kernels on "
+     "its GPU",
      distributed_params, N_OF(distributed_params), "sptrsv"},
 };
 

@@ -28,6 +28,10 @@ struct sptrsv_dist {
     int64_t fail_rank;
     int64_t got, dup, missing; /* last execution: messages received, duplicated, pending */
     int64_t sent;
+    int has_transport; /* x travels through transport, not through the slots window */
+    sptrsv_dist_transport transport;
+    int64_t *dst_slot; /* per tree entry: the receiver's slot index (-1 for roots) */
+    int64_t *counts;   /* n_recv: the transport's arrival counters, read per poll */
 };
 
 void sptrsv_dist_free(sptrsv_dist *d)
@@ -44,6 +48,8 @@ void sptrsv_dist_free(sptrsv_dist *d)
     free(d->recv_off);
     free(d->pending);
     free(d->stack);
+    free(d->dst_slot);
+    free(d->counts);
     free(d);
 }
 
@@ -55,6 +61,17 @@ const sptrsv_plan *sptrsv_dist_plan(const sptrsv_dist *d)
 double *sptrsv_dist_x(sptrsv_dist *d)
 {
     return d->x;
+}
+
+void sptrsv_dist_set_transport(sptrsv_dist *d, const sptrsv_dist_transport *t)
+{
+    d->transport = *t;
+    d->has_transport = 1;
+}
+
+int64_t sptrsv_dist_n_recv(const sptrsv_dist *d)
+{
+    return d->n_recv;
 }
 
 /* Everything local: the plan, my receive list, my dependency counts. */
@@ -76,14 +93,31 @@ static int prepare(sptrsv_dist *s, rt_err *err)
     s->recv_off = malloc(nr * sizeof *s->recv_off);
     s->pending = malloc(nr * sizeof *s->pending);
     s->stack = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *s->stack);
+    s->counts = calloc(nr, sizeof *s->counts);
+    const int64_t entries = s->plan.tree_ptr[ns];
+    s->dst_slot = malloc((size_t)(entries > 0 ? entries : 1) * sizeof *s->dst_slot);
+    int64_t *next_slot = calloc((size_t)s->nranks, sizeof *next_slot);
     if (!s->dep || !s->left || !s->my_pos || !s->recv_super || !s->recv_off || !s->pending ||
-        !s->stack)
+        !s->stack || !s->counts || !s->dst_slot || !next_slot) {
+        free(next_slot);
         return rt_err_set(err, "%s: out of memory", s->name);
+    }
+    /* Every rank numbers its receives in supernode order (below), so a sender knows the slot
+     * index of each of its messages at the receiver without asking. */
+    for (int64_t j = 0; j < ns; ++j)
+        for (int64_t t = s->plan.tree_ptr[j]; t < s->plan.tree_ptr[j + 1]; ++t)
+            s->dst_slot[t] = t == s->plan.tree_ptr[j] ? -1 : next_slot[s->plan.tree_rank[t]]++;
+    free(next_slot);
     int64_t k = 0;
     for (int64_t j = 0; j < ns; ++j) {
         s->my_pos[j] = sptrsv_plan_tree_pos(&s->plan, j, s->rank);
         s->dep[j] = d->pred_ptr[j + 1] - d->pred_ptr[j];
         if (s->my_pos[j] > 0) {
+            if (s->dst_slot[s->plan.tree_ptr[j] + s->my_pos[j]] != k)
+                return rt_err_set(err,
+                                  "%s: rank %d numbers its receive of supernode %" PRId64
+                                  " differently from its sender",
+                                  s->name, s->rank, j);
             s->recv_super[k] = j;
             s->recv_off[k] = s->plan.slot_off[s->plan.tree_ptr[j] + s->my_pos[j]];
             ++k;
@@ -187,9 +221,14 @@ static void use_x(sptrsv_dist *s, const sptrsv_dist_ops *ops, int64_t j, int64_t
         const size_t off = (size_t)p->slot_off[t0 + c];
         rt_err e;
         int64_t old = 0;
-        if (rt_rma_put(s->slots, xj, bytes, dst, off + 8, &e) != 0 ||
-            rt_rma_flush(s->slots, dst, &e) != 0 ||
-            rt_rma_fetch_add(s->slots, dst, off, 1, &old, &e) != 0)
+        if (s->has_transport) {
+            if (s->transport.send(s->transport.ctx, j, dst, s->dst_slot[t0 + c], &e) != 0)
+                fail(x, &e);
+            else
+                s->sent++;
+        } else if (rt_rma_put(s->slots, xj, bytes, dst, off + 8, &e) != 0 ||
+                   rt_rma_flush(s->slots, dst, &e) != 0 ||
+                   rt_rma_fetch_add(s->slots, dst, off, 1, &old, &e) != 0)
             fail(x, &e);
         else
             s->sent++;
@@ -213,9 +252,14 @@ static void count_messages(sptrsv_dist *s, exec_ctx *x)
     rt_err e;
     s->got = 0;
     s->dup = 0;
+    if (s->has_transport && s->transport.counts(s->transport.ctx, s->counts, &e) != 0) {
+        fail(x, &e);
+        return;
+    }
     for (int64_t i = 0; i < s->n_recv; ++i) {
-        int64_t count = 0;
-        if (rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0) {
+        int64_t count = s->counts[i];
+        if (!s->has_transport &&
+            rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0) {
             fail(x, &e);
             break;
         }
@@ -264,26 +308,41 @@ int sptrsv_dist_execute(sptrsv_dist *s, const sptrsv_dist_ops *ops, double *seco
         /* Poll the slots still expected; keep the list compact. */
         int64_t kept = 0;
         int arrived = 0;
+        int counts_ok = 1;
+        if (s->has_transport && n_pending > 0) {
+            rt_err e;
+            if (s->transport.counts(s->transport.ctx, s->counts, &e) != 0) {
+                fail(&x, &e);
+                counts_ok = 0;
+            }
+        }
         for (int64_t q = 0; q < n_pending; ++q) {
             const int64_t i = s->pending[q];
-            int64_t count = 0;
+            int64_t count = s->counts[i];
             rt_err e;
-            if (rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0) {
-                fail(&x, &e);
+            if (!counts_ok ||
+                (!s->has_transport &&
+                 rt_rma_atomic_load(s->slots, s->rank, (size_t)s->recv_off[i], &count, &e) != 0)) {
+                if (counts_ok)
+                    fail(&x, &e);
                 count = s->epoch; /* stop waiting for what cannot be read */
             }
             if (count < s->epoch) {
                 s->pending[kept++] = i;
                 continue;
             }
+            const int64_t j = s->recv_super[i];
+            s->stack[top++] = j;
+            if (s->has_transport) { /* x_j is where the transport put it: nothing to copy */
+                arrived = 1;
+                continue;
+            }
             if (!arrived && rt_rma_sync(s->slots, &e) != 0)
                 fail(&x, &e);
             arrived = 1;
-            const int64_t j = s->recv_super[i];
             memcpy(s->x + f->first[j] * k,
                    (const char *)rt_rma_local(s->slots) + s->recv_off[i] + 8,
                    (size_t)(sptrsv_ncols(f, j) * k) * sizeof(double));
-            s->stack[top++] = j;
         }
         n_pending = kept;
         if (arrived) {

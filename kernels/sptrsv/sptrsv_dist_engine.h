@@ -39,6 +39,19 @@ typedef struct sptrsv_dist_ops {
     int (*solve)(void *ctx, int64_t u, double *xu, rt_err *err);
 } sptrsv_dist_ops;
 
+/* Another way for x to travel (`transport: ipc`: CUDA IPC between the ranks' GPUs); without
+ * one, the engine's own MPI-3 RMA windows carry it. Slot i of a rank is its i-th receive in
+ * supernode order; every hook returns 0 or -1 with err filled. */
+typedef struct sptrsv_dist_transport {
+    void *ctx;
+    /* x_j is known here (its rows are where the receiver reads them after the counter: the
+     * caller's arithmetic put them there): deliver it to rank dst's slot `slot`, then add one to
+     * that slot's arrival counter, visible to dst only after x_j is. */
+    int (*send)(void *ctx, int64_t j, int dst, int64_t slot, rt_err *err);
+    /* The arrival counters of my n_recv slots, as they are now, into counts. */
+    int (*counts)(void *ctx, int64_t *counts, rt_err *err);
+} sptrsv_dist_transport;
+
 typedef struct sptrsv_dist sptrsv_dist;
 
 /* Builds the plan and the receive lists, agrees with every rank that they got this far, then
@@ -49,6 +62,13 @@ int sptrsv_dist_create(const char *name, const rt_sptrsv_inputs *in, rt_comm *co
                        double poll_timeout_s, int64_t fail_rank, const rt_err *prior,
                        sptrsv_dist **out, rt_err *err);
 void sptrsv_dist_free(sptrsv_dist *d); /* collective (the windows); NULL is fine */
+
+/* From now on x travels through t (copied; t->ctx must outlive d), not through the windows. With
+ * a transport the engine never writes a received x_j into its host copy of X: the caller's
+ * update reads x_j where the transport delivered it (the xj argument points at stale host rows). */
+void sptrsv_dist_set_transport(sptrsv_dist *d, const sptrsv_dist_transport *t);
+/* Messages this rank receives per execution (the length of the counts array). */
+int64_t sptrsv_dist_n_recv(const sptrsv_dist *d);
 
 const sptrsv_plan *sptrsv_dist_plan(const sptrsv_dist *d);
 /* The host copy of X (n x nrhs, row-major): rows of my supernodes and of those received. */

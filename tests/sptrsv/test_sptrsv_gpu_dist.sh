@@ -24,14 +24,19 @@ db="$WORK/dist.db"
   --ranks-per-node 1 >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "run failed"; }
 total=$(sql "$db" "SELECT COUNT(*) FROM points")
 ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
-# 2 matrices x 2 nrhs x 2 max_supernode x (1 cpu + 4 cuda)
-[ "$total" = 40 ] || fail "$total points, expected 40"
+# 2 matrices x 2 nrhs x 2 max_supernode x (1 cpu + 8 cuda: 2 block sizes x 2 shared x 2 transports)
+[ "$total" = 72 ] || fail "$total points, expected 72"
 [ "$ok" = "$total" ] || { sql "$db" "SELECT kernel, params, status, reason FROM points WHERE status != 'ok'"; fail "$ok of $total points ok"; }
 res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
 [ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
 msg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.distributed'
         AND $(m messages_received) = $(m messages_expected) AND $(m messages_pending) = 0
         AND $(m messages_duplicated) = 0 AND $(m messages_total) > 0")
-[ "$msg" = 32 ] || fail "$msg of 32 GPU points received every expected message exactly once"
+[ "$msg" = 64 ] || fail "$msg of 64 GPU points received every expected message exactly once"
+# Half of them through CUDA IPC (the same checks: the counters are the IPC transport's).
+ipc=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.distributed'
+        AND params LIKE '%ipc%' AND status = 'ok' AND $(m messages_received) = $(m messages_expected)
+        AND $(m messages_duplicated) = 0")
+[ "$ipc" = 32 ] || fail "$ipc of 32 transport ipc points verified with every message received once"
 echo "sptrsv gpu dist: $ok points verified"
 sql "$db" "SELECT kernel, matrix, params, printf('%.4g ms', time_median_s * 1e3) FROM points ORDER BY matrix, kernel" 2>/dev/null || true

@@ -12,8 +12,11 @@
  * Every step is stream-ordered and every x a rank sends has been copied back first, so the solve
  * is the CPU one with the block operations moved to the GPU. Simple rather than fast: a launch
  * per edge and per supernode, a synchronisation per owned supernode. Transport: MPI RMA through
- * the host (`rma`); CUDA IPC and NVSHMEM are not implemented. */
+ * the host (`rma`), or CUDA IPC between the GPUs of one host (`ipc`, sptrsv_cuda_ipc.h: x_s goes
+ * from the sender's device X straight into the receiver's, which the update kernels read, so
+ * nothing is uploaded); NVSHMEM is not implemented. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 
@@ -21,6 +24,7 @@
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
+#include "sptrsv_cuda_ipc.h"
 #include "sptrsv_cuda_super.h"
 #include "sptrsv_cuda_superdata.h"
 #include "sptrsv_dist_engine.h"
@@ -30,6 +34,8 @@ typedef struct cuda_dist_state {
     sptrsv_cuda_superdata sd; /* the supernodal factor */
     double *lsum;             /* device, n x nrhs */
     sptrsv_dist *engine;
+    sptrsv_cuda_ipc *ipc; /* transport ipc; NULL with rma */
+    int use_ipc;
     int rank;
     int64_t *uploaded; /* nsuper: the execution in which x_j last went to the device */
     int64_t exec;
@@ -59,7 +65,11 @@ static void cuda_dist_teardown(void *state)
         sptrsv_cuda_superdata_free(&s->sd);
         rt_cuda_free(s->d.ctx, s->lsum);
     }
+    /* The engine's free is collective (MPI_Win_free returns on no rank before every rank has
+     * called it): peers' maps are closed before it, my exported X and counters freed after. */
+    sptrsv_cuda_ipc_close_peers(s->ipc);
     sptrsv_dist_free(s->engine); /* collective: every rank tears down the same point */
+    sptrsv_cuda_ipc_free(s->ipc);
     sptrsv_cuda_data_free(&s->d);
     free(s->uploaded);
     free(s);
@@ -102,6 +112,10 @@ static int cuda_dist_setup(const rt_kernel_desc *self, const void *inputs, const
     if (rt_schema_int(e->params, e->n_params, self->name, p, "threads_per_block", &tpb, err) != 0 ||
         rt_schema_int(e->params, e->n_params, self->name, p, "shared_kb", &shared_kb, err) != 0)
         return -1;
+    char transport[16] = "";
+    if (rt_schema_str(e->params, e->n_params, self->name, p, "transport", transport,
+                      sizeof transport, err) != 0)
+        return -1;
     const rt_value *tv = rt_params_get(p, "poll_timeout_s");
     const double timeout = tv ? rt_value_as_double(tv) : 60.0;
     cuda_dist_state *s = calloc(1, sizeof *s);
@@ -109,6 +123,7 @@ static int cuda_dist_setup(const rt_kernel_desc *self, const void *inputs, const
         return rt_err_set(err, "%s: out of memory", self->name);
     *state = s;
     s->threads_per_block = (int)tpb;
+    s->use_ipc = strcmp(transport, "ipc") == 0;
     s->rank = rt_comm_world_rank(env->comm);
     int64_t widest = 0;
     for (int64_t k = 0; k < in->f.nsuper; ++k)
@@ -133,6 +148,15 @@ static int cuda_dist_setup(const rt_kernel_desc *self, const void *inputs, const
         s->pinned = 1;
     else
         (void)cudaGetLastError(); /* clear the failed registration */
+    if (!s->use_ipc)
+        return 0;
+    /* Every rank got here (the engine's creation agreed), so the IPC setup's collectives meet. */
+    const int rc = sptrsv_cuda_ipc_create(self->name, s->d.ctx, in, s->d.x, s->engine, env->comm,
+                                          &s->ipc, err);
+    if (rc != 0)
+        return rc;
+    const sptrsv_dist_transport t = sptrsv_cuda_ipc_transport(s->ipc);
+    sptrsv_dist_set_transport(s->engine, &t);
     return 0;
 }
 
@@ -166,8 +190,10 @@ static int gpu_update(void *ctx, int64_t j, int64_t e, const double *xj, rt_err 
     const sptrsv_dag *g = &in->dag;
     const int64_t k = in->nrhs;
     cudaStream_t st = rt_cuda_ctx_stream(s->d.ctx);
-    /* x of my own supernodes is already on the device (their diagonal solve wrote it there). */
-    if (sptrsv_dist_plan(s->engine)->owner[j] != s->rank && s->uploaded[j] != s->exec) {
+    /* x of my own supernodes is already on the device (their diagonal solve wrote it there), and
+     * so is every x with transport ipc (the sender's kernel wrote it into my X). */
+    if (!s->use_ipc && sptrsv_dist_plan(s->engine)->owner[j] != s->rank &&
+        s->uploaded[j] != s->exec) {
         const size_t bytes = (size_t)(sptrsv_ncols(f, j) * k) * sizeof(double);
         const int rc =
             (int)cudaMemcpyAsync(s->d.x + f->first[j] * k, xj, bytes, cudaMemcpyHostToDevice, st);
