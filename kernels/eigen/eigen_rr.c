@@ -24,9 +24,9 @@ int eg_rr_solve(const double *ga, const double *gb, int64_t m, int64_t b, double
     }
     memcpy(v, gb, mm * sizeof *v);
     lapack_int info =
-        LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)m, v, (lapack_int)m, lam);
+        LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)m, v, (lapack_int)m, lam);
     if (info != 0) {
-        rt_err_set(err, "LOBPCG Rayleigh-Ritz: LAPACKE_dsyev of the Gram matrix failed (info %d)",
+        rt_err_set(err, "LOBPCG Rayleigh-Ritz: LAPACKE_dsyevd of the Gram matrix failed (info %d)",
                    (int)info);
         goto out;
     }
@@ -54,10 +54,10 @@ int eg_rr_solve(const double *ga, const double *gb, int64_t m, int64_t b, double
     for (int64_t i = 0; i < k; ++i)
         for (int64_t j = i + 1; j < k; ++j)
             h[i * k + j] = h[j * k + i] = 0.5 * (h[i * k + j] + h[j * k + i]);
-    info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)k, h, (lapack_int)k, mu);
+    info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)k, h, (lapack_int)k, mu);
     if (info != 0) {
         rt_err_set(err,
-                   "LOBPCG Rayleigh-Ritz: LAPACKE_dsyev of the projected matrix failed "
+                   "LOBPCG Rayleigh-Ritz: LAPACKE_dsyevd of the projected matrix failed "
                    "(info %d)",
                    (int)info);
         goto out;
