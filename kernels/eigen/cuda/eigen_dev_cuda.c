@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "eigen_packed.h"
+#include "eigen_spmm_cache.h"
 
 struct eg_cuda_dev {
     cudaStream_t stream;
@@ -16,9 +17,10 @@ struct eg_cuda_dev {
     cusparseHandle_t sparse;
     /* Copy timing without a host wait per copy: each copy is bracketed by a pair of events from
      * this pool, read only once the stream has been synchronised anyway (dev_sync). */
-    cudaEvent_t *ev;     /* pairs: ev[2k] before copy k, ev[2k + 1] after */
-    int ev_used, ev_cap; /* events recorded since the last harvest, events created */
-    void *work;          /* cusparseSpMM workspace (outside the pool: library scratch, not tiles) */
+    cudaEvent_t *ev;      /* pairs: ev[2k] before copy k, ev[2k + 1] after */
+    int ev_used, ev_cap;  /* events recorded since the last harvest, events created */
+    eg_spmm_cache *plans; /* SpMM descriptors and workspace sizes, made once per call */
+    void *work; /* cusparseSpMM workspace (outside the pool: library scratch, not tiles) */
     size_t work_bytes;
     /* Workspaces outgrown: kept until destroy, since a captured graph may still use one. */
     void *retired[64];
@@ -180,42 +182,16 @@ static int dev_spmm(void *impl, const void *a, int64_t rows, int64_t cols, int64
         if (e != cudaSuccess)
             return cuda_fail(err, "cudaMemset2DAsync", e);
     }
-    const eg_packed_view v = eg_packed_at((void *)(uintptr_t)a, rows, nnz);
-    cusparseSpMatDescr_t ma = NULL;
-    cusparseDnMatDescr_t mx = NULL, my = NULL;
+    const eg_spmm_call call = {a, x, y, rows, cols, nnz, ldx, ldy, ncols, beta};
+    const eg_spmm_plan *plan = NULL;
+    if (eg_spmm_cache_get(d->plans, d->sparse, &call, &plan, err) != 0 ||
+        ensure_work(d, plan->work_bytes, err) != 0)
+        return -1;
     const double alpha = 1.0;
-    cusparseStatus_t s =
-        cusparseCreateCsr(&ma, rows, cols, nnz, v.rowptr, v.colidx, v.val, CUSPARSE_INDEX_32I,
-                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseCreateDnMat(&mx, cols, ncols, ldx, (void *)(uintptr_t)x, CUDA_R_64F,
-                                CUSPARSE_ORDER_ROW);
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseCreateDnMat(&my, rows, ncols, ldy, y, CUDA_R_64F, CUSPARSE_ORDER_ROW);
-    size_t need = 0;
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseSpMM_bufferSize(d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, ma, mx, &beta, my,
-                                    CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, &need);
-    int rc = 0;
-    if (s != CUSPARSE_STATUS_SUCCESS)
-        rc = sparse_fail(err, "cusparseSpMM setup", s);
-    if (rc == 0)
-        rc = ensure_work(d, need, err);
-    if (rc == 0) {
-        s = cusparseSpMM(d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                         CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, ma, mx, &beta, my, CUDA_R_64F,
-                         CUSPARSE_SPMM_ALG_DEFAULT, d->work);
-        if (s != CUSPARSE_STATUS_SUCCESS)
-            rc = sparse_fail(err, "cusparseSpMM", s);
-    }
-    if (my)
-        cusparseDestroyDnMat(my);
-    if (mx)
-        cusparseDestroyDnMat(mx);
-    if (ma)
-        cusparseDestroySpMat(ma);
-    return rc;
+    const cusparseStatus_t s = cusparseSpMM(
+        d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+        plan->a, plan->x, &beta, plan->y, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, d->work);
+    return s == CUSPARSE_STATUS_SUCCESS ? 0 : sparse_fail(err, "cusparseSpMM", s);
 }
 
 /* Row-major operands are the transposes of column-major ones: Z = U M (row-major, t x w) is
@@ -354,6 +330,7 @@ void eg_cuda_dev_destroy(eg_cuda_dev *d)
     cudaFree(d->work);
     for (int i = 0; i < d->n_retired; ++i)
         cudaFree(d->retired[i]);
+    eg_spmm_cache_destroy(d->plans);
     if (d->sparse)
         cusparseDestroy(d->sparse);
     if (d->blas)
@@ -395,6 +372,10 @@ int eg_cuda_dev_create(eg_cuda_dev **out, rt_err *err)
     if (b != CUBLAS_STATUS_SUCCESS) {
         eg_cuda_dev_destroy(d);
         return blas_fail(err, "cublasCreate", b);
+    }
+    if (eg_spmm_cache_create(&d->plans, err) != 0) {
+        eg_cuda_dev_destroy(d);
+        return -1;
     }
     cusparseStatus_t s = cusparseCreate(&d->sparse);
     if (s == CUSPARSE_STATUS_SUCCESS)
