@@ -121,7 +121,17 @@ static int lob_rr(void *ctx, int64_t arg, rt_err *err)
                 (int)b, tmp, (int)b, 0.0, L->wbk, (int)b);
     const lapack_int info =
         LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)b, L->wbk, (lapack_int)b);
-    if (info == 0) {
+    /* Once the pairs have converged, [R P] Cp is rounding noise: its Gram still factors, but the
+     * triangular solve would scale that noise up by 1/sqrt(pivot) into a "unit" P (X is
+     * GB-orthonormal, so pivots are relative to 1). Drop P below a pivot of 1e-20 (a direction
+     * of norm 1e-10) and restart from [X R], as for a failed factorisation. */
+    double min_pivot = info == 0 ? INFINITY : 0.0;
+    for (int64_t k = 0; info == 0 && k < b; ++k) {
+        const double d = L->wbk[k * b + k];
+        if (d * d < min_pivot)
+            min_pivot = d * d;
+    }
+    if (info == 0 && min_pivot > 1e-20) {
         cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)n3,
                     (int)b, 1.0, L->wbk, (int)b, L->cp.host, (int)b);
         L->p_valid = 1;
