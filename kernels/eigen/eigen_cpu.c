@@ -132,6 +132,11 @@ static int cpu_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "compulsory_h2d_bytes", "B", r->st.compulsory_h2d, 1);
     rt_metrics_add(m, "compulsory_d2h_bytes", "B", r->st.compulsory_d2h, 1);
     rt_metrics_add(m, "evictions", "", (double)r->st.evictions, 1);
+    rt_metrics_add(m, "h2d_copies_per_iter", "", (double)r->st.h2d_copies / it, 1);
+    rt_metrics_add(m, "d2h_copies_per_iter", "", (double)r->st.d2h_copies / it, 1);
+    rt_metrics_add(m, "host_syncs_per_iter", "", (double)r->st.syncs / it, 1);
+    rt_metrics_add(m, "sync_wait_s_per_iter", "s", r->st.sync_wait_s / it, 0);
+    rt_metrics_add(m, "host_task_s_per_iter", "s", r->st.host_task_s / it, 0);
     rt_metrics_add(m, "peak_resident_bytes", "B", (double)r->st.peak_resident_bytes, 1);
     rt_metrics_add(m, "footprint_bytes", "B", all, 1);
     rt_metrics_add(m, "matrix_block_bytes", "B", a_bytes, 1);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_clock.h"
 #include "rt_registry.h"
 
 int eg_schedule_parse(const char *s)
@@ -278,9 +279,12 @@ int eg_dag_run_host_task(const eg_task *t, eg_mem *m, rt_err *err)
     for (int k = 0; k < t->n_operands; ++k)
         if ((t->operand[k].mode & EG_READ) && eg_mem_host_read(m, t->operand[k].obj, err) != 0)
             return -1;
-    if (m->dev.ops->sync(m->dev.impl, err) != 0)
+    if (eg_mem_sync(m, err) != 0)
         return -1;
-    if (t->host(t->host_ctx, t->host_arg, err) != 0)
+    const double t0 = rt_clock_now();
+    const int rc = t->host(t->host_ctx, t->host_arg, err);
+    m->st.host_task_s += rt_clock_now() - t0;
+    if (rc != 0)
         return -1;
     for (int k = 0; k < t->n_operands; ++k)
         if (t->operand[k].mode & EG_WRITE)

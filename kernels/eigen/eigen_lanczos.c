@@ -2,9 +2,10 @@
  * row tiles. The basis Q (n x (m+1), m = iters) and the work vector w are tiled like the matrix.
  * One step k (one task graph):
  *   SpMM   w = A q_k                                     per block A(i, j)
- *   twice: X'*Y  h_i = Q_i(:, 0..k)' w_i -> host: h     partial buffers + host reduction
+ *   twice: X'*Y  h_i = Q_i(:, 0..k)' w_i, h = sum h_i     partials reduced on the device
+ *                -> host: alpha_k                          (only the reduced h crosses)
  *          X*Y   w = w - Q(:, 0..k) h                     per tile
- *   X'*Y   n_i = w_i' w_i -> host: beta_k = sqrt(sum n_i), s = 1 / beta_k
+ *   X'*Y   n_i = w_i' w_i, summed on the device -> host: beta_k = sqrt(sum), s = 1 / beta_k
  *   X*Y    q_{k+1} = w s
  * alpha_k is the sum of both passes' h_k. After m steps the Ritz values are the eigenvalues of the
  * tridiagonal T (LAPACKE_dstev) and the residual of pair j is |beta_{m-1} z_{m-1, j}|. */
@@ -18,8 +19,8 @@
 typedef struct lan {
     int64_t m;
     eg_bvec q, w;
-    eg_small *h, *nn; /* per tile partials */
-    eg_small hs, sc;
+    eg_small *h, *nn;      /* per tile partials */
+    eg_small hs, nsum, sc; /* the reduced projection and norm, the scaling */
     double *alpha, *beta, *d, *e, *z;
 } lan;
 
@@ -29,12 +30,6 @@ static int lan_h(void *ctx, int64_t arg, rt_err *err)
     eg_solver *s = ctx;
     lan *L = s->algo;
     const int64_t k = arg / 2, pass = arg % 2;
-    for (int64_t r = 0; r <= k; ++r) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < s->til.ntiles; ++i)
-            sum += L->h[i].host[r];
-        L->hs.host[r] = sum;
-    }
     L->alpha[k] = (pass == 0 ? 0.0 : L->alpha[k]) + L->hs.host[k];
     return 0;
 }
@@ -44,9 +39,7 @@ static int lan_beta(void *ctx, int64_t k, rt_err *err)
     (void)err;
     eg_solver *s = ctx;
     lan *L = s->algo;
-    double sum = 0.0;
-    for (int64_t i = 0; i < s->til.ntiles; ++i)
-        sum += L->nn[i].host[0];
+    const double sum = L->nsum.host[0];
     L->beta[k] = sqrt(sum > 0.0 ? sum : 0.0);
     /* An exact breakdown (invariant subspace found) continues with q = 0: T keeps its values. */
     L->sc.host[0] = L->beta[k] > 0.0 ? 1.0 / L->beta[k] : 0.0;
@@ -79,8 +72,8 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
             if (eg_dag_add(&s->dag, &t, err) < 0)
                 return -1;
         }
-        const eg_small *wh[] = {&L->hs};
-        if (eg_add_host(s, "reduce projection", lan_h, L->h, nt, wh, 1, err) != 0)
+        if (eg_add_reduce(s, "reduce projection", L->h, nt, k + 1, &L->hs, err) != 0 ||
+            eg_add_host(s, "alpha", lan_h, &L->hs, 1, NULL, 0, err) != 0)
             return -1;
         s->dag.task[s->dag.n - 1].host_arg = 2 * k + pass;
         eg_dag_next_call(&s->dag);
@@ -114,7 +107,8 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
             return -1;
     }
     const eg_small *wsc[] = {&L->sc};
-    if (eg_add_host(s, "norm", lan_beta, L->nn, nt, wsc, 1, err) != 0)
+    if (eg_add_reduce(s, "reduce norm", L->nn, nt, 1, &L->nsum, err) != 0 ||
+        eg_add_host(s, "norm", lan_beta, &L->nsum, 1, wsc, 1, err) != 0)
         return -1;
     s->dag.task[s->dag.n - 1].host_arg = k;
     eg_dag_next_call(&s->dag);
@@ -190,6 +184,7 @@ static void lan_free(eg_solver *s)
     free(L->h);
     free(L->nn);
     eg_small_free(&L->hs);
+    eg_small_free(&L->nsum);
     eg_small_free(&L->sc);
     free(L->alpha);
     free(L->beta);
@@ -230,6 +225,7 @@ int eg_lanczos_setup(eg_solver *s, rt_err *err)
             eg_small_init(&L->nn[i], 1, 1, "norm partial", i, mm, err) != 0)
             return -1;
     if (eg_small_init(&L->hs, m + 1, 1, "projection", 0, mm, err) != 0 ||
+        eg_small_init(&L->nsum, 1, 1, "norm", 0, mm, err) != 0 ||
         eg_small_init(&L->sc, 1, 1, "scale", 0, mm, err) != 0)
         return -1;
     return 0;

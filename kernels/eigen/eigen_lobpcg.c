@@ -3,10 +3,12 @@
  * Block vectors X, R, P and their images AX, AR, AP (width b); X, P, AX, AP are double-buffered by
  * iteration parity so that updates never overwrite their own inputs. One iteration:
  *   residual   Rt = AX - X diag(lambda)                        per tile
- *   X'*Y       g_i = Rt_i' Rt_i -> host: column norms, D      partial buffers + host reduction
+ *   X'*Y       g_i = Rt_i' Rt_i, summed on the device -> host: column norms, D
  *   X*Y        R = Rt D (unit columns)                          per tile
  *   SpMM       AR = A R                                          per block A(i, j)
  *   X'*Y       GA_i = [X R P]_i' [AX AR AP]_i, GB_i = [X R P]_i' [X R P]_i
+ *   reduce     GA = sum GA_i, GB = sum GB_i on the device, in tile order (eg_add_reduce): only
+ *              the two reduced matrices cross to the host, once each
  *   host       Rayleigh-Ritz: GA c = theta GB c (eigen_rr.c, 3b or, without P, 2b), the b
  *              smallest; the new P's coefficients made GB-orthonormal in the small space
  *              (Cholesky of Cp' GB Cp), P dropped for one iteration when that fails
@@ -26,7 +28,8 @@
 typedef struct lob {
     int64_t b;
     eg_bvec x[2], p[2], ax[2], ap[2], r, ar, rt;
-    eg_small *gr, *ga, *gb; /* per tile partials */
+    eg_small *gr, *ga, *gb;   /* per tile partials */
+    eg_small gr_sum, gsum[2]; /* their sums (gsum: GA, GB), reduced on the device */
     eg_small lam, d, c, cp;
     double *theta, *res_norm;
     double *wa, *wb, *wbk, *gp; /* host work for the small solve */
@@ -41,9 +44,7 @@ static int lob_norms(void *ctx, int64_t arg, rt_err *err)
     lob *L = s->algo;
     const int64_t b = L->b;
     for (int64_t j = 0; j < b; ++j) {
-        double sum = 0.0;
-        for (int64_t i = 0; i < s->til.ntiles; ++i)
-            sum += L->gr[i].host[j * b + j];
+        const double sum = L->gr_sum.host[j * b + j];
         const double nrm = sqrt(sum > 0.0 ? sum : 0.0);
         L->res_norm[j] = nrm;
         for (int64_t k = 0; k < b; ++k)
@@ -53,13 +54,10 @@ static int lob_norms(void *ctx, int64_t arg, rt_err *err)
     return 0;
 }
 
-/* Sums the partials of a 3b x 3b Gram matrix in tile order and symmetrises it. */
-static void reduce_gram(const eg_solver *s, const eg_small *part, double *out, int64_t n3)
+/* A 3b x 3b Gram matrix (reduced on the device), symmetrised into out. */
+static void symmetrised(const eg_small *sum, double *out, int64_t n3)
 {
-    memset(out, 0, (size_t)(n3 * n3) * sizeof *out);
-    for (int64_t i = 0; i < s->til.ntiles; ++i)
-        for (int64_t k = 0; k < n3 * n3; ++k)
-            out[k] += part[i].host[k];
+    memcpy(out, sum->host, (size_t)(n3 * n3) * sizeof *out);
     for (int64_t r = 0; r < n3; ++r)
         for (int64_t c = r + 1; c < n3; ++c) {
             const double v = 0.5 * (out[r * n3 + c] + out[c * n3 + r]);
@@ -81,8 +79,8 @@ static int lob_rr(void *ctx, int64_t arg, rt_err *err)
     lob *L = s->algo;
     const int64_t b = L->b, n3 = 3 * b;
     double *ga = L->gp, *gb = L->gp + n3 * n3;
-    reduce_gram(s, L->ga, ga, n3);
-    reduce_gram(s, L->gb, gb, n3);
+    symmetrised(&L->gsum[0], ga, n3);
+    symmetrised(&L->gsum[1], gb, n3);
     int64_t m = L->p_valid ? n3 : 2 * b;
     int rc = 0;
     for (;;) {
@@ -123,7 +121,17 @@ static int lob_rr(void *ctx, int64_t arg, rt_err *err)
                 (int)b, tmp, (int)b, 0.0, L->wbk, (int)b);
     const lapack_int info =
         LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)b, L->wbk, (lapack_int)b);
-    if (info == 0) {
+    /* Once the pairs have converged, [R P] Cp is rounding noise: its Gram still factors, but the
+     * triangular solve would scale that noise up by 1/sqrt(pivot) into a "unit" P (X is
+     * GB-orthonormal, so pivots are relative to 1). Drop P below a pivot of 1e-20 (a direction
+     * of norm 1e-10) and restart from [X R], as for a failed factorisation. */
+    double min_pivot = info == 0 ? INFINITY : 0.0;
+    for (int64_t k = 0; info == 0 && k < b; ++k) {
+        const double d = L->wbk[k * b + k];
+        if (d * d < min_pivot)
+            min_pivot = d * d;
+    }
+    if (info == 0 && min_pivot > 1e-20) {
         cblas_dtrsm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, (int)n3,
                     (int)b, 1.0, L->wbk, (int)b, L->cp.host, (int)b);
         L->p_valid = 1;
@@ -180,8 +188,10 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
         if (eg_dag_add(&s->dag, &t, err) < 0)
             return -1;
     }
+    if (eg_add_reduce(s, "reduce residual Gram", L->gr, nt, b, &L->gr_sum, err) != 0)
+        return -1;
     const eg_small *wd[] = {&L->d};
-    if (eg_add_host(s, "residual norms", lob_norms, L->gr, nt, wd, 1, err) != 0)
+    if (eg_add_host(s, "residual norms", lob_norms, &L->gr_sum, 1, wd, 1, err) != 0)
         return -1;
     if (it == s->cfg.iters)
         return 0; /* the final graph: residuals of the returned pairs */
@@ -226,11 +236,12 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
             if (eg_dag_add(&s->dag, &t, err) < 0)
                 return -1;
         }
+        if (eg_add_reduce(s, which == 0 ? "reduce gram A" : "reduce gram B", part, nt, 3 * b,
+                          &L->gsum[which], err) != 0)
+            return -1;
     }
-    /* Rayleigh-Ritz reads both sets of partials: gather gb first, then the solve with ga. */
     const eg_small *wrr[] = {&L->lam, &L->c, &L->cp};
-    if (eg_add_host(s, "gather gram B", eg_host_noop, L->gb, nt, NULL, 0, err) != 0 ||
-        eg_add_host(s, "rayleigh-ritz", lob_rr, L->ga, nt, wrr, 3, err) != 0)
+    if (eg_add_host(s, "rayleigh-ritz", lob_rr, L->gsum, 2, wrr, 3, err) != 0)
         return -1;
     /* updates */
     struct {
@@ -320,6 +331,9 @@ static void lob_free(eg_solver *s)
     free(L->gr);
     free(L->ga);
     free(L->gb);
+    eg_small_free(&L->gr_sum);
+    eg_small_free(&L->gsum[0]);
+    eg_small_free(&L->gsum[1]);
     eg_small_free(&L->lam);
     eg_small_free(&L->d);
     eg_small_free(&L->c);
@@ -375,7 +389,10 @@ int eg_lobpcg_setup(eg_solver *s, rt_err *err)
             eg_small_init(&L->ga[i], n3, n3, "Gram A partial", i, m, err) != 0 ||
             eg_small_init(&L->gb[i], n3, n3, "Gram B partial", i, m, err) != 0)
             return -1;
-    if (eg_small_init(&L->lam, b, b, "Ritz values", 0, m, err) != 0 ||
+    if (eg_small_init(&L->gr_sum, b, b, "residual Gram", 0, m, err) != 0 ||
+        eg_small_init(&L->gsum[0], n3, n3, "Gram A", 0, m, err) != 0 ||
+        eg_small_init(&L->gsum[1], n3, n3, "Gram B", 0, m, err) != 0 ||
+        eg_small_init(&L->lam, b, b, "Ritz values", 0, m, err) != 0 ||
         eg_small_init(&L->d, b, b, "residual scaling", 0, m, err) != 0 ||
         eg_small_init(&L->c, n3, b, "X coefficients", 0, m, err) != 0 ||
         eg_small_init(&L->cp, n3, b, "P coefficients", 0, m, err) != 0)

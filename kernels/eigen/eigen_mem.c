@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_clock.h"
 #include "rt_registry.h"
 
 void eg_mem_init(eg_mem *m, eg_dev dev)
@@ -191,6 +192,15 @@ void eg_mem_host_wrote(eg_mem *m, int id)
     o->inf_dev_valid = 0;
     if (o->resident && o->pins == 0)
         drop(m, id, NULL);
+}
+
+int eg_mem_sync(eg_mem *m, rt_err *err)
+{
+    const double t0 = rt_clock_now();
+    const int rc = m->dev.ops->sync(m->dev.impl, err);
+    m->st.syncs++;
+    m->st.sync_wait_s += rt_clock_now() - t0;
+    return rc;
 }
 
 int eg_mem_flush(eg_mem *m, int drop_too, rt_err *err)

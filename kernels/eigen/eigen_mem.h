@@ -44,6 +44,10 @@ typedef struct eg_obj {
 typedef struct eg_mem_stats {
     double h2d_bytes, d2h_bytes;
     int64_t h2d_copies, d2h_copies, evictions;
+    int64_t syncs;      /* times the host waited for the device (eg_mem_sync) */
+    double sync_wait_s; /* wall time of those waits */
+    double
+        host_task_s; /* wall time of the host tasks' functions (reductions' users, small solves) */
     double compulsory_h2d, compulsory_d2h;
     size_t resident_bytes, peak_resident_bytes; /* rounded pool bytes */
 } eg_mem_stats;
@@ -77,6 +81,9 @@ int eg_mem_acquire(eg_mem *m, int id, eg_mode mode, void **dptr, rt_err *err);
 void eg_mem_release(eg_mem *m, int id);
 int eg_mem_host_read(eg_mem *m, int id, rt_err *err);
 void eg_mem_host_wrote(eg_mem *m, int id);
+/* Waits until the device has finished everything enqueued (copies included: a copy to the host
+ * is only known complete after this), counted in st.syncs. */
+int eg_mem_sync(eg_mem *m, rt_err *err);
 /* Writes back every dirty tile; with drop, frees every unpinned tile too. */
 int eg_mem_flush(eg_mem *m, int drop, rt_err *err);
 /* Forgets every device copy without write-back (the host copies are taken as current) and clears

@@ -1,5 +1,6 @@
 #include "eigen_rr.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,9 +24,9 @@ int eg_rr_solve(const double *ga, const double *gb, int64_t m, int64_t b, double
     }
     memcpy(v, gb, mm * sizeof *v);
     lapack_int info =
-        LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)m, v, (lapack_int)m, lam);
+        LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)m, v, (lapack_int)m, lam);
     if (info != 0) {
-        rt_err_set(err, "LOBPCG Rayleigh-Ritz: LAPACKE_dsyev of the Gram matrix failed (info %d)",
+        rt_err_set(err, "LOBPCG Rayleigh-Ritz: LAPACKE_dsyevd of the Gram matrix failed (info %d)",
                    (int)info);
         goto out;
     }
@@ -44,41 +45,28 @@ int eg_rr_solve(const double *ga, const double *gb, int64_t m, int64_t b, double
         rc = 1;
         goto out;
     }
-    /* H = W' GA W (k x k), symmetrised. */
-    for (int64_t r = 0; r < m; ++r)
-        for (int64_t j = 0; j < k; ++j) {
-            double acc = 0.0;
-            for (int64_t q = 0; q < m; ++q)
-                acc += ga[r * m + q] * w[q * m + j];
-            t[r * k + j] = acc;
-        }
-    for (int64_t i = 0; i < k; ++i)
-        for (int64_t j = 0; j < k; ++j) {
-            double acc = 0.0;
-            for (int64_t r = 0; r < m; ++r)
-                acc += w[r * m + i] * t[r * k + j];
-            h[i * k + j] = acc;
-        }
+    /* H = W' GA W (k x k), symmetrised; with BLAS, not loops: this runs on the host once per
+     * iteration, between device phases, so its time is the iteration's critical path. */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)k, (int)m, 1.0, ga, (int)m,
+                w, (int)m, 0.0, t, (int)k);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)k, (int)m, 1.0, w, (int)m, t,
+                (int)k, 0.0, h, (int)k);
     for (int64_t i = 0; i < k; ++i)
         for (int64_t j = i + 1; j < k; ++j)
             h[i * k + j] = h[j * k + i] = 0.5 * (h[i * k + j] + h[j * k + i]);
-    info = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)k, h, (lapack_int)k, mu);
+    info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int)k, h, (lapack_int)k, mu);
     if (info != 0) {
         rt_err_set(err,
-                   "LOBPCG Rayleigh-Ritz: LAPACKE_dsyev of the projected matrix failed "
+                   "LOBPCG Rayleigh-Ritz: LAPACKE_dsyevd of the projected matrix failed "
                    "(info %d)",
                    (int)info);
         goto out;
     }
     for (int64_t j = 0; j < b; ++j)
         theta[j] = mu[j];
-    for (int64_t r = 0; r < m; ++r)
-        for (int64_t j = 0; j < b; ++j) {
-            double acc = 0.0;
-            for (int64_t q = 0; q < k; ++q)
-                acc += w[r * m + q] * h[q * k + j];
-            c[r * b + j] = acc;
-        }
+    /* C = W H(:, 0..b) (m x b): the b smallest pairs */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)b, (int)k, 1.0, w, (int)m,
+                h, (int)k, 0.0, c, (int)b);
     rc = 0;
 out:
     free(v);

@@ -2,10 +2,11 @@
  *
  * Once pairs converge, the residual columns of [X R P] become numerically dependent and GB is no
  * longer positive definite, so a Cholesky-based dsygv fails. Instead GB = V L V' is diagonalised
- * (LAPACKE_dsyev), directions with L below a relative threshold are dropped, and the standard
- * problem W' GA W y = theta y is solved on W = V L^(-1/2) of the kept directions; c = W y. The
- * columns of C are GB-orthonormal. Deterministic for given GA, GB, so every schedule (which sums
- * the same partials in the same order) keeps the same iterates. */
+ * (LAPACKE_dsyevd, divide and conquer: the faster one with vectors), directions with L below a
+ * relative threshold are dropped, and the standard problem W' GA W y = theta y is solved on W = V
+ * L^(-1/2) of the kept directions; c = W y. The columns of C are GB-orthonormal. Deterministic for
+ * given GA, GB, so every schedule (which sums the same partials in the same order) keeps the same
+ * iterates. */
 #ifndef EIGEN_RR_H
 #define EIGEN_RR_H
 

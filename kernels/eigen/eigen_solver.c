@@ -193,7 +193,7 @@ int eg_solver_run(eg_solver *s, eg_result *res, rt_err *err)
     }
     if (eg_mem_flush(&s->mem, 0, err) != 0)
         return -1;
-    if (s->mem.dev.ops->sync(s->mem.dev.impl, err) != 0)
+    if (eg_mem_sync(&s->mem, err) != 0)
         return -1;
     if (s->finish(s, res, err) != 0)
         return -1;

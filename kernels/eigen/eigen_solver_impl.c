@@ -61,6 +61,27 @@ int eg_host_noop(void *ctx, int64_t arg, rt_err *err)
     return 0;
 }
 
+int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t n, int64_t rows,
+                  const eg_small *sum, rt_err *err)
+{
+    for (int64_t i = 0; i < n; ++i) {
+        eg_task t;
+        memset(&t, 0, sizeof t);
+        t.name = name;
+        t.tile = i;
+        const int ss = eg_task_operand(&t, sum->obj, i == 0 ? EG_WRITE : EG_RW);
+        const int sp = eg_task_operand(&t, parts[i].obj, EG_READ);
+        const eg_ref rs = eg_ref_small(sum, 0, 0), rp = eg_ref_small(&parts[i], 0, 0);
+        if (i == 0) /* sum = p_0 (beta 0: the stale sum is never read) */
+            eg_op_geam(&t.op[t.n_ops++], rows, sum->cols, 1.0, sp, rp, 0.0, sp, rp, ss, rs);
+        else /* sum = sum + p_i, in place */
+            eg_op_geam(&t.op[t.n_ops++], rows, sum->cols, 1.0, ss, rs, 1.0, sp, rp, ss, rs);
+        if (eg_dag_add(&s->dag, &t, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 void eg_op_geam(eg_op *op, int64_t t, int64_t w, double alpha, int su, eg_ref u, double beta,
                 int sv, eg_ref v, int sz, eg_ref z)
 {

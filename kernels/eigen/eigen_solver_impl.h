@@ -53,6 +53,12 @@ int eg_task_operand(eg_task *t, int obj, eg_mode mode);
 int eg_add_host(eg_solver *s, const char *name, eg_host_fn fn, const eg_small *reads,
                 int64_t n_reads, const eg_small *const *writes, int n_writes, rt_err *err);
 int eg_host_noop(void *ctx, int64_t arg, rt_err *err);
+/* Device tasks summing the leading `rows` rows of n partial buffers into sum in tile order
+ * (sum = p_0, then sum += p_i), in the current call: a fixed order, so every schedule and device
+ * gives the same bits, and only the reduced matrix crosses to the host (once, when a host task
+ * reads it). */
+int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t n, int64_t rows,
+                  const eg_small *sum, rt_err *err);
 
 int eg_lobpcg_setup(eg_solver *s, rt_err *err);
 int eg_lanczos_setup(eg_solver *s, rt_err *err);

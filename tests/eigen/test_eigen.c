@@ -307,6 +307,37 @@ static void test_micro_reference(void)
     rt_csr_free(&a);
 }
 
+/* In core, one more LOBPCG iteration moves exactly the small matrices: the partial Gram buffers
+ * are summed on the device, so only the three reduced ones go to the host (residual Gram b x b,
+ * GA and GB 3b x 3b), and the host's four results come back (Ritz values b x b, residual scaling
+ * b x b, X and P coefficients 3b x b each). The host waits twice per iteration (residual norms,
+ * Rayleigh-Ritz), once in the final residual check and once at the end. */
+static void test_incore_iteration_traffic(void)
+{
+    rt_csr a;
+    memset(&a, 0, sizeof a);
+    laplacian2d(&a, 20, 15);
+    rt_err err;
+    const int64_t b = 8;
+    eg_result r[2];
+    for (int k = 0; k < 2; ++k) {
+        eg_config c = {EG_LOBPCG, b, 4, 5 + k, 40, 9, EG_SCHED_DAG, 0};
+        RT_CHECK_MSG(solve(&a, c, &r[k], &err) == 0, "%s", err.msg);
+        RT_CHECK_MSG(r[k].st.syncs == 2 * c.iters + 2, "%lld host waits in %lld iterations",
+                     (long long)r[k].st.syncs, (long long)c.iters);
+    }
+    const double w = (double)sizeof(double);
+    const double d2h = r[1].st.d2h_bytes - r[0].st.d2h_bytes;
+    const double h2d = r[1].st.h2d_bytes - r[0].st.h2d_bytes;
+    RT_CHECK_MSG(d2h == w * (double)(b * b + 2 * 9 * b * b), "one iteration moved %g bytes out",
+                 d2h);
+    RT_CHECK_MSG(h2d == w * (double)(2 * b * b + 2 * 3 * b * b), "one iteration moved %g bytes in",
+                 h2d);
+    RT_CHECK(r[1].st.d2h_copies - r[0].st.d2h_copies == 3);
+    RT_CHECK(r[1].st.h2d_copies - r[0].st.h2d_copies == 4);
+    rt_csr_free(&a);
+}
+
 int main(void)
 {
     test_mem_exact_bytes();
@@ -315,6 +346,7 @@ int main(void)
     test_schedules(EG_LOBPCG);
     test_schedules(EG_LANCZOS);
     test_no_live_eviction();
+    test_incore_iteration_traffic();
     test_graph_schedule();
     test_micro_reference();
     return RT_TEST_RESULT();

@@ -9,12 +9,17 @@
 #include <unistd.h>
 
 #include "eigen_packed.h"
+#include "eigen_spmm_cache.h"
 
 struct eg_cuda_dev {
     cudaStream_t stream;
     cublasHandle_t blas;
     cusparseHandle_t sparse;
-    cudaEvent_t ev0, ev1;
+    /* Copy timing without a host wait per copy: each copy is bracketed by a pair of events from
+     * this pool, read only once the stream has been synchronised anyway (dev_sync). */
+    cudaEvent_t *ev;      /* pairs: ev[2k] before copy k, ev[2k + 1] after */
+    int ev_used, ev_cap;  /* events recorded since the last harvest, events created */
+    eg_spmm_cache *plans; /* SpMM descriptors and workspace sizes, made once per call */
     void *work; /* cusparseSpMM workspace (outside the pool: library scratch, not tiles) */
     size_t work_bytes;
     /* Workspaces outgrown: kept until destroy, since a captured graph may still use one. */
@@ -61,24 +66,69 @@ static void dev_pool_destroy(void *impl, void *base)
         cudaFree(base);
 }
 
+/* Adds the time of every copy recorded since the last harvest; the stream must be idle. */
+static int harvest_copy_times(eg_cuda_dev *d, rt_err *err)
+{
+    for (int k = 0; k + 1 < d->ev_used; k += 2) {
+        float ms = 0.0f;
+        const cudaError_t e = cudaEventElapsedTime(&ms, d->ev[k], d->ev[k + 1]);
+        if (e != cudaSuccess)
+            return cuda_fail(err, "cudaEventElapsedTime (copy timing)", e);
+        d->copy_s += 1e-3 * (double)ms;
+    }
+    d->ev_used = 0;
+    return 0;
+}
+
+/* Two events for the next copy: from the pool, grown on demand up to a bound; a full pool is
+ * harvested after a synchronisation (rare: 4096 copies without a host task in between). */
+static int copy_events(eg_cuda_dev *d, cudaEvent_t *before, cudaEvent_t *after, rt_err *err)
+{
+    enum { max_events = 8192 };
+    if (d->ev_used + 2 > d->ev_cap && d->ev_cap >= max_events) {
+        const cudaError_t e = cudaStreamSynchronize(d->stream);
+        if (e != cudaSuccess)
+            return cuda_fail(err, "cudaStreamSynchronize (copy timing pool full)", e);
+        if (harvest_copy_times(d, err) != 0)
+            return -1;
+    }
+    if (d->ev_used + 2 > d->ev_cap) {
+        const int cap = d->ev_cap ? 2 * d->ev_cap : 64;
+        cudaEvent_t *grown = realloc(d->ev, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return rt_err_set(err, "eigen CUDA device: out of memory for %d copy events", cap);
+        d->ev = grown;
+        for (; d->ev_cap < cap; ++d->ev_cap) {
+            const cudaError_t e = cudaEventCreate(&d->ev[d->ev_cap]);
+            if (e != cudaSuccess)
+                return cuda_fail(err, "cudaEventCreate (copy timing)", e);
+        }
+    }
+    *before = d->ev[d->ev_used];
+    *after = d->ev[d->ev_used + 1];
+    d->ev_used += 2;
+    return 0;
+}
+
+/* Enqueues a copy on the stream with its timing events; the host does not wait here (it waits
+ * in dev_sync, before a host task reads anything). */
 static int timed_copy(eg_cuda_dev *d, void *dst, const void *src, size_t bytes,
                       enum cudaMemcpyKind kind, rt_err *err)
 {
-    cudaError_t e = cudaEventRecord(d->ev0, d->stream);
+    const char *what =
+        kind == cudaMemcpyHostToDevice ? "copy host to device" : "copy device to host";
+    if (d->capturing) /* tiles move between segments, never inside a captured one */
+        return rt_err_set(err, "eigen CUDA device: %s of %zu bytes during a graph capture", what,
+                          bytes);
+    cudaEvent_t before = NULL, after = NULL;
+    if (copy_events(d, &before, &after, err) != 0)
+        return rt_err_prefix(err, "%s", what);
+    cudaError_t e = cudaEventRecord(before, d->stream);
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(dst, src, bytes, kind, d->stream);
     if (e == cudaSuccess)
-        e = cudaEventRecord(d->ev1, d->stream);
-    if (e == cudaSuccess)
-        e = cudaEventSynchronize(d->ev1);
-    float ms = 0.0f;
-    if (e == cudaSuccess)
-        e = cudaEventElapsedTime(&ms, d->ev0, d->ev1);
-    if (e != cudaSuccess)
-        return cuda_fail(
-            err, kind == cudaMemcpyHostToDevice ? "copy host to device" : "copy device to host", e);
-    d->copy_s += 1e-3 * (double)ms;
-    return 0;
+        e = cudaEventRecord(after, d->stream);
+    return e == cudaSuccess ? 0 : cuda_fail(err, what, e);
 }
 
 static int dev_h2d(void *impl, void *dst, const void *src, size_t bytes, rt_err *err)
@@ -132,42 +182,16 @@ static int dev_spmm(void *impl, const void *a, int64_t rows, int64_t cols, int64
         if (e != cudaSuccess)
             return cuda_fail(err, "cudaMemset2DAsync", e);
     }
-    const eg_packed_view v = eg_packed_at((void *)(uintptr_t)a, rows, nnz);
-    cusparseSpMatDescr_t ma = NULL;
-    cusparseDnMatDescr_t mx = NULL, my = NULL;
+    const eg_spmm_call call = {a, x, y, rows, cols, nnz, ldx, ldy, ncols, beta};
+    const eg_spmm_plan *plan = NULL;
+    if (eg_spmm_cache_get(d->plans, d->sparse, &call, &plan, err) != 0 ||
+        ensure_work(d, plan->work_bytes, err) != 0)
+        return -1;
     const double alpha = 1.0;
-    cusparseStatus_t s =
-        cusparseCreateCsr(&ma, rows, cols, nnz, v.rowptr, v.colidx, v.val, CUSPARSE_INDEX_32I,
-                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseCreateDnMat(&mx, cols, ncols, ldx, (void *)(uintptr_t)x, CUDA_R_64F,
-                                CUSPARSE_ORDER_ROW);
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseCreateDnMat(&my, rows, ncols, ldy, y, CUDA_R_64F, CUSPARSE_ORDER_ROW);
-    size_t need = 0;
-    if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseSpMM_bufferSize(d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, ma, mx, &beta, my,
-                                    CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, &need);
-    int rc = 0;
-    if (s != CUSPARSE_STATUS_SUCCESS)
-        rc = sparse_fail(err, "cusparseSpMM setup", s);
-    if (rc == 0)
-        rc = ensure_work(d, need, err);
-    if (rc == 0) {
-        s = cusparseSpMM(d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                         CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, ma, mx, &beta, my, CUDA_R_64F,
-                         CUSPARSE_SPMM_ALG_DEFAULT, d->work);
-        if (s != CUSPARSE_STATUS_SUCCESS)
-            rc = sparse_fail(err, "cusparseSpMM", s);
-    }
-    if (my)
-        cusparseDestroyDnMat(my);
-    if (mx)
-        cusparseDestroyDnMat(mx);
-    if (ma)
-        cusparseDestroySpMat(ma);
-    return rc;
+    const cusparseStatus_t s = cusparseSpMM(
+        d->sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+        plan->a, plan->x, &beta, plan->y, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, d->work);
+    return s == CUSPARSE_STATUS_SUCCESS ? 0 : sparse_fail(err, "cusparseSpMM", s);
 }
 
 /* Row-major operands are the transposes of column-major ones: Z = U M (row-major, t x w) is
@@ -216,7 +240,9 @@ static int dev_sync(void *impl, rt_err *err)
 {
     eg_cuda_dev *d = impl;
     const cudaError_t e = cudaStreamSynchronize(d->stream);
-    return e == cudaSuccess ? 0 : cuda_fail(err, "cudaStreamSynchronize", e);
+    if (e != cudaSuccess)
+        return cuda_fail(err, "cudaStreamSynchronize", e);
+    return harvest_copy_times(d, err);
 }
 
 /* Stream capture of a segment's operations (the graph schedule). Thread-local mode: a call that
@@ -304,15 +330,15 @@ void eg_cuda_dev_destroy(eg_cuda_dev *d)
     cudaFree(d->work);
     for (int i = 0; i < d->n_retired; ++i)
         cudaFree(d->retired[i]);
+    eg_spmm_cache_destroy(d->plans);
     if (d->sparse)
         cusparseDestroy(d->sparse);
     if (d->blas)
         cublasDestroy(d->blas);
     cudaFree(d->blas_work);
-    if (d->ev0)
-        cudaEventDestroy(d->ev0);
-    if (d->ev1)
-        cudaEventDestroy(d->ev1);
+    for (int k = 0; k < d->ev_cap; ++k)
+        cudaEventDestroy(d->ev[k]);
+    free(d->ev);
     if (d->stream)
         cudaStreamDestroy(d->stream);
     free(d);
@@ -325,13 +351,9 @@ int eg_cuda_dev_create(eg_cuda_dev **out, rt_err *err)
     if (!d)
         return rt_err_set(err, "eigen CUDA device: out of memory");
     cudaError_t e = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess)
-        e = cudaEventCreate(&d->ev0);
-    if (e == cudaSuccess)
-        e = cudaEventCreate(&d->ev1);
     if (e != cudaSuccess) {
         eg_cuda_dev_destroy(d);
-        return cuda_fail(err, "stream/event creation", e);
+        return cuda_fail(err, "stream creation", e);
     }
     cublasStatus_t b = cublasCreate(&d->blas);
     if (b == CUBLAS_STATUS_SUCCESS)
@@ -350,6 +372,10 @@ int eg_cuda_dev_create(eg_cuda_dev **out, rt_err *err)
     if (b != CUBLAS_STATUS_SUCCESS) {
         eg_cuda_dev_destroy(d);
         return blas_fail(err, "cublasCreate", b);
+    }
+    if (eg_spmm_cache_create(&d->plans, err) != 0) {
+        eg_cuda_dev_destroy(d);
+        return -1;
     }
     cusparseStatus_t s = cusparseCreate(&d->sparse);
     if (s == CUSPARSE_STATUS_SUCCESS)
