@@ -28,7 +28,7 @@ $KT "$OUT/kernel_tuner_runs_convolution.csv" "$S/convolution_A100.json.gz" \
 b=$!
 $KT "$OUT/kernel_tuner_runs_pnpoly.csv" "$S/pnpoly_RTX_3090.json.gz" --budgets 100,200,50,20
 $KT "$OUT/kernel_tuner_runs_h100.csv" "$WORK/h100-register-tiling-banded-1m.json" \
-  "$WORK/h100-register-tiling-xct-256-hilbert.json" --budgets 20,8,4
+  "$WORK/h100-register-tiling-xct-256-hilbert.json" --budgets 20,8,4 --time-limit 10
 for f in pnpoly_RTX_3090 convolution_A100 convolution_A100_T4 convolution_A4000 \
          convolution_MI250X gemm_RTX_3090; do
   "$RT" replay "$S/$f.json.gz" --csv "$OUT/rooftune_replay.csv" --repeats 10 --budget 20,50,100,200
