@@ -21,6 +21,9 @@
 static const char status_ok[] = "ok";
 static const char status_above[] = "above_roofline";
 static const char *const bad_statuses[] = {"wrong", "error", "timeout", "above_roofline"};
+/* A pruned point was never run (search.prune: bound): it has no time to compare and its status
+ * says nothing about the kernel, so a point that becomes pruned is a change, never a failure. */
+static const char status_pruned[] = "pruned";
 
 /* ------------------------------------------------------------------------------------------- */
 /* The timing verdict */
@@ -368,7 +371,9 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
     ++r->n_matched;
 
     if (strcmp(pb->status, pn->status) != 0) {
-        const int worse = strcmp(pb->status, status_ok) == 0 || bad_status(pn->status);
+        const int worse =
+            (strcmp(pb->status, status_ok) == 0 && strcmp(pn->status, status_pruned) != 0) ||
+            bad_status(pn->status);
         e->status_change = worse ? RT_STATUS_FAILED : RT_STATUS_CHANGED;
         ++*(worse ? &r->n_status_failed : &r->n_status_changed);
     }

@@ -38,16 +38,60 @@ static const char *const status_names[] = {
     [RT_POINT_ERROR] = "error",
     [RT_POINT_TIMEOUT] = "timeout",
     [RT_POINT_ABOVE_ROOFLINE] = "above_roofline",
+    [RT_POINT_PRUNED] = "pruned",
 };
 #define N_STATUS ((int)(sizeof status_names / sizeof status_names[0]))
 
 static const char *const run_final_statuses[] = {"complete", "failed", "interrupted"};
 #define N_RUN_FINAL ((int)(sizeof run_final_statuses / sizeof run_final_statuses[0]))
 
-/* Version 1 of the schema. Units are in the column names where they are not obvious; every REAL
- * that has no finite value is NULL. CHECKs keep hand-written rows (sqlite3 shell, scripts) from
- * producing a store that export or compare would misread. */
-static const char schema_v1[] =
+/* The points table, named `name` so the migration from version 1 can build it beside the old one
+ * (version 2 added the status 'pruned'), and its indexes. */
+#define POINTS_TABLE_SQL(name)                                                                     \
+    "CREATE TABLE " name " ("                                                                      \
+    "  id INTEGER PRIMARY KEY,"                                                                    \
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"                             \
+    "  experiment TEXT NOT NULL,"                                                                  \
+    "  kernel TEXT NOT NULL,"                                                                      \
+    "  backend TEXT NOT NULL,"                                                                     \
+    "  family TEXT NOT NULL,"                                                                      \
+    "  matrix TEXT NOT NULL,"                                                                      \
+    "  params TEXT NOT NULL CONSTRAINT params_is_json_object"                                      \
+    "    CHECK (CASE WHEN json_valid(params) THEN json_type(params) = 'object' ELSE 0 END),"       \
+    "  problem TEXT NOT NULL CONSTRAINT problem_is_json_object"                                    \
+    "    CHECK (CASE WHEN json_valid(problem) THEN json_type(problem) = 'object' ELSE 0 END),"     \
+    "  ranks INTEGER NOT NULL CHECK (ranks >= 1),"                                                 \
+    "  device TEXT NOT NULL,"                                                                      \
+    "  point_key TEXT NOT NULL,"                                                                   \
+    "  status TEXT NOT NULL"                                                                       \
+    "    CHECK (status IN "                                                                        \
+    "('ok','wrong','infeasible','error','timeout','above_roofline','pruned')),"                    \
+    "  reason TEXT,"                                                                               \
+    "  verified INTEGER NOT NULL CHECK (verified IN (0,1)),"                                       \
+    "  rel_error REAL,"                                                                            \
+    "  tolerance REAL,"                                                                            \
+    "  time_median_s REAL,"                                                                        \
+    "  time_min_s REAL,"                                                                           \
+    "  time_max_s REAL,"                                                                           \
+    "  time_mean_s REAL,"                                                                          \
+    "  time_stddev_s REAL,"                                                                        \
+    "  ci_rel REAL,"                                                                               \
+    "  flops REAL,"                                                                                \
+    "  gflops REAL,"                                                                               \
+    "  gnnz_s REAL,"                                                                               \
+    "  bound_s REAL,"                                                                              \
+    "  efficiency REAL,"                                                                           \
+    "  setup_s REAL,"                                                                              \
+    "  measured_at TEXT NOT NULL"                                                                  \
+    ");"
+#define POINTS_INDEX_SQL                                                                           \
+    "CREATE INDEX points_by_key ON points(point_key);"                                             \
+    "CREATE INDEX points_by_run ON points(run_id);"
+
+/* The schema (version RT_STORE_SCHEMA_VERSION). Units are in the column names where they are not
+ * obvious; every REAL that has no finite value is NULL. CHECKs keep hand-written rows (sqlite3
+ * shell, scripts) from producing a store that export or compare would misread. */
+static const char schema_current[] =
     "CREATE TABLE runs ("
     "  id INTEGER PRIMARY KEY,"
     "  experiment TEXT NOT NULL,"
@@ -70,44 +114,7 @@ static const char schema_v1[] =
     "  config_text TEXT,"
     "  config_hash TEXT NOT NULL,"
     "  command_line TEXT"
-    ");"
-    "CREATE TABLE points ("
-    "  id INTEGER PRIMARY KEY,"
-    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    "  experiment TEXT NOT NULL,"
-    "  kernel TEXT NOT NULL,"
-    "  backend TEXT NOT NULL,"
-    "  family TEXT NOT NULL,"
-    "  matrix TEXT NOT NULL,"
-    "  params TEXT NOT NULL CONSTRAINT params_is_json_object"
-    "    CHECK (CASE WHEN json_valid(params) THEN json_type(params) = 'object' ELSE 0 END),"
-    "  problem TEXT NOT NULL CONSTRAINT problem_is_json_object"
-    "    CHECK (CASE WHEN json_valid(problem) THEN json_type(problem) = 'object' ELSE 0 END),"
-    "  ranks INTEGER NOT NULL CHECK (ranks >= 1),"
-    "  device TEXT NOT NULL,"
-    "  point_key TEXT NOT NULL,"
-    "  status TEXT NOT NULL"
-    "    CHECK (status IN ('ok','wrong','infeasible','error','timeout','above_roofline')),"
-    "  reason TEXT,"
-    "  verified INTEGER NOT NULL CHECK (verified IN (0,1)),"
-    "  rel_error REAL,"
-    "  tolerance REAL,"
-    "  time_median_s REAL,"
-    "  time_min_s REAL,"
-    "  time_max_s REAL,"
-    "  time_mean_s REAL,"
-    "  time_stddev_s REAL,"
-    "  ci_rel REAL,"
-    "  flops REAL,"
-    "  gflops REAL,"
-    "  gnnz_s REAL,"
-    "  bound_s REAL,"
-    "  efficiency REAL,"
-    "  setup_s REAL,"
-    "  measured_at TEXT NOT NULL"
-    ");"
-    "CREATE INDEX points_by_key ON points(point_key);"
-    "CREATE INDEX points_by_run ON points(run_id);"
+    ");" POINTS_TABLE_SQL("points") POINTS_INDEX_SQL
     "CREATE TABLE metrics ("
     "  id INTEGER PRIMARY KEY,"
     "  point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE,"
@@ -268,6 +275,7 @@ static int query_int(rt_store *st, const char *sql, long long *value, rt_err *er
 typedef enum store_kind {
     STORE_EMPTY,   /* a new file or an empty database: ours to initialise */
     STORE_CURRENT, /* a rooftune store of this schema version */
+    STORE_V1,      /* a rooftune store of version 1: migrated when opened for writing */
 } store_kind;
 
 static int classify(rt_store *st, store_kind *kind, rt_err *err)
@@ -293,6 +301,10 @@ static int classify(rt_store *st, store_kind *kind, rt_err *err)
                           "result store '%s' has schema version %lld, newer than this rooftune "
                           "understands (%d); use a newer rooftune or another store file",
                           st->path, version, RT_STORE_SCHEMA_VERSION);
+    if (version == 1) {
+        *kind = STORE_V1;
+        return 0;
+    }
     if (version < RT_STORE_SCHEMA_VERSION)
         /* Version 1 is the first schema: anything lower with our id is a damaged file. */
         return rt_err_set(err,
@@ -317,13 +329,49 @@ static int create_schema(rt_store *st, rt_err *err)
         char pragmas[128];
         snprintf(pragmas, sizeof pragmas, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
                  RT_STORE_APPLICATION_ID, RT_STORE_SCHEMA_VERSION);
-        if (exec_sql(st, schema_v1, "creating the tables", err) != 0 ||
+        if (exec_sql(st, schema_current, "creating the tables", err) != 0 ||
             exec_sql(st, pragmas, "recording the schema version", err) != 0) {
             rollback(st);
             return -1;
         }
     }
     return exec_sql(st, "COMMIT", "committing the new schema", err);
+}
+
+/* Version 1 -> 2: the points table gains the status 'pruned'. SQLite cannot change a CHECK in
+ * place, so the table is rebuilt beside the old one, filled, and renamed (SQLite's documented
+ * procedure for table changes). Foreign keys must be off while the old table is dropped, or the
+ * drop would cascade to every metric and sample; the caller turns them on afterwards. One
+ * transaction: a failure leaves the version 1 store as it was. */
+static int migrate_v1(rt_store *st, rt_err *err)
+{
+    if (exec_sql(st, "PRAGMA foreign_keys = OFF", "disabling foreign keys to migrate", err) != 0 ||
+        exec_sql(st, "BEGIN IMMEDIATE", "locking the store to migrate its schema", err) != 0)
+        return -1;
+    store_kind kind;
+    if (classify(st, &kind, err) != 0) {
+        rollback(st);
+        return -1;
+    }
+    if (kind == STORE_V1) { /* another process may have migrated it meanwhile */
+        char version[64];
+        snprintf(version, sizeof version, "PRAGMA user_version = %d;", RT_STORE_SCHEMA_VERSION);
+        if (exec_sql(st, POINTS_TABLE_SQL("points_v2"), "migrating: creating the new points table",
+                     err) != 0 ||
+            exec_sql(st, "INSERT INTO points_v2 SELECT * FROM points",
+                     "migrating: copying the points", err) != 0 ||
+            exec_sql(st, "DROP TABLE points", "migrating: dropping the old points table", err) !=
+                0 ||
+            exec_sql(st, "ALTER TABLE points_v2 RENAME TO points",
+                     "migrating: renaming the new points table", err) != 0 ||
+            exec_sql(st, POINTS_INDEX_SQL, "migrating: indexing the points", err) != 0 ||
+            exec_sql(st, version, "migrating: recording the schema version", err) != 0) {
+            rollback(st);
+            return rt_err_prefix(err, "result store '%s': schema version 1 -> %d", st->path,
+                                 RT_STORE_SCHEMA_VERSION);
+        }
+    }
+    return exec_sql(st, "COMMIT", "committing the schema migration", err);
 }
 
 static int enable_wal(rt_store *st, rt_err *err)
@@ -407,6 +455,7 @@ int rt_store_open(const char *path, rt_store **out, rt_err *err)
     /* Look before writing anything: switching a foreign database to WAL would modify it. */
     store_kind kind;
     if (classify(st, &kind, err) != 0 || enable_wal(st, err) != 0 ||
+        (kind == STORE_V1 && migrate_v1(st, err) != 0) ||
         exec_sql(st, "PRAGMA foreign_keys = ON", "enabling foreign keys", err) != 0 ||
         (kind == STORE_EMPTY && create_schema(st, err) != 0) || prepare_statements(st, err) != 0) {
         rt_store_close(st);
@@ -592,6 +641,44 @@ int rt_store_point_done(rt_store *st, const char *build_id, const char *config_h
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
     return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int rt_store_point_resume(rt_store *st, const char *build_id, const char *config_hash,
+                          const char *point_key, int *done, int *pruned, double *time_s,
+                          double *bound_s, rt_err *err)
+{
+    if (!st || !build_id || !config_hash || !point_key || !done || !pruned || !time_s || !bound_s)
+        return rt_err_set(err, "rt_store_point_resume: missing store, build id, config hash, "
+                               "point key or output");
+    *done = 0;
+    *pruned = 0;
+    *time_s = INFINITY;
+    *bound_s = NAN;
+    static const char sql[] =
+        "SELECT p.status, p.time_median_s, p.bound_s FROM points p JOIN runs r ON r.id = p.run_id"
+        " WHERE p.point_key = ?1 AND r.build_id = ?2 AND r.config_hash = ?3 ORDER BY p.id LIMIT 1";
+    sqlite3_stmt *s = NULL;
+    if (prepare(st, sql, &s, err) != 0)
+        return -1;
+    sqlite3_bind_text(s, 1, point_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, build_id, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 3, config_hash, -1, SQLITE_TRANSIENT);
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *done = 1;
+        const char *status = (const char *)sqlite3_column_text(s, 0);
+        /* Only a verified, timed point has an objective; pruned and failed points have none. */
+        if (status && strcmp(status, status_names[RT_POINT_OK]) == 0 &&
+            sqlite3_column_type(s, 1) != SQLITE_NULL)
+            *time_s = sqlite3_column_double(s, 1);
+        *pruned = status && strcmp(status, status_names[RT_POINT_PRUNED]) == 0;
+        if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+            *bound_s = sqlite3_column_double(s, 2);
+    } else if (rc != SQLITE_DONE) {
+        db_fail(st, err, "looking up a point for resume");
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Checks what SQL constraints cannot express or would report less clearly. */
@@ -791,10 +878,13 @@ int rt_store_check(struct sqlite3 *db, rt_err *err)
                           "not a rooftune result store (SQLite application_id 0x%08llx, "
                           "expected 0x%08x)",
                           (unsigned long long)app_id & 0xffffffffULL, RT_STORE_APPLICATION_ID);
-    if (version != RT_STORE_SCHEMA_VERSION)
-        return rt_err_set(err, "result store schema version %lld, this rooftune reads version %d%s",
-                          version, RT_STORE_SCHEMA_VERSION,
-                          version > RT_STORE_SCHEMA_VERSION ? "; use a newer rooftune" : "");
+    /* Version 1 reads as version 2 does (it only lacks the status 'pruned'), so read-only
+     * commands take committed version 1 stores as they are. */
+    if (version < 1 || version > RT_STORE_SCHEMA_VERSION)
+        return rt_err_set(
+            err, "result store schema version %lld, this rooftune reads versions 1 to %d%s",
+            version, RT_STORE_SCHEMA_VERSION,
+            version > RT_STORE_SCHEMA_VERSION ? "; use a newer rooftune" : "");
     return 0;
 }
 

@@ -20,17 +20,19 @@
 #include "rt_error.h"
 #include "rt_metrics.h"
 
-#define RT_STORE_SCHEMA_VERSION 1
+#define RT_STORE_SCHEMA_VERSION 2
 
 typedef struct rt_store rt_store;
 
 typedef enum rt_point_status {
-    RT_POINT_OK = 0,            /* verified and timed */
-    RT_POINT_WRONG = 1,         /* failed the verification gate: never timed or ranked */
-    RT_POINT_INFEASIBLE = 2,    /* the device cannot run it (resources, spills, constraint) */
-    RT_POINT_ERROR = 3,         /* setup or run failed (message in reason) */
-    RT_POINT_TIMEOUT = 4,       /* one execution exceeded measure.point_timeout_s */
-    RT_POINT_ABOVE_ROOFLINE = 5 /* timed faster than its bound allows: a measurement or model bug */
+    RT_POINT_OK = 0,         /* verified and timed */
+    RT_POINT_WRONG = 1,      /* failed the verification gate: never timed or ranked */
+    RT_POINT_INFEASIBLE = 2, /* the device cannot run it (resources, spills, constraint) */
+    RT_POINT_ERROR = 3,      /* setup or run failed (message in reason) */
+    RT_POINT_TIMEOUT = 4,    /* one execution exceeded measure.point_timeout_s */
+    RT_POINT_ABOVE_ROOFLINE =
+        5,              /* timed faster than its bound allows: a measurement or model bug */
+    RT_POINT_PRUNED = 6 /* never run: its roofline bound exceeds the best time already measured */
 } rt_point_status;
 
 const char *rt_point_status_name(rt_point_status s);
@@ -115,6 +117,13 @@ int rt_store_add_matrix(rt_store *st, int64_t run_id, const rt_matrix_record *m,
  * and config hash: the resume check. */
 int rt_store_point_done(rt_store *st, const char *build_id, const char *config_hash,
                         const char *point_key, int *done, rt_err *err);
+/* The resume check with what the search needs to replay its path: *done as above; *pruned when
+ * the stored point was pruned; for a stored point of status ok its median time in *time_s
+ * (INFINITY otherwise: failed and pruned points have no objective) and its roofline bound in
+ * *bound_s (NAN when none). */
+int rt_store_point_resume(rt_store *st, const char *build_id, const char *config_hash,
+                          const char *point_key, int *done, int *pruned, double *time_s,
+                          double *bound_s, rt_err *err);
 /* Writes the point, its metrics and samples in one transaction. */
 int rt_store_add_point(rt_store *st, int64_t run_id, const rt_point_record *pt, int64_t *point_id,
                        rt_err *err);

@@ -83,6 +83,15 @@ static int scan(sqlite3 *db, const char *path, const char *const group[4], store
         const char *status = (const char *)sqlite3_column_text(st, 1);
         if (strcmp(status, "infeasible") == 0)
             continue; /* outside the space, never run */
+        if (strcmp(status, "pruned") == 0) {
+            /* Never measured: the sweep is not a fully measured space, and replaying it would
+             * score strategies against times nobody took. */
+            rc = rt_err_set(err,
+                            "%s: the sweep holds pruned points (search.prune: bound), so it is "
+                            "not a fully measured space; replay a sweep run without pruning",
+                            path);
+            break;
+        }
         json_object *obj = json_tokener_parse(params);
         if (!obj || !json_object_is_type(obj, json_type_object)) {
             json_object_put(obj);

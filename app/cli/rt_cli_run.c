@@ -250,6 +250,11 @@ int rt_cli_run(int argc, char **argv)
                sum.timeouts, sum.above_roofline);
         if (sum.noisy)
             printf(", %d noisy (timed, confidence target missed)", sum.noisy);
+        if (sum.pruned)
+            printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
+        if (sum.stopped_within)
+            printf(", %d sweep(s) stopped within search.stop_within of the bound",
+                   sum.stopped_within);
         if (sum.expect_failures)
             printf(", %d below expectations", sum.expect_failures);
         if (sum.unavailable_kernels)

@@ -263,23 +263,34 @@ static int step_identify(point_run *p, rt_err *err)
 }
 
 /* Resume: a point the store already holds is skipped; a dry run only says what it would run. */
-static int step_resume(point_run *p, int feasible, const char *why, rt_run_summary *sum,
-                       rt_err *err)
+static int step_resume(point_run *p, int feasible, const char *why, double *objective,
+                       rt_run_summary *sum, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     rt_point_record *rec = &p->rec;
 
-    /* Resume: rank 0 asks the store, everyone follows. */
-    int done = 0;
+    /* Resume: rank 0 asks the store, everyone follows. A stored point hands the search its
+     * objective and the pruning its time and bound, so a resumed search takes the same path and
+     * prunes the same points as the run it continues (a pruned point is itself stored: never
+     * run, never recorded twice). */
+    int done = 0, was_pruned = 0;
+    double stored[3] = {INFINITY, NAN, 0}; /* median time (ok points), bound, pruned */
     if (m->rank == 0 && m->store &&
-        rt_store_point_done(m->store, m->prov->build_id, m->prov->config_hash, rec->point_key,
-                            &done, err) != 0)
+        rt_store_point_resume(m->store, m->prov->build_id, m->prov->config_hash, rec->point_key,
+                              &done, &was_pruned, &stored[0], &stored[1], err) != 0)
         return -1;
+    stored[2] = was_pruned;
     int done_all = done;
-    if (rt_comm_bcast_int(m->comm, &done_all, 0, err) != 0)
+    if (rt_comm_bcast_int(m->comm, &done_all, 0, err) != 0 ||
+        (done_all && rt_comm_bcast_bytes(m->comm, stored, sizeof stored, 0, err) != 0))
         return rt_err_set(err, "communication failed during the resume check");
     if (done_all) {
         sum->resumed++;
+        *objective = stored[0];
+        if (p->t->prune && stored[2] != 0)
+            p->t->prune->pruned++; /* the same decision as before: it used no budget then */
+        else if (p->t->prune)
+            rt_prune_observe(p->t->prune, stored[0], stored[1]);
         return STEP_DONE;
     }
     if (m->opt->dry_run) {
@@ -357,6 +368,34 @@ static int step_inputs(point_run *p, rt_err *err)
         rec->flops = flops_all;
     }
     return STEP_NEXT;
+}
+
+/* Roofline-bounded pruning (search.prune: bound): the candidate's bound, from the same traffic
+ * model and machine file as a measured point's, against the best time measured so far in this
+ * sweep. A bound above it means the candidate cannot win: it is recorded as pruned with both
+ * numbers (bound_s, and the metric prune_best_s) and not set up or run. Collective: every rank
+ * computes the bound (the busiest rank's is the point's) and reaches the same decision. */
+static int step_prune(point_run *p)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->rec;
+    rt_prune *pr = t->prune;
+    if (!pr || !pr->enabled || !isfinite(pr->best))
+        return STEP_NEXT;
+    const double bound =
+        rt_roofline_glue_bound_before(m->roofline, t->kernel, m->inputs, p->params, t->problem,
+                                      m->cfg->measure.mode[0] != 'c', &p->env);
+    if (!rt_prune_skip(pr, bound))
+        return STEP_NEXT;
+    rec->status = RT_POINT_PRUNED;
+    rec->bound_s = bound;
+    rt_metrics_add(&p->metrics, RT_METRIC_PRUNE_BEST, "s", pr->best, 0);
+    snprintf(rec->reason, sizeof rec->reason,
+             "roofline bound %.4g ms exceeds the best time measured in this sweep, %.4g ms: "
+             "cannot win, not run",
+             bound * 1e3, pr->best * 1e3);
+    return STEP_RECORD;
 }
 
 /* Feasibility hook, then setup; an infeasible or failed point is recorded with the reason. */
@@ -680,6 +719,7 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
     case RT_POINT_ERROR: sum->errors++; break;
     case RT_POINT_TIMEOUT: sum->timeouts++; break;
     case RT_POINT_ABOVE_ROOFLINE: sum->above_roofline++; break;
+    case RT_POINT_PRUNED: sum->pruned++; break;
     }
     if (m->rank == 0) {
         if (m->progress)
@@ -748,7 +788,7 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     p->params = params;
     int rc = step_identify(p, err);
     if (rc == STEP_NEXT)
-        rc = step_resume(p, feasible, why, sum, err);
+        rc = step_resume(p, feasible, why, objective, sum, err);
     if (rc != STEP_NEXT)
         return rc == STEP_DONE ? 0 : -1;
 
@@ -768,6 +808,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
                              .nranks = m->nranks,
                              .comm = m->comm};
     if (rc == STEP_NEXT)
+        rc = step_prune(p);
+    if (rc == STEP_NEXT)
         rc = step_setup(p, err);
     if (rc == STEP_NEXT)
         rc = step_verify(p, err);
@@ -781,5 +823,9 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     }
     if (rc == STEP_NEXT || rc == STEP_RECORD)
         rc = step_record(p, sum, err);
+    /* Only a verified point that kept its status teaches the pruning its best time: an
+     * above-roofline time means the model or the measurement is broken. */
+    if (rc == 0 && t->prune && p->rec.status == RT_POINT_OK)
+        rt_prune_observe(t->prune, *objective, p->rec.bound_s);
     return rc;
 }

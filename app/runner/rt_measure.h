@@ -5,6 +5,7 @@
 
 #include "rt_backend.h"
 #include "rt_config.h"
+#include "rt_prune.h"
 #include "rt_registry.h"
 #include "rt_run_types.h"
 #include "rt_store.h"
@@ -25,6 +26,10 @@ typedef struct rt_measure_target {
     /* Set when the matrix could not be built: the point is recorded as an error with this reason
      * (the run goes on with the next matrix); local is then NULL and the sizes 0. */
     const char *input_error;
+    /* The sweep's roofline-bounded pruning (search.prune: bound): a candidate whose bound exceeds
+     * its best time is recorded as pruned and not run; every verified point (measured or resumed)
+     * updates it. NULL: no pruning. */
+    rt_prune *prune;
 } rt_measure_target;
 
 typedef struct rt_measure_ctx {

@@ -247,6 +247,27 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
     }
 }
 
+double rt_roofline_glue_bound_before(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k,
+                                     const void *inputs, const rt_params *params,
+                                     const rt_params *problem, int hot, const rt_kernel_env *env)
+{
+    /* The same computation as for a measured point (so a pruned point's bound is the bound it
+     * would have been stored with), into a scratch record: no time yet, so no verdict. */
+    rt_metrics *scratch = malloc(sizeof *scratch);
+    rt_point_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.status = RT_POINT_OK;
+    rec.time_median_s = NAN;
+    rec.bound_s = NAN;
+    rec.efficiency = NAN;
+    rt_metrics local;
+    rt_metrics *m = scratch ? scratch : &local;
+    rt_metrics_init(m);
+    rt_roofline_glue_bound(ctx, k, inputs, params, problem, hot, env, &rec, m);
+    free(scratch);
+    return rec.bound_s;
+}
+
 typedef struct run_arg {
     const rt_kernel_desc *k;
     void *state;

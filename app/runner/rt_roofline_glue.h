@@ -34,6 +34,11 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
 void rt_roofline_glue_timed_reset(struct rt_roofline_ctx *ctx);
 void rt_roofline_glue_timed_begin(struct rt_roofline_ctx *ctx);
 void rt_roofline_glue_timed_end(struct rt_roofline_ctx *ctx);
+/* The bound of a point before it runs (roofline-bounded pruning): the traffic model needs only
+ * the inputs and parameters. Collective like rt_roofline_glue_bound; NAN when there is none. */
+double rt_roofline_glue_bound_before(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k,
+                                     const void *inputs, const rt_params *params,
+                                     const rt_params *problem, int hot, const rt_kernel_env *env);
 /* Reads the configured counters: PAPI events for one extra execution of the prepared kernel,
  * LIKWID regions as the timed repetitions left them. */
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,

@@ -26,8 +26,10 @@ typedef struct rt_run_summary {
     int errors;
     int timeouts;
     int above_roofline;
-    int noisy;               /* timed, but the median's confidence interval missed its target */
-    int expect_failures;     /* points below the config's expect.min_efficiency */
+    int pruned;          /* not run: roofline bound above the sweep's best time (search.prune) */
+    int stopped_within;  /* sweeps ended by search.stop_within (best point near its bound) */
+    int noisy;           /* timed, but the median's confidence interval missed its target */
+    int expect_failures; /* points below the config's expect.min_efficiency */
     int unavailable_kernels; /* kernels skipped because their backend is not here */
     int compiles, cache_hits;
     long long run_id;

@@ -13,6 +13,7 @@
 #include "rt_measure.h"
 #include "rt_problem.h"
 #include "rt_progress.h"
+#include "rt_prune.h"
 #include "rt_search.h"
 #include "rt_space.h"
 #include "rt_store.h"
@@ -345,14 +346,35 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                     rc = -1;
                     break;
                 }
+                /* With pruning a pruned candidate uses no budget (as in replay): the search may
+                 * yield the whole space, and the sweep ends after `budget` points that were not
+                 * pruned (the budget rt_search_create would have set). */
                 rt_search *search = NULL;
-                if (rt_search_create(&cfg->search, space, &search, err) != 0) {
+                rt_search_cfg search_cfg = cfg->search;
+                int64_t budget = -1;
+                if (cfg->search.prune_bound) {
+                    if (rt_search_create(&cfg->search, space, &search, err) != 0) {
+                        rt_space_free(space);
+                        rc = -1;
+                        break;
+                    }
+                    budget = rt_search_budget(search);
+                    rt_search_free(search);
+                    search = NULL;
+                    search_cfg.budget = INT32_MAX;
+                }
+                if (rt_search_create(&search_cfg, space, &search, err) != 0) {
                     rt_space_free(space);
                     rc = -1;
                     break;
                 }
+                int64_t counted = 0;
                 const rt_csr *share =
                     (fam->wants_whole_matrix && ms.whole.rowptr) ? &ms.whole : &ms.local;
+                /* Pruning is per sweep (this kernel, matrix and problem point): the tuning table
+                 * keeps each kernel's best, so a kernel's candidates compete with its own. */
+                rt_prune prune;
+                rt_prune_init(&prune, cfg->search.prune_bound, cfg->search.stop_within);
                 rt_measure_target tgt = {.matrix = mc,
                                          .local = share,
                                          .rows_total = ms.full_shape.rows,
@@ -362,9 +384,11 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                                          .kernel = kd,
                                          .family = fam,
                                          .device = dev,
-                                         .problem = &problem};
+                                         .problem = &problem,
+                                         .prune = cfg->search.prune_bound ? &prune : NULL};
                 int64_t index;
-                while (rc == 0 && !mctx.stop && rt_search_next(search, &index) == 1) {
+                while (rc == 0 && !mctx.stop && (budget < 0 || counted < budget) &&
+                       rt_search_next(search, &index) == 1) {
                     rt_params params;
                     int feasible = 1;
                     char why[512] = "";
@@ -374,6 +398,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                         break;
                     }
                     double objective = INFINITY;
+                    const int64_t pruned_before = prune.pruned;
                     if (progress.out) {
                         char current[256], shown[160];
                         rt_params_to_json(&params, shown, sizeof shown);
@@ -387,6 +412,16 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
                     }
                     rt_progress_done(&progress);
                     rt_search_report(search, index, objective);
+                    counted += feasible && prune.pruned == pruned_before;
+                    if (rt_prune_done(&prune)) {
+                        sum->stopped_within++;
+                        logf_rank0(opt, rank,
+                                   "  %s %s: stopped, the best point (%.4g ms) is within %.3g of "
+                                   "its roofline bound (%.4g ms)\n",
+                                   kd->name, mc->name, prune.best * 1e3, prune.stop_within,
+                                   prune.best_bound * 1e3);
+                        break;
+                    }
                 }
                 rt_search_free(search);
                 rt_space_free(space);

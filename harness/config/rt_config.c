@@ -36,7 +36,9 @@ static const char *const k_measure_keys[] = {"mode",       "warmup",         "mi
                                              "max_reps",   "max_time_s",     "target_rel_ci",
                                              "confidence", "point_timeout_s"};
 static const char *const k_modes[] = {"hot", "cold"};
-static const char *const k_search_keys[] = {"strategy", "budget", "seed", "max_time_s"};
+static const char *const k_search_keys[] = {"strategy",   "budget", "seed",
+                                            "max_time_s", "prune",  "stop_within"};
+static const char *const k_prune_modes[] = {"none", "bound"};
 static const char *const k_strategies[] = {"exhaustive", "random",   "anneal", "genetic", "diffevo",
                                            "ils",        "basinhop", "pso",    "bayes"};
 static const char *const k_plot_keys[] = {"type", "x",    "y",        "series", "title", "name",
@@ -67,6 +69,8 @@ static const rt_config_path_pattern k_set_patterns[] = {
     "search.budget",
     "search.seed",
     "search.max_time_s",
+    "search.prune",
+    "search.stop_within",
     "counters.#",
     "plots.#.type",
     "plots.#.x",
@@ -840,6 +844,24 @@ static int read_search(conv *cv, const rt_yaml_node *map)
         read_real(n, "search.max_time_s", 0, 1, INFINITY, 0, "seconds >= 0", &s->max_time_s, err) !=
             0)
         return -1;
+    if ((n = rt_yaml_map_get(map, "prune"))) {
+        char mode[8];
+        if (read_choice(n, "search.prune", k_prune_modes, N_OF(k_prune_modes), mode, sizeof mode,
+                        err) != 0)
+            return -1;
+        s->prune_bound = strcmp(mode, "bound") == 0;
+    }
+    if ((n = rt_yaml_map_get(map, "stop_within"))) {
+        if (read_real(n, "search.stop_within", 0, 1, INFINITY, 0, "a fraction >= 0",
+                      &s->stop_within, err) != 0)
+            return -1;
+        /* The stop rule compares the best time with its bound: without pruning nothing would
+         * compute bounds during the search, so it would silently never fire. */
+        if (s->stop_within > 0 && !s->prune_bound)
+            return FAIL(err, n, "search.stop_within",
+                        "needs search.prune: bound (the stop rule reads the bounds pruning "
+                        "computes)");
+    }
     return 0;
 }
 

@@ -93,7 +93,11 @@ typedef struct rt_search_cfg {
     char strategy[16]; /* "exhaustive", "random", "anneal", or one of rt_strategy.h's */
     int budget;        /* points per (kernel, matrix, problem); 0 = all */
     uint64_t seed;
-    double max_time_s; /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
+    double max_time_s;  /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
+    int prune_bound;    /* search.prune: bound: skip a candidate whose roofline bound exceeds the
+                           best time measured in its sweep (rt_prune.h); 0 = run every candidate */
+    double stop_within; /* search.stop_within: with prune_bound, end a sweep once its best point
+                           is within this fraction of its own bound; 0 = never */
 } rt_search_cfg;
 
 #define RT_PLOT_STACK_MAX    8

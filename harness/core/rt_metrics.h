@@ -24,6 +24,8 @@ typedef struct rt_metrics {
 /* Recorded (value 1, not deterministic) on a timed point whose median's confidence interval missed
  * measure.target_rel_ci: the runner writes it, `rooftune compare` reads it. */
 #define RT_METRIC_NOISY "noisy"
+/* A pruned point's other number: the best time of its sweep that its roofline bound exceeded. */
+#define RT_METRIC_PRUNE_BEST "prune_best_s"
 
 void rt_metrics_init(rt_metrics *m);
 /* Adds or replaces a readable value. Silently drops entries past RT_MAX_METRICS (returns -1). */
