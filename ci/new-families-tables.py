@@ -170,4 +170,45 @@ for kernel, h2d, rd, d2h, wr in rows("eigen-gpu-bytes-cupti.db", """
     FROM points p WHERE status='ok' ORDER BY kernel"""):
     out.append(f"| {kernel} | {h2d / 1e6:.1f} MB | {rd / 1e6:.1f} MB | {rd / h2d:.3f} | {d2h / 1e6:.3f} MB | "
                f"{wr / 1e6:.3f} MB | {wr / d2h:.2f} |")
+
+import re
+h2d_probed = float(re.search(r"^\s*h2d_gbs:\s*([0-9.]+)\s*#\s*pinned", open("roofline/machines/h100-x1.yaml").read(),
+                             re.M).group(1))
+out += ["", "### Out-of-core LOBPCG and Lanczos: bytes moved and time per iteration on the H100 (eigen-bytes-moved.db)", "",
+        f"FP64, a 46080-row 3D Laplacian (block 48 for LOBPCG), the device pool (gpu_mem_budget) below the "
+        f"problem, the kernel-by-kernel baseline (kbk) against the task DAG; 0 MB is in core. Copy bandwidth "
+        f"over the probed pinned host-to-device ceiling of roofline/machines/h100-x1.yaml "
+        f"({run_line('eigen-bytes-moved.db')}).", "",
+        "| kernel | budget (MB) | host memory | schedule | h2d MB / iteration | time / iteration (ms) | kbk over dag: bytes | kbk over dag: time | copy GB/s | of the probed ceiling |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|"]
+pts = rows("eigen-bytes-moved.db", """
+    SELECT kernel, json_extract(params,'$.gpu_mem_budget'), json_extract(params,'$.host_mem'),
+      json_extract(params,'$.schedule'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='h2d_bytes_per_iter'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='time_per_iter_s'),
+      (SELECT value FROM metrics WHERE point_id=p.id AND name='copy_bandwidth')
+    FROM points p WHERE status='ok' ORDER BY kernel, json_extract(params,'$.gpu_mem_budget'),
+      json_extract(params,'$.host_mem') DESC, json_extract(params,'$.schedule')""")
+kbk = {(k, b, h): (by, t) for k, b, h, s, by, t, bw in pts if s == "kbk"}
+for k, b, h, s, by, t, bw in pts:
+    ratios = "| | |"
+    if s == "dag" and (k, b, h) in kbk:
+        ratios = f"| {kbk[(k, b, h)][0] / by:.2f} | {kbk[(k, b, h)][1] / t:.2f} |"
+    out.append(f"| {k} | {b / 1e6:g} | {h} | {s} | {by / 1e6:.1f} | {t * 1e3:.2f} {ratios} {bw / 1e9:.1f} | {bw / 1e9 / h2d_probed * 100:.0f}% |")
+out += ["", "### In-core LOBPCG: CUDA graphs against stream launches on the H100 (eigen-cuda-graphs.db)", "",
+        f"FP64, block 48, 100 iterations, the DAG's device segments launched call by call (dag) or captured "
+        f"once as CUDA graphs and replayed (graph); the host's small dense solve per iteration beside "
+        f"({run_line('eigen-cuda-graphs.db')}).", "",
+        "| matrix | tile | dag (ms / iteration) | graph (ms / iteration) | dag over graph | host solve (ms / iteration) |",
+        "|---|---:|---:|---:|---:|---:|"]
+for matrix, tile, d, g, host in rows("eigen-cuda-graphs.db", """
+    SELECT matrix, json_extract(params,'$.tile') tile,
+      MAX(CASE WHEN json_extract(params,'$.schedule')='dag' THEN
+        (SELECT value FROM metrics WHERE point_id=p.id AND name='time_per_iter_s') END),
+      MAX(CASE WHEN json_extract(params,'$.schedule')='graph' THEN
+        (SELECT value FROM metrics WHERE point_id=p.id AND name='time_per_iter_s') END),
+      MAX(CASE WHEN json_extract(params,'$.schedule')='dag' THEN
+        (SELECT value FROM metrics WHERE point_id=p.id AND name='host_task_s_per_iter') END)
+    FROM points p WHERE status='ok' GROUP BY matrix, tile ORDER BY matrix, tile"""):
+    out.append(f"| {matrix} | {tile} | {d * 1e3:.2f} | {g * 1e3:.2f} | {d / g:.2f} | {host * 1e3:.2f} |")
 print("\n".join(out))

@@ -1,0 +1,58 @@
+# rooftune figure 'projection-nvlink' (bars): best projected_s_per_iter_nvlink_c2c per schedule, one bar per gpu_mem_budget
+# Reads projection-nvlink.dat from this folder and writes projection-nvlink.png and projection-nvlink.svg next to it.
+# Regenerate: cd results/figures/h100/eigen-bytes-moved && gnuplot projection-nvlink.gp
+
+reset
+set encoding utf8
+set linetype 1 lc rgb '#0072B2' lw 2 pt 5 ps 1.1 dt 1
+set linetype 2 lc rgb '#D55E00' lw 2 pt 7 ps 1.1 dt 1
+set linetype 3 lc rgb '#009E73' lw 2 pt 9 ps 1.1 dt 1
+set linetype 4 lc rgb '#CC79A7' lw 2 pt 11 ps 1.1 dt 1
+set linetype 5 lc rgb '#E69F00' lw 2 pt 5 ps 1.1 dt 1
+set linetype 6 lc rgb '#56B4E9' lw 2 pt 7 ps 1.1 dt 1
+set linetype 7 lc rgb '#000000' lw 2 pt 9 ps 1.1 dt 1
+set linetype 8 lc rgb '#F0E442' lw 2 pt 11 ps 1.1 dt 1
+set linetype cycle 8
+set border 3 lc rgb '#404040'
+set tics nomirror out
+set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
+set key outside right top vertical Left reverse samplen 2 spacing 1.2
+set datafile missing '?'
+set title 'Projected time per iteration over NVLink-C2C (450 GB/s)'
+set xlabel 'schedule'
+set ylabel 'projected_s_per_iter_nvlink_c2c (seconds)'
+set style fill solid 0.85 border lc rgb '#404040'
+set boxwidth 0.2 absolute
+set grid noxtics
+set xtics ('dag' 0, 'graph' 1, 'kbk' 2)
+set xrange [-0.6:2.6]
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+
+# PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
+if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+    set terminal pngcairo size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+} else {
+    set terminal png size 1024,640 noenhanced
+}
+set output 'projection-nvlink.png'
+plot 'projection-nvlink.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title '0', \
+     '' using ($0-0.1):3 with boxes lt 2 dt 1 title '40000000', \
+     '' using ($0+0.1):4 with boxes lt 3 dt 1 title '48000000', \
+     '' using ($0+0.3):5 with boxes lt 4 dt 1 title '96000000', \
+     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
+
+set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
+set output 'projection-nvlink.svg'
+plot 'projection-nvlink.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title '0', \
+     '' using ($0-0.1):3 with boxes lt 2 dt 1 title '40000000', \
+     '' using ($0+0.1):4 with boxes lt 3 dt 1 title '48000000', \
+     '' using ($0+0.3):5 with boxes lt 4 dt 1 title '96000000', \
+     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
+unset output
