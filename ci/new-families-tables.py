@@ -211,4 +211,14 @@ for matrix, tile, d, g, host in rows("eigen-cuda-graphs.db", """
         (SELECT value FROM metrics WHERE point_id=p.id AND name='host_task_s_per_iter') END)
     FROM points p WHERE status='ok' GROUP BY matrix, tile ORDER BY matrix, tile"""):
     out.append(f"| {matrix} | {tile} | {d * 1e3:.2f} | {g * 1e3:.2f} | {d / g:.2f} | {host * 1e3:.2f} |")
+
+out += ["", "### The distributed triangular solve on one H100 (sptrsv-multi-gpu.db)", "",
+        f"FP64, sptrsv.cuda.distributed on 1 rank and on 2 ranks sharing the one H100 (2-GPU hosts were not "
+        f"lent), x sent over MPI-3 RMA from page-locked host memory or CUDA IPC, every point verified "
+        f"({run_line('sptrsv-multi-gpu.db')}).", "",
+        "| matrix | ranks | transport | solve (ms) |", "|---|---:|---|---:|"]
+for matrix, ranks, tr, t in rows("sptrsv-multi-gpu.db", """
+    SELECT matrix, ranks, json_extract(params,'$.transport'), time_median_s FROM points
+    WHERE status='ok' AND kernel='sptrsv.cuda.distributed' ORDER BY matrix, ranks, 3"""):
+    out.append(f"| {matrix} | {ranks} | {tr} | {t * 1e3:.2f} |")
 print("\n".join(out))
