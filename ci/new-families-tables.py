@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the results/figures/README.md section on the GEMM, triangular-solve and tuning stores of
 the H100, computed from the committed stores (run it again after a store changes)."""
+import os
 import sqlite3
 import sys
 
@@ -172,7 +173,7 @@ for kernel, h2d, rd, d2h, wr in rows("eigen-gpu-bytes-cupti.db", """
                f"{wr / 1e6:.3f} MB | {wr / d2h:.2f} |")
 
 import re
-h2d_probed = float(re.search(r"^\s*h2d_gbs:\s*([0-9.]+)\s*#\s*pinned", open("roofline/machines/h100-x1.yaml").read(),
+h2d_probed = float(re.search(r"^\s*h2d_gbs:\s*([0-9.]+)\s*#\s*pinned", open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline", "machines", "h100-x1.yaml")).read(),
                              re.M).group(1))
 out += ["", "### Out-of-core LOBPCG and Lanczos: bytes moved and time per iteration on the H100 (eigen-bytes-moved.db)", "",
         f"FP64, a 46080-row 3D Laplacian (block 48 for LOBPCG), the device pool (gpu_mem_budget) below the "

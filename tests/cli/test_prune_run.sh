@@ -125,9 +125,10 @@ if "$RT" validate "$cfg" --set search.prune=none --set search.stop_within=0.1 2>
   fail "stop_within without prune was accepted"
 fi
 grep -q "search.stop_within" "$WORK/e.txt" || fail "error does not name the key: $(cat "$WORK/e.txt")"
-# 6. A version 1 store (a committed baseline) is migrated when a run writes into it: the status
-#    'pruned' becomes legal, and no point, metric or sample is lost (no cascade).
-old="$HERE/../../results/baselines/h100/tiled-spmm-h100.db"
+# 6. A version 1 store (fixtures/store-v1.db: the H100 tuning store as committed at 0d3036a, before
+#    schema version 2) is migrated when a run writes into it: the status 'pruned' becomes legal,
+#    and no point, metric or sample is lost (no cascade).
+old="$HERE/fixtures/store-v1.db"
 cp "$old" "$WORK/v1.db"
 [ "$(sql "$WORK/v1.db" "PRAGMA user_version")" = 1 ] || fail "the baseline is not version 1"
 counts="SELECT (SELECT COUNT(*) FROM points), (SELECT COUNT(*) FROM metrics),
