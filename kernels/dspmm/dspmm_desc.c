@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <mpi.h>
 #include "dspmm_model_only.h"
 #include "dspmm_part.h"
+#include "rt_world_place.h"
 #include "rt_schema.h"
 #include "spmm_scale.h"
 #include "dspmm_family.h"
@@ -24,14 +24,9 @@ static int dspmm_make_inputs(const rt_csr *a, const rt_params *problem, void **i
         rt_schema_str(rt_dspmm_problem_params, RT_DSPMM_N_PROBLEM_PARAMS, "dspmm problem", problem,
                       "layout", layout, sizeof layout, err) != 0)
         return -1;
-    /* The family has no view of the harness's communicator, only of MPI itself; the harness's
-     * world communicator is a duplicate of MPI_COMM_WORLD, so the ranks agree (kernels check). */
-    int rank = 0, nranks = 1, inited = 0;
-    MPI_Initialized(&inited);
-    if (inited) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    }
+    /* The family has no view of the harness's communicator (kernels check that the ranks agree). */
+    int rank = 0, nranks = 1;
+    rt_world_place(&rank, &nranks);
     rt_dspmm_inputs *in = NULL;
     if (rt_dspmm_inputs_create(a, k, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
         return -1;
@@ -123,12 +118,8 @@ static int dspmm_footprint(const rt_csr *a, const rt_params *problem, rt_footpri
     rt_precision prec = RT_FP32;
     if (rt_dspmm_problem(problem, &k, &prec, err) != 0)
         return -1;
-    int rank = 0, nranks = 1, inited = 0;
-    MPI_Initialized(&inited);
-    if (inited) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    }
+    int rank = 0, nranks = 1;
+    rt_world_place(&rank, &nranks);
     int64_t r0 = 0, r1 = 0;
     dspmm_canonical_rows(a, rank, nranks, &r0, &r1);
     const int64_t esize = (int64_t)rt_precision_bytes(prec);

@@ -4,8 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include <mpi.h>
-
+#include "rt_world_place.h"
 #include "rt_schema.h"
 
 /* The problem parameters (gemm_family.h: GEMM_N_PROBLEM entries). */
@@ -62,19 +61,23 @@ void gemm_fill_tile(const gemm_inputs *in, char matrix, int64_t row0, int64_t co
         }
 }
 
-/* The canonical share needs this rank's place in the job; make_inputs has no environment, so it
- * asks MPI (a job without MPI is one rank). */
-static void world_place(int *rank, int *nranks)
+/* N, M, K (0: as N) and the precision of a gemm problem point, as written (M and K not yet
+ * defaulted), for make_inputs and the footprint. */
+static int read_problem(const rt_params *problem, int64_t *n, int64_t *m, int64_t *k, int *pv,
+                        rt_err *err)
 {
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    *rank = 0;
-    *nranks = 1;
-    if (initialized && !finalized) {
-        MPI_Comm_rank(MPI_COMM_WORLD, rank);
-        MPI_Comm_size(MPI_COMM_WORLD, nranks);
-    }
+    const char *owner = "gemm problem";
+    char prec[16];
+    if (rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "N", n, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "M", m, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "K", k, err) != 0 ||
+        rt_schema_str(gemm_problem, GEMM_N_PROBLEM, owner, problem, "precision", prec, sizeof prec,
+                      err) != 0)
+        return -1;
+    *pv = rt_precision_parse(prec);
+    if (*pv < 0)
+        return rt_err_set(err, "%s: unknown precision '%s'", owner, prec);
+    return 0;
 }
 
 int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
@@ -82,17 +85,10 @@ int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, r
     (void)a; /* dense: the sizes are problem parameters */
     const char *owner = "gemm problem";
     int64_t n = 0, m = 0, k = 0, seed = 0;
-    char prec[16];
-    if (rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
-        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "M", &m, err) != 0 ||
-        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "K", &k, err) != 0 ||
-        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "seed", &seed, err) != 0 ||
-        rt_schema_str(gemm_problem, GEMM_N_PROBLEM, owner, problem, "precision", prec, sizeof prec,
-                      err) != 0)
+    int pv = 0;
+    if (read_problem(problem, &n, &m, &k, &pv, err) != 0 ||
+        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "seed", &seed, err) != 0)
         return -1;
-    const int pv = rt_precision_parse(prec);
-    if (pv < 0)
-        return rt_err_set(err, "%s: unknown precision '%s'", owner, prec);
     gemm_inputs *in = calloc(1, sizeof *in);
     if (!in)
         return rt_err_set(err, "%s: out of memory", owner);
@@ -101,7 +97,7 @@ int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, r
     in->k = k > 0 ? k : n;
     in->prec = (rt_precision)pv;
     in->seed = (uint64_t)seed;
-    world_place(&in->rank, &in->nranks);
+    rt_world_place(&in->rank, &in->nranks);
     in->n_samples = in->m * in->n <= GEMM_ALL_ENTRIES ? in->m * in->n : GEMM_SAMPLES;
     in->sample0 = in->n_samples * in->rank / in->nranks;
     in->sample1 = in->n_samples * (in->rank + 1) / in->nranks;
@@ -160,22 +156,14 @@ double gemm_flops(const void *inputs)
 int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err)
 {
     (void)a;
-    const char *owner = "gemm problem";
     int64_t n = 0, m = 0, k = 0;
-    char prec[16];
-    if (rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "N", &n, err) != 0 ||
-        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "M", &m, err) != 0 ||
-        rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "K", &k, err) != 0 ||
-        rt_schema_str(gemm_problem, GEMM_N_PROBLEM, owner, problem, "precision", prec, sizeof prec,
-                      err) != 0)
+    int pv = 0;
+    if (read_problem(problem, &n, &m, &k, &pv, err) != 0)
         return -1;
-    const int pv = rt_precision_parse(prec);
-    if (pv < 0)
-        return rt_err_set(err, "%s: unknown precision '%s'", owner, prec);
     m = m > 0 ? m : n;
     k = k > 0 ? k : n;
     int rank = 0, nranks = 1;
-    world_place(&rank, &nranks);
+    rt_world_place(&rank, &nranks);
     const double esize = (double)rt_precision_bytes((rt_precision)pv);
     const double all = ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
                        esize / (double)nranks;

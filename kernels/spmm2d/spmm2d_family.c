@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
-
+#include "rt_world_place.h"
 #include "rt_schema.h"
 #include "spmm2d_layout.h"
 #include "spmm_family.h"
@@ -112,21 +111,6 @@ int sp2_inputs_create(int spgemm, const rt_csr *a, int64_t n, rt_precision prec,
     return 0;
 }
 
-/* The canonical share needs this rank's place in the job; make_inputs has no environment, so it
- * asks MPI (a job without MPI is one rank). */
-static void world_place(int *rank, int *nranks)
-{
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    *rank = 0;
-    *nranks = 1;
-    if (initialized && !finalized) {
-        MPI_Comm_rank(MPI_COMM_WORLD, rank);
-        MPI_Comm_size(MPI_COMM_WORLD, nranks);
-    }
-}
-
 static int read_precision(const rt_param_schema *schema, int n, const char *owner,
                           const rt_params *p, rt_precision *prec, rt_err *err)
 {
@@ -150,7 +134,7 @@ static int spmm2d_make_inputs(const rt_csr *a, const rt_params *problem, void **
         read_precision(spmm2d_problem, SPMM2D_N_PROBLEM, owner, problem, &prec, err) != 0)
         return -1;
     int rank, nranks;
-    world_place(&rank, &nranks);
+    rt_world_place(&rank, &nranks);
     sp2_inputs *in = NULL;
     if (sp2_inputs_create(0, a, n, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
         return -1;
@@ -169,7 +153,7 @@ static int spgemm2d_make_inputs(const rt_csr *a, const rt_params *problem, void 
         read_precision(spgemm2d_problem, SPGEMM2D_N_PROBLEM, owner, problem, &prec, err) != 0)
         return -1;
     int rank, nranks;
-    world_place(&rank, &nranks);
+    rt_world_place(&rank, &nranks);
     sp2_inputs *in = NULL;
     if (sp2_inputs_create(1, a, 0, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
         return -1;
@@ -340,7 +324,7 @@ static int sp2_footprint(int spgemm, const rt_csr *a, const rt_params *problem, 
         read_precision(schema, n_schema, owner, problem, &prec, err) != 0)
         return -1;
     int rank, nranks;
-    world_place(&rank, &nranks);
+    rt_world_place(&rank, &nranks);
     const int64_t esize = (int64_t)rt_precision_bytes(prec);
     const int64_t rows = sp2_split(a->rows, nranks, rank + 1) - sp2_split(a->rows, nranks, rank);
     const int64_t a_tile = (a->nnz / nranks) * (4 + esize) + (rows + 1) * 4;

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
-
+#include "rt_world_place.h"
 #include "rt_rng.h"
 #include "rt_schema.h"
 
@@ -160,13 +159,8 @@ static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **
     const int o = sptrsv_ordering_parse(ord);
     if (o < 0)
         return rt_err_set(err, "%s: unknown ordering '%s'", owner, ord);
-    /* Like dspmm: the family sees MPI itself, and the harness's world is MPI_COMM_WORLD's twin. */
-    int rank = 0, nranks = 1, inited = 0;
-    MPI_Initialized(&inited);
-    if (inited) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    }
+    int rank = 0, nranks = 1;
+    rt_world_place(&rank, &nranks);
     rt_sptrsv_inputs *in = NULL;
     if (rt_sptrsv_inputs_create(a, nrhs, (sptrsv_ordering)o, cap, (uint64_t)seed, rank, nranks, &in,
                                 err) != 0)
@@ -235,12 +229,8 @@ static int sptrsv_footprint(const rt_csr *a, const rt_params *problem, rt_footpr
     if (rt_schema_int(sptrsv_problem_params, N_PROBLEM, "sptrsv problem", problem, "nrhs", &nrhs,
                       err) != 0)
         return -1;
-    int rank = 0, nranks = 1, inited = 0;
-    MPI_Initialized(&inited);
-    if (inited) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    }
+    int rank = 0, nranks = 1;
+    rt_world_place(&rank, &nranks);
     const int64_t n = a->rows;
     const int64_t l_bytes = ((a->nnz + n) / 2) * 12 + (n + 1) * 8;
     const int64_t rows = n * (rank + 1) / nranks - n * rank / nranks;
