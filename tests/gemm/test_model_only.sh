@@ -56,5 +56,15 @@ paper = rows("paper", "gemm-model")
 ok = [r for r in paper if r["status"] == "ok" and r["grid_p"] == "12" and r["grid_q"] == "12" and r["gpus_per_process"] == "3"]
 if len(ok) < 4 or any(float(r["time_global_s"]) <= 0 for r in ok):
     sys.exit(f"FAIL: {len(ok)} points on the paper's 12 x 12 x 3 GPUs with times")
+# The row docs/gemm.md quotes (N = 250000 at 432 GPUs), so the page stays true to the model.
+doc = [r for r in ok if r["N"] == "250000"]
+if not doc:
+    sys.exit("FAIL: no N = 250000 row at 432 GPUs")
+d = doc[0]
+got = (d["block_b"], d["block_c"], d["chunk_d"], d["mem_case"], round(float(d["tiles_gpu_avg"])),
+       round(float(d["model_eq1_tiles_gpu"])), f"{float(d['share_d2d_loads']):.3f}",
+       round(float(d["mpi_tiles_recv_avg"])), round(float(d["model_eq_tiles_recv"])))
+if got != ("21", "21", "7", "c", 6808, 6623, "0.500", 9170, 8916):
+    sys.exit(f"FAIL: the N = 250000 row docs/gemm.md quotes is now {got}")
 print(f"gemm model-only: {len(one)} + {len(six)} small rows, {len(ok)} at 432 GPUs")
 PY
