@@ -13,5 +13,7 @@ double rt_memcheck_physical_bytes(void);
 /* 0 when `bytes` fits in physical memory (or memory is unknown); otherwise fills err with
  * "<what> needs N bytes, more than the M bytes of memory on this host" and returns -1. */
 int rt_memcheck_fits(double bytes, const char *what, rt_err *err);
+/* The same check against the smaller of physical memory and max_bytes (ignored when 0). */
+int rt_memcheck_fits_within(double bytes, double max_bytes, const char *what, rt_err *err);
 
 #endif

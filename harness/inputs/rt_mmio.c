@@ -4,6 +4,7 @@
 #include "rt_mmio.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -27,6 +28,7 @@ typedef enum mm_symmetry { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
 typedef struct mm_reader {
     FILE *f;
     const char *name;
+    double max_bytes; /* memory the reader may use; 0: this host's physical memory */
     char *line;
     size_t cap;
     int64_t lineno;
@@ -316,8 +318,9 @@ static int parse_size_line(mm_reader *r, mm_header *h, rt_err *err)
     char what[160];
     snprintf(what, sizeof what, "a %" PRId64 " x %" PRId64 " matrix with %" PRId64 " %s", h->rows,
              h->cols, h->declared, coord ? "declared nonzeros" : "array entries");
-    if (rt_memcheck_fits(stored * MM_BYTES_PER_ENTRY + ((double)h->rows + 1) * MM_BYTES_PER_ROW,
-                         what, err) != 0)
+    if (rt_memcheck_fits_within(stored * MM_BYTES_PER_ENTRY +
+                                    ((double)h->rows + 1) * MM_BYTES_PER_ROW,
+                                r->max_bytes, what, err) != 0)
         return rt_err_prefix(err, "%s:%" PRId64 ": size line refused", r->name, r->lineno);
     return 0;
 }
@@ -351,7 +354,32 @@ static void coo_free(mm_coo *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Adds (i, j, x) and, for the symmetric kinds, its mirror (capacity was reserved for both). */
+/* Makes room for two more entries. The first capacity comes from the size line, bounded by what
+ * the file's length can hold, so a short file that declares billions of entries allocates little
+ * and still reaches the precise "file ends after ..." message; growth covers a stream whose length
+ * is unknown (a pipe) only in principle, since its capacity is the declared count. */
+static int coo_reserve(mm_coo *c, const mm_reader *r, rt_err *err)
+{
+    if (c->n + 2 <= c->cap)
+        return 0;
+    const int64_t cap = c->cap < 8 ? 16 : 2 * c->cap;
+    int64_t *ri = realloc(c->ri, (size_t)cap * sizeof *ri);
+    if (ri)
+        c->ri = ri;
+    int64_t *ci = ri ? realloc(c->ci, (size_t)cap * sizeof *ci) : NULL;
+    if (ci)
+        c->ci = ci;
+    double *v = ci ? realloc(c->v, (size_t)cap * sizeof *v) : NULL;
+    if (!v)
+        return rt_err_set(
+            err, "%s:%" PRId64 ": out of memory growing the entry list to %" PRId64 " entries",
+            r->name, r->lineno, cap);
+    c->v = v;
+    c->cap = cap;
+    return 0;
+}
+
+/* Adds (i, j, x) and, for the symmetric kinds, its mirror (coo_reserve made room for both). */
 static void coo_add(mm_coo *c, const mm_header *h, int64_t i, int64_t j, double x)
 {
     c->ri[c->n] = i;
@@ -432,6 +460,8 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
         if (n != want)
             return rt_err_set(err, "%s:%" PRId64 ": expected %d field%s %s, found %d", r->name,
                               r->lineno, want, want == 1 ? "" : "s", usage, n);
+        if (coo_reserve(c, r, err) != 0)
+            return -1;
         double x = 1.0;
         if (coord) {
             int64_t i = 0, j = 0; /* set by parse_index; = 0 quiets -O3 -Wmaybe-uninitialized */
@@ -467,10 +497,29 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
     return 0;
 }
 
+/* The most entry lines the rest of a regular file can hold: an entry of `fields` numbers takes at
+ * least 2 * fields - 1 bytes plus a line break. -1 when the stream's length is unknown. */
+static double entries_that_fit(FILE *f, int fields)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        return -1.0;
+    const off_t at = ftello(f);
+    if (at < 0 || at > st.st_size)
+        return -1.0;
+    return ((double)(st.st_size - at) + 1.0) / (2.0 * fields);
+}
+
 int rt_mmio_read_stream(FILE *f, const char *name, rt_csr *out, rt_err *err)
 {
+    return rt_mmio_read_stream_within(f, name, 0.0, out, err);
+}
+
+int rt_mmio_read_stream_within(FILE *f, const char *name, double max_bytes, rt_csr *out,
+                               rt_err *err)
+{
     memset(out, 0, sizeof *out);
-    mm_reader r = {.f = f, .name = name ? name : "(stream)"};
+    mm_reader r = {.f = f, .name = name ? name : "(stream)", .max_bytes = max_bytes};
     mm_header h;
     memset(&h, 0, sizeof h);
     mm_coo c;
@@ -478,8 +527,10 @@ int rt_mmio_read_stream(FILE *f, const char *name, rt_csr *out, rt_err *err)
     int rc = -1;
     if (parse_banner(&r, &h, err) != 0 || parse_size_line(&r, &h, err) != 0)
         goto done;
-    const double capacity =
-        h.symmetry == MM_GENERAL ? (double)h.declared : 2.0 * (double)h.declared;
+    const int fields = h.format == MM_ARRAY ? 1 : h.field == MM_PATTERN ? 2 : 3;
+    const double room = entries_that_fit(f, fields);
+    const double lines = room >= 0.0 && room < (double)h.declared ? room : (double)h.declared;
+    const double capacity = h.symmetry == MM_GENERAL ? lines : 2.0 * lines;
     if (coo_init(&c, capacity, &r, err) != 0 || read_entries(&r, &h, &c, err) != 0)
         goto done;
     if (rt_csr_from_coo(out, h.rows, h.cols, c.n, c.ri, c.ci, c.v, err) != 0) {
@@ -495,11 +546,16 @@ done:
 
 int rt_mmio_read(const char *path, rt_csr *out, rt_err *err)
 {
+    return rt_mmio_read_within(path, 0.0, out, err);
+}
+
+int rt_mmio_read_within(const char *path, double max_bytes, rt_csr *out, rt_err *err)
+{
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
     if (!f)
         return rt_err_set(err, "%s: cannot open Matrix Market file: %s", path, strerror(errno));
-    const int rc = rt_mmio_read_stream(f, path, out, err);
+    const int rc = rt_mmio_read_stream_within(f, path, max_bytes, out, err);
     fclose(f);
     return rc;
 }

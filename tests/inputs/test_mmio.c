@@ -263,9 +263,57 @@ static void test_round_trip(void)
     rt_csr_free(&a);
 }
 
+/* A short file that promises ten million entries is reported as truncated (its entry list is
+ * sized by what the file can hold); a caller's memory budget refuses a file before reading it. */
+static void test_short_file_and_budget(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/promises_more.mtx", RT_INPUTS_TMP_DIR);
+    FILE *f = fopen(path, "w");
+    RT_CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("%%MatrixMarket matrix coordinate real symmetric\n"
+          "20000 20000 10000000\n1 1 1.0\n2 1 2.0\n3 3 3.0\n",
+          f);
+    fclose(f);
+    rt_err err;
+    rt_err_clear(&err);
+    rt_csr m;
+    RT_CHECK(rt_mmio_read(path, &m, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "promises_more.mtx:5: file ends after 3 of the "
+                                           "10000000 entries declared on line 2"),
+                 "got: %s", err.msg);
+
+    /* The same file within a budget of 1 MB: refused at the size line, naming the budget. */
+    rt_err_clear(&err);
+    RT_CHECK(rt_mmio_read_within(path, 1e6, &m, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "promises_more.mtx:2: size line refused") &&
+                     rt_test_contains(err.msg, "more than the 1000000 bytes allowed"),
+                 "got: %s", err.msg);
+
+    /* A valid file within a budget it fits: read as without one; mirrored entries included. */
+    f = fopen(path, "w");
+    RT_CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1.0\n2 1 2.0\n"
+          "3 3 3.0",
+          f); /* no final line break: the tightest file the capacity bound must still hold */
+    fclose(f);
+    rt_err_clear(&err);
+    RT_CHECK_MSG(rt_mmio_read_within(path, 1e6, &m, &err) == 0, "%s", err.msg);
+    if (m.rowptr) {
+        RT_CHECK(m.nnz == 4 && m.rows == 3);
+        rt_csr_free(&m);
+    }
+    remove(path);
+}
+
 int main(void)
 {
     test_hostile();
+    test_short_file_and_budget();
     test_valid();
     test_round_trip();
     return RT_TEST_RESULT();
