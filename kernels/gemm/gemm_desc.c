@@ -13,6 +13,7 @@ static const rt_family_desc gemm_desc = {
     .output_elems = gemm_output_elems,
     .tolerance = gemm_tolerance,
     .reference = gemm_reference,
+    .reference_scale = gemm_reference_scale,
     .footprint = gemm_footprint,
     .flops = gemm_flops,
     .nonzeros = NULL,

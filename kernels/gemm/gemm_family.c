@@ -143,6 +143,26 @@ int gemm_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
+/* Each sample's sum_k |a_rk| |b_kc|: its dot product's rounding error is a multiple of this, so
+ * the gate checks every sample against its own bound as well as the norm of all of them. */
+int gemm_reference_scale(const void *inputs, double *scale, rt_err *err)
+{
+    const gemm_inputs *in = inputs;
+    if (!in || !scale)
+        return rt_err_set(err, "gemm reference scale: no inputs or output buffer");
+    const int64_t n = in->sample1 - in->sample0;
+#pragma omp parallel for schedule(static)
+    for (int64_t s = 0; s < n; ++s) {
+        int64_t r, c;
+        gemm_sample_at(in, in->sample0 + s, &r, &c);
+        double acc = 0.0;
+        for (int64_t k = 0; k < in->k; ++k)
+            acc += fabs(gemm_value(in->seed, 'A', r, k)) * fabs(gemm_value(in->seed, 'B', k, c));
+        scale[s] = acc;
+    }
+    return 0;
+}
+
 double gemm_flops(const void *inputs)
 {
     const gemm_inputs *in = inputs;

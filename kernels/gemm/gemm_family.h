@@ -49,6 +49,8 @@ void gemm_free_inputs(void *inputs);
 int64_t gemm_output_elems(const void *inputs);
 double gemm_tolerance(const void *inputs);
 int gemm_reference(const void *inputs, double *out, rt_err *err);
+/* Each sample's |A||B| (rt_family_desc.reference_scale), for the elementwise gate. */
+int gemm_reference_scale(const void *inputs, double *scale, rt_err *err);
 double gemm_flops(const void *inputs);
 /* Host bytes of this rank's share of A, B and C, and the sampled output (the runner's estimate). */
 int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);

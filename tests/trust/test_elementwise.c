@@ -1,7 +1,8 @@
-/* trust.elementwise_sp2 (issue 13, item 1): the spmm2d and spgemm2d families give the gate an
- * elementwise scale (|A||B|, and |A||A||X| for the SpGEMM signature), so one output element off by
- * more than its own rounding bound fails verification even when the normwise error of the whole
- * output stays under the tolerance. Before the scale, these families had the normwise check only.
+/* trust.elementwise (issue 13, item 1): the spmm2d, spgemm2d and gemm families give the gate an
+ * elementwise scale (|A||B|, and |A||A||X| for the SpGEMM signature; for gemm each sampled
+ * entry's own sum |a_rk||b_kc|), so one output element off by more than its own rounding bound
+ * fails verification even when the normwise error of the whole output stays under the tolerance.
+ * Before the scale, these families had the normwise check only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "rt_comm.h"
 #include "rt_test.h"
+#include "gemm_desc.h"
 #include "rt_verify.h"
 #include "spmm2d_family.h"
 
@@ -106,6 +108,15 @@ int main(int argc, char **argv)
     rt_params_init(&q);
     RT_CHECK(rt_params_set(&q, "precision", rt_value_str("fp32"), &err) == 0);
     check_family(comm, rt_spgemm2d_family(), &a, &q);
+    /* gemm ignores the matrix; M = N = 128 puts all 16384 entries among the samples. The moved
+     * element's share of the norm grows like sqrt(K / samples): at K = 32 it already breaks the
+     * normwise precondition, at K = 4 it is about 0.4 of the tolerance. */
+    rt_params g;
+    rt_params_init(&g);
+    RT_CHECK(rt_params_set(&g, "N", rt_value_int(128), &err) == 0);
+    RT_CHECK(rt_params_set(&g, "K", rt_value_int(4), &err) == 0);
+    RT_CHECK(rt_params_set(&g, "precision", rt_value_str("fp32"), &err) == 0);
+    check_family(comm, rt_gemm_family(), &a, &g);
     rt_csr_free(&a);
     rt_comm_free(comm);
     MPI_Finalize();
