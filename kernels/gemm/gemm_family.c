@@ -125,7 +125,9 @@ double gemm_tolerance(const void *inputs)
     return 16.0 * sqrt((double)in->k) * u + 4.0 * u;
 }
 
-int gemm_reference(const void *inputs, double *out, rt_err *err)
+/* Each of this rank's samples as a double-precision dot product of A's row and B's column: of
+ * the values themselves (the reference), or of their magnitudes (the elementwise scale). */
+static int sample_dots(const void *inputs, double *out, int magnitudes, rt_err *err)
 {
     const gemm_inputs *in = inputs;
     if (!in || !out)
@@ -136,31 +138,25 @@ int gemm_reference(const void *inputs, double *out, rt_err *err)
         int64_t r, c;
         gemm_sample_at(in, in->sample0 + s, &r, &c);
         double acc = 0.0;
-        for (int64_t k = 0; k < in->k; ++k)
-            acc += gemm_value(in->seed, 'A', r, k) * gemm_value(in->seed, 'B', k, c);
+        for (int64_t k = 0; k < in->k; ++k) {
+            const double a = gemm_value(in->seed, 'A', r, k), b = gemm_value(in->seed, 'B', k, c);
+            acc += magnitudes ? fabs(a) * fabs(b) : a * b;
+        }
         out[s] = acc;
     }
     return 0;
+}
+
+int gemm_reference(const void *inputs, double *out, rt_err *err)
+{
+    return sample_dots(inputs, out, 0, err);
 }
 
 /* Each sample's sum_k |a_rk| |b_kc|: its dot product's rounding error is a multiple of this, so
  * the gate checks every sample against its own bound as well as the norm of all of them. */
 int gemm_reference_scale(const void *inputs, double *scale, rt_err *err)
 {
-    const gemm_inputs *in = inputs;
-    if (!in || !scale)
-        return rt_err_set(err, "gemm reference scale: no inputs or output buffer");
-    const int64_t n = in->sample1 - in->sample0;
-#pragma omp parallel for schedule(static)
-    for (int64_t s = 0; s < n; ++s) {
-        int64_t r, c;
-        gemm_sample_at(in, in->sample0 + s, &r, &c);
-        double acc = 0.0;
-        for (int64_t k = 0; k < in->k; ++k)
-            acc += fabs(gemm_value(in->seed, 'A', r, k)) * fabs(gemm_value(in->seed, 'B', k, c));
-        scale[s] = acc;
-    }
-    return 0;
+    return sample_dots(inputs, scale, 1, err);
 }
 
 double gemm_flops(const void *inputs)
