@@ -733,11 +733,15 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
             else
                 fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec->kernel, rec->matrix,
                         p->problem_shown, p->shown, rt_point_status_name(rec->status), rec->reason);
-            if (rec->status == RT_POINT_OK && p->noisy)
+            if (rec->status == RT_POINT_OK && p->noisy) {
+                const double ci = rec->ci_rel * 100.0;
+                const double target = m->cfg->measure.target_rel_ci * 100.0;
+                const int d = rt_distinct_digits(ci, target);
                 fprintf(m->opt->log,
-                        "      noisy: the median's confidence interval (%.1f%%) missed "
-                        "measure.target_rel_ci (%.1f%%) within max_reps / max_time_s\n",
-                        rec->ci_rel * 100.0, m->cfg->measure.target_rel_ci * 100.0);
+                        "      noisy: the median's confidence interval (%.*g%%) missed "
+                        "measure.target_rel_ci (%.*g%%) within max_reps / max_time_s\n",
+                        d, ci, d, target);
+            }
             if (rec->status == RT_POINT_OK && !isnan(rec->efficiency))
                 fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec->bound_s * 1e3,
                         rec->efficiency);

@@ -57,3 +57,15 @@ void rt_hash_hex(uint64_t h, char out[17])
 {
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
+
+int rt_distinct_digits(double a, double b)
+{
+    for (int d = 3; d < 9; ++d) {
+        char x[40], y[40];
+        snprintf(x, sizeof x, "%.*g", d, a);
+        snprintf(y, sizeof y, "%.*g", d, b);
+        if (strcmp(x, y) != 0)
+            return d;
+    }
+    return 9;
+}

@@ -13,5 +13,9 @@ const char *rt_suggest(const char *word, const char *const *candidates, int n);
 uint64_t rt_hash64(const void *data, size_t len, uint64_t seed);
 /* Writes the hash as 16 lowercase hex digits plus NUL into out[17]. */
 void rt_hash_hex(uint64_t h, char out[17]);
+/* The fewest significant digits, from 3 up to 9, at which "%.*g" prints a and b differently (9
+ * when they print alike even then), so a message comparing two numbers never shows "5% missed 5%"
+ * of values that differ. */
+int rt_distinct_digits(double a, double b);
 
 #endif

@@ -68,6 +68,11 @@ int main(void)
     RT_CHECK(rt_registry_find_kernel(&reg, "spmm.cpu.test") == &k);
     RT_CHECK(rt_registry_suggest(&reg, "spmm.cpu.tset") != NULL);
     RT_CHECK(rt_levenshtein("kitten", "sitting") == 3);
+    /* A noisy point's message: 5.0004% against a target of 5% needs 5 digits to differ; 0.01%
+     * and 12.5% differ at once (3 digits, and 0.01 keeps its own digits: no "0.0%"). */
+    RT_CHECK(rt_distinct_digits(5.0004, 5.0) == 5);
+    RT_CHECK(rt_distinct_digits(12.5, 0.01) == 3);
+    RT_CHECK(rt_distinct_digits(7.0, 7.0) == 9);
 
     rt_err_set(&err, "bad value %d", 3);
     rt_err_prefix(&err, "file.yaml:%d:%d", 4, 5);
