@@ -354,32 +354,20 @@ static void coo_free(mm_coo *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Makes room for two more entries. The first capacity comes from the size line, bounded by what
- * the file's length can hold, so a short file that declares billions of entries allocates little
- * and still reaches the precise "file ends after ..." message; growth covers a stream whose length
- * is unknown (a pipe) only in principle, since its capacity is the declared count. */
-static int coo_reserve(mm_coo *c, const mm_reader *r, rt_err *err)
+/* Room for one more entry line: the entry, and its mirror for the symmetric kinds. The capacity is
+ * the declared count, or, for a regular file, the entry lines the rest of the file can hold
+ * (entries_that_fit) when that is smaller: both bound what read_entries accepts, so this never
+ * fails; it guards the writes in coo_add should either bound ever be computed wrongly. */
+static int coo_has_room(const mm_coo *c, const mm_header *h, const mm_reader *r, rt_err *err)
 {
-    if (c->n + 2 <= c->cap)
+    const int64_t need = h->symmetry == MM_GENERAL ? 1 : 2;
+    if (c->n + need <= c->cap)
         return 0;
-    const int64_t cap = c->cap < 8 ? 16 : 2 * c->cap;
-    int64_t *ri = realloc(c->ri, (size_t)cap * sizeof *ri);
-    if (ri)
-        c->ri = ri;
-    int64_t *ci = ri ? realloc(c->ci, (size_t)cap * sizeof *ci) : NULL;
-    if (ci)
-        c->ci = ci;
-    double *v = ci ? realloc(c->v, (size_t)cap * sizeof *v) : NULL;
-    if (!v)
-        return rt_err_set(
-            err, "%s:%" PRId64 ": out of memory growing the entry list to %" PRId64 " entries",
-            r->name, r->lineno, cap);
-    c->v = v;
-    c->cap = cap;
-    return 0;
+    return rt_err_set(err, "%s:%" PRId64 ": more entries than the %" PRId64 " reserved for them",
+                      r->name, r->lineno, c->cap);
 }
 
-/* Adds (i, j, x) and, for the symmetric kinds, its mirror (coo_reserve made room for both). */
+/* Adds (i, j, x) and, for the symmetric kinds, its mirror (reserved for both). */
 static void coo_add(mm_coo *c, const mm_header *h, int64_t i, int64_t j, double x)
 {
     c->ri[c->n] = i;
@@ -460,7 +448,7 @@ static int read_entries(mm_reader *r, const mm_header *h, mm_coo *c, rt_err *err
         if (n != want)
             return rt_err_set(err, "%s:%" PRId64 ": expected %d field%s %s, found %d", r->name,
                               r->lineno, want, want == 1 ? "" : "s", usage, n);
-        if (coo_reserve(c, r, err) != 0)
+        if (coo_has_room(c, h, r, err) != 0)
             return -1;
         double x = 1.0;
         if (coord) {
