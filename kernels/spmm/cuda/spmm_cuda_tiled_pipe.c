@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_clock.h"
-#include "rt_strutil.h"
 #include "spmm_cuda_common.h"
+#include "spmm_cuda_tiled_plan.h"
 #include "spmm_tiled.h"
 #include "spmm_tiled_pipe_rules.h"
-#include "spmm_traffic.h"
 
 /* The device source's WARP_SIZE: ELL slices are one warp of rows. */
 #define PIPE_WARP_SIZE 32
@@ -21,21 +19,10 @@ typedef struct pipe_params {
     size_t dynamic_shared; /* n_buffers * buffsize * register_tile * sizeof(value) */
 } pipe_params;
 
-/* What the traffic model needs of a plan, remembered per context (the plan of the last point
- * set up) so that the traffic hook of the same point does not rebuild it. */
-typedef struct pipe_summary {
-    uint64_t fingerprint; /* of A's pattern */
-    int64_t rows, cols, nnz;
-    rt_tiled_params p;
-    int64_t nblocks, nstages, nmap, stored;
-} pipe_summary;
-
 typedef struct pipe_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
-    void *d_displ, *d_index, *d_value, *d_buffdispl, *d_mapdispl, *d_map;
-    double preprocess_s;
+    rt_spmm_tiled_dev plan;
     int64_t buffsize, stage_split;
-    rt_metrics plan_metrics;
     void *arg_c, *arg_b, *arg_displ, *arg_index, *arg_value, *arg_buffdispl, *arg_mapdispl,
         *arg_map;
     long long arg_nrows, arg_ncols;
@@ -95,25 +82,13 @@ static void pipe_teardown(void *state)
     if (!s)
         return;
     rt_spmm_cuda_dense_free(&s->base.dense);
-    void *buffers[] = {s->d_displ, s->d_index, s->d_value, s->d_buffdispl, s->d_mapdispl, s->d_map};
-    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
-        rt_cuda_free(s->base.ctx, buffers[i]);
+    rt_spmm_tiled_dev_free(s->base.ctx, &s->plan);
     free(s);
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Plan summaries */
+ * The plan's parameters (spmm_cuda_tiled_plan builds, checks and uploads it) */
 
-static uint64_t pattern_fingerprint(const rt_csr *a)
-{
-    uint64_t h =
-        rt_hash64(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t), 0x6a09e667f3bcc909ULL);
-    if (a->nnz > 0)
-        h = rt_hash64(a->colidx, (size_t)a->nnz * sizeof(int32_t), h);
-    return h;
-}
-
-/* The plan is Listing 1's (kernels/shared/spmm_tiled.h) with one buffer's slots per stage. */
 static rt_tiled_params plan_params(const pipe_params *pp)
 {
     rt_tiled_params tp = {.block_size = (int)pp->c.block_size,
@@ -124,118 +99,8 @@ static rt_tiled_params plan_params(const pipe_params *pp)
     return tp;
 }
 
-static int same_params(const rt_tiled_params *x, const rt_tiled_params *y)
-{
-    return x->block_size == y->block_size && x->buffsize == y->buffsize &&
-           x->warp_size == y->warp_size && x->use_ell == y->use_ell &&
-           x->index_bytes == y->index_bytes;
-}
-
-static void remember_summary(rt_cuda_ctx *ctx, const rt_csr *a, uint64_t fingerprint,
-                             const rt_tiled_plan *plan)
-{
-    pipe_summary *sum = malloc(sizeof *sum);
-    if (!sum)
-        return; /* only a cache: the traffic hook rebuilds the plan if it must */
-    *sum = (pipe_summary){.fingerprint = fingerprint,
-                          .rows = a->rows,
-                          .cols = a->cols,
-                          .nnz = a->nnz,
-                          .p = plan->p,
-                          .nblocks = plan->nblocks,
-                          .nstages = plan->nstages,
-                          .nmap = plan->nmap,
-                          .stored = plan->stored};
-    rt_cuda_ctx_set_memo(ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, sum, free);
-}
-
-static const pipe_summary *find_summary(const rt_cuda_ctx *ctx, const rt_csr *a,
-                                        uint64_t fingerprint, const rt_tiled_params *tp)
-{
-    const pipe_summary *sum = rt_cuda_ctx_memo(ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN);
-    if (sum && sum->fingerprint == fingerprint && sum->rows == a->rows && sum->cols == a->cols &&
-        sum->nnz == a->nnz && same_params(&sum->p, tp))
-        return sum;
-    return NULL;
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Setup */
-
-static int upload_plan(pipe_state *s, const rt_tiled_plan *plan, rt_precision prec, rt_err *err)
-{
-    char what[900];
-    const int64_t displ_n = plan->p.use_ell ? plan->nstages * plan->warps_per_block + 1
-                                            : plan->nstages * plan->p.block_size + 1;
-    const int64_t *displ = plan->p.use_ell ? plan->displ : plan->rowdispl;
-    if (!displ)
-        return rt_err_set(err, "%s: the plan has no %s ranges", s->base.what,
-                          plan->p.use_ell ? "ELL (displ)" : "CSR (rowdispl)");
-    snprintf(what, sizeof what, "stage ranges of %s", s->base.what);
-    int rc = rt_cuda_upload_new(s->base.ctx, displ, (size_t)displ_n * sizeof(int64_t), &s->d_displ,
-                                what, err);
-    if (rc != 0)
-        return rc;
-    const void *index =
-        plan->p.index_bytes == 2 ? (const void *)plan->index16 : (const void *)plan->index32;
-    if (!index && plan->stored > 0)
-        return rt_err_set(err, "%s: the plan has no %d-byte indices", s->base.what,
-                          plan->p.index_bytes);
-    snprintf(what, sizeof what, "shared-memory indices of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
-                            &s->d_index, what, err);
-    if (rc != 0)
-        return rc;
-    snprintf(what, sizeof what, "values of %s", s->base.what);
-    rc =
-        rt_cuda_upload_values(s->base.ctx, plan->value, plan->stored, prec, &s->d_value, what, err);
-    if (rc != 0)
-        return rc;
-    snprintf(what, sizeof what, "buffdispl of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, plan->buffdispl,
-                            (size_t)(plan->nblocks + 1) * sizeof(int64_t), &s->d_buffdispl, what,
-                            err);
-    if (rc != 0)
-        return rc;
-    snprintf(what, sizeof what, "mapdispl of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, plan->mapdispl,
-                            (size_t)(plan->nstages + 1) * sizeof(int64_t), &s->d_mapdispl, what,
-                            err);
-    if (rc != 0)
-        return rc;
-    snprintf(what, sizeof what, "map of %s", s->base.what);
-    return rt_cuda_upload_new(s->base.ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
-                              &s->d_map, what, err);
-}
-
-/* Everything the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
-static int plan_fits_kernel(const rt_tiled_plan *plan, const pipe_params *pp, char *why,
-                            size_t whylen)
-{
-    if (plan->p.use_ell && plan->warps_per_block != pp->c.block_size / PIPE_WARP_SIZE) {
-        snprintf(why, whylen, "plan has %lld warps per block, the kernel %lld",
-                 (long long)plan->warps_per_block, (long long)(pp->c.block_size / PIPE_WARP_SIZE));
-        return 0;
-    }
-    if (!plan->buffdispl || !plan->mapdispl || (plan->nmap > 0 && !plan->map)) {
-        snprintf(why, whylen, "plan lacks buffdispl, mapdispl or map");
-        return 0;
-    }
-    if (plan->nmap != plan->mapdispl[plan->nstages] ||
-        plan->buffdispl[plan->nblocks] != plan->nstages) {
-        snprintf(why, whylen, "plan totals disagree (nmap %lld, stages %lld)",
-                 (long long)plan->nmap, (long long)plan->nstages);
-        return 0;
-    }
-    for (int64_t st = 0; st < plan->nstages; ++st)
-        if (plan->mapdispl[st + 1] - plan->mapdispl[st] > pp->buffsize) {
-            snprintf(why, whylen, "stage %lld stages %lld rows of B, a buffer holds %lld",
-                     (long long)st, (long long)(plan->mapdispl[st + 1] - plan->mapdispl[st]),
-                     (long long)pp->buffsize);
-            return 0;
-        }
-    return 1;
-}
 
 static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_params *pp,
                            rt_err *err)
@@ -295,33 +160,11 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
         split_grid(s, pp.c.stage_split, err) != 0)
         return -1;
 
-    /* Preprocessing time = host plan build + upload (the plan check is not counted). */
+    /* Preprocessing time = host plan build + upload; the plan checks between them are not part
+     * of the method and are not counted. */
     const rt_tiled_params tp = plan_params(&pp);
-    rt_tiled_plan plan;
-    const double t0 = rt_clock_now();
-    if (rt_tiled_plan_build(a, &tp, &plan, err) != 0) {
-        rt_tiled_plan_free(&plan);
-        return rt_err_prefix(err, "%s: building the tiled plan", s->base.what);
-    }
-    const double t_build = rt_clock_now() - t0;
-    if (rt_tiled_plan_verify(&plan, a, err) != 0) {
-        rt_tiled_plan_free(&plan);
-        return rt_err_prefix(err, "%s: the tiled plan is inconsistent", s->base.what);
-    }
-    if (!plan_fits_kernel(&plan, &pp, why, sizeof why)) {
-        rt_tiled_plan_free(&plan);
-        return rt_err_set(err, "%s: %s", s->base.what, why);
-    }
-    const double t1 = rt_clock_now();
-    rc = upload_plan(s, &plan, in->prec, err);
-    const double t_upload = rt_clock_now() - t1;
-    s->preprocess_s = t_build + t_upload;
-    rt_metrics_init(&s->plan_metrics);
-    rt_tiled_plan_metrics(&plan, &s->plan_metrics);
-    rt_metrics_add(&s->plan_metrics, "stages_per_block", "count",
-                   plan.nblocks > 0 ? (double)plan.nstages / (double)plan.nblocks : 0.0, 1);
-    remember_summary(s->base.ctx, a, pattern_fingerprint(a), &plan);
-    rt_tiled_plan_free(&plan);
+    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, s->base.what, a, &tp,
+                                   in->prec, "a buffer", &s->plan, err);
     if (rc != 0)
         return rc;
     rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
@@ -337,12 +180,12 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
 
     s->arg_c = s->base.dense.d_c;
     s->arg_b = s->base.dense.d_b;
-    s->arg_displ = s->d_displ;
-    s->arg_index = s->d_index;
-    s->arg_value = s->d_value;
-    s->arg_buffdispl = s->d_buffdispl;
-    s->arg_mapdispl = s->d_mapdispl;
-    s->arg_map = s->d_map;
+    s->arg_displ = s->plan.d_displ;
+    s->arg_index = s->plan.d_index;
+    s->arg_value = s->plan.d_value;
+    s->arg_buffdispl = s->plan.d_buffdispl;
+    s->arg_mapdispl = s->plan.d_mapdispl;
+    s->arg_map = s->plan.d_map;
     s->arg_nrows = a->rows;
     s->arg_ncols = a->cols;
     s->arg_k = (int)in->k;
@@ -360,12 +203,8 @@ static int pipe_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     (void)err;
     const pipe_state *s = state;
-    for (int i = 0; i < s->plan_metrics.n; ++i) {
-        const rt_metric *pm = &s->plan_metrics.item[i];
-        rt_metrics_add(m, pm->name, pm->unit, pm->value, pm->deterministic);
-    }
+    rt_spmm_tiled_dev_metrics(&s->plan, m);
     rt_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
-    rt_metrics_add(m, "preprocess_s", "s", s->preprocess_s, 0);
     rt_metrics_add(m, "buffsize", "count", (double)s->buffsize, 1);
     rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->base.cfg.dynamic_shared_bytes, 1);
     rt_metrics_add(m, "grid_blocks", "count",
@@ -386,34 +225,15 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
         return rt_err_set(err, "no traffic model for an infeasible point: %s", why);
     rt_cuda_ctx *ctx = self->backend_ctx;
     const rt_tiled_params tp = plan_params(&pp);
-    const uint64_t fp = pattern_fingerprint(in->a);
-    const pipe_summary *sum = find_summary(ctx, in->a, fp, &tp);
-    if (!sum) {
-        rt_tiled_plan plan;
-        if (rt_tiled_plan_build(in->a, &tp, &plan, err) != 0) {
-            rt_tiled_plan_free(&plan);
-            return rt_err_prefix(err, "traffic model of %s", self->name);
-        }
-        remember_summary(ctx, in->a, fp, &plan);
-        rt_tiled_plan_free(&plan);
-        sum = find_summary(ctx, in->a, fp, &tp);
-        if (!sum)
-            return rt_err_set(err, "traffic model of %s: out of memory", self->name);
-    }
+    const rt_spmm_tiled_summary *sum =
+        rt_spmm_tiled_summary_get(ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, in->a, &tp, self->name, err);
+    if (!sum)
+        return -1;
     /* As spmm.cuda.tiled: the plan read once, B's referenced rows, C once; shared memory: every
      * map entry staged and every stored entry read, REGISTER wide. With stage_split > 1 C is
      * also zeroed and read back by the atomic additions: that traffic is the method's own
      * choice, not compulsory, and shows up as lower efficiency. */
-    const size_t elem = rt_precision_bytes(in->prec);
-    const double a_bytes =
-        rt_spmm_tiled_plan_bytes(&sum->p, sum->nblocks, sum->nstages, sum->nmap, sum->stored, elem);
-    const int64_t ntiles = (in->k + pp.c.register_tile - 1) / pp.c.register_tile;
-    const double shared =
-        rt_spmm_tiled_shared_bytes(sum->nmap, sum->stored, ntiles * pp.c.register_tile, elem);
-    if (rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err) != 0)
-        return -1;
-    t->bytes[RT_LEVEL_SHARED] = shared;
-    return 0;
+    return rt_spmm_tiled_traffic(in, sum, pp.c.register_tile, self->name, t, err);
 }
 
 static int pipe_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
