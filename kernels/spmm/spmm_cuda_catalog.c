@@ -35,11 +35,13 @@ static const rt_param_schema tiled_params[] = {
 
 /* The pipelined Tiled SpMM (Hopper): Listing 1's staging and register tiling, with the staging of
  * B overlapped with compute (cp.async into n_buffers buffers), a residency target, block rows
- * split over several blocks, and 16-byte vectors. Infeasible combinations are named by
+ * split over several blocks, 16-byte vectors, and a second mapping of threads to C (warp_rows:
+ * lanes split the columns, conflict-free reads of the stages). Infeasible combinations are named by
  * kernels/spmm/spmm_tiled_pipe_rules.h. */
 static const rt_param_schema tiled_pipe_params[] = {
     {"block_size", RT_V_INT, "32..1024", "1024", 1,
-     "threads (= rows of A) per block; a multiple of 32 for ELL staging"},
+     "threads per block (= rows of A per block when warp_rows is 0); a multiple of 32 for ELL "
+     "staging or warp_rows > 0"},
     {"buffer_kib", RT_V_INT, "1..227", "48", 0,
      "shared memory per buffer in KiB; buffsize = buffer_kib*1024 / (register_tile * "
      "sizeof(value)) staged columns of B per stage"},
@@ -49,8 +51,19 @@ static const rt_param_schema tiled_pipe_params[] = {
     {"blocks_per_sm", RT_V_INT, "1|2|3|4", "1", 1,
      "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' shared memory "
      "must fit the SM together"},
-    {"register_tile", RT_V_INT, "1..64", "8", 1,
-     "REGISTER: columns of C per thread held in registers (grid.y = ceil(K / register_tile))"},
+    {"register_tile", RT_V_INT, "1..128", "8", 1,
+     "REGISTER: columns of C per thread (warp_rows 0) or per warp (warp_rows > 0, a multiple of "
+     "32) held in registers (grid.y = ceil(K / register_tile))"},
+    {"warp_rows", RT_V_INT, "0|1|2|4|8|16|32", "0", 1,
+     "0: each thread owns a row of C (Listing 1); N: each warp owns N rows of C and its lanes "
+     "split register_tile columns, so a block covers block_size / 32 * N rows (staging=csr)"},
+    {"lane_values", RT_V_INT, "1|2|4", "1", 1,
+     "warp_rows > 0: columns of C each lane takes per nonzero, read as one vector from the "
+     "stage; register_tile / lane_values lanes share a nonzero (1 with warp_rows 0)"},
+    {"skew", RT_V_INT, "0|1", "0", 1,
+     "warp_rows 0, row-major: 1 starts each lane's register tile at a chunk rotated by its lane "
+     "index, so a quarter-warp reads different shared-memory banks (conflict-free at "
+     "register_tile 32 and 64 fp32)"},
     {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
      "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
      "zeroed in the timed run and partial sums are added atomically"},
@@ -92,7 +105,7 @@ static const rt_cuda_catalog_entry catalog[] = {
      N_OF(cusparse_params), "spmm"},
     {RT_SPMM_CUDA_TILED_PIPE,
      "Tiled SpMM for Hopper: cp.async multi-buffered staging of B, block rows split over "
-     "blocks, 16-byte vectors",
+     "blocks, 16-byte vectors, a thread or a warp per row of C",
      tiled_pipe_params, N_OF(tiled_pipe_params), "spmm"},
 };
 

@@ -22,9 +22,79 @@ size_t rt_tiled_pipe_dynamic_shared(const rt_tiled_pipe_config *c)
     return (size_t)c->n_buffers * (size_t)buffsize * (size_t)c->register_tile * c->elem;
 }
 
+int64_t rt_tiled_pipe_plan_rows(const rt_tiled_pipe_config *c)
+{
+    if (c->warp_rows > 0)
+        return c->block_size / PIPE_WARP_SIZE * c->warp_rows;
+    return c->block_size;
+}
+
 int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c)
 {
     return c->elem > 0 ? 16 / (int64_t)c->elem : 0;
+}
+
+/* The warp mapping's rules (warp_rows > 0; lane_values must be 1 otherwise, so that a sweep
+ * over both mappings does not measure Listing 1's twice). */
+static int warp_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
+{
+    if (c->warp_rows < 0) {
+        snprintf(why, whylen, "warp_rows=%lld must be 0 (a thread per row) or positive",
+                 (long long)c->warp_rows);
+        return RT_INFEASIBLE;
+    }
+    if (c->warp_rows == 0) {
+        if (c->lane_values != 1) {
+            snprintf(why, whylen,
+                     "lane_values=%lld applies to the warp mapping only: with warp_rows=0 it "
+                     "must be 1",
+                     (long long)c->lane_values);
+            return RT_INFEASIBLE;
+        }
+        return 0;
+    }
+    if (c->use_ell) {
+        snprintf(why, whylen, "warp_rows=%lld reads A row by row: it needs staging=csr, not ell",
+                 (long long)c->warp_rows);
+        return RT_INFEASIBLE;
+    }
+    if (c->block_size % PIPE_WARP_SIZE != 0) {
+        snprintf(why, whylen, "warp_rows=%lld needs block_size to be a multiple of %d, not %lld",
+                 (long long)c->warp_rows, PIPE_WARP_SIZE, (long long)c->block_size);
+        return RT_INFEASIBLE;
+    }
+    if (c->register_tile % PIPE_WARP_SIZE != 0) {
+        snprintf(why, whylen,
+                 "warp_rows=%lld spreads a row's register_tile=%lld columns over the %d lanes "
+                 "of a warp: register_tile must be a multiple of %d",
+                 (long long)c->warp_rows, (long long)c->register_tile, PIPE_WARP_SIZE,
+                 PIPE_WARP_SIZE);
+        return RT_INFEASIBLE;
+    }
+    const int64_t row_values = c->register_tile / PIPE_WARP_SIZE;
+    const int64_t groups = c->lane_values > 0 ? c->lane_values / row_values : 0;
+    if (c->lane_values < 1 || c->lane_values % row_values != 0 ||
+        (groups != 1 && groups != 2 && groups != 4) || (int64_t)c->elem * c->lane_values > 16) {
+        snprintf(why, whylen,
+                 "lane_values=%lld with register_tile=%lld: a lane holds register_tile/32 = "
+                 "%lld values of each row, so lane_values must be 1, 2 or 4 times that and at "
+                 "most 16 bytes (%lld values of %zu bytes)",
+                 (long long)c->lane_values, (long long)c->register_tile, (long long)row_values,
+                 (long long)(16 / (int64_t)c->elem), c->elem);
+        return RT_INFEASIBLE;
+    }
+    if (c->vector > 1) {
+        snprintf(why, whylen,
+                 "vector=%lld stores C in 16-byte vectors per thread; with warp_rows=%lld each "
+                 "lane stores its own columns: use vector 0 or 1",
+                 (long long)c->vector, (long long)c->warp_rows);
+        return RT_INFEASIBLE;
+    }
+    if (rt_tiled_pipe_plan_rows(c) < 1) {
+        snprintf(why, whylen, "block_size=%lld holds no whole warp", (long long)c->block_size);
+        return RT_INFEASIBLE;
+    }
+    return 0;
 }
 
 /* Rules that need no device. */
@@ -55,6 +125,20 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
     if (c->use_ell && c->block_size % PIPE_WARP_SIZE != 0) {
         snprintf(why, whylen, "staging=ell needs block_size to be a multiple of %d, not %lld",
                  PIPE_WARP_SIZE, (long long)c->block_size);
+        return RT_INFEASIBLE;
+    }
+    const int warp = warp_rules(c, why, whylen);
+    if (warp != 0)
+        return warp;
+    if (c->skew != 0 && c->skew != 1) {
+        snprintf(why, whylen, "skew=%lld must be 0 or 1", (long long)c->skew);
+        return RT_INFEASIBLE;
+    }
+    if (c->skew && (!c->row_major || c->warp_rows > 0)) {
+        snprintf(why, whylen,
+                 "skew=1 rotates a thread's reads along a row-major stage: it needs row-major B "
+                 "and C and warp_rows=0 (here %s, warp_rows=%lld)",
+                 c->row_major ? "row-major" : "column-major", (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
     if (c->vector) {

@@ -6,7 +6,18 @@
  * buffers of buffer_kib KiB each (cp.async, the next stages copied while the current one is
  * consumed), asks for blocks_per_sm resident blocks per SM, splits each block row's stages over
  * stage_split blocks (partial sums added into a zeroed C) and, with vector = 1 or 2, copies B
- * (and with 2 stores C) in 16-byte vectors. */
+ * (and with 2 stores C) in 16-byte vectors.
+ *
+ * Two mappings of threads to C. warp_rows = 0 is Listing 1's: each thread owns one row of C and
+ * register_tile of its columns, so the lanes of a warp read 32 different staged rows of B at the
+ * same column, and row-major stages put them in one shared-memory bank. warp_rows > 0: each warp
+ * owns warp_rows rows of C and its lanes split the register_tile columns, lane_values each, so
+ * register_tile / lane_values lanes read one staged row (contiguous, conflict-free) and a warp
+ * takes 32 * lane_values / register_tile nonzeros of a row at a time; their partial sums meet by
+ * warp shuffles once per row and stage. A block of block_size threads then covers
+ * block_size / 32 * warp_rows rows of A (the plan's block rows). With a thread per row, skew = 1
+ * has each lane start its register tile at a chunk rotated by its lane index, so the lanes of a
+ * quarter-warp read different banks of a row-major stage. */
 #ifndef SPMM_TILED_PIPE_RULES_H
 #define SPMM_TILED_PIPE_RULES_H
 
@@ -16,7 +27,7 @@
 #include "rt_device.h"
 
 typedef struct rt_tiled_pipe_config {
-    int64_t block_size;    /* threads = rows of A per block */
+    int64_t block_size;    /* threads per block (= rows of A per block when warp_rows is 0) */
     int64_t buffer_kib;    /* shared memory per buffer */
     int64_t n_buffers;     /* 1: stage then compute; 2, 3: the next stages copied meanwhile */
     int64_t blocks_per_sm; /* resident blocks asked of every SM (launch bounds) */
@@ -24,6 +35,9 @@ typedef struct rt_tiled_pipe_config {
     int64_t stage_split;   /* blocks sharing one block row's stages */
     int64_t vector;        /* 1: 16-byte copies of B; 2: and 16-byte stores of C */
     int64_t index_bytes;   /* 2 or 4 */
+    int64_t warp_rows;     /* 0: a thread per row of C; else rows of C per warp */
+    int64_t lane_values;   /* warp_rows > 0: columns of C per lane per nonzero (1, 2 or 4) */
+    int64_t skew;          /* 1: lanes start their register tiles at rotated chunks */
     int use_ell;           /* ELL staging needs whole warps */
     int64_t k;             /* columns of B and C */
     size_t elem;           /* bytes per value: 4 or 8 */
@@ -38,14 +52,20 @@ typedef struct rt_tiled_pipe_config {
 int64_t rt_tiled_pipe_buffsize(const rt_tiled_pipe_config *c);
 /* Dynamic shared memory of one block: n_buffers * buffsize * register_tile * elem. */
 size_t rt_tiled_pipe_dynamic_shared(const rt_tiled_pipe_config *c);
+/* Rows of A per block (the plan's block size): block_size, or block_size / 32 * warp_rows. */
+int64_t rt_tiled_pipe_plan_rows(const rt_tiled_pipe_config *c);
 /* Values per 16-byte vector: 4 (fp32) or 2 (fp64). */
 int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
 
 /* 0 when the point can run, RT_INFEASIBLE with the reason in why (naming the parameters) when it
  * cannot: a buffer that holds no staged row, 2-byte indices over 65536 slots, ELL staging with a
  * partial warp, vectors on column-major data or with register_tile or K not a multiple of the
- * vector width, and, when dev is given, shared memory past the per-block opt-in or past the SM's
- * capacity for blocks_per_sm blocks, or more threads than an SM holds. */
+ * vector width, a warp mapping (warp_rows > 0) without CSR staging, with register_tile not a
+ * multiple of 32, with lane_values that do not split register_tile into whole warps' worth of
+ * lanes or pass 16 bytes, or with vector 2 (its C stores are per lane), skew on column-major
+ * data or with the warp mapping, and, when dev is given,
+ * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks, or
+ * more threads than an SM holds. */
 int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,
                            size_t whylen);
 

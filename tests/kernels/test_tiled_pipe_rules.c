@@ -31,6 +31,9 @@ static rt_tiled_pipe_config base(void)
                               .stage_split = 1,
                               .vector = 0,
                               .index_bytes = 2,
+                              .warp_rows = 0,
+                              .lane_values = 1,
+                              .skew = 0,
                               .use_ell = 1,
                               .k = 32,
                               .elem = 4,
@@ -143,5 +146,68 @@ int main(void)
     c = base();
     c.stage_split = 0;
     expect_refused(&c, NULL, (const char *const[]){"stage_split=0", NULL}, "stage_split 0");
+
+    /* The warp mapping: a block of 1024 threads and 16 rows per warp covers 512 rows of A; a
+     * thread per row covers block_size rows. */
+    c = base();
+    RT_CHECK(rt_tiled_pipe_plan_rows(&c) == 1024);
+    c.lane_values = 4;
+    expect_refused(&c, &dev, (const char *const[]){"lane_values=4", "warp_rows=0", NULL},
+                   "lane_values without the warp mapping");
+    c.warp_rows = 16;
+    c.register_tile = 32;
+    RT_CHECK(rt_tiled_pipe_plan_rows(&c) == 512);
+    expect_refused(&c, &dev, (const char *const[]){"warp_rows=16", "staging=csr", NULL},
+                   "warp mapping with ELL staging");
+    c.use_ell = 0;
+    expect_runs(&c, &dev, "warp mapping, tile 32, 4 values per lane");
+    c.vector = 1;
+    expect_runs(&c, &dev, "warp mapping with 16-byte copies");
+    c.vector = 2;
+    expect_refused(&c, &dev, (const char *const[]){"vector=2", "warp_rows=16", NULL},
+                   "warp mapping with vector stores");
+    c.vector = 0;
+    c.register_tile = 16;
+    expect_refused(&c, &dev, (const char *const[]){"register_tile=16", "multiple of 32", NULL},
+                   "warp mapping, tile 16");
+    /* Tile 128: four values of each row per lane, so lane_values 4 (one nonzero per warp) runs
+     * and lane_values 2 cannot hold a lane's share. */
+    c.register_tile = 128;
+    expect_runs(&c, &dev, "warp mapping, tile 128, 4 values per lane");
+    c.lane_values = 2;
+    expect_refused(&c, &dev, (const char *const[]){"lane_values=2", "register_tile=128", NULL},
+                   "warp mapping, tile 128, 2 values per lane");
+    /* fp64: 4 values are 32 bytes, past one vector load. */
+    c.register_tile = 32;
+    c.lane_values = 4;
+    c.elem = 8;
+    expect_refused(&c, &dev, (const char *const[]){"lane_values=4", "16 bytes", NULL},
+                   "warp mapping fp64, 4 values per lane");
+    c.lane_values = 2;
+    expect_runs(&c, &dev, "warp mapping fp64, 2 values per lane");
+    c = base();
+    c.use_ell = 0;
+    c.register_tile = 32;
+    c.block_size = 48;
+    c.warp_rows = 8;
+    expect_refused(&c, &dev, (const char *const[]){"warp_rows=8", "block_size", "48", NULL},
+                   "warp mapping, partial warp");
+    c.block_size = 64;
+    c.warp_rows = -1;
+    expect_refused(&c, NULL, (const char *const[]){"warp_rows=-1", NULL}, "negative warp_rows");
+
+    /* Skewed reads: row-major stages read a thread per row only. */
+    c = base();
+    c.skew = 1;
+    c.register_tile = 32;
+    expect_runs(&c, &dev, "skew, tile 32");
+    c.row_major = 0;
+    expect_refused(&c, &dev, (const char *const[]){"skew=1", "column-major", NULL},
+                   "skew on column-major data");
+    c.row_major = 1;
+    c.use_ell = 0;
+    c.warp_rows = 16;
+    expect_refused(&c, &dev, (const char *const[]){"skew=1", "warp_rows=16", NULL},
+                   "skew with the warp mapping");
     return RT_TEST_RESULT();
 }

@@ -22,7 +22,7 @@ typedef struct pipe_params {
 typedef struct pipe_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
-    int64_t buffsize, stage_split;
+    int64_t buffsize, stage_split, plan_rows;
     void *arg_c, *arg_b, *arg_displ, *arg_index, *arg_value, *arg_buffdispl, *arg_mapdispl,
         *arg_map;
     long long arg_nrows, arg_ncols;
@@ -44,6 +44,9 @@ static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params
         rt_spmm_cuda_param_int(p, kind, "stage_split", &c->stage_split, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "vector", &c->vector, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "index_bytes", &c->index_bytes, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "warp_rows", &c->warp_rows, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "lane_values", &c->lane_values, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "skew", &c->skew, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &pp->nnz_unroll, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "allow_spills", &pp->allow_spills, err) != 0 ||
         rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0)
@@ -91,7 +94,8 @@ static void pipe_teardown(void *state)
 
 static rt_tiled_params plan_params(const pipe_params *pp)
 {
-    rt_tiled_params tp = {.block_size = (int)pp->c.block_size,
+    /* The plan's block rows are rows of A, which the warp mapping makes more than threads. */
+    rt_tiled_params tp = {.block_size = (int)rt_tiled_pipe_plan_rows(&pp->c),
                           .buffsize = pp->buffsize,
                           .warp_size = PIPE_WARP_SIZE,
                           .use_ell = pp->c.use_ell,
@@ -113,6 +117,9 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
     rt_cuda_define_int(&defs, "N_BUFFERS", pp->c.n_buffers);
     rt_cuda_define_int(&defs, "STAGE_SPLIT", pp->c.stage_split);
     rt_cuda_define_int(&defs, "VECTOR", pp->c.vector);
+    rt_cuda_define_int(&defs, "WARP_ROWS", pp->c.warp_rows);
+    rt_cuda_define_int(&defs, "LANE_VALUES", pp->c.lane_values);
+    rt_cuda_define_int(&defs, "SKEW", pp->c.skew);
     const rt_cuda_variant_request rq = {
         .source_name = "spmm_tiled_pipe.cu",
         .entry = "rt_spmm_tiled_pipe",
@@ -126,13 +133,18 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
     return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
 }
 
-/* grid.x: every row block stage_split times (the kernel splits its stages between them). */
-static int split_grid(pipe_state *s, int64_t stage_split, rt_err *err)
+/* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
+ * between them). */
+static int split_grid(pipe_state *s, int64_t rows, int64_t plan_rows, int64_t stage_split,
+                      rt_err *err)
 {
-    const int64_t gx = (int64_t)s->base.cfg.grid[0] * stage_split;
+    const int64_t gx = (rows + plan_rows - 1) / plan_rows * stage_split;
     if (gx > RT_CUDA_MAX_GRID_X)
-        return rt_err_set(err, "%s: %lld blocks with stage_split=%lld pass the grid limit 2^31-1",
-                          s->base.what, (long long)gx, (long long)stage_split);
+        return rt_err_set(err,
+                          "%s: %lld blocks of %lld rows with stage_split=%lld pass the grid limit "
+                          "2^31-1",
+                          s->base.what, (long long)gx, (long long)plan_rows,
+                          (long long)stage_split);
     s->base.cfg.grid[0] = (unsigned)gx;
     return 0;
 }
@@ -151,13 +163,14 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
     }
     s->buffsize = pp.buffsize;
     s->stage_split = pp.c.stage_split;
+    s->plan_rows = rt_tiled_pipe_plan_rows(&pp.c);
     /* Compile first: a variant that spills is rejected before any preprocessing. */
     int rc = compile_variant(s, in, &pp, err);
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, pp.c.block_size, pp.c.register_tile,
                                      pp.dynamic_shared, &s->arg_ntiles, err) != 0 ||
-        split_grid(s, pp.c.stage_split, err) != 0)
+        split_grid(s, a->rows, rt_tiled_pipe_plan_rows(&pp.c), pp.c.stage_split, err) != 0)
         return -1;
 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
@@ -206,6 +219,7 @@ static int pipe_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_spmm_tiled_dev_metrics(&s->plan, m);
     rt_cuda_variant_metrics(&s->base.variant, s->base.occupancy, m);
     rt_metrics_add(m, "buffsize", "count", (double)s->buffsize, 1);
+    rt_metrics_add(m, "block_rows", "count", (double)s->plan_rows, 1);
     rt_metrics_add(m, "dynamic_shared_bytes", "bytes", (double)s->base.cfg.dynamic_shared_bytes, 1);
     rt_metrics_add(m, "grid_blocks", "count",
                    (double)s->base.cfg.grid[0] * (double)s->base.cfg.grid[1], 1);

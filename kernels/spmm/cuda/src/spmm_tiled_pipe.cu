@@ -15,6 +15,25 @@
 //     The host guarantees REGISTER and K multiples of the vector width (spmm_tiled_pipe_rules.h),
 //     so a chunk is either wholly inside K or wholly past it (zero-filled).
 //   - MIN_BLOCKS (blocks_per_sm) is the launch-bounds residency target.
+//   - WARP_ROWS 0 is Listing 1's mapping: a thread per row of C, REGISTER columns each. The lanes
+//     of a warp then read 32 different staged rows at the same column, which a row-major stage
+//     puts in one shared-memory bank (a 32-way conflict at REGISTER 32). WARP_ROWS > 0 is the
+//     warp mapping: each warp owns WARP_ROWS consecutive rows of C (a block PLAN_ROWS =
+//     BLOCK_SIZE / 32 * WARP_ROWS), taken one at a time; LANE_GROUP = REGISTER / LANE_VALUES
+//     lanes share a nonzero and read LANE_VALUES consecutive values each of its staged row (one
+//     conflict-free vector load), so a warp takes GROUPS = 32 / LANE_GROUP nonzeros of the row
+//     at a time. At the end of a row's share of a stage the groups' partial sums meet by
+//     recursive halving over warp shuffles, which leaves ROW_VALUES = REGISTER / 32 columns of
+//     the row to each lane: the accumulators are WARP_ROWS * ROW_VALUES per lane, across stages.
+//     It reads A per row (CSR staging) and always lays stages out row-major in shared memory.
+//   - SKEW 1 (a thread per row, row-major): each lane walks its register tile starting from a
+//     chunk rotated by its lane index (chunks of SKEW_WIDTH values: 16-byte vectors where REGISTER
+//     allows), so at every step the eight lanes of a quarter-warp read eight different chunks of
+//     their staged rows: different banks whatever the rows, where without it they all read the
+//     same chunk (a 4-way conflict per quarter-warp on average at REGISTER 16 and 32). acc[i]
+//     then holds column rt_tile_column(i, skew) of the tile. Conflict-free when REGISTER / 4 is a
+//     multiple of 8 (fp32: 32, 64); at 16 a staged row is half a bank line and half the pairs of
+//     lanes sharing a chunk still meet.
 // The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
 // MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
@@ -51,7 +70,35 @@
 #ifndef VECTOR
 #define VECTOR 0
 #endif
+#ifndef WARP_ROWS
+#define WARP_ROWS 0
+#endif
+#ifndef LANE_VALUES
+#define LANE_VALUES 1
+#endif
+#ifndef SKEW
+#define SKEW 0
+#endif
 #define WARP_SIZE 32
+
+#if WARP_ROWS > 0
+#define PLAN_ROWS  (BLOCK_SIZE / WARP_SIZE * WARP_ROWS)
+#define LANE_GROUP (REGISTER / LANE_VALUES)
+#define GROUPS     (WARP_SIZE / LANE_GROUP)
+#define ROW_VALUES (REGISTER / WARP_SIZE)
+#if STAGING_ELL
+#error "WARP_ROWS > 0 reads A per row: it needs CSR staging"
+#endif
+#if (BLOCK_SIZE % WARP_SIZE) != 0 || (REGISTER % WARP_SIZE) != 0
+#error "WARP_ROWS > 0 needs BLOCK_SIZE and REGISTER to be multiples of the warp size"
+#endif
+#if (REGISTER % LANE_VALUES) != 0 || (WARP_SIZE % LANE_GROUP) != 0 ||                              \
+    GROUPS * ROW_VALUES != LANE_VALUES
+#error "LANE_VALUES must be 1, 2 or 4 times REGISTER / 32"
+#endif
+#else
+#define PLAN_ROWS BLOCK_SIZE
+#endif
 
 #if STAGING_ELL && (BLOCK_SIZE % WARP_SIZE) != 0
 #error "ELL staging needs BLOCK_SIZE to be a multiple of the warp size"
@@ -74,6 +121,12 @@ typedef float value_t;
 #if VECTOR && !RT_ROW_MAJOR
 #error "VECTOR needs row-major B and C"
 #endif
+#if SKEW && (!RT_ROW_MAJOR || WARP_ROWS > 0)
+#error "SKEW applies to row-major stages read a thread per row"
+#endif
+// The rotation's unit: 16-byte vectors where the register tile is made of them, else values.
+#define SKEW_WIDTH  ((REGISTER % RT_VEC_WIDTH) == 0 ? RT_VEC_WIDTH : 1)
+#define SKEW_CHUNKS (REGISTER / SKEW_WIDTH)
 #if VECTOR && (REGISTER % RT_VEC_WIDTH) != 0
 #error "VECTOR needs REGISTER to be a multiple of the vector width"
 #endif
@@ -92,7 +145,7 @@ typedef int index_t;
 #define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
 #endif
 
-#if RT_ROW_MAJOR
+#if RT_ROW_MAJOR || WARP_ROWS > 0
 #define RT_SHARED_AT(buf, slot, k) (buf)[(slot)*REGISTER + (k)]
 #else
 #define RT_SHARED_AT(buf, slot, k) (buf)[(k)*buffsize + (slot)]
@@ -162,6 +215,18 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
         const bool valid = k < kcount;
         rt_copy_async<(int)sizeof(value_t)>(buf + i, valid ? B + col * K + k0 + k : B, valid);
     }
+#elif WARP_ROWS > 0
+    // Column-major B into a row-major stage: consecutive threads take consecutive slots of one
+    // column of B (the map keeps neighbouring columns of A together, so their reads share
+    // sectors); each value lands in its slot's row.
+    for (int i = threadIdx.x; i < mapnz * REGISTER; i += BLOCK_SIZE) {
+        const int k = i / mapnz;
+        const int slot = i - k * mapnz;
+        const long long col = map[map_begin + slot];
+        const bool valid = k < kcount;
+        rt_copy_async<(int)sizeof(value_t)>(
+            buf + slot * REGISTER + k, valid ? B + (long long)(k0 + k) * ncols + col : B, valid);
+    }
 #else
     for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
         const long long col = map[map_begin + slot];
@@ -176,8 +241,126 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
 #endif
 }
 
+// N consecutive values of a staged row (N * sizeof(value_t) of 4, 8 or 16 bytes, at an address
+// aligned to that size) as one shared-memory load.
+template <int N> __device__ __forceinline__ void rt_load_values(const value_t *p, value_t *v)
+{
+    if (N * sizeof(value_t) == 16) {
+#if RT_FP64
+        const double2 t = *reinterpret_cast<const double2 *>(p);
+        v[0] = t.x;
+        v[1] = t.y;
+#else
+        const float4 t = *reinterpret_cast<const float4 *>(p);
+        v[0] = t.x;
+        v[1] = t.y;
+        v[2] = t.z;
+        v[3] = t.w;
+#endif
+    } else if (N == 2) {
+        const float2 t = *reinterpret_cast<const float2 *>(p);
+        v[0] = t.x;
+        v[1] = t.y;
+    } else {
+#pragma unroll
+        for (int i = 0; i < N; ++i)
+            v[i] = p[i];
+    }
+}
+
+// The column of the register tile that acc[i] holds: i, or with SKEW the chunk rotated by skew.
+__device__ __forceinline__ int rt_tile_column(int i, int skew)
+{
+#if SKEW
+    int chunk = i / SKEW_WIDTH + skew;
+    if (chunk >= SKEW_CHUNKS)
+        chunk -= SKEW_CHUNKS;
+    return chunk * SKEW_WIDTH + i % SKEW_WIDTH;
+#else
+    (void)skew;
+    return i;
+#endif
+}
+
+// acc[i] += stage[slot][rt_tile_column(i, skew)] * a over the thread's register tile.
+__device__ __forceinline__ void rt_tile_fma(value_t acc[REGISTER], const value_t *buf, int slot,
+                                            value_t a, int buffsize, int skew)
+{
+#if SKEW
+    (void)buffsize;
+    // A running pointer that wraps at the end of the row: one register, where a table of the
+    // rotated offsets would hold SKEW_CHUNKS of them for the whole loop.
+    const value_t *const row = buf + slot * REGISTER;
+    const value_t *p = row + skew * SKEW_WIDTH;
+#pragma unroll
+    for (int c = 0; c < SKEW_CHUNKS; ++c) {
+        value_t b[SKEW_WIDTH];
+        rt_load_values<SKEW_WIDTH>(p, b);
+#pragma unroll
+        for (int j = 0; j < SKEW_WIDTH; ++j)
+            acc[c * SKEW_WIDTH + j] += b[j] * a;
+        p += SKEW_WIDTH;
+        if (p == row + REGISTER)
+            p = row;
+    }
+#else
+    (void)skew;
+#pragma unroll
+    for (int k = 0; k < REGISTER; ++k)
+        acc[k] += RT_SHARED_AT(buf, slot, k) * a;
+#endif
+}
+
+#if WARP_ROWS > 0
+#if LANE_VALUES > RT_VEC_WIDTH
+#error "LANE_VALUES passes 16 bytes"
+#endif
+// One step of recursive halving: this lane and the lane `mask` away hold N partial sums of the
+// same N columns; the lane whose `mask` bit is clear keeps the first N / 2 columns, the other the
+// last N / 2, each adding its partner's half. part[0 .. N / 2) holds the result.
+template <int N> __device__ __forceinline__ void rt_halve(value_t *part, int lane, int mask)
+{
+    const bool upper = (lane & mask) != 0;
+#pragma unroll
+    for (int j = 0; j < N / 2; ++j) {
+        const value_t send = upper ? part[j] : part[j + N / 2];
+        const value_t keep = upper ? part[j + N / 2] : part[j];
+        part[j] = keep + __shfl_xor_sync(0xffffffffu, send, mask);
+    }
+}
+
+// Sums the GROUPS groups' partial sums of a row (part, LANE_VALUES columns from the lane's
+// offset in its group): part[0 .. ROW_VALUES) then holds the row's columns
+// rt_lane_first_column(lane) onwards, summed over the whole warp.
+__device__ __forceinline__ void rt_reduce_groups(value_t part[LANE_VALUES], int lane)
+{
+#if GROUPS == 4
+    rt_halve<LANE_VALUES>(part, lane, 2 * LANE_GROUP);
+    rt_halve<LANE_VALUES / 2>(part, lane, LANE_GROUP);
+#elif GROUPS == 2
+    rt_halve<LANE_VALUES>(part, lane, LANE_GROUP);
+#else
+    (void)part;
+    (void)lane;
+#endif
+}
+
+// The first of the ROW_VALUES columns (within the register tile) rt_reduce_groups leaves to a lane.
+__device__ __forceinline__ int rt_lane_first_column(int lane)
+{
+    int column = (lane % LANE_GROUP) * LANE_VALUES;
+#if GROUPS == 4
+    column += (lane & (2 * LANE_GROUP)) ? LANE_VALUES / 2 : 0;
+    column += (lane & LANE_GROUP) ? LANE_VALUES / 4 : 0;
+#elif GROUPS == 2
+    column += (lane & LANE_GROUP) ? LANE_VALUES / 2 : 0;
+#endif
+    return column;
+}
+#endif
+
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
-//        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
+//        CSR staging: per (stage, row of block) ranges of entries (nstages * PLAN_ROWS + 1).
 // Grid: x = row blocks * STAGE_SPLIT, y = K tiles (looped past 65535).
 extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     value_t *__restrict__ C, const value_t *__restrict__ B, const long long *__restrict__ displ,
@@ -189,7 +372,9 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     value_t *const shared = reinterpret_cast<value_t *>(rt_shared_bytes);
 
     const long long block = blockIdx.x / STAGE_SPLIT;
+#if WARP_ROWS == 0
     const long long row = block * BLOCK_SIZE + threadIdx.x;
+#endif
     const long long row_first = buffdispl[block];
     const long long row_stages = buffdispl[block + 1] - row_first;
 #if STAGE_SPLIT > 1
@@ -208,9 +393,16 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     // shared memory); 32-bit counters keep the registers for the accumulators.
     const int nstages = (int)(stage_end - stage_begin);
     const int buffer_values = buffsize * REGISTER;
-#if STAGING_ELL
+#if STAGING_ELL || WARP_ROWS > 0
     const int warp_in_block = threadIdx.x / WARP_SIZE;
     const int lane = threadIdx.x % WARP_SIZE;
+#endif
+#if WARP_ROWS == 0
+    const int skew = SKEW ? (int)(threadIdx.x % WARP_SIZE) % SKEW_CHUNKS : 0;
+#endif
+#if WARP_ROWS > 0
+    const int group = lane / LANE_GROUP;
+    const long long warp_row = block * PLAN_ROWS + warp_in_block * WARP_ROWS;
 #endif
 
     for (int tile = blockIdx.y; tile < ntiles; tile += gridDim.y) {
@@ -218,10 +410,19 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
         const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
         // Prologue (below): stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an
         // empty group past the last stage), so that group i always holds stage i.
+#if WARP_ROWS > 0
+        value_t acc[WARP_ROWS][ROW_VALUES];
+#pragma unroll
+        for (int r = 0; r < WARP_ROWS; ++r)
+#pragma unroll
+            for (int j = 0; j < ROW_VALUES; ++j)
+                acc[r][j] = 0;
+#else
         value_t acc[REGISTER];
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k)
             acc[k] = 0;
+#endif
 #pragma unroll
         for (int ahead = 0; ahead < N_BUFFERS - 1; ++ahead) {
             if (ahead < nstages) {
@@ -270,9 +471,48 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
+                    rt_tile_fma(acc, buf, slot[u], a[u], buffsize, skew);
+            }
+#elif WARP_ROWS > 0
+            // The warp's rows one after another, each by the whole warp (see the top).
+            const value_t *const lane_buf = buf + (lane % LANE_GROUP) * LANE_VALUES;
+            const long long stage_row = s * PLAN_ROWS + warp_in_block * WARP_ROWS;
 #pragma unroll
-                    for (int k = 0; k < REGISTER; ++k)
-                        acc[k] += RT_SHARED_AT(buf, slot[u], k) * a[u];
+            for (int r = 0; r < WARP_ROWS; ++r) {
+                const long long first = displ[stage_row + r];
+                const int entries = (int)(displ[stage_row + r + 1] - first);
+                if (entries == 0) // the same for the whole warp
+                    continue;
+                const value_t *vp = value + first;
+                const index_t *ip = index + first;
+                value_t part[LANE_VALUES];
+#pragma unroll
+                for (int j = 0; j < LANE_VALUES; ++j)
+                    part[j] = 0;
+#pragma unroll 1
+                for (int e = group; e < entries; e += GROUPS * NNZ_UNROLL) {
+                    value_t a[NNZ_UNROLL];
+                    int slot[NNZ_UNROLL];
+#pragma unroll
+                    for (int u = 0; u < NNZ_UNROLL; ++u) {
+                        const int at = e + u * GROUPS;
+                        const bool in = at < entries;
+                        a[u] = in ? vp[at] : (value_t)0;
+                        slot[u] = in ? (int)ip[at] : 0;
+                    }
+#pragma unroll
+                    for (int u = 0; u < NNZ_UNROLL; ++u) {
+                        value_t b[LANE_VALUES];
+                        rt_load_values<LANE_VALUES>(lane_buf + slot[u] * REGISTER, b);
+#pragma unroll
+                        for (int j = 0; j < LANE_VALUES; ++j)
+                            part[j] += b[j] * a[u];
+                    }
+                }
+                rt_reduce_groups(part, lane);
+#pragma unroll
+                for (int j = 0; j < ROW_VALUES; ++j)
+                    acc[r][j] += part[j];
             }
 #else
             const long long r = s * BLOCK_SIZE + threadIdx.x;
@@ -292,9 +532,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
-#pragma unroll
-                    for (int k = 0; k < REGISTER; ++k)
-                        acc[k] += RT_SHARED_AT(buf, slot[u], k) * a[u];
+                    rt_tile_fma(acc, buf, slot[u], a[u], buffsize, skew);
             }
 #endif
             // The copies issued at the top of the next iteration overwrite this buffer (with one
@@ -302,43 +540,72 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
             __syncthreads();
         }
 
+#if WARP_ROWS > 0
+        const int column = rt_lane_first_column(lane);
+#pragma unroll
+        for (int r = 0; r < WARP_ROWS; ++r) {
+            const long long row = warp_row + r;
+            if (row >= nrows)
+                break;
+#pragma unroll
+            for (int j = 0; j < ROW_VALUES; ++j) {
+                const int k = column + j;
+                if (k < kcount) {
+#if RT_ROW_MAJOR
+                    value_t *const out = C + row * K + k0 + k;
+#else
+                    value_t *const out = C + (long long)(k0 + k) * nrows + row;
+#endif
+#if STAGE_SPLIT > 1
+                    atomicAdd(out, acc[r][j]);
+#else
+                    *out = acc[r][j];
+#endif
+                }
+            }
+        }
+#else
         if (row < nrows) {
 #if STAGE_SPLIT > 1
 #pragma unroll
-            for (int k = 0; k < REGISTER; ++k) {
+            for (int i = 0; i < REGISTER; ++i) {
+                const int k = rt_tile_column(i, skew);
                 if (k < kcount) {
 #if RT_ROW_MAJOR
-                    atomicAdd(&C[row * K + k0 + k], acc[k]);
+                    atomicAdd(&C[row * K + k0 + k], acc[i]);
 #else
-                    atomicAdd(&C[(long long)(k0 + k) * nrows + row], acc[k]);
+                    atomicAdd(&C[(long long)(k0 + k) * nrows + row], acc[i]);
 #endif
                 }
             }
 #elif VECTOR >= 2
 #pragma unroll
-            for (int k = 0; k < REGISTER; k += RT_VEC_WIDTH) {
+            for (int i = 0; i < REGISTER; i += RT_VEC_WIDTH) {
+                const int k = rt_tile_column(i, skew);
                 if (k < kcount) {
 #if RT_FP64
                     *reinterpret_cast<double2 *>(C + row * K + k0 + k) =
-                        make_double2(acc[k], acc[k + 1]);
+                        make_double2(acc[i], acc[i + 1]);
 #else
                     *reinterpret_cast<float4 *>(C + row * K + k0 + k) =
-                        make_float4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
+                        make_float4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]);
 #endif
                 }
             }
 #else
 #pragma unroll
-            for (int k = 0; k < REGISTER; ++k) {
+            for (int i = 0; i < REGISTER; ++i) {
+                const int k = rt_tile_column(i, skew);
                 if (k < kcount) {
 #if RT_ROW_MAJOR
-                    C[row * K + k0 + k] = acc[k];
+                    C[row * K + k0 + k] = acc[i];
 #else
-                    C[(long long)(k0 + k) * nrows + row] = acc[k];
+                    C[(long long)(k0 + k) * nrows + row] = acc[i];
 #endif
                 }
             }
 #endif
         }
+#endif
     }
 }
