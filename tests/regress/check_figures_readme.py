@@ -92,24 +92,27 @@ S = "h100/tiled-spmm-vs-cusparse.db"
 runs = q(S, "SELECT r.status, COUNT(p.id) FROM runs r LEFT JOIN points p ON p.run_id = r.id "
             "GROUP BY r.id ORDER BY r.id")
 total = one(S, "SELECT COUNT(*) FROM points")
-need(f"{total} points in {['no', 'one', 'two', 'three'][len(runs)]} runs (the first\nstopped after {runs[0][1]} points and is left "
-     f"'{runs[0][0]}' in the store; the second, resuming, measured the\nother {runs[1][1]})",
-     "Fig. 2(a): points and runs")
+assert len(runs) == 3, "Fig. 2(a): the page describes three runs"
+need(f"{total} points in three runs (the first stopped after {runs[0][1]} points and the second, "
+     f"resuming, after {runs[1][1]} more, both left '{runs[0][0]}' in the store; the third measured "
+     f"the other {runs[2][1]} and is '{runs[2][0]}')", "Fig. 2(a): points and runs")
 st = dict(q(S, "SELECT status, COUNT(*) FROM points GROUP BY status"))
 inf = dict(q(S, "SELECT kernel, COUNT(*) FROM points WHERE status = 'infeasible' GROUP BY kernel"))
 need(f"{st['ok']} verified and timed, {st['infeasible']} infeasible ({inf['spmm.cuda.tiled']} Tiled: "
      f"register spills; {inf['spmm.cuda.cusparse']} cuSPARSE:", "Fig. 2(a): statuses")
+need(f"{inf['spmm.cuda.tiled_pipe']} pipelined:", "Fig. 2(a): pipelined infeasible points")
 worst = one(S, "SELECT MAX(rel_error) FROM points WHERE status = 'wrong'")
 need(f"{st['wrong']} wrong (cuSPARSE on banded-1m, relative error "
      f"{worst:.1e}".replace("e-0", "e-"),
      "Fig. 2(a): wrong points")
 g = best(S, "", "matrix, json_extract(problem, '$.K'), kernel")
 T, C, CSR, ELL = "spmm.cuda.tiled", "spmm.cuda.cusparse", "spmm.cuda.csr", "spmm.cuda.ell"
-for m in ["xct-256", "xct-256-hilbert", "banded-1m", "rmat-20"]:
+P = "spmm.cuda.tiled_pipe"
+for m in ["xct-256", "xct-256-hilbert", "xct-512-hilbert", "banded-1m", "rmat-20"]:
     for k in [32, 128]:
-        t, c = g[(m, k, T)], g[(m, k, C)]
-        need(f"| {k} | {t:.0f} | {c:.0f} | **{t / c:.2f}** | {g[(m, k, CSR)]:.0f} | "
-             f"{g[(m, k, ELL)]:.0f} |", f"Fig. 2(a) table: {m}, K = {k}")
+        t, c, pp = g[(m, k, T)], g[(m, k, C)], g[(m, k, P)]
+        need(f"| {k} | {t:.0f} | {pp:.0f} | {c:.0f} | **{t / c:.2f}** | **{pp / c:.2f}** | "
+             f"{g[(m, k, CSR)]:.0f} | {g[(m, k, ELL)]:.0f} |", f"Fig. 2(a) table: {m}, K = {k}")
 ratio = lambda m, a, b: [g[(m, k, a)] / g[(m, k, b)] for k in (32, 128)]
 r = ratio("xct-256", C, T)
 need(f"cuSPARSE is {rng(min(r), max(r), '{:.1f}')}x faster than Tiled SpMM on the naturally "
@@ -118,6 +121,9 @@ r = ratio("xct-256-hilbert", C, T)
 need(f"\n{min(r):.2f}-{max(r):.1f}x faster on the Hilbert-ordered one", "Fig. 2(a): Hilbert")
 loc = [g[(m, k, T)] / g[(m, k, C)] for m in ("xct-256-hilbert", "banded-1m") for k in (32, 128)]
 need(f"is **{math.prod(loc) ** (1 / len(loc)):.2f}**, short of", "Fig. 2(a): geometric mean")
+loc = [g[(m, k, P)] / g[(m, k, C)] for m in ("xct-256-hilbert", "banded-1m") for k in (32, 128)]
+need(f"the pipelined kernel's best points raise it to **{math.prod(loc) ** (1 / len(loc)):.2f}**",
+     "Fig. 2(a): geometric mean, pipelined")
 r = ratio("xct-256", T, CSR) + ratio("xct-256-hilbert", T, CSR)
 need(f"Tiled beats our CSR kernel by {rng(min(r), max(r), '{:.1f}')}x", "Fig. 2(a): over CSR")
 r = ratio("xct-256", T, ELL) + ratio("xct-256-hilbert", T, ELL)
@@ -161,7 +167,8 @@ for m in (X, B):
     tile, peak = max(((k[1], v) for k, v in rt.items() if k[0] == m), key=lambda kv: kv[1])
     need(f"{peak:.0f} GFLOP/s at tile {tile}**", f"Fig. 4: peak of {m}")
     need(f"({m}, {peak / rt[(m, 1)]:.1f}x", f"Fig. 4: peak over tile 1 of {m}")
-need(f"{rt[(B, 32)]:.0f} at tile 32)", "Fig. 4: banded at tile 32")
+if max(rt[k] for k in rt if k[0] == B) != rt[(B, 32)]:
+    need(f"{rt[(B, 32)]:.0f} at tile 32)", "Fig. 4: banded at tile 32")
 need(f"the banded matrix goes {rt[(B, 29)]:.0f}, {rt[(B, 30)]:.0f},\n{rt[(B, 31)]:.0f}, then up to "
      f"{rt[(B, 32)]:.0f}", "Fig. 4: banded tiles 29-32")
 need("the XCT matrix " + ", ".join(f"{rt[(X, k)]:.0f}" for k in (29, 30, 31, 32)),

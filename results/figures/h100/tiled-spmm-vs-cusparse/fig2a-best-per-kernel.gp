@@ -22,10 +22,10 @@ set title 'Tiled SpMM vs tuned cuSPARSE (best point per kernel)'
 set xlabel 'matrix'
 set ylabel 'performance (GFLOP/s)'
 set style fill solid 0.85 border lc rgb '#404040'
-set boxwidth 0.2 absolute
+set boxwidth 0.16 absolute
 set grid noxtics
-set xtics ('banded-1m' 0, 'rmat-20' 1, 'xct-256' 2, 'xct-256-hilbert' 3)
-set xrange [-0.6:3.6]
+set xtics ('banded-1m' 0, 'rmat-20' 1, 'xct-256' 2, 'xct-256-hilbert' 3, 'xct-512-hilbert' 4)
+set xrange [-0.6:4.6]
 set yrange [0:*]
 set offsets 0, 0, graph 0.08, 0
 
@@ -36,23 +36,27 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
     set terminal png size 1024,640 noenhanced
 }
 set output 'fig2a-best-per-kernel.png'
-plot 'fig2a-best-per-kernel.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title 'spmm.cuda.csr', \
-     '' using ($0-0.1):3 with boxes lt 2 dt 1 title 'spmm.cuda.cusparse', \
-     '' using ($0+0.1):4 with boxes lt 3 dt 1 title 'spmm.cuda.ell', \
-     '' using ($0+0.3):5 with boxes lt 4 dt 1 title 'spmm.cuda.tiled', \
-     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
+plot 'fig2a-best-per-kernel.dat' using ($0-0.32):2 with boxes lt 1 dt 1 title 'spmm.cuda.csr', \
+     '' using ($0-0.16):3 with boxes lt 2 dt 1 title 'spmm.cuda.cusparse', \
+     '' using ($0+0):4 with boxes lt 3 dt 1 title 'spmm.cuda.ell', \
+     '' using ($0+0.16):5 with boxes lt 4 dt 1 title 'spmm.cuda.tiled', \
+     '' using ($0+0.32):6 with boxes lt 5 dt 1 title 'spmm.cuda.tiled_pipe', \
+     '' using ($0-0.32):2:(gprintf('%.4g', column(2))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0-0.16):3:(gprintf('%.4g', column(3))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0):4:(gprintf('%.4g', column(4))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0.16):5:(gprintf('%.4g', column(5))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0.32):6:(gprintf('%.4g', column(6))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle
 
 set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
 set output 'fig2a-best-per-kernel.svg'
-plot 'fig2a-best-per-kernel.dat' using ($0-0.3):2 with boxes lt 1 dt 1 title 'spmm.cuda.csr', \
-     '' using ($0-0.1):3 with boxes lt 2 dt 1 title 'spmm.cuda.cusparse', \
-     '' using ($0+0.1):4 with boxes lt 3 dt 1 title 'spmm.cuda.ell', \
-     '' using ($0+0.3):5 with boxes lt 4 dt 1 title 'spmm.cuda.tiled', \
-     '' using ($0-0.3):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0-0.1):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.1):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.3):5:(gprintf('%.4g', column(5))) with labels center offset 0,0.7 font ',9' notitle
+plot 'fig2a-best-per-kernel.dat' using ($0-0.32):2 with boxes lt 1 dt 1 title 'spmm.cuda.csr', \
+     '' using ($0-0.16):3 with boxes lt 2 dt 1 title 'spmm.cuda.cusparse', \
+     '' using ($0+0):4 with boxes lt 3 dt 1 title 'spmm.cuda.ell', \
+     '' using ($0+0.16):5 with boxes lt 4 dt 1 title 'spmm.cuda.tiled', \
+     '' using ($0+0.32):6 with boxes lt 5 dt 1 title 'spmm.cuda.tiled_pipe', \
+     '' using ($0-0.32):2:(gprintf('%.4g', column(2))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0-0.16):3:(gprintf('%.4g', column(3))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0):4:(gprintf('%.4g', column(4))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0.16):5:(gprintf('%.4g', column(5))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle, \
+     '' using ($0+0.32):6:(gprintf('%.4g', column(6))) with labels rotate by 90 left offset 0,0.3 font ',9' notitle
 unset output

@@ -33,23 +33,27 @@ set samples 1000
 roof(x, bw, peak) = (x * bw < peak) ? x * bw : peak
 set datafile separator '\t'
 # Key table: the tagged points, the best of each (kernel, matrix).
-set label 'tagged: best of each kernel and matrix' at screen 0.6200,0.4631 left font ',8'
-set label ' 1  cuda.tiled banded-1m fp32 allow_spills:0 block_size:1024...' at screen 0.6200,0.4436 left font ',8'
-set label ' 2  cuda.tiled rmat-20 fp32 allow_spills:0 block_size:1024 i...' at screen 0.6200,0.4241 left font ',8'
-set label ' 3  cuda.tiled xct-256 fp32 allow_spills:0 block_size:1024 i...' at screen 0.6200,0.4045 left font ',8'
-set label ' 4  cuda.tiled xct-256-hilbert fp32 allow_spills:0 block_siz...' at screen 0.6200,0.3850 left font ',8'
-set label ' 5  cuda.csr banded-1m fp32 block_size:256 min_blocks:0 regi...' at screen 0.6200,0.3655 left font ',8'
-set label ' 6  cuda.csr rmat-20 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.3459 left font ',8'
-set label ' 7  cuda.csr xct-256 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.3264 left font ',8'
-set label ' 8  cuda.csr xct-256-hilbert fp32 block_size:256 min_blocks:...' at screen 0.6200,0.3069 left font ',8'
-set label ' 9  cuda.ell banded-1m fp32 block_size:256 min_blocks:0 regi...' at screen 0.6200,0.2873 left font ',8'
-set label '10  cuda.ell rmat-20 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.2678 left font ',8'
-set label '11  cuda.ell xct-256 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.2483 left font ',8'
-set label '12  cuda.ell xct-256-hilbert fp32 block_size:256 min_blocks:...' at screen 0.6200,0.2288 left font ',8'
-set label '13  cuda.cusparse banded-1m fp32 alg:coo_alg4 ell_block:16' at screen 0.6200,0.2092 left font ',8'
-set label '14  cuda.cusparse rmat-20 fp32 alg:coo_alg4 ell_block:16' at screen 0.6200,0.1897 left font ',8'
-set label '15  cuda.cusparse xct-256 fp32 alg:csr_alg3 ell_block:16' at screen 0.6200,0.1702 left font ',8'
-set label '16  cuda.cusparse xct-256-hilbert fp32 alg:csr_alg3 ell_bloc...' at screen 0.6200,0.1506 left font ',8'
+set label 'tagged: best of each kernel and matrix' at screen 0.6200,0.4373 left font ',8'
+set label ' 1  cuda.tiled banded-1m fp32 allow_spills:0 block_size:1024...' at screen 0.6200,0.4178 left font ',8'
+set label ' 2  cuda.tiled rmat-20 fp32 allow_spills:0 block_size:1024 i...' at screen 0.6200,0.3983 left font ',8'
+set label ' 3  cuda.tiled xct-256 fp32 allow_spills:0 block_size:1024 i...' at screen 0.6200,0.3788 left font ',8'
+set label ' 4  cuda.tiled xct-256-hilbert fp32 allow_spills:0 block_siz...' at screen 0.6200,0.3592 left font ',8'
+set label ' 5  cuda.tiled xct-512-hilbert fp32 allow_spills:0 block_siz...' at screen 0.6200,0.3397 left font ',8'
+set label ' 6  cuda.tiled_pipe banded-1m fp32 allow_spills:0 block_size...' at screen 0.6200,0.3202 left font ',8'
+set label ' 7  cuda.tiled_pipe rmat-20 fp32 allow_spills:0 block_size:5...' at screen 0.6200,0.3006 left font ',8'
+set label ' 8  cuda.tiled_pipe xct-256 fp32 allow_spills:0 block_size:5...' at screen 0.6200,0.2811 left font ',8'
+set label ' 9  cuda.tiled_pipe xct-256-hilbert fp32 allow_spills:0 bloc...' at screen 0.6200,0.2616 left font ',8'
+set label '10  cuda.tiled_pipe xct-512-hilbert fp32 allow_spills:0 bloc...' at screen 0.6200,0.2420 left font ',8'
+set label '11  cuda.csr banded-1m fp32 block_size:256 min_blocks:0 regi...' at screen 0.6200,0.2225 left font ',8'
+set label '12  cuda.csr rmat-20 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.2030 left font ',8'
+set label '13  cuda.csr xct-256 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.1834 left font ',8'
+set label '14  cuda.csr xct-256-hilbert fp32 block_size:256 min_blocks:...' at screen 0.6200,0.1639 left font ',8'
+set label '15  cuda.csr xct-512-hilbert fp32 block_size:256 min_blocks:...' at screen 0.6200,0.1444 left font ',8'
+set label '16  cuda.ell banded-1m fp32 block_size:256 min_blocks:0 regi...' at screen 0.6200,0.1248 left font ',8'
+set label '17  cuda.ell rmat-20 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.1053 left font ',8'
+set label '18  cuda.ell xct-256 fp32 block_size:256 min_blocks:0 regist...' at screen 0.6200,0.0858 left font ',8'
+set label '19  cuda.ell xct-256-hilbert fp32 block_size:256 min_blocks:...' at screen 0.6200,0.0663 left font ',8'
+set label '... 6 more in roofline.dat' at screen 0.6200,0.0467 left font ',8'
 
 # PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
@@ -70,9 +74,10 @@ plot \
   66074.7 dt 1 lc 4 title 'fp32 peak measured 66075 GFLOP/s', \
   33815 dt 1 lc 5 title 'fp64 peak measured 33815 GFLOP/s', \
   'roofline.dat' using 2:($8 == 0 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#0072B2' title 'spmm.cuda.tiled', \
-  'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'spmm.cuda.csr', \
-  'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'spmm.cuda.ell', \
-  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'spmm.cuda.cusparse', \
+  'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'spmm.cuda.tiled_pipe', \
+  'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'spmm.cuda.csr', \
+  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'spmm.cuda.ell', \
+  'roofline.dat' using 2:($8 == 4 ? $3 : NaN) with points pt 13 ps 1.2 lc rgb '#E69F00' title 'spmm.cuda.cusparse', \
   'roofline.dat' using 4:3 with points pt 6 ps 1.2 lc rgb '#000000' title 'counted DRAM traffic (hollow)', \
   'roofline.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.2 lw 2 lc rgb '#d62728' title 'flagged above the roofline', \
   'roofline.dat' using 2:3:($12 - $2):($13 - $3) with vectors nohead lw 1 lc rgb '#909090' notitle, \
@@ -92,9 +97,10 @@ plot \
   66074.7 dt 1 lc 4 title 'fp32 peak measured 66075 GFLOP/s', \
   33815 dt 1 lc 5 title 'fp64 peak measured 33815 GFLOP/s', \
   'roofline.dat' using 2:($8 == 0 ? $3 : NaN) with points pt 7 ps 1.2 lc rgb '#0072B2' title 'spmm.cuda.tiled', \
-  'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'spmm.cuda.csr', \
-  'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'spmm.cuda.ell', \
-  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'spmm.cuda.cusparse', \
+  'roofline.dat' using 2:($8 == 1 ? $3 : NaN) with points pt 5 ps 1.2 lc rgb '#D55E00' title 'spmm.cuda.tiled_pipe', \
+  'roofline.dat' using 2:($8 == 2 ? $3 : NaN) with points pt 9 ps 1.2 lc rgb '#009E73' title 'spmm.cuda.csr', \
+  'roofline.dat' using 2:($8 == 3 ? $3 : NaN) with points pt 11 ps 1.2 lc rgb '#CC79A7' title 'spmm.cuda.ell', \
+  'roofline.dat' using 2:($8 == 4 ? $3 : NaN) with points pt 13 ps 1.2 lc rgb '#E69F00' title 'spmm.cuda.cusparse', \
   'roofline.dat' using 4:3 with points pt 6 ps 1.2 lc rgb '#000000' title 'counted DRAM traffic (hollow)', \
   'roofline.dat' using 2:($6 > 0 ? $3 : NaN) with points pt 6 ps 2.2 lw 2 lc rgb '#d62728' title 'flagged above the roofline', \
   'roofline.dat' using 2:3:($12 - $2):($13 - $3) with vectors nohead lw 1 lc rgb '#909090' notitle, \
