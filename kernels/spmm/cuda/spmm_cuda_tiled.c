@@ -23,11 +23,7 @@ typedef struct tiled_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
     int64_t buffsize;
-    void *arg_c, *arg_b, *arg_displ, *arg_index, *arg_value, *arg_buffdispl, *arg_mapdispl,
-        *arg_map;
-    long long arg_nrows, arg_ncols;
-    int arg_k, arg_ntiles, arg_buffsize;
-    void *args[13];
+    rt_spmm_tiled_args kargs; /* the kernel's arguments */
 } tiled_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
@@ -159,7 +155,7 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, tp.block_size, tp.register_tile,
-                                     tp.dynamic_shared, &s->arg_ntiles, err) != 0)
+                                     tp.dynamic_shared, &s->kargs.ntiles, err) != 0)
         return -1;
 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
@@ -174,24 +170,8 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     if (rc != 0)
         return rc;
 
-    s->arg_c = s->base.dense.d_c;
-    s->arg_b = s->base.dense.d_b;
-    s->arg_displ = s->plan.d_displ;
-    s->arg_index = s->plan.d_index;
-    s->arg_value = s->plan.d_value;
-    s->arg_buffdispl = s->plan.d_buffdispl;
-    s->arg_mapdispl = s->plan.d_mapdispl;
-    s->arg_map = s->plan.d_map;
-    s->arg_nrows = a->rows;
-    s->arg_ncols = a->cols;
-    s->arg_k = (int)in->k;
-    s->arg_buffsize = (int)tp.buffsize;
-    void *args[13] = {&s->arg_c,       &s->arg_b,         &s->arg_displ,    &s->arg_index,
-                      &s->arg_value,   &s->arg_nrows,     &s->arg_ncols,    &s->arg_k,
-                      &s->arg_ntiles,  &s->arg_buffdispl, &s->arg_mapdispl, &s->arg_map,
-                      &s->arg_buffsize};
-    memcpy(s->args, args, sizeof args);
-    s->base.args = s->args;
+    s->base.args =
+        rt_spmm_tiled_args_bind(&s->kargs, &s->base.dense, &s->plan, a, in->k, tp.buffsize);
     return 0;
 }
 

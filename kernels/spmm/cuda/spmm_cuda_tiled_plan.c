@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt_clock.h"
 #include "rt_strutil.h"
@@ -207,4 +208,27 @@ int rt_spmm_tiled_traffic(const rt_spmm_inputs *in, const rt_spmm_tiled_summary 
         return -1;
     t->bytes[RT_LEVEL_SHARED] = shared;
     return 0;
+}
+
+void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
+                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
+                               int64_t buffsize)
+{
+    a->c = dense->d_c;
+    a->b = dense->d_b;
+    a->displ = plan->d_displ;
+    a->index = plan->d_index;
+    a->value = plan->d_value;
+    a->buffdispl = plan->d_buffdispl;
+    a->mapdispl = plan->d_mapdispl;
+    a->map = plan->d_map;
+    a->nrows = csr->rows;
+    a->ncols = csr->cols;
+    a->k = (int)k;
+    a->buffsize = (int)buffsize;
+    void *const args[13] = {&a->c,        &a->b,     &a->displ,   &a->index,  &a->value,
+                            &a->nrows,    &a->ncols, &a->k,       &a->ntiles, &a->buffdispl,
+                            &a->mapdispl, &a->map,   &a->buffsize};
+    memcpy(a->args, args, sizeof args);
+    return a->args;
 }

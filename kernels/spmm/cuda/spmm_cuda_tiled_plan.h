@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rt_cuda_ctx.h"
+#include "spmm_cuda_common.h"
 #include "rt_error.h"
 #include "rt_matrix.h"
 #include "rt_metrics.h"
@@ -23,6 +24,22 @@ typedef struct rt_spmm_tiled_dev {
     double preprocess_s;     /* host plan build + upload (the checks between them not counted) */
     rt_metrics plan_metrics; /* rt_tiled_plan_metrics and stages_per_block */
 } rt_spmm_tiled_dev;
+
+/* The 13 arguments both Tiled kernels take (C, B, the plan's arrays, sizes), stored where the
+ * launch can point at them: args[i] is the address of the i-th argument. ntiles is filled by the
+ * launch geometry before rt_spmm_tiled_args_bind. */
+typedef struct rt_spmm_tiled_args {
+    void *c, *b, *displ, *index, *value, *buffdispl, *mapdispl, *map;
+    long long nrows, ncols;
+    int k, ntiles, buffsize;
+    void *args[13];
+} rt_spmm_tiled_args;
+
+/* Fills a from the dense operands, the uploaded plan and A's shape, in the kernels' argument
+ * order, and returns a->args (for rt_spmm_cuda_launch.args). */
+void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
+                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
+                               int64_t buffsize);
 
 /* The facts of a plan the traffic model reads. */
 typedef struct rt_spmm_tiled_summary {
