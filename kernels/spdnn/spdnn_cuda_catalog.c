@@ -17,6 +17,9 @@ static const rt_param_schema spdnn_fused_params[] = {
      "storage of W^T per stage: ELL padded per warp (coalesced) or CSR per row"},
     {"index_bytes", RT_V_INT, "2|4", "2", 1,
      "bytes per shared-memory index of W^T (2 needs buffsize <= 65536)"},
+    {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
+     "NNZ_UNROLL: nonzeros of W^T whose value and index are loaded ahead per thread (1: "
+     "Listing 1's loop)"},
     {"allow_spills", RT_V_INT, "0|1", "0", 0,
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
 };

@@ -19,6 +19,7 @@
 
 typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
+    int64_t nnz_unroll; /* loads of W^T in flight per thread */
     int use_ell;
     int64_t buffsize;      /* staged input neurons per stage */
     size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
@@ -52,6 +53,7 @@ static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "register_tile", &fp->register_tile, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "min_blocks", &fp->min_blocks, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "index_bytes", &fp->index_bytes, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "nnz_unroll", &fp->nnz_unroll, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "allow_spills", &fp->allow_spills, err) != 0 ||
         rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0)
         return -1;
@@ -136,6 +138,7 @@ static int compile_variant(fused_state *s, rt_err *err)
     rt_cuda_define_int(&defs, "MIN_BLOCKS", fp->min_blocks);
     rt_cuda_define_int(&defs, "STAGING_ELL", fp->use_ell);
     rt_cuda_define_int(&defs, "INDEX_BYTES", fp->index_bytes);
+    rt_cuda_define_int(&defs, "NNZ_UNROLL", fp->nnz_unroll);
     const rt_cuda_variant_request rq = {
         .source_name = "spdnn_fused.cu",
         .entry = "rt_spdnn_fused",

@@ -17,6 +17,8 @@
 //   BLOCK_SIZE    threads = neurons per block, a multiple of 32 (warp votes)
 //   REGISTER      features per thread (1..64)          MIN_BLOCKS  NUMBLOCKS of __launch_bounds__
 //   STAGING_ELL   1: ELL per (stage, warp), 0: CSR      INDEX_BYTES 2 (unsigned short) or 4 (int)
+//   NNZ_UNROLL    nonzeros of W^T loaded ahead per thread (1 = Listing 1's loop), as in
+//                 spmm_tiled.cu: independent loads in flight before the first multiply-add
 // Dynamic shared memory: REGISTER ints (the tile's source rows), then buffsize * REGISTER floats,
 // staged as shared[k * buffsize + slot] (the paper's layout: feature k of the tile, staged slot).
 // fp32 only: the Graph Challenge's precision.
@@ -34,6 +36,9 @@
 #endif
 #ifndef INDEX_BYTES
 #define INDEX_BYTES 2
+#endif
+#ifndef NNZ_UNROLL
+#define NNZ_UNROLL 1
 #endif
 #define WARP_SIZE 32
 #define YMAX      32.0f
@@ -107,8 +112,9 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                         (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
             }
             __syncthreads();
-            // As in spmm_tiled.cu: the nonzero loop is not unrolled, so that loads of several
-            // nonzeros in flight do not add to the REGISTER accumulators' register pressure.
+            // As in spmm_tiled.cu: the nonzero loop keeps NNZ_UNROLL loads in flight and is
+            // otherwise not unrolled, so the depth, not the compiler, sets how much it adds to the
+            // REGISTER accumulators' register pressure (spilling variants are infeasible).
 #if STAGING_ELL
             const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
             const long long first = displ[slice];
@@ -116,12 +122,20 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
             const float *vp = value + first * WARP_SIZE + lane;
             const index_t *ip = index + first * WARP_SIZE + lane;
 #pragma unroll 1
-            for (int m = 0; m < ell_rows; ++m) {
-                const float a = vp[m * WARP_SIZE];
-                const int slot = ip[m * WARP_SIZE];
+            for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
+                float a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
 #pragma unroll
-                for (int k = 0; k < REGISTER; ++k)
-                    acc[k] += shared[k * buffsize + slot] * a;
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = m + u < ell_rows;
+                    a[u] = in ? vp[(m + u) * WARP_SIZE] : 0.0f;
+                    slot[u] = in ? (int)ip[(m + u) * WARP_SIZE] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += shared[k * buffsize + slot[u]] * a[u];
             }
 #else
             const long long r = s * BLOCK_SIZE + threadIdx.x;
@@ -130,12 +144,20 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
             const float *vp = value + first;
             const index_t *ip = index + first;
 #pragma unroll 1
-            for (int e = 0; e < entries; ++e) {
-                const float a = vp[e];
-                const int slot = ip[e];
+            for (int e = 0; e < entries; e += NNZ_UNROLL) {
+                float a[NNZ_UNROLL];
+                int slot[NNZ_UNROLL];
 #pragma unroll
-                for (int k = 0; k < REGISTER; ++k)
-                    acc[k] += shared[k * buffsize + slot] * a;
+                for (int u = 0; u < NNZ_UNROLL; ++u) {
+                    const bool in = e + u < entries;
+                    a[u] = in ? vp[e + u] : 0.0f;
+                    slot[u] = in ? (int)ip[e + u] : 0;
+                }
+#pragma unroll
+                for (int u = 0; u < NNZ_UNROLL; ++u)
+#pragma unroll
+                    for (int k = 0; k < REGISTER; ++k)
+                        acc[k] += shared[k * buffsize + slot[u]] * a[u];
             }
 #endif
             // The next stage overwrites shared memory that slower warps may still be reading.
