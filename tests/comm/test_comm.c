@@ -12,29 +12,10 @@
 #include <mpi.h>
 
 #include "rt_comm.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int world_rank = -1;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", world_rank, __FILE__, __LINE__, \
-                    #cond);                                                                        \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_MSG(cond, ...)                                                                       \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__, __LINE__, \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+#define CHECK     RT_MPI_CHECK
+#define CHECK_MSG RT_MPI_CHECK_MSG
 
 /* Expected topology from the emulation formulas. */
 static int expect_node(int r, int n, int rpn)
@@ -273,11 +254,11 @@ int main(int argc, char **argv)
     const int early_version = rt_comm_library_version(version, sizeof version);
 
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     int n = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (argc < 2) {
-        if (world_rank == 0)
+        if (rt_mpi_rank == 0)
             fprintf(stderr,
                     "usage: %s RANKS_PER_NODE RANKS_PER_SOCKET | bad-divisor | "
                     "bad-mismatch | bad-negative\n",
@@ -300,7 +281,7 @@ int main(int argc, char **argv)
             o.ranks_per_node = n - 1; /* n >= 3 */
             needle = "does not divide";
         } else if (strcmp(argv[1], "bad-mismatch") == 0) {
-            o.ranks_per_node = world_rank == n - 1 ? 2 : 1;
+            o.ranks_per_node = rt_mpi_rank == n - 1 ? 2 : 1;
             needle = "differ";
         } else {
             o.ranks_per_node = -2;
@@ -310,7 +291,7 @@ int main(int argc, char **argv)
         const int rc = rt_comm_create(&o, &c, &err);
         CHECK_MSG(rc != 0 && c == NULL, "creation with %s succeeded", argv[1]);
         CHECK_MSG(strstr(err.msg, needle) != NULL, "'%s' lacks '%s'", err.msg, needle);
-        if (world_rank == 0)
+        if (rt_mpi_rank == 0)
             printf("%s: %s\n", argv[1], err.msg);
         rt_comm_free(c);
     } else {
@@ -333,7 +314,7 @@ int main(int argc, char **argv)
     }
 
     int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rt_mpi_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
     return total == 0 ? 0 : 1;
 }

@@ -25,20 +25,9 @@
 #include "dspmm_family.h"
 #include "dspmm_model.h"
 #include "rt_comm.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int world_rank = 0;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__, __LINE__, \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+#define CHECK RT_MPI_CHECK_MSG
 
 static void make_matrix(rt_csr *a, int64_t rows, int64_t cols, int per_row, int banded,
                         uint64_t seed)
@@ -126,7 +115,7 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
     void *inputs = NULL;
     CHECK(fam->make_inputs(a, &prob, &inputs, &err) == 0, "%s: inputs: %s", tag, err.msg);
     rt_kernel_env env = {
-        .device = NULL, .cache_dir = NULL, .rank = world_rank, .nranks = n, .comm = comm};
+        .device = NULL, .cache_dir = NULL, .rank = rt_mpi_rank, .nranks = n, .comm = comm};
     char why[256] = "";
     const int c = k->check(k, inputs, &kp, &env, why, sizeof why, &err);
     if (c == RT_INFEASIBLE) {
@@ -178,10 +167,10 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
     int64_t any = 0;
     for (int t = 0; t < RT_TIER_COUNT; ++t) {
         const int64_t got_b = after[t] - before[t], got_m = ma[t] - mb[t];
-        CHECK(got_b == r.per_rank[world_rank].bytes[t] && got_m == r.per_rank[world_rank].msgs[t],
+        CHECK(got_b == r.per_rank[rt_mpi_rank].bytes[t] && got_m == r.per_rank[rt_mpi_rank].msgs[t],
               "%s: tier %d: measured %lld bytes %lld msgs, model %lld bytes %lld msgs", tag, t,
-              (long long)got_b, (long long)got_m, (long long)r.per_rank[world_rank].bytes[t],
-              (long long)r.per_rank[world_rank].msgs[t]);
+              (long long)got_b, (long long)got_m, (long long)r.per_rank[rt_mpi_rank].bytes[t],
+              (long long)r.per_rank[rt_mpi_rank].msgs[t]);
         any += r.bytes_total[t];
     }
     if (n > 1 && pt->p_batch < n)
@@ -224,7 +213,7 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
     rt_traffic tr;
     CHECK(k->traffic(k, inputs, &kp, &env, &tr, &err) == 0, "%s: traffic: %s", tag, err.msg);
     for (int t = 0; t < RT_TIER_COUNT; ++t)
-        CHECK(tr.net_bytes[t] == (double)r.per_rank[world_rank].bytes[t], "%s: traffic tier %d",
+        CHECK(tr.net_bytes[t] == (double)r.per_rank[rt_mpi_rank].bytes[t], "%s: traffic tier %d",
               tag, t);
     dspmm_model_result_free(&r);
     if (keep) {
@@ -330,7 +319,7 @@ static void test_failures(void)
     make_matrix(&a, 100, 100, 4, 0, 21);
     const rt_kernel_desc *k = rt_dspmm_cpu_sender_kernel();
     const rt_family_desc *fam = rt_dspmm_family();
-    rt_kernel_env env = {.rank = world_rank, .nranks = n, .comm = comm};
+    rt_kernel_env env = {.rank = rt_mpi_rank, .nranks = n, .comm = comm};
     for (int at = 0; at < 2; ++at) {
         const point pt = {1, "node", 0, "fp64", victim, at ? "run" : "setup", 0, 2};
         rt_params kp, prob;
@@ -341,8 +330,8 @@ static void test_failures(void)
         const int s = k->setup(k, inputs, &kp, &env, &state, &err);
         if (!at) {
             /* Setup talks to nobody: only the victim fails, and says who it is. */
-            CHECK((s != 0) == (world_rank == victim), "setup returned %d", s);
-            if (world_rank == victim) {
+            CHECK((s != 0) == (rt_mpi_rank == victim), "setup returned %d", s);
+            if (rt_mpi_rank == victim) {
                 char want[64];
                 snprintf(want, sizeof want, "injected failure on rank %d in setup", victim);
                 CHECK(strstr(err.msg, want) != NULL, "message '%s'", err.msg);
@@ -353,7 +342,7 @@ static void test_failures(void)
             const int r = k->run(state, &sec, &err);
             CHECK(r == -1, "run returned %d on every rank? (%s)", r, err.msg);
             char want[64];
-            if (world_rank == victim)
+            if (rt_mpi_rank == victim)
                 snprintf(want, sizeof want, "injected failure on rank %d", victim);
             else
                 snprintf(want, sizeof want, "rank %d failed in the same execution", victim);
@@ -372,7 +361,7 @@ int main(int argc, char **argv)
     (void)argc;
     (void)argv;
     MPI_Init(NULL, NULL);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     static const int rpns[] = {1, 2, 4};
@@ -388,9 +377,9 @@ int main(int argc, char **argv)
     test_stages(size >= 2 ? size / 2 : 1, size >= 8 ? size / 4 : (size >= 2 ? size / 2 : 1));
     if (size > 1)
         test_failures();
-    int total = failures;
+    int total = rt_mpi_failures;
     MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (world_rank == 0)
+    if (rt_mpi_rank == 0)
         printf("dspmm mpi (%d ranks): %s (%d failed checks over all ranks)\n", size,
                total ? "FAILED" : "ok", total);
     MPI_Finalize();

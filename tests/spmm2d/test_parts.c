@@ -25,27 +25,12 @@
 #include "spmm2d_local.h"
 #include "spmm2d_queue.h"
 #include "spmm2d_workgrid.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int me = -1, P = 1;
+#define CHECK     RT_MPI_CHECK
+#define CHECK_MSG RT_MPI_CHECK_MSG
 
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__, #cond); \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_MSG(cond, ...)                                                                       \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+static int P = 1;
 
 static void test_layout(void)
 {
@@ -231,7 +216,7 @@ static void test_dist(rt_comm *c)
     sp2_layout L;
     char why[256];
     const int pr = (P % 2 == 0) ? 2 : 1;
-    CHECK(sp2_layout_init(&L, P, me, pr, 2, a.rows, a.cols, 17, why, sizeof why) == 0);
+    CHECK(sp2_layout_init(&L, P, rt_mpi_rank, pr, 2, a.rows, a.cols, 17, why, sizeof why) == 0);
     sp2_dmat d;
     CHECK_MSG(sp2_dmat_sparse(&d, c, &L, SP2_OWN_A, &a, L.MT, L.KT, RT_FP64, "A", &err) == 0, "%s",
               err.msg);
@@ -241,7 +226,7 @@ static void test_dist(rt_comm *c)
         for (int tj = 0; tj < d.tc; ++tj) {
             const void *blk = sp2_dmat_local_block(&d, ti, tj);
             const sp2_tile_info *e = sp2_dmat_info(&d, ti, tj);
-            CHECK((blk != NULL) == (e->owner == me));
+            CHECK((blk != NULL) == (e->owner == rt_mpi_rank));
             CHECK(e->owner == sp2_owner(&L, SP2_OWN_A, ti, tj));
             if (!blk) {
                 sp2_fetch f;
@@ -314,11 +299,11 @@ static void test_queue(rt_comm *c)
         for (int s = 0; s < M; ++s)
             for (int d = 0; d < P; ++d) {
                 unsigned char *buf = sp2_queue_buffer(q);
-                const int64_t h[2] = {me, s};
-                const double v = (double)(me + 1) * (s + 1);
+                const int64_t h[2] = {rt_mpi_rank, s};
+                const double v = (double)(rt_mpi_rank + 1) * (s + 1);
                 memcpy(buf, h, 16);
                 memcpy(buf + 16, &v, 8);
-                CHECK_MSG(sp2_queue_push(q, (me + d) % P, 24, &err) == 0, "%s", err.msg);
+                CHECK_MSG(sp2_queue_push(q, (rt_mpi_rank + d) % P, 24, &err) == 0, "%s", err.msg);
             }
         CHECK(sp2_queue_finish(q, &err) == 0);
         double idle = -1;
@@ -365,7 +350,7 @@ static void test_workgrid(rt_comm *c)
         CHECK(sp2_workgrid_reset(g, &err) == 0);
         MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
         for (int64_t d = 0; d < n; ++d) {
-            const int64_t e = (d + me) % n;
+            const int64_t e = (d + rt_mpi_rank) % n;
             for (;;) {
                 int64_t got = -1;
                 CHECK(sp2_workgrid_claim(g, e, &got, &err) == 0);
@@ -431,7 +416,7 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
             double *ref = malloc((size_t)(n > 0 ? n : 1) * sizeof *ref);
             double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
             CHECK(fam->reference(in, ref, &err) == 0);
-            const rt_kernel_env env = {NULL, NULL, me, P, c};
+            const rt_kernel_env env = {NULL, NULL, rt_mpi_rank, P, c};
             void *st = NULL;
             CHECK_MSG(k->setup(k, in, &par, &env, &st, &err) == 0, "%s: %s", k->name, err.msg);
             double sec = 0;
@@ -448,9 +433,9 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
             if (st) {
                 /* One changed value on the last rank with outputs fails verification. */
                 int has = n > 0, last = -1;
-                int cand = has ? me : -1;
+                int cand = has ? rt_mpi_rank : -1;
                 MPI_Allreduce(&cand, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                if (me == last)
+                if (rt_mpi_rank == last)
                     out[n / 2] += 1e-3 * (fabs(out[n / 2]) + 1.0);
                 CHECK_MSG(rel_err_global(out, ref, n) > fam->tolerance(in),
                           "%s: a wrong value passed", k->name);
@@ -489,10 +474,10 @@ static void test_setup_failure(rt_comm *c)
     CHECK(make_matrix(&a, 30, 30, 3, 41) == 0);
     sp2_inputs *in = NULL;
     const int bad = P - 1;
-    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, me == bad ? 0 : me, me == bad ? 1 : P, &in,
-                            &err) == 0);
+    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, rt_mpi_rank == bad ? 0 : rt_mpi_rank,
+                            rt_mpi_rank == bad ? 1 : P, &in, &err) == 0);
     const rt_kernel_desc *k = rt_spmm2d_kernels()[0];
-    const rt_kernel_env env = {NULL, NULL, me, P, c};
+    const rt_kernel_env env = {NULL, NULL, rt_mpi_rank, P, c};
     rt_params par;
     rt_params_init(&par);
     void *st = NULL;
@@ -504,7 +489,7 @@ static void test_setup_failure(rt_comm *c)
     CHECK_MSG(strstr(err.msg, want) && strstr(err.msg, "inputs were built"), "%s", err.msg);
     /* An infeasible grid is infeasible on every rank. */
     sp2_inputs_destroy(in);
-    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, me, P, &in, &err) == 0);
+    CHECK(sp2_inputs_create(0, &a, 4, RT_FP64, 1, rt_mpi_rank, P, &in, &err) == 0);
     rt_params_set(&par, "pr", rt_value_int(P + 1), &err);
     CHECK(k->setup(k, in, &par, &env, &st, &err) == 1 && st == NULL);
     CHECK_MSG(strstr(err.msg, "does not divide"), "%s", err.msg);
@@ -512,7 +497,7 @@ static void test_setup_failure(rt_comm *c)
     /* SpGEMM needs a square matrix. */
     rt_csr r;
     CHECK(make_matrix(&r, 30, 20, 2, 5) == 0);
-    CHECK(sp2_inputs_create(1, &r, 0, RT_FP64, 1, me, P, &in, &err) != 0);
+    CHECK(sp2_inputs_create(1, &r, 0, RT_FP64, 1, rt_mpi_rank, P, &in, &err) != 0);
     CHECK_MSG(strstr(err.msg, "square"), "%s", err.msg);
     rt_csr_free(&r);
     rt_csr_free(&a);
@@ -572,7 +557,7 @@ static void test_signature(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     const rt_comm_opts opts = {argc > 1 ? atoi(argv[1]) : 0, 0};
     rt_comm *c = NULL;
@@ -580,7 +565,7 @@ int main(int argc, char **argv)
     rt_registry reg;
     rt_registry_init(&reg);
     if (rt_comm_create(&opts, &c, &err) != 0 || rt_kernels_register_builtin(&reg, &err) != 0) {
-        fprintf(stderr, "[rank %d] %s\n", me, err.msg);
+        fprintf(stderr, "[rank %d] %s\n", rt_mpi_rank, err.msg);
         MPI_Finalize();
         return 1;
     }
@@ -593,10 +578,10 @@ int main(int argc, char **argv)
     test_kernels(c, &reg);
     test_setup_failure(c);
     int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rt_mpi_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     rt_comm_free(c);
     MPI_Finalize();
-    if (me == 0)
+    if (rt_mpi_rank == 0)
         printf("spmm2d parts: %s (%d failed checks over all ranks)\n", all ? "FAILED" : "ok", all);
     return all ? 1 : 0;
 }

@@ -15,27 +15,10 @@
 
 #include "rt_comm.h"
 #include "rt_comm_rma.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int me = -1;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", me, __FILE__, __LINE__, #cond); \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_MSG(cond, ...)                                                                       \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", me, __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+#define CHECK     RT_MPI_CHECK
+#define CHECK_MSG RT_MPI_CHECK_MSG
 
 static void test_create_get_put(rt_comm *c)
 {
@@ -43,11 +26,11 @@ static void test_create_get_put(rt_comm *c)
     rt_err err;
     rt_rma_win *w = NULL;
     /* Rank r exposes 8 * 16 * (r + 1) bytes. */
-    const size_t mine = 8 * 16 * (size_t)(me + 1);
+    const size_t mine = 8 * 16 * (size_t)(rt_mpi_rank + 1);
     CHECK_MSG(rt_rma_win_create(c, RT_COMM_WORLD, mine, "test", &w, &err) == 0, "%s", err.msg);
     if (!w)
         return;
-    CHECK(rt_rma_size(w) == P && rt_rma_rank(w) == me);
+    CHECK(rt_rma_size(w) == P && rt_rma_rank(w) == rt_mpi_rank);
     CHECK(rt_rma_local_bytes(w) == mine);
     for (int r = 0; r < P; ++r) {
         CHECK(rt_rma_bytes_of(w, r) == 8 * 16 * (size_t)(r + 1));
@@ -59,7 +42,7 @@ static void test_create_get_put(rt_comm *c)
         zero &= base[q] == 0;
     CHECK(zero);
     for (size_t q = 0; q < mine / 8; ++q)
-        base[q] = me * 1000 + (int64_t)q;
+        base[q] = rt_mpi_rank * 1000 + (int64_t)q;
     CHECK(rt_rma_sync(w, &err) == 0);
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
 
@@ -84,32 +67,33 @@ static void test_create_get_put(rt_comm *c)
     }
     /* Blocking get of the neighbour's first word. */
     int64_t first = -1;
-    CHECK(rt_rma_get(w, &first, 8, (me + 1) % P, 0, &err) == 0);
-    CHECK(first == ((me + 1) % P) * 1000);
+    CHECK(rt_rma_get(w, &first, 8, (rt_mpi_rank + 1) % P, 0, &err) == 0);
+    CHECK(first == ((rt_mpi_rank + 1) % P) * 1000);
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
 
     /* Put my rank into word 1 of the next rank; the source buffer is reusable on return. */
-    int64_t v = 77000 + me;
-    CHECK(rt_rma_put(w, &v, 8, (me + 1) % P, 8, &err) == 0);
+    int64_t v = 77000 + rt_mpi_rank;
+    CHECK(rt_rma_put(w, &v, 8, (rt_mpi_rank + 1) % P, 8, &err) == 0);
     v = -1;
-    CHECK(rt_rma_flush(w, (me + 1) % P, &err) == 0);
+    CHECK(rt_rma_flush(w, (rt_mpi_rank + 1) % P, &err) == 0);
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
     CHECK(rt_rma_sync(w, &err) == 0);
-    CHECK_MSG(base[1] == 77000 + (me + P - 1) % P, "word 1 holds %lld", (long long)base[1]);
+    CHECK_MSG(base[1] == 77000 + (rt_mpi_rank + P - 1) % P, "word 1 holds %lld",
+              (long long)base[1]);
 
     /* Accumulate doubles into rank 0's word 2 from everyone. */
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
-    if (me == 0) {
+    if (rt_mpi_rank == 0) {
         const double z = 0.0;
         memcpy(&base[2], &z, 8);
         CHECK(rt_rma_sync(w, &err) == 0);
     }
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
-    const double add[1] = {(double)(me + 1)};
+    const double add[1] = {(double)(rt_mpi_rank + 1)};
     CHECK(rt_rma_accumulate(w, add, 1, RT_RMA_F64, 0, 16, &err) == 0);
     CHECK(rt_rma_flush_all(w, &err) == 0);
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
-    if (me == 0) {
+    if (rt_mpi_rank == 0) {
         CHECK(rt_rma_sync(w, &err) == 0);
         double sum = 0;
         memcpy(&sum, &base[2], 8);
@@ -142,10 +126,10 @@ static void test_fetch_add(rt_comm *c)
         CHECK(rt_rma_fetch_add(w, 0, 0, 1, &old[q], &err) == 0);
     for (int q = 0; q < M2; ++q)
         for (int r = 0; r < P; ++r)
-            CHECK(rt_rma_fetch_add(w, (r + me) % P, 8, 1, NULL, &err) == 0);
-    int64_t *all = me == 0 ? malloc((size_t)P * M * sizeof *all) : NULL;
+            CHECK(rt_rma_fetch_add(w, (r + rt_mpi_rank) % P, 8, 1, NULL, &err) == 0);
+    int64_t *all = rt_mpi_rank == 0 ? malloc((size_t)P * M * sizeof *all) : NULL;
     MPI_Gather(old, M, MPI_INT64_T, all, M, MPI_INT64_T, 0, rt_comm_mpi(c, RT_COMM_WORLD));
-    if (me == 0) {
+    if (rt_mpi_rank == 0) {
         qsort(all, (size_t)P * M, sizeof *all, cmp64);
         int perm = 1;
         for (int64_t q = 0; q < (int64_t)P * M; ++q)
@@ -161,11 +145,11 @@ static void test_fetch_add(rt_comm *c)
     int64_t total = -1, mine = -1;
     CHECK(rt_rma_atomic_load(w, 0, 0, &total, &err) == 0);
     CHECK_MSG(total == (int64_t)P * M, "counter %lld", (long long)total);
-    CHECK(rt_rma_atomic_load(w, me, 8, &mine, &err) == 0);
+    CHECK(rt_rma_atomic_load(w, rt_mpi_rank, 8, &mine, &err) == 0);
     CHECK_MSG(mine == (int64_t)P * M2, "my counter %lld", (long long)mine);
     /* Atomic store then load through another rank. */
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
-    if (me == 0)
+    if (rt_mpi_rank == 0)
         CHECK(rt_rma_atomic_store(w, P - 1, 8, -5, &err) == 0);
     MPI_Barrier(rt_comm_mpi(c, RT_COMM_WORLD));
     int64_t v = 0;
@@ -193,16 +177,16 @@ static void test_counters(rt_comm *c)
     int64_t want_b[RT_TIER_COUNT] = {0, 0, 0}, want_m[RT_TIER_COUNT] = {0, 0, 0};
     for (int r = 0; r < P; ++r) {
         CHECK(rt_rma_get(w, buf, B, r, 0, &err) == 0);
-        if (r != me) {
+        if (r != rt_mpi_rank) {
             want_b[rt_comm_tier_of(c, r)] += (int64_t)B;
             want_m[rt_comm_tier_of(c, r)] += 1;
         }
     }
     /* One fetch-and-add (16 bytes: operand out, value back) to the next rank. */
     if (P > 1) {
-        CHECK(rt_rma_fetch_add(w, (me + 1) % P, B, 1, NULL, &err) == 0);
-        want_b[rt_comm_tier_of(c, (me + 1) % P)] += 16;
-        want_m[rt_comm_tier_of(c, (me + 1) % P)] += 1;
+        CHECK(rt_rma_fetch_add(w, (rt_mpi_rank + 1) % P, B, 1, NULL, &err) == 0);
+        want_b[rt_comm_tier_of(c, (rt_mpi_rank + 1) % P)] += 16;
+        want_m[rt_comm_tier_of(c, (rt_mpi_rank + 1) % P)] += 1;
     }
     int64_t got_b[RT_TIER_COUNT], got_m[RT_TIER_COUNT];
     rt_comm_counters_read(c, got_b, got_m);
@@ -253,7 +237,7 @@ static void test_errors(rt_comm *c)
     /* One rank cannot create its part: every rank fails, and the message names that rank. */
     w = NULL;
     rt_err_clear(&err);
-    const size_t bytes = me == P - 1 ? SIZE_MAX : 64;
+    const size_t bytes = rt_mpi_rank == P - 1 ? SIZE_MAX : 64;
     CHECK(rt_rma_win_create(c, RT_COMM_WORLD, bytes, "too big", &w, &err) != 0);
     CHECK(w == NULL);
     char want[32];
@@ -272,7 +256,7 @@ static void test_level(rt_comm *c, rt_comm_level level)
         return;
     const int n = rt_comm_size(c, level);
     CHECK(rt_rma_size(w) == n && rt_rma_rank(w) == rt_comm_rank(c, level));
-    CHECK(rt_rma_world_rank(w, rt_rma_rank(w)) == me);
+    CHECK(rt_rma_world_rank(w, rt_rma_rank(w)) == rt_mpi_rank);
     for (int r = 0; level == RT_COMM_NODE && r < n; ++r)
         CHECK(rt_comm_node_of(c, rt_rma_world_rank(w, r)) == rt_comm_node_id(c));
     CHECK(rt_rma_fetch_add(w, 0, 0, 1, NULL, &err) == 0);
@@ -288,12 +272,12 @@ static void test_level(rt_comm *c, rt_comm_level level)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     const rt_comm_opts opts = {argc > 1 ? atoi(argv[1]) : 0, argc > 2 ? atoi(argv[2]) : 0};
     rt_comm *c = NULL;
     rt_err err;
     if (rt_comm_create(&opts, &c, &err) != 0) {
-        fprintf(stderr, "[rank %d] %s\n", me, err.msg);
+        fprintf(stderr, "[rank %d] %s\n", rt_mpi_rank, err.msg);
         MPI_Finalize();
         return 1;
     }
@@ -305,10 +289,10 @@ int main(int argc, char **argv)
     test_level(c, RT_COMM_SOCKET);
     test_level(c, RT_COMM_PEERS);
     int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rt_mpi_failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     rt_comm_free(c);
     MPI_Finalize();
-    if (me == 0)
+    if (rt_mpi_rank == 0)
         printf("rma: %s (%d failed checks over all ranks)\n", all ? "FAILED" : "ok", all);
     return all ? 1 : 0;
 }

@@ -16,20 +16,9 @@
 #include "rt_generators.h"
 #include "sptrsv_cpu_dist.h"
 #include "sptrsv_family.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int world_rank = 0;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__, __LINE__, \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+#define CHECK RT_MPI_CHECK_MSG
 
 static double metric(const rt_metrics *m, const char *name)
 {
@@ -52,7 +41,7 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
         return;
     }
     rt_sptrsv_inputs *in = NULL;
-    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, cap, 7, world_rank, P, &in, &err) !=
+    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, cap, 7, rt_mpi_rank, P, &in, &err) !=
         0) {
         CHECK(0, "%s", err.msg);
         rt_csr_free(&a);
@@ -64,7 +53,7 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
     rt_params_set(&kp, "fail_rank", rt_value_int(fail_rank), &err);
     rt_params_set(&kp, "poll_timeout_s", rt_value_real(60.0), &err);
     rt_device_info dev = {.sm_count = 1};
-    rt_kernel_env env = {.device = &dev, .rank = world_rank, .nranks = P, .comm = comm};
+    rt_kernel_env env = {.device = &dev, .rank = rt_mpi_rank, .nranks = P, .comm = comm};
     void *st = NULL;
     const int64_t m = (in->row1 - in->row0) * nrhs;
     double *x = malloc((size_t)(m > 0 ? m : 1) * sizeof *x);
@@ -80,7 +69,7 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
         double sec = 0.0;
         const int rc = k->run(st, &sec, &err);
         if (fail_rank >= 0) {
-            if (world_rank == fail_rank)
+            if (rt_mpi_rank == fail_rank)
                 CHECK(rc != 0 && strstr(err.msg, "rank") && strstr(err.msg, "injected"),
                       "the failing rank said: %s", rc ? err.msg : "(nothing)");
             else
@@ -126,7 +115,7 @@ done:
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     int P = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     rt_comm_opts opts = {.ranks_per_node = argc > 1 ? atoi(argv[1]) : 0};
@@ -141,10 +130,10 @@ int main(int argc, char **argv)
     one_case(comm, 5, 8, 2, 2, -1);
     one_case(comm, 7, 4, 1, 0, P - 1);
     int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rt_mpi_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     rt_comm_free(comm);
     MPI_Finalize();
-    if (world_rank == 0)
+    if (rt_mpi_rank == 0)
         printf("sptrsv mpi np %d: %s (%d failed checks)\n", P, total ? "FAILED" : "ok", total);
     return total ? 1 : 0;
 }

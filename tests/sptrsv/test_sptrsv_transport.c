@@ -23,20 +23,9 @@
 #include "sptrsv_block.h"
 #include "sptrsv_dist_engine.h"
 #include "sptrsv_family.h"
+#include "rt_test_mpi.h"
 
-static int failures = 0;
-static int world_rank = 0;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", world_rank, __FILE__, __LINE__, \
-                    #cond);                                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            ++failures;                                                                            \
-        }                                                                                          \
-    } while (0)
+#define CHECK RT_MPI_CHECK_MSG
 
 typedef struct test_ctx {
     const rt_sptrsv_inputs *in;
@@ -123,7 +112,7 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs)
         CHECK(0, "%s", err.msg);
         return;
     }
-    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, 0, 3, world_rank, P, &in, &err) != 0) {
+    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, 0, 3, rt_mpi_rank, P, &in, &err) != 0) {
         CHECK(0, "%s", err.msg);
         rt_csr_free(&a);
         return;
@@ -209,7 +198,7 @@ done:
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     int P = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     rt_comm_opts opts = {.ranks_per_node = argc > 1 ? atoi(argv[1]) : 0};
@@ -222,10 +211,10 @@ int main(int argc, char **argv)
     one_case(comm, 7, 5, 1);
     one_case(comm, 5, 9, 3);
     int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&rt_mpi_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     rt_comm_free(comm);
     MPI_Finalize();
-    if (world_rank == 0)
+    if (rt_mpi_rank == 0)
         printf("sptrsv transport np %d: %s (%d failed checks)\n", P, total ? "FAILED" : "ok",
                total);
     return total ? 1 : 0;
