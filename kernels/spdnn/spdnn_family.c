@@ -13,6 +13,7 @@
 #include "rt_schema.h"
 #include "rt_memcheck.h"
 #include "rt_rng.h"
+#include "rt_sort.h"
 
 #define SPDNN_LAYERS_MAX   100000
 #define SPDNN_FEATURES_MAX 10000000
@@ -174,19 +175,67 @@ static int generate_features(rt_spdnn_inputs *in, rt_err *err)
 }
 
 /* The reference runs features in batches of REF_BATCH through the network, in double, in the
- * scatter form z[c] += y[j] * W_l[j][c] over the input neurons j that are nonzero for some
- * feature of the batch; within a batch, neuron j's values of all features are adjacent, so one
- * pass over W_l's row j serves the whole batch (a fixed-width inner loop the compiler
- * vectorises). Each feature's sums happen in the same order as if it were alone (a feature that
- * is zero at j adds +0.0, which changes nothing), so batching never changes a result. Features
- * that die leave the batch at once (the survivors' columns move down), as they would leave a
- * kernel's live set. */
-#define REF_BATCH 16
+ * gather form z[c] = sum_j y[j] * W_l[j][c] over column c of W_l, read from W_l's transpose.
+ * Within a batch, neuron j's values of all features are adjacent, so one read of row j of Y
+ * serves the whole batch (a fixed-width inner loop the compiler vectorises), and Y's rows are
+ * only read: the batch's Y (neurons x REF_BATCH doubles, 1 MiB at 16384 neurons) stays in the
+ * cache that scattering into Z's rows thrashed. The transpose lists column c's rows j in
+ * increasing order, so each feature's sum is the one the scatter form (and the feature alone)
+ * computes: terms added in increasing j, starting from +0.0; a zero y[j] adds +0.0, which
+ * changes nothing. Features that die leave the batch at once (the survivors' columns move down),
+ * as they would leave a kernel's live set. */
+#define REF_BATCH 8
 
 typedef struct ref_batch {
     double *y, *z;         /* n x REF_BATCH each: neuron j of slot k at [j * REF_BATCH + k] */
     int64_t id[REF_BATCH]; /* local feature of each slot */
 } ref_batch;
+
+/* W^T of every layer, built once and shared read-only by the reference's threads. */
+typedef struct ref_network {
+    int64_t layers;
+    rt_csr *wt; /* wt[l] = W_l^T: row c lists the rows j of W_l's column c, increasing */
+} ref_network;
+
+static void ref_network_free(ref_network *net)
+{
+    if (net->wt)
+        for (int64_t l = 0; l < net->layers; ++l)
+            rt_csr_free(&net->wt[l]);
+    free(net->wt);
+    net->wt = NULL;
+}
+
+static int ref_network_build(const rt_spdnn_inputs *in, ref_network *net, rt_err *err)
+{
+    net->layers = in->layers;
+    net->wt = calloc((size_t)in->layers, sizeof *net->wt);
+    if (!net->wt)
+        return rt_err_set(err, "spdnn: out of memory for the reference's %" PRId64
+                               " transposed layers", in->layers);
+    int64_t failed = in->layers;
+    rt_err first;
+    rt_err_clear(&first);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t l = 0; l < in->layers; ++l) {
+        rt_err local;
+        rt_err_clear(&local);
+        if (rt_spdnn_transpose(in->layer[l], &net->wt[l], &local) != 0) {
+#pragma omp critical(spdnn_transpose_error)
+            if (l < failed) {
+                failed = l;
+                first = local;
+            }
+        }
+    }
+    if (failed < in->layers) {
+        if (err)
+            *err = first;
+        ref_network_free(net);
+        return rt_err_prefix(err, "spdnn: layer %" PRId64 " of the reference", failed);
+    }
+    return 0;
+}
 
 /* Output of the features in slots [0, count) that survived every layer. */
 static void reference_survivors(rt_spdnn_inputs *in, const ref_batch *b, int count,
@@ -210,50 +259,77 @@ static void reference_survivors(rt_spdnn_inputs *in, const ref_batch *b, int cou
     }
 }
 
-/* Features [f0, f0 + count) through the network. Dead features keep the zeros their output
+/* Columns [c0, c0 + cols) of Z = Y W for the batch, REF_COLS of them interleaved: one column's
+ * sum is a chain of dependent additions, so several columns' chains in flight keep the floating
+ * point units busy. Each column still adds its terms in increasing j: the steps all columns have
+ * run interleaved, each column's remaining terms after them. */
+#define REF_COLS 4
+
+static void gather_columns(const rt_csr *wt, const double *restrict y, int64_t c0, int cols,
+                           double acc[REF_COLS][REF_BATCH])
+{
+    int64_t common = INT64_MAX;
+    for (int i = 0; i < cols; ++i) {
+        const int64_t len = wt->rowptr[c0 + i + 1] - wt->rowptr[c0 + i];
+        common = len < common ? len : common;
+    }
+    if (cols == REF_COLS)
+        for (int64_t t = 0; t < common; ++t)
+            for (int i = 0; i < REF_COLS; ++i) {
+                const int64_t e = wt->rowptr[c0 + i] + t;
+                const double *yj = y + (int64_t)wt->colidx[e] * REF_BATCH;
+                const double wv = wt->val[e];
+                for (int k = 0; k < REF_BATCH; ++k)
+                    acc[i][k] += yj[k] * wv;
+            }
+    else
+        common = 0;
+    for (int i = 0; i < cols; ++i)
+        for (int64_t e = wt->rowptr[c0 + i] + common; e < wt->rowptr[c0 + i + 1]; ++e) {
+            const double *yj = y + (int64_t)wt->colidx[e] * REF_BATCH;
+            const double wv = wt->val[e];
+            for (int k = 0; k < REF_BATCH; ++k)
+                acc[i][k] += yj[k] * wv;
+        }
+}
+
+/* Features ids[0 .. count) through the network. Dead features keep the zeros their output
  * entries start with; entered[f] = the layers feature f entered. */
-static void reference_batch(rt_spdnn_inputs *in, int64_t f0, int count, ref_batch *b,
-                            int64_t *entered, unsigned char *category)
+static void reference_batch(rt_spdnn_inputs *in, const ref_network *net, const int64_t *ids,
+                            int count, ref_batch *b, int64_t *entered, unsigned char *category)
 {
     const int64_t n = in->neurons;
-    double *restrict y = b->y;
-    double *restrict z = b->z;
     for (int64_t i = 0; i < n * REF_BATCH; ++i)
-        y[i] = 0.0;
+        b->y[i] = 0.0;
     for (int k = 0; k < count; ++k) {
-        const int64_t f = f0 + k;
+        const int64_t f = ids[k];
         b->id[k] = f;
         for (int64_t e = in->feat_ptr[f]; e < in->feat_ptr[f + 1]; ++e)
-            y[(int64_t)in->feat_idx[e] * REF_BATCH + k] = 1.0;
+            b->y[(int64_t)in->feat_idx[e] * REF_BATCH + k] = 1.0;
     }
     for (int64_t l = 0; l < in->layers && count > 0; ++l) {
-        const rt_csr *w = in->layer[l];
-        for (int64_t i = 0; i < n * REF_BATCH; ++i)
-            z[i] = 0.0;
-        for (int64_t j = 0; j < n; ++j) {
-            const double *yj = y + j * REF_BATCH;
-            int any = 0;
-            for (int k = 0; k < REF_BATCH; ++k)
-                any |= yj[k] != 0.0;
-            if (!any)
-                continue;
-            for (int64_t e = w->rowptr[j]; e < w->rowptr[j + 1]; ++e) {
-                double *zc = z + (int64_t)w->colidx[e] * REF_BATCH;
-                const double wv = w->val[e];
-                for (int k = 0; k < REF_BATCH; ++k)
-                    zc[k] += yj[k] * wv;
-            }
-        }
+        const rt_csr *wt = &net->wt[l];
+        const double *restrict y = b->y;
+        double *restrict z = b->z;
         int alive[REF_BATCH] = {0};
-        for (int64_t i = 0; i < n; ++i)
-            for (int k = 0; k < REF_BATCH; ++k) {
-                double v = z[i * REF_BATCH + k] + in->bias;
-                v = v < 0.0 ? 0.0 : (v > RT_SPDNN_YMAX ? RT_SPDNN_YMAX : v);
-                y[i * REF_BATCH + k] = v;
-                alive[k] |= v > 0.0;
-            }
-        /* The dead leave (they entered l + 1 layers); survivors move down, freed slots are
-         * zeroed so that they add nothing. */
+        for (int64_t c0 = 0; c0 < n; c0 += REF_COLS) {
+            const int cols = (int)(n - c0 < REF_COLS ? n - c0 : REF_COLS);
+            double acc[REF_COLS][REF_BATCH] = {{0.0}};
+            gather_columns(wt, y, c0, cols, acc);
+            for (int i = 0; i < cols; ++i)
+                for (int k = 0; k < REF_BATCH; ++k) {
+                    double v = acc[i][k] + in->bias;
+                    v = v < 0.0 ? 0.0 : (v > RT_SPDNN_YMAX ? RT_SPDNN_YMAX : v);
+                    z[(c0 + i) * REF_BATCH + k] = v;
+                    alive[k] |= v > 0.0;
+                }
+        }
+        double *const swap = b->y;
+        b->y = b->z;
+        b->z = swap;
+        /* The dead leave (they entered l + 1 layers); survivors move down. Slots are
+         * independent columns of the batch, so what stays in a freed slot is never read. */
+        double *restrict yn = b->y;
         int kept = 0;
         for (int k = 0; k < count; ++k) {
             if (!alive[k]) {
@@ -262,17 +338,41 @@ static void reference_batch(rt_spdnn_inputs *in, int64_t f0, int count, ref_batc
             }
             if (kept != k) {
                 for (int64_t i = 0; i < n; ++i)
-                    y[i * REF_BATCH + kept] = y[i * REF_BATCH + k];
+                    yn[i * REF_BATCH + kept] = yn[i * REF_BATCH + k];
                 b->id[kept] = b->id[k];
             }
             ++kept;
         }
-        for (int k = kept; k < REF_BATCH; ++k)
-            for (int64_t i = 0; i < n; ++i)
-                y[i * REF_BATCH + k] = 0.0;
         count = kept;
     }
     reference_survivors(in, b, count, entered, category);
+}
+
+/* The features in decreasing order of active inputs (ties: increasing index). A batch runs as
+ * long as one of its features lives, so a batch that mixes a survivor with features that die
+ * early computes the dead ones' slots for all layers; survival follows the input density (see
+ * feature_draw), so neighbours in this order tend to die, or survive, together. A feature's
+ * result does not depend on its batch. */
+static int64_t *features_by_density(const rt_spdnn_inputs *in, rt_err *err)
+{
+    const int64_t nf = in->features;
+    int64_t *order = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *order);
+    uint64_t *key = malloc((size_t)(nf > 0 ? nf : 1) * sizeof *key);
+    if (!order || !key) {
+        free(order);
+        free(key);
+        rt_err_set(err, "spdnn: out of memory ordering %" PRId64 " features", nf);
+        return NULL;
+    }
+    for (int64_t f = 0; f < nf; ++f)
+        key[f] = UINT64_MAX - (uint64_t)(in->feat_ptr[f + 1] - in->feat_ptr[f]);
+    const int rc = rt_sort_order_by_key(key, nf, order, err);
+    free(key);
+    if (rc != 0) {
+        free(order);
+        return NULL;
+    }
+    return order;
 }
 
 static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
@@ -290,6 +390,19 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
                           nf);
     }
     const double t0 = rt_clock_now();
+    ref_network net = {0};
+    int64_t *order = features_by_density(in, err);
+    if (!order) {
+        free(entered);
+        free(category);
+        return -1;
+    }
+    if (ref_network_build(in, &net, err) != 0) {
+        free(order);
+        free(entered);
+        free(category);
+        return -1;
+    }
     const int64_t nbatches = (nf + REF_BATCH - 1) / REF_BATCH;
     int failed = 0;
 #pragma omp parallel
@@ -305,13 +418,15 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
         for (int64_t t = 0; t < nbatches; ++t) {
             if (!b.y || !b.z)
                 continue;
-            const int64_t f0 = t * REF_BATCH;
-            const int count = (int)(nf - f0 < REF_BATCH ? nf - f0 : REF_BATCH);
-            reference_batch(in, f0, count, &b, entered, category);
+            const int64_t first = t * REF_BATCH;
+            const int count = (int)(nf - first < REF_BATCH ? nf - first : REF_BATCH);
+            reference_batch(in, &net, order + first, count, &b, entered, category);
         }
         free(b.y);
         free(b.z);
     }
+    ref_network_free(&net);
+    free(order);
     if (failed) {
         free(entered);
         free(category);
@@ -369,9 +484,9 @@ int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t feature
 
     const int64_t f0 = features * rank / nranks, f1 = features * (rank + 1) / nranks;
     const double n = (double)layer0->rows;
-    /* The network (12 bytes per nonzero) and the reference's outputs; the two per-thread rows
-     * are small. */
-    const double bytes = (double)layers * (double)layer0->nnz * 12.0 +
+    /* The network (12 bytes per nonzero), its transpose while the reference runs (as much
+     * again) and the reference's outputs; the two per-thread rows are small. */
+    const double bytes = (double)layers * (double)layer0->nnz * 24.0 +
                          (double)(f1 - f0) * (n * feature_density * 4.0 + 48.0);
     if (rt_memcheck_fits(bytes, "the spdnn network and features", err) != 0)
         return -1;

@@ -43,9 +43,10 @@
  * relative error by at least 1 / sqrt(3 * features) (see rt_spdnn_tolerance_for): the gate then
  * demands the surviving categories to match exactly, as the challenge does.
  *
- * Reference: computed in double in make_inputs (batches of features, each feature until it
- * dies, in the scatter form z += y_j W_l[j, :] over the nonzero y_j -- a formulation no kernel
- * uses), so that the inputs also carry the per-layer counts of live features that traffic
+ * Reference: computed in double in make_inputs (batches of 8 features of similar input
+ * density, each feature until it dies, gathering over W_l^T; every neuron's terms are added in
+ * increasing j from +0.0, the order of the dense naive model in tests/spdnn, which it matches bit
+ * for bit), so that the inputs also carry the per-layer counts of live features that traffic
  * models need.
  *
  * Rates: flops = 2 * features * sum_l nnz(W_l) per execution and nonzeros = features * sum_l

@@ -221,7 +221,37 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
                               what, err);
 }
 
-/* Transposes, plans, checks and uploads every layer. */
+/* Layer l's transpose, plan and checks: a pure function of the layer, so layers build in
+ * parallel. Returns 0, or -1 with err filled. */
+static int plan_layer(const fused_state *s, const rt_tiled_params *pp, int64_t l,
+                      rt_tiled_plan *plan, rt_err *err)
+{
+    rt_csr wt;
+    memset(plan, 0, sizeof *plan);
+    if (rt_spdnn_transpose(s->in->layer[l], &wt, err) != 0)
+        return rt_err_prefix(err, "%s: layer %lld", s->what, (long long)l);
+    if (rt_tiled_plan_build(&wt, pp, plan, err) != 0) {
+        rt_csr_free(&wt);
+        return rt_err_prefix(err, "%s: building layer %lld's tiled plan", s->what, (long long)l);
+    }
+    if (rt_tiled_plan_verify(plan, &wt, err) != 0) {
+        rt_csr_free(&wt);
+        return rt_err_prefix(err, "%s: layer %lld's tiled plan is inconsistent", s->what,
+                             (long long)l);
+    }
+    rt_csr_free(&wt);
+    char why[512];
+    if (!plan_fits_kernel(plan, &s->fp, why, sizeof why))
+        return rt_err_set(err, "%s: layer %lld: %s", s->what, (long long)l, why);
+    return 0;
+}
+
+/* Layers per parallel round: the plans of a round are held at once (about 10 bytes per nonzero
+ * of a layer each), so memory stays bounded while every core builds one. */
+#define FUSED_PLAN_ROUND 16
+
+/* Transposes, plans, checks and uploads every layer: a round of layers planned in parallel, then
+ * uploaded in order. The lowest failing layer is the one reported. */
 static int build_layers(fused_state *s, rt_err *err)
 {
     const rt_spdnn_inputs *in = s->in;
@@ -230,37 +260,35 @@ static int build_layers(fused_state *s, rt_err *err)
                                 .warp_size = FUSED_WARP_SIZE,
                                 .use_ell = s->fp.use_ell,
                                 .index_bytes = (int)s->fp.index_bytes};
-    for (int64_t l = 0; l < in->layers; ++l) {
-        rt_csr wt;
-        if (rt_spdnn_transpose(in->layer[l], &wt, err) != 0)
-            return rt_err_prefix(err, "%s: layer %lld", s->what, (long long)l);
-        rt_tiled_plan plan;
-        if (rt_tiled_plan_build(&wt, &pp, &plan, err) != 0) {
-            rt_tiled_plan_free(&plan);
-            rt_csr_free(&wt);
-            return rt_err_prefix(err, "%s: building layer %lld's tiled plan", s->what,
-                                 (long long)l);
+    rt_tiled_plan plan[FUSED_PLAN_ROUND];
+    rt_err plan_err[FUSED_PLAN_ROUND];
+    int plan_rc[FUSED_PLAN_ROUND];
+    for (int64_t l0 = 0; l0 < in->layers; l0 += FUSED_PLAN_ROUND) {
+        const int round =
+            (int)(in->layers - l0 < FUSED_PLAN_ROUND ? in->layers - l0 : FUSED_PLAN_ROUND);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int i = 0; i < round; ++i) {
+            rt_err_clear(&plan_err[i]);
+            plan_rc[i] = plan_layer(s, &pp, l0 + i, &plan[i], &plan_err[i]);
         }
-        if (rt_tiled_plan_verify(&plan, &wt, err) != 0) {
-            rt_tiled_plan_free(&plan);
-            rt_csr_free(&wt);
-            return rt_err_prefix(err, "%s: layer %lld's tiled plan is inconsistent", s->what,
-                                 (long long)l);
+        int rc = 0;
+        for (int i = 0; i < round; ++i) {
+            if (rc == 0 && plan_rc[i] != 0) {
+                if (err)
+                    *err = plan_err[i];
+                rc = -1;
+            }
+            if (rc == 0) {
+                s->stored += (double)plan[i].stored;
+                s->nstages += (double)plan[i].nstages;
+                s->nblocks += (double)plan[i].nblocks;
+                s->staged += (double)plan[i].nmap;
+                if ((double)plan[i].max_stages > s->max_stages)
+                    s->max_stages = (double)plan[i].max_stages;
+                rc = upload_layer(s, l0 + i, &plan[i], err);
+            }
+            rt_tiled_plan_free(&plan[i]);
         }
-        rt_csr_free(&wt);
-        char why[512];
-        if (!plan_fits_kernel(&plan, &s->fp, why, sizeof why)) {
-            rt_tiled_plan_free(&plan);
-            return rt_err_set(err, "%s: layer %lld: %s", s->what, (long long)l, why);
-        }
-        s->stored += (double)plan.stored;
-        s->nstages += (double)plan.nstages;
-        s->nblocks += (double)plan.nblocks;
-        s->staged += (double)plan.nmap;
-        if ((double)plan.max_stages > s->max_stages)
-            s->max_stages = (double)plan.max_stages;
-        const int rc = upload_layer(s, l, &plan, err);
-        rt_tiled_plan_free(&plan);
         if (rc != 0)
             return rc;
     }
