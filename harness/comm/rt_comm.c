@@ -9,6 +9,8 @@
 #include <hwloc.h>
 #endif
 
+#include "rt_registry.h"
+
 /* Where the socket ids came from; drives the topology description. */
 typedef enum socket_source {
     SOCKET_EMULATED = 0,
@@ -611,6 +613,31 @@ int rt_comm_all_ok_msg(rt_comm *comm, int local_ok, const char *local_msg, int *
     if (msg_out && msg_len)
         snprintf(msg_out, msg_len, "%s", text);
     return 0;
+}
+
+int rt_comm_agree_outcome(rt_comm *comm, int rc, const char *what, const char *step, rt_err *err)
+{
+    const int code = rc == 0 ? 0 : rc == RT_INFEASIBLE ? 1 : 2;
+    int worst = code;
+    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm->level[RT_COMM_WORLD]) !=
+        MPI_SUCCESS)
+        return rt_err_set(err, "%s: agreeing on the %s failed (MPI_Allreduce)", what, step);
+    if (worst == 0)
+        return 0;
+    int all_ok = 0, first = -1;
+    char msg[RT_ERR_MSG_MAX] = "";
+    if (rt_comm_all_ok_msg(comm, code != worst, code == worst ? err->msg : NULL, &all_ok, &first,
+                           msg, sizeof msg) != 0)
+        return rt_err_set(err, "%s: agreeing on the %s failed: %s", what, step,
+                          rt_comm_last_error(comm));
+    const int out = worst == 1 ? RT_INFEASIBLE : -1;
+    if (code == worst && first == comm->rank[RT_COMM_WORLD])
+        return out; /* err holds this rank's own reason */
+    if (worst == 1)
+        rt_err_set(err, "rank %d: %s", first, msg);
+    else
+        rt_err_set(err, "rank %d failed in the %s: %s", first, step, msg);
+    return out;
 }
 
 const char *rt_comm_last_error(const rt_comm *comm)

@@ -113,6 +113,13 @@ int rt_comm_all_ok(rt_comm *comm, int local_ok, int *all_ok, int *first_failed_r
  */
 int rt_comm_all_ok_msg(rt_comm *comm, int local_ok, const char *local_msg, int *all_ok,
                        int *first_failed_rank, char *msg_out, size_t msg_len);
+/* Outcome agreement for a step that returns 0, RT_INFEASIBLE or an error (negative) and that
+ * other ranks depend on (a setup that exchanges handles): every rank learns the worst outcome (an
+ * error over an infeasible point) and returns it -- 0, RT_INFEASIBLE or -1 -- so none waits for a
+ * rank that gave up. The rank that had the worst outcome first (lowest rank) keeps its own err; the
+ * others' err becomes "rank N: <its message>" (infeasible) or "rank N failed in the STEP: <its
+ * message>" (error). `what` names the caller in the messages of a failed agreement. */
+int rt_comm_agree_outcome(rt_comm *comm, int rc, const char *what, const char *step, rt_err *err);
 /* The MPI error text of the last failed call that had no err to fill ("" when none). */
 const char *rt_comm_last_error(const rt_comm *comm);
 

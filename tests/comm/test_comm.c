@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "rt_comm.h"
+#include "rt_registry.h"
 #include "rt_test_mpi.h"
 
 #define CHECK     RT_MPI_CHECK
@@ -191,6 +192,25 @@ static void test_all_ok(rt_comm *c)
     CHECK(all == 0 && first == 0 && tiny[0] == '\0');
     CHECK(rt_comm_all_ok_msg(c, r != 0, "abcdefgh", &all, &first, tiny, sizeof tiny) == 0);
     CHECK(strcmp(tiny, "abc") == 0);
+
+    /* Outcome agreement: all succeed; the last rank infeasible; rank 1 (and the last) failing. */
+    rt_err e;
+    CHECK(rt_comm_agree_outcome(c, 0, "test", "setup", &e) == 0);
+    if (n > 1) {
+        const int last = n - 1;
+        int rc = r == last ? rt_err_set(&e, "no room on rank %d", r), RT_INFEASIBLE : 0;
+        rc = rt_comm_agree_outcome(c, rc, "test", "setup", &e);
+        char want[96];
+        snprintf(want, sizeof want,
+                 r == last ? "no room on rank %d" : "rank %d: no room on rank %d", last, last);
+        CHECK_MSG(rc == RT_INFEASIBLE && strcmp(e.msg, want) == 0, "rc %d, '%s'", rc, e.msg);
+        rc = (r == 1 || r == last) ? rt_err_set(&e, "rank %d lost its device", r) : 0;
+        rc = rt_comm_agree_outcome(c, rc, "test", "setup", &e);
+        snprintf(want, sizeof want,
+                 r == 1 ? "rank 1 lost its device"
+                        : "rank 1 failed in the setup: rank 1 lost its device");
+        CHECK_MSG(rc == -1 && strcmp(e.msg, want) == 0, "rc %d, '%s'", rc, e.msg);
+    }
 }
 
 static void test_counters(rt_comm *c)

@@ -613,33 +613,6 @@ static int setup_local(gpu_state *s, const rt_kernel_desc *self, const rt_dspmm_
     return rc;
 }
 
-/* Setup communicates (the IPC handles), so a rank that fails must not leave the others waiting:
- * every rank says how it did, and all return together. The outcome is the worst one (an error
- * over an infeasible point), named after the lowest rank that had it. */
-static int setup_agree(rt_comm *comm, MPI_Comm mpi, int rank, int rc, const char *step, rt_err *err)
-{
-    const int code = rc == 0 ? 0 : rc == RT_INFEASIBLE ? 1 : 2;
-    int worst = code;
-    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, mpi) != MPI_SUCCESS)
-        return rt_err_set(err, "%s: agreeing on the %s failed (MPI_Allreduce)", KNAME, step);
-    if (worst == 0)
-        return 0;
-    int all_ok = 0, first = -1;
-    char msg[RT_ERR_MSG_MAX] = "";
-    if (rt_comm_all_ok_msg(comm, code != worst, code == worst ? err->msg : NULL, &all_ok, &first,
-                           msg, sizeof msg) != 0)
-        return rt_err_set(err, "%s: agreeing on the %s failed: %s", KNAME, step,
-                          rt_comm_last_error(comm));
-    const int out = worst == 1 ? RT_INFEASIBLE : -1;
-    if (code == worst && first == rank)
-        return out; /* err holds my own reason */
-    if (worst == 1)
-        rt_err_set(err, "rank %d: %s", first, msg);
-    else
-        rt_err_set(err, "rank %d failed in the %s: %s", first, step, msg);
-    return out;
-}
-
 /* Receivers send each IPC sender the handles of their receive areas; senders map them. */
 static int exchange_handles(gpu_state *s, rt_err *err)
 {
@@ -707,7 +680,6 @@ static int gpu_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
     if (!inputs || !env || !env->comm)
         return rt_err_set(err, "%s: no inputs or no communication layer", self->name);
     rt_comm *comm = env->comm;
-    const MPI_Comm mpi = rt_comm_mpi(comm, RT_COMM_WORLD);
     gpu_state *s = calloc(1, sizeof *s);
     int rc;
     if (!s) {
@@ -718,14 +690,16 @@ static int gpu_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
         snprintf(s->what, sizeof s->what, "%s (rank %d)", self->name, env->rank);
         rc = setup_local(s, self, inputs, p, env, err);
     }
-    rc = setup_agree(comm, mpi, env->rank, rc, "setup", err);
+    /* Setup communicates (the IPC handles), so a rank that fails must not leave the others
+     * waiting: every rank says how it did, and all return the worst outcome together. */
+    rc = rt_comm_agree_outcome(comm, rc, KNAME, "setup", err);
     if (rc != 0) {
         gpu_teardown(s);
         return rc;
     }
     s->ipc_live = 1; /* on every rank: all passed the agreement */
     rc = exchange_handles(s, err);
-    rc = setup_agree(comm, mpi, env->rank, rc, "IPC handle exchange", err);
+    rc = rt_comm_agree_outcome(comm, rc, KNAME, "IPC handle exchange", err);
     if (rc != 0) {
         gpu_teardown(s);
         return rc;

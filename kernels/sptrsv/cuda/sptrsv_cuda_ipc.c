@@ -130,31 +130,6 @@ static int open_peers(sptrsv_cuda_ipc *s, const ipc_offer *all, rt_err *err)
     return 0;
 }
 
-/* Every rank says how it did; all return the worst outcome (an error over an infeasible point),
- * with the message of the lowest rank that had it. */
-static int agree(sptrsv_cuda_ipc *s, rt_comm *comm, int rc, rt_err *err)
-{
-    const int code = rc == 0 ? 0 : rc == RT_INFEASIBLE ? 1 : 2;
-    int worst = code;
-    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, rt_comm_mpi(comm, RT_COMM_WORLD)) !=
-        MPI_SUCCESS)
-        return rt_err_set(err, "%s: transport ipc: agreeing on the setup failed (MPI_Allreduce)",
-                          s->name);
-    if (worst == 0)
-        return 0;
-    int all_ok = 0, first = -1;
-    char msg[RT_ERR_MSG_MAX] = "";
-    if (rt_comm_all_ok_msg(comm, code != worst, code == worst ? err->msg : NULL, &all_ok, &first,
-                           msg, sizeof msg) != 0)
-        return rt_err_set(err, "%s: transport ipc: agreeing on the setup failed: %s", s->name,
-                          rt_comm_last_error(comm));
-    const int out = worst == 1 ? RT_INFEASIBLE : -1;
-    if (code == worst && first == s->rank)
-        return out; /* err holds my own reason */
-    rt_err_set(err, "rank %d: %s", first, msg);
-    return out;
-}
-
 int sptrsv_cuda_ipc_create(const char *name, rt_cuda_ctx *ctx, const rt_sptrsv_inputs *in,
                            double *x, sptrsv_dist *engine, rt_comm *comm, sptrsv_cuda_ipc **out,
                            rt_err *err)
@@ -203,11 +178,11 @@ int sptrsv_cuda_ipc_create(const char *name, rt_cuda_ctx *ctx, const rt_sptrsv_i
     if (rc == 0)
         rc = open_peers(s, all, err);
     free(all);
-    if (!s) { /* still in the agreement, so that no rank waits for me */
-        sptrsv_cuda_ipc tmp = {.name = name, .rank = rt_comm_world_rank(comm)};
-        return agree(&tmp, comm, rc, err);
-    }
-    return agree(s, comm, rc, err);
+    /* Every rank, even one that could not allocate its state, takes part in the agreement, so
+     * that no rank waits for it; all return the worst outcome. */
+    char what[RT_ERR_MSG_MAX];
+    snprintf(what, sizeof what, "%s: transport ipc", name);
+    return rt_comm_agree_outcome(comm, rc, what, "setup", err);
 }
 
 static int ipc_send(void *ctx, int64_t j, int dst, int64_t slot, rt_err *err)
