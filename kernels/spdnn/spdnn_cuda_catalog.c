@@ -20,6 +20,9 @@ static const rt_param_schema spdnn_fused_params[] = {
     {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
      "NNZ_UNROLL: nonzeros of W^T whose value and index are loaded ahead per thread (1: "
      "Listing 1's loop)"},
+    {"stage_layout", RT_V_STR, "feature|slot", "feature", 1,
+     "SLOT_MAJOR: staged inputs as feature rows (the paper's shared[k][slot]) or as slot rows "
+     "(shared[slot][k], read with 16-byte loads; register_tile a multiple of 4)"},
     {"allow_spills", RT_V_INT, "0|1", "0", 0,
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
 };

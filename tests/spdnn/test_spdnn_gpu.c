@@ -250,6 +250,7 @@ int main(int argc, char **argv)
         "",
         "register_tile=1",
         "register_tile=3",
+        "stage_layout=slot register_tile=8",
         "register_tile=16",
         "register_tile=32",
         "staging=csr",
@@ -259,6 +260,10 @@ int main(int argc, char **argv)
         "shared_kib=8",
         "shared_kib=8 staging=csr register_tile=16",
         "shared_kib=227 register_tile=8",
+        "stage_layout=slot register_tile=16 nnz_unroll=4",
+        "stage_layout=slot register_tile=32 shared_kib=160",
+        "stage_layout=slot staging=csr register_tile=4 shared_kib=8",
+        "stage_layout=slot index_bytes=4 register_tile=12",
     };
     static const char *const cs_params[] = {"alg=default", "alg=csr_alg1", "alg=csr_alg2"};
     static const struct {
@@ -283,7 +288,7 @@ int main(int argc, char **argv)
             continue;
         printf("%s: %lld of %lld features survive %lld layers\n", cases[c].label,
                (long long)in->categories, (long long)in->features, (long long)in->layers);
-        const size_t nf = c == 0 ? sizeof fused_params / sizeof fused_params[0] : 3;
+        const size_t nf = c == 0 ? sizeof fused_params / sizeof fused_params[0] : 4;
         for (size_t i = 0; i < nf; ++i) {
             if (strstr(fused_params[i], "shared_kib=227") &&
                 dev.max_shared_per_block_optin < 227 * 1024)
@@ -295,6 +300,8 @@ int main(int argc, char **argv)
         if (c == 0) {
             expect_infeasible(fused, in, "shared_kib=228", &dev, "opt-in");
             expect_infeasible(fused, in, "block_size=48", &dev, "multiple of 32");
+            expect_infeasible(fused, in, "stage_layout=slot register_tile=6", &dev,
+                              "multiple of 4");
             /* 64 accumulators under the 64-register cap of 1024-thread blocks spill with
              * nvcc; whatever NVRTC does, the point either runs correctly or is infeasible for
              * that reason. */

@@ -61,24 +61,30 @@ int main(int argc, char **argv)
         return 1;
     rt_err err;
     static const struct {
-        int block, reg, min_blocks, ell, index;
-    } variants[] = {{1024, 8, 1, 1, 2}, {1024, 32, 1, 1, 2}, {1024, 16, 1, 0, 4},
-                    {256, 1, 0, 1, 2},  {96, 3, 2, 0, 2},    {1024, 64, 1, 1, 4}};
+        int block, reg, min_blocks, ell, index, slot_major;
+    } variants[] = {{1024, 8, 1, 1, 2, 0},  {1024, 32, 1, 1, 2, 0}, {1024, 16, 1, 0, 4, 0},
+                    {256, 1, 0, 1, 2, 0},   {96, 3, 2, 0, 2, 0},    {1024, 64, 1, 1, 4, 0},
+                    {1024, 16, 1, 1, 2, 1}, {256, 4, 0, 0, 4, 1},   {1024, 32, 1, 1, 2, 1}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; ++v) {
-        char d[5][RT_CUDA_DEFINE_MAX];
+        char d[6][RT_CUDA_DEFINE_MAX];
         snprintf(d[0], sizeof d[0], "BLOCK_SIZE=%d", variants[v].block);
         snprintf(d[1], sizeof d[1], "REGISTER=%d", variants[v].reg);
         snprintf(d[2], sizeof d[2], "MIN_BLOCKS=%d", variants[v].min_blocks);
         snprintf(d[3], sizeof d[3], "STAGING_ELL=%d", variants[v].ell);
         snprintf(d[4], sizeof d[4], "INDEX_BYTES=%d", variants[v].index);
-        const char *defs[5] = {d[0], d[1], d[2], d[3], d[4]};
-        RT_CHECK_MSG(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", defs, 5, &err) == 0,
+        snprintf(d[5], sizeof d[5], "SLOT_MAJOR=%d", variants[v].slot_major);
+        const char *defs[6] = {d[0], d[1], d[2], d[3], d[4], d[5]};
+        RT_CHECK_MSG(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", defs, 6, &err) == 0,
                      "variant %zu: %s", v, err.msg);
     }
     /* Warp votes need whole warps: the source refuses other block sizes itself. */
     const char *bad[] = {"BLOCK_SIZE=48"};
     RT_CHECK(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", bad, 1, &err) != 0 &&
              rt_test_contains(err.msg, "multiple of the warp size"));
+    /* Slot rows are read as float4: a register tile of 6 features is refused by the source. */
+    const char *bad_slot[] = {"REGISTER=6", "SLOT_MAJOR=1"};
+    RT_CHECK(compile("spdnn_fused.cu", fused, "rt_spdnn_fused", bad_slot, 2, &err) != 0 &&
+             rt_test_contains(err.msg, "multiple of 4"));
     const char *entries[] = {"rt_spdnn_flag_count", "rt_spdnn_compact", "rt_spdnn_bias_relu",
                              "rt_spdnn_gather"};
     const char *scan[] = {"SCAN_BLOCK=1024"};

@@ -21,6 +21,7 @@ typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
     int64_t nnz_unroll; /* loads of W^T in flight per thread */
     int use_ell;
+    int slot_major; /* stage_layout = slot */
     int64_t buffsize;      /* staged input neurons per stage */
     size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
 } fused_params;
@@ -47,7 +48,7 @@ typedef struct fused_state {
 
 static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
 {
-    char staging[16];
+    char staging[16], layout[16];
     if (rt_spdnn_cuda_param_int(p, FUSED_KIND, "block_size", &fp->block_size, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "shared_kib", &fp->shared_kib, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "register_tile", &fp->register_tile, err) != 0 ||
@@ -55,9 +56,11 @@ static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "index_bytes", &fp->index_bytes, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "nnz_unroll", &fp->nnz_unroll, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "allow_spills", &fp->allow_spills, err) != 0 ||
-        rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0)
+        rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0 ||
+        rt_spdnn_cuda_param_str(p, FUSED_KIND, "stage_layout", layout, sizeof layout, err) != 0)
         return -1;
     fp->use_ell = strcmp(staging, "ell") == 0;
+    fp->slot_major = strcmp(layout, "slot") == 0;
     /* The tile's REGISTER source-row numbers sit in front of the staging buffer, inside the
      * shared_kib budget; the rest holds buffsize input neurons of REGISTER features. */
     const int64_t budget = fp->shared_kib * 1024 - fp->register_tile * 4;
@@ -90,6 +93,13 @@ static int feasible(const rt_device_info *dev, const fused_params *fp, char *why
                  "shared_kib=%lld holds no staged neuron of register_tile=%lld features "
                  "(buffsize 0)",
                  (long long)fp->shared_kib, (long long)fp->register_tile);
+        return RT_INFEASIBLE;
+    }
+    if (fp->slot_major && fp->register_tile % 4 != 0) {
+        snprintf(why, whylen,
+                 "stage_layout=slot reads a staged slot's features 4 at a time: register_tile "
+                 "must be a multiple of 4, not %lld",
+                 (long long)fp->register_tile);
         return RT_INFEASIBLE;
     }
     if (fp->index_bytes == 2 && fp->buffsize > 65536) {
@@ -139,6 +149,7 @@ static int compile_variant(fused_state *s, rt_err *err)
     rt_cuda_define_int(&defs, "STAGING_ELL", fp->use_ell);
     rt_cuda_define_int(&defs, "INDEX_BYTES", fp->index_bytes);
     rt_cuda_define_int(&defs, "NNZ_UNROLL", fp->nnz_unroll);
+    rt_cuda_define_int(&defs, "SLOT_MAJOR", fp->slot_major);
     const rt_cuda_variant_request rq = {
         .source_name = "spdnn_fused.cu",
         .entry = "rt_spdnn_fused",

@@ -19,8 +19,13 @@
 //   STAGING_ELL   1: ELL per (stage, warp), 0: CSR      INDEX_BYTES 2 (unsigned short) or 4 (int)
 //   NNZ_UNROLL    nonzeros of W^T loaded ahead per thread (1 = Listing 1's loop), as in
 //                 spmm_tiled.cu: independent loads in flight before the first multiply-add
-// Dynamic shared memory: REGISTER ints (the tile's source rows), then buffsize * REGISTER floats,
-// staged as shared[k * buffsize + slot] (the paper's layout: feature k of the tile, staged slot).
+//   SLOT_MAJOR    0: stages as shared[k * buffsize + slot] (the paper's layout: feature k of the
+//                 tile, staged slot); 1: as shared[slot * REGISTER + k], a slot's REGISTER
+//                 features adjacent, so a thread reads them with REGISTER / 4 16-byte loads
+//                 per nonzero instead of REGISTER 4-byte loads of REGISTER different banks
+//                 rows (REGISTER a multiple of 4)
+// Dynamic shared memory: REGISTER ints (the tile's source rows), then buffsize * REGISTER floats
+// in the layout SLOT_MAJOR picks.
 // fp32 only: the Graph Challenge's precision.
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 1024
@@ -40,6 +45,9 @@
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 1
 #endif
+#ifndef SLOT_MAJOR
+#define SLOT_MAJOR 0
+#endif
 #define WARP_SIZE 32
 #define YMAX      32.0f
 
@@ -48,6 +56,16 @@
 #endif
 #if REGISTER < 1 || REGISTER > 64
 #error "REGISTER must be 1..64"
+#endif
+#if SLOT_MAJOR && (REGISTER % 4) != 0
+#error "SLOT_MAJOR reads a slot's features as float4: REGISTER must be a multiple of 4"
+#endif
+
+// Element (feature k, slot) of the staged buffer, in either layout.
+#if SLOT_MAJOR
+#define STAGED(k, slot) ((slot) * REGISTER + (k))
+#else
+#define STAGED(k, slot) ((k) * buffsize + (slot))
 #endif
 
 #if INDEX_BYTES == 2
@@ -63,6 +81,28 @@ typedef int index_t;
 #else
 #define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
 #endif
+
+// acc[k] += staged(k, slot) * a for the tile's REGISTER features.
+__device__ __forceinline__ void accumulate(float (&acc)[REGISTER], const float *shared,
+                                           int buffsize, int slot, float a)
+{
+#if SLOT_MAJOR
+    (void)buffsize;
+    const float4 *row = reinterpret_cast<const float4 *>(shared + STAGED(0, slot));
+#pragma unroll
+    for (int q = 0; q < REGISTER / 4; ++q) {
+        const float4 b = row[q];
+        acc[4 * q] += b.x * a;
+        acc[4 * q + 1] += b.y * a;
+        acc[4 * q + 2] += b.z * a;
+        acc[4 * q + 3] += b.w * a;
+    }
+#else
+#pragma unroll
+    for (int k = 0; k < REGISTER; ++k)
+        acc[k] += shared[STAGED(k, slot)] * a;
+#endif
+}
 
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
@@ -106,10 +146,26 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
             const int mapnz = (int)(mapdispl[s + 1] - map_begin);
             for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
                 const long long col = map[map_begin + slot];
+#if SLOT_MAJOR
+                // 16-byte stores: the slot's features are adjacent (a warp's scalar stores
+                // would fall on 2 banks, 16-way conflicts).
+                float4 *row = reinterpret_cast<float4 *>(shared + STAGED(0, slot));
+#pragma unroll
+                for (int q = 0; q < REGISTER / 4; ++q) {
+                    float v[4];
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) {
+                        const int k = 4 * q + i;
+                        v[i] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+                    }
+                    row[q] = make_float4(v[0], v[1], v[2], v[3]);
+                }
+#else
 #pragma unroll
                 for (int k = 0; k < REGISTER; ++k)
-                    shared[k * buffsize + slot] =
+                    shared[STAGED(k, slot)] =
                         (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+#endif
             }
             __syncthreads();
             // As in spmm_tiled.cu: the nonzero loop keeps NNZ_UNROLL loads in flight and is
@@ -133,9 +189,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
-#pragma unroll
-                    for (int k = 0; k < REGISTER; ++k)
-                        acc[k] += shared[k * buffsize + slot[u]] * a[u];
+                    accumulate(acc, shared, buffsize, slot[u], a[u]);
             }
 #else
             const long long r = s * BLOCK_SIZE + threadIdx.x;
@@ -155,9 +209,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
-#pragma unroll
-                    for (int k = 0; k < REGISTER; ++k)
-                        acc[k] += shared[k * buffsize + slot[u]] * a[u];
+                    accumulate(acc, shared, buffsize, slot[u], a[u]);
             }
 #endif
             // The next stage overwrites shared memory that slower warps may still be reading.
