@@ -232,6 +232,43 @@ for matrix, cs, u1, u2, u4 in rows(D, """
     out.append(f"| {matrix} | {cs * 1e3:.1f} | {u1 * 1e3:.1f} | {u2 * 1e3:.1f} | {u4 * 1e3:.1f} | "
                f"{cs / min(u1, u2, u4):.2f}x |")
 
+# Issue 20, item 6: the fused layer's staged inputs as slot rows (spdnn-stage-layout.db).
+D = "spdnn-stage-layout.db"
+out += ["", "### Fused sparse-DNN layer: staged inputs as feature rows or slot rows (spdnn-stage-layout.db)", "",
+        f"FP32, 120 layers, 60000 features, every point verified; best fused layer per stage layout over register "
+        f"tiles 8/16/32 (96 or 227 KiB up to 4096 neurons, 227 KiB above) with nnz_unroll 4, against cuSPARSE "
+        f"csr_alg1 + separate ReLU in the same run ({run_line(D)}). Slot rows with register tiles 16 and 32 spill "
+        f"at nnz_unroll 4 (64 registers per thread) and are infeasible here.", "",
+        "| network | cuSPARSE + ReLU (ms) | feature rows (ms) | slot rows (ms) | slot over feature | best fused over cuSPARSE + ReLU |",
+        "|---|---:|---:|---:|---:|---:|"]
+for matrix, cs, fe, sl in rows(D, """
+    SELECT matrix, MIN(CASE WHEN kernel='spdnn.cuda.cusparse' THEN time_median_s END),
+      MIN(CASE WHEN json_extract(params,'$.stage_layout')='feature' THEN time_median_s END),
+      MIN(CASE WHEN json_extract(params,'$.stage_layout')='slot' THEN time_median_s END)
+    FROM points WHERE status='ok' GROUP BY matrix ORDER BY CAST(SUBSTR(matrix, 5) AS INTEGER)"""):
+    out.append(f"| {matrix} | {cs * 1e3:.1f} | {fe * 1e3:.1f} | {sl * 1e3:.1f} | {fe / sl:.2f}x | "
+               f"{cs / min(fe, sl):.2f}x |")
+
+# Issue 20's sparse-DNN bar: best fused against best cuSPARSE + ReLU on all four networks.
+D = "spdnn-inference.db"
+out += ["", "### Issue 20's sparse-DNN bar: best fused layer against best cuSPARSE + ReLU (spdnn-inference.db)", "",
+        f"FP32, 120 layers, 60000 features, every point's categories equal to the double-precision reference; "
+        f"both sides measured in the same run of configs/paper/spdnn-inference.yaml ({run_line(D)}). "
+        f"The bar: at least 4x on every one of the four networks.", "",
+        "| network | best cuSPARSE + ReLU | ms | best fused | ms | fused over cuSPARSE + ReLU | bar 4x |",
+        "|---|---|---:|---|---:|---:|---|"]
+for matrix, cs_alg, cs, fp, ft in rows(D, """
+    WITH b AS (SELECT matrix, kernel, params, time_median_s t, ROW_NUMBER() OVER (PARTITION BY matrix, kernel
+      ORDER BY time_median_s) k FROM points WHERE status='ok')
+    SELECT c.matrix, json_extract(c.params,'$.alg'), c.t, f.params, f.t FROM b c JOIN b f ON f.matrix=c.matrix
+      AND f.kernel='spdnn.cuda.fused' AND f.k=1 WHERE c.kernel='spdnn.cuda.cusparse' AND c.k=1
+    ORDER BY CAST(SUBSTR(c.matrix, 5) AS INTEGER)"""):
+    fpj = json.loads(fp)
+    shape = (f"{fpj['stage_layout']} rows, register tile {fpj['register_tile']}, {fpj['shared_kib']} KiB, "
+             f"nnz_unroll {fpj['nnz_unroll']}")
+    out.append(f"| {matrix} | {cs_alg} | {cs * 1e3:.1f} | {shape} | {ft * 1e3:.1f} | {cs / ft:.2f}x | "
+               f"{'met' if cs / ft >= 4.0 else 'not met'} |")
+
 out += ["", "### Minibatch pipelining of the distributed SpMM on the H100 (hierarchical-comm-gpu-pipeline.db)", "",
         f"FP32, XCT 256 in Hilbert order, 4 ranks (2 emulated nodes x 2) sharing the one H100 under CUDA MPS "
         f"(no 2-GPU host was lent); K split into stages, best pipelined point against 1 stage for each "
