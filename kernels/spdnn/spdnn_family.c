@@ -211,8 +211,9 @@ static int ref_network_build(const rt_spdnn_inputs *in, ref_network *net, rt_err
     net->layers = in->layers;
     net->wt = calloc((size_t)in->layers, sizeof *net->wt);
     if (!net->wt)
-        return rt_err_set(err, "spdnn: out of memory for the reference's %" PRId64
-                               " transposed layers", in->layers);
+        return rt_err_set(err,
+                          "spdnn: out of memory for the reference's %" PRId64 " transposed layers",
+                          in->layers);
     int64_t failed = in->layers;
     rt_err first;
     rt_err_clear(&first);

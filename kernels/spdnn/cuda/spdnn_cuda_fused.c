@@ -21,7 +21,7 @@ typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
     int64_t nnz_unroll; /* loads of W^T in flight per thread */
     int use_ell;
-    int slot_major; /* stage_layout = slot */
+    int slot_major;        /* stage_layout = slot */
     int64_t buffsize;      /* staged input neurons per stage */
     size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
 } fused_params;

@@ -63,9 +63,9 @@
 
 // Element (feature k, slot) of the staged buffer, in either layout.
 #if SLOT_MAJOR
-#define STAGED(k, slot) ((slot) * REGISTER + (k))
+#define STAGED(k, slot) ((slot)*REGISTER + (k))
 #else
-#define STAGED(k, slot) ((k) * buffsize + (slot))
+#define STAGED(k, slot) ((k)*buffsize + (slot))
 #endif
 
 #if INDEX_BYTES == 2
