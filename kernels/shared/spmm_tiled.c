@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spmm_bank_order.h"
+
+/* Shared-memory banks of 4-byte words: the keys of bank_order = 1. */
+#define BANKS 32
+
 /* ---------------------------------------------------------------------------------------------
  * Small helpers */
 
@@ -127,6 +132,11 @@ static int check_params(const rt_tiled_params *p, rt_err *err)
                           "tiled plan: index_bytes = 2 cannot address buffsize = %" PRId64
                           " slots (at most 65536); use index_bytes = 4 or a smaller buffer",
                           p->buffsize);
+    if (p->bank_order != 0 && p->bank_order != 1)
+        return rt_err_set(err, "tiled plan: bank_order = %d must be 0 (A's order) or 1 (banks)",
+                          p->bank_order);
+    if (p->bank_order && !p->use_ell)
+        return rt_err_set(err, "tiled plan: bank_order = 1 orders ELL rows; it needs use_ell = 1");
     return 0;
 }
 
@@ -197,6 +207,139 @@ static void block_count(const rt_csr *a, const rt_tiled_plan *pl, int64_t b, int
             ++run_len;
         }
     }
+}
+
+/* Pass 2b for one block with bank_order = 1: widens each (stage, warp) ELL slice from its longest
+ * row to the slice's largest degree (spmm_bank_order.h), so the bank-ordered entries fit. */
+static int block_bank_widths(const rt_csr *a, const rt_tiled_plan *pl, int64_t b,
+                             const int32_t *pos)
+{
+    const int64_t bs = pl->p.block_size, buff = pl->p.buffsize, ws = pl->p.warp_size;
+    const int64_t s0 = pl->buffdispl[b], nst = pl->buffdispl[b + 1] - s0;
+    const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    int64_t *count = calloc((size_t)(nst > 0 ? nst : 1) * BANKS, sizeof *count);
+    if (!count)
+        return -1;
+    for (int64_t w0 = r0; w0 < r1; w0 += ws) {
+        memset(count, 0, (size_t)(nst > 0 ? nst : 1) * BANKS * sizeof *count);
+        const int64_t w1 = min64(w0 + ws, r1);
+        for (int64_t e = a->rowptr[w0]; e < a->rowptr[w1]; ++e)
+            ++count[(pos[e] / buff) * BANKS + (pos[e] % buff) % BANKS];
+        for (int64_t st = 0; st < nst; ++st) {
+            int64_t *width = &pl->displ[1 + (s0 + st) * pl->warps_per_block + (w0 - r0) / ws];
+            for (int k = 0; k < BANKS; ++k)
+                if (count[st * BANKS + k] > *width)
+                    *width = count[st * BANKS + k];
+        }
+    }
+    free(count);
+    return 0;
+}
+
+/* Pass 3 for one slice with bank_order = 1: the (stage s, warp of rows [w0, w1)) entries, each
+ * lane's in the ELL row its colour names; cursor[lane] walks the lane's row stage by stage. */
+typedef struct bank_scratch {
+    int32_t *lane_of, *key_of, *step_of, *offset, *work;
+    double *value;
+    unsigned char *taken; /* width x warp_size: ELL cells holding an entry */
+} bank_scratch;
+
+static int slice_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t s, int64_t stage,
+                             int64_t w0, int64_t w1, int64_t *cursor, const int32_t *pos,
+                             bank_scratch *bsc, rt_err *err)
+{
+    const int64_t buff = pl->p.buffsize, ws = pl->p.warp_size;
+    const int64_t slice = s * pl->warps_per_block + (w0 % pl->p.block_size) / ws;
+    const int64_t first = pl->displ[slice], width = pl->displ[slice + 1] - first;
+    int32_t n = 0;
+    for (int64_t r = w0; r < w1; ++r) {
+        int64_t *e = &cursor[r - w0];
+        for (; *e < a->rowptr[r + 1] && pos[*e] / buff == stage; ++*e) {
+            bsc->lane_of[n] = (int32_t)(r - w0);
+            bsc->offset[n] = (int32_t)(pos[*e] % buff);
+            bsc->key_of[n] = bsc->offset[n] % BANKS;
+            bsc->value[n] = a->val[*e];
+            ++n;
+        }
+    }
+    if (n == 0)
+        return 0;
+    if (rt_bank_order_schedule(bsc->lane_of, bsc->key_of, n, (int32_t)ws, BANKS, (int32_t)width,
+                               bsc->step_of, bsc->work, err) != 0)
+        return -1;
+    memset(bsc->taken, 0, (size_t)(width * ws));
+    int32_t *pad = bsc->work; /* the slot every padding cell of ELL row m repeats */
+    for (int32_t i = 0; i < n; ++i) {
+        const int64_t m = bsc->step_of[i], lane = bsc->lane_of[i];
+        const int64_t dst = (first + m) * ws + lane;
+        bsc->taken[m * ws + lane] = 1;
+        pad[m] = bsc->offset[i];
+        if (pl->index16)
+            pl->index16[dst] = (uint16_t)bsc->offset[i];
+        else
+            pl->index32[dst] = bsc->offset[i];
+        pl->value[dst] = bsc->value[i];
+    }
+    for (int64_t m = 0; m < width; ++m)
+        for (int64_t lane = 0; lane < ws; ++lane) {
+            if (bsc->taken[m * ws + lane])
+                continue;
+            const int64_t dst = (first + m) * ws + lane;
+            if (pl->index16)
+                pl->index16[dst] = (uint16_t)pad[m];
+            else
+                pl->index32[dst] = pad[m];
+        }
+    return 0;
+}
+
+/* Pass 3 for one block with bank_order = 1. */
+static int block_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t b, const int32_t *pos,
+                             rt_err *err)
+{
+    const int64_t bs = pl->p.block_size, ws = pl->p.warp_size;
+    const int64_t s0 = pl->buffdispl[b], s1 = pl->buffdispl[b + 1];
+    const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    int64_t most = 1, widest = 1;
+    for (int64_t w0 = r0; w0 < r1; w0 += ws)
+        most = a->rowptr[min64(w0 + ws, r1)] - a->rowptr[w0] > most
+                   ? a->rowptr[min64(w0 + ws, r1)] - a->rowptr[w0]
+                   : most;
+    for (int64_t i = s0 * pl->warps_per_block; i < s1 * pl->warps_per_block; ++i)
+        if (pl->displ[i + 1] - pl->displ[i] > widest)
+            widest = pl->displ[i + 1] - pl->displ[i];
+    bank_scratch bsc = {
+        .lane_of = malloc((size_t)most * sizeof(int32_t)),
+        .key_of = malloc((size_t)most * sizeof(int32_t)),
+        .step_of = malloc((size_t)most * sizeof(int32_t)),
+        .offset = malloc((size_t)most * sizeof(int32_t)),
+        .work = malloc((size_t)(ws + BANKS) * (size_t)(widest + 1) * sizeof(int32_t)),
+        .value = malloc((size_t)most * sizeof(double)),
+        .taken = malloc((size_t)(widest * ws)),
+    };
+    int64_t *cursor = malloc((size_t)ws * sizeof *cursor);
+    int rc = 0;
+    if (!bsc.lane_of || !bsc.key_of || !bsc.step_of || !bsc.offset || !bsc.work || !bsc.value ||
+        !bsc.taken || !cursor)
+        rc = rt_err_set(
+            err, "tiled plan: out of memory ordering the ELL rows of block %" PRId64 " by banks",
+            b);
+    for (int64_t w0 = r0; w0 < r1 && rc == 0; w0 += ws) {
+        const int64_t w1 = min64(w0 + ws, r1);
+        for (int64_t r = w0; r < w1; ++r)
+            cursor[r - w0] = a->rowptr[r];
+        for (int64_t s = s0; s < s1 && rc == 0; ++s)
+            rc = slice_fill_banked(a, pl, s, s - s0, w0, w1, cursor, pos, &bsc, err);
+    }
+    free(bsc.lane_of);
+    free(bsc.key_of);
+    free(bsc.step_of);
+    free(bsc.offset);
+    free(bsc.work);
+    free(bsc.value);
+    free(bsc.taken);
+    free(cursor);
+    return rc;
 }
 
 /* Pass 3 for one block: the entries themselves. */
@@ -333,12 +476,19 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     }
 
     /* Pass 2: map (copied from the footprint before scratch is reused for slots), then counts. */
-#pragma omp parallel for schedule(dynamic, 16)
+    failed = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(| : failed)
     for (int64_t b = 0; b < nblocks; ++b) {
         const int64_t r0 = b * bs;
         memcpy(pl->map + pl->mapdispl[pl->buffdispl[b]], scratch + a->rowptr[r0],
                (size_t)fp_size[b] * sizeof *pl->map);
         block_count(a, pl, b, scratch);
+        if (p->bank_order && block_bank_widths(a, pl, b, scratch) != 0)
+            failed = 1;
+    }
+    if (failed) {
+        rt_err_set(err, "tiled plan: out of memory counting the banks of a block's stages");
+        goto fail;
     }
 
     /* Offsets from counts. */
@@ -357,10 +507,27 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     if (!pl->value || (!pl->index16 && !pl->index32))
         goto fail;
 
-        /* Pass 3: entries. */
+    /* Pass 3: entries. The failure of the lowest block is the one reported. */
+    int64_t bad_block = nblocks;
 #pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t b = 0; b < nblocks; ++b)
-        block_fill(a, pl, b, scratch);
+    for (int64_t b = 0; b < nblocks; ++b) {
+        if (!p->bank_order) {
+            block_fill(a, pl, b, scratch);
+            continue;
+        }
+        rt_err local;
+        rt_err_clear(&local);
+        if (block_fill_banked(a, pl, b, scratch, &local) != 0) {
+#pragma omp critical(rt_tiled_fill_first)
+            if (b < bad_block) {
+                bad_block = b;
+                if (err)
+                    *err = local;
+            }
+        }
+    }
+    if (bad_block < nblocks)
+        goto fail;
 
     free(scratch);
     free(fp_size);
@@ -394,7 +561,7 @@ static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *
         matched[hit] = 1;
         return 0;
     }
-    if (pl->p.use_ell && slot == 0 && v == 0.0)
+    if (pl->p.use_ell && v == 0.0 && (slot == 0 || pl->p.bank_order))
         return 0; /* padding */
     if (hit < 0)
         return rt_err_set(err,
@@ -471,7 +638,7 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
                         const int64_t i = m * ws + lane;
                         const int64_t slot = entry_slot(pl, i);
                         if (r >= a->rows) {
-                            if (slot != 0 || pl->value[i] != 0.0)
+                            if ((slot != 0 && !pl->p.bank_order) || pl->value[i] != 0.0)
                                 return rt_err_set(err,
                                                   "tiled plan: row %" PRId64 " lies past "
                                                   "the %" PRId64 " rows of A but holds an "

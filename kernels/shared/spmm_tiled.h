@@ -11,7 +11,8 @@
  *      Within a (stage, row) the entries keep A's column order, and stages follow the column
  *      order, so every row is accumulated in the same order as A's CSR.
  * Stage storage is either ELL padded per (stage, warp) to the warp's longest row in that stage
- * (coalesced on a GPU; padding is index 0, value 0) or CSR per (stage, row).
+ * (coalesced on a GPU; padding is value 0, index 0 unless bank_order says otherwise) or CSR per
+ * (stage, row).
  *
  * The plan is plain host memory in 64-bit counts, built in O(nnz log) time with OpenMP over
  * blocks and O(nnz) extra memory; the CUDA kernel copies it to the device. */
@@ -31,6 +32,13 @@ typedef struct rt_tiled_params {
     int use_ell;      /* 1: per (stage, warp) ELL padded to the warp's longest row; 0: CSR per
                          (stage,row) */
     int index_bytes;  /* 2: uint16 shared offsets (requires buffsize <= 65536), 4: int32 */
+    int bank_order;   /* ELL only. 0: a lane takes its row's nonzeros in A's column order (the
+                         paper's plan); 1: the slice's entries are ordered so that the lanes of
+                         every ELL row read slots in different banks of feature-major stages
+                         (slot mod 32 distinct; spmm_bank_order.h), in as few ELL rows as that
+                         allows: the longest row or the most nonzeros on one bank, whichever is
+                         more. Padding then repeats a slot another lane of the row reads (a
+                         broadcast, not a conflict). Rows are summed in another order. */
 } rt_tiled_params;
 
 typedef struct rt_tiled_plan {
@@ -52,7 +60,8 @@ typedef struct rt_tiled_plan {
     uint16_t
         *index16; /* stored entries when index_bytes == 2: offset into the stage's shared slots */
     int32_t *index32; /* when index_bytes == 4 (the other one is NULL) */
-    double *value;    /* stored entries; padding: index 0, value 0 */
+    double *value;    /* stored entries; padding: value 0 (index 0, or with bank_order = 1 the
+                         index of another entry of its ELL row) */
     /* Added beyond the shared contract: */
     int64_t warps_per_block; /* block_size / warp_size for ELL, 0 for CSR */
     int64_t nmap;            /* mapdispl[nstages]: staged B rows per B column, over all stages */
@@ -70,8 +79,9 @@ void rt_tiled_plan_free(rt_tiled_plan *plan);
  * stage's slot count, every map entry a valid column, staged columns distinct within a stage.
  * Also checks the shape of every array (offsets start at 0, never decrease, end at their
  * totals), that rows past the end of a hold nothing but padding, and that a stage never has more
- * than buffsize slots. In ELL mode an entry (index 0, value 0) counts as padding unless a zero
- * stored in a at that column is still unmatched: the two are numerically the same. */
+ * than buffsize slots. In ELL mode an entry of value 0 at index 0 (at any index with
+ * bank_order = 1) counts as padding unless a zero stored in a at that column is still unmatched:
+ * the two are numerically the same. */
 int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err);
 
 /* Plan facts, all deterministic: padding_overhead (stored / nnz - 1), stages, blocks,

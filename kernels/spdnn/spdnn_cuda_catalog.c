@@ -23,6 +23,10 @@ static const rt_param_schema spdnn_fused_params[] = {
     {"stage_layout", RT_V_STR, "feature|slot", "feature", 1,
      "SLOT_MAJOR: staged inputs as feature rows (the paper's shared[k][slot]) or as slot rows "
      "(shared[slot][k], read with 16-byte loads; register_tile a multiple of 4)"},
+    {"nnz_order", RT_V_STR, "columns|banks", "columns", 1,
+     "order of each warp's nonzeros of W^T per stage: columns (Listing 1: each row in column "
+     "order) or banks (every ELL step's 32 lanes read feature rows in 32 different shared-memory "
+     "banks, in the fewest steps that allows; staging ell, stage_layout feature)"},
     {"allow_spills", RT_V_INT, "0|1", "0", 0,
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
 };

@@ -64,6 +64,10 @@ static const rt_param_schema tiled_pipe_params[] = {
      "warp_rows 0, row-major: 1 starts each lane's register tile at a chunk rotated by its lane "
      "index, so a quarter-warp reads different shared-memory banks (conflict-free at "
      "register_tile 32 and 64 fp32)"},
+    {"nnz_order", RT_V_STR, "columns|banks", "columns", 1,
+     "order of each warp's nonzeros per stage: columns (Listing 1: each row in column order) or "
+     "banks (every ELL step's 32 lanes read a column-major stage in 32 different banks, in the "
+     "fewest steps that allows; staging ell, column-major, warp_rows 0)"},
     {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
      "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
      "zeroed in the timed run and partial sums are added atomically"},

@@ -141,6 +141,15 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
                  c->row_major ? "row-major" : "column-major", (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
+    if (c->bank_order && (!c->use_ell || c->row_major || c->warp_rows > 0)) {
+        snprintf(why, whylen,
+                 "nnz_order=banks orders ELL steps by the banks of a column-major stage (slot mod "
+                 "32): it needs staging=ell, column-major B and C and warp_rows=0 (here %s, %s, "
+                 "warp_rows=%lld)",
+                 c->use_ell ? "ell" : "csr", c->row_major ? "row-major" : "column-major",
+                 (long long)c->warp_rows);
+        return RT_INFEASIBLE;
+    }
     if (c->vector) {
         const int64_t w = rt_tiled_pipe_vector_width(c);
         if (!c->row_major) {

@@ -38,6 +38,8 @@ typedef struct rt_tiled_pipe_config {
     int64_t warp_rows;     /* 0: a thread per row of C; else rows of C per warp */
     int64_t lane_values;   /* warp_rows > 0: columns of C per lane per nonzero (1, 2 or 4) */
     int64_t skew;          /* 1: lanes start their register tiles at rotated chunks */
+    int64_t bank_order;    /* 1: each warp's ELL steps ordered by the banks of a column-major
+                              stage (spmm_tiled.h bank_order) */
     int use_ell;           /* ELL staging needs whole warps */
     int64_t k;             /* columns of B and C */
     size_t elem;           /* bytes per value: 4 or 8 */
@@ -63,7 +65,8 @@ int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
  * vector width, a warp mapping (warp_rows > 0) without CSR staging, with register_tile not a
  * multiple of 32, with lane_values that do not split register_tile into whole warps' worth of
  * lanes or pass 16 bytes, or with vector 2 (its C stores are per lane), skew on column-major
- * data or with the warp mapping, and, when dev is given,
+ * data or with the warp mapping, bank_order without ELL staging, on row-major data or with the
+ * warp mapping, and, when dev is given,
  * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks, or
  * more threads than an SM holds. */
 int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,

@@ -294,6 +294,11 @@ static const char *const pipe_points[] = {
     "blocks_per_sm=2",
     "block_size=128,buffer_kib=2,n_buffers=2,register_tile=16,stage_split=3,nnz_unroll=1",
     "block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,stage_split=8"};
+/* ELL steps ordered by banks (column-major only; row-major is refused). */
+static const char *const pipe_bank_points[] = {
+    "nnz_order=banks",
+    "nnz_order=banks,block_size=64,buffer_kib=1,n_buffers=3,register_tile=4,index_bytes=4",
+    "nnz_order=banks,block_size=128,buffer_kib=2,register_tile=16,stage_split=3,nnz_unroll=1"};
 static const char *const cusparse_algs[] = {"default",  "csr_alg1", "csr_alg2",
                                             "csr_alg3", "coo_alg1", "coo_alg2",
                                             "coo_alg3", "coo_alg4", "blocked_ell"};
@@ -342,6 +347,19 @@ static void sweep_matrix(const rt_registry *reg, const rt_device_info *dev, cons
                 for (size_t i = 0; i < sizeof pipe_points / sizeof pipe_points[0]; ++i)
                     expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE), in, dev,
                               pipe_points[i], ref, label);
+                for (size_t i = 0; i < sizeof pipe_bank_points / sizeof pipe_bank_points[0]; ++i) {
+                    const rt_kernel_desc *pipe =
+                        rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
+                    if (layout) {
+                        expect_ok(pipe, in, dev, pipe_bank_points[i], ref, label);
+                        continue;
+                    }
+                    const point_result r = run_point(pipe, in, dev, pipe_bank_points[i], ref);
+                    RT_CHECK_MSG(r.status == RT_INFEASIBLE &&
+                                     rt_test_contains(r.why, "nnz_order=banks"),
+                                 "%s %s [%s]: status %d: %s", pipe->name, pipe_bank_points[i],
+                                 label, r.status, r.why);
+                }
                 expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_CUSPARSE), in, dev,
                           "alg=default", ref, label);
                 free(ref);

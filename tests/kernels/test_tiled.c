@@ -131,7 +131,11 @@ static void test_bad_params(void)
         {tparams(64, 64, 0, 1, 2), "warp_size"},
         {tparams(64, 64, 32, 2, 2), "use_ell"},
         {tparams(64, (int64_t)1 << 40, 32, 0, 4), "buffsize"},
+        {tparams(64, 64, 32, 1, 2), "bank_order"}, /* bank_order set below */
+        {tparams(64, 64, 32, 0, 2), "use_ell"},
     };
+    bad[10].p.bank_order = 2;
+    bad[11].p.bank_order = 1;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         rt_err_clear(&err);
         RT_CHECK_MSG(rt_tiled_plan_build(&a, &bad[i].p, &pl, &err) != 0, "case %zu", i);
@@ -283,6 +287,56 @@ static void check_footprints(const rt_tiled_plan *pl, const rt_csr *a, const cha
     free(seen);
 }
 
+static int64_t plan_slot(const rt_tiled_plan *pl, int64_t i)
+{
+    return pl->index16 ? (int64_t)pl->index16[i] : (int64_t)pl->index32[i];
+}
+
+/* bank_order = 1, checked from the plan alone: in every ELL row the entries that are not padding
+ * read slots in distinct banks (slot mod 32), padding repeats a slot its row reads, and every
+ * slice is exactly as wide as its largest degree (a lane's entries or a bank's), the fewest rows
+ * any conflict-free order needs. Entries of value 0 count as padding (the generators store no
+ * zeros). */
+static void check_bank_order(const rt_tiled_plan *pl, const char *what)
+{
+    const int64_t ws = pl->p.warp_size;
+    for (int64_t w = 0; w < pl->nstages * pl->warps_per_block; ++w) {
+        int64_t lane_count[64] = {0}, bank_count[32] = {0}, degree = 0;
+        for (int64_t m = pl->displ[w]; m < pl->displ[w + 1]; ++m) {
+            int used[32] = {0}, any = 0;
+            for (int64_t lane = 0; lane < ws; ++lane) {
+                const int64_t i = m * ws + lane;
+                if (pl->value[i] == 0.0)
+                    continue;
+                const int64_t bank = plan_slot(pl, i) % 32;
+                RT_CHECK_MSG(!used[bank], "%s: slice %lld row %lld reads bank %lld twice", what,
+                             (long long)w, (long long)m, (long long)bank);
+                used[bank] = 1;
+                any = 1;
+                ++lane_count[lane];
+                ++bank_count[bank];
+            }
+            RT_CHECK_MSG(any, "%s: slice %lld row %lld holds only padding", what, (long long)w,
+                         (long long)m);
+            for (int64_t lane = 0; lane < ws; ++lane) {
+                const int64_t i = m * ws + lane;
+                if (pl->value[i] == 0.0)
+                    RT_CHECK_MSG(used[plan_slot(pl, i) % 32],
+                                 "%s: padding of slice %lld row %lld reads a bank no entry "
+                                 "of its row reads",
+                                 what, (long long)w, (long long)m);
+            }
+        }
+        for (int k = 0; k < 64 && k < ws; ++k)
+            degree = lane_count[k] > degree ? lane_count[k] : degree;
+        for (int k = 0; k < 32; ++k)
+            degree = bank_count[k] > degree ? bank_count[k] : degree;
+        RT_CHECK_MSG(pl->displ[w + 1] - pl->displ[w] == degree,
+                     "%s: slice %lld has %lld ELL rows for a largest degree of %lld", what,
+                     (long long)w, (long long)(pl->displ[w + 1] - pl->displ[w]), (long long)degree);
+    }
+}
+
 static void plan_sweep(const rt_csr *a, const char *what)
 {
     const int blocks_ell[] = {32, 64, 256};
@@ -314,10 +368,30 @@ static void plan_sweep(const rt_csr *a, const char *what)
                     RT_CHECK(a->nnz == 0 || rt_metrics_get(&m, "reuse_factor")->value >= 1.0);
                     RT_CHECK(rt_metrics_get(&m, "stages_per_block_max")->value >=
                              rt_metrics_get(&m, "stages_per_block_avg")->value);
+                    if (ell) {
+                        /* The same plan ordered by banks: same stages and map, entries moved. */
+                        rt_tiled_params pb = p;
+                        pb.bank_order = 1;
+                        rt_tiled_plan bank;
+                        if (rt_tiled_plan_build(a, &pb, &bank, &err) != 0) {
+                            RT_CHECK_MSG(0, "%s bs=%d buff=%lld banks: %s", what, bs,
+                                         (long long)buffs[fi], err.msg);
+                        } else {
+                            RT_CHECK_MSG(rt_tiled_plan_verify(&bank, a, &err) == 0,
+                                         "%s bs=%d buff=%lld ib=%d banks: %s", what, bs,
+                                         (long long)buffs[fi], ib, err.msg);
+                            RT_CHECK(bank.nmap == pl.nmap && bank.nstages == pl.nstages);
+                            RT_CHECK(bank.stored >= pl.stored);
+                            check_bank_order(&bank, what);
+                            ++built;
+                        }
+                        rt_tiled_plan_free(&bank);
+                    }
                     rt_tiled_plan_free(&pl);
                     ++built;
                 }
-    RT_CHECK(built == (3 + 4) * 4 * 2); /* (3 ELL + 4 CSR block sizes) x 4 buffers x 2 widths */
+    /* (3 ELL + 4 CSR block sizes) x 4 buffers x 2 widths, plus the bank-ordered ELL plans */
+    RT_CHECK(built == (3 + 4) * 4 * 2 + 3 * 4 * 2);
 }
 
 typedef struct named_csr {

@@ -209,5 +209,18 @@ int main(void)
     c.warp_rows = 16;
     expect_refused(&c, &dev, (const char *const[]){"skew=1", "warp_rows=16", NULL},
                    "skew with the warp mapping");
+
+    /* Steps ordered by banks: ELL, column-major, a thread per row. */
+    c = base();
+    c.row_major = 0;
+    c.bank_order = 1;
+    expect_runs(&c, &dev, "banks, column-major ELL");
+    c.row_major = 1;
+    expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "row-major", NULL},
+                   "banks on row-major data");
+    c.row_major = 0;
+    c.use_ell = 0;
+    expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "csr", NULL},
+                   "banks with CSR staging");
     return RT_TEST_RESULT();
 }

@@ -248,6 +248,7 @@ int main(int argc, char **argv)
 
     static const char *const fused_params[] = {
         "",
+        "nnz_order=banks register_tile=16",
         "register_tile=1",
         "register_tile=3",
         "stage_layout=slot register_tile=8",
@@ -265,6 +266,9 @@ int main(int argc, char **argv)
         "stage_layout=slot register_tile=32 shared_kib=160",
         "stage_layout=slot staging=csr register_tile=4 shared_kib=8",
         "stage_layout=slot index_bytes=4 register_tile=12",
+        "nnz_order=banks shared_kib=8 index_bytes=4 register_tile=3",
+        "nnz_order=banks shared_kib=227 register_tile=8 nnz_unroll=4",
+        "nnz_order=banks block_size=96 register_tile=5 min_blocks=2",
     };
     static const char *const cs_params[] = {"alg=default", "alg=csr_alg1", "alg=csr_alg2"};
     static const struct {
@@ -289,7 +293,7 @@ int main(int argc, char **argv)
             continue;
         printf("%s: %lld of %lld features survive %lld layers\n", cases[c].label,
                (long long)in->categories, (long long)in->features, (long long)in->layers);
-        const size_t nf = c == 0 ? sizeof fused_params / sizeof fused_params[0] : 4;
+        const size_t nf = c == 0 ? sizeof fused_params / sizeof fused_params[0] : 5;
         for (size_t i = 0; i < nf; ++i) {
             if (strstr(fused_params[i], "shared_kib=227") &&
                 dev.max_shared_per_block_optin < 227 * 1024)
@@ -303,6 +307,9 @@ int main(int argc, char **argv)
             expect_infeasible(fused, in, "block_size=48", &dev, "multiple of 32");
             expect_infeasible(fused, in, "stage_layout=slot register_tile=6", &dev,
                               "multiple of 4");
+            expect_infeasible(fused, in, "nnz_order=banks stage_layout=slot", &dev,
+                              "stage_layout=feature");
+            expect_infeasible(fused, in, "nnz_order=banks staging=csr", &dev, "staging=ell");
             /* 64 accumulators under the 64-register cap of 1024-thread blocks spill with
              * nvcc; whatever NVRTC does, the point either runs correctly or is infeasible for
              * that reason. */

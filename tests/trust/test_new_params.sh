@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trust.new_params: every parameter this wave added to a kernel (pipelined dspmm, the triangular
 # solve's transport, gemm's GPU placement, the pipelined Tiled SpMM with its skewed reads and warp
-# mapping, the fused sparse-DNN layer's loads in flight and stage layout, the eigen schedules and microbenchmarks)
+# mapping and bank-ordered steps, the fused sparse-DNN layer's loads in flight, stage layout and
+# bank-ordered steps, the eigen schedules and microbenchmarks)
 # refuses garbage at `validate` with exit 2 and a message naming the file, line, column, parameter
 # and kernel; a good value of each is accepted (so the refusal is about the value).
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
@@ -53,9 +54,11 @@ case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe skew 1 2
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe warp_rows 16 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe lane_values 4 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe register_tile 128 129
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe nnz_order banks rows
 dnn='{name: n, generator: sparse_dnn, neurons: 1024, seed: 1}'
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused nnz_unroll 4 3
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused stage_layout slot row
+case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused nnz_order banks banked
 case_ "$cube" "{solver: [lobpcg]}" eigen.cpu.lobpcg schedule dag graphz
 case_ "$cube" "{solver: [spmm]}" eigen.cuda.spmm_ooc streams 2 3
 case_ "$cube" "{solver: [spmm]}" eigen.cuda.spmm_ooc mode ooc outofcore

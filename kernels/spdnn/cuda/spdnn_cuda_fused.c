@@ -22,6 +22,7 @@ typedef struct fused_params {
     int64_t nnz_unroll; /* loads of W^T in flight per thread */
     int use_ell;
     int slot_major;        /* stage_layout = slot */
+    int bank_order;        /* nnz_order = banks */
     int64_t buffsize;      /* staged input neurons per stage */
     size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
 } fused_params;
@@ -48,7 +49,7 @@ typedef struct fused_state {
 
 static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
 {
-    char staging[16], layout[16];
+    char staging[16], layout[16], order[16];
     if (rt_spdnn_cuda_param_int(p, FUSED_KIND, "block_size", &fp->block_size, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "shared_kib", &fp->shared_kib, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "register_tile", &fp->register_tile, err) != 0 ||
@@ -57,8 +58,10 @@ static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "nnz_unroll", &fp->nnz_unroll, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "allow_spills", &fp->allow_spills, err) != 0 ||
         rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0 ||
-        rt_spdnn_cuda_param_str(p, FUSED_KIND, "stage_layout", layout, sizeof layout, err) != 0)
+        rt_spdnn_cuda_param_str(p, FUSED_KIND, "stage_layout", layout, sizeof layout, err) != 0 ||
+        rt_spdnn_cuda_param_str(p, FUSED_KIND, "nnz_order", order, sizeof order, err) != 0)
         return -1;
+    fp->bank_order = strcmp(order, "banks") == 0;
     fp->use_ell = strcmp(staging, "ell") == 0;
     fp->slot_major = strcmp(layout, "slot") == 0;
     /* The tile's REGISTER source-row numbers sit in front of the staging buffer, inside the
@@ -100,6 +103,12 @@ static int feasible(const rt_device_info *dev, const fused_params *fp, char *why
                  "stage_layout=slot reads a staged slot's features 4 at a time: register_tile "
                  "must be a multiple of 4, not %lld",
                  (long long)fp->register_tile);
+        return RT_INFEASIBLE;
+    }
+    if (fp->bank_order && (!fp->use_ell || fp->slot_major)) {
+        snprintf(why, whylen,
+                 "nnz_order=banks orders ELL steps by the banks of feature rows (slot mod 32): "
+                 "it needs staging=ell and stage_layout=feature");
         return RT_INFEASIBLE;
     }
     if (fp->index_bytes == 2 && fp->buffsize > 65536) {
@@ -270,7 +279,8 @@ static int build_layers(fused_state *s, rt_err *err)
                                 .buffsize = s->fp.buffsize,
                                 .warp_size = FUSED_WARP_SIZE,
                                 .use_ell = s->fp.use_ell,
-                                .index_bytes = (int)s->fp.index_bytes};
+                                .index_bytes = (int)s->fp.index_bytes,
+                                .bank_order = s->fp.bank_order};
     rt_tiled_plan plan[FUSED_PLAN_ROUND];
     rt_err plan_err[FUSED_PLAN_ROUND];
     int plan_rc[FUSED_PLAN_ROUND];

@@ -29,7 +29,7 @@ typedef struct pipe_state {
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params *pp, rt_err *err)
 {
     const int kind = RT_SPMM_CUDA_KIND_TILED_PIPE;
-    char staging[16];
+    char staging[16], order[16];
     memset(pp, 0, sizeof *pp);
     rt_tiled_pipe_config *c = &pp->c;
     if (rt_spmm_cuda_param_int(p, kind, "block_size", &c->block_size, err) != 0 ||
@@ -45,9 +45,11 @@ static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params
         rt_spmm_cuda_param_int(p, kind, "skew", &c->skew, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &pp->nnz_unroll, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "allow_spills", &pp->allow_spills, err) != 0 ||
-        rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0)
+        rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0 ||
+        rt_spmm_cuda_param_str(p, kind, "nnz_order", order, sizeof order, err) != 0)
         return -1;
     c->use_ell = strcmp(staging, "ell") == 0;
+    c->bank_order = strcmp(order, "banks") == 0;
     c->k = in->k;
     c->elem = rt_precision_bytes(in->prec);
     c->row_major = in->layout == RT_ROW_MAJOR;
@@ -95,7 +97,8 @@ static rt_tiled_params plan_params(const pipe_params *pp)
                           .buffsize = pp->buffsize,
                           .warp_size = PIPE_WARP_SIZE,
                           .use_ell = pp->c.use_ell,
-                          .index_bytes = (int)pp->c.index_bytes};
+                          .index_bytes = (int)pp->c.index_bytes,
+                          .bank_order = (int)pp->c.bank_order};
     return tp;
 }
 
