@@ -1,5 +1,6 @@
 #include "rt_plot_data.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -345,7 +346,44 @@ void rt_plot_data_constant(const char *label, rt_plot_field *out)
 /* ------------------------------------------------------------------------------------------- */
 /* Fetching a table */
 
-/* Numbers before text; numbers by value, text byte-wise: the order a reader expects on an axis. */
+/* Text byte-wise except that runs of digits compare by their value, so names that carry a size
+ * sort by it ("dnn-4096" before "dnn-16384", "rank-9" before "rank-10"); equal values with
+ * different leading zeros fall back to the bytes, so distinct texts never compare equal. */
+static int compare_text_natural(const char *a, const char *b)
+{
+    const char *pa = a, *pb = b;
+    while (*pa && *pb) {
+        if (isdigit((unsigned char)*pa) && isdigit((unsigned char)*pb)) {
+            while (*pa == '0')
+                ++pa;
+            while (*pb == '0')
+                ++pb;
+            size_t la = 0, lb = 0;
+            while (isdigit((unsigned char)pa[la]))
+                ++la;
+            while (isdigit((unsigned char)pb[lb]))
+                ++lb;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            const int c = strncmp(pa, pb, la);
+            if (c != 0)
+                return c;
+            pa += la;
+            pb += lb;
+            continue;
+        }
+        if (*pa != *pb)
+            return (unsigned char)*pa < (unsigned char)*pb ? -1 : 1;
+        ++pa;
+        ++pb;
+    }
+    if (*pa || *pb)
+        return *pa ? 1 : -1;
+    return strcmp(a, b);
+}
+
+/* Numbers before text; numbers by value, text naturally (digit runs by value): the order a reader
+ * expects on an axis. */
 static int compare_values(int a_numeric, double a, const char *a_text, int b_numeric, double b,
                           const char *b_text)
 {
@@ -353,7 +391,7 @@ static int compare_values(int a_numeric, double a, const char *a_text, int b_num
         return (a > b) - (a < b);
     if (a_numeric != b_numeric)
         return a_numeric ? -1 : 1;
-    return strcmp(a_text, b_text);
+    return compare_text_natural(a_text, b_text);
 }
 
 int rt_plot_data_compare_x(const rt_plot_row *a, const rt_plot_row *b)

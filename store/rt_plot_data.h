@@ -84,7 +84,8 @@ int rt_plot_data_fetch(struct sqlite3 *db, const char *experiment, const rt_plot
                        rt_plot_table *t, rt_err *err);
 void rt_plot_data_table_free(rt_plot_table *t);
 
-/* Orders two rows by x as the table does (numbers by value and before text, text byte-wise);
+/* Orders two rows by x as the table does (numbers by value and before text, text byte-wise but
+ * with runs of digits by value: "dnn-4096" before "dnn-16384");
  * 0 when they share x. */
 int rt_plot_data_compare_x(const rt_plot_row *a, const rt_plot_row *b);
 

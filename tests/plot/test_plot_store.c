@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "rt_plot.h"
+#include "rt_plot_data.h"
 #include "rt_store.h"
 #include "rt_test.h"
 
@@ -77,8 +78,32 @@ static int add(rt_store *st, int64_t run, const char *kernel, int row_block, dou
     return rt_store_add_point(st, run, &pt, NULL, err);
 }
 
+/* Text on an axis sorts with runs of digits by value; numbers stay before text. */
+static void test_natural_x_order(void)
+{
+    static const char *const sorted[] = {
+        "dnn-1024", "dnn-4096", "dnn-16384", "dnn-65536",       "rank-9",
+        "rank-010", "rank-10",  "xct-256",   "xct-256-hilbert", "xct-512-hilbert"};
+    const int n = (int)(sizeof sorted / sizeof sorted[0]);
+    rt_plot_row a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            snprintf(a.x_text, sizeof a.x_text, "%s", sorted[i]);
+            snprintf(b.x_text, sizeof b.x_text, "%s", sorted[j]);
+            const int c = rt_plot_data_compare_x(&a, &b);
+            RT_CHECK_MSG((c < 0) == (i < j) && (c == 0) == (i == j), "%s vs %s: %d", sorted[i],
+                         sorted[j], c);
+        }
+    a.x_numeric = 1;
+    a.x = 1e9;
+    RT_CHECK(rt_plot_data_compare_x(&a, &b) < 0); /* a number before any text */
+}
+
 int main(void)
 {
+    test_natural_x_order();
     char templ[] = "/tmp/rt_plot_store_XXXXXX";
     char *dir = mkdtemp(templ);
     RT_CHECK(dir != NULL);

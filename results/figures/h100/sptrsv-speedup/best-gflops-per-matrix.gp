@@ -24,7 +24,7 @@ set ylabel 'performance (GFLOP/s)'
 set style fill solid 0.85 border lc rgb '#404040'
 set boxwidth 0.2 absolute
 set grid noxtics
-set xtics ('lap2d-1000' 0, 'lap3d27-32' 1, 'lap3d7-50' 2)
+set xtics ('lap2d-1000' 0, 'lap3d7-50' 1, 'lap3d27-32' 2)
 set xrange [-0.6:2.6]
 set yrange [0:*]
 set offsets 0, 0, graph 0.08, 0
