@@ -136,6 +136,37 @@ U = "h100/tiled-nnz-unroll.db"
 u = best(U, "AND matrix LIKE 'xct%'", "json_extract(params, '$.nnz_unroll')")
 need(f"was worth {max(u.values()) / u[(1,)]:.1f}x on XCT", "Fig. 2(a): nnz_unroll")
 
+# --- Bank-ordered steps (tiled-bank-order.db) ----------------------------------------------------
+BO = "h100/tiled-bank-order.db"
+pairs = {}
+for m, k, shape, o, g in q(BO, """SELECT matrix, json_extract(problem, '$.K'), json_remove(params, '$.nnz_order'),
+        json_extract(params, '$.nnz_order'), gflops FROM points WHERE status = 'ok'
+        AND kernel = 'spmm.cuda.tiled_pipe' AND json_extract(problem, '$.layout') = 'col'"""):
+    pairs.setdefault((m, k, shape), {})[o] = g
+lift = {}
+for (m, k, shape), d in pairs.items():
+    if "columns" in d and "banks" in d:
+        lift.setdefault("xct" if m.startswith("xct") else m, []).append(d["banks"] / d["columns"])
+need(f"the column-major pipelined kernel {rng(min(lift['xct']), max(lift['xct']), '{:.2f}')}x on the XCT",
+     "bank order: XCT lift")
+need(f"banded-1m ({rng(min(lift['banded-1m']), max(lift['banded-1m']), '{:.2f}')}x)", "bank order: banded")
+bar = {}
+for m, k in q(BO, "SELECT DISTINCT matrix, json_extract(problem, '$.K') FROM points"):
+    cs = q(BO, f"""SELECT MAX(gflops) FROM points WHERE status = 'ok' AND kernel = 'spmm.cuda.cusparse'
+           AND matrix = '{m}' AND json_extract(problem, '$.K') = {k}""")[0][0]
+    tp, lay = q(BO, f"""SELECT gflops, json_extract(problem, '$.layout') FROM points WHERE status = 'ok'
+           AND kernel LIKE 'spmm.cuda.tiled%' AND matrix = '{m}' AND json_extract(problem, '$.K') = {k}
+           ORDER BY gflops DESC LIMIT 1""")[0]
+    bar[(m, k)] = tp / cs
+    assert lay == "col", f"bank order: the page says column-major is best everywhere ({m}, K = {k})"
+b = lambda m: f"{bar[(m, 32)]:.2f}x and {bar[(m, 128)]:.2f}x"
+need(f"bar's ratios are {b('xct-256-hilbert')} on xct-256-hilbert, {b('xct-512-hilbert')} on "
+     f"xct-512-hilbert, {bar[('banded-1m', 32)]:.2f}x\n  and {bar[('banded-1m', 128)]:.2f}x on banded-1m",
+     "bank order: bar ratios")
+need(f"a geometric mean of **{math.prod(bar.values()) ** (1 / len(bar)):.2f}**, lowest "
+     f"{min(bar.values()):.2f}, so the bar is still not met", "bank order: geometric mean")
+assert math.prod(bar.values()) ** (1 / len(bar)) < 2.0 or min(bar.values()) < 1.2
+
 # --- Fig. 2(b) -------------------------------------------------------------------------------------
 D = "h100/spdnn-inference.db"
 t = {(k, m): (v, p) for k, m, v, p in q(D, """SELECT kernel, matrix, MIN(time_median_s) * 1e3, params
@@ -145,7 +176,8 @@ for m, n in NETS:
     (f, fp), (c, cp) = t[("spdnn.cuda.fused", m)], t[("spdnn.cuda.cusparse", m)]
     fp, cp = json.loads(fp), json.loads(cp)
     alg = cp["alg"].upper() if cp["alg"] != "default" else "default"
-    need(f"| {n} neurons, 120 layers | {f:.1f} ms ({fp['stage_layout']} rows, register tile "
+    order = ", bank-ordered steps" if fp.get("nnz_order") == "banks" else ""
+    need(f"| {n} neurons, 120 layers | {f:.1f} ms ({fp['stage_layout']} rows{order}, register tile "
          f"{fp['register_tile']}, {fp['shared_kib']} KiB) | {c:.1f} ms ({alg}) | **{c / f:.2f}x** |",
          f"Fig. 2(b) table: {m}")
 cats = [int(metric(D, "categories", f"AND p.matrix = '{m}'")[0]) for m, _ in NETS]
@@ -162,13 +194,35 @@ for kern, fmt in [("spdnn.cuda.fused", "{:.1f}"), ("spdnn.cuda.cusparse", "{:.1f
              "Fig. 2(b): cuSPARSE DRAM ratio")
 # The prose's bar verdicts and the stage-layout gains.
 r = {m: t[("spdnn.cuda.cusparse", m)][0] / t[("spdnn.cuda.fused", m)][0] for m, _ in NETS}
-need(f"missed on 1024 ({r['dnn-1024']:.2f}x) and\n65536 ({r['dnn-65536']:.2f}x", "Fig. 2(b): bar")
-assert r["dnn-4096"] >= 4 and r["dnn-16384"] >= 4 and r["dnn-1024"] < 4 and r["dnn-65536"] < 4, \
-    f"Fig. 2(b): the page says the 4x bar is met on 4096 and 16384 only: {r}"
+need(f"missed on\n65536 ({r['dnn-65536']:.2f}x)", "Fig. 2(b): bar")
+assert r["dnn-1024"] >= 4 and r["dnn-4096"] >= 4 and r["dnn-16384"] >= 4 and r["dnn-65536"] < 4, \
+    f"Fig. 2(b): the page says the 4x bar is met on all but 65536 neurons: {r}"
+algs = {m: {json.loads(p)["alg"]: v for p, v in q(D, f"""SELECT params, time_median_s FROM points
+        WHERE status = 'ok' AND kernel = 'spdnn.cuda.cusparse' AND matrix = '{m}'""")} for m, _ in NETS}
+worst_default = max(a["default"] / a["csr_alg1"] - 1 for a in algs.values())
+assert worst_default < 0.003, f"Fig. 2(b): default within 0.3% of CSR_ALG1: {worst_default}"
+a2 = [algs[m]["csr_alg2"] / algs[m]["csr_alg1"] for m in ("dnn-1024", "dnn-4096")]
+need(f"CSR_ALG2 {rng(min(a2), max(a2), '{:.1f}')}x slower", "Fig. 2(b): CSR_ALG2")
+# Bank-ordered against column-ordered feature rows, same shape (nnz_unroll 4).
+bo = {}
+for m, rt_, kib, o, v in q(D, """SELECT matrix, json_extract(params, '$.register_tile'),
+        json_extract(params, '$.shared_kib'), json_extract(params, '$.nnz_order'), time_median_s
+        FROM points WHERE status = 'ok' AND kernel = 'spdnn.cuda.fused'
+        AND json_extract(params, '$.stage_layout') = 'feature' AND json_extract(params, '$.nnz_unroll') = 4"""):
+    bo[(m, rt_, kib, o)] = v
+for m, n in (("dnn-1024", 1024), ("dnn-4096", 4096)):
+    g = [bo[(mm, a, b, "columns")] / v for (mm, a, b, o), v in bo.items() if mm == m and o == "banks"]
+    need(f"{rng(min(g), max(g), '{:.2f}')}x on {n} neurons" if n == 1024 else
+         f"{rng(min(g), max(g), '{:.2f}')}x on\n{n} over the column order", f"Fig. 2(b): banks on {m}")
+fb = {m: min(v for (mm, a, b, o), v in bo.items() if mm == m and o == "banks") * 1e3
+      for m in ("dnn-16384", "dnn-65536")}
+need(f"({t[('spdnn.cuda.fused', 'dnn-16384')][0]:.0f} against {fb['dnn-16384']:.0f} ms, "
+     f"{t[('spdnn.cuda.fused', 'dnn-65536')][0]:.0f} against\n{fb['dnn-65536']:.0f} ms)",
+     "Fig. 2(b): slot rows over bank-ordered feature rows")
 L = "h100/spdnn-stage-layout.db"
 lay = best(L, "AND kernel = 'spdnn.cuda.fused'", "matrix, json_extract(params, '$.stage_layout')")
 need(f"{lay[('dnn-4096', 'slot')] / lay[('dnn-4096', 'feature')]:.2f}x and "
-     f"{lay[('dnn-16384', 'slot')] / lay[('dnn-16384', 'feature')]:.2f}x the paper's feature rows",
+     f"{lay[('dnn-16384', 'slot')] / lay[('dnn-16384', 'feature')]:.2f}x the column-ordered feature rows",
      "Fig. 2(b): slot over feature")
 
 # --- Fig. 4 ----------------------------------------------------------------------------------------

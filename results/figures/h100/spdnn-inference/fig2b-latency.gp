@@ -24,7 +24,7 @@ set ylabel 'median time (seconds)'
 set style fill solid 0.85 border lc rgb '#404040'
 set boxwidth 0.4 absolute
 set grid noxtics
-set xtics ('dnn-1024' 0, 'dnn-16384' 1, 'dnn-4096' 2, 'dnn-65536' 3)
+set xtics ('dnn-1024' 0, 'dnn-4096' 1, 'dnn-16384' 2, 'dnn-65536' 3)
 set xrange [-0.6:3.6]
 set logscale y 10
 set offsets 0, 0, graph 0.08, 0

@@ -35,14 +35,14 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 }
 set output 'fig4-spdnn-register-tile.png'
 plot 'fig4-spdnn-register-tile.dat' index 0 using 1:2 with linespoints lt 1 dt 1 title 'dnn-1024', \
-     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'dnn-16384', \
-     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'dnn-4096', \
+     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'dnn-4096', \
+     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'dnn-16384', \
      '' index 3 using 1:2 with linespoints lt 4 dt 1 title 'dnn-65536'
 
 set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
 set output 'fig4-spdnn-register-tile.svg'
 plot 'fig4-spdnn-register-tile.dat' index 0 using 1:2 with linespoints lt 1 dt 1 title 'dnn-1024', \
-     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'dnn-16384', \
-     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'dnn-4096', \
+     '' index 1 using 1:2 with linespoints lt 2 dt 1 title 'dnn-4096', \
+     '' index 2 using 1:2 with linespoints lt 3 dt 1 title 'dnn-16384', \
      '' index 3 using 1:2 with linespoints lt 4 dt 1 title 'dnn-65536'
 unset output
