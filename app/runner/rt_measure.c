@@ -123,6 +123,13 @@ void rt_measure_free(rt_measure_ctx *m)
     m->roofline = NULL;
 }
 
+/* The stop request the runner gives families building their inputs: a SIGINT or SIGTERM. */
+static int signal_received(const void *ctx)
+{
+    (void)ctx;
+    return rt_interrupt_signal() != 0;
+}
+
 /* Builds (or reuses) the family inputs and the double-precision reference for this problem. */
 /* The family's inputs (and the reference) of this matrix and problem point exist already. */
 static int inputs_current(const rt_measure_ctx *m, const rt_measure_target *t,
@@ -138,7 +145,13 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
     if (inputs_current(m, t, problem_json))
         return 0;
     rt_measure_release_inputs(m);
-    if (t->family->make_inputs(t->local, t->problem, &m->inputs, err) != 0)
+    /* A family that builds for minutes polls for a signal, so SIGINT does not wait for it. */
+    const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
+    const int built =
+        t->family->make_inputs_until
+            ? t->family->make_inputs_until(t->local, t->problem, &on_signal, &m->inputs, err)
+            : t->family->make_inputs(t->local, t->problem, &m->inputs, err);
+    if (built != 0)
         return rt_err_prefix(err, "inputs for matrix '%s'", t->matrix->name);
     m->in_family = t->family;
     m->in_matrix = t->local;
@@ -356,6 +369,17 @@ static int step_inputs(point_run *p, rt_err *err)
     if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
         return -1;
     if (g != OUT_OK) {
+        /* A signal on any rank while the inputs were built stopped them: the run ends as
+         * interrupted, with nothing recorded for this point (a rerun measures it). */
+        double sig = (double)rt_interrupt_signal();
+        if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
+            return rt_err_set(err, "communication failed while checking for an interrupt");
+        if (sig > 0) {
+            rt_measure_release_inputs(m);
+            m->interrupted_by = (int)sig;
+            m->stop = 1;
+            return STEP_DONE;
+        }
         /* Without inputs nothing of this problem can run: that is a run error. */
         return rt_err_set(err, "%s", msg);
     }
@@ -827,6 +851,8 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     }
     if (rc == STEP_NEXT || rc == STEP_RECORD)
         rc = step_record(p, sum, err);
+    else if (rc == STEP_DONE) /* a signal stopped the inputs: nothing to record, the run stops */
+        rc = 0;
     /* Only a verified point that kept its status teaches the pruning its best time: an
      * above-roofline time means the model or the measurement is broken. */
     if (rc == 0 && t->prune && p->rec.status == RT_POINT_OK)

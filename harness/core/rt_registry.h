@@ -17,6 +17,7 @@
 #include "rt_matrix.h"
 #include "rt_metrics.h"
 #include "rt_params.h"
+#include "rt_stop.h"
 
 /* Returned by setup/check for a point that cannot run on this device (shared memory over the
  * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason.
@@ -150,6 +151,12 @@ struct rt_family_desc {
     /* Builds inputs for one matrix and one problem point (e.g. dense B from a seed). The matrix is
      * this rank's share; it outlives the inputs. */
     int (*make_inputs)(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err);
+    /* Optional: make_inputs for families whose inputs take minutes to build (a reference computed
+     * there, generated layers). It polls stop between pieces of work and, when asked, frees what
+     * it built and fails with a message saying it stopped; the runner then ends the run as
+     * interrupted instead of waiting. NULL: the runner calls make_inputs. */
+    int (*make_inputs_until)(const rt_csr *a, const rt_params *problem, const rt_stop *stop,
+                             void **inputs, rt_err *err);
     void (*free_inputs)(void *inputs);
     int64_t (*output_elems)(const void *inputs);
     /* Relative-error tolerance of the verification gate for these inputs (depends on precision

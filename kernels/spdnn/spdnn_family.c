@@ -92,11 +92,17 @@ void rt_spdnn_inputs_destroy(rt_spdnn_inputs *in)
 
 /* Layers 1.. in parallel: each is a pure function of (neurons, l, network_seed). The failure of
  * the lowest layer is the one reported, so the message does not depend on scheduling. */
-static int generate_layers(rt_spdnn_inputs *in, rt_err *err)
+static int generate_layers(rt_spdnn_inputs *in, const rt_stop *stop, rt_err *err)
 {
     int64_t failed = in->layers;
+    int stopped = 0;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t l = 1; l < in->layers; ++l) {
+        if (rt_stop_requested(stop)) {
+#pragma omp atomic write
+            stopped = 1;
+            continue;
+        }
         rt_err local;
         rt_err_clear(&local);
         rt_params args;
@@ -122,6 +128,9 @@ static int generate_layers(rt_spdnn_inputs *in, rt_err *err)
                              "spdnn: generating layer %" PRId64 " (sparse_dnn, %" PRId64
                              " neurons, network_seed %" PRIu64 ")",
                              failed, in->neurons, in->network_seed);
+    if (stopped)
+        return rt_err_set(err, "spdnn: stopped on request while generating the %" PRId64 " layers",
+                          in->layers);
     for (int64_t l = 1; l < in->layers; ++l) {
         in->layer[l] = &in->owned[l - 1];
         in->nnz_total += in->owned[l - 1].nnz;
@@ -376,7 +385,7 @@ static int64_t *features_by_density(const rt_spdnn_inputs *in, rt_err *err)
     return order;
 }
 
-static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
+static int compute_reference(rt_spdnn_inputs *in, const rt_stop *stop, rt_err *err)
 {
     const int64_t nf = in->features, n = in->neurons, nl = in->layers;
     in->reference =
@@ -405,7 +414,7 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
         return -1;
     }
     const int64_t nbatches = (nf + REF_BATCH - 1) / REF_BATCH;
-    int failed = 0;
+    int failed = 0, stopped = 0;
 #pragma omp parallel
     {
         ref_batch b;
@@ -419,6 +428,11 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
         for (int64_t t = 0; t < nbatches; ++t) {
             if (!b.y || !b.z)
                 continue;
+            if (rt_stop_requested(stop)) {
+#pragma omp atomic write
+                stopped = 1;
+                continue;
+            }
             const int64_t first = t * REF_BATCH;
             const int count = (int)(nf - first < REF_BATCH ? nf - first : REF_BATCH);
             reference_batch(in, &net, order + first, count, &b, entered, category);
@@ -434,6 +448,13 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
         return rt_err_set(
             err, "spdnn: out of memory for the reference's per-thread rows (%" PRId64 " neurons)",
             n);
+    }
+    if (stopped) {
+        free(entered);
+        free(category);
+        return rt_err_set(
+            err, "spdnn: stopped on request while computing the reference of %" PRId64 " features",
+            nf);
     }
     /* live[l] = features that entered layer l; live[layers] = categories. */
     for (int64_t f = 0; f < nf; ++f) {
@@ -453,6 +474,15 @@ static int compute_reference(rt_spdnn_inputs *in, rt_err *err)
 int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t features,
                            double feature_density, uint64_t seed, uint64_t network_seed, int rank,
                            int nranks, rt_spdnn_inputs **out, rt_err *err)
+{
+    return rt_spdnn_inputs_create_until(layer0, layers, features, feature_density, seed,
+                                        network_seed, rank, nranks, NULL, out, err);
+}
+
+int rt_spdnn_inputs_create_until(const rt_csr *layer0, int64_t layers, int64_t features,
+                                 double feature_density, uint64_t seed, uint64_t network_seed,
+                                 int rank, int nranks, const rt_stop *stop, rt_spdnn_inputs **out,
+                                 rt_err *err)
 {
     *out = NULL;
     if (!layer0)
@@ -512,8 +542,8 @@ int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t feature
     }
     in->layer[0] = layer0;
     in->nnz_total = layer0->nnz;
-    if (generate_layers(in, err) != 0 || generate_features(in, err) != 0 ||
-        compute_reference(in, err) != 0) {
+    if (generate_layers(in, stop, err) != 0 || generate_features(in, err) != 0 ||
+        compute_reference(in, stop, err) != 0) {
         rt_spdnn_inputs_destroy(in);
         return -1;
     }
@@ -581,7 +611,8 @@ static int read_real(const rt_params *p, const char *name, double *out, rt_err *
     return 0;
 }
 
-static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int spdnn_make_inputs_until(const rt_csr *a, const rt_params *problem, const rt_stop *stop,
+                                   void **inputs, rt_err *err)
 {
     const char *owner = "spdnn problem";
     int64_t layers = 0, features = 0, seed = 0, network_seed = 0;
@@ -600,11 +631,16 @@ static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **i
     if (world_share(&rank, &nranks, err) != 0)
         return -1;
     rt_spdnn_inputs *in = NULL;
-    if (rt_spdnn_inputs_create(a, layers, features, density, (uint64_t)seed, (uint64_t)network_seed,
-                               rank, nranks, &in, err) != 0)
+    if (rt_spdnn_inputs_create_until(a, layers, features, density, (uint64_t)seed,
+                                     (uint64_t)network_seed, rank, nranks, stop, &in, err) != 0)
         return -1;
     *inputs = in;
     return 0;
+}
+
+static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+{
+    return spdnn_make_inputs_until(a, problem, NULL, inputs, err);
 }
 
 static void spdnn_free_inputs(void *inputs)
@@ -683,6 +719,7 @@ static const rt_family_desc spdnn_family_desc = {
     .problem_params = spdnn_problem_params,
     .n_problem_params = SPDNN_N_PROBLEM_PARAMS,
     .make_inputs = spdnn_make_inputs,
+    .make_inputs_until = spdnn_make_inputs_until,
     .free_inputs = spdnn_free_inputs,
     .output_elems = spdnn_output_elems,
     .tolerance = spdnn_tolerance,

@@ -62,6 +62,7 @@
 #include "rt_matrix.h"
 #include "rt_params.h"
 #include "rt_registry.h"
+#include "rt_stop.h"
 
 /* The clamp of the Graph Challenge's ReLU. */
 #define RT_SPDNN_YMAX 32.0
@@ -103,6 +104,12 @@ const rt_family_desc *rt_spdnn_family(void);
 int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t features,
                            double feature_density, uint64_t seed, uint64_t network_seed, int rank,
                            int nranks, rt_spdnn_inputs **out, rt_err *err);
+/* The same, polling stop between layers generated and between batches of the reference: when it
+ * asks, what was built is freed and the call fails with a message saying it stopped (*out NULL). */
+int rt_spdnn_inputs_create_until(const rt_csr *layer0, int64_t layers, int64_t features,
+                                 double feature_density, uint64_t seed, uint64_t network_seed,
+                                 int rank, int nranks, const rt_stop *stop, rt_spdnn_inputs **out,
+                                 rt_err *err);
 void rt_spdnn_inputs_destroy(rt_spdnn_inputs *in);
 
 /* Tolerance on the normwise relative error of the output for fp32 kernels on a problem with

@@ -591,6 +591,75 @@ static void test_catalog(void)
     RT_CHECK(rt_registry_find_kernel(&full, "spdnn.cpu.fused") != NULL);
 }
 
+/* A stop request that asks from its after-th poll on (polls counted across OpenMP threads). */
+typedef struct stop_after {
+    int *polls;
+    int after;
+} stop_after;
+
+static int stop_after_requested(const void *ctx)
+{
+    const stop_after *s = ctx;
+    int seen;
+#pragma omp atomic capture
+    seen = (*s->polls)++;
+    return seen >= s->after;
+}
+
+/* rt_spdnn_inputs_create_until stops when asked, in the layers or in the reference, frees what it
+ * built and says so; a stop that never asks changes nothing; the family hook forwards it. */
+static void test_stop(void)
+{
+    rt_err err;
+    rt_csr w0;
+    RT_CHECK_MSG(make_layer0(1024, &w0, &err) == 0, "%s", err.msg);
+    const struct {
+        int after;
+        const char *expect; /* NULL: builds */
+    } cases[] = {           /* layers 1..5 poll once each, then the reference once per batch of 8 */
+                 {0, "while generating the 6 layers"},
+                 {3, "while generating the 6 layers"},
+                 {5, "while computing the reference of 400 features"},
+                 {5 + 3, "while computing the reference of 400 features"},
+                 {5 + 1000, NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        int polls = 0;
+        const stop_after ctx = {.polls = &polls, .after = cases[i].after};
+        const rt_stop stop = {.requested = stop_after_requested, .ctx = &ctx};
+        rt_spdnn_inputs *in = NULL;
+        rt_err_clear(&err);
+        const int rc = rt_spdnn_inputs_create_until(&w0, 6, 400, 0.3, 1, 1, 0, 1, &stop, &in, &err);
+        if (!cases[i].expect) {
+            RT_CHECK_MSG(rc == 0 && in != NULL, "case %zu: %s", i, err.msg);
+            RT_CHECK(polls > 5); /* the reference polled too */
+        } else {
+            RT_CHECK_MSG(rc != 0 && in == NULL && rt_test_contains(err.msg, "stopped on request") &&
+                             rt_test_contains(err.msg, cases[i].expect),
+                         "case %zu: rc %d: %s", i, rc, err.msg);
+        }
+        rt_spdnn_inputs_destroy(in);
+    }
+    /* Through the family: the hook exists and honours the request. */
+    const rt_family_desc *fam = rt_spdnn_family();
+    RT_CHECK(fam->make_inputs_until != NULL);
+    rt_params problem;
+    rt_params_init(&problem);
+    rt_params_set(&problem, "layers", rt_value_int(3), &err);
+    rt_params_set(&problem, "features", rt_value_int(40), &err);
+    rt_params_set(&problem, "feature_density", rt_value_real(0.3), &err);
+    rt_params_set(&problem, "seed", rt_value_int(1), &err);
+    rt_params_set(&problem, "network_seed", rt_value_int(1), &err);
+    int polls = 0;
+    const stop_after now = {.polls = &polls, .after = 0};
+    const rt_stop stop = {.requested = stop_after_requested, .ctx = &now};
+    void *inputs = NULL;
+    RT_CHECK(fam->make_inputs_until(&w0, &problem, &stop, &inputs, &err) != 0 && !inputs);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "stopped on request"), "%s", err.msg);
+    RT_CHECK_MSG(fam->make_inputs(&w0, &problem, &inputs, &err) == 0 && inputs, "%s", err.msg);
+    fam->free_inputs(inputs);
+    rt_csr_free(&w0);
+}
+
 int main(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : "all";
@@ -607,5 +676,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(only, "all") || !strcmp(only, "catalog"))
         test_catalog();
+    if (!strcmp(only, "all") || !strcmp(only, "stop"))
+        test_stop();
     return RT_TEST_RESULT();
 }

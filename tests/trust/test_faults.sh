@@ -1,6 +1,7 @@
 # No lost or doubled work under faults: a second run into a store being written is refused (the
 # lock), SIGINT and SIGTERM end a run between points marked 'interrupted' with a message saying
-# what was kept, a rerun resumes, and a run killed with -9 is marked 'interrupted' by the next.
+# what was kept, a rerun resumes, a run killed with -9 is marked 'interrupted' by the next, and a
+# SIGINT while a family builds its inputs stops the run within seconds.
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
 set -euo pipefail
 RT=$1
@@ -85,4 +86,28 @@ grep -q "warning: 1 rank(s) x 100000 thread(s) on this host exceed its [0-9]* us
   "$WORK/f.out" || fail "no oversubscription warning: $(cat "$WORK/f.out")"
 OMP_NUM_THREADS=1 "$RT" run "$HERE/slow.yaml" --db "$db" --dry-run >"$WORK/g.out" 2>&1
 ! grep -q "oversubscription" "$WORK/g.out" || fail "warned without oversubscription"
+# 6. SIGINT while a family builds its inputs (minutes of reference computation): the family polls
+#    the request, so the run stops within seconds, marked 'interrupted', with nothing recorded.
+idb="$WORK/inputs.db"
+"$RT" run "$HERE/slow-inputs.yaml" --db "$idb" >"$WORK/h.out" 2>&1 &
+fourth=$!
+for _ in $(seq 300); do
+  grep -q "^matrix dnn:" "$WORK/h.out" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "^matrix dnn:" "$WORK/h.out" || fail "the slow-inputs run never built its matrix: $(cat "$WORK/h.out")"
+sleep 1
+kill -INT "$fourth"
+signalled=$(date +%s)
+set +e
+wait "$fourth"
+rc=$?
+set -e
+took=$(($(date +%s) - signalled))
+[ "$rc" = 3 ] || fail "a run interrupted while building inputs exited $rc: $(cat "$WORK/h.out")"
+[ "$took" -le 20 ] || fail "the run took $took s to stop while building inputs"
+grep -q "interrupted by SIGINT: the run is marked 'interrupted'; its 0 point(s) are kept" \
+  "$WORK/h.out" || fail "no interruption message: $(cat "$WORK/h.out")"
+[ "$(sql "$idb" "SELECT status FROM runs")" = interrupted ] || fail "run not marked interrupted"
+[ "$(sql "$idb" "SELECT COUNT(*) FROM points")" = 0 ] || fail "a point was recorded"
 echo "faults: ok"
