@@ -17,6 +17,20 @@ static int64_t min64(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Stored entry i's shared-memory offset, in whichever index width the plan has. */
+static void set_entry_slot(rt_tiled_plan *pl, int64_t i, int64_t slot)
+{
+    if (pl->index16)
+        pl->index16[i] = (uint16_t)slot;
+    else
+        pl->index32[i] = (int32_t)slot;
+}
+
 /* Allocates n elements of size bytes (at least one, so an empty array is still non-NULL and a
  * NULL always means failure); zeroed when zero is set. */
 static void *alloc_array(int64_t n, size_t size, int zero, const char *what, rt_err *err)
@@ -217,19 +231,19 @@ static int block_bank_widths(const rt_csr *a, const rt_tiled_plan *pl, int64_t b
     const int64_t bs = pl->p.block_size, buff = pl->p.buffsize, ws = pl->p.warp_size;
     const int64_t s0 = pl->buffdispl[b], nst = pl->buffdispl[b + 1] - s0;
     const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
-    int64_t *count = calloc((size_t)(nst > 0 ? nst : 1) * BANKS, sizeof *count);
+    const size_t cells = (size_t)max64(nst, 1) * BANKS; /* nonzeros per (stage, bank) of a warp */
+    int64_t *count = malloc(cells * sizeof *count);
     if (!count)
         return -1;
     for (int64_t w0 = r0; w0 < r1; w0 += ws) {
-        memset(count, 0, (size_t)(nst > 0 ? nst : 1) * BANKS * sizeof *count);
+        memset(count, 0, cells * sizeof *count);
         const int64_t w1 = min64(w0 + ws, r1);
         for (int64_t e = a->rowptr[w0]; e < a->rowptr[w1]; ++e)
             ++count[(pos[e] / buff) * BANKS + (pos[e] % buff) % BANKS];
         for (int64_t st = 0; st < nst; ++st) {
             int64_t *width = &pl->displ[1 + (s0 + st) * pl->warps_per_block + (w0 - r0) / ws];
             for (int k = 0; k < BANKS; ++k)
-                if (count[st * BANKS + k] > *width)
-                    *width = count[st * BANKS + k];
+                *width = max64(*width, count[st * BANKS + k]);
         }
     }
     free(count);
@@ -274,22 +288,13 @@ static int slice_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t s, int6
         const int64_t dst = (first + m) * ws + lane;
         bsc->taken[m * ws + lane] = 1;
         pad[m] = bsc->offset[i];
-        if (pl->index16)
-            pl->index16[dst] = (uint16_t)bsc->offset[i];
-        else
-            pl->index32[dst] = bsc->offset[i];
+        set_entry_slot(pl, dst, bsc->offset[i]);
         pl->value[dst] = bsc->value[i];
     }
     for (int64_t m = 0; m < width; ++m)
-        for (int64_t lane = 0; lane < ws; ++lane) {
-            if (bsc->taken[m * ws + lane])
-                continue;
-            const int64_t dst = (first + m) * ws + lane;
-            if (pl->index16)
-                pl->index16[dst] = (uint16_t)pad[m];
-            else
-                pl->index32[dst] = pad[m];
-        }
+        for (int64_t lane = 0; lane < ws; ++lane)
+            if (!bsc->taken[m * ws + lane])
+                set_entry_slot(pl, (first + m) * ws + lane, pad[m]);
     return 0;
 }
 
@@ -300,14 +305,11 @@ static int block_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t b, cons
     const int64_t bs = pl->p.block_size, ws = pl->p.warp_size;
     const int64_t s0 = pl->buffdispl[b], s1 = pl->buffdispl[b + 1];
     const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
-    int64_t most = 1, widest = 1;
+    int64_t most = 1, widest = 1; /* a warp's nonzeros; a slice's ELL rows */
     for (int64_t w0 = r0; w0 < r1; w0 += ws)
-        most = a->rowptr[min64(w0 + ws, r1)] - a->rowptr[w0] > most
-                   ? a->rowptr[min64(w0 + ws, r1)] - a->rowptr[w0]
-                   : most;
+        most = max64(most, a->rowptr[min64(w0 + ws, r1)] - a->rowptr[w0]);
     for (int64_t i = s0 * pl->warps_per_block; i < s1 * pl->warps_per_block; ++i)
-        if (pl->displ[i + 1] - pl->displ[i] > widest)
-            widest = pl->displ[i + 1] - pl->displ[i];
+        widest = max64(widest, pl->displ[i + 1] - pl->displ[i]);
     bank_scratch bsc = {
         .lane_of = malloc((size_t)most * sizeof(int32_t)),
         .key_of = malloc((size_t)most * sizeof(int32_t)),
@@ -365,10 +367,7 @@ static void block_fill(const rt_csr *a, rt_tiled_plan *pl, int64_t b, const int3
             else
                 dst = pl->rowdispl[s * bs + lr] + k;
             ++k;
-            if (pl->index16)
-                pl->index16[dst] = (uint16_t)offset;
-            else
-                pl->index32[dst] = (int32_t)offset;
+            set_entry_slot(pl, dst, offset);
             pl->value[dst] = a->val[e];
         }
     }

@@ -393,26 +393,17 @@ static int compute_reference(rt_spdnn_inputs *in, const rt_stop *stop, rt_err *e
     in->live = calloc((size_t)nl + 1, sizeof *in->live);
     int64_t *entered = calloc((size_t)(nf > 0 ? nf : 1), sizeof *entered);
     unsigned char *category = calloc((size_t)(nf > 0 ? nf : 1), 1);
+    int64_t *order = NULL;
+    ref_network net = {0};
+    int rc = -1;
     if (!in->reference || !in->live || !entered || !category) {
-        free(entered);
-        free(category);
-        return rt_err_set(err, "spdnn: out of memory for the reference of %" PRId64 " features",
-                          nf);
+        rt_err_set(err, "spdnn: out of memory for the reference of %" PRId64 " features", nf);
+        goto done;
     }
     const double t0 = rt_clock_now();
-    ref_network net = {0};
-    int64_t *order = features_by_density(in, err);
-    if (!order) {
-        free(entered);
-        free(category);
-        return -1;
-    }
-    if (ref_network_build(in, &net, err) != 0) {
-        free(order);
-        free(entered);
-        free(category);
-        return -1;
-    }
+    order = features_by_density(in, err);
+    if (!order || ref_network_build(in, &net, err) != 0)
+        goto done;
     const int64_t nbatches = (nf + REF_BATCH - 1) / REF_BATCH;
     int failed = 0, stopped = 0;
 #pragma omp parallel
@@ -440,21 +431,17 @@ static int compute_reference(rt_spdnn_inputs *in, const rt_stop *stop, rt_err *e
         free(b.y);
         free(b.z);
     }
-    ref_network_free(&net);
-    free(order);
     if (failed) {
-        free(entered);
-        free(category);
-        return rt_err_set(
-            err, "spdnn: out of memory for the reference's per-thread rows (%" PRId64 " neurons)",
-            n);
+        rt_err_set(err,
+                   "spdnn: out of memory for the reference's per-thread rows (%" PRId64 " neurons)",
+                   n);
+        goto done;
     }
     if (stopped) {
-        free(entered);
-        free(category);
-        return rt_err_set(
+        rt_err_set(
             err, "spdnn: stopped on request while computing the reference of %" PRId64 " features",
             nf);
+        goto done;
     }
     /* live[l] = features that entered layer l; live[layers] = categories. */
     for (int64_t f = 0; f < nf; ++f) {
@@ -466,9 +453,13 @@ static int compute_reference(rt_spdnn_inputs *in, const rt_stop *stop, rt_err *e
         }
     }
     in->reference_s = rt_clock_now() - t0;
+    rc = 0;
+done:
+    ref_network_free(&net);
+    free(order);
     free(entered);
     free(category);
-    return 0;
+    return rc;
 }
 
 int rt_spdnn_inputs_create(const rt_csr *layer0, int64_t layers, int64_t features,
