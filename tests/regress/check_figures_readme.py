@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """figures.readme (issue 13, item 8): the numbers that results/figures/README.md states in its
-hand-written sections, recomputed from the committed stores in results/baselines/.
+hand-written sections, recomputed from the committed stores in results/baselines/ (and, for the
+Nsight Compute figures of bank-ordered steps and the 65536-neuron layer, from the committed
+profiles in results/profiles/h100/).
 
 Each check computes a value (or a table row) from a store, formats it as the page writes it (the
 rounding is the page's), and requires that exact text in the page. A statement whose number
@@ -224,6 +226,63 @@ lay = best(L, "AND kernel = 'spdnn.cuda.fused'", "matrix, json_extract(params, '
 need(f"{lay[('dnn-4096', 'slot')] / lay[('dnn-4096', 'feature')]:.2f}x and "
      f"{lay[('dnn-16384', 'slot')] / lay[('dnn-16384', 'feature')]:.2f}x the column-ordered feature rows",
      "Fig. 2(b): slot over feature")
+
+# --- Nsight Compute profiles quoted by the page (results/profiles/h100/*.csv.gz) ----------------
+def ncu(name):
+    """{launch ID: {metric: value}} of a committed Nsight Compute CSV (numbers without separators)."""
+    import csv
+    import gzip
+    with gzip.open(f"{ROOT}/results/profiles/h100/{name}", "rt", encoding="utf-8") as f:
+        rows = csv.DictReader(line for line in f if line.startswith('"'))
+        out = {}
+        for r in rows:
+            try:
+                out.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+            except ValueError:
+                pass
+    return out
+
+
+WF, CF = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+ISSUE, WARPS, CPI = ("smsp__issue_active.avg.pct_of_peak_sustained_active",
+                     "sm__warps_active.avg.pct_of_peak_sustained_active", "Warp Cycles Per Issued Instruction")
+P = ncu("ncu-banks-spdnn.csv.gz")
+a, b = P[0], P[8]  # layer 0, column order / bank-ordered
+need(f"shared-load wavefronts from {a[WF] / 1e6:.1f} M ({a[CF] / 1e6:.1f} M of them bank conflicts) to "
+     f"{b[WF] / 1e6:.1f} M with none, for {100 * (b['smsp__inst_executed_op_shared_ld.sum'] / a['smsp__inst_executed_op_shared_ld.sum'] - 1):.0f}% more load instructions",
+     "profile: bank-ordered fused layer, wavefronts")
+assert b[CF] == 0, "profile: the page says the bank-ordered layer has no load conflicts"
+need(f"instructions issued on {b[ISSUE]:.0f}% of the cycles instead of {a[ISSUE]:.0f}%; the kernel from "
+     f"{a['gpu__time_duration.sum'] / 1e3:.0f} to {b['gpu__time_duration.sum'] / 1e3:.0f} us",
+     "profile: bank-ordered fused layer, issue and time")
+need(f"({b[WARPS]:.0f}% of the warps active) and {b[CPI]:.1f} cycles between a warp's instructions, with "
+     f"the shared pipe at {b['l1tex__throughput.avg.pct_of_peak_sustained_active']:.0f}%",
+     "profile: bank-ordered fused layer, limits")
+P = ncu("ncu-spdnn-65536.csv.gz")
+a, b = P[0], P[8]  # layer 0, slot rows / bank-ordered feature rows
+LS = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+ST = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
+need(f"slot rows wait on global loads for {a[LS]:.1f} of the {a[CPI]:.1f} cycles between a warp's instructions",
+     "profile: 65536, slot rows stalls")
+need(f"{a['l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'] / a['l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum']:.1f} "
+     f"sectors per request, at {a['lts__throughput.avg.pct_of_peak_sustained_elapsed']:.0f}% of L2 throughput",
+     "profile: 65536, gathers")
+assert abs(a[CF] / a[WF] - 0.5) < 0.01, "profile: the page says half of the slot rows' shared loads conflict"
+need(f"{100 * a[ST[1]] / a[ST[0]]:.0f}% of their shared stores being bank conflicts, with one 1024-thread "
+     f"block per SM ({a[WARPS]:.0f}% of the warps active)", "profile: 65536, stores")
+need(f"issue {100 * (b['smsp__inst_executed.sum'] / a['smsp__inst_executed.sum'] - 1):.0f}% more instructions "
+     f"and wait {b[LS]:.1f} of {b[CPI]:.1f} cycles on global loads, "
+     f"{b['gpu__time_duration.sum'] / a['gpu__time_duration.sum']:.2f}x slower", "profile: 65536, feature rows")
+P = ncu("ncu-banks-spmm.csv.gz")
+a, b = P[0], P[4]  # column order / bank-ordered
+need(f"shared-load wavefronts from {a[WF] / 1e6:.1f} M ({a[CF] / 1e6:.1f} M conflicts) to {b[WF] / 1e6:.1f} M "
+     f"({b[CF] / 1e6:.2f} M), instructions issued on {b[ISSUE]:.0f}% of the cycles instead of {a[ISSUE]:.0f}%, "
+     f"the kernel from {a['gpu__time_duration.sum'] / 1e3:.0f} to {b['gpu__time_duration.sum'] / 1e3:.0f} us",
+     "profile: bank-ordered pipelined SpMM")
+need(f"{b[WARPS]:.0f}% of the warps active (64 registers per thread cap two 512-thread blocks per SM), "
+     f"{b[CPI]:.1f} cycles between a warp's instructions, "
+     f"{b['dram__throughput.avg.pct_of_peak_sustained_elapsed']:.0f}% of DRAM bandwidth",
+     "profile: bank-ordered pipelined SpMM, limits")
 
 # --- Fig. 4 ----------------------------------------------------------------------------------------
 R = "h100/register-tiling.db"
