@@ -6,7 +6,8 @@
 
 #include "spmm_bank_order.h"
 
-/* Shared-memory banks of 4-byte words: the keys of bank_order = 1. */
+/* Shared-memory banks of 4-byte words: the keys of bank_order = 1 (with bank_lanes 8, four
+ * passes of 8 keys each). */
 #define BANKS 32
 
 /* ---------------------------------------------------------------------------------------------
@@ -151,6 +152,14 @@ static int check_params(const rt_tiled_params *p, rt_err *err)
                           p->bank_order);
     if (p->bank_order && !p->use_ell)
         return rt_err_set(err, "tiled plan: bank_order = 1 orders ELL rows; it needs use_ell = 1");
+    if (p->bank_lanes != 0 && p->bank_lanes != 8 && p->bank_lanes != BANKS)
+        return rt_err_set(err,
+                          "tiled plan: bank_lanes = %d must be 0 or 32 (4-byte reads) or 8 "
+                          "(16-byte reads)",
+                          p->bank_lanes);
+    if (p->bank_lanes == 8 && p->warp_size != BANKS)
+        return rt_err_set(err, "tiled plan: bank_lanes = 8 needs warp_size = %d, not %d", BANKS,
+                          p->warp_size);
     return 0;
 }
 
@@ -223,6 +232,25 @@ static void block_count(const rt_csr *a, const rt_tiled_plan *pl, int64_t b, int
     }
 }
 
+/* Lanes per shared-memory pass under bank_order = 1 (bank_lanes 0 means 32). */
+static int64_t pass_lanes(const rt_tiled_plan *pl)
+{
+    return pl->p.bank_lanes == 8 ? 8 : BANKS;
+}
+
+/* The pass of a lane's read: 4-byte reads take the whole warp in one pass. */
+static int64_t pass_of(const rt_tiled_plan *pl, int64_t lane)
+{
+    return pl->p.bank_lanes == 8 ? lane / 8 : 0;
+}
+
+/* The bank key of lane's read of slot: its pass, and the bank (group) within the pass. */
+static int32_t bank_key(const rt_tiled_plan *pl, int64_t lane, int64_t slot)
+{
+    const int64_t n = pass_lanes(pl);
+    return (int32_t)(pass_of(pl, lane) * n + slot % n);
+}
+
 /* Pass 2b for one block with bank_order = 1: widens each (stage, warp) ELL slice from its longest
  * row to the slice's largest degree (spmm_bank_order.h), so the bank-ordered entries fit. */
 static int block_bank_widths(const rt_csr *a, const rt_tiled_plan *pl, int64_t b,
@@ -238,8 +266,9 @@ static int block_bank_widths(const rt_csr *a, const rt_tiled_plan *pl, int64_t b
     for (int64_t w0 = r0; w0 < r1; w0 += ws) {
         memset(count, 0, cells * sizeof *count);
         const int64_t w1 = min64(w0 + ws, r1);
-        for (int64_t e = a->rowptr[w0]; e < a->rowptr[w1]; ++e)
-            ++count[(pos[e] / buff) * BANKS + (pos[e] % buff) % BANKS];
+        for (int64_t r = w0; r < w1; ++r)
+            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e)
+                ++count[(pos[e] / buff) * BANKS + bank_key(pl, r - w0, pos[e] % buff)];
         for (int64_t st = 0; st < nst; ++st) {
             int64_t *width = &pl->displ[1 + (s0 + st) * pl->warps_per_block + (w0 - r0) / ws];
             for (int k = 0; k < BANKS; ++k)
@@ -271,7 +300,7 @@ static int slice_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t s, int6
         for (; *e < a->rowptr[r + 1] && pos[*e] / buff == stage; ++*e) {
             bsc->lane_of[n] = (int32_t)(r - w0);
             bsc->offset[n] = (int32_t)(pos[*e] % buff);
-            bsc->key_of[n] = bsc->offset[n] % BANKS;
+            bsc->key_of[n] = bank_key(pl, r - w0, bsc->offset[n]);
             bsc->value[n] = a->val[*e];
             ++n;
         }
@@ -282,19 +311,31 @@ static int slice_fill_banked(const rt_csr *a, rt_tiled_plan *pl, int64_t s, int6
                                bsc->step_of, bsc->work, err) != 0)
         return -1;
     memset(bsc->taken, 0, (size_t)(width * ws));
-    int32_t *pad = bsc->work; /* the slot every padding cell of ELL row m repeats */
+    /* The slot the padding cells of ELL row m in pass p repeat: one that an entry of the same
+     * row and pass reads (a broadcast), or, where the pass reads nothing, one of the row's. */
+    const int64_t passes = pass_of(pl, ws - 1) + 1;
+    int32_t *pad = bsc->work; /* width x passes, -1: none in that pass */
+    for (int64_t c = 0; c < width * passes; ++c)
+        pad[c] = -1;
     for (int32_t i = 0; i < n; ++i) {
         const int64_t m = bsc->step_of[i], lane = bsc->lane_of[i];
         const int64_t dst = (first + m) * ws + lane;
         bsc->taken[m * ws + lane] = 1;
-        pad[m] = bsc->offset[i];
+        pad[m * passes + pass_of(pl, lane)] = bsc->offset[i];
         set_entry_slot(pl, dst, bsc->offset[i]);
         pl->value[dst] = bsc->value[i];
     }
-    for (int64_t m = 0; m < width; ++m)
+    for (int64_t m = 0; m < width; ++m) {
+        int32_t any = 0; /* every ELL row holds an entry (its width is the slice's degree) */
+        for (int64_t p = 0; p < passes; ++p)
+            if (pad[m * passes + p] >= 0)
+                any = pad[m * passes + p];
         for (int64_t lane = 0; lane < ws; ++lane)
-            if (!bsc->taken[m * ws + lane])
-                set_entry_slot(pl, (first + m) * ws + lane, pad[m]);
+            if (!bsc->taken[m * ws + lane]) {
+                const int32_t own = pad[m * passes + pass_of(pl, lane)];
+                set_entry_slot(pl, (first + m) * ws + lane, own >= 0 ? own : any);
+            }
+    }
     return 0;
 }
 

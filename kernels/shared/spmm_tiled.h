@@ -39,6 +39,13 @@ typedef struct rt_tiled_params {
                          allows: the longest row or the most nonzeros on one bank, whichever is
                          more. Padding then repeats a slot another lane of the row reads (a
                          broadcast, not a conflict). Rows are summed in another order. */
+    int bank_lanes;   /* with bank_order = 1: the lanes that share one pass of shared memory.
+                         0 or 32: 4-byte reads, the whole warp in one pass, keys slot mod 32
+                         (feature-major stages). 8: 16-byte reads of slot-major stages whose
+                         16-byte chunks are XOR-swizzled so that a slot's chunk q lies in bank
+                         group slot mod 8 (spdnn_fused.cu's slot_xor): a warp reads in four passes
+                         of 8 lanes, and the key of lane l is (l / 8, slot mod 8). Padding repeats
+                         a slot its pass reads. */
 } rt_tiled_params;
 
 typedef struct rt_tiled_plan {

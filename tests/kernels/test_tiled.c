@@ -133,9 +133,15 @@ static void test_bad_params(void)
         {tparams(64, (int64_t)1 << 40, 32, 0, 4), "buffsize"},
         {tparams(64, 64, 32, 1, 2), "bank_order"}, /* bank_order set below */
         {tparams(64, 64, 32, 0, 2), "use_ell"},
+        {tparams(64, 64, 32, 1, 2), "bank_lanes"},
+        {tparams(64, 64, 16, 1, 2), "warp_size"},
     };
     bad[10].p.bank_order = 2;
     bad[11].p.bank_order = 1;
+    bad[12].p.bank_order = 1;
+    bad[12].p.bank_lanes = 16;
+    bad[13].p.bank_order = 1;
+    bad[13].p.bank_lanes = 8;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         rt_err_clear(&err);
         RT_CHECK_MSG(rt_tiled_plan_build(&a, &bad[i].p, &pl, &err) != 0, "case %zu", i);
@@ -293,44 +299,57 @@ static int64_t plan_slot(const rt_tiled_plan *pl, int64_t i)
 }
 
 /* bank_order = 1, checked from the plan alone: in every ELL row the entries that are not padding
- * read slots in distinct banks (slot mod 32), padding repeats a slot its row reads, and every
- * slice is exactly as wide as its largest degree (a lane's entries or a bank's), the fewest rows
- * any conflict-free order needs. Entries of value 0 count as padding (the generators store no
- * zeros). */
+ * read slots under distinct keys of their pass (bank_lanes 0/32: the whole warp, key slot mod 32;
+ * 8: passes of 8 lanes, key slot mod 8), padding repeats a slot its pass reads (or, in a pass
+ * without entries, one its row reads), and every slice is exactly as wide as its largest degree
+ * (a lane's entries or a key's), the fewest rows any conflict-free order needs. Entries of value
+ * 0 count as padding (the generators store no zeros). */
 static void check_bank_order(const rt_tiled_plan *pl, const char *what)
 {
     const int64_t ws = pl->p.warp_size;
+    const int64_t lanes = pl->p.bank_lanes == 8 ? 8 : 32; /* per pass */
     for (int64_t w = 0; w < pl->nstages * pl->warps_per_block; ++w) {
-        int64_t lane_count[64] = {0}, bank_count[32] = {0}, degree = 0;
+        int64_t lane_count[64] = {0}, key_count[32] = {0}, degree = 0;
         for (int64_t m = pl->displ[w]; m < pl->displ[w + 1]; ++m) {
-            int used[32] = {0}, any = 0;
+            int used[32] = {0}, any = 0, pass_reads[4] = {0};
             for (int64_t lane = 0; lane < ws; ++lane) {
                 const int64_t i = m * ws + lane;
                 if (pl->value[i] == 0.0)
                     continue;
-                const int64_t bank = plan_slot(pl, i) % 32;
-                RT_CHECK_MSG(!used[bank], "%s: slice %lld row %lld reads bank %lld twice", what,
-                             (long long)w, (long long)m, (long long)bank);
-                used[bank] = 1;
+                const int64_t pass = lanes == 8 ? lane / 8 : 0;
+                const int64_t key = pass * lanes + plan_slot(pl, i) % lanes;
+                RT_CHECK_MSG(!used[key], "%s: slice %lld row %lld reads key %lld twice", what,
+                             (long long)w, (long long)m, (long long)key);
+                used[key] = 1;
                 any = 1;
+                pass_reads[pass] = 1;
                 ++lane_count[lane];
-                ++bank_count[bank];
+                ++key_count[key];
             }
             RT_CHECK_MSG(any, "%s: slice %lld row %lld holds only padding", what, (long long)w,
                          (long long)m);
             for (int64_t lane = 0; lane < ws; ++lane) {
                 const int64_t i = m * ws + lane;
-                if (pl->value[i] == 0.0)
-                    RT_CHECK_MSG(used[plan_slot(pl, i) % 32],
-                                 "%s: padding of slice %lld row %lld reads a bank no entry "
-                                 "of its row reads",
-                                 what, (long long)w, (long long)m);
+                if (pl->value[i] != 0.0)
+                    continue;
+                const int64_t pass = lanes == 8 ? lane / 8 : 0, slot = plan_slot(pl, i);
+                int repeats = 0; /* a slot that a real entry of the pass (or row) reads */
+                for (int64_t o = 0; o < ws; ++o) {
+                    const int64_t j = m * ws + o, opass = lanes == 8 ? o / 8 : 0;
+                    if (pl->value[j] != 0.0 && plan_slot(pl, j) == slot &&
+                        (opass == pass || !pass_reads[pass]))
+                        repeats = 1;
+                }
+                RT_CHECK_MSG(repeats,
+                             "%s: padding of slice %lld row %lld lane %lld reads a slot no entry "
+                             "of its pass reads",
+                             what, (long long)w, (long long)m, (long long)lane);
             }
         }
         for (int k = 0; k < 64 && k < ws; ++k)
             degree = lane_count[k] > degree ? lane_count[k] : degree;
         for (int k = 0; k < 32; ++k)
-            degree = bank_count[k] > degree ? bank_count[k] : degree;
+            degree = key_count[k] > degree ? key_count[k] : degree;
         RT_CHECK_MSG(pl->displ[w + 1] - pl->displ[w] == degree,
                      "%s: slice %lld has %lld ELL rows for a largest degree of %lld", what,
                      (long long)w, (long long)(pl->displ[w + 1] - pl->displ[w]), (long long)degree);
@@ -368,14 +387,16 @@ static void plan_sweep(const rt_csr *a, const char *what)
                     RT_CHECK(a->nnz == 0 || rt_metrics_get(&m, "reuse_factor")->value >= 1.0);
                     RT_CHECK(rt_metrics_get(&m, "stages_per_block_max")->value >=
                              rt_metrics_get(&m, "stages_per_block_avg")->value);
-                    if (ell) {
-                        /* The same plan ordered by banks: same stages and map, entries moved. */
+                    /* The same plan ordered by banks (4-byte and 16-byte passes): same stages
+                     * and map, entries moved. */
+                    for (int lanes = 32; ell && lanes >= 8; lanes -= 24) {
                         rt_tiled_params pb = p;
                         pb.bank_order = 1;
+                        pb.bank_lanes = lanes;
                         rt_tiled_plan bank;
                         if (rt_tiled_plan_build(a, &pb, &bank, &err) != 0) {
-                            RT_CHECK_MSG(0, "%s bs=%d buff=%lld banks: %s", what, bs,
-                                         (long long)buffs[fi], err.msg);
+                            RT_CHECK_MSG(0, "%s bs=%d buff=%lld banks/%d: %s", what, bs,
+                                         (long long)buffs[fi], lanes, err.msg);
                         } else {
                             RT_CHECK_MSG(rt_tiled_plan_verify(&bank, a, &err) == 0,
                                          "%s bs=%d buff=%lld ib=%d banks: %s", what, bs,
@@ -390,8 +411,9 @@ static void plan_sweep(const rt_csr *a, const char *what)
                     rt_tiled_plan_free(&pl);
                     ++built;
                 }
-    /* (3 ELL + 4 CSR block sizes) x 4 buffers x 2 widths, plus the bank-ordered ELL plans */
-    RT_CHECK(built == (3 + 4) * 4 * 2 + 3 * 4 * 2);
+    /* (3 ELL + 4 CSR block sizes) x 4 buffers x 2 widths, plus the ELL plans ordered by banks
+     * in passes of 32 and of 8 lanes */
+    RT_CHECK(built == (3 + 4) * 4 * 2 + 3 * 4 * 2 * 2);
 }
 
 typedef struct named_csr {

@@ -22,7 +22,8 @@ static int same_params(const rt_tiled_params *x, const rt_tiled_params *y)
 {
     return x->block_size == y->block_size && x->buffsize == y->buffsize &&
            x->warp_size == y->warp_size && x->use_ell == y->use_ell &&
-           x->index_bytes == y->index_bytes && x->bank_order == y->bank_order;
+           x->index_bytes == y->index_bytes && x->bank_order == y->bank_order &&
+           x->bank_lanes == y->bank_lanes;
 }
 
 static void remember_summary(rt_cuda_ctx *ctx, int memo_slot, const rt_csr *a, uint64_t fingerprint,
