@@ -20,13 +20,20 @@ static const rt_param_schema spdnn_fused_params[] = {
     {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
      "NNZ_UNROLL: nonzeros of W^T whose value and index are loaded ahead per thread (1: "
      "Listing 1's loop)"},
-    {"stage_layout", RT_V_STR, "feature|slot", "feature", 1,
-     "SLOT_MAJOR: staged inputs as feature rows (the paper's shared[k][slot]) or as slot rows "
-     "(shared[slot][k], read with 16-byte loads; register_tile a multiple of 4)"},
+    {"stage_layout", RT_V_STR, "feature|slot|slot_xor", "feature", 1,
+     "SLOT_MAJOR: staged inputs as feature rows (the paper's shared[k][slot]), as slot rows "
+     "(shared[slot][k], read with 16-byte loads; register_tile a multiple of 4), or as slot rows "
+     "with XOR-swizzled 16-byte chunks (every chunk of a slot in bank group slot mod 8; "
+     "register_tile 4, 8, 16, 32 or 64)"},
     {"nnz_order", RT_V_STR, "columns|banks", "columns", 1,
      "order of each warp's nonzeros of W^T per stage: columns (Listing 1: each row in column "
-     "order) or banks (every ELL step's 32 lanes read feature rows in 32 different shared-memory "
-     "banks, in the fewest steps that allows; staging ell, stage_layout feature)"},
+     "order) or banks (the fewest ELL steps in which no two reads of a shared-memory pass meet "
+     "in a bank: 32 lanes on 32 banks with stage_layout feature, each quarter-warp on 8 bank "
+     "groups with slot_xor; staging ell)"},
+    {"n_buffers", RT_V_INT, "1|2|3", "1", 1,
+     "N_BUFFERS: 1 stages with plain loads between barriers (Listing 1); 2 or 3 split shared_kib "
+     "into that many stage buffers and gather the next stages with cp.async (sm_80+) while the "
+     "current one is consumed"},
     {"allow_spills", RT_V_INT, "0|1", "0", 0,
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
 };

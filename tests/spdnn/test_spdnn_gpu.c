@@ -248,6 +248,7 @@ int main(int argc, char **argv)
 
     static const char *const fused_params[] = {
         "",
+        "n_buffers=2 stage_layout=slot_xor nnz_order=banks register_tile=8 nnz_unroll=4",
         "nnz_order=banks register_tile=16",
         "register_tile=1",
         "register_tile=3",
@@ -269,6 +270,17 @@ int main(int argc, char **argv)
         "nnz_order=banks shared_kib=8 index_bytes=4 register_tile=3",
         "nnz_order=banks shared_kib=227 register_tile=8 nnz_unroll=4",
         "nnz_order=banks block_size=96 register_tile=5 min_blocks=2",
+        "stage_layout=slot_xor register_tile=8 nnz_unroll=4",
+        "stage_layout=slot_xor register_tile=32 shared_kib=160",
+        "stage_layout=slot_xor register_tile=4 shared_kib=8",
+        "stage_layout=slot_xor nnz_order=banks register_tile=8 nnz_unroll=4",
+        "stage_layout=slot_xor nnz_order=banks register_tile=16 shared_kib=8 index_bytes=4",
+        "stage_layout=slot_xor nnz_order=banks block_size=96 register_tile=4 min_blocks=2",
+        "n_buffers=2 register_tile=8",
+        "n_buffers=3 stage_layout=slot register_tile=16 shared_kib=8",
+        "n_buffers=2 staging=csr register_tile=5 shared_kib=8",
+        "n_buffers=3 nnz_order=banks register_tile=3 shared_kib=8 block_size=96",
+        "n_buffers=2 stage_layout=slot_xor shared_kib=227 register_tile=8 nnz_unroll=4",
     };
     static const char *const cs_params[] = {"alg=default", "alg=csr_alg1", "alg=csr_alg2"};
     static const struct {
@@ -308,7 +320,9 @@ int main(int argc, char **argv)
             expect_infeasible(fused, in, "stage_layout=slot register_tile=6", &dev,
                               "multiple of 4");
             expect_infeasible(fused, in, "nnz_order=banks stage_layout=slot", &dev,
-                              "stage_layout=feature");
+                              "stage_layout feature or slot_xor");
+            expect_infeasible(fused, in, "stage_layout=slot_xor register_tile=12", &dev,
+                              "4, 8, 16, 32 or 64");
             expect_infeasible(fused, in, "nnz_order=banks staging=csr", &dev, "staging=ell");
             /* 64 accumulators under the 64-register cap of 1024-thread blocks spill with
              * nvcc; whatever NVRTC does, the point either runs correctly or is infeasible for

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # trust.new_params: every parameter this wave added to a kernel (pipelined dspmm, the triangular
 # solve's transport, gemm's GPU placement, the pipelined Tiled SpMM with its skewed reads and warp
-# mapping and bank-ordered steps, the fused sparse-DNN layer's loads in flight, stage layout and
-# bank-ordered steps, the eigen schedules and microbenchmarks)
+# mapping and bank-ordered steps, the fused sparse-DNN layer's loads in flight, stage layouts,
+# bank-ordered steps and cp.async stage buffers, the eigen schedules and microbenchmarks)
 # refuses garbage at `validate` with exit 2 and a message naming the file, line, column, parameter
 # and kernel; a good value of each is accepted (so the refusal is about the value).
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
@@ -59,6 +59,8 @@ dnn='{name: n, generator: sparse_dnn, neurons: 1024, seed: 1}'
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused nnz_unroll 4 3
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused stage_layout slot row
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused nnz_order banks banked
+case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused stage_layout slot_xor xor
+case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused n_buffers 2 4
 case_ "$cube" "{solver: [lobpcg]}" eigen.cpu.lobpcg schedule dag graphz
 case_ "$cube" "{solver: [spmm]}" eigen.cuda.spmm_ooc streams 2 3
 case_ "$cube" "{solver: [spmm]}" eigen.cuda.spmm_ooc mode ooc outofcore

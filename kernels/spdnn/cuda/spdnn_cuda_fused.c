@@ -20,11 +20,13 @@
 typedef struct fused_params {
     int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
     int64_t nnz_unroll; /* loads of W^T in flight per thread */
+    int64_t n_buffers;  /* stage buffers (cp.async staging above 1) */
     int use_ell;
-    int slot_major;        /* stage_layout = slot */
+    int slot_major;        /* stage_layout: 0 feature, 1 slot, 2 slot_xor */
     int bank_order;        /* nnz_order = banks */
-    int64_t buffsize;      /* staged input neurons per stage */
-    size_t dynamic_shared; /* register_tile ints (source rows) + buffsize * register_tile floats */
+    int64_t buffsize;      /* staged input neurons per stage (per buffer) */
+    size_t dynamic_shared; /* register_tile ints (source rows) + n_buffers * buffsize *
+                              register_tile floats */
 } fused_params;
 
 /* One layer's plan on the device. */
@@ -57,19 +59,22 @@ static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "index_bytes", &fp->index_bytes, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "nnz_unroll", &fp->nnz_unroll, err) != 0 ||
         rt_spdnn_cuda_param_int(p, FUSED_KIND, "allow_spills", &fp->allow_spills, err) != 0 ||
+        rt_spdnn_cuda_param_int(p, FUSED_KIND, "n_buffers", &fp->n_buffers, err) != 0 ||
         rt_spdnn_cuda_param_str(p, FUSED_KIND, "staging", staging, sizeof staging, err) != 0 ||
         rt_spdnn_cuda_param_str(p, FUSED_KIND, "stage_layout", layout, sizeof layout, err) != 0 ||
         rt_spdnn_cuda_param_str(p, FUSED_KIND, "nnz_order", order, sizeof order, err) != 0)
         return -1;
     fp->bank_order = strcmp(order, "banks") == 0;
     fp->use_ell = strcmp(staging, "ell") == 0;
-    fp->slot_major = strcmp(layout, "slot") == 0;
-    /* The tile's REGISTER source-row numbers sit in front of the staging buffer, inside the
-     * shared_kib budget; the rest holds buffsize input neurons of REGISTER features. */
+    fp->slot_major = strcmp(layout, "slot_xor") == 0 ? 2 : strcmp(layout, "slot") == 0;
+    /* The tile's REGISTER source-row numbers sit in front of the staging buffers, inside the
+     * shared_kib budget; the rest holds n_buffers buffers of buffsize input neurons of
+     * REGISTER features. */
     const int64_t budget = fp->shared_kib * 1024 - fp->register_tile * 4;
-    fp->buffsize = budget > 0 ? budget / (fp->register_tile * 4) : 0;
-    fp->dynamic_shared =
-        (size_t)fp->register_tile * 4 + (size_t)fp->buffsize * (size_t)fp->register_tile * 4;
+    const int64_t buffers = fp->n_buffers > 0 ? fp->n_buffers : 1;
+    fp->buffsize = budget > 0 ? budget / (buffers * fp->register_tile * 4) : 0;
+    fp->dynamic_shared = (size_t)fp->register_tile * 4 +
+                         (size_t)buffers * (size_t)fp->buffsize * (size_t)fp->register_tile * 4;
     return 0;
 }
 
@@ -105,10 +110,26 @@ static int feasible(const rt_device_info *dev, const fused_params *fp, char *why
                  (long long)fp->register_tile);
         return RT_INFEASIBLE;
     }
-    if (fp->bank_order && (!fp->use_ell || fp->slot_major)) {
+    const int64_t chunks = fp->register_tile / 4;
+    if (fp->slot_major == 2 && (chunks & (chunks - 1)) != 0) {
         snprintf(why, whylen,
-                 "nnz_order=banks orders ELL steps by the banks of feature rows (slot mod 32): "
-                 "it needs staging=ell and stage_layout=feature");
+                 "stage_layout=slot_xor swizzles a slot's 16-byte chunks by XOR: register_tile "
+                 "must be 4, 8, 16, 32 or 64, not %lld",
+                 (long long)fp->register_tile);
+        return RT_INFEASIBLE;
+    }
+    if (fp->bank_order && (!fp->use_ell || fp->slot_major == 1)) {
+        snprintf(why, whylen,
+                 "nnz_order=banks orders ELL steps by the banks of feature rows (slot mod 32) "
+                 "or of slot_xor rows (slot mod 8 per quarter-warp): it needs staging=ell and "
+                 "stage_layout feature or slot_xor");
+        return RT_INFEASIBLE;
+    }
+    if (fp->n_buffers > 1 && dev && dev->cc_major < 8) {
+        snprintf(why, whylen,
+                 "n_buffers=%lld stages with cp.async, which needs compute capability 8.0; the "
+                 "device has %d.%d",
+                 (long long)fp->n_buffers, dev->cc_major, dev->cc_minor);
         return RT_INFEASIBLE;
     }
     if (fp->index_bytes == 2 && fp->buffsize > 65536) {
@@ -159,6 +180,7 @@ static int compile_variant(fused_state *s, rt_err *err)
     rt_cuda_define_int(&defs, "INDEX_BYTES", fp->index_bytes);
     rt_cuda_define_int(&defs, "NNZ_UNROLL", fp->nnz_unroll);
     rt_cuda_define_int(&defs, "SLOT_MAJOR", fp->slot_major);
+    rt_cuda_define_int(&defs, "N_BUFFERS", fp->n_buffers);
     const rt_cuda_variant_request rq = {
         .source_name = "spdnn_fused.cu",
         .entry = "rt_spdnn_fused",
@@ -280,7 +302,8 @@ static int build_layers(fused_state *s, rt_err *err)
                                 .warp_size = FUSED_WARP_SIZE,
                                 .use_ell = s->fp.use_ell,
                                 .index_bytes = (int)s->fp.index_bytes,
-                                .bank_order = s->fp.bank_order};
+                                .bank_order = s->fp.bank_order,
+                                .bank_lanes = s->fp.slot_major == 2 ? 8 : 0};
     rt_tiled_plan plan[FUSED_PLAN_ROUND];
     rt_err plan_err[FUSED_PLAN_ROUND];
     int plan_rc[FUSED_PLAN_ROUND];

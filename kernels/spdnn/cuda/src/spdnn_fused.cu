@@ -23,9 +23,21 @@
 //                 tile, staged slot); 1: as shared[slot * REGISTER + k], a slot's REGISTER
 //                 features adjacent, so a thread reads them with REGISTER / 4 16-byte loads
 //                 per nonzero instead of REGISTER 4-byte loads of REGISTER different banks
-//                 rows (REGISTER a multiple of 4)
-// Dynamic shared memory: REGISTER ints (the tile's source rows), then buffsize * REGISTER floats
-// in the layout SLOT_MAJOR picks.
+//                 rows (REGISTER a multiple of 4); 2: slot rows whose 16-byte chunks are
+//                 XOR-swizzled (slot_xor): chunk q of a slot sits at chunk q ^ swizzle(slot) of
+//                 its row, which puts it in bank group slot mod 8 for every q. Without it a
+//                 quarter-warp's 16-byte reads (8 lanes, one pass of 128 bytes) can reach only
+//                 8 / CHUNKS of the 8 bank groups (CHUNKS = REGISTER / 4: 4 of them at 8
+//                 features, 1 at 32, an 8-way conflict whatever the slots), and consecutive
+//                 slots' staging stores conflict the same way; with it, 8 slots of distinct
+//                 slot mod 8 are one pass (the plan's nnz_order banks with 8-lane passes orders
+//                 every step so; REGISTER 4, 8, 16, 32 or 64)
+//   N_BUFFERS     1: stage, barrier, compute, barrier (Listing 1's order, plain loads and
+//                 stores); 2 or 3: N_BUFFERS buffers of buffsize slots, the next N_BUFFERS - 1
+//                 stages' gathers issued with cp.async (sm_80+) before the current stage is
+//                 consumed, so the gathers' latency overlaps the multiply-adds
+// Dynamic shared memory: REGISTER ints (the tile's source rows), then N_BUFFERS * buffsize *
+// REGISTER floats, each buffer in the layout SLOT_MAJOR picks.
 // fp32 only: the Graph Challenge's precision.
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 1024
@@ -48,6 +60,9 @@
 #ifndef SLOT_MAJOR
 #define SLOT_MAJOR 0
 #endif
+#ifndef N_BUFFERS
+#define N_BUFFERS 1
+#endif
 #define WARP_SIZE 32
 #define YMAX      32.0f
 
@@ -60,10 +75,38 @@
 #if SLOT_MAJOR && (REGISTER % 4) != 0
 #error "SLOT_MAJOR reads a slot's features as float4: REGISTER must be a multiple of 4"
 #endif
+#if SLOT_MAJOR < 0 || SLOT_MAJOR > 2
+#error "SLOT_MAJOR must be 0, 1 or 2"
+#endif
+#if N_BUFFERS < 1 || N_BUFFERS > 3
+#error "N_BUFFERS must be 1, 2 or 3"
+#endif
 
-// Element (feature k, slot) of the staged buffer, in either layout.
+// 16-byte chunks of a staged slot row.
+#define CHUNKS (REGISTER / 4)
+#if SLOT_MAJOR == 2 && (CHUNKS & (CHUNKS - 1)) != 0
+#error "slot_xor swizzles 16-byte chunks by XOR: REGISTER must be 4, 8, 16, 32 or 64"
+#endif
+
+// The chunk of its row where chunk q of slot is kept: q, or with SLOT_MAJOR 2 q XOR a function
+// of slot that makes (slot * CHUNKS + chunk) mod 8 = some bijection of slot mod 8 for each q.
+__device__ __forceinline__ int chunk_of(int slot, int q)
+{
+#if SLOT_MAJOR == 2
+#if CHUNKS >= 8
+    return q ^ (slot & 7);
+#else
+    return q ^ ((slot * CHUNKS / 8) & (CHUNKS - 1));
+#endif
+#else
+    (void)slot;
+    return q;
+#endif
+}
+
+// Element (feature k, slot) of a staged buffer, in the layout SLOT_MAJOR picks.
 #if SLOT_MAJOR
-#define STAGED(k, slot) ((slot)*REGISTER + (k))
+#define STAGED(k, slot) ((slot)*REGISTER + 4 * chunk_of((slot), (k) / 4) + (k) % 4)
 #else
 #define STAGED(k, slot) ((k)*buffsize + (slot))
 #endif
@@ -88,10 +131,10 @@ __device__ __forceinline__ void accumulate(float (&acc)[REGISTER], const float *
 {
 #if SLOT_MAJOR
     (void)buffsize;
-    const float4 *row = reinterpret_cast<const float4 *>(shared + STAGED(0, slot));
+    const float4 *row = reinterpret_cast<const float4 *>(shared + slot * REGISTER);
 #pragma unroll
-    for (int q = 0; q < REGISTER / 4; ++q) {
-        const float4 b = row[q];
+    for (int q = 0; q < CHUNKS; ++q) {
+        const float4 b = row[chunk_of(slot, q)];
         acc[4 * q] += b.x * a;
         acc[4 * q + 1] += b.y * a;
         acc[4 * q + 2] += b.z * a;
@@ -103,6 +146,84 @@ __device__ __forceinline__ void accumulate(float (&acc)[REGISTER], const float *
         acc[k] += shared[STAGED(k, slot)] * a;
 #endif
 }
+
+// Stages a stage's map entries (input neurons col) of the tile's kcount live features (rows
+// src[k] of Y_in) into buf with plain loads and stores; features past kcount are zeros.
+__device__ __forceinline__ void stage_sync(float *buf, const float *__restrict__ Y_in,
+                                           const int *src, const int *__restrict__ map,
+                                           long long map_begin, int mapnz, long long neurons,
+                                           int kcount, int buffsize)
+{
+    (void)buffsize;
+    for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
+        const long long col = map[map_begin + slot];
+#if SLOT_MAJOR
+        // 16-byte stores: the slot's features are adjacent (a warp's scalar stores would fall
+        // on 2 banks, 16-way conflicts).
+        float4 *row = reinterpret_cast<float4 *>(buf + slot * REGISTER);
+#pragma unroll
+        for (int q = 0; q < CHUNKS; ++q) {
+            float v[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int k = 4 * q + i;
+                v[i] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+            }
+            row[chunk_of(slot, q)] = make_float4(v[0], v[1], v[2], v[3]);
+        }
+#else
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k)
+            buf[STAGED(k, slot)] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+#endif
+    }
+}
+
+#if N_BUFFERS > 1
+// cp.async, as in spmm_tiled_pipe.cu (NVRTC compiles each source alone): copies 4 bytes from
+// global src to shared dst without passing through registers; with valid false nothing is read
+// and dst is zero-filled (src-size 0).
+__device__ __forceinline__ void copy4_async(float *dst, const float *src, bool valid)
+{
+    unsigned d;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(d) : "l"(dst));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
+                 "r"(valid ? 4 : 0)
+                 : "memory");
+}
+
+__device__ __forceinline__ void copy_commit()
+{
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most N_BUFFERS - 1 of this thread's copy groups are in flight. Iteration i of
+// the stage loop has then committed N_BUFFERS + i groups, group j holding stage j: stage i has
+// landed.
+__device__ __forceinline__ void copy_wait_oldest()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N_BUFFERS - 1) : "memory");
+}
+
+// stage_sync's copies, issued asynchronously (one 4-byte copy per staged value: the tile's
+// features of a neuron lie in different rows of Y_in).
+__device__ __forceinline__ void stage_async(float *buf, const float *__restrict__ Y_in,
+                                            const int *src, const int *__restrict__ map,
+                                            long long map_begin, int mapnz, long long neurons,
+                                            int kcount, int buffsize)
+{
+    (void)buffsize;
+    for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
+        const long long col = map[map_begin + slot];
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k) {
+            const bool valid = k < kcount;
+            copy4_async(buf + STAGED(k, slot),
+                        valid ? Y_in + (long long)src[k] * neurons + col : Y_in, valid);
+        }
+    }
+}
+#endif
 
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
@@ -141,32 +262,39 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
         for (int k = 0; k < REGISTER; ++k)
             acc[k] = 0.0f;
 
-        for (long long s = stage_begin; s < stage_end; ++s) {
-            const long long map_begin = mapdispl[s];
-            const int mapnz = (int)(mapdispl[s + 1] - map_begin);
-            for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
-                const long long col = map[map_begin + slot];
-#if SLOT_MAJOR
-                // 16-byte stores: the slot's features are adjacent (a warp's scalar stores
-                // would fall on 2 banks, 16-way conflicts).
-                float4 *row = reinterpret_cast<float4 *>(shared + STAGED(0, slot));
+#if N_BUFFERS > 1
+            // Prologue: stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an empty
+            // group past the last stage), so that group i always holds stage i.
 #pragma unroll
-                for (int q = 0; q < REGISTER / 4; ++q) {
-                    float v[4];
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        const int k = 4 * q + i;
-                        v[i] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
-                    }
-                    row[q] = make_float4(v[0], v[1], v[2], v[3]);
-                }
-#else
-#pragma unroll
-                for (int k = 0; k < REGISTER; ++k)
-                    shared[STAGED(k, slot)] =
-                        (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+        for (int i = 0; i < N_BUFFERS - 1; ++i) {
+            const long long s = stage_begin + i;
+            if (s < stage_end)
+                stage_async(shared + i * buffsize * REGISTER, Y_in, src, map, mapdispl[s],
+                            (int)(mapdispl[s + 1] - mapdispl[s]), neurons, kcount, buffsize);
+            copy_commit();
+        }
 #endif
+        for (long long s = stage_begin; s < stage_end; ++s) {
+#if N_BUFFERS > 1
+            // Issue stage s + N_BUFFERS - 1 into the buffer the previous iteration consumed (its
+            // trailing barrier released it), then wait for stage s.
+            const int i = (int)(s - stage_begin);
+            {
+                const long long ahead = s + N_BUFFERS - 1;
+                if (ahead < stage_end)
+                    stage_async(shared + ((i + N_BUFFERS - 1) % N_BUFFERS) * buffsize * REGISTER,
+                                Y_in, src, map, mapdispl[ahead],
+                                (int)(mapdispl[ahead + 1] - mapdispl[ahead]), neurons, kcount,
+                                buffsize);
+                copy_commit();
             }
+            copy_wait_oldest();
+            const float *stage = shared + (i % N_BUFFERS) * buffsize * REGISTER;
+#else
+            stage_sync(shared, Y_in, src, map, mapdispl[s], (int)(mapdispl[s + 1] - mapdispl[s]),
+                       neurons, kcount, buffsize);
+            const float *stage = shared;
+#endif
             __syncthreads();
             // As in spmm_tiled.cu: the nonzero loop keeps NNZ_UNROLL loads in flight and is
             // otherwise not unrolled, so the depth, not the compiler, sets how much it adds to the
@@ -189,7 +317,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
-                    accumulate(acc, shared, buffsize, slot[u], a[u]);
+                    accumulate(acc, stage, buffsize, slot[u], a[u]);
             }
 #else
             const long long r = s * BLOCK_SIZE + threadIdx.x;
@@ -209,7 +337,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                 }
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
-                    accumulate(acc, shared, buffsize, slot[u], a[u]);
+                    accumulate(acc, stage, buffsize, slot[u], a[u]);
             }
 #endif
             // The next stage overwrites shared memory that slower warps may still be reading.
