@@ -64,10 +64,16 @@ static const rt_param_schema tiled_pipe_params[] = {
      "warp_rows 0, row-major: 1 starts each lane's register tile at a chunk rotated by its lane "
      "index, so a quarter-warp reads different shared-memory banks (conflict-free at "
      "register_tile 32 and 64 fp32)"},
+    {"swizzle", RT_V_INT, "0|1", "0", 1,
+     "warp_rows 0, row-major, vector 1 or 2, skew 0: 1 XOR-swizzles the 16-byte chunks of each "
+     "staged row so that chunk q of slot s lies in bank group s mod 8 for every q; with "
+     "nnz_order banks every quarter-warp then reads 8 slots of distinct s mod 8, conflict-free "
+     "(register_tile / vector width a power of two)"},
     {"nnz_order", RT_V_STR, "columns|banks", "columns", 1,
      "order of each warp's nonzeros per stage: columns (Listing 1: each row in column order) or "
-     "banks (every ELL step's 32 lanes read a column-major stage in 32 different banks, in the "
-     "fewest steps that allows; staging ell, column-major, warp_rows 0)"},
+     "banks (every ELL step's 32 lanes read a column-major stage in 32 different banks, or with "
+     "swizzle 1 each quarter-warp a row-major stage in 8 different bank groups, in the fewest "
+     "steps that allows; staging ell, warp_rows 0, column-major or swizzle 1)"},
     {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
      "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
      "zeroed in the timed run and partial sums are added atomically"},

@@ -141,13 +141,34 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
                  c->row_major ? "row-major" : "column-major", (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
-    if (c->bank_order && (!c->use_ell || c->row_major || c->warp_rows > 0)) {
+    if (c->swizzle != 0 && c->swizzle != 1) {
+        snprintf(why, whylen, "swizzle=%lld must be 0 or 1", (long long)c->swizzle);
+        return RT_INFEASIBLE;
+    }
+    if (c->swizzle) {
+        const int64_t w = rt_tiled_pipe_vector_width(c);
+        const int64_t chunks = w > 0 ? c->register_tile / w : 0;
+        if (!c->row_major || c->warp_rows > 0 || c->skew || c->vector < 1 || w < 1 ||
+            c->register_tile % w != 0 || chunks < 1 || (chunks & (chunks - 1)) != 0) {
+            snprintf(why, whylen,
+                     "swizzle=1 permutes the 16-byte chunks of row-major staged rows by XOR: it "
+                     "needs row-major B and C, warp_rows=0, skew=0, vector 1 or 2 and "
+                     "register_tile / %lld a power of two (here %s, warp_rows=%lld, skew=%lld, "
+                     "vector=%lld, register_tile=%lld)",
+                     (long long)w, c->row_major ? "row-major" : "column-major",
+                     (long long)c->warp_rows, (long long)c->skew, (long long)c->vector,
+                     (long long)c->register_tile);
+            return RT_INFEASIBLE;
+        }
+    }
+    if (c->bank_order && (!c->use_ell || (c->row_major && !c->swizzle) || c->warp_rows > 0)) {
         snprintf(why, whylen,
                  "nnz_order=banks orders ELL steps by the banks of a column-major stage (slot mod "
-                 "32): it needs staging=ell, column-major B and C and warp_rows=0 (here %s, %s, "
-                 "warp_rows=%lld)",
+                 "32) or of a swizzled row-major one (swizzle=1: slot mod 8 per quarter-warp): it "
+                 "needs staging=ell, warp_rows=0 and column-major B and C or swizzle=1 (here %s, "
+                 "%s, swizzle=%lld, warp_rows=%lld)",
                  c->use_ell ? "ell" : "csr", c->row_major ? "row-major" : "column-major",
-                 (long long)c->warp_rows);
+                 (long long)c->swizzle, (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
     if (c->vector) {

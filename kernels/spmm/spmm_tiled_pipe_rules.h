@@ -17,7 +17,10 @@
  * warp shuffles once per row and stage. A block of block_size threads then covers
  * block_size / 32 * warp_rows rows of A (the plan's block rows). With a thread per row, skew = 1
  * has each lane start its register tile at a chunk rotated by its lane index, so the lanes of a
- * quarter-warp read different banks of a row-major stage. */
+ * quarter-warp read different banks of a row-major stage; swizzle = 1 instead keeps each staged
+ * row's 16-byte chunks XOR-swizzled so that chunk q of a slot lies in bank group slot mod 8, and
+ * nnz_order = banks then orders every ELL step so that each quarter-warp reads 8 slots of
+ * distinct slot mod 8 (the plan's bank_lanes 8): conflict-free 16-byte reads. */
 #ifndef SPMM_TILED_PIPE_RULES_H
 #define SPMM_TILED_PIPE_RULES_H
 
@@ -38,8 +41,10 @@ typedef struct rt_tiled_pipe_config {
     int64_t warp_rows;     /* 0: a thread per row of C; else rows of C per warp */
     int64_t lane_values;   /* warp_rows > 0: columns of C per lane per nonzero (1, 2 or 4) */
     int64_t skew;          /* 1: lanes start their register tiles at rotated chunks */
+    int64_t swizzle;       /* 1: a staged row's 16-byte chunks XOR-swizzled (row-major) */
     int64_t bank_order;    /* 1: each warp's ELL steps ordered by the banks of a column-major
-                              stage (spmm_tiled.h bank_order) */
+                              stage, or with swizzle of a swizzled row-major one (spmm_tiled.h
+                              bank_order, bank_lanes) */
     int use_ell;           /* ELL staging needs whole warps */
     int64_t k;             /* columns of B and C */
     size_t elem;           /* bytes per value: 4 or 8 */
@@ -65,8 +70,10 @@ int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
  * vector width, a warp mapping (warp_rows > 0) without CSR staging, with register_tile not a
  * multiple of 32, with lane_values that do not split register_tile into whole warps' worth of
  * lanes or pass 16 bytes, or with vector 2 (its C stores are per lane), skew on column-major
- * data or with the warp mapping, bank_order without ELL staging, on row-major data or with the
- * warp mapping, and, when dev is given,
+ * data or with the warp mapping, swizzle on column-major data, with the warp mapping, with skew,
+ * without 16-byte copies (vector 0) or with register_tile / the vector width not a power of two,
+ * bank_order without ELL staging, on row-major data without swizzle or with the warp mapping,
+ * and, when dev is given,
  * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks, or
  * more threads than an SM holds. */
 int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,

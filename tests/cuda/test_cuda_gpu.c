@@ -412,6 +412,59 @@ static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev
             }
 }
 
+/* XOR-swizzled row-major stages of the pipelined Tiled SpMM (swizzle 1, 16-byte copies), in the
+ * column order and with bank-ordered ELL steps in 8-lane passes (nnz_order banks, the plan's
+ * bank_lanes 8): row-major with K a multiple of the width runs and is right (K = 12 and 6 leave
+ * part of the last register tile past K, whose swizzled chunks are zero-filled; register tiles
+ * of 1 to 16 chunks cover both branches of the swizzle); column-major is refused by the swizzle
+ * rule and K off the width by the vector rule, never launched. */
+static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                                const char *mname)
+{
+    static const int64_t ks[] = {12, 32, 6};
+    static const char *const points[] = {
+        "swizzle=1,vector=1,block_size=128,buffer_kib=1,n_buffers=3,register_tile=8",
+        "swizzle=1,vector=2,nnz_order=banks,block_size=64,buffer_kib=1,n_buffers=2,"
+        "register_tile=8,stage_split=3",
+        "swizzle=1,vector=1,nnz_order=banks,block_size=256,buffer_kib=2,n_buffers=2,"
+        "register_tile=16,nnz_unroll=2,index_bytes=4",
+        "swizzle=1,vector=1,nnz_order=banks,block_size=128,buffer_kib=4,n_buffers=1,"
+        "register_tile=32",
+        "swizzle=1,vector=1,staging=csr,block_size=96,buffer_kib=1,n_buffers=2,register_tile=4,"
+        "stage_split=2"};
+    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
+    for (int prec = 0; prec < 2; ++prec)
+        for (int layout = 0; layout < 2; ++layout)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                rt_spmm_inputs *in = NULL;
+                rt_err err;
+                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
+                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 11, &in,
+                                          &err) != 0) {
+                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
+                    continue;
+                }
+                double *ref = reference(in);
+                char label[128];
+                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
+                         prec ? "fp64" : "fp32", layout ? "col" : "row");
+                const int64_t width = prec ? 2 : 4;
+                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
+                    if (layout == 0 && ks[ki] % width == 0) {
+                        expect_ok(k, in, dev, points[i], ref, label);
+                        continue;
+                    }
+                    const point_result r = run_point(k, in, dev, points[i], ref);
+                    const char *rule = layout ? "swizzle=1" : "vector=";
+                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                                 "%s %s [%s]: status %d (expected refused by %s): %s", k->name,
+                                 points[i], label, r.status, rule, r.why);
+                }
+                free(ref);
+                rt_spmm_inputs_destroy(in);
+            }
+}
+
 /* Every cuSPARSE algorithm on every precision and layout: a supported combination must be right,
  * an unsupported one infeasible (never an error); prints the table for the record. */
 static void cusparse_table(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
@@ -678,6 +731,8 @@ int main(int argc, char **argv)
         sweep_matrix(&reg, &dev, &mats[i], names[i]);
     pipe_vector_points(&reg, &dev, &mats[0], names[0]);
     pipe_vector_points(&reg, &dev, &mats[4], names[4]);
+    pipe_swizzle_points(&reg, &dev, &mats[0], names[0]);
+    pipe_swizzle_points(&reg, &dev, &mats[4], names[4]);
     cusparse_table(&reg, &dev, &mats[0], &mats[4]);
     infeasible_points(&reg, &dev, &mats[0], &mats[3]);
     /* ROOFTUNE_SMOKE_QUICK=1 skips the large timing problem (for runs under compute-sanitizer). */

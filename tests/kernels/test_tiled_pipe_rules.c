@@ -34,6 +34,7 @@ static rt_tiled_pipe_config base(void)
                               .warp_rows = 0,
                               .lane_values = 1,
                               .skew = 0,
+                              .swizzle = 0,
                               .use_ell = 1,
                               .k = 32,
                               .elem = 4,
@@ -222,5 +223,67 @@ int main(void)
     c.use_ell = 0;
     expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "csr", NULL},
                    "banks with CSR staging");
+
+    /* Swizzled row-major stages: a thread per row, 16-byte copies, no skew, a power-of-two
+     * number of 16-byte chunks per staged row. */
+    c = base();
+    c.swizzle = 1;
+    expect_refused(&c, &dev, (const char *const[]){"swizzle=1", "vector=0", NULL},
+                   "swizzle without 16-byte copies");
+    c.vector = 1;
+    expect_runs(&c, &dev, "swizzle fp32 tile 8");
+    c.vector = 2;
+    c.register_tile = 32;
+    expect_runs(&c, &dev, "swizzle fp32 tile 32, vector stores");
+    c.register_tile = 4;
+    expect_runs(&c, &dev, "swizzle fp32 tile 4 (one chunk)");
+    c.register_tile = 12;
+    expect_refused(&c, &dev,
+                   (const char *const[]){"swizzle=1", "register_tile=12", "power of two", NULL},
+                   "swizzle fp32 tile 12 (3 chunks)");
+    c.register_tile = 8;
+    c.elem = 8;
+    expect_runs(&c, &dev, "swizzle fp64 tile 8 (4 chunks)");
+    c.register_tile = 6;
+    expect_refused(&c, &dev,
+                   (const char *const[]){"swizzle=1", "register_tile=6", "power of two", NULL},
+                   "swizzle fp64 tile 6 (3 chunks)");
+    c = base();
+    c.swizzle = 1;
+    c.vector = 1;
+    c.row_major = 0;
+    expect_refused(&c, &dev, (const char *const[]){"swizzle=1", "column-major", NULL},
+                   "swizzle on column-major data");
+    c.row_major = 1;
+    c.skew = 1;
+    expect_refused(&c, &dev, (const char *const[]){"swizzle=1", "skew=1", NULL},
+                   "swizzle with skew");
+    c.skew = 0;
+    c.use_ell = 0;
+    c.register_tile = 32;
+    c.warp_rows = 16;
+    expect_refused(&c, &dev, (const char *const[]){"swizzle=1", "warp_rows=16", NULL},
+                   "swizzle with the warp mapping");
+    c = base();
+    c.swizzle = 2;
+    c.vector = 1;
+    expect_refused(&c, NULL, (const char *const[]){"swizzle=2", NULL}, "swizzle 2");
+
+    /* Steps ordered by banks on swizzled row-major stages (8-lane passes); still ELL only, and
+     * row-major without the swizzle is still refused. */
+    c = base();
+    c.vector = 1;
+    c.bank_order = 1;
+    expect_refused(&c, &dev,
+                   (const char *const[]){"nnz_order=banks", "row-major", "swizzle=0", NULL},
+                   "banks on unswizzled row-major data");
+    c.swizzle = 1;
+    expect_runs(&c, &dev, "banks, swizzled row-major ELL");
+    c.register_tile = 16;
+    c.elem = 8;
+    expect_runs(&c, &dev, "banks, swizzled row-major ELL fp64 tile 16");
+    c.use_ell = 0;
+    expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "csr", NULL},
+                   "banks on swizzled stages with CSR staging");
     return RT_TEST_RESULT();
 }

@@ -43,6 +43,7 @@ static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params
         rt_spmm_cuda_param_int(p, kind, "warp_rows", &c->warp_rows, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "lane_values", &c->lane_values, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "skew", &c->skew, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "swizzle", &c->swizzle, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &pp->nnz_unroll, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "allow_spills", &pp->allow_spills, err) != 0 ||
         rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0 ||
@@ -92,13 +93,16 @@ static void pipe_teardown(void *state)
 
 static rt_tiled_params plan_params(const pipe_params *pp)
 {
-    /* The plan's block rows are rows of A, which the warp mapping makes more than threads. */
+    /* The plan's block rows are rows of A, which the warp mapping makes more than threads.
+     * Banks of a swizzled row-major stage are read 16 bytes a lane, in passes of 8 lanes (keys
+     * slot mod 8); those of a column-major stage 4 bytes a lane, the whole warp in one pass. */
     rt_tiled_params tp = {.block_size = (int)rt_tiled_pipe_plan_rows(&pp->c),
                           .buffsize = pp->buffsize,
                           .warp_size = PIPE_WARP_SIZE,
                           .use_ell = pp->c.use_ell,
                           .index_bytes = (int)pp->c.index_bytes,
-                          .bank_order = (int)pp->c.bank_order};
+                          .bank_order = (int)pp->c.bank_order,
+                          .bank_lanes = pp->c.bank_order && pp->c.swizzle ? 8 : 0};
     return tp;
 }
 
@@ -119,6 +123,7 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
     rt_cuda_define_int(&defs, "WARP_ROWS", pp->c.warp_rows);
     rt_cuda_define_int(&defs, "LANE_VALUES", pp->c.lane_values);
     rt_cuda_define_int(&defs, "SKEW", pp->c.skew);
+    rt_cuda_define_int(&defs, "SWIZZLE", pp->c.swizzle);
     const rt_cuda_variant_request rq = {
         .source_name = "spmm_tiled_pipe.cu",
         .entry = "rt_spmm_tiled_pipe",

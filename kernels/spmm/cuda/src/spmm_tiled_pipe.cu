@@ -34,6 +34,16 @@
 //     then holds column rt_tile_column(i, skew) of the tile. Conflict-free when REGISTER / 4 is a
 //     multiple of 8 (fp32: 32, 64); at 16 a staged row is half a bank line and half the pairs of
 //     lanes sharing a chunk still meet.
+//   - SWIZZLE 1 (a thread per row, row-major, VECTOR >= 1, SKEW 0): the 16-byte chunks of a staged
+//     row are XOR-swizzled, as spdnn_fused.cu's slot_xor: chunk q of a slot is kept at chunk
+//     rt_chunk_of(slot, q) of its row (q XOR a function of slot), which lies in bank group
+//     slot mod 8 for every q. Without it the eight lanes of a quarter-warp (one pass of 128 bytes
+//     of 16-byte reads), each reading chunk q of its own slot, reach only 8 / CHUNKS of the 8 bank
+//     groups (CHUNKS = REGISTER / RT_VEC_WIDTH chunks per row: 4 groups at fp32 REGISTER 8, 1 at
+//     32, an 8-way conflict whatever the slots); with it eight slots of distinct slot mod 8 are
+//     one pass, and the plan's nnz_order banks with 8-lane passes (bank_lanes 8) orders every ELL
+//     step so. rt_tile_fma reads the swizzled chunks into acc in tile order (acc[i] holds column
+//     i), so the stores of C are unchanged. CHUNKS must be a power of two.
 // The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
 // MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
@@ -78,6 +88,9 @@
 #endif
 #ifndef SKEW
 #define SKEW 0
+#endif
+#ifndef SWIZZLE
+#define SWIZZLE 0
 #endif
 #define WARP_SIZE 32
 
@@ -129,6 +142,17 @@ typedef float value_t;
 #define SKEW_CHUNKS (REGISTER / SKEW_WIDTH)
 #if VECTOR && (REGISTER % RT_VEC_WIDTH) != 0
 #error "VECTOR needs REGISTER to be a multiple of the vector width"
+#endif
+// 16-byte chunks of a staged row (VECTOR's copies; SWIZZLE permutes them within the row).
+#define CHUNKS (REGISTER / RT_VEC_WIDTH)
+#if SWIZZLE < 0 || SWIZZLE > 1
+#error "SWIZZLE must be 0 or 1"
+#endif
+#if SWIZZLE && (!RT_ROW_MAJOR || WARP_ROWS > 0 || SKEW || !VECTOR)
+#error "SWIZZLE needs RT_ROW_MAJOR, VECTOR >= 1, WARP_ROWS 0 and SKEW 0"
+#endif
+#if SWIZZLE && (CHUNKS & (CHUNKS - 1)) != 0
+#error "SWIZZLE permutes 16-byte chunks by XOR: REGISTER / RT_VEC_WIDTH must be a power of two"
 #endif
 
 #if INDEX_BYTES == 2
@@ -190,6 +214,23 @@ template <int PENDING> __device__ __forceinline__ void rt_copy_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
 
+// The chunk of its staged row where chunk q of slot is kept: q, or with SWIZZLE q XOR a function
+// of slot that makes (slot * CHUNKS + chunk) mod 8, the chunk's bank group, a bijection of
+// slot mod 8 for each q (spdnn_fused.cu's chunk_of).
+__device__ __forceinline__ int rt_chunk_of(int slot, int q)
+{
+#if SWIZZLE
+#if CHUNKS >= 8
+    return q ^ (slot & 7);
+#else
+    return q ^ ((slot * CHUNKS / 8) & (CHUNKS - 1));
+#endif
+#else
+    (void)slot;
+    return q;
+#endif
+}
+
 // Issues the copies of stage s (its map entries' rows of B, columns k0 .. k0 + REGISTER) into buf.
 // Every thread of the block calls it; the copies are spread over the threads as in spmm_tiled.cu
 // (row-major: consecutive threads copy consecutive values of a row of B).
@@ -202,10 +243,12 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
     const int chunks = REGISTER / RT_VEC_WIDTH;
     for (int i = threadIdx.x; i < mapnz * chunks; i += BLOCK_SIZE) {
         const int slot = i / chunks;
-        const int k = (i - slot * chunks) * RT_VEC_WIDTH;
+        const int q = i - slot * chunks;
+        const int k = q * RT_VEC_WIDTH;
         const long long col = map[map_begin + slot];
         const bool valid = k < kcount;
-        rt_copy_async<16>(buf + slot * REGISTER + k, valid ? B + col * K + k0 + k : B, valid);
+        rt_copy_async<16>(buf + slot * REGISTER + rt_chunk_of(slot, q) * RT_VEC_WIDTH,
+                          valid ? B + col * K + k0 + k : B, valid);
     }
 #elif RT_ROW_MAJOR
     for (int i = threadIdx.x; i < mapnz * REGISTER; i += BLOCK_SIZE) {
@@ -282,7 +325,8 @@ __device__ __forceinline__ int rt_tile_column(int i, int skew)
 #endif
 }
 
-// acc[i] += stage[slot][rt_tile_column(i, skew)] * a over the thread's register tile.
+// acc[i] += stage[slot][rt_tile_column(i, skew)] * a over the thread's register tile (with
+// SWIZZLE, column i read from its swizzled chunk).
 __device__ __forceinline__ void rt_tile_fma(value_t acc[REGISTER], const value_t *buf, int slot,
                                             value_t a, int buffsize, int skew)
 {
@@ -302,6 +346,18 @@ __device__ __forceinline__ void rt_tile_fma(value_t acc[REGISTER], const value_t
         p += SKEW_WIDTH;
         if (p == row + REGISTER)
             p = row;
+    }
+#elif SWIZZLE
+    (void)buffsize;
+    (void)skew;
+    const value_t *const row = buf + slot * REGISTER;
+#pragma unroll
+    for (int q = 0; q < CHUNKS; ++q) {
+        value_t b[RT_VEC_WIDTH];
+        rt_load_values<RT_VEC_WIDTH>(row + rt_chunk_of(slot, q) * RT_VEC_WIDTH, b);
+#pragma unroll
+        for (int j = 0; j < RT_VEC_WIDTH; ++j)
+            acc[q * RT_VEC_WIDTH + j] += b[j] * a;
     }
 #else
     (void)skew;
