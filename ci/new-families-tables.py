@@ -190,6 +190,9 @@ def issue20_bar(T, heading, config, extra):
                       WHEN kernel='spmm.cuda.tiled' THEN 'Listing 1'
                       WHEN json_extract(params,'$.warp_rows') > 0 THEN 'warp mapping'
                       WHEN json_extract(params,'$.skew') = 1 THEN 'pipelined, skewed'
+                      WHEN json_extract(params,'$.swizzle') = 1 AND json_extract(params,'$.nnz_order') = 'banks'
+                        THEN 'pipelined, swizzled, bank-ordered'
+                      WHEN json_extract(params,'$.swizzle') = 1 THEN 'pipelined, swizzled'
                       WHEN json_extract(params,'$.nnz_order') = 'banks' THEN 'pipelined, bank-ordered'
                       WHEN kernel='spmm.cuda.tiled_pipe' THEN 'pipelined' END variant,
                  kernel LIKE '%cusparse' is_cs, gflops g, time_median_s t
@@ -238,6 +241,34 @@ out += issue20_bar("tiled-bank-order.db",
                    "configs/tune/tiled-bank-order.yaml",
                    " (this config runs only these three matrices, the pipelined kernel's best shapes and "
                    "every cuSPARSE algorithm).")
+
+out += issue20_bar("tiled-swizzle.db",
+                   "### Issue 20's bar with XOR-swizzled row-major stages (tiled-swizzle.db)",
+                   "configs/tune/tiled-swizzle.yaml",
+                   " (this config runs these three matrices, the pipelined kernel's column-major bank-ordered "
+                   "shapes, the swizzled row-major ones and only CSR_ALG3 and COO_ALG4 of cuSPARSE, the two "
+                   "algorithms that were best on these matrices in tiled-bank-order.db, so the ratios are "
+                   "against the best of those two).")
+
+# Swizzled row-major stages: the column order against bank-ordered 8-lane passes, and the best
+# swizzled row-major point against the best column-major bank-ordered one (tiled-swizzle.db).
+T = "tiled-swizzle.db"
+out += ["", "### XOR-swizzled row-major stages: column order, bank order, and column-major banks (tiled-swizzle.db)", "",
+        f"FP32, pipelined Tiled SpMM, two 512-thread blocks per SM with one 113 KiB buffer; row-major points with "
+        f"swizzle 1 (register tile 16 with nnz_unroll 4, or 32 with 2), column-major points bank-ordered "
+        f"(register tile 16 or 32, nnz_unroll 4); stage_split 1 or 4; GFLOP/s of the best point of each kind, "
+        f"measured in the same run ({run_line(T)}).", "",
+        "| matrix | K | row-major swizzled, columns | row-major swizzled, banks | banks over columns | column-major, banks | row swizzled banks over column-major banks |",
+        "|---|---:|---:|---:|---:|---:|---:|"]
+for m, k, sc, sb, cb in rows(T, """
+    WITH p AS (SELECT matrix, json_extract(problem,'$.K') k, json_extract(problem,'$.layout') lay,
+                 json_extract(params,'$.nnz_order') o, gflops FROM points
+               WHERE status='ok' AND kernel='spmm.cuda.tiled_pipe')
+    SELECT matrix, k, MAX(CASE WHEN lay='row' AND o='columns' THEN gflops END),
+      MAX(CASE WHEN lay='row' AND o='banks' THEN gflops END), MAX(CASE WHEN lay='col' AND o='banks' THEN gflops END)
+    FROM p GROUP BY matrix, k
+    ORDER BY CASE matrix WHEN 'xct-256-hilbert' THEN 1 WHEN 'xct-512-hilbert' THEN 2 ELSE 3 END, k"""):
+    out.append(f"| {m} | {k} | {sc:.0f} | {sb:.0f} | {sb / sc:.2f}x | {cb:.0f} | {sb / cb:.2f}x |")
 
 # Bank-ordered steps against the column order in the same shape (tiled-bank-order.db, column-major).
 T = "tiled-bank-order.db"
@@ -331,6 +362,35 @@ for matrix, rt, kib, tc, tb, ts in rows(D, """
     cols = f"{tc * 1e3:.1f}" if tc else "not run"
     ratio = f"{tc / tb:.2f}x" if tc else ""
     out.append(f"| {matrix} | {rt} | {kib} | {cols} | {tb * 1e3:.1f} | {ratio} | {ts * 1e3:.1f} |")
+
+# The fused layer's slot rows: plain, XOR-swizzled in the column order, swizzled and bank-ordered in
+# 8-lane passes, and the same with 2 cp.async stage buffers; one shape (8 features, nnz_unroll 4,
+# 227 KiB), one run.
+out += ["", "### Fused sparse-DNN layer: slot rows, XOR-swizzled, bank-ordered, 2 stage buffers (spdnn-inference.db)", "",
+        f"FP32, 120 layers, 60000 features, every point's categories equal to the double-precision reference; "
+        f"register tile 8, nnz_unroll 4, 227 KiB of shared memory, measured in the same run ({run_line(D)}). "
+        f"slot_xor: each slot's 16-byte chunks XOR-swizzled so a quarter-warp's reads reach all 8 bank groups; "
+        f"banks: every ELL step's 8-lane passes read 8 different bank groups; 2 buffers: the same 227 KiB as two "
+        f"cp.async stage buffers (2 buffers run on the three smaller networks only). The last column is the "
+        f"network's best fused point of the run.", "",
+        "| network | slot rows (ms) | slot_xor (ms) | slot_xor + banks (ms) | + 2 buffers (ms) | swizzle over slot rows | banks over swizzle | 2 buffers over 1 | best fused (ms) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+for matrix, sl, sx, sb, s2, best_ in rows(D, """
+    WITH p AS (SELECT matrix, json_extract(params,'$.stage_layout') lay, json_extract(params,'$.nnz_order') o,
+                 json_extract(params,'$.n_buffers') nb, time_median_s t FROM points
+               WHERE status='ok' AND kernel='spdnn.cuda.fused' AND json_extract(params,'$.register_tile')=8
+                 AND json_extract(params,'$.nnz_unroll')=4 AND json_extract(params,'$.shared_kib')=227)
+    SELECT m.matrix,
+      (SELECT t FROM p WHERE p.matrix=m.matrix AND lay='slot' AND nb=1),
+      (SELECT t FROM p WHERE p.matrix=m.matrix AND lay='slot_xor' AND o='columns' AND nb=1),
+      (SELECT t FROM p WHERE p.matrix=m.matrix AND lay='slot_xor' AND o='banks' AND nb=1),
+      (SELECT t FROM p WHERE p.matrix=m.matrix AND lay='slot_xor' AND o='banks' AND nb=2),
+      (SELECT MIN(time_median_s) FROM points WHERE status='ok' AND kernel='spdnn.cuda.fused' AND matrix=m.matrix)
+    FROM (SELECT DISTINCT matrix FROM points) m ORDER BY CAST(SUBSTR(m.matrix, 5) AS INTEGER)"""):
+    two = f"{s2 * 1e3:.1f}" if s2 else "not run"
+    two_ratio = f"{sb / s2:.2f}x" if s2 else ""
+    out.append(f"| {matrix} | {sl * 1e3:.1f} | {sx * 1e3:.1f} | {sb * 1e3:.1f} | {two} | {sl / sx:.2f}x | "
+               f"{sx / sb:.2f}x | {two_ratio} | {best_ * 1e3:.1f} |")
 
 out += ["", "### Minibatch pipelining of the distributed SpMM on the H100 (hierarchical-comm-gpu-pipeline.db)", "",
         f"FP32, XCT 256 in Hilbert order, 4 ranks (2 emulated nodes x 2) sharing the one H100 under CUDA MPS "

@@ -169,6 +169,34 @@ need(f"a geometric mean of **{math.prod(bar.values()) ** (1 / len(bar)):.2f}**, 
      f"{min(bar.values()):.2f}, so the bar is still not met", "bank order: geometric mean")
 assert math.prod(bar.values()) ** (1 / len(bar)) < 2.0 or min(bar.values()) < 1.2
 
+# --- XOR-swizzled row-major stages (tiled-swizzle.db) ---------------------------------------------
+SW = "h100/tiled-swizzle.db"
+kinds = {}
+for m, k, lay, o, g in q(SW, """SELECT matrix, json_extract(problem, '$.K'), json_extract(problem, '$.layout'),
+        json_extract(params, '$.nnz_order'), MAX(gflops) FROM points WHERE status = 'ok'
+        AND kernel = 'spmm.cuda.tiled_pipe' GROUP BY 1, 2, 3, 4"""):
+    kinds[(m, k, lay, o)] = g
+xk = [(m, k) for m, k, _, _ in kinds if m.startswith("xct")]
+r = [kinds[(m, k, "row", "banks")] / kinds[(m, k, "row", "columns")] for m, k in xk]
+need(f"Bank-ordered swizzled row-major points are {rng(min(r), max(r))}x the column-ordered swizzled ones",
+     "swizzle: banks over columns")
+r = [kinds[(m, k, "row", "banks")] / kinds[(m, k, "col", "banks")] for m, k in xk]
+need(f"and {rng(min(r), max(r))}x the column-major bank-ordered points", "swizzle: row over col")
+r = [kinds[("banded-1m", k, "row", "banks")] / kinds[("banded-1m", k, "col", "banks")] for k in (32, 128)]
+need(f"about a third of column-major ({rng(min(r), max(r))}x)", "swizzle: banded")
+bar = {}
+for m, k in q(SW, "SELECT DISTINCT matrix, json_extract(problem, '$.K') FROM points"):
+    cs = q(SW, f"""SELECT MAX(gflops) FROM points WHERE status = 'ok' AND kernel = 'spmm.cuda.cusparse'
+           AND matrix = '{m}' AND json_extract(problem, '$.K') = {k}""")[0][0]
+    tp = q(SW, f"""SELECT MAX(gflops) FROM points WHERE status = 'ok' AND kernel LIKE 'spmm.cuda.tiled%'
+           AND matrix = '{m}' AND json_extract(problem, '$.K') = {k}""")[0][0]
+    bar[(m, k)] = tp / cs
+need(f"the bar's ratios are {b('xct-256-hilbert')} on xct-256-hilbert, {b('xct-512-hilbert')} on "
+     f"xct-512-hilbert, {bar[('banded-1m', 32)]:.2f}x and {bar[('banded-1m', 128)]:.2f}x on banded-1m: a "
+     f"geometric mean of **{math.prod(bar.values()) ** (1 / len(bar)):.2f}**, lowest {min(bar.values()):.2f}, "
+     "so the bar is still not met", "swizzle: bar")
+assert math.prod(bar.values()) ** (1 / len(bar)) < 2.0 or min(bar.values()) < 1.2
+
 # --- Fig. 2(b) -------------------------------------------------------------------------------------
 D = "h100/spdnn-inference.db"
 t = {(k, m): (v, p) for k, m, v, p in q(D, """SELECT kernel, matrix, MIN(time_median_s) * 1e3, params
@@ -196,9 +224,9 @@ for kern, fmt in [("spdnn.cuda.fused", "{:.1f}"), ("spdnn.cuda.cusparse", "{:.1f
              "Fig. 2(b): cuSPARSE DRAM ratio")
 # The prose's bar verdicts and the stage-layout gains.
 r = {m: t[("spdnn.cuda.cusparse", m)][0] / t[("spdnn.cuda.fused", m)][0] for m, _ in NETS}
-need(f"missed on\n65536 ({r['dnn-65536']:.2f}x)", "Fig. 2(b): bar")
-assert r["dnn-1024"] >= 4 and r["dnn-4096"] >= 4 and r["dnn-16384"] >= 4 and r["dnn-65536"] < 4, \
-    f"Fig. 2(b): the page says the 4x bar is met on all but 65536 neurons: {r}"
+need("the issue's 4x bar is met on all four (" + ", ".join(f"{r[m]:.2f}x" for m, _ in NETS[:3]) +
+     f" and {r['dnn-65536']:.2f}x)", "Fig. 2(b): bar")
+assert all(v >= 4 for v in r.values()), f"Fig. 2(b): the page says the 4x bar is met on all four: {r}"
 algs = {m: {json.loads(p)["alg"]: v for p, v in q(D, f"""SELECT params, time_median_s FROM points
         WHERE status = 'ok' AND kernel = 'spdnn.cuda.cusparse' AND matrix = '{m}'""")} for m, _ in NETS}
 worst_default = max(a["default"] / a["csr_alg1"] - 1 for a in algs.values())
@@ -216,11 +244,33 @@ for m, n in (("dnn-1024", 1024), ("dnn-4096", 4096)):
     g = [bo[(mm, a, b, "columns")] / v for (mm, a, b, o), v in bo.items() if mm == m and o == "banks"]
     need(f"{rng(min(g), max(g), '{:.2f}')}x on {n} neurons" if n == 1024 else
          f"{rng(min(g), max(g), '{:.2f}')}x on\n{n} over the column order", f"Fig. 2(b): banks on {m}")
-fb = {m: min(v for (mm, a, b, o), v in bo.items() if mm == m and o == "banks") * 1e3
-      for m in ("dnn-16384", "dnn-65536")}
-need(f"({t[('spdnn.cuda.fused', 'dnn-16384')][0]:.0f} against {fb['dnn-16384']:.0f} ms, "
-     f"{t[('spdnn.cuda.fused', 'dnn-65536')][0]:.0f} against\n{fb['dnn-65536']:.0f} ms)",
+fb = min(v for (mm, a, b, o), v in bo.items() if mm == "dnn-16384" and o == "banks") * 1e3
+sl = one(D, """SELECT MIN(time_median_s) * 1e3 FROM points WHERE status = 'ok' AND matrix = 'dnn-16384'
+    AND kernel = 'spdnn.cuda.fused' AND json_extract(params, '$.stage_layout') = 'slot'""")
+need(f"plain slot rows beat bank-ordered feature rows too ({sl:.0f} against {fb:.0f} ms)",
      "Fig. 2(b): slot rows over bank-ordered feature rows")
+# XOR-swizzled slot rows: one shape (8 features, nnz_unroll 4, 227 KiB) in four variants.
+sx = {}
+for m, lay, o, nb, v in q(D, """SELECT matrix, json_extract(params, '$.stage_layout'),
+        json_extract(params, '$.nnz_order'), json_extract(params, '$.n_buffers'), time_median_s
+        FROM points WHERE status = 'ok' AND kernel = 'spdnn.cuda.fused'
+        AND json_extract(params, '$.register_tile') = 8 AND json_extract(params, '$.nnz_unroll') = 4
+        AND json_extract(params, '$.shared_kib') = 227"""):
+    sx[(m, lay, o, nb)] = v
+swz = [sx[(m, "slot", "columns", 1)] / sx[(m, "slot_xor", "columns", 1)] for m, _ in NETS]
+bnk = [sx[(m, "slot_xor", "columns", 1)] / sx[(m, "slot_xor", "banks", 1)] for m, _ in NETS]
+two = [sx[(m, "slot_xor", "banks", 1)] / sx[(m, "slot_xor", "banks", 2)] for m, _ in NETS[:3]]
+need(f"the swizzle alone gives {rng(min(swz), max(swz))}x over plain slot rows and the bank order "
+     f"{rng(min(bnk), max(bnk))}x more, least on 65536 neurons", "Fig. 2(b): slot_xor gains")
+assert bnk[3] == min(bnk), "Fig. 2(b): the page says the bank order gains least on 65536 neurons"
+reuse = metric(D, "reuse_factor", "AND p.matrix = 'dnn-65536' AND p.kernel = 'spdnn.cuda.fused'")
+need(f"a block's footprint is reused {rng(min(reuse), max(reuse))} times", "Fig. 2(b): reuse at 65536")
+b4 = t[("spdnn.cuda.fused", "dnn-65536")]
+assert json.loads(b4[1])["register_tile"] == 4 and json.loads(b4[1])["nnz_unroll"] == 8
+need(f"holds 4 features a thread with 8 loads of W^T in flight ({b4[0]:.0f} ms, against "
+     f"{sx[('dnn-65536', 'slot_xor', 'banks', 1)] * 1e3:.0f} ms at 8 features)", "Fig. 2(b): 65536 best")
+need(f"was {rng(min(two), max(two))}x of 1 buffer on the three smaller networks", "Fig. 2(b): 2 buffers")
+assert max(two) < 1.0, "Fig. 2(b): the page says 2 buffers were slower"
 L = "h100/spdnn-stage-layout.db"
 lay = best(L, "AND kernel = 'spdnn.cuda.fused'", "matrix, json_extract(params, '$.stage_layout')")
 need(f"{lay[('dnn-4096', 'slot')] / lay[('dnn-4096', 'feature')]:.2f}x and "

@@ -38,10 +38,10 @@ set label ' 1  cuda.fused dnn-1024 fp32 allow_spills:0 block_size:1024 ...' at s
 set label ' 2  cuda.fused dnn-16384 fp32 allow_spills:0 block_size:1024...' at screen 0.6200,0.4756 left font ',8'
 set label ' 3  cuda.fused dnn-4096 fp32 allow_spills:0 block_size:1024 ...' at screen 0.6200,0.4561 left font ',8'
 set label ' 4  cuda.fused dnn-65536 fp32 allow_spills:0 block_size:1024...' at screen 0.6200,0.4366 left font ',8'
-set label ' 5  cuda.cusparse dnn-1024 fp32 alg:csr_alg1' at screen 0.6200,0.4170 left font ',8'
-set label ' 6  cuda.cusparse dnn-16384 fp32 alg:csr_alg1' at screen 0.6200,0.3975 left font ',8'
+set label ' 5  cuda.cusparse dnn-1024 fp32 alg:default' at screen 0.6200,0.4170 left font ',8'
+set label ' 6  cuda.cusparse dnn-16384 fp32 alg:default' at screen 0.6200,0.3975 left font ',8'
 set label ' 7  cuda.cusparse dnn-4096 fp32 alg:csr_alg1' at screen 0.6200,0.3780 left font ',8'
-set label ' 8  cuda.cusparse dnn-65536 fp32 alg:csr_alg1' at screen 0.6200,0.3584 left font ',8'
+set label ' 8  cuda.cusparse dnn-65536 fp32 alg:default' at screen 0.6200,0.3584 left font ',8'
 
 # PNG: cairo when this gnuplot has it (antialiased, same font as the SVG), else libgd.
 if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
