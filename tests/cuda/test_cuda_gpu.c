@@ -367,18 +367,16 @@ static void sweep_matrix(const rt_registry *reg, const rt_device_info *dev, cons
             }
 }
 
-/* 16-byte vectors of the pipelined Tiled SpMM (vector 1: copies of B, 2: and stores of C):
- * row-major with K a multiple of the width runs and is right (K = 12 with register tile 8 leaves a
- * half tile, zero-filled by whole vectors); column-major or K off the width is infeasible, never
- * launched. */
-static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
-                               const char *mname)
+/* The pipelined Tiled SpMM's 16-byte points over both precisions, both layouts and K = 12, 32, 6:
+ * row-major with K a multiple of the vector width runs and is right (K = 12 and 6 leave part of
+ * the last register tile past K, zero-filled by whole vectors); every other combination must be
+ * refused as infeasible with a reason naming row_rule (K off the width, row-major) or col_rule
+ * (column-major), never launched. */
+static void pipe_vector_sweep(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                              const char *mname, const char *const *points, size_t npoints,
+                              uint64_t seed, const char *row_rule, const char *col_rule)
 {
     static const int64_t ks[] = {12, 32, 6};
-    static const char *const points[] = {
-        "block_size=256,buffer_kib=2,n_buffers=2,register_tile=8,vector=2",
-        "block_size=128,buffer_kib=1,n_buffers=3,register_tile=4,vector=1,stage_split=4",
-        "block_size=512,buffer_kib=100,n_buffers=2,register_tile=16,vector=1,nnz_unroll=2"};
     const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
     for (int prec = 0; prec < 2; ++prec)
         for (int layout = 0; layout < 2; ++layout)
@@ -386,7 +384,7 @@ static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev
                 rt_spmm_inputs *in = NULL;
                 rt_err err;
                 if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
-                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 5, &in,
+                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, seed, &in,
                                           &err) != 0) {
                     RT_CHECK_MSG(0, "inputs: %s", err.msg);
                     continue;
@@ -396,32 +394,43 @@ static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev
                 snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
                          prec ? "fp64" : "fp32", layout ? "col" : "row");
                 const int64_t width = prec ? 2 : 4;
-                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
+                for (size_t i = 0; i < npoints; ++i) {
                     if (layout == 0 && ks[ki] % width == 0) {
                         expect_ok(k, in, dev, points[i], ref, label);
-                    } else {
-                        const point_result r = run_point(k, in, dev, points[i], ref);
-                        RT_CHECK_MSG(r.status == RT_INFEASIBLE &&
-                                         rt_test_contains(r.why, "vector="),
-                                     "%s %s [%s]: status %d: %s", k->name, points[i], label,
-                                     r.status, r.why);
+                        continue;
                     }
+                    const point_result r = run_point(k, in, dev, points[i], ref);
+                    const char *rule = layout ? col_rule : row_rule;
+                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                                 "%s %s [%s]: status %d (expected refused by %s): %s", k->name,
+                                 points[i], label, r.status, rule, r.why);
                 }
                 free(ref);
                 rt_spmm_inputs_destroy(in);
             }
 }
 
+/* 16-byte vectors of the pipelined Tiled SpMM (vector 1: copies of B, 2: and stores of C); the
+ * vector rule refuses column-major and K off the width. */
+static void pipe_vector_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                               const char *mname)
+{
+    static const char *const points[] = {
+        "block_size=256,buffer_kib=2,n_buffers=2,register_tile=8,vector=2",
+        "block_size=128,buffer_kib=1,n_buffers=3,register_tile=4,vector=1,stage_split=4",
+        "block_size=512,buffer_kib=100,n_buffers=2,register_tile=16,vector=1,nnz_unroll=2"};
+    pipe_vector_sweep(reg, dev, a, mname, points, sizeof points / sizeof points[0], 5,
+                      "vector=", "vector=");
+}
+
 /* XOR-swizzled row-major stages of the pipelined Tiled SpMM (swizzle 1, 16-byte copies), in the
  * column order and with bank-ordered ELL steps in 8-lane passes (nnz_order banks, the plan's
- * bank_lanes 8): row-major with K a multiple of the width runs and is right (K = 12 and 6 leave
- * part of the last register tile past K, whose swizzled chunks are zero-filled; register tiles
- * of 1 to 16 chunks cover both branches of the swizzle); column-major is refused by the swizzle
- * rule and K off the width by the vector rule, never launched. */
+ * bank_lanes 8); register tiles of 1 to 16 chunks cover both branches of the swizzle, and the
+ * zero-filled chunks past K sit at swizzled positions. Column-major is refused by the swizzle
+ * rule, K off the width by the vector rule. */
 static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
                                 const char *mname)
 {
-    static const int64_t ks[] = {12, 32, 6};
     static const char *const points[] = {
         "swizzle=1,vector=1,block_size=128,buffer_kib=1,n_buffers=3,register_tile=8",
         "swizzle=1,vector=2,nnz_order=banks,block_size=64,buffer_kib=1,n_buffers=2,"
@@ -432,37 +441,8 @@ static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *de
         "register_tile=32",
         "swizzle=1,vector=1,staging=csr,block_size=96,buffer_kib=1,n_buffers=2,register_tile=4,"
         "stage_split=2"};
-    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
-    for (int prec = 0; prec < 2; ++prec)
-        for (int layout = 0; layout < 2; ++layout)
-            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
-                rt_spmm_inputs *in = NULL;
-                rt_err err;
-                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
-                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 11, &in,
-                                          &err) != 0) {
-                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
-                    continue;
-                }
-                double *ref = reference(in);
-                char label[128];
-                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
-                         prec ? "fp64" : "fp32", layout ? "col" : "row");
-                const int64_t width = prec ? 2 : 4;
-                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i) {
-                    if (layout == 0 && ks[ki] % width == 0) {
-                        expect_ok(k, in, dev, points[i], ref, label);
-                        continue;
-                    }
-                    const point_result r = run_point(k, in, dev, points[i], ref);
-                    const char *rule = layout ? "swizzle=1" : "vector=";
-                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
-                                 "%s %s [%s]: status %d (expected refused by %s): %s", k->name,
-                                 points[i], label, r.status, rule, r.why);
-                }
-                free(ref);
-                rt_spmm_inputs_destroy(in);
-            }
+    pipe_vector_sweep(reg, dev, a, mname, points, sizeof points / sizeof points[0], 11,
+                      "vector=", "swizzle=1");
 }
 
 /* Every cuSPARSE algorithm on every precision and layout: a supported combination must be right,

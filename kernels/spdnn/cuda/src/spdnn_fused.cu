@@ -147,38 +147,6 @@ __device__ __forceinline__ void accumulate(float (&acc)[REGISTER], const float *
 #endif
 }
 
-// Stages a stage's map entries (input neurons col) of the tile's kcount live features (rows
-// src[k] of Y_in) into buf with plain loads and stores; features past kcount are zeros.
-__device__ __forceinline__ void stage_sync(float *buf, const float *__restrict__ Y_in,
-                                           const int *src, const int *__restrict__ map,
-                                           long long map_begin, int mapnz, long long neurons,
-                                           int kcount, int buffsize)
-{
-    (void)buffsize;
-    for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
-        const long long col = map[map_begin + slot];
-#if SLOT_MAJOR
-        // 16-byte stores: the slot's features are adjacent (a warp's scalar stores would fall
-        // on 2 banks, 16-way conflicts).
-        float4 *row = reinterpret_cast<float4 *>(buf + slot * REGISTER);
-#pragma unroll
-        for (int q = 0; q < CHUNKS; ++q) {
-            float v[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const int k = 4 * q + i;
-                v[i] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
-            }
-            row[chunk_of(slot, q)] = make_float4(v[0], v[1], v[2], v[3]);
-        }
-#else
-#pragma unroll
-        for (int k = 0; k < REGISTER; ++k)
-            buf[STAGED(k, slot)] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
-#endif
-    }
-}
-
 #if N_BUFFERS > 1
 // cp.async, as in spmm_tiled_pipe.cu (NVRTC compiles each source alone): copies 4 bytes from
 // global src to shared dst without passing through registers; with valid false nothing is read
@@ -204,26 +172,48 @@ __device__ __forceinline__ void copy_wait_oldest()
 {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N_BUFFERS - 1) : "memory");
 }
+#endif
 
-// stage_sync's copies, issued asynchronously (one 4-byte copy per staged value: the tile's
-// features of a neuron lie in different rows of Y_in).
-__device__ __forceinline__ void stage_async(float *buf, const float *__restrict__ Y_in,
-                                            const int *src, const int *__restrict__ map,
-                                            long long map_begin, int mapnz, long long neurons,
-                                            int kcount, int buffsize)
+// Stages a stage's map entries (input neurons col) of the tile's kcount live features (rows
+// src[k] of Y_in) into buf; features past kcount are zeros. N_BUFFERS 1: plain loads and stores;
+// above 1: cp.async copies, one of 4 bytes per staged value (the tile's features of a neuron lie
+// in different rows of Y_in), left in flight for the caller to commit and wait on.
+__device__ __forceinline__ void stage_copy(float *buf, const float *__restrict__ Y_in,
+                                           const int *src, const int *__restrict__ map,
+                                           long long map_begin, int mapnz, long long neurons,
+                                           int kcount, int buffsize)
 {
     (void)buffsize;
     for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
         const long long col = map[map_begin + slot];
+#if N_BUFFERS > 1
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k) {
             const bool valid = k < kcount;
             copy4_async(buf + STAGED(k, slot),
                         valid ? Y_in + (long long)src[k] * neurons + col : Y_in, valid);
         }
+#elif SLOT_MAJOR
+        // 16-byte stores: the slot's features are adjacent (a warp's scalar stores would fall
+        // on 2 banks, 16-way conflicts).
+        float4 *row = reinterpret_cast<float4 *>(buf + slot * REGISTER);
+#pragma unroll
+        for (int q = 0; q < CHUNKS; ++q) {
+            float v[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int k = 4 * q + i;
+                v[i] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+            }
+            row[chunk_of(slot, q)] = make_float4(v[0], v[1], v[2], v[3]);
+        }
+#else
+#pragma unroll
+        for (int k = 0; k < REGISTER; ++k)
+            buf[STAGED(k, slot)] = (k < kcount) ? Y_in[(long long)src[k] * neurons + col] : 0.0f;
+#endif
     }
 }
-#endif
 
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * BLOCK_SIZE + 1).
@@ -269,8 +259,8 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
         for (int i = 0; i < N_BUFFERS - 1; ++i) {
             const long long s = stage_begin + i;
             if (s < stage_end)
-                stage_async(shared + i * buffsize * REGISTER, Y_in, src, map, mapdispl[s],
-                            (int)(mapdispl[s + 1] - mapdispl[s]), neurons, kcount, buffsize);
+                stage_copy(shared + i * buffsize * REGISTER, Y_in, src, map, mapdispl[s],
+                           (int)(mapdispl[s + 1] - mapdispl[s]), neurons, kcount, buffsize);
             copy_commit();
         }
 #endif
@@ -282,16 +272,16 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
             {
                 const long long ahead = s + N_BUFFERS - 1;
                 if (ahead < stage_end)
-                    stage_async(shared + ((i + N_BUFFERS - 1) % N_BUFFERS) * buffsize * REGISTER,
-                                Y_in, src, map, mapdispl[ahead],
-                                (int)(mapdispl[ahead + 1] - mapdispl[ahead]), neurons, kcount,
-                                buffsize);
+                    stage_copy(shared + ((i + N_BUFFERS - 1) % N_BUFFERS) * buffsize * REGISTER,
+                               Y_in, src, map, mapdispl[ahead],
+                               (int)(mapdispl[ahead + 1] - mapdispl[ahead]), neurons, kcount,
+                               buffsize);
                 copy_commit();
             }
             copy_wait_oldest();
             const float *stage = shared + (i % N_BUFFERS) * buffsize * REGISTER;
 #else
-            stage_sync(shared, Y_in, src, map, mapdispl[s], (int)(mapdispl[s + 1] - mapdispl[s]),
+            stage_copy(shared, Y_in, src, map, mapdispl[s], (int)(mapdispl[s + 1] - mapdispl[s]),
                        neurons, kcount, buffsize);
             const float *stage = shared;
 #endif
