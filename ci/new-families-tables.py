@@ -174,6 +174,12 @@ for matrix, k, cs, t0, t1, wm in rows("tiled-banks.db", """
 LOCAL = ("xct-256-hilbert", "xct-512-hilbert", "banded-1m")
 
 
+def matrix_order(column):
+    """SQL sort key putting the bar's matrices first, in LOCAL's order, then xct-256, then the rest."""
+    whens = " ".join(f"WHEN '{m}' THEN {i}" for i, m in enumerate(LOCAL + ("xct-256",), 1))
+    return f"CASE {column} {whens} ELSE {len(LOCAL) + 2} END"
+
+
 def wrong_note(T):
     wrong = rows(T, """SELECT kernel || ' ' || COALESCE(json_extract(params,'$.alg'), '') || ' on ' || matrix,
                          COUNT(*) FROM points WHERE status='wrong' GROUP BY 1 ORDER BY 1""")
@@ -184,7 +190,7 @@ def wrong_note(T):
 
 
 def issue20_bar(T, heading, config, extra):
-    best_rows = rows(T, """
+    best_rows = rows(T, f"""
     WITH c AS (SELECT matrix, json_extract(problem,'$.K') k, json_extract(problem,'$.layout') layout,
                  CASE WHEN kernel LIKE '%cusparse' THEN 'cuSPARSE ' || json_extract(params,'$.alg')
                       WHEN kernel='spmm.cuda.tiled' THEN 'Listing 1'
@@ -200,8 +206,7 @@ def issue20_bar(T, heading, config, extra):
          r AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY matrix, k, is_cs ORDER BY g DESC) n FROM c)
     SELECT a.matrix, a.k, a.variant, a.layout, a.g, b.variant, b.layout, b.g, b.t
     FROM r a JOIN r b ON a.matrix=b.matrix AND a.k=b.k AND a.is_cs=1 AND b.is_cs=0 AND a.n=1 AND b.n=1
-    ORDER BY CASE a.matrix WHEN 'xct-256-hilbert' THEN 1 WHEN 'xct-512-hilbert' THEN 2
-      WHEN 'banded-1m' THEN 3 WHEN 'xct-256' THEN 4 ELSE 5 END, a.k""")
+    ORDER BY {matrix_order("a.matrix")}, a.k""")
     text = ["", heading, "",
             f"FP32, {wrong_note(T)}, best of each side over both layouts and every variant, measured in the "
             f"same run of {config} ({run_line(T)}). The bar: a geometric "
@@ -260,14 +265,14 @@ out += ["", "### XOR-swizzled row-major stages: column order, bank order, and co
         f"measured in the same run ({run_line(T)}).", "",
         "| matrix | K | row-major swizzled, columns | row-major swizzled, banks | banks over columns | column-major, banks | row swizzled banks over column-major banks |",
         "|---|---:|---:|---:|---:|---:|---:|"]
-for m, k, sc, sb, cb in rows(T, """
+for m, k, sc, sb, cb in rows(T, f"""
     WITH p AS (SELECT matrix, json_extract(problem,'$.K') k, json_extract(problem,'$.layout') lay,
                  json_extract(params,'$.nnz_order') o, gflops FROM points
                WHERE status='ok' AND kernel='spmm.cuda.tiled_pipe')
     SELECT matrix, k, MAX(CASE WHEN lay='row' AND o='columns' THEN gflops END),
       MAX(CASE WHEN lay='row' AND o='banks' THEN gflops END), MAX(CASE WHEN lay='col' AND o='banks' THEN gflops END)
     FROM p GROUP BY matrix, k
-    ORDER BY CASE matrix WHEN 'xct-256-hilbert' THEN 1 WHEN 'xct-512-hilbert' THEN 2 ELSE 3 END, k"""):
+    ORDER BY {matrix_order("matrix")}, k"""):
     out.append(f"| {m} | {k} | {sc:.0f} | {sb:.0f} | {sb / sc:.2f}x | {cb:.0f} | {sb / cb:.2f}x |")
 
 # Bank-ordered steps against the column order in the same shape (tiled-bank-order.db, column-major).
@@ -278,7 +283,7 @@ out += ["", "### Bank-ordered steps against the column order, pipelined Tiled Sp
         f"({run_line(T)}); GFLOP/s, and the ELL padding each order stores (padding_overhead).", "",
         "| matrix | K | stage_split | columns | banks | banks over columns | padding, columns | padding, banks |",
         "|---|---:|---:|---:|---:|---:|---:|---:|"]
-for m, k, split, gc, gb, pc, pb in rows(T, """
+for m, k, split, gc, gb, pc, pb in rows(T, f"""
     WITH p AS (SELECT id, matrix, json_extract(problem,'$.K') k, json_extract(params,'$.stage_split') split,
                  json_extract(params,'$.nnz_order') o, json_remove(params,'$.nnz_order') shape, gflops,
                  (SELECT value FROM metrics m WHERE m.point_id=points.id AND m.name='padding_overhead') pad
@@ -286,7 +291,7 @@ for m, k, split, gc, gb, pc, pb in rows(T, """
                  AND json_extract(problem,'$.layout')='col')
     SELECT a.matrix, a.k, a.split, a.gflops, b.gflops, a.pad, b.pad FROM p a JOIN p b
       ON a.matrix=b.matrix AND a.k=b.k AND a.shape=b.shape AND a.o='columns' AND b.o='banks'
-    ORDER BY CASE a.matrix WHEN 'xct-256-hilbert' THEN 1 WHEN 'xct-512-hilbert' THEN 2 ELSE 3 END, a.k, a.split"""):
+    ORDER BY {matrix_order("a.matrix")}, a.k, a.split"""):
     out.append(f"| {m} | {k} | {split} | {gc:.0f} | {gb:.0f} | {gb / gc:.2f}x | {pc:.2f} | {pb:.2f} |")
 
 # Issue 20, item 6: the fused sparse-DNN layer with loads of W^T in flight (spdnn-nnz-unroll.db).
