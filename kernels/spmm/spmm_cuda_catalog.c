@@ -77,6 +77,10 @@ static const rt_param_schema tiled_pipe_params[] = {
     {"stage_split", RT_V_INT, "1|2|3|4|6|8", "1", 1,
      "blocks sharing one block row's stages (grid.x = row blocks x stage_split); above 1, C is "
      "zeroed in the timed run and partial sums are added atomically"},
+    {"tile_interleave", RT_V_INT, "0|1", "0", 1,
+     "0: grid.y walks the register tiles of K, so a tile's blocks all run before the next "
+     "tile's and A is read from DRAM once per tile (Listing 1); 1: the tiles of a block row "
+     "are neighbours along grid.x and run together, so A's second and later reads hit L2"},
     {"vector", RT_V_INT, "0|1|2", "0", 1,
      "1: B staged in 16-byte vectors, 2: C stored in them too (row-major, register_tile and K "
      "multiples of 4 fp32 or 2 fp64 values)"},

@@ -141,6 +141,10 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
                  c->row_major ? "row-major" : "column-major", (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
+    if (c->tile_interleave != 0 && c->tile_interleave != 1) {
+        snprintf(why, whylen, "tile_interleave=%lld must be 0 or 1", (long long)c->tile_interleave);
+        return RT_INFEASIBLE;
+    }
     if (c->swizzle != 0 && c->swizzle != 1) {
         snprintf(why, whylen, "swizzle=%lld must be 0 or 1", (long long)c->swizzle);
         return RT_INFEASIBLE;

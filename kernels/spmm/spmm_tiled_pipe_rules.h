@@ -30,25 +30,26 @@
 #include "rt_device.h"
 
 typedef struct rt_tiled_pipe_config {
-    int64_t block_size;    /* threads per block (= rows of A per block when warp_rows is 0) */
-    int64_t buffer_kib;    /* shared memory per buffer */
-    int64_t n_buffers;     /* 1: stage then compute; 2, 3: the next stages copied meanwhile */
-    int64_t blocks_per_sm; /* resident blocks asked of every SM (launch bounds) */
-    int64_t register_tile; /* columns of C per thread */
-    int64_t stage_split;   /* blocks sharing one block row's stages */
-    int64_t vector;        /* 1: 16-byte copies of B; 2: and 16-byte stores of C */
-    int64_t index_bytes;   /* 2 or 4 */
-    int64_t warp_rows;     /* 0: a thread per row of C; else rows of C per warp */
-    int64_t lane_values;   /* warp_rows > 0: columns of C per lane per nonzero (1, 2 or 4) */
-    int64_t skew;          /* 1: lanes start their register tiles at rotated chunks */
-    int64_t swizzle;       /* 1: a staged row's 16-byte chunks XOR-swizzled (row-major) */
-    int64_t bank_order;    /* 1: each warp's ELL steps ordered by the banks of a column-major
-                              stage, or with swizzle of a swizzled row-major one (spmm_tiled.h
-                              bank_order, bank_lanes) */
-    int use_ell;           /* ELL staging needs whole warps */
-    int64_t k;             /* columns of B and C */
-    size_t elem;           /* bytes per value: 4 or 8 */
-    int row_major;         /* layout of B and C */
+    int64_t block_size;      /* threads per block (= rows of A per block when warp_rows is 0) */
+    int64_t buffer_kib;      /* shared memory per buffer */
+    int64_t n_buffers;       /* 1: stage then compute; 2, 3: the next stages copied meanwhile */
+    int64_t blocks_per_sm;   /* resident blocks asked of every SM (launch bounds) */
+    int64_t register_tile;   /* columns of C per thread */
+    int64_t stage_split;     /* blocks sharing one block row's stages */
+    int64_t vector;          /* 1: 16-byte copies of B; 2: and 16-byte stores of C */
+    int64_t index_bytes;     /* 2 or 4 */
+    int64_t warp_rows;       /* 0: a thread per row of C; else rows of C per warp */
+    int64_t lane_values;     /* warp_rows > 0: columns of C per lane per nonzero (1, 2 or 4) */
+    int64_t skew;            /* 1: lanes start their register tiles at rotated chunks */
+    int64_t swizzle;         /* 1: a staged row's 16-byte chunks XOR-swizzled (row-major) */
+    int64_t tile_interleave; /* 1: a block row's register tiles adjacent along grid.x */
+    int64_t bank_order;      /* 1: each warp's ELL steps ordered by the banks of a column-major
+                                stage, or with swizzle of a swizzled row-major one (spmm_tiled.h
+                                bank_order, bank_lanes) */
+    int use_ell;             /* ELL staging needs whole warps */
+    int64_t k;               /* columns of B and C */
+    size_t elem;             /* bytes per value: 4 or 8 */
+    int row_major;           /* layout of B and C */
 } rt_tiled_pipe_config;
 
 /* Bytes of shared memory the hardware keeps per resident block beside the dynamic allocation
@@ -73,7 +74,7 @@ int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
  * data or with the warp mapping, swizzle on column-major data, with the warp mapping, with skew,
  * without 16-byte copies (vector 0) or with register_tile / the vector width not a power of two,
  * bank_order without ELL staging, on row-major data without swizzle or with the warp mapping,
- * and, when dev is given,
+ * tile_interleave other than 0 or 1, and, when dev is given,
  * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks, or
  * more threads than an SM holds. */
 int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,

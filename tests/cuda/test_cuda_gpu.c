@@ -293,12 +293,16 @@ static const char *const pipe_points[] = {
     "block_size=64,buffer_kib=1,n_buffers=3,register_tile=4,staging=csr,index_bytes=4,"
     "blocks_per_sm=2",
     "block_size=128,buffer_kib=2,n_buffers=2,register_tile=16,stage_split=3,nnz_unroll=1",
-    "block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,stage_split=8"};
+    "block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,stage_split=8",
+    /* a block row's register tiles side by side along grid.x (K = 33: 9 and 7 tiles) */
+    "block_size=128,buffer_kib=2,n_buffers=2,register_tile=4,stage_split=3,tile_interleave=1",
+    "block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,tile_interleave=1"};
 /* ELL steps ordered by banks (column-major only; row-major is refused). */
 static const char *const pipe_bank_points[] = {
     "nnz_order=banks",
     "nnz_order=banks,block_size=64,buffer_kib=1,n_buffers=3,register_tile=4,index_bytes=4",
-    "nnz_order=banks,block_size=128,buffer_kib=2,register_tile=16,stage_split=3,nnz_unroll=1"};
+    "nnz_order=banks,block_size=128,buffer_kib=2,register_tile=16,stage_split=3,nnz_unroll=1",
+    "nnz_order=banks,block_size=64,buffer_kib=1,register_tile=8,stage_split=2,tile_interleave=1"};
 static const char *const cusparse_algs[] = {"default",  "csr_alg1", "csr_alg2",
                                             "csr_alg3", "coo_alg1", "coo_alg2",
                                             "coo_alg3", "coo_alg4", "blocked_ell"};
@@ -440,7 +444,9 @@ static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *de
         "swizzle=1,vector=1,nnz_order=banks,block_size=128,buffer_kib=4,n_buffers=1,"
         "register_tile=32",
         "swizzle=1,vector=1,staging=csr,block_size=96,buffer_kib=1,n_buffers=2,register_tile=4,"
-        "stage_split=2"};
+        "stage_split=2",
+        "swizzle=1,vector=1,nnz_order=banks,block_size=128,buffer_kib=1,n_buffers=1,"
+        "register_tile=4,stage_split=3,tile_interleave=1"};
     pipe_vector_sweep(reg, dev, a, mname, points, sizeof points / sizeof points[0], 11,
                       "vector=", "swizzle=1");
 }

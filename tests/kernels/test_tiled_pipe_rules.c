@@ -35,6 +35,7 @@ static rt_tiled_pipe_config base(void)
                               .lane_values = 1,
                               .skew = 0,
                               .swizzle = 0,
+                              .tile_interleave = 0,
                               .use_ell = 1,
                               .k = 32,
                               .elem = 4,
@@ -223,6 +224,24 @@ int main(void)
     c.use_ell = 0;
     expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "csr", NULL},
                    "banks with CSR staging");
+
+    /* Interleaved register tiles: any mapping and layout, 0 or 1 only. */
+    c = base();
+    c.tile_interleave = 1;
+    expect_runs(&c, &dev, "tile_interleave 1, row-major");
+    c.row_major = 0;
+    expect_runs(&c, &dev, "tile_interleave 1, column-major");
+    c.row_major = 1;
+    c.row_major = 1;
+    c.warp_rows = 16;
+    c.use_ell = 0;
+    c.register_tile = 32;
+    c.lane_values = 4;
+    expect_runs(&c, &dev, "tile_interleave 1 with the warp mapping");
+    c = base();
+    c.tile_interleave = 2;
+    expect_refused(&c, &dev, (const char *const[]){"tile_interleave=2", "0 or 1", NULL},
+                   "tile_interleave 2");
 
     /* Swizzled row-major stages: a thread per row, 16-byte copies, no skew, a power-of-two
      * number of 16-byte chunks per staged row. */

@@ -44,6 +44,7 @@ static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params
         rt_spmm_cuda_param_int(p, kind, "lane_values", &c->lane_values, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "skew", &c->skew, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "swizzle", &c->swizzle, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "tile_interleave", &c->tile_interleave, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &pp->nnz_unroll, err) != 0 ||
         rt_spmm_cuda_param_int(p, kind, "allow_spills", &pp->allow_spills, err) != 0 ||
         rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0 ||
@@ -124,6 +125,10 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
     rt_cuda_define_int(&defs, "LANE_VALUES", pp->c.lane_values);
     rt_cuda_define_int(&defs, "SKEW", pp->c.skew);
     rt_cuda_define_int(&defs, "SWIZZLE", pp->c.swizzle);
+    rt_cuda_define_int(&defs, "TILE_INTERLEAVE", pp->c.tile_interleave);
+    if (pp->c.tile_interleave) /* the kernel splits blockIdx.x by a constant: no registers */
+        rt_cuda_define_int(&defs, "NTILES",
+                           (in->k + pp->c.register_tile - 1) / pp->c.register_tile);
     const rt_cuda_variant_request rq = {
         .source_name = "spmm_tiled_pipe.cu",
         .entry = "rt_spmm_tiled_pipe",
@@ -138,18 +143,22 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
 }
 
 /* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
- * between them). */
+ * between them); with tile_interleave each of those once per register tile, the tiles innermost
+ * (grid.y 1), so that a block row's tiles are scheduled together and share its reads of A in L2. */
 static int split_grid(pipe_state *s, int64_t rows, int64_t plan_rows, int64_t stage_split,
-                      rt_err *err)
+                      int64_t tile_interleave, rt_err *err)
 {
-    const int64_t gx = (rows + plan_rows - 1) / plan_rows * stage_split;
+    const int64_t tiles = tile_interleave ? s->kargs.ntiles : 1;
+    const int64_t gx = (rows + plan_rows - 1) / plan_rows * stage_split * tiles;
     if (gx > RT_CUDA_MAX_GRID_X)
         return rt_err_set(err,
-                          "%s: %lld blocks of %lld rows with stage_split=%lld pass the grid limit "
-                          "2^31-1",
-                          s->base.what, (long long)gx, (long long)plan_rows,
-                          (long long)stage_split);
+                          "%s: %lld blocks of %lld rows with stage_split=%lld and %lld register "
+                          "tiles along grid.x pass the grid limit 2^31-1",
+                          s->base.what, (long long)gx, (long long)plan_rows, (long long)stage_split,
+                          (long long)tiles);
     s->base.cfg.grid[0] = (unsigned)gx;
+    if (tile_interleave)
+        s->base.cfg.grid[1] = 1;
     return 0;
 }
 
@@ -174,7 +183,8 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, pp.c.block_size, pp.c.register_tile,
                                      pp.dynamic_shared, &s->kargs.ntiles, err) != 0 ||
-        split_grid(s, a->rows, rt_tiled_pipe_plan_rows(&pp.c), pp.c.stage_split, err) != 0)
+        split_grid(s, a->rows, rt_tiled_pipe_plan_rows(&pp.c), pp.c.stage_split,
+                   pp.c.tile_interleave, err) != 0)
         return -1;
 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part

@@ -44,6 +44,12 @@
 //     one pass, and the plan's nnz_order banks with 8-lane passes (bank_lanes 8) orders every ELL
 //     step so. rt_tile_fma reads the swizzled chunks into acc in tile order (acc[i] holds column
 //     i), so the stores of C are unchanged. CHUNKS must be a power of two.
+//   - TILE_INTERLEAVE 1: grid.x = row blocks x STAGE_SPLIT x NTILES with the register tiles
+//     innermost (grid.y 1), one tile per block, NTILES = ceil(K / REGISTER) compiled in. With 0
+//     (Listing 1) grid.y walks the tiles and the scheduler issues every block of tile 0 before
+//     tile 1, so A (ELL values and indices, larger than L2 on the bar's matrices) streams from
+//     DRAM once per tile; interleaved, the tiles of a block row run side by side and share A's
+//     reads in L2.
 // The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
 // MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
@@ -91,6 +97,12 @@
 #endif
 #ifndef SWIZZLE
 #define SWIZZLE 0
+#endif
+#ifndef TILE_INTERLEAVE
+#define TILE_INTERLEAVE 0
+#endif
+#ifndef NTILES
+#define NTILES 1
 #endif
 #define WARP_SIZE 32
 
@@ -145,6 +157,9 @@ typedef float value_t;
 #endif
 // 16-byte chunks of a staged row (VECTOR's copies; SWIZZLE permutes them within the row).
 #define CHUNKS (REGISTER / RT_VEC_WIDTH)
+#if TILE_INTERLEAVE < 0 || TILE_INTERLEAVE > 1 || NTILES < 1
+#error "TILE_INTERLEAVE must be 0 or 1 and NTILES at least 1"
+#endif
 #if SWIZZLE < 0 || SWIZZLE > 1
 #error "SWIZZLE must be 0 or 1"
 #endif
@@ -427,14 +442,30 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     extern __shared__ __align__(16) unsigned char rt_shared_bytes[];
     value_t *const shared = reinterpret_cast<value_t *>(rt_shared_bytes);
 
-    const long long block = blockIdx.x / STAGE_SPLIT;
+#if TILE_INTERLEAVE
+    // The register tiles of a block row (part) are neighbours along grid.x, so the scheduler runs
+    // them together and all but the first read the row's A from L2 instead of DRAM (with grid.y
+    // walking the tiles, every block of tile 0 runs before tile 1 and A streams from DRAM once
+    // per tile). One tile per block; NTILES (= ceil(K / REGISTER)) is compiled in, so splitting
+    // blockIdx.x costs no registers.
+#define RT_ROW_PART    (blockIdx.x / NTILES)
+#define RT_FIRST_TILE  ((int)(blockIdx.x % NTILES))
+#define RT_TILE_END    (RT_FIRST_TILE + 1)
+#define RT_TILE_STRIDE 1
+#else
+#define RT_ROW_PART    blockIdx.x
+#define RT_FIRST_TILE  blockIdx.y
+#define RT_TILE_END    ntiles
+#define RT_TILE_STRIDE gridDim.y
+#endif
+    const long long block = RT_ROW_PART / STAGE_SPLIT;
 #if WARP_ROWS == 0
     const long long row = block * BLOCK_SIZE + threadIdx.x;
 #endif
     const long long row_first = buffdispl[block];
     const long long row_stages = buffdispl[block + 1] - row_first;
 #if STAGE_SPLIT > 1
-    const long long part = blockIdx.x % STAGE_SPLIT;
+    const long long part = RT_ROW_PART % STAGE_SPLIT;
     const long long stage_begin = row_first + row_stages * part / STAGE_SPLIT;
     const long long stage_end = row_first + row_stages * (part + 1) / STAGE_SPLIT;
     // C was zeroed: a part without stages adds nothing. The whole block returns together, before
@@ -461,7 +492,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     const long long warp_row = block * PLAN_ROWS + warp_in_block * WARP_ROWS;
 #endif
 
-    for (int tile = blockIdx.y; tile < ntiles; tile += gridDim.y) {
+    for (int tile = RT_FIRST_TILE; tile < RT_TILE_END; tile += RT_TILE_STRIDE) {
         const int k0 = tile * REGISTER;
         const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
         // Prologue (below): stages 0 .. N_BUFFERS - 2 in flight, one commit group per stage (an
