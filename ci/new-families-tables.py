@@ -200,7 +200,9 @@ def issue20_bar(T, heading, config, extra):
                         THEN 'pipelined, swizzled, bank-ordered'
                       WHEN json_extract(params,'$.swizzle') = 1 THEN 'pipelined, swizzled'
                       WHEN json_extract(params,'$.nnz_order') = 'banks' THEN 'pipelined, bank-ordered'
-                      WHEN kernel='spmm.cuda.tiled_pipe' THEN 'pipelined' END variant,
+                      WHEN kernel='spmm.cuda.tiled_pipe' THEN 'pipelined' END
+                 || CASE WHEN json_extract(params,'$.tile_interleave') = 1 THEN ', tiles interleaved'
+                         ELSE '' END variant,
                  kernel LIKE '%cusparse' is_cs, gflops g, time_median_s t
                FROM points WHERE status='ok' AND (kernel LIKE '%tiled%' OR kernel LIKE '%cusparse')),
          r AS (SELECT *, ROW_NUMBER() OVER (PARTITION BY matrix, k, is_cs ORDER BY g DESC) n FROM c)
@@ -254,6 +256,83 @@ out += issue20_bar("tiled-swizzle.db",
                    "shapes, the swizzled row-major ones and only CSR_ALG3 and COO_ALG4 of cuSPARSE, the two "
                    "algorithms that were best on these matrices in tiled-bank-order.db, so the ratios are "
                    "against the best of those two).")
+
+out += issue20_bar("tiled-interleave.db",
+                   "### Issue 20's bar with interleaved register tiles (tiled-interleave.db)",
+                   "configs/tune/tiled-interleave.yaml",
+                   " (this config runs these three matrices, the best shapes of tiled-swizzle.db with the "
+                   "register tiles walked by grid.y or interleaved along grid.x, register tile 8 at three "
+                   "blocks per SM, and only CSR_ALG3 and COO_ALG4 of cuSPARSE, the best two on these "
+                   "matrices in tiled-bank-order.db).")
+
+# How far the bar is from the method's own roofline: the best Tiled point's bound (its traffic
+# model at the probed bandwidths, the slowest level) caps its ratio at cuSPARSE's time / bound.
+T = "tiled-interleave.db"
+probed = {lvl: float(re.search(rf"^\s*{lvl}_gbs:\s*([0-9.]+)", H100_MEASURED, re.M).group(1))
+          for lvl in ("dram", "l2", "shared")}
+out += ["", "### The bar against the Tiled kernel's roofline (tiled-interleave.db)", "",
+        f"FP32, the best Tiled point per matrix and K and its roofline bound: the time its traffic model "
+        f"(plan, B and C through DRAM; every staged and every read value of B through shared memory) "
+        f"takes at the probed bandwidths of roofline/machines/h100-x1.yaml, at the slowest level. "
+        f"cuSPARSE's time over that bound is the highest ratio the kernel could reach at 100% of its "
+        f"roofline ({run_line(T)}).", "",
+        "| matrix | K | best Tiled (us) | bound (us) | limiting level | of the bound | best cuSPARSE (us) | ratio | ratio at the bound |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
+ceil_rows = rows(T, f"""
+    WITH t AS (SELECT p.*, json_extract(problem,'$.K') k,
+                 ROW_NUMBER() OVER (PARTITION BY matrix, json_extract(problem,'$.K') ORDER BY time_median_s) n
+               FROM points p WHERE status='ok' AND kernel='spmm.cuda.tiled_pipe'),
+         c AS (SELECT matrix, json_extract(problem,'$.K') k, MIN(time_median_s) t FROM points
+               WHERE status='ok' AND kernel='spmm.cuda.cusparse' GROUP BY 1, 2)
+    SELECT t.matrix, t.k, t.time_median_s, t.bound_s, c.t,
+      (SELECT value FROM metrics m WHERE m.point_id=t.id AND m.name='model_dram_bytes'),
+      (SELECT value FROM metrics m WHERE m.point_id=t.id AND m.name='model_l2_bytes'),
+      (SELECT value FROM metrics m WHERE m.point_id=t.id AND m.name='model_shared_bytes')
+    FROM t JOIN c ON c.matrix=t.matrix AND c.k=t.k WHERE t.n=1
+    ORDER BY {matrix_order("t.matrix")}, t.k""")
+ceilings, effs = [], []
+for m, k, tt, bound, ct, dram, l2, shared in ceil_rows:
+    terms = {"DRAM": (dram or 0) / (probed["dram"] * 1e9), "L2": (l2 or 0) / (probed["l2"] * 1e9),
+             "shared memory": (shared or 0) / (probed["shared"] * 1e9)}
+    level = max(terms, key=terms.get)
+    ceilings.append(ct / bound)
+    effs.append(bound / tt)
+    out.append(f"| {m} | {k} | {tt * 1e6:.0f} | {bound * 1e6:.0f} | {level} | {100 * bound / tt:.0f}% | "
+               f"{ct * 1e6:.0f} | {ct / tt:.2f} | {ct / bound:.2f} |")
+geo_ceiling = 1.0
+for c in ceilings:
+    geo_ceiling *= c
+geo_ceiling **= 1 / len(ceilings)
+geo_eff = 1.0
+for e in effs:
+    geo_eff *= e
+geo_eff **= 1 / len(effs)
+out += ["", f"Geometric mean of the ratios at the bound: {geo_ceiling:.2f}. A geometric mean of 2.0 needs the "
+        f"Tiled points at {100 * 2.0 / geo_ceiling:.0f}% of their bounds on (geometric) average; they run at "
+        f"{100 * geo_eff:.0f}%."]
+
+# Interleaved register tiles against grid.y walking them, the same shape otherwise.
+out += ["", "### Interleaved register tiles against tiles along grid.y (tiled-interleave.db)", "",
+        f"FP32, pipelined Tiled SpMM with bank-ordered steps (row-major swizzled, column-major plain); "
+        f"the best point with tile_interleave 0 and 1 per matrix, K and layout, and the median ratio over "
+        f"pairs of points that differ only in tile_interleave ({run_line(T)}); GFLOP/s.", "",
+        "| matrix | K | layout | tiles along grid.y | interleaved | best over best | median over pairs (pairs) |",
+        "|---|---:|---|---:|---:|---:|---:|"]
+pair_rows = rows(T, """
+    SELECT matrix, json_extract(problem,'$.K'), json_extract(problem,'$.layout'),
+           json_remove(params,'$.tile_interleave'), json_extract(params,'$.tile_interleave'), gflops
+    FROM points WHERE status='ok' AND kernel='spmm.cuda.tiled_pipe'""")
+groups = {}
+for m, k, lay, shape, ti, g in pair_rows:
+    groups.setdefault((m, k, lay), {}).setdefault(shape, {})[ti] = g
+order = {m: i for i, m in enumerate(LOCAL)}
+for (m, k, lay) in sorted(groups, key=lambda x: (order.get(x[0], 99), x[1], x[2])):
+    shapes = groups[(m, k, lay)]
+    b0 = max(d[0] for d in shapes.values() if 0 in d)
+    b1 = max(d[1] for d in shapes.values() if 1 in d)
+    pr = sorted(d[1] / d[0] for d in shapes.values() if 0 in d and 1 in d)
+    med = (pr[len(pr) // 2] + pr[(len(pr) - 1) // 2]) / 2
+    out.append(f"| {m} | {k} | {lay} | {b0:.0f} | {b1:.0f} | {b1 / b0:.2f}x | {med:.2f}x ({len(pr)}) |")
 
 # Swizzled row-major stages: the column order against bank-ordered 8-lane passes, and the best
 # swizzled row-major point against the best column-major bank-ordered one (tiled-swizzle.db).
