@@ -232,7 +232,6 @@ int main(void)
     c.row_major = 0;
     expect_runs(&c, &dev, "tile_interleave 1, column-major");
     c.row_major = 1;
-    c.row_major = 1;
     c.warp_rows = 16;
     c.use_ell = 0;
     c.register_tile = 32;
