@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Prints the results/figures/README.md section on the GEMM, triangular-solve and tuning stores of
 the H100, computed from the committed stores (run it again after a store changes)."""
+import math
 import os
 import re
 import sqlite3
@@ -17,6 +18,14 @@ def rows(db, sql):
 H100_MACHINE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline",
                                  "machines", "h100-x1.yaml")).read()
 H100_MEASURED = H100_MACHINE.split("\nmeasured:")[1]
+# Probed bandwidths of the memory levels (GB/s), from that block.
+PROBED_GBS = {lvl: float(re.search(rf"^\s*{lvl}_gbs:\s*([0-9.]+)", H100_MEASURED, re.M).group(1))
+              for lvl in ("dram", "l2", "shared")}
+
+
+def geomean(values):
+    values = list(values)
+    return math.prod(values) ** (1 / len(values))
 
 
 def run_line(db):
@@ -221,11 +230,8 @@ def issue20_bar(T, heading, config, extra):
         text.append(f"| {m} | {k} | {cv} ({cl}) | {cg:.0f} | {tv} ({tl}) | {tg:.0f} | {tg / cg:.2f} |")
         if m in LOCAL:
             ratios.append(tg / cg)
-    geo = 1.0
-    for r in ratios:
-        geo *= r
-    geo **= 1 / len(ratios)
-    probed = float(re.search(r"^\s*dram_gbs:\s*([0-9.]+)", H100_MEASURED, re.M).group(1))
+    geo = geomean(ratios)
+    probed = PROBED_GBS["dram"]
     rows_b, cols_b, nnz_b = rows(T, "SELECT rows, cols, nnz FROM matrices WHERE name='banded-1m' LIMIT 1")[0]
     t_b = [r[8] for r in best_rows if r[0] == "banded-1m" and r[1] == 32][0]
     compulsory = nnz_b * 8 + (rows_b + 1) * 4 + cols_b * 32 * 4 + rows_b * 32 * 4
@@ -268,8 +274,6 @@ out += issue20_bar("tiled-interleave.db",
 # How far the bar is from the method's own roofline: the best Tiled point's bound (its traffic
 # model at the probed bandwidths, the slowest level) caps its ratio at cuSPARSE's time / bound.
 T = "tiled-interleave.db"
-probed = {lvl: float(re.search(rf"^\s*{lvl}_gbs:\s*([0-9.]+)", H100_MEASURED, re.M).group(1))
-          for lvl in ("dram", "l2", "shared")}
 out += ["", "### The bar against the Tiled kernel's roofline (tiled-interleave.db)", "",
         f"FP32, the best Tiled point per matrix and K and its roofline bound: the time its traffic model "
         f"(plan, B and C through DRAM; every staged and every read value of B through shared memory) "
@@ -292,21 +296,14 @@ ceil_rows = rows(T, f"""
     ORDER BY {matrix_order("t.matrix")}, t.k""")
 ceilings, effs = [], []
 for m, k, tt, bound, ct, dram, l2, shared in ceil_rows:
-    terms = {"DRAM": (dram or 0) / (probed["dram"] * 1e9), "L2": (l2 or 0) / (probed["l2"] * 1e9),
-             "shared memory": (shared or 0) / (probed["shared"] * 1e9)}
+    terms = {"DRAM": (dram or 0) / (PROBED_GBS["dram"] * 1e9), "L2": (l2 or 0) / (PROBED_GBS["l2"] * 1e9),
+             "shared memory": (shared or 0) / (PROBED_GBS["shared"] * 1e9)}
     level = max(terms, key=terms.get)
     ceilings.append(ct / bound)
     effs.append(bound / tt)
     out.append(f"| {m} | {k} | {tt * 1e6:.0f} | {bound * 1e6:.0f} | {level} | {100 * bound / tt:.0f}% | "
                f"{ct * 1e6:.0f} | {ct / tt:.2f} | {ct / bound:.2f} |")
-geo_ceiling = 1.0
-for c in ceilings:
-    geo_ceiling *= c
-geo_ceiling **= 1 / len(ceilings)
-geo_eff = 1.0
-for e in effs:
-    geo_eff *= e
-geo_eff **= 1 / len(effs)
+geo_ceiling, geo_eff = geomean(ceilings), geomean(effs)
 out += ["", f"Geometric mean of the ratios at the bound: {geo_ceiling:.2f}. A geometric mean of 2.0 needs the "
         f"Tiled points at {100 * 2.0 / geo_ceiling:.0f}% of their bounds on (geometric) average; they run at "
         f"{100 * geo_eff:.0f}%."]

@@ -353,6 +353,9 @@ for k in (32, 128):
         json_extract(params, '$.tile_interleave') FROM points WHERE status = 'ok' AND kernel LIKE 'spmm.cuda.tiled%'
         AND matrix = 'xct-256-hilbert' AND json_extract(problem, '$.K') = {k} ORDER BY gflops DESC LIMIT 1""")[0]
     assert (rt, bps, ti) == (8, 3, 1), f"interleave: the page says register tile 8 at 3 blocks is best (K = {k})"
+regs = set(metric(TI, "registers_per_thread", "AND json_extract(p.params, '$.blocks_per_sm') = 3"))
+need(f"three 512-thread blocks per SM ({', '.join(f'{r:.0f}' for r in sorted(regs))} registers)",
+     "interleave: registers at three blocks per SM")
 bar, ceil, eff, lvl = {}, [], [], set()
 for m, k in q(TI, "SELECT DISTINCT matrix, json_extract(problem, '$.K') FROM points"):
     ct = q(TI, f"""SELECT MIN(time_median_s) FROM points WHERE status = 'ok' AND kernel = 'spmm.cuda.cusparse'
