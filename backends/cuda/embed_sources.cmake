@@ -1,11 +1,16 @@
 # Embeds the NVRTC kernel sources (every family's kernels/<family>/cuda/src/*.cu) into a generated
 # header as byte arrays, so the plugin carries the exact text it compiles at run time and needs no
 # source tree beside it. Sources are found by file name, so names must be unique across families.
-#   cmake -DSRC_GLOB=<glob of .cu files> -DOUT=<header> -P embed_sources.cmake
-# Byte arrays rather than string literals: no escaping to get wrong, and no limit on literal length.
+#   cmake -DSRC_GLOB=<glob of .cu files> -DINC_DIR=<dir of .cuh> -DOUT=<header> -P embed_sources.cmake
+# A line `#include "name.cuh"` of a source is replaced by INC_DIR/name.cuh (the device helpers that
+# several families share, kernels/shared/cuda/src), framed by #line directives so NVRTC's messages
+# and -lineinfo still name the right file and line. Inlining here rather than handing NVRTC the
+# headers keeps one text per variant: the cache key hashes what is compiled, headers included.
+# Shared headers include nothing themselves. Byte arrays rather than string literals: no escaping
+# to get wrong, and no limit on literal length.
 cmake_policy(SET CMP0057 NEW)
-if(NOT SRC_GLOB OR NOT OUT)
-  message(FATAL_ERROR "embed_sources.cmake needs -DSRC_GLOB=... and -DOUT=...")
+if(NOT SRC_GLOB OR NOT OUT OR NOT INC_DIR)
+  message(FATAL_ERROR "embed_sources.cmake needs -DSRC_GLOB=..., -DINC_DIR=... and -DOUT=...")
 endif()
 file(GLOB sources "${SRC_GLOB}")
 list(SORT sources)
@@ -23,7 +28,30 @@ foreach(src ${sources})
   endif()
   list(APPEND names "${name}")
   string(MAKE_C_IDENTIFIER "rt_cuda_embedded_${name}" ident)
-  file(READ "${src}" hex HEX)
+  file(READ "${src}" text)
+  set(original "${text}") # line numbers are the source file's, whatever was inlined before
+  string(REGEX MATCHALL "#include \"[A-Za-z0-9_]+\\.cuh\"" includes "${text}")
+  list(REMOVE_DUPLICATES includes)
+  foreach(inc ${includes})
+    string(REGEX REPLACE "#include \"(.*)\"" "\\1" header "${inc}")
+    if(NOT EXISTS "${INC_DIR}/${header}")
+      message(FATAL_ERROR "embed_sources.cmake: ${src} includes ${header}, which is not in ${INC_DIR}")
+    endif()
+    file(READ "${INC_DIR}/${header}" header_text)
+    if(header_text MATCHES "#include \"")
+      message(FATAL_ERROR "embed_sources.cmake: ${INC_DIR}/${header} includes a file (shared headers may not)")
+    endif()
+    string(FIND "${original}" "${inc}" at)
+    string(SUBSTRING "${original}" 0 ${at} before)
+    string(REGEX MATCHALL "\n" newlines "${before}")
+    list(LENGTH newlines include_line) # lines before the #include: it is line include_line + 1
+    math(EXPR next_line "${include_line} + 2")
+    string(REPLACE "${inc}" "#line 1 \"${header}\"\n${header_text}#line ${next_line} \"${name}\""
+           text "${text}")
+  endforeach()
+  file(WRITE "${OUT}.${name}.tmp" "${text}")
+  file(READ "${OUT}.${name}.tmp" hex HEX)
+  file(REMOVE "${OUT}.${name}.tmp")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
   # Break the array into lines of 24 bytes to keep the header readable in an editor.
   string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){24})" "\\1\n    " hex "${hex}")

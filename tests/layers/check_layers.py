@@ -70,7 +70,7 @@ def sources(src):
         for d, dirs, files in os.walk(os.path.join(src, top)):
             dirs[:] = [x for x in dirs if not x.startswith("build")]
             for f in files:
-                if f.endswith((".c", ".h", ".cu")):
+                if f.endswith((".c", ".h", ".cu", ".cuh")):
                     rel = os.path.relpath(os.path.join(d, f), src)
                     out.setdefault(f, []).append(rel)
     return out
@@ -82,7 +82,7 @@ def main():
     if "--objects" in sys.argv:
         objdir = sys.argv[sys.argv.index("--objects") + 1]
     by_name = sources(src)
-    dup = {k: v for k, v in by_name.items() if len(v) > 1 and k.endswith(".h")}
+    dup = {k: v for k, v in by_name.items() if len(v) > 1 and k.endswith((".h", ".cuh"))}
     problems = []
     for name, paths in sorted(dup.items()):
         problems.append("header name %s is not unique: %s" % (name, ", ".join(paths)))

@@ -88,16 +88,15 @@
 #error "slot_xor swizzles 16-byte chunks by XOR: REGISTER must be 4, 8, 16, 32 or 64"
 #endif
 
-// The chunk of its row where chunk q of slot is kept: q, or with SLOT_MAJOR 2 q XOR a function
-// of slot that makes (slot * CHUNKS + chunk) mod 8 = some bijection of slot mod 8 for each q.
+#include "rt_async_copy.cuh"
+#include "rt_chunk_swizzle.cuh"
+
+// The chunk of its row where chunk q of slot is kept: q, or with SLOT_MAJOR 2 the XOR swizzle of
+// rt_chunk_swizzle.cuh.
 __device__ __forceinline__ int chunk_of(int slot, int q)
 {
 #if SLOT_MAJOR == 2
-#if CHUNKS >= 8
-    return q ^ (slot & 7);
-#else
-    return q ^ ((slot * CHUNKS / 8) & (CHUNKS - 1));
-#endif
+    return rt_swizzled_chunk<CHUNKS>(slot, q);
 #else
     (void)slot;
     return q;
@@ -147,33 +146,6 @@ __device__ __forceinline__ void accumulate(float (&acc)[REGISTER], const float *
 #endif
 }
 
-#if N_BUFFERS > 1
-// cp.async, as in spmm_tiled_pipe.cu (NVRTC compiles each source alone): copies 4 bytes from
-// global src to shared dst without passing through registers; with valid false nothing is read
-// and dst is zero-filled (src-size 0).
-__device__ __forceinline__ void copy4_async(float *dst, const float *src, bool valid)
-{
-    unsigned d;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(d) : "l"(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src),
-                 "r"(valid ? 4 : 0)
-                 : "memory");
-}
-
-__device__ __forceinline__ void copy_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Waits until at most N_BUFFERS - 1 of this thread's copy groups are in flight. Iteration i of
-// the stage loop has then committed N_BUFFERS + i groups, group j holding stage j: stage i has
-// landed.
-__device__ __forceinline__ void copy_wait_oldest()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N_BUFFERS - 1) : "memory");
-}
-#endif
-
 // Stages a stage's map entries (input neurons col) of the tile's kcount live features (rows
 // src[k] of Y_in) into buf; features past kcount are zeros. N_BUFFERS 1: plain loads and stores;
 // above 1: cp.async copies, one of 4 bytes per staged value (the tile's features of a neuron lie
@@ -190,8 +162,8 @@ __device__ __forceinline__ void stage_copy(float *buf, const float *__restrict__
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k) {
             const bool valid = k < kcount;
-            copy4_async(buf + STAGED(k, slot),
-                        valid ? Y_in + (long long)src[k] * neurons + col : Y_in, valid);
+            rt_copy_async<4>(buf + STAGED(k, slot),
+                             valid ? Y_in + (long long)src[k] * neurons + col : Y_in, valid);
         }
 #elif SLOT_MAJOR
         // 16-byte stores: the slot's features are adjacent (a warp's scalar stores would fall
@@ -261,7 +233,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
             if (s < stage_end)
                 stage_copy(shared + i * buffsize * REGISTER, Y_in, src, map, mapdispl[s],
                            (int)(mapdispl[s + 1] - mapdispl[s]), neurons, kcount, buffsize);
-            copy_commit();
+            rt_copy_commit();
         }
 #endif
         for (long long s = stage_begin; s < stage_end; ++s) {
@@ -276,9 +248,11 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spdnn_fused(
                                Y_in, src, map, mapdispl[ahead],
                                (int)(mapdispl[ahead + 1] - mapdispl[ahead]), neurons, kcount,
                                buffsize);
-                copy_commit();
+                rt_copy_commit();
             }
-            copy_wait_oldest();
+            // At most N_BUFFERS - 1 groups left in flight: iteration i has committed
+            // N_BUFFERS + i groups, group j holding stage j, so stage i has landed.
+            rt_copy_wait<N_BUFFERS - 1>();
             const float *stage = shared + (i % N_BUFFERS) * buffsize * REGISTER;
 #else
             stage_copy(shared, Y_in, src, map, mapdispl[s], (int)(mapdispl[s + 1] - mapdispl[s]),

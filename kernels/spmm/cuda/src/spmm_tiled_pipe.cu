@@ -190,56 +190,15 @@ typedef int index_t;
 #define RT_SHARED_AT(buf, slot, k) (buf)[(k)*buffsize + (slot)]
 #endif
 
-// The shared-state-space address of a generic pointer into shared memory (cp.async's
-// destination operand).
-__device__ __forceinline__ unsigned rt_shared_address(const void *p)
-{
-    unsigned address;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(p));
-    return address;
-}
+#include "rt_async_copy.cuh"
+#include "rt_chunk_swizzle.cuh"
 
-// Copies BYTES (4, 8 or 16) from global src to shared dst without passing through registers;
-// with valid false nothing is read and dst is zero-filled (src-size 0), which stages the columns
-// past K of the last register tile as zeros. 16-byte copies bypass L1 (.cg): a staged row of B is
-// reused from shared memory, never from L1.
-template <int BYTES>
-__device__ __forceinline__ void rt_copy_async(void *dst, const void *src, bool valid)
-{
-    const unsigned d = rt_shared_address(dst);
-    const int src_bytes = valid ? BYTES : 0;
-    if (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src),
-                     "r"(src_bytes)
-                     : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src),
-                     "n"(BYTES), "r"(src_bytes)
-                     : "memory");
-}
-
-__device__ __forceinline__ void rt_copy_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Waits until at most PENDING of this thread's most recent copy groups are still in flight.
-template <int PENDING> __device__ __forceinline__ void rt_copy_wait()
-{
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
-}
-
-// The chunk of its staged row where chunk q of slot is kept: q, or with SWIZZLE q XOR a function
-// of slot that makes (slot * CHUNKS + chunk) mod 8, the chunk's bank group, a bijection of
-// slot mod 8 for each q (spdnn_fused.cu's chunk_of).
+// The chunk of its staged row where chunk q of slot is kept: q, or with SWIZZLE the XOR swizzle of
+// rt_chunk_swizzle.cuh (spdnn_fused.cu's slot_xor stages use the same one).
 __device__ __forceinline__ int rt_chunk_of(int slot, int q)
 {
 #if SWIZZLE
-#if CHUNKS >= 8
-    return q ^ (slot & 7);
-#else
-    return q ^ ((slot * CHUNKS / 8) & (CHUNKS - 1));
-#endif
+    return rt_swizzled_chunk<CHUNKS>(slot, q);
 #else
     (void)slot;
     return q;
