@@ -3,7 +3,7 @@
  * define order does not matter, a corrupt or foreign cache file is compiled again, an unwritable
  * cache costs nothing but a note, and garbage (bad defines, broken source) fails with messages
  * that name the source and carry NVRTC's log.
- *   test_cuda_nvrtc <kernels/spmm/cuda/src> <scratch dir> */
+ *   test_cuda_nvrtc <scratch dir> */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
 
 #include <dirent.h>
@@ -15,25 +15,7 @@
 
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-        free(text);
-        text = NULL;
-    }
-    if (text)
-        text[n] = '\0';
-    fclose(f);
-    return text;
-}
+#include "rt_test_embedded.h"
 
 static void remove_tree(const char *dir)
 {
@@ -283,9 +265,9 @@ static void test_default_dir(void)
     RT_CHECK(rt_test_contains(err.msg, "ROOFTUNE_CACHE_DIR"));
 }
 
-/* The plugin's real sources with the define sets its kernels use, through NVRTC (not nvcc: the
- * options differ, e.g. -default-device). */
-static void test_real_sources(const char *src_dir, const char *cache)
+/* The plugin's real sources, as it embeds them, with the define sets its kernels use, through NVRTC
+ * (not nvcc: the options differ, e.g. -default-device). */
+static void test_real_sources(const char *cache)
 {
     static const struct {
         const char *file, *entry;
@@ -293,10 +275,8 @@ static void test_real_sources(const char *src_dir, const char *cache)
                    {"spmm_ell.cu", "rt_spmm_ell"},
                    {"spmm_tiled.cu", "rt_spmm_tiled"}};
     for (size_t s = 0; s < sizeof sources / sizeof sources[0]; ++s) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", src_dir, sources[s].file);
-        char *text = read_text(path);
-        RT_CHECK_MSG(text != NULL, "cannot read %s", path);
+        const char *text = rt_test_embedded_source(sources[s].file);
+        RT_CHECK_MSG(text != NULL, "%s is not embedded", sources[s].file);
         if (!text)
             continue;
         const int is_tiled = strstr(sources[s].file, "tiled") != NULL;
@@ -340,26 +320,25 @@ static void test_real_sources(const char *src_dir, const char *cache)
             RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0 &&
                      rt_test_contains(err.msg, "multiple of the warp size"));
         }
-        free(text);
     }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <kernel source dir> <scratch dir>\n", argv[0]);
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <scratch dir>\n", argv[0]);
         return 2;
     }
-    mkdir(argv[2], 0755);
+    mkdir(argv[1], 0755);
     char cache[4096];
-    snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", argv[2]);
+    snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", argv[1]);
     if (!mkdtemp(cache)) {
         perror("mkdtemp");
         return 2;
     }
     test_cache(cache);
     test_garbage(cache);
-    test_real_sources(argv[1], cache);
+    test_real_sources(cache);
     test_default_dir();
     remove_tree(cache);
     return RT_TEST_RESULT();

@@ -6,18 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_cuda_embedded.h"
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
-
-static const char *embedded(const char *name)
-{
-    for (size_t i = 0; i < sizeof rt_cuda_embedded_sources / sizeof rt_cuda_embedded_sources[0];
-         ++i)
-        if (strcmp(rt_cuda_embedded_sources[i].name, name) == 0)
-            return rt_cuda_embedded_sources[i].text;
-    return NULL;
-}
+#include "rt_test_embedded.h"
 
 static int compile(const char *file, const char *text, const char *entry, const char **defs, int n,
                    rt_err *err)
@@ -44,8 +35,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_spdnn_nvrtc\n");
         return 2;
     }
-    const char *fused = embedded("spdnn_fused.cu");
-    const char *ops = embedded("spdnn_ops.cu");
+    const char *fused = rt_test_embedded_source("spdnn_fused.cu");
+    const char *ops = rt_test_embedded_source("spdnn_ops.cu");
     RT_CHECK(fused && ops);
     if (!fused || !ops)
         return 1;

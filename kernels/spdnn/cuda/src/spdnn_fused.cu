@@ -39,21 +39,11 @@
 // Dynamic shared memory: REGISTER ints (the tile's source rows), then N_BUFFERS * buffsize *
 // REGISTER floats, each buffer in the layout SLOT_MAJOR picks.
 // fp32 only: the Graph Challenge's precision.
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 1024
-#endif
-#ifndef REGISTER
-#define REGISTER 8
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 1
-#endif
-#ifndef STAGING_ELL
-#define STAGING_ELL 1
-#endif
-#ifndef INDEX_BYTES
-#define INDEX_BYTES 2
-#endif
+
+#include "rt_tiled_params.cuh"
+#include "rt_async_copy.cuh"
+#include "rt_chunk_swizzle.cuh"
+
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 1
 #endif
@@ -63,8 +53,7 @@
 #ifndef N_BUFFERS
 #define N_BUFFERS 1
 #endif
-#define WARP_SIZE 32
-#define YMAX      32.0f
+#define YMAX 32.0f
 
 #if (BLOCK_SIZE % WARP_SIZE) != 0
 #error "spdnn_fused needs BLOCK_SIZE to be a multiple of the warp size (warp votes)"
@@ -88,9 +77,6 @@
 #error "slot_xor swizzles 16-byte chunks by XOR: REGISTER must be 4, 8, 16, 32 or 64"
 #endif
 
-#include "rt_async_copy.cuh"
-#include "rt_chunk_swizzle.cuh"
-
 // The chunk of its row where chunk q of slot is kept: q, or with SLOT_MAJOR 2 the XOR swizzle of
 // rt_chunk_swizzle.cuh.
 __device__ __forceinline__ int chunk_of(int slot, int q)
@@ -108,20 +94,6 @@ __device__ __forceinline__ int chunk_of(int slot, int q)
 #define STAGED(k, slot) ((slot)*REGISTER + 4 * chunk_of((slot), (k) / 4) + (k) % 4)
 #else
 #define STAGED(k, slot) ((k)*buffsize + (slot))
-#endif
-
-#if INDEX_BYTES == 2
-typedef unsigned short index_t;
-#elif INDEX_BYTES == 4
-typedef int index_t;
-#else
-#error "INDEX_BYTES must be 2 or 4"
-#endif
-
-#if MIN_BLOCKS > 0
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-#else
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
 #endif
 
 // acc[k] += staged(k, slot) * a for the tile's REGISTER features.

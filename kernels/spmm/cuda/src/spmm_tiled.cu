@@ -31,54 +31,15 @@
 // variant (CU_FUNC_ATTRIBUTE_NUM_REGS, LOCAL_SIZE_BYTES) and records spilling variants as
 // infeasible unless allow_spills = 1 (the paper attributes its sharp drop past a register tile of
 // about 29 to this register pressure).
-#ifndef RT_FP64
-#define RT_FP64 0
-#endif
-#ifndef RT_ROW_MAJOR
-#define RT_ROW_MAJOR 1
-#endif
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 1024
-#endif
-#ifndef REGISTER
-#define REGISTER 8
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 1
-#endif
-#ifndef STAGING_ELL
-#define STAGING_ELL 1
-#endif
-#ifndef INDEX_BYTES
-#define INDEX_BYTES 2
-#endif
+
+#include "rt_tiled_params.cuh"
+
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 1
 #endif
-#define WARP_SIZE 32
 
 #if STAGING_ELL && (BLOCK_SIZE % WARP_SIZE) != 0
 #error "ELL staging needs BLOCK_SIZE to be a multiple of the warp size"
-#endif
-
-#if RT_FP64
-typedef double value_t;
-#else
-typedef float value_t;
-#endif
-
-#if INDEX_BYTES == 2
-typedef unsigned short index_t;
-#elif INDEX_BYTES == 4
-typedef int index_t;
-#else
-#error "INDEX_BYTES must be 2 or 4"
-#endif
-
-#if MIN_BLOCKS > 0
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-#else
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
 #endif
 
 #if RT_ROW_MAJOR

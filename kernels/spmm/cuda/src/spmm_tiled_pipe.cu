@@ -53,27 +53,11 @@
 // The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
 // MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
-#ifndef RT_FP64
-#define RT_FP64 0
-#endif
-#ifndef RT_ROW_MAJOR
-#define RT_ROW_MAJOR 1
-#endif
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 1024
-#endif
-#ifndef REGISTER
-#define REGISTER 8
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 1
-#endif
-#ifndef STAGING_ELL
-#define STAGING_ELL 1
-#endif
-#ifndef INDEX_BYTES
-#define INDEX_BYTES 2
-#endif
+
+#include "rt_tiled_params.cuh"
+#include "rt_async_copy.cuh"
+#include "rt_chunk_swizzle.cuh"
+
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 4
 #endif
@@ -104,7 +88,6 @@
 #ifndef NTILES
 #define NTILES 1
 #endif
-#define WARP_SIZE 32
 
 #if WARP_ROWS > 0
 #define PLAN_ROWS  (BLOCK_SIZE / WARP_SIZE * WARP_ROWS)
@@ -136,10 +119,8 @@
 #endif
 
 #if RT_FP64
-typedef double value_t;
 #define RT_VEC_WIDTH 2
 #else
-typedef float value_t;
 #define RT_VEC_WIDTH 4
 #endif
 
@@ -170,28 +151,11 @@ typedef float value_t;
 #error "SWIZZLE permutes 16-byte chunks by XOR: REGISTER / RT_VEC_WIDTH must be a power of two"
 #endif
 
-#if INDEX_BYTES == 2
-typedef unsigned short index_t;
-#elif INDEX_BYTES == 4
-typedef int index_t;
-#else
-#error "INDEX_BYTES must be 2 or 4"
-#endif
-
-#if MIN_BLOCKS > 0
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-#else
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
-#endif
-
 #if RT_ROW_MAJOR || WARP_ROWS > 0
 #define RT_SHARED_AT(buf, slot, k) (buf)[(slot)*REGISTER + (k)]
 #else
 #define RT_SHARED_AT(buf, slot, k) (buf)[(k)*buffsize + (slot)]
 #endif
-
-#include "rt_async_copy.cuh"
-#include "rt_chunk_swizzle.cuh"
 
 // The chunk of its staged row where chunk q of slot is kept: q, or with SWIZZLE the XOR swizzle of
 // rt_chunk_swizzle.cuh (spdnn_fused.cu's slot_xor stages use the same one).
