@@ -1,7 +1,8 @@
 // rt_tiled_params: the compile-time parameters that the Tiled kernels compiled by NVRTC share
 // (spmm_tiled.cu, spmm_tiled_pipe.cu, spdnn_fused.cu), their defaults where a variant leaves one
-// out, and the types and launch bounds they select. Each kernel defines its own parameters
-// (NNZ_UNROLL, N_BUFFERS, ...) beside this. Embedded like rt_async_copy.cuh.
+// out, and the index type they select; rt_kernel_types.cuh, included after it, adds value_t and
+// the launch bounds. Each kernel defines its own parameters (NNZ_UNROLL, N_BUFFERS, ...) beside
+// these. Embedded like rt_async_copy.cuh.
 //   RT_FP64      1: double values (value_t), 0: float
 //   RT_ROW_MAJOR 1: B and C row-major, 0: column-major
 //   BLOCK_SIZE   threads per block;  MIN_BLOCKS  blocks per SM for __launch_bounds__ (0: none)
@@ -34,24 +35,12 @@
 #endif
 #define WARP_SIZE 32
 
-#if RT_FP64
-typedef double value_t;
-#else
-typedef float value_t;
-#endif
-
 #if INDEX_BYTES == 2
 typedef unsigned short index_t;
 #elif INDEX_BYTES == 4
 typedef int index_t;
 #else
 #error "INDEX_BYTES must be 2 or 4"
-#endif
-
-#if MIN_BLOCKS > 0
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-#else
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
 #endif
 
 #endif

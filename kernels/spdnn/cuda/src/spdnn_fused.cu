@@ -41,6 +41,7 @@
 // fp32 only: the Graph Challenge's precision.
 
 #include "rt_tiled_params.cuh"
+#include "rt_kernel_types.cuh"
 #include "rt_async_copy.cuh"
 #include "rt_chunk_swizzle.cuh"
 

@@ -18,17 +18,7 @@
 #define MIN_BLOCKS 0
 #endif
 
-#if RT_FP64
-typedef double value_t;
-#else
-typedef float value_t;
-#endif
-
-#if MIN_BLOCKS > 0
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE, MIN_BLOCKS)
-#else
-#define RT_LAUNCH_BOUNDS __launch_bounds__(BLOCK_SIZE)
-#endif
+#include "rt_kernel_types.cuh"
 
 extern "C" __global__ void RT_LAUNCH_BOUNDS
 rt_spmm_ell(value_t *__restrict__ C, const value_t *__restrict__ B,

@@ -33,6 +33,7 @@
 // about 29 to this register pressure).
 
 #include "rt_tiled_params.cuh"
+#include "rt_kernel_types.cuh"
 
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 1

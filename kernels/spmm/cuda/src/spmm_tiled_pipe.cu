@@ -55,6 +55,7 @@
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
 
 #include "rt_tiled_params.cuh"
+#include "rt_kernel_types.cuh"
 #include "rt_async_copy.cuh"
 #include "rt_chunk_swizzle.cuh"
 
