@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regression check of one experiment against its committed baseline (docs/regression.md).
+# Regression check of one experiment against its committed baseline (docs/guides/regression.md).
 #
 #   ci/regress.sh CONFIG [DEVICE]
 #

@@ -1,7 +1,8 @@
 /* rt_compare: regression verdicts between result stores (points read through the store API,
- * matched, timed and metric verdicts, history grouping); see rt_compare.h and docs/regression.md
- * for the rules. The device class rules are in rt_compare_device.c, the change-point search in
- * rt_compare_changes.c, the text and Markdown writers in rt_compare_write.c. */
+ * matched, timed and metric verdicts, history grouping); see rt_compare.h and
+ * docs/guides/regression.md for the rules. The device class rules are in rt_compare_device.c, the
+ * change-point search in rt_compare_changes.c, the text and Markdown writers in rt_compare_write.c.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include "rt_compare.h"
 #include "rt_metrics.h"

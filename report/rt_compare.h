@@ -1,4 +1,4 @@
-/* rt_compare: regression verdicts between result stores (docs/regression.md).
+/* rt_compare: regression verdicts between result stores (docs/guides/regression.md).
  *
  * Two stores (a baseline and a new run): points are matched by their identity — experiment,
  * kernel, matrix, params, problem, ranks and device class (rt_compare_device_class) — and every

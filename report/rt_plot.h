@@ -8,7 +8,7 @@
  *   <name>.png  pngcairo (libgd png when cairo is missing) and <name>.svg, drawn by running the
  *               script, when gnuplot is on PATH.
  *
- * Figure types (rt_plot_cfg.type; keys documented in docs/plots.md):
+ * Figure types (rt_plot_cfg.type; keys documented in docs/guides/figures.md):
  *   "line"  y against x, one series per distinct value of `series`, points sorted by x; only
  *           status-ok points; several points with one (series, x) show their best y (the
  *           minimum for times, the maximum otherwise). x on a log2 axis when its values are

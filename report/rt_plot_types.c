@@ -1,7 +1,7 @@
 /* rt_plot_types: the figure types beyond line and grouped bars (rt_plot.c): stacked breakdown
  * bars, Tukey box plots of the raw samples, heat maps of a P x P metric family and scaling
  * figures over the rank count. They share the look, the file layout and the number format of the
- * other figures (rt_plot_writer.h); docs/plots.md describes what each one draws. */
+ * other figures (rt_plot_writer.h); docs/guides/figures.md describes what each one draws. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>

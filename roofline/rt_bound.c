@@ -1,4 +1,4 @@
-/* rt_bound: roofline bounds and checks (formulas in rt_bound.h and docs/roofline.md). */
+/* rt_bound: roofline bounds and checks (formulas in rt_bound.h and docs/reference/roofline.md). */
 #include "rt_bound.h"
 
 #include <math.h>

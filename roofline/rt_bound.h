@@ -8,7 +8,8 @@
  *          = max(intra, inter) (RT_BOUND_MAX: a pipeline that overlaps them perfectly)
  *
  * The traffic is the busiest rank's (rt_traffic in rt_registry.h). Bandwidths are per GPU (or
- * rank) and one direction, the unit the machine files use. docs/roofline.md explains the choices.
+ * rank) and one direction, the unit the machine files use. docs/reference/roofline.md explains the
+ * choices.
  */
 #ifndef RT_BOUND_H
 #define RT_BOUND_H

@@ -2,7 +2,7 @@
  * is computed from: compute peaks, bandwidth per memory level, host link, and bandwidth and latency
  * per communication tier (socket, node, global network), each as a vendor `spec:` value and, where
  * `rooftune probe` has run, a `measured:` value beside it. The schema is documented in
- * docs/roofline.md.
+ * docs/reference/roofline.md.
  *
  * Both sets are kept because the roofline figure draws them both (spec dashed, measured solid);
  * bounds use the effective set: measured where present, else spec. A value of 0 means "absent"

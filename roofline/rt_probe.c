@@ -1,6 +1,7 @@
 /* rt_probe: `rooftune probe` orchestration: runs the CPU, MPI and GPU parts and writes the
- * machine file (schema in docs/roofline.md). The text is composed in memory, checked by loading it
- * back, and only then written, so a probe never leaves a file that `machine:` cannot read. */
+ * machine file (schema in docs/reference/roofline.md). The text is composed in memory, checked by
+ * loading it back, and only then written, so a probe never leaves a file that `machine:` cannot
+ * read. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "rt_probe.h"
@@ -111,8 +112,8 @@ static void write_tiers(FILE *f, const char *indent, const rt_probe_net_result *
     }
 }
 
-/* The device-buffer MPI blocks (docs/roofline.md): mpi_staged (every tier measured) and mpi_ipc
- * (socket and node tiers), beside the host-buffer tiers. */
+/* The device-buffer MPI blocks (docs/reference/roofline.md): mpi_staged (every tier measured) and
+ * mpi_ipc (socket and node tiers), beside the host-buffer tiers. */
 static void write_device_tiers(FILE *f, const rt_probe_devnet_result *dev)
 {
     if (!dev->measured)

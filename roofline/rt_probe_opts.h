@@ -51,7 +51,8 @@ typedef struct rt_probe_opts {
      * gpu_probe is given, with the ceilings it measures standing alone). */
     const char *base_path;
     /* GPU part: the CUDA plugin's probe hook (rt_plugin_api.probe) and its state, or NULL. The
-     * hook writes lines of the measured: block, indented by two spaces (docs/roofline.md). */
+     * hook writes lines of the measured: block, indented by two spaces
+     * (docs/reference/roofline.md). */
     int (*gpu_probe)(void *state, void *file, rt_err *err);
     void *gpu_state;
     const char *device_name; /* for the match: list of a new gpu machine file */

@@ -303,8 +303,8 @@ int rt_plot_data_resolve(sqlite3 *db, const char *experiment, const char *name, 
             snprintf(path, sizeof path, "$.\"%s\"", name);
             out->source = RT_PLOT_SRC_PARAM;
             /* Params first, then problem: a kernel parameter shadows a problem parameter of the
-             * same name (docs/plots.md). COALESCE rather than picking one column, because one
-             * kernel may carry as a parameter what another takes from the problem. */
+             * same name (docs/guides/figures.md). COALESCE rather than picking one column, because
+             * one kernel may carry as a parameter what another takes from the problem. */
             sqlite3_snprintf((int)sizeof out->sql, out->sql,
                              "COALESCE(json_extract(p.params, %Q), json_extract(p.problem, %Q))",
                              path, path);

@@ -1,4 +1,5 @@
-/* rt_store: the SQLite result store. Schema and resume rules are documented in docs/store.md. */
+/* rt_store: the SQLite result store. Schema and resume rules are documented in
+ * docs/reference/store.md. */
 #define _XOPEN_SOURCE 700 /* strnlen */
 
 #include "rt_store.h"

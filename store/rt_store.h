@@ -1,6 +1,6 @@
 /* rt_store: the SQLite result store (WAL mode, versioned schema, one transaction per point).
  *
- * Tables (schema version in PRAGMA user_version; see docs/store.md):
+ * Tables (schema version in PRAGMA user_version; see docs/reference/store.md):
  *   runs     one row per `rooftune run`: provenance (git revision, dirty flag, compiler, CUDA and
  *            driver versions, device, host, MPI library, topology, config path, text and hash,
  *            build id, start/end time, command line)

@@ -1,4 +1,4 @@
-/* rooftune compare: regression verdicts between result stores (docs/regression.md). */
+/* rooftune compare: regression verdicts between result stores (docs/guides/regression.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>

@@ -14,7 +14,7 @@ static void export_usage(FILE *f)
            "\n"
            "Writes one row per point (experiment, kernel, backend, matrix, params, ranks, device,\n"
            "status, verified, samples, time_median_s, time_min_s, time_max_s, gflops, bound_s,\n"
-           "efficiency, metrics, ...) to standard output or FILE. See docs/store.md.\n");
+           "efficiency, metrics, ...) to standard output or FILE. See docs/reference/store.md.\n");
 }
 
 int rt_cli_export(int argc, char **argv)

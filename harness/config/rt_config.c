@@ -946,8 +946,8 @@ static int read_plot(conv *cv, const rt_yaml_node *item, int index, rt_plot_cfg 
         read_choice(n, PLOT_SUB("type"), k_plot_types, N_OF(k_plot_types), p->type, sizeof p->type,
                     err) != 0)
         return -1;
-    /* Defaults agreed with the plot stage (docs/plots.md): bars, stacked bars and box plots
-     * group by matrix, scaling figures run over ranks, y is gflops (scaling: the median time;
+    /* Defaults agreed with the plot stage (docs/guides/figures.md): bars, stacked bars and box
+     * plots group by matrix, scaling figures run over ranks, y is gflops (scaling: the median time;
      * heatmap: the metric family comm_bytes_<i>_<j>). A heat map draws one point's matrix, so it
      * has no x or series to group by. */
     const int heatmap = strcmp(p->type, "heatmap") == 0;

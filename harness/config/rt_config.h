@@ -2,7 +2,7 @@
  * applied and every value checked. Every element remembers where it came from (file:line:col),
  * so later stages (space, runner) can report errors against the user's text.
  *
- * Full key reference: docs/config.md. Shape:
+ * Full key reference: docs/guides/config.md. Shape:
  *
  *   experiment: {name: quickstart, description: "..."}
  *   include: [fragments/measure.yaml]         # merged before this file's own keys
@@ -114,7 +114,8 @@ typedef struct rt_plot_where {
 
 typedef struct rt_plot_cfg {
     char name[64];   /* file stem; defaults to type-x-y */
-    char type[16];   /* "line", "bars", "stacked", "box", "heatmap", "scaling" (docs/plots.md) */
+    char type[16];   /* "line", "bars", "stacked", "box", "heatmap", "scaling"
+                        (docs/guides/figures.md) */
     char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" (bars, stacked, box:
                         "matrix"; scaling: "ranks"; heatmap: none) */
     char y[48];      /* an export column or metric, e.g. "gflops" (default), "time_median_s";

@@ -1,5 +1,5 @@
 /* spmm_traffic: shared pieces of the SpMM traffic models (the levels are explained in
- * spmm_traffic.h and docs/roofline.md). */
+ * spmm_traffic.h and docs/reference/roofline.md). */
 #include "spmm_traffic.h"
 
 #include <inttypes.h>

@@ -17,7 +17,7 @@
  *
  * Bytes count what the threads load and store. On a GPU a warp whose lanes read the same shared
  * word is served by one broadcast, so the shared term assumes the bandwidth that distinct reads
- * get (the probe's conflict-free reads); see docs/roofline.md. */
+ * get (the probe's conflict-free reads); see docs/reference/roofline.md. */
 #ifndef SPMM_TRAFFIC_H
 #define SPMM_TRAFFIC_H
 

@@ -23,7 +23,7 @@
  *
  * Parameters: pr (process grid rows, 0 = most square), refine (tile grid refinement), prefetch
  * (0|1, the RDMA variants), queue_slots (the remote queues), steal_seed (work stealing).
- * docs/stationary.md describes the kernels, the metrics they store and how to read them. */
+ * docs/families/spmm2d.md describes the kernels, the metrics they store and how to read them. */
 #ifndef SPMM2D_KERNELS_H
 #define SPMM2D_KERNELS_H
 

@@ -17,8 +17,8 @@ extern "C" {
 #include "rt_registry.h"
 
 /* The GPU part of `rooftune probe`: writes lines of a machine file's measured: block (two-space
- * indent; schema in docs/roofline.md) to file (a FILE*): fp32/fp64 peaks, DRAM (HBM), L2 and
- * shared-memory bandwidth from Empirical-Roofline-Toolkit-style sweeps (working set x flops per
+ * indent; schema in docs/reference/roofline.md) to file (a FILE*): fp32/fp64 peaks, DRAM (HBM), L2
+ * and shared-memory bandwidth from Empirical-Roofline-Toolkit-style sweeps (working set x flops per
  * element, best kept), host<->device bandwidth pinned and pageable, and one `peers:` entry per
  * ordered GPU pair that can access each other (cudaMemcpyPeerAsync). */
 int rt_cuda_probe(void *plugin_state, void *file, rt_err *err);

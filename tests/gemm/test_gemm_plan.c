@@ -1,5 +1,5 @@
-/* The gemm plan, model and tile cache on small cases computed by hand (docs/gemm.md works them
- * out): the three cases of Eq. (1), peer copies with two GPUs, the inter-process volume on a
+/* The gemm plan, model and tile cache on small cases computed by hand (docs/families/gemm.md works
+ * them out): the three cases of Eq. (1), peer copies with two GPUs, the inter-process volume on a
  * 2 x 3 grid, the paper's default rule, the infeasible budget, ragged divisions, and LRU with
  * pinning; the map of a process's GPUs to physical devices (gpu_map). */
 #include <math.h>

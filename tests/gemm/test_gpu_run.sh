@@ -3,7 +3,7 @@
 # too small for lookahead 2 (infeasible, with the reason) and the one-rank baselines on two
 # ranks; every C tile written once; tiles moved per (logical) GPU and over MPI equal the exact
 # model; Eq. (1) holds where its case's assumption does (else the exact count is its case (a)
-# form, below it: docs/gemm.md); lookahead and the budget never change C. Exits 77 (skipped) where the CUDA kernels are
+# form, below it: docs/families/gemm.md); lookahead and the budget never change C. Exits 77 (skipped) where the CUDA kernels are
 # unavailable (no GPU or no plugin).
 # Args: rooftune, scratch folder, mpiexec, config.
 set -euo pipefail
@@ -45,7 +45,7 @@ for np in 1 2; do
   # Eq. (1) is the paper's approximation, stored as a ratio: exact where its case's assumption
   # holds; where the A pool holds the whole process row in case (b) or (c) (on one rank the three
   # 64 MiB FP64 points with G = 1), A is loaded once, and the exact count (= the measured one, checked above) is case
-  # (a)'s form, below Eq. (1) (docs/gemm.md).
+  # (a)'s form, below Eq. (1) (docs/families/gemm.md).
   eq1_bad=$(eq1_mismatch "$db" "$tiled AND params LIKE '%\"b\":2,%'")
   [ -z "$eq1_bad" ] || fail "np $np: Eq. (1) or its case (a) form missed: $eq1_bad"
   stays=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND $(m mem_case) > 1 AND $(m a_pool_holds_row) = 1 AND $(m ratio_tiles_gpu_eq1) < 1")

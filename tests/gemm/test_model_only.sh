@@ -1,5 +1,5 @@
 # `rooftune run --model-only` for the gemm family: configs/ci/gemm-small.yaml's points planned
-# for 1 and 6 virtual ranks (nothing runs) against the cases docs/gemm.md computes by hand
+# for 1 and 6 virtual ranks (nothing runs) against the cases docs/families/gemm.md computes by hand
 # (12 x 12 x 12 tiles, b = c = d = 2, lookahead 0: 1152 tiles per GPU with a 40-tile budget,
 # 1008 with two GPUs of which 432 device to device; 168 tiles received by every process of a
 # 2 x 3 grid), then the paper's scale (144 ranks, 3 GPUs each) in seconds.
@@ -56,7 +56,7 @@ paper = rows("paper", "gemm-model")
 ok = [r for r in paper if r["status"] == "ok" and r["grid_p"] == "12" and r["grid_q"] == "12" and r["gpus_per_process"] == "3"]
 if len(ok) < 4 or any(float(r["time_global_s"]) <= 0 for r in ok):
     sys.exit(f"FAIL: {len(ok)} points on the paper's 12 x 12 x 3 GPUs with times")
-# The row docs/gemm.md quotes (N = 250000 at 432 GPUs), so the page stays true to the model.
+# The row docs/families/gemm.md quotes (N = 250000 at 432 GPUs), so the page stays true to the model.
 doc = [r for r in ok if r["N"] == "250000"]
 if not doc:
     sys.exit("FAIL: no N = 250000 row at 432 GPUs")
@@ -65,6 +65,6 @@ got = (d["block_b"], d["block_c"], d["chunk_d"], d["mem_case"], round(float(d["t
        round(float(d["model_eq1_tiles_gpu"])), f"{float(d['share_d2d_loads']):.3f}",
        round(float(d["mpi_tiles_recv_avg"])), round(float(d["model_eq_tiles_recv"])))
 if got != ("21", "21", "7", "c", 6808, 6623, "0.500", 9170, 8916):
-    sys.exit(f"FAIL: the N = 250000 row docs/gemm.md quotes is now {got}")
+    sys.exit(f"FAIL: the N = 250000 row docs/families/gemm.md quotes is now {got}")
 print(f"gemm model-only: {len(one)} + {len(six)} small rows, {len(ok)} at 432 GPUs")
 PY

@@ -1,5 +1,5 @@
-/* The plot keys added for the new figure types (docs/config.md, plots): what the config stage
- * accepts, its defaults, and the errors (with file:line:col) for what it refuses. */
+/* The plot keys added for the new figure types (docs/guides/config.md, plots): what the config
+ * stage accepts, its defaults, and the errors (with file:line:col) for what it refuses. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
