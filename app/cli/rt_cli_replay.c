@@ -16,7 +16,8 @@
 #include "rt_store_recorded.h"
 #include "rt_strategy.h"
 
-#define MAX_LIST 16
+#define MAX_LIST       16
+#define MAX_STRATEGIES 64
 
 static void replay_usage(FILE *f)
 {
@@ -33,13 +34,16 @@ static void replay_usage(FILE *f)
         "mean fraction of the optimum reached (optimum / best found).\n"
         "\n"
         "options:\n"
-        "  --strategy LIST    comma-separated strategies, or all (default all): random, genetic,\n"
-        "                     diffevo, ils, basinhop, pso, bayes\n"
+        "  --strategy LIST    comma-separated strategies, or all (default all; listed below)\n"
+        "  --option S.K=V     option K of strategy S (repeatable), e.g. genetic.population=24\n"
         "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200)\n"
         "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10)\n"
         "  --seed S           first seed (default 1)\n"
         "  --label NAME       the space's name in the CSV and the figure (default: file name)\n"
         "  --csv FILE         append one row per strategy and budget (header when new)\n"
+        "  --trace FILE       write every configuration each search evaluated, in order\n"
+        "                     (strategy,budget,seed,step,configuration), as a live run with\n"
+        "                     the same strategy, options, seed and budget would measure them\n"
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
@@ -48,7 +52,45 @@ static void replay_usage(FILE *f)
         "                     exceeds the best time so far (costs no evaluation); needs a\n"
         "                     space with bounds (a rooftune store, or T4 with roofline_bound)\n"
         "  --stop-within F    with --prune: stop once the best point is within F (e.g. 0.1)\n"
-        "                     of its bound\n");
+        "                     of its bound\n"
+        "\n"
+        "strategies (harness/search/rt_strategy_list.h; the same code as a live run's search):\n");
+    rt_strategy_describe(f, "  ", 0);
+}
+
+/* --option STRATEGY.KEY=VALUE into the options of that strategy (opts is indexed like the
+ * strategy table). */
+static int parse_option(const char *text, rt_strategy_opts *opts)
+{
+    char name[64];
+    const char *dot = strchr(text, '.'), *eq = strchr(text, '=');
+    char *end = NULL;
+    const double value = eq ? strtod(eq + 1, &end) : 0;
+    if (!dot || !eq || dot > eq || (size_t)(dot - text) >= sizeof name || end == eq + 1 ||
+        *end != '\0') {
+        fprintf(stderr,
+                "rooftune replay: --option expects STRATEGY.OPTION=NUMBER (e.g. "
+                "genetic.population=24), got '%s'\n",
+                text);
+        return -1;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(dot - text), text);
+    char key[RT_STRATEGY_OPTION_NAME];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+    rt_err err;
+    int k = 0;
+    while (k < rt_strategy_count() && strcmp(rt_strategy_at(k)->name, name) != 0)
+        ++k;
+    if (k == rt_strategy_count()) {
+        rt_strategy_check_name(name, "--option: strategy", &err);
+        fprintf(stderr, "rooftune replay: %s\n", err.msg);
+        return -1;
+    }
+    if (rt_strategy_opts_set(&opts[k], name, key, value, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --option %s: %s\n", text, err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 static int split_list(char *text, char **items, int cap)
@@ -93,6 +135,48 @@ static int write_csv_row(FILE *f, const char *label, const char *strategy,
                    r->score, r->frac_optimum, r->mean_evals) < 0
                ? -1
                : 0;
+}
+
+/* The configuration at a grid index as "name=value;name=value". */
+static void config_text(const rt_recorded *r, int64_t index, char *buf, size_t len)
+{
+    int64_t stride = 1, coord[RT_MAX_PARAMS];
+    for (int d = r->n_dims - 1; d >= 0; --d) {
+        coord[d] = (index / stride) % r->dims[d].n_values;
+        stride *= r->dims[d].n_values;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < r->n_dims && used < len; ++d)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", d ? ";" : "", r->dims[d].name,
+                                 r->dims[d].values[coord[d]]);
+}
+
+/* Every search of one strategy and budget again, writing the configurations it evaluated. */
+static int write_trace(FILE *f, const rt_recorded *r, const char *strategy,
+                       const rt_strategy_opts *opts, long long budget, int repeats, uint64_t seed,
+                       const rt_prune *prune, rt_err *err)
+{
+    int64_t *visited = malloc((size_t)budget * sizeof *visited);
+    if (!visited)
+        return rt_err_set(err, "out of memory for --trace");
+    char text[2048];
+    for (int k = 0; k < repeats; ++k) {
+        const rt_strategy_args args = {
+            .name = strategy, .seed = seed + (uint64_t)k, .options = opts};
+        rt_replay_once_result once;
+        if (rt_replay_once(r, &args, budget, prune, visited, budget, &once, err) != 0) {
+            free(visited);
+            return -1;
+        }
+        for (int64_t step = 0; step < once.n_visited && step < budget; ++step) {
+            config_text(r, visited[step], text, sizeof text);
+            fprintf(f, "%s,%lld,%llu,%lld,%s\n", strategy, budget,
+                    (unsigned long long)(seed + (uint64_t)k), (long long)step + 1, text);
+        }
+    }
+    free(visited);
+    return ferror(f) ? rt_err_set(err, "cannot write the trace") : 0;
 }
 
 /* score.dat: one block per strategy (budget, score); the script draws one line per block. */
@@ -170,14 +254,24 @@ int rt_cli_replay(int argc, char **argv)
                                          {"problem", required_argument, NULL, 'P'},
                                          {"prune", required_argument, NULL, 'x'},
                                          {"stop-within", required_argument, NULL, 'w'},
+                                         {"option", required_argument, NULL, 'o'},
+                                         {"trace", required_argument, NULL, 'T'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char strategy_text[512] = "all", budget_text[512] = "20,50,100,200", label[256] = "";
-    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL;
+    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL, *trace = NULL;
     rt_recorded_select sel = {0};
     long long repeats = 10, seed = 1;
     rt_prune prune;
     rt_prune_init(&prune, 0, 0);
+    /* Options per strategy of the table, indexed like it. */
+    rt_strategy_opts strat_opts[MAX_STRATEGIES];
+    memset(strat_opts, 0, sizeof strat_opts);
+    if (rt_strategy_count() > MAX_STRATEGIES) {
+        fprintf(stderr, "rooftune replay: the strategy table has more than %d entries\n",
+                MAX_STRATEGIES);
+        return RT_EXIT_FAILURE;
+    }
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -194,6 +288,7 @@ int rt_cli_replay(int argc, char **argv)
             break;
         case 'l': snprintf(label, sizeof label, "%s", optarg); break;
         case 'c': csv = optarg; break;
+        case 'T': trace = optarg; break;
         case 'p': plot_dir = optarg; break;
         case 't': t4_out = optarg; break;
         case 'k': sel.kernel = optarg; break;
@@ -216,6 +311,10 @@ int rt_cli_replay(int argc, char **argv)
             }
             break;
         }
+        case 'o':
+            if (parse_option(optarg, strat_opts) != 0)
+                return RT_EXIT_USAGE;
+            break;
         case 'h': replay_usage(stdout); return RT_EXIT_OK;
         default: replay_usage(stderr); return RT_EXIT_USAGE;
         }
@@ -227,22 +326,27 @@ int rt_cli_replay(int argc, char **argv)
     const char *path = argv[optind];
     if (!label[0])
         base_label(path, label, sizeof label);
-    char *strategies[MAX_LIST];
+    /* The strategies to replay, as positions in the table. */
+    char *strategies[MAX_STRATEGIES];
+    int which[MAX_STRATEGIES];
     int ns;
     if (strcmp(strategy_text, "all") == 0) {
-        ns = rt_strategy_count;
-        for (int i = 0; i < ns; ++i)
-            strategies[i] = (char *)rt_strategy_names[i];
+        ns = rt_strategy_count();
+        for (int i = 0; i < ns; ++i) {
+            strategies[i] = (char *)rt_strategy_at(i)->name;
+            which[i] = i;
+        }
     } else {
-        ns = split_list(strategy_text, strategies, MAX_LIST);
-        for (int i = 0; i < ns; ++i)
-            if (!rt_strategy_known(strategies[i])) {
-                fprintf(stderr,
-                        "rooftune replay: --strategy '%s' is unknown; use all or some of random, "
-                        "genetic, diffevo, ils, basinhop, pso, bayes\n",
-                        strategies[i]);
+        ns = split_list(strategy_text, strategies, MAX_STRATEGIES);
+        for (int i = 0; i < ns; ++i) {
+            rt_err err;
+            if (rt_strategy_check_name(strategies[i], "--strategy", &err) != 0) {
+                fprintf(stderr, "rooftune replay: %s (or all)\n", err.msg);
                 return RT_EXIT_USAGE;
             }
+            for (which[i] = 0; strcmp(rt_strategy_at(which[i])->name, strategies[i]) != 0;)
+                which[i]++;
+        }
     }
     char *budget_items[MAX_LIST];
     const int nb = split_list(budget_text, budget_items, MAX_LIST);
@@ -306,6 +410,16 @@ int rt_cli_replay(int argc, char **argv)
             fprintf(csv_f, "space,strategy,budget,repeats,mean_best,random_best,optimum,score,"
                            "frac_optimum,mean_evals\n");
     }
+    FILE *trace_f = trace ? fopen(trace, "w") : NULL;
+    if (trace && !trace_f) {
+        fprintf(stderr, "rooftune replay: cannot write %s\n", trace);
+        if (csv_f)
+            fclose(csv_f);
+        rt_recorded_free(space);
+        return RT_EXIT_FAILURE;
+    }
+    if (trace_f)
+        fprintf(trace_f, "strategy,budget,seed,step,configuration\n");
     rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
     printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats", "mean best",
@@ -313,8 +427,8 @@ int rt_cli_replay(int argc, char **argv)
     for (int s = 0; s < ns && rc == RT_EXIT_OK; ++s)
         for (int b = 0; b < nb && rc == RT_EXIT_OK; ++b) {
             rt_replay_result *r = &res[s * nb + b];
-            if (rt_replay_run(space, strategies[s], budgets[b], (int)repeats, (uint64_t)seed,
-                              &prune, r, &err) != 0) {
+            if (rt_replay_run(space, strategies[s], &strat_opts[which[s]], budgets[b], (int)repeats,
+                              (uint64_t)seed, &prune, r, &err) != 0) {
                 fprintf(stderr, "rooftune replay: %s\n", err.msg);
                 rc = RT_EXIT_FAILURE;
                 break;
@@ -324,7 +438,15 @@ int rt_cli_replay(int argc, char **argv)
                    r->mean_pruned);
             if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
                 rc = RT_EXIT_FAILURE;
+            if (trace_f &&
+                write_trace(trace_f, space, strategies[s], &strat_opts[which[s]], budgets[b],
+                            (int)repeats, (uint64_t)seed, &prune, &err) != 0) {
+                fprintf(stderr, "rooftune replay: %s\n", err.msg);
+                rc = RT_EXIT_FAILURE;
+            }
         }
+    if (trace_f && fclose(trace_f) != 0)
+        rc = RT_EXIT_FAILURE;
     if (csv_f && fclose(csv_f) != 0)
         rc = RT_EXIT_FAILURE;
     if (rc == RT_EXIT_OK && plot_dir &&

@@ -11,6 +11,7 @@
 #include "rt_config_tree.h"
 #include "rt_expr.h"
 #include "rt_ordering.h"
+#include "rt_strategy_table.h"
 #include "rt_strutil.h"
 #include "rt_yaml.h"
 
@@ -36,11 +37,9 @@ static const char *const k_measure_keys[] = {"mode",       "warmup",         "mi
                                              "max_reps",   "max_time_s",     "target_rel_ci",
                                              "confidence", "point_timeout_s"};
 static const char *const k_modes[] = {"hot", "cold"};
-static const char *const k_search_keys[] = {"strategy",   "budget", "seed",
-                                            "max_time_s", "prune",  "stop_within"};
+static const char *const k_search_keys[] = {"strategy", "budget",      "seed",   "max_time_s",
+                                            "prune",    "stop_within", "options"};
 static const char *const k_prune_modes[] = {"none", "bound"};
-static const char *const k_strategies[] = {"exhaustive", "random",   "anneal", "genetic", "diffevo",
-                                           "ils",        "basinhop", "pso",    "bayes"};
 static const char *const k_plot_keys[] = {"type", "x",    "y",        "series", "title", "name",
                                           "logx", "logy", "baseline", "stack",  "where"};
 static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
@@ -71,6 +70,7 @@ static const rt_config_path_pattern k_set_patterns[] = {
     "search.max_time_s",
     "search.prune",
     "search.stop_within",
+    "search.options.*",
     "counters.#",
     "plots.#.type",
     "plots.#.x",
@@ -826,10 +826,25 @@ static int read_search(conv *cv, const rt_yaml_node *map)
         return -1;
     const rt_yaml_node *n;
     int64_t v;
+    int n_strategies; /* the strategy table names them (harness/search/rt_strategy_table.h) */
+    const char *const *strategies = rt_strategy_names(&n_strategies);
     if ((n = rt_yaml_map_get(map, "strategy")) &&
-        read_choice(n, "search.strategy", k_strategies, N_OF(k_strategies), s->strategy,
-                    sizeof s->strategy, err) != 0)
+        read_choice(n, "search.strategy", strategies, n_strategies, s->strategy, sizeof s->strategy,
+                    err) != 0)
         return -1;
+    /* search.options: numbers the chosen strategy's options table accepts. */
+    if ((n = rt_yaml_map_get(map, "options")) && expect_kind(n, "search.options", RT_YAML_MAP, err))
+        return -1;
+    for (int i = 0; n && i < n->n; ++i) {
+        char path[96];
+        double value;
+        rt_err why;
+        snprintf(path, sizeof path, "search.options.%s", n->keys[i]);
+        if (read_real(n->items[i], path, -HUGE_VAL, 1, HUGE_VAL, 1, "a number", &value, err) != 0)
+            return -1;
+        if (rt_strategy_opts_set(&s->options, s->strategy, n->keys[i], value, &why) != 0)
+            return FAIL(err, n->items[i], path, "%s", why.msg);
+    }
     if ((n = rt_yaml_map_get(map, "budget"))) {
         if (read_int(n, "search.budget", 0, INT32_MAX, &v, err) != 0)
             return -1;

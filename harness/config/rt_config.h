@@ -29,6 +29,7 @@
 
 #include "rt_error.h"
 #include "rt_params.h"
+#include "rt_strategy_table.h"
 
 typedef struct rt_src_loc {
     char file[512];
@@ -90,7 +91,7 @@ typedef struct rt_measure_cfg {
 } rt_measure_cfg;
 
 typedef struct rt_search_cfg {
-    char strategy[16]; /* "exhaustive", "random", "anneal", or one of rt_strategy.h's */
+    char strategy[16]; /* a name of the strategy table (harness/search/rt_strategy_table.h) */
     int budget;        /* points per (kernel, matrix, problem); 0 = all */
     uint64_t seed;
     double max_time_s;  /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
@@ -98,6 +99,7 @@ typedef struct rt_search_cfg {
                            best time measured in its sweep (rt_prune.h); 0 = run every candidate */
     double stop_within; /* search.stop_within: with prune_bound, end a sweep once its best point
                            is within this fraction of its own bound; 0 = never */
+    rt_strategy_opts options; /* search.options, checked against the strategy's table */
 } rt_search_cfg;
 
 #define RT_PLOT_STACK_MAX    8

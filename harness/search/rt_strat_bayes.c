@@ -17,18 +17,25 @@
 
 #include "rt_strategy_impl.h"
 
-#define BO_POOL_RANDOM 384
 #define BO_TOP_CENTRES 3
 #define BO_MAX_MOVES   1024
 #define BO_MAX_DATA    400 /* beyond this, only the best points are modelled: the cost is cubic */
 #define BO_NOISE       1e-4
-#define BO_XI          0.01
 static const double bo_length_grid[] = {0.08, 0.15, 0.3, 0.6};
 #define BO_N_LENGTHS ((int)(sizeof bo_length_grid / sizeof bo_length_grid[0]))
 
 typedef struct bo_state {
     int n_init;
+    int pool;         /* random candidates per step */
+    double xi;        /* expected improvement's exploration margin */
+    int64_t pool_pos; /* where the next pool starts in the seed's random order */
 } bo_state;
+
+static const rt_strategy_option bo_options[] = {
+    {"pool", 384, 1, 65536, 1,
+     "unmeasured points of the random order scored per step, besides the neighbours of the 3 best"},
+    {"xi", 0.01, 0, 10, 0, "exploration margin of expected improvement (standardised log time)"},
+};
 
 static int bo_init(rt_strategy *s, rt_err *err)
 {
@@ -38,6 +45,8 @@ static int bo_init(rt_strategy *s, rt_err *err)
     /* About a tenth of the budget, between 4 and 10 points. */
     int64_t n0 = s->budget / 10;
     st->n_init = (int)(n0 < 4 ? 4 : (n0 > 10 ? 10 : n0));
+    st->pool = (int)rt_strat_option(s, "pool");
+    st->xi = rt_strat_option(s, "xi");
     s->state = st;
     return 0;
 }
@@ -99,10 +108,10 @@ static int bo_fit_data(rt_strategy *s, bo_fit *f)
     double worst = -INFINITY;
     int finite = 0;
     for (int64_t k = 0; k < nh; ++k)
-        if (isfinite(s->hist_obj[k]) && s->hist_obj[k] > 0) {
+        if (isfinite(s->hist[k].obj) && s->hist[k].obj > 0) {
             finite++;
-            if (log(s->hist_obj[k]) > worst)
-                worst = log(s->hist_obj[k]);
+            if (log(s->hist[k].obj) > worst)
+                worst = log(s->hist[k].obj);
         }
     if (finite < 2)
         return -1;
@@ -117,7 +126,7 @@ static int bo_fit_data(rt_strategy *s, bo_fit *f)
         for (int i = 0; i < n; ++i) {
             int64_t m = i;
             for (int64_t k = i + 1; k < nh; ++k)
-                if (s->hist_obj[order[k]] < s->hist_obj[order[m]])
+                if (s->hist[order[k]].obj < s->hist[order[m]].obj)
                     m = k;
             const int64_t t = order[i];
             order[i] = order[m];
@@ -135,9 +144,9 @@ static int bo_fit_data(rt_strategy *s, bo_fit *f)
     }
     double mean = 0;
     for (int i = 0; i < n; ++i) {
-        const double o = s->hist_obj[order[i]];
+        const double o = s->hist[order[i]].obj;
         f->y[i] = (isfinite(o) && o > 0) ? log(o) : worst;
-        features(s, s->hist_index[order[i]], f->x + (size_t)i * f->nd);
+        features(s, s->hist[order[i]].index, f->x + (size_t)i * f->nd);
         mean += f->y[i];
     }
     free(order);
@@ -181,7 +190,7 @@ static void bo_fit_free(bo_fit *f)
 
 static int64_t bo_propose(rt_strategy *s)
 {
-    const bo_state *st = s->state;
+    bo_state *st = s->state;
     if (s->n_hist < st->n_init)
         return -1;
     bo_fit f = {0};
@@ -191,7 +200,7 @@ static int64_t bo_propose(rt_strategy *s)
     }
     /* The pool: open neighbours of the best points, then random open points. Duplicates are
      * harmless (the same score twice). */
-    const int cap = BO_TOP_CENTRES * BO_MAX_MOVES + BO_POOL_RANDOM;
+    const int cap = BO_TOP_CENTRES * BO_MAX_MOVES + st->pool;
     int64_t *pool = malloc((size_t)cap * sizeof *pool);
     double *ks = malloc((size_t)cap * f.n * sizeof *ks);
     double *xc = malloc((size_t)cap * f.nd * sizeof *xc);
@@ -203,7 +212,7 @@ static int64_t bo_propose(rt_strategy *s)
     double centre_obj[BO_TOP_CENTRES];
     int n_centres = 0;
     for (int64_t k = 0; k < s->n_hist; ++k) {
-        const double o = s->hist_obj[k];
+        const double o = s->hist[k].obj;
         if (!isfinite(o))
             continue;
         if (n_centres == BO_TOP_CENTRES && o >= centre_obj[BO_TOP_CENTRES - 1])
@@ -214,19 +223,23 @@ static int64_t bo_propose(rt_strategy *s)
             centre_obj[pos] = centre_obj[pos - 1];
             --pos;
         }
-        centres[pos] = s->hist_index[k];
+        centres[pos] = s->hist[k].index;
         centre_obj[pos] = o;
     }
     for (int c = 0; c < n_centres; ++c)
         m += rt_strat_open_neighbours(s, centres[c], 1, pool + m, BO_MAX_MOVES);
-    const int sparse = s->grid.feasible_list && s->grid.n_feasible > 0;
-    for (int t = 0; t < 4 * BO_POOL_RANDOM && m < cap; ++t) {
-        const int64_t pos = rt_strat_below(s, sparse ? s->grid.n_feasible : s->size);
-        const int64_t i = sparse ? s->grid.feasible_list[pos] : pos;
-        if (rt_strat_open(s, i))
-            pool[m++] = i;
-        if (t >= BO_POOL_RANDOM && m > 0)
-            break;
+    /* Random unmeasured points: the next ones of the seed's random order after the last pool's,
+     * from its start again when it runs out (the same on a live space and its recording). */
+    for (int k = 0, wrapped = 0; k < st->pool && m < cap;) {
+        const int64_t i = rt_strat_next_random(s, &st->pool_pos);
+        if (i < 0) {
+            if (wrapped++)
+                break;
+            st->pool_pos = 0;
+            continue;
+        }
+        pool[m++] = i;
+        ++k;
     }
     if (m == 0)
         goto done;
@@ -257,7 +270,7 @@ static int64_t bo_propose(rt_strategy *s)
             q += ks[(size_t)j * f.n + i] * ks[(size_t)j * f.n + i];
         const double var = 1.0 + BO_NOISE - q;
         const double sd = var > 1e-12 ? sqrt(var) : 1e-6;
-        const double imp = f.y_best - mu[j] - BO_XI;
+        const double imp = f.y_best - mu[j] - st->xi;
         const double z = imp / sd;
         const double ei = imp * 0.5 * erfc(-z / sqrt(2.0)) +
                           sd * exp(-0.5 * z * z) / sqrt(2.0 * 3.141592653589793);
@@ -277,11 +290,13 @@ done:
     return chosen;
 }
 
-static void bo_release(rt_strategy *s)
-{
-    free(s->state);
-    s->state = NULL;
-}
-
 const rt_strategy_ops rt_strat_bayes_ops = {
-    .name = "bayes", .init = bo_init, .propose = bo_propose, .release = bo_release};
+    {"bayes",
+     "Bayesian optimisation: Gaussian process (Matern 5/2, length scale by marginal likelihood) "
+     "on standardised log times, expected improvement over random points and the one-parameter "
+     "moves of the 3 best; the first tenth of the budget (4 to 10 points) is random",
+     bo_options, 2, RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+    bo_init,
+    bo_propose,
+    NULL,
+    rt_strat_free_state};
