@@ -44,6 +44,8 @@ static void replay_usage(FILE *f)
         "  --trace FILE       write every configuration each search evaluated, in order\n"
         "                     (strategy,budget,seed,step,configuration), as a live run with\n"
         "                     the same strategy, options, seed and budget would measure them\n"
+        "  --runs FILE        append every search's best time and evaluations\n"
+        "                     (space,strategy,budget,seed,best,evaluations; header when new)\n"
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
@@ -152,31 +154,70 @@ static void config_text(const rt_recorded *r, int64_t index, char *buf, size_t l
                                  r->dims[d].values[coord[d]]);
 }
 
-/* Every search of one strategy and budget again, writing the configurations it evaluated. */
-static int write_trace(FILE *f, const rt_recorded *r, const char *strategy,
-                       const rt_strategy_opts *opts, long long budget, int repeats, uint64_t seed,
-                       const rt_prune *prune, rt_err *err)
+/* Opens a CSV for appending, writing the header when the file is new or empty. */
+static FILE *open_csv(const char *path, const char *header)
 {
-    int64_t *visited = malloc((size_t)budget * sizeof *visited);
-    if (!visited)
-        return rt_err_set(err, "out of memory for --trace");
+    struct stat st;
+    const int fresh = stat(path, &st) != 0 || st.st_size == 0;
+    FILE *f = fopen(path, "a");
+    if (f && fresh)
+        fprintf(f, "%s\n", header);
+    return f;
+}
+
+/* Where one strategy and budget's searches are written besides the summary. */
+typedef struct replay_outputs {
+    const char *label;
+    FILE *trace; /* --trace: every evaluated configuration */
+    FILE *runs;  /* --runs: every search's best time and evaluations */
+} replay_outputs;
+
+/* The `repeats` searches of one strategy and budget (seeds seed, seed+1, ...), scored. */
+static int replay_cell(const rt_recorded *r, const char *strategy, const rt_strategy_opts *opts,
+                       long long budget, int repeats, uint64_t seed, const rt_prune *prune,
+                       const replay_outputs *o, rt_replay_result *res, rt_err *err)
+{
+    if (repeats < 1 || budget < 1)
+        return rt_err_set(err, "replay: --repeats and --budget must be at least 1");
+    int64_t *visited = o->trace ? malloc((size_t)budget * sizeof *visited) : NULL;
+    double *best = malloc((size_t)repeats * sizeof *best);
+    if (!best || (o->trace && !visited)) {
+        free(visited);
+        free(best);
+        return rt_err_set(err, "out of memory");
+    }
     char text[2048];
-    for (int k = 0; k < repeats; ++k) {
-        const rt_strategy_args args = {
-            .name = strategy, .seed = seed + (uint64_t)k, .options = opts};
+    double evals = 0, pruned = 0;
+    int rc = 0;
+    for (int k = 0; k < repeats && rc == 0; ++k) {
+        const uint64_t sk = seed + (uint64_t)k;
+        const rt_strategy_args args = {.name = strategy, .seed = sk, .options = opts};
         rt_replay_once_result once;
-        if (rt_replay_once(r, &args, budget, prune, visited, budget, &once, err) != 0) {
-            free(visited);
-            return -1;
-        }
-        for (int64_t step = 0; step < once.n_visited && step < budget; ++step) {
+        rc = rt_replay_once(r, &args, budget, prune, visited, budget, &once, err);
+        if (rc != 0)
+            break;
+        best[k] = once.best;
+        evals += (double)once.evals;
+        pruned += (double)once.pruned;
+        for (int64_t step = 0; o->trace && step < once.n_visited && step < budget; ++step) {
             config_text(r, visited[step], text, sizeof text);
-            fprintf(f, "%s,%lld,%llu,%lld,%s\n", strategy, budget,
-                    (unsigned long long)(seed + (uint64_t)k), (long long)step + 1, text);
+            fprintf(o->trace, "%s,%lld,%llu,%lld,%s\n", strategy, budget, (unsigned long long)sk,
+                    (long long)step + 1, text);
         }
+        if (o->runs)
+            fprintf(o->runs, "%s,%s,%lld,%llu,%.9g,%lld\n", o->label, strategy, budget,
+                    (unsigned long long)sk, once.best, (long long)once.evals);
+    }
+    if (rc == 0) {
+        rt_replay_score(r, budget, best, repeats, res);
+        res->mean_evals = evals / repeats;
+        res->mean_pruned = pruned / repeats;
+        if ((o->trace && ferror(o->trace)) || (o->runs && ferror(o->runs)))
+            rc = rt_err_set(err, "cannot write --trace or --runs");
     }
     free(visited);
-    return ferror(f) ? rt_err_set(err, "cannot write the trace") : 0;
+    free(best);
+    return rc;
 }
 
 /* score.dat: one block per strategy (budget, score); the script draws one line per block. */
@@ -256,10 +297,11 @@ int rt_cli_replay(int argc, char **argv)
                                          {"stop-within", required_argument, NULL, 'w'},
                                          {"option", required_argument, NULL, 'o'},
                                          {"trace", required_argument, NULL, 'T'},
+                                         {"runs", required_argument, NULL, 'R'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char strategy_text[512] = "all", budget_text[512] = "20,50,100,200", label[256] = "";
-    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL, *trace = NULL;
+    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL, *trace = NULL, *runs = NULL;
     rt_recorded_select sel = {0};
     long long repeats = 10, seed = 1;
     rt_prune prune;
@@ -289,6 +331,7 @@ int rt_cli_replay(int argc, char **argv)
         case 'l': snprintf(label, sizeof label, "%s", optarg); break;
         case 'c': csv = optarg; break;
         case 'T': trace = optarg; break;
+        case 'R': runs = optarg; break;
         case 'p': plot_dir = optarg; break;
         case 't': t4_out = optarg; break;
         case 'k': sel.kernel = optarg; break;
@@ -396,39 +439,30 @@ int rt_cli_replay(int argc, char **argv)
         rt_recorded_free(space);
         return RT_EXIT_USAGE;
     }
-    FILE *csv_f = NULL;
-    if (csv) {
-        struct stat st;
-        const int fresh = stat(csv, &st) != 0 || st.st_size == 0;
-        csv_f = fopen(csv, "a");
-        if (!csv_f) {
-            fprintf(stderr, "rooftune replay: cannot write %s\n", csv);
-            rt_recorded_free(space);
-            return RT_EXIT_FAILURE;
-        }
-        if (fresh)
-            fprintf(csv_f, "space,strategy,budget,repeats,mean_best,random_best,optimum,score,"
-                           "frac_optimum,mean_evals\n");
-    }
-    FILE *trace_f = trace ? fopen(trace, "w") : NULL;
-    if (trace && !trace_f) {
-        fprintf(stderr, "rooftune replay: cannot write %s\n", trace);
-        if (csv_f)
-            fclose(csv_f);
-        rt_recorded_free(space);
-        return RT_EXIT_FAILURE;
-    }
-    if (trace_f)
-        fprintf(trace_f, "strategy,budget,seed,step,configuration\n");
-    rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
+    /* --csv and --runs append (a header when the file is new); --trace starts afresh. */
+    FILE *csv_f = csv ? open_csv(csv, "space,strategy,budget,repeats,mean_best,random_best,"
+                                      "optimum,score,frac_optimum,mean_evals")
+                      : NULL;
+    replay_outputs out = {.label = label};
+    out.runs = runs ? open_csv(runs, "space,strategy,budget,seed,best,evaluations") : NULL;
+    out.trace = trace ? fopen(trace, "w") : NULL;
+    const char *failed = (csv && !csv_f) ? csv : (runs && !out.runs) ? runs : NULL;
+    if (!failed && trace && !out.trace)
+        failed = trace;
+    rt_replay_result *res = failed ? NULL : calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats", "mean best",
-           "random best", "score", "% optimum", "pruned");
+    if (failed)
+        fprintf(stderr, "rooftune replay: cannot write %s\n", failed);
+    if (out.trace && res)
+        fprintf(out.trace, "strategy,budget,seed,step,configuration\n");
+    if (res)
+        printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats",
+               "mean best", "random best", "score", "% optimum", "pruned");
     for (int s = 0; s < ns && rc == RT_EXIT_OK; ++s)
         for (int b = 0; b < nb && rc == RT_EXIT_OK; ++b) {
             rt_replay_result *r = &res[s * nb + b];
-            if (rt_replay_run(space, strategies[s], &strat_opts[which[s]], budgets[b], (int)repeats,
-                              (uint64_t)seed, &prune, r, &err) != 0) {
+            if (replay_cell(space, strategies[s], &strat_opts[which[s]], budgets[b], (int)repeats,
+                            (uint64_t)seed, &prune, &out, r, &err) != 0) {
                 fprintf(stderr, "rooftune replay: %s\n", err.msg);
                 rc = RT_EXIT_FAILURE;
                 break;
@@ -438,17 +472,11 @@ int rt_cli_replay(int argc, char **argv)
                    r->mean_pruned);
             if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
                 rc = RT_EXIT_FAILURE;
-            if (trace_f &&
-                write_trace(trace_f, space, strategies[s], &strat_opts[which[s]], budgets[b],
-                            (int)repeats, (uint64_t)seed, &prune, &err) != 0) {
-                fprintf(stderr, "rooftune replay: %s\n", err.msg);
-                rc = RT_EXIT_FAILURE;
-            }
         }
-    if (trace_f && fclose(trace_f) != 0)
-        rc = RT_EXIT_FAILURE;
-    if (csv_f && fclose(csv_f) != 0)
-        rc = RT_EXIT_FAILURE;
+    for (FILE *const *f = (FILE *const[]){csv_f, out.runs, out.trace}, *const *e = f + 3; f < e;
+         ++f)
+        if (*f && fclose(*f) != 0)
+            rc = RT_EXIT_FAILURE;
     if (rc == RT_EXIT_OK && plot_dir &&
         write_plot(plot_dir, label, strategies, ns, budgets, nb, res) != 0)
         rc = RT_EXIT_FAILURE;

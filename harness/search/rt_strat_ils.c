@@ -49,7 +49,7 @@ const rt_strategy_ops rt_strat_ils_ops = {
     {"ils",
      "greedy iterated local search: first-improvement descent over one-parameter moves, adjacent "
      "values first; at a local optimum, perturbs the best point",
-     ils_options, 1, RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     ils_options, RT_N_OPTIONS(ils_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
     ils_init,
     ils_propose,
     ils_observe,

@@ -12,6 +12,9 @@
 #include "rt_perm.h"
 #include "rt_strategy_types.h"
 
+/* The length of a strategy's options table, for its rt_strategy_info. */
+#define RT_N_OPTIONS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
 /* A strategy's file defines one, positionally: {info}, init, propose, observe, release, where info
  * is {name, summary, options, n_options, default_budget[, yields_infeasible, ignores_seed]}. */
 typedef struct rt_strategy_ops {

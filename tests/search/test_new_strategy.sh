@@ -65,6 +65,11 @@ expect_bad "--option toy.jmp=1: strategy toy has no option 'jmp'" \
 expect_bad "--strategy 'toi' is unknown (did you mean 'toy'?)" "$toy" replay all.db --strategy toi
 expect_bad "--option expects STRATEGY.OPTION=NUMBER" "$toy" replay all.db --option jump=1
 expect_bad "--option: strategy 'tooy' is unknown" "$toy" replay all.db --option tooy.jump=1
+# --runs: one row per search; an output that cannot be written is an error, not a silent loss.
+"$toy" replay all.db --strategy toy,random --budget 3,5 --repeats 2 --runs runs.csv >/dev/null
+[ "$(wc -l <runs.csv)" -eq 9 ] || { cat runs.csv; fail "--runs wrote $(wc -l <runs.csv) lines, not 9"; }
+set +e; "$toy" replay all.db --strategy toy --runs "$work/none/runs.csv" >bad.txt 2>&1; rc=$?; set -e
+[ "$rc" -ne 0 ] && grep -q "cannot write $work/none/runs.csv" bad.txt || { cat bad.txt; fail "--runs to a missing folder: exit $rc"; }
 python3 - trace.csv random.db exhaustive.db <<'PY'
 import csv, json, sqlite3, sys
 trace = list(csv.DictReader(open(sys.argv[1])))

@@ -46,8 +46,8 @@ static int64_t toy_propose(rt_strategy *s)
 }
 
 const rt_strategy_ops rt_strat_toy_ops = {
-    {"toy", "test strategy: coordinate descent around the best point, random jumps", toy_options, 1,
-     RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+    {"toy", "test strategy: coordinate descent around the best point, random jumps", toy_options,
+     RT_N_OPTIONS(toy_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
     toy_init,
     toy_propose,
     NULL,
