@@ -44,8 +44,9 @@ static const rt_strategy_option bo_options[] = {
     {"pool", 384, 1, 65536, 1,
      "unmeasured points of the random order scored per step, besides the neighbours of the 3 best"},
     {"xi", 0.01, 0, 10, 0, "exploration margin of expected improvement (standardised log time)"},
-    {"local", 0, 0, 1, 0,
-     "share of steps whose candidates are only the one-parameter moves of the best point"},
+    {"local", 0, -1, 1, 0,
+     "share of steps whose candidates are only the one-parameter moves of the best point; -1: a "
+     "share growing from 0 to 1 over the budget (explore first, then exploit)"},
     {"failed", 1, 0, 1, 1,
      "1: a failed configuration enters the model at the worst time seen; 0: it stays out (it is "
      "never proposed again either way)"},
@@ -275,8 +276,10 @@ static int64_t bo_propose(rt_strategy *s)
     /* A local step (a share `local` of the steps, evenly spread) weighs only the best point's
      * moves, as a descent would, ranked by the model; when it has none left, every candidate. */
     const int64_t step = st->steps++;
+    const double share =
+        st->local >= 0 ? st->local : (double)s->n_hist / (double)(s->budget > 1 ? s->budget : 1);
     const int local =
-        floor((double)(step + 1) * st->local) > floor((double)step * st->local) && n_best_moves > 0;
+        floor((double)(step + 1) * share) > floor((double)step * share) && n_best_moves > 0;
     /* Random unmeasured points: the next ones of the seed's random order after the last pool's,
      * from its start again when it runs out (the same on a live space and its recording). */
     for (int k = 0, wrapped = 0; k < st->pool && m < cap;) {
