@@ -38,9 +38,15 @@ def label_of(path):
 
 def space_times(path):
     opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        cache = json.load(f)["cache"]
-    times = [e.get("time") for e in cache.values()]
+    try:
+        with opener(path, "rt") as f:
+            cache = json.load(f)["cache"]
+        times = [e.get("time") for e in cache.values()]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        sys.exit("tables.py: %s is not a Kernel Tuner cache file (%s: %s)"
+                 % (path, type(e).__name__, e))
+    if not any(isinstance(t, (int, float)) for t in times):
+        sys.exit("tables.py: %s has no configuration with a time" % path)
     return [t if isinstance(t, (int, float)) and math.isfinite(t) else None for t in times]
 
 
@@ -70,8 +76,18 @@ def read_runs(paths):
     runs = collections.defaultdict(list)
     for path in paths:
         with open(path) as f:
-            for r in csv.DictReader(f):
-                runs[(r["tool"], r["space"], r["strategy"], int(r["budget"]))].append(r)
+            reader = csv.DictReader(f)
+            missing = [c for c in ("tool", "space", "strategy", "budget", "seed", "best",
+                                   "evaluations", "note") if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit("tables.py: %s lacks the column(s) %s of evaluate.py's runs"
+                         % (path, ", ".join(missing)))
+            for line, r in enumerate(reader, 2):
+                try:
+                    runs[(r["tool"], r["space"], r["strategy"], int(r["budget"]))].append(r)
+                except ValueError:
+                    sys.exit("tables.py: %s:%d: budget '%s' is not an integer"
+                             % (path, line, r["budget"]))
     return runs
 
 
