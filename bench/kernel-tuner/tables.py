@@ -194,6 +194,18 @@ def main():
                 fmt(rs and 100 * rs["frac_optimum"], 1),
                 "%s (%d)" % (kt[1], ks["repeats"]) if kt else "-", fmt(kt and kt[0]),
                 fmt(ks and 100 * ks["frac_optimum"], 1), met))
+    # Coverage: what each tool ran on each space (a cell compares only what ran).
+    lines += ["", "Coverage: strategies with runs on each space and the fewest repeats of any of "
+              "their (strategy, budget) cells, per tool.", "",
+              "| space | rooftune strategies | min repeats | Kernel Tuner strategies | min repeats |",
+              "|---|---|---|---|---|"]
+    for sp in sorted(spaces):
+        row = [sp]
+        for tool in ("rooftune", "kernel_tuner"):
+            cells = [(k[2], v["repeats"]) for k, v in scored.items() if k[0] == tool and k[1] == sp]
+            row += [str(len({c[0] for c in cells})) if cells else "0",
+                    str(min(c[1] for c in cells)) if cells else "-"]
+        lines.append("| " + " | ".join(row) + " |")
     lines += ["", "rooftune's best strategy scores at least Kernel Tuner's best in **%d of %d** "
               "(space, budget) cells where both ran." % (ahead, both), ""]
     if behind:
