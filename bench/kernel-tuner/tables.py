@@ -224,29 +224,39 @@ def main():
             lines.append("| %d | %d | %.3f | %.3f | %.1f |" % (
                 b, len(d["rt"]), sum(d["rt"]) / len(d["rt"]), sum(d["kt"]) / len(d["kt"]),
                 100 * sum(d["rt_opt"]) / len(d["rt_opt"])))
-    # One strategy for every space: the default of `rooftune tune`.
-    lines += ["", "One strategy for every space (no choice per space): mean score over the "
-              "spaces at each budget.", "",
-              "| budget | spaces | rooftune strategy | mean P | % opt | Kernel Tuner strategy "
-              "| mean P |", "|---|---|---|---|---|---|---|"]
+    # One strategy for every space: the default of `rooftune tune`. Each tool's single strategy
+    # with the best mean score over the spaces where both tools ran at that budget, and rooftune's
+    # over every space it ran.
+    def one_strategy(tool, sps, b):
+        means = {}
+        for strategy in {k[2] for k in scored if k[0] == tool}:
+            vals = [scored.get((tool, sp, strategy, b)) for sp in sps]
+            if sps and all(vals):
+                means[strategy] = (sum(v["score"] for v in vals) / len(vals),
+                                   sum(v["frac_optimum"] for v in vals) / len(vals))
+        if not means:
+            return None
+        strategy = max(means, key=lambda k: means[k][0])
+        return strategy, means[strategy][0], means[strategy][1]
+
+    lines += ["", "One strategy for every space (no choice per space): the single strategy with "
+              "the best mean score over the spaces where both tools ran at that budget, and "
+              "rooftune's over every space it ran.", "",
+              "| budget | spaces (both) | rooftune strategy | mean P | Kernel Tuner strategy | "
+              "mean P | spaces (rooftune) | rooftune strategy | mean P | % opt |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for b in budgets:
-        sps = [sp for sp in spaces if b < spaces[sp].n]
-        row = [str(b), str(len(sps))]
-        for tool in ("rooftune", "kernel_tuner"):
-            means = {}
-            for strategy in {k[2] for k in scored if k[0] == tool}:
-                vals = [scored.get((tool, sp, strategy, b)) for sp in sps]
-                if sps and all(vals):
-                    means[strategy] = (sum(v["score"] for v in vals) / len(vals),
-                                       sum(v["frac_optimum"] for v in vals) / len(vals))
-            if means:
-                strategy = max(means, key=lambda k: means[k][0])
-                row += [strategy, "%.3f" % means[strategy][0]]
-                if tool == "rooftune":
-                    row.append("%.1f" % (100 * means[strategy][1]))
-            else:
-                row += ["-", "-"] + (["-"] if tool == "rooftune" else [])
-        lines.append("| " + " | ".join(row) + " |")
+        ran = {tool: {k[1] for k in scored if k[0] == tool and k[3] == b}
+               for tool in ("rooftune", "kernel_tuner")}
+        common = sorted(ran["rooftune"] & ran["kernel_tuner"])
+        rt_c, kt_c = one_strategy("rooftune", common, b), one_strategy("kernel_tuner", common, b)
+        rt_all = one_strategy("rooftune", sorted(ran["rooftune"]), b)
+        if not rt_all:
+            continue
+        lines.append("| %d | %d | %s | %s | %s | %s | %d | %s | %.3f | %.1f |" % (
+            b, len(common), rt_c[0] if rt_c else "-", fmt(rt_c and rt_c[1]),
+            kt_c[0] if kt_c else "-", fmt(kt_c and kt_c[1]), len(ran["rooftune"]), rt_all[0],
+            rt_all[1], 100 * rt_all[2]))
     if notes:
         lines += ["", "Runs that stopped before their budget (distinct evaluations below it) or "
                   "failed, by tool and strategy:", "", "| tool | strategy | note | runs |",
