@@ -176,6 +176,7 @@ out += ["", "### GEMM against the problem size on the H100 (gemm-scaling.db)", "
         "| N | memory case | tiled, lookahead 1 (TFLOP/s) | lookahead 2 | cublasDgemm | of cublasDgemm (best lookahead) | cublasXt |",
         "|---:|---|---:|---:|---:|---:|---:|"]
 case_name = {1: "a (everything fits)", 2: "b", 3: "c"}
+xt_swept = rows(D, "SELECT COUNT(DISTINCT params) FROM points WHERE kernel = 'gemm.cuda.cublasxt'")[0][0] > 1
 g = fastest(D, "1", ["json_extract(problem,'$.N')", "kernel",
                      "COALESCE(json_extract(params,'$.lookahead'), 0)"])
 for n in sorted({k[0] for k in g}):
@@ -185,7 +186,8 @@ for n in sorted({k[0] for k in g}):
     best_l = max(l1, l2, key=lambda p: p.g)
     out.append(f"| {n} | {case_name.get(int(case), case)} | {shown(l1, l1.g / 1000, '{:.1f}')} | "
                f"{shown(l2, l2.g / 1000, '{:.1f}')} | {shown(cub, cub.g / 1000, '{:.1f}')} | "
-               f"{ratio(best_l.g * 100, cub.g, '{:.0f}%', (l1, l2, cub))} | {shown(xt, xt.g / 1000, '{:.1f}')} |")
+               f"{ratio(best_l.g * 100, cub.g, '{:.0f}%', (l1, l2, cub))} | {shown(xt, xt.g / 1000, '{:.1f}')}"
+               f"{f' ({library_options(xt)})' if xt_swept else ''} |")
 
 D = "sptrsv-critical-path.db"
 out += ["", "### Triangular-solve critical path and model on the H100 (sptrsv-critical-path.db)", "",
@@ -600,7 +602,8 @@ for lay, lay_name in LAYOUTS:
             continue
         r = faster(c, f, "{:.2f}x")
         met = verdict(c.t / f.t, 4.0) if r != NOT_ENOUGH else "no verdict"
-        out.append(f"| {m} | {lay_name} | {c.params['alg']} | {shown(c, c.t * 1e3, '{:.1f}')} | {shape} | "
+        alg = c.params["alg"] + (f" ({dict(LAYOUTS)[c.params.get('layout', 'col')]})" if lay == "any" else "")
+        out.append(f"| {m} | {lay_name} | {alg} | {shown(c, c.t * 1e3, '{:.1f}')} | {shape} | "
                    f"{shown(f, f.t * 1e3, '{:.1f}')} | {r} | {met} |")
 
 # The fused layer's feature rows in the column order against bank-ordered steps, same shape and run.
