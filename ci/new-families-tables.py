@@ -147,10 +147,14 @@ out += ["", "### Sparse triangular solve on the H100 (sptrsv-speedup.db)", "",
         "Speedup is the fastest cusparseSpSV solve time (over its options) over the kernel's fastest "
         "(above 1: faster than cuSPARSE).", "",
         "| matrix | kernel | solve (ms) | speedup over cusparseSpSV |", "|---|---|---:|---:|"]
-best = fastest(D, "1", ["matrix", "kernel"])
-for (m, k), p in sorted(best.items()):
-    cs = best[(m, "sptrsv.cuda.cusparse")]
-    out.append(f"| {m} | {k} | {shown(p, p.t * 1e3, '{:.2f}')} | {faster(cs, p)} |")
+# A store may hold forward and backward solves (the problem's `solve`, forward before it existed):
+# each kernel is set against cuSPARSE on the same solve, which the matrix column names when both are there.
+SOLVE = "COALESCE(json_extract(problem,'$.solve'), 'forward')"
+best = fastest(D, "1", ["matrix", SOLVE, "kernel"])
+both = len({key[1] for key in best}) > 1
+for (m, sv, k), p in sorted(best.items()):
+    cs = best[(m, sv, "sptrsv.cuda.cusparse")]
+    out.append(f"| {m}{f' ({sv})' if both else ''} | {k} | {shown(p, p.t * 1e3, '{:.2f}')} | {faster(cs, p)} |")
 
 # --- Budgeted tuning -------------------------------------------------------------------------------
 D = "tiled-spmm-h100.db"
@@ -195,14 +199,16 @@ out += ["", "### Triangular-solve critical path and model on the H100 (sptrsv-cr
         f"over the measured median per point, measured {measured(D)}.", "",
         "| matrix | nrhs | supernodal levels | kernel | measured (ms) | model / measured |", "|---|---:|---:|---|---:|---:|"]
 within = collections.Counter()
-for p in all_points(D, "1", "matrix DESC, json_extract(problem,'$.nrhs'), kernel"):
+both = rows(D, f"SELECT COUNT(DISTINCT {SOLVE}) FROM points")[0][0] > 1
+for p in all_points(D, "1", f"matrix DESC, {SOLVE}, json_extract(problem,'$.nrhs'), kernel"):
     lv, r = [rows(D, "SELECT value FROM metrics WHERE point_id = ? AND name = ?", p.id, n) for n in
              ("super_levels", "model_over_measured")]
     cell = "" if not r else ratio(r[0][0], 1.0, "{:.2f}", (p,))
     if r:
         within["sound" if p.sound else "unsound"] += 1
         within["within"] += p.sound and 0.7 <= r[0][0] <= 1.3
-    out.append(f"| {p.matrix} | {p.problem['nrhs']} | {lv[0][0]:.0f} | {p.kernel} | {shown(p, p.t * 1e3, '{:.2f}')} | {cell} |")
+    out.append(f"| {p.matrix}{f' (' + p.problem.get('solve', 'forward') + ')' if both else ''} | "
+               f"{p.problem['nrhs']} | {lv[0][0]:.0f} | {p.kernel} | {shown(p, p.t * 1e3, '{:.2f}')} | {cell} |")
 out += ["", f"The model is within 30% of the measured time on {within['within']} of the {within['sound']} "
         f"modelled points with enough samples; {within['unsound']} more modelled points have too few samples "
         f"or missed their confidence target."]
