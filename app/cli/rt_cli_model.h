@@ -1,6 +1,6 @@
-/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the option checks, the machine file,
- * and a call to the model-only hook (rt_family_desc.model) of every family the config's kernels
- * belong to; the family computes and writes its rows (dspmm: kernels/dspmm/dspmm_model_only.c). */
+/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the option checks, the machine file
+ * and the virtual job; the walk over the config, the families' per-point hooks
+ * (rt_family_desc.model) and the tables are app/runner/rt_model_run.h's. */
 #ifndef RT_CLI_MODEL_H
 #define RT_CLI_MODEL_H
 
@@ -20,7 +20,7 @@ typedef struct rt_cli_model_opts {
     FILE *out;            /* the table; NULL for none */
 } rt_cli_model_opts;
 
-/* Runs the model-only hook of every family of cfg's kernels that has one (kernels of other
+/* Models every point of cfg's kernels whose family has a model (rt_model_run; kernels of other
  * families are listed as skipped). *n_points receives the number of rows written (feasible or
  * not). Fails on an unreadable machine file, on what a hook fails on, or when no kernel of cfg
  * belongs to a family with a model-only mode (the message names the families that have one). */

@@ -249,7 +249,7 @@ int rt_cli_run(int argc, char **argv)
                sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
                sum.timeouts, sum.above_roofline);
         if (sum.noisy)
-            printf(", %d noisy (timed, confidence target missed)", sum.noisy);
+            printf(", %d noisy (timed, the stopping criterion's target missed)", sum.noisy);
         if (sum.pruned)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
         if (sum.stopped_within)
