@@ -24,7 +24,7 @@
 
 static const char *const k_top_keys[] = {"experiment", "include", "machine", "matrices",
                                          "problem",    "kernels", "measure", "search",
-                                         "counters",   "plots",   "expect"};
+                                         "counters",   "plots",   "expect",  "user_kernels"};
 static const char *const k_experiment_keys[] = {"name", "description"};
 static const char *const k_matrix_keys[] = {"name", "generator", "file", "ordering", "metis_parts"};
 /* A matrix read from a file takes no generator arguments; `seed` drives ordering: random. */
@@ -1097,6 +1097,28 @@ static int read_expect(conv *cv, const rt_yaml_node *map)
     return 0;
 }
 
+/* user_kernels: kernel spec paths as written; the app resolves each against its file's folder. */
+static int read_user_kernels(conv *cv, const rt_yaml_node *seq)
+{
+    rt_config *cfg = cv->cfg;
+    if (expect_kind(seq, "user_kernels", RT_YAML_SEQ, cv->err) != 0)
+        return -1;
+    cfg->user_kernels = calloc((size_t)seq->n + 1, sizeof *cfg->user_kernels);
+    cfg->user_kernel_locs = calloc((size_t)seq->n + 1, sizeof *cfg->user_kernel_locs);
+    if (!cfg->user_kernels || !cfg->user_kernel_locs)
+        return FAIL(cv->err, seq, "user_kernels", "out of memory");
+    cfg->n_user_kernels = seq->n;
+    for (int i = 0; i < seq->n; ++i) {
+        char path[48];
+        snprintf(path, sizeof path, "user_kernels[%d]", i);
+        loc_of(seq->items[i], &cfg->user_kernel_locs[i]);
+        if (read_text(seq->items[i], path, 0, cfg->user_kernels[i], sizeof cfg->user_kernels[i],
+                      cv->err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void set_defaults(rt_config *cfg)
 {
     snprintf(cfg->machine, sizeof cfg->machine, "auto");
@@ -1141,6 +1163,8 @@ static int convert(conv *cv, const rt_yaml_node *root)
     if ((n = rt_yaml_map_get(root, "plots")) && read_plots(cv, n) != 0)
         return -1;
     if ((n = rt_yaml_map_get(root, "expect")) && read_expect(cv, n) != 0)
+        return -1;
+    if ((n = rt_yaml_map_get(root, "user_kernels")) && read_user_kernels(cv, n) != 0)
         return -1;
     return 0;
 }
@@ -1197,6 +1221,8 @@ void rt_config_free(rt_config *cfg)
     free(cfg->kernels);
     free(cfg->counters);
     free(cfg->plots);
+    free(cfg->user_kernels);
+    free(cfg->user_kernel_locs);
     memset(cfg, 0, sizeof *cfg);
     cfg->expect_min_efficiency = NAN;
 }

@@ -20,6 +20,7 @@
  *   counters: [papi:perf::TASK-CLOCK]
  *   plots: [{type: line, x: row_block, y: gflops, series: col_block}]
  *   expect: {min_efficiency: 0.1}
+ *   user_kernels: [examples/user/vecadd/vecadd.yaml]   # kernel specs (kernels/user)
  */
 #ifndef RT_CONFIG_H
 #define RT_CONFIG_H
@@ -153,6 +154,12 @@ typedef struct rt_config {
     int n_plots;
     rt_plot_cfg *plots;
     double expect_min_efficiency; /* NAN when not set */
+    /* user_kernels: kernel specs (kernels/user, docs/families/user.md), paths as written (each
+     * relative to the folder of the file its location names); the app registers their kernels
+     * before the config is checked. */
+    int n_user_kernels;
+    char (*user_kernels)[1024];
+    rt_src_loc *user_kernel_locs;
 } rt_config;
 
 /* Reads and checks a config. overrides are "dotted.key=value" strings from --set (the value is
