@@ -323,12 +323,16 @@ static int read_argument(user_spec *s, const rt_yaml_node *n, int index, rt_err 
     if (want_kind(n, RT_YAML_MAP, path, err) != 0)
         return -1;
     loc_of(n, &a->loc);
+    /* Every key either kind takes first, so a misspelt one gets its suggestion. */
+    static const char *const any_keys[] = {"name", "type", "size", "init", "output", "value"};
+    if (rt_yaml_check_keys(n, path, any_keys, N_OF(any_keys), err) != 0)
+        return -1;
     a->is_array = rt_yaml_map_get(n, "size") != NULL;
     if (!a->is_array && !rt_yaml_map_get(n, "value"))
         return fail(err, n, path, "an array needs 'size', a scalar 'value'");
     if (a->is_array ? rt_yaml_check_keys(n, path, k_array_keys, N_OF(k_array_keys), err)
                     : rt_yaml_check_keys(n, path, k_scalar_keys, N_OF(k_scalar_keys), err))
-        return -1;
+        return rt_err_prefix(err, "an %s", a->is_array ? "array (it has a size)" : "scalar");
     char sub[96];
     const rt_yaml_node *v = rt_yaml_map_get(n, "name");
     snprintf(sub, sizeof sub, "%s.name", path);
@@ -925,11 +929,12 @@ void user_spec_free(user_spec *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->n_args; ++i) {
+    /* Every slot, not just the counted ones: a spec that failed half-way has parsed some. */
+    for (int i = 0; i < USER_MAX_ARGS; ++i) {
         user_expr_free(&s->args[i].size);
         user_expr_free(&s->args[i].value);
     }
-    for (int i = 0; i < s->n_kernels; ++i) {
+    for (int i = 0; i < USER_MAX_KERNELS; ++i) {
         user_kernel_spec *k = &s->kernels[i];
         free(k->source_text);
         for (int d = 0; d < USER_MAX_DIMS; ++d) {
@@ -938,7 +943,7 @@ void user_spec_free(user_spec *s)
         }
         user_expr_free(&k->shared_bytes);
         user_expr_free(&k->bytes);
-        for (int c = 0; c < k->n_constraints; ++c)
+        for (int c = 0; c < USER_MAX_CONSTRAINTS; ++c)
             user_expr_free(&k->constraints[c]);
     }
     free(s->ref.source_text);

@@ -80,7 +80,7 @@ static int cpu_metrics(void *state, rt_metrics *m, rt_err *err)
 {
     const cpu_state *s = state;
     rt_metrics_add(m, "build_s", "s", s->built.build_s, 0);
-    rt_metrics_add(m, "build_cached", "flag", s->built.from_cache, 1);
+    rt_metrics_add(m, "build_cached", "flag", s->built.from_cache, 0);
     return 0;
 }
 
