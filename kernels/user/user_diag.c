@@ -49,3 +49,13 @@ void user_diag_errors(const char *log, char *out, size_t len)
     if (!out[0])
         snprintf(out, len, "%.*s", (int)(len > 300 ? 300 : len - 1), log);
 }
+
+void user_diag_nvrtc(const char *source, const char *msg, char *out, size_t len)
+{
+    char rewritten[4096], lines[1024];
+    user_diag_rewrite(msg, source, rewritten, sizeof rewritten);
+    /* The log follows NVRTC's error name; before it is rooftune's own description. */
+    const char *log = strstr(rewritten, "NVRTC_ERROR");
+    user_diag_errors(log ? log : rewritten, lines, sizeof lines);
+    snprintf(out, len, "NVRTC could not compile %s: %s", source, lines);
+}

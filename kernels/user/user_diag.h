@@ -15,4 +15,8 @@ void user_diag_rewrite(const char *text, const char *source, char *out, size_t l
  * start when it has none. */
 void user_diag_errors(const char *log, char *out, size_t len);
 
+/* What a point's reason says of an NVRTC failure (rt_cuda_nvrtc.h's message): the user's
+ * file:line and the error lines, "NVRTC could not compile <source>: <errors>". */
+void user_diag_nvrtc(const char *source, const char *msg, char *out, size_t len);
+
 #endif

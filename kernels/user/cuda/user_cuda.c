@@ -82,14 +82,13 @@ static void cuda_teardown(void *state)
     free(s);
 }
 
-/* NVRTC's message with the user's path:line and its error lines only. */
+/* NVRTC's message with the user's path:line and its error lines only (the point's reason holds
+ * 512 characters). */
 static int compile_error(const user_kernel_spec *k, const rt_err *nvrtc, rt_err *err)
 {
-    char rewritten[RT_ERR_MSG_MAX], lines[420];
-    user_diag_rewrite(nvrtc->msg, k->source, rewritten, sizeof rewritten);
-    const char *log = strstr(rewritten, "NVRTC_ERROR");
-    user_diag_errors(log ? log : rewritten, lines, sizeof lines);
-    return rt_err_set(err, "NVRTC could not compile %s: %s", k->source, lines);
+    char text[480];
+    user_diag_nvrtc(k->source, nvrtc->msg, text, sizeof text);
+    return rt_err_set(err, "%s", text);
 }
 
 static int prepare(cuda_state *s, const rt_params *params, rt_err *err)
