@@ -54,8 +54,13 @@ void user_diag_nvrtc(const char *source, const char *msg, char *out, size_t len)
 {
     char rewritten[4096], lines[1024];
     user_diag_rewrite(msg, source, rewritten, sizeof rewritten);
-    /* The log follows NVRTC's error name; before it is rooftune's own description. */
+    /* The log follows NVRTC's error name; before it is rooftune's own description. A message
+     * without one is not a compile error (the module did not load, the entry is not in it). */
     const char *log = strstr(rewritten, "NVRTC_ERROR");
-    user_diag_errors(log ? log : rewritten, lines, sizeof lines);
+    if (!log) {
+        snprintf(out, len, "%s", rewritten);
+        return;
+    }
+    user_diag_errors(log, lines, sizeof lines);
     snprintf(out, len, "NVRTC could not compile %s: %s", source, lines);
 }

@@ -15,8 +15,10 @@ void user_diag_rewrite(const char *text, const char *source, char *out, size_t l
  * start when it has none. */
 void user_diag_errors(const char *log, char *out, size_t len);
 
-/* What a point's reason says of an NVRTC failure (rt_cuda_nvrtc.h's message): the user's
- * file:line and the error lines, "NVRTC could not compile <source>: <errors>". */
+/* What a point's reason says of a failure to get a CUDA variant: for an NVRTC error
+ * (rt_cuda_nvrtc.h's message) the user's file:line and the error lines, "NVRTC could not compile
+ * <source>: <errors>"; any other failure (a module that does not load, an entry it lacks) as it
+ * is. */
 void user_diag_nvrtc(const char *source, const char *msg, char *out, size_t len);
 
 #endif

@@ -11,6 +11,8 @@ export ROOFTUNE_CACHE_DIR=$WORK/cache
 fail() { echo "FAIL: $*" >&2; exit 1; }
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
 cd "$SRC"
+# Few repetitions: the test checks what is recorded, not how fast.
+Q=(--set measure.max_reps=8 --set measure.max_time_s=0.05)
 
 # validate knows the spec's kernels and their parameters.
 "$RT" validate examples/user/vecadd/experiment.yaml >"$WORK/validate.txt" ||
@@ -19,7 +21,7 @@ grep -q "vecadd.cpu.loop .*4 parameter combination" "$WORK/validate.txt" || fail
 
 # tune: run, then record the best verified point in the tuning table.
 db=$WORK/vecadd.db
-"$RT" tune examples/user/vecadd/experiment.yaml --db "$db" --set 'problem.n=[65536]' \
+"$RT" tune examples/user/vecadd/experiment.yaml --db "$db" "${Q[@]}" --set 'problem.n=[65536]' \
   --quiet >"$WORK/tune.txt" 2>&1 || fail "tune: $(cat "$WORK/tune.txt")"
 [ "$(sql "$db" "SELECT count(*) FROM points WHERE kernel='vecadd.cpu.loop' AND status='ok'")" = 4 ] ||
   fail "vecadd: 4 verified points expected: $(sql "$db" "SELECT kernel, params, status, reason FROM points")"
@@ -32,7 +34,7 @@ sql "$db" "SELECT problem FROM points LIMIT 1" | grep -q '"spec":"examples/user/
 grep -q UNROLL "$WORK/best.txt" || fail "best names no configuration: $(cat "$WORK/best.txt")"
 
 # The same again resumes everything; the bound and the efficiency were stored.
-"$RT" run examples/user/vecadd/experiment.yaml --db "$db" --set 'problem.n=[65536]' \
+"$RT" run examples/user/vecadd/experiment.yaml --db "$db" "${Q[@]}" --set 'problem.n=[65536]' \
   >"$WORK/again.txt" 2>&1 || fail "second run"
 grep -q "4 resumed" "$WORK/again.txt" || fail "not resumed: $(tail -3 "$WORK/again.txt")"
 [ "$(sql "$db" "SELECT count(*) FROM points WHERE bound_s > 0 AND efficiency > 0")" = 4 ] ||
@@ -40,12 +42,12 @@ grep -q "4 resumed" "$WORK/again.txt" || fail "not resumed: $(tail -3 "$WORK/aga
 
 # The other examples' C kernels, small: every point verified against its reference (a host
 # function for conv2d, a C kernel for matmul and stencil3d).
-"$RT" run examples/user/conv2d/experiment.yaml --db "$WORK/conv2d.db" --quiet \
+"$RT" run examples/user/conv2d/experiment.yaml --db "$WORK/conv2d.db" --quiet "${Q[@]}" \
   --set 'problem.w=[96]' --set 'problem.h=[64]' --set 'problem.fw=[5]' --set 'problem.fh=[3]' \
   >"$WORK/conv2d.txt" 2>&1 || fail "conv2d: $(cat "$WORK/conv2d.txt")"
-"$RT" run examples/user/matmul/experiment.yaml --db "$WORK/matmul.db" --quiet \
+"$RT" run examples/user/matmul/experiment.yaml --db "$WORK/matmul.db" --quiet "${Q[@]}" \
   --set 'problem.n=[128]' >"$WORK/matmul.txt" 2>&1 || fail "matmul: $(cat "$WORK/matmul.txt")"
-"$RT" run examples/user/stencil3d/experiment.yaml --db "$WORK/stencil3d.db" --quiet \
+"$RT" run examples/user/stencil3d/experiment.yaml --db "$WORK/stencil3d.db" --quiet "${Q[@]}" \
   --set 'problem.nx=[40]' --set 'problem.ny=[20]' --set 'problem.nz=[10]' \
   >"$WORK/stencil3d.txt" 2>&1 || fail "stencil3d: $(cat "$WORK/stencil3d.txt")"
 for ex in conv2d matmul stencil3d; do
@@ -54,7 +56,7 @@ for ex in conv2d matmul stencil3d; do
 done
 
 # A search strategy with a budget and roofline-bound pruning over the matmul's C kernel.
-"$RT" run examples/user/matmul/experiment.yaml --db "$WORK/search.db" --quiet \
+"$RT" run examples/user/matmul/experiment.yaml --db "$WORK/search.db" --quiet "${Q[@]}" \
   --set 'problem.n=[96]' --set 'search.strategy=random' --set 'search.budget=3' \
   >"$WORK/search.txt" 2>&1 || fail "search: $(cat "$WORK/search.txt")"
 n=$(sql "$WORK/search.db" "SELECT count(*) FROM points WHERE kernel='matmul.cpu.blocked' AND status='ok'")
@@ -62,21 +64,21 @@ n=$(sql "$WORK/search.db" "SELECT count(*) FROM points WHERE kernel='matmul.cpu.
 
 # A source that changes is measured again: a copy of the example, edited.
 cp -r examples/user/vecadd "$WORK/vecadd-copy"
-(cd "$WORK" && "$RT" run vecadd-copy/experiment.yaml --db edit.db --set 'problem.n=[4096]' \
+(cd "$WORK" && "$RT" run vecadd-copy/experiment.yaml --db edit.db "${Q[@]}" --set 'problem.n=[4096]' \
   >first.txt 2>&1 && echo "/* edited */" >>vecadd-copy/vecadd.c &&
-  "$RT" run vecadd-copy/experiment.yaml --db edit.db --set 'problem.n=[4096]' >second.txt 2>&1) ||
+  "$RT" run vecadd-copy/experiment.yaml --db edit.db "${Q[@]}" --set 'problem.n=[4096]' >second.txt 2>&1) ||
   fail "edited copy: $(cat "$WORK/second.txt" 2>/dev/null)"
 grep -q "0 resumed" "$WORK/second.txt" || fail "an edited source was resumed: $(tail -2 "$WORK/second.txt")"
 
 # Two ranks: each runs the kernel on the whole problem (flops summed, time the slowest rank's).
-"$MPIEXEC" --oversubscribe -np 2 "$RT" run examples/user/vecadd/experiment.yaml --db "$WORK/mpi.db" \
+"$MPIEXEC" --oversubscribe -np 2 "$RT" run examples/user/vecadd/experiment.yaml --db "$WORK/mpi.db" "${Q[@]}" \
   --quiet --set 'problem.n=[65536]' >"$WORK/mpi.txt" 2>&1 || fail "mpi: $(cat "$WORK/mpi.txt")"
 [ "$(sql "$WORK/mpi.db" "SELECT count(*) FROM points WHERE ranks=2 AND status='ok'")" = 4 ] ||
   fail "mpi: $(sql "$WORK/mpi.db" "SELECT kernel, ranks, status, reason FROM points")"
 
 # compare: the second store against the first, as a CI job on a shared CPU runner would (timings
 # informational: statuses and deterministic metrics gate).
-"$RT" run examples/user/vecadd/experiment.yaml --db "$WORK/new.db" --quiet \
+"$RT" run examples/user/vecadd/experiment.yaml --db "$WORK/new.db" --quiet "${Q[@]}" \
   --set 'problem.n=[65536]' >"$WORK/new.txt" 2>&1 || fail "new run"
 "$RT" compare "$db" "$WORK/new.db" --timings-informational --markdown "$WORK/compare.md" \
   >"$WORK/compare.txt" 2>&1 || fail "compare: $(cat "$WORK/compare.txt")"

@@ -254,6 +254,11 @@ static void test_diag(void)
     RT_CHECK_MSG(strcmp(out, "k.c:1:2: error: b; k.c:3:4: error: c") == 0, "%s", out);
     user_diag_errors("no problem reported\n", out, sizeof out);
     RT_CHECK(strcmp(out, "no problem reported\n") == 0);
+    user_diag_nvrtc("k.cu", "loading k.cu (kk): cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND",
+                    out, sizeof out);
+    RT_CHECK_MSG(
+        strcmp(out, "loading k.cu (kk): cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND") == 0,
+        "%s", out);
     char tiny[8];
     user_diag_errors("k.c:1:2: error: a long line that does not fit\n", tiny, sizeof tiny);
     RT_CHECK(strlen(tiny) == 7);

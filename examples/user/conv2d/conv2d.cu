@@ -2,7 +2,7 @@
 // spaced a block apart; with use_shared the block first stages its part of the image (with the
 // filter's halo) in shared memory. block_size_x, block_size_y, tile_x, tile_y and use_shared are
 // -D defines.
-extern "C" __global__ void __launch_bounds__(block_size_x * block_size_y)
+extern "C" __global__ void __launch_bounds__(block_size_x *block_size_y)
     conv2d(float *out, const float *__restrict__ image, const float *__restrict__ filter, int w,
            int h, int fw, int fh)
 {

@@ -3,7 +3,7 @@
 // computes work_per_thread of its rows (tile_size and work_per_thread are -D defines).
 #define ROWS_PER_PASS (tile_size / work_per_thread)
 
-extern "C" __global__ void __launch_bounds__(tile_size * ROWS_PER_PASS)
+extern "C" __global__ void __launch_bounds__(tile_size *ROWS_PER_PASS)
     matmul(float *C, const float *__restrict__ A, const float *__restrict__ B, int n)
 {
     __shared__ float sa[tile_size][tile_size];

@@ -1,7 +1,7 @@
 // 7-point 3D stencil (rooftune kernel spec: spec.yaml): a 2D block of threads covers an x-y tile
 // and each thread marches z_per_thread consecutive planes, keeping its column's below, centre and
 // above values in registers. block_size_x, block_size_y and z_per_thread are -D defines.
-extern "C" __global__ void __launch_bounds__(block_size_x * block_size_y)
+extern "C" __global__ void __launch_bounds__(block_size_x *block_size_y)
     stencil3d(float *out, const float *__restrict__ in, int nx, int ny, int nz, float c0, float c1)
 {
     const int x = blockIdx.x * block_size_x + threadIdx.x;
