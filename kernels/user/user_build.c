@@ -153,15 +153,13 @@ int user_build(const user_build_req *req, user_build_result *out, rt_err *err)
         h = rt_hash64(req->library, strlen(req->library), h);
     for (int i = 0; i < req->n_cflags; ++i)
         h = rt_hash64(req->cflags[i], strlen(req->cflags[i]), h);
-    char defines[RT_MAX_PARAMS][RT_NAME_MAX + RT_STR_MAX + 4];
+    char text[RT_MAX_PARAMS][USER_DEFINE_MAX], defines[RT_MAX_PARAMS][USER_DEFINE_MAX + 2];
+    const char *list[RT_MAX_PARAMS];
     const int n_defines = req->defines ? req->defines->n : 0;
+    if (req->defines)
+        user_spec_defines(req->defines, text, list);
     for (int i = 0; i < n_defines; ++i) {
-        const rt_value *v = &req->defines->item[i].value;
-        if (v->kind == RT_V_STR)
-            snprintf(defines[i], sizeof defines[i], "-D%s=%s", req->defines->item[i].name, v->s);
-        else
-            snprintf(defines[i], sizeof defines[i], "-D%s=%lld", req->defines->item[i].name,
-                     (long long)rt_value_as_double(v));
+        snprintf(defines[i], sizeof defines[i], "-D%s", text[i]);
         h = rt_hash64(defines[i], strlen(defines[i]), h);
     }
     char hex[17];

@@ -977,3 +977,16 @@ int user_spec_kernel_params(const user_kernel_spec *k, const rt_params *given, r
     }
     return 0;
 }
+
+void user_spec_defines(const rt_params *p, char (*text)[USER_DEFINE_MAX], const char **list)
+{
+    for (int i = 0; i < p->n; ++i) {
+        const rt_value *v = &p->item[i].value;
+        if (v->kind == RT_V_STR)
+            snprintf(text[i], USER_DEFINE_MAX, "%s=%s", p->item[i].name, v->s);
+        else
+            snprintf(text[i], USER_DEFINE_MAX, "%s=%lld", p->item[i].name,
+                     (long long)rt_value_as_double(v));
+        list[i] = text[i];
+    }
+}

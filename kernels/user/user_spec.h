@@ -132,6 +132,13 @@ void user_spec_free(user_spec *spec);
 /* The kernel called name, or NULL. */
 const user_kernel_spec *user_spec_find_kernel(const user_spec *spec, const char *name);
 
+/* Longest "NAME=VALUE" define. */
+#define USER_DEFINE_MAX (RT_NAME_MAX + RT_STR_MAX + 2)
+
+/* The parameters as "NAME=VALUE" defines, in p's order (integers without a decimal point, words
+ * as they are), into text[0..p->n) with list[i] pointing at text[i]. */
+void user_spec_defines(const rt_params *p, char (*text)[USER_DEFINE_MAX], const char **list);
+
 /* The kernel's parameters for a point: those given, the rest at their spec defaults. */
 int user_spec_kernel_params(const user_kernel_spec *k, const rt_params *given, rt_params *out,
                             rt_err *err);

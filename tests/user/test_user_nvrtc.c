@@ -16,17 +16,9 @@
 
 static int compile(const user_kernel_spec *k, const rt_params *p, rt_err *err)
 {
-    char text[USER_MAX_PARAMS][RT_NAME_MAX + RT_STR_MAX + 2];
-    const char *defines[USER_MAX_PARAMS];
-    for (int i = 0; i < p->n; ++i) {
-        const rt_value *v = &p->item[i].value;
-        if (v->kind == RT_V_STR)
-            snprintf(text[i], sizeof text[i], "%s=%s", p->item[i].name, v->s);
-        else
-            snprintf(text[i], sizeof text[i], "%s=%lld", p->item[i].name,
-                     (long long)rt_value_as_double(v));
-        defines[i] = text[i];
-    }
+    char text[RT_MAX_PARAMS][USER_DEFINE_MAX];
+    const char *defines[RT_MAX_PARAMS];
+    user_spec_defines(p, text, defines);
     const rt_cuda_compile_request req = {.source_name = k->source,
                                          .source = k->source_text,
                                          .defines = defines,

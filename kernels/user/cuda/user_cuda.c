@@ -106,17 +106,9 @@ static int prepare(cuda_state *s, const rt_params *params, rt_err *err)
         return -1;
 
     /* The parameters as NVRTC defines, in the schema's order. */
-    char text[USER_MAX_PARAMS][RT_NAME_MAX + RT_STR_MAX + 2];
-    const char *defines[USER_MAX_PARAMS];
-    for (int i = 0; i < params->n && i < USER_MAX_PARAMS; ++i) {
-        const rt_value *v = &params->item[i].value;
-        if (v->kind == RT_V_STR)
-            snprintf(text[i], sizeof text[i], "%s=%s", params->item[i].name, v->s);
-        else
-            snprintf(text[i], sizeof text[i], "%s=%lld", params->item[i].name,
-                     (long long)rt_value_as_double(v));
-        defines[i] = text[i];
-    }
+    char text[RT_MAX_PARAMS][USER_DEFINE_MAX];
+    const char *defines[RT_MAX_PARAMS];
+    user_spec_defines(params, text, defines);
     rt_err nvrtc;
     rt_err_clear(&nvrtc);
     if (rt_cuda_get_variant(s->ctx, k->source, k->source_text, defines, params->n, k->entry,
