@@ -7,16 +7,25 @@
 #include "rt_error.h"
 #include "rt_registry.h"
 
+struct rt_user_set;
+
 typedef struct rt_cli_env {
     rt_registry registry;
     rt_backend backend;
     int backend_open;
+    struct rt_user_set *user; /* the config's kernel specs (rt_cli_env_user_kernels), or NULL */
 } rt_cli_env;
 
 /* Registers the built-in families and kernels and opens the backend (CUDA when a device is
  * present and cpu_only is 0). local_rank picks the GPU. */
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err);
 void rt_cli_env_close(rt_cli_env *env);
+struct rt_config;
+/* Registers the kernels of the kernel specs the config names (user_kernels:, kernels/user), after
+ * rt_cli_env_open and before rt_config_check, and folds the specs' hash (their text and every
+ * source they name) into the config's hash, so a run resumes only points measured with the same
+ * code. Errors name the config's file:line:col and the spec's. */
+int rt_cli_env_user_kernels(rt_cli_env *env, struct rt_config *cfg, rt_err *err);
 /* Parses a non-negative integer option value; fails with a message naming the option. */
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
                      rt_err *err);

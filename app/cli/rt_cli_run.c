@@ -177,6 +177,8 @@ int rt_cli_run(int argc, char **argv)
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
+    if (ok && rt_cli_env_user_kernels(&env, &cfg, &err) != 0)
+        ok = 0;
     if (ok && rt_config_check(&cfg, &env.registry, &err) != 0)
         ok = 0;
     int all_ok = ok, first_bad = -1;

@@ -58,7 +58,8 @@ int rt_cli_validate(int argc, char **argv)
         rt_config_free(&cfg);
         return RT_EXIT_FAILURE;
     }
-    if (rt_config_check(&cfg, &env.registry, &err) != 0) {
+    if (rt_cli_env_user_kernels(&env, &cfg, &err) != 0 ||
+        rt_config_check(&cfg, &env.registry, &err) != 0) {
         fprintf(stderr, "%s\n", err.msg);
         status = RT_EXIT_USAGE;
     } else {
