@@ -8,8 +8,8 @@
 
 #include "rt_clock.h"
 
-int sptrsv_cuda_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                      const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+int sptrsv_cuda_check_both(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                           const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
 {
     const rt_sptrsv_inputs *in = inputs;
     (void)p;
@@ -21,6 +21,13 @@ int sptrsv_cuda_check(const rt_kernel_desc *self, const void *inputs, const rt_p
         return RT_INFEASIBLE;
     }
     return 0;
+}
+
+int sptrsv_cuda_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                      const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    const int rc = sptrsv_forward_only(inputs, self->name, why, whylen);
+    return rc != 0 ? rc : sptrsv_cuda_check_both(self, inputs, p, env, why, whylen, err);
 }
 
 void sptrsv_cuda_data_free(sptrsv_cuda_data *d)

@@ -28,7 +28,11 @@ typedef struct sptrsv_cuda_data {
     double upload_s;     /* L and B to the device, wall clock */
 } sptrsv_cuda_data;
 
-/* The check hook of every sptrsv GPU kernel: L must fit 32-bit indices. */
+/* The check hook of the sptrsv GPU kernels that solve with L both ways: L must fit 32-bit
+ * indices. */
+int sptrsv_cuda_check_both(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                           const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+/* The same for the forward-only ones, which also refuse `solve: backward`. */
 int sptrsv_cuda_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
 
