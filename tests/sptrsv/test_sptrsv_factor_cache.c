@@ -18,20 +18,11 @@
 #include "rt_generators.h"
 #include "rt_strutil.h"
 #include "rt_test.h"
+#include "sptrsv_test_matrix.h"
 #include "sptrsv_factor_cache.h"
 #include "sptrsv_family.h"
 
 static int rank_ = 0, size_ = 1;
-
-static void build(rt_csr *a, int stencil, int nx)
-{
-    rt_params args;
-    rt_params_init(&args);
-    rt_err err;
-    RT_CHECK(rt_params_set(&args, "stencil", rt_value_int(stencil), &err) == 0);
-    RT_CHECK(rt_params_set(&args, "nx", rt_value_int(nx), &err) == 0);
-    RT_CHECK_MSG(rt_matrix_build("laplacian", &args, NULL, NULL, a, &err) == 0, "%s", err.msg);
-}
 
 /* L^T X = B by its definition: the largest |(L^T X - B)_ij| relative to |B|. */
 static double transpose_error(const rt_sptrsv_inputs *in, const double *x)
@@ -55,7 +46,7 @@ static double transpose_error(const rt_sptrsv_inputs *in, const double *x)
 static void test_backward(int stencil, int nx, int64_t nrhs)
 {
     rt_csr a;
-    build(&a, stencil, nx);
+    sptrsv_test_laplacian(&a, stencil, nx);
     rt_sptrsv_inputs *in = NULL;
     rt_err err;
     RT_CHECK_MSG(rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_METIS, 8, 5, 0, 1, &in, &err) == 0,
@@ -110,7 +101,7 @@ static int same_factor(const sptrsv_factor *f, const sptrsv_factor *g)
 static void test_cache(const char *dir)
 {
     rt_csr a;
-    build(&a, 7, 7);
+    sptrsv_test_laplacian(&a, 7, 7);
     rt_err err;
     sptrsv_factor direct, split_direct;
     RT_CHECK(sptrsv_factor_create(&a, SPTRSV_ORDER_METIS, 0, &direct, &err) == 0);

@@ -18,19 +18,10 @@
 
 #include "rt_generators.h"
 #include "rt_test.h"
+#include "sptrsv_test_matrix.h"
 #include "sptrsv_family.h"
 #include "sptrsv_pexec.h"
 #include "sptrsv_pplan.h"
-
-static void build(rt_csr *a, int stencil, int nx)
-{
-    rt_params args;
-    rt_params_init(&args);
-    rt_err err;
-    RT_CHECK(rt_params_set(&args, "stencil", rt_value_int(stencil), &err) == 0);
-    RT_CHECK(rt_params_set(&args, "nx", rt_value_int(nx), &err) == 0);
-    RT_CHECK_MSG(rt_matrix_build("laplacian", &args, NULL, NULL, a, &err) == 0, "%s", err.msg);
-}
 
 static void check_structure(const rt_sptrsv_inputs *in, const sptrsv_pplan *p)
 {
@@ -270,7 +261,7 @@ static void one(const rt_sptrsv_inputs *in, const double *ref, int P, int pr, sp
 static void matrix_cases(int stencil, int nx, int64_t nrhs, int64_t cap, int backward)
 {
     rt_csr a;
-    build(&a, stencil, nx);
+    sptrsv_test_laplacian(&a, stencil, nx);
     rt_sptrsv_inputs *in = NULL;
     rt_err err;
     RT_CHECK_MSG(rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_METIS, cap, 11, 0, 1, &in, &err) ==
@@ -298,7 +289,7 @@ static void matrix_cases(int stencil, int nx, int64_t nrhs, int64_t cap, int bac
 static void bad_options(void)
 {
     rt_csr a;
-    build(&a, 5, 10);
+    sptrsv_test_laplacian(&a, 5, 10);
     rt_sptrsv_inputs *in = NULL;
     rt_err err;
     RT_CHECK(rt_sptrsv_inputs_create(&a, 1, SPTRSV_ORDER_METIS, 0, 1, 0, 1, &in, &err) == 0);
