@@ -255,9 +255,10 @@ static int persist_setup(const rt_kernel_desc *self, const void *inputs, const r
     s->comm = env->comm;
     s->rank = rt_comm_world_rank(env->comm);
     s->nranks = rt_comm_world_size(env->comm);
-    if (sptrsv_ppoint_resolve(&s->opt, s->nranks, err) != 0) {
+    const int rrc = sptrsv_ppoint_resolve(&s->opt, s->nranks, err);
+    if (rrc != 0) { /* the same on every rank: no collective yet */
         free(s);
-        return -1;
+        return rrc;
     }
     s->part = s->rank < s->opt.parts ? s->rank : -1;
     if (MPI_Comm_split(rt_comm_mpi(env->comm, RT_COMM_WORLD), s->part >= 0 ? 0 : MPI_UNDEFINED,
