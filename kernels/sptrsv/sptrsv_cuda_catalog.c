@@ -2,9 +2,20 @@
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Every option cuSPARSE 13 offers a triangular solve (the baseline's space). */
 static const rt_param_schema cusparse_params[] = {
+    {"api", RT_V_STR, "spsv|spsm", "spsv", 0,
+     "cusparseSpSV (a vector per right-hand side) or cusparseSpSM (all right-hand sides at once)"},
+    {"format", RT_V_STR, "csr|coo|sell", "csr", 0,
+     "storage format of the triangle: CSR, COO or sliced ELL (slices of 32 rows)"},
+    {"storage", RT_V_STR, "lower|upper", "lower", 0,
+     "lower: L stored (transposed op for the backward solve); upper: L^T stored (transposed op "
+     "for the forward solve)"},
+    {"index", RT_V_STR, "32|64", "32", 0, "index width of the sparse matrix"},
+    {"layout", RT_V_STR, "col|row", "col", 0,
+     "cusparseSpSM's dense B and X: column- or row-major (cusparseSpSV: column only)"},
     {"algorithm", RT_V_STR, "default", "default", 0,
-     "cusparseSpSV algorithm (CUSPARSE_SPSV_ALG_DEFAULT, the only one the library has)"},
+     "CUSPARSE_SPSV_ALG_DEFAULT / CUSPARSE_SPSM_ALG_DEFAULT, the only algorithms the library has"},
 };
 
 /* One warp per row in both row kernels: the block size sets how many rows share a block. */
@@ -70,8 +81,9 @@ static const rt_param_schema persistent_params[] = {
 
 static const rt_cuda_catalog_entry catalog[] = {
     {RT_SPTRSV_CUDA_CUSPARSE,
-     "cusparseSpSV on L's CSR copy (FP64): the analysis in setup (analysis_s), one solve per "
-     "right-hand side timed with events",
+     "cusparseSpSV / cusparseSpSM (FP64), forward or backward, over every format, storage, index "
+     "width and dense layout the library offers: the analysis in setup (analysis_s), the solve "
+     "timed with events",
      cusparse_params, N_OF(cusparse_params), "sptrsv"},
     {RT_SPTRSV_CUDA_LEVELSET,
      "level-set solve on L's CSR copy: one kernel launch per level of the row DAG, one warp per "
