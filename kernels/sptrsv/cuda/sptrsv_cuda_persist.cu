@@ -201,6 +201,37 @@ __device__ static void chunk_signal(const sptrsv_persist_dev &p, int32_t c, int 
     }
 }
 
+/* The lines of the L2 a step will read (the inverse block of a DIAG, the rows of a chunk), so
+ * that they travel while thread 0 waits for the step's inputs: a wait on the critical path then
+ * hides the fetch of the data that follows it. Up to `budget` bytes per task. */
+__device__ __forceinline__ static void prefetch_l2(const void *ptr)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
+}
+
+__device__ static void prefetch_task(const sptrsv_persist_dev &p, int task, int64_t budget)
+{
+    const int tid = threadIdx.x, nt = blockDim.x;
+    for (int32_t q = p.task_step_ptr[task]; q < p.task_step_ptr[task + 1] && budget > 0; ++q) {
+        const int32_t code = p.task_step[q];
+        if (code >= 0) {
+            const int32_t nc = p.first[code + 1] - p.first[code];
+            const double *M = p.inv + p.inv_off[code];
+            for (int64_t e = (int64_t)tid * 16; e < (int64_t)nc * nc; e += (int64_t)nt * 16)
+                prefetch_l2(M + e); /* 16 doubles: one 128-byte line */
+            budget -= (int64_t)nc * nc * 8;
+            continue;
+        }
+        const int32_t c = -1 - code, j = p.ch_super[c], p0 = p.ch_p0[c], nr = p.ch_p1[c] - p0;
+        const int32_t nc = p.first[j + 1] - p.first[j], ld = p.ld[j];
+        const double *L = p.val + p.valstart[j];
+        const int lines = (nr + 15) / 16;
+        for (int e = tid; e < nc * lines; e += nt)
+            prefetch_l2(L + (int64_t)(e / lines) * ld + p0 + (e % lines) * 16);
+        budget -= (int64_t)nc * nr * 8;
+    }
+}
+
 __global__ void sptrsv_persist_kernel(sptrsv_persist_dev p, int shared_doubles, int backoff_ns)
 {
     extern __shared__ double dyn[];
@@ -217,26 +248,32 @@ __global__ void sptrsv_persist_kernel(sptrsv_persist_dev p, int shared_doubles, 
                 p.trace[4 * (int64_t)t] = now_ns();
                 p.trace[4 * (int64_t)t + 3] = blockIdx.x;
             }
-            if (s_task >= 0 && !p.nowait)
-                for (int32_t w = p.task_wait_ptr[s_task]; w < p.task_wait_ptr[s_task + 1]; ++w) {
+        }
+        __syncthreads();
+        const int task = s_task;
+        if (task < 0)
+            return;
+        prefetch_task(p, task, 512 * 1024);
+        if (tid == 0) {
+            if (!p.nowait)
+                for (int32_t w = p.task_wait_ptr[task]; w < p.task_wait_ptr[task + 1]; ++w) {
                     const int32_t code = p.task_wait[w];
                     const bool ok =
-                        code >= 0 ? wait_ge(p, &p.xflag[code], p.epoch, s_task, code, backoff_ns)
+                        code >= 0 ? wait_ge(p, &p.xflag[code], p.epoch, task, code, backoff_ns)
                                   : wait_ge(p, &p.count[-1 - code],
-                                            p.epoch * (unsigned long long)p.target[-1 - code],
-                                            s_task, code, backoff_ns);
+                                            p.epoch * (unsigned long long)p.target[-1 - code], task,
+                                            code, backoff_ns);
                     if (!ok) {
                         s_stop = 1;
                         break;
                     }
                 }
             __threadfence(); /* what the flags guard is read after them */
-            if (s_task >= 0 && p.trace)
-                p.trace[4 * (int64_t)t + 1] = now_ns();
+            if (p.trace)
+                p.trace[4 * (int64_t)s_ticket + 1] = now_ns();
         }
         __syncthreads();
-        const int task = s_task;
-        if (task < 0 || s_stop)
+        if (s_stop)
             return;
         for (int32_t q = p.task_step_ptr[task]; q < p.task_step_ptr[task + 1]; ++q) {
             const int32_t code = p.task_step[q];
