@@ -6,7 +6,8 @@
 #   - mpirun -np 4 as two emulated nodes of two ranks: the parts cannot share memory across the
 #     nodes, so parts = 0 (all four) is infeasible naming sptrsv.cpu.distributed, while parts = 2
 #     (ranks 0 and 1, one node) runs and verifies, the other two ranks waiting;
-#   - parts beyond the job (4 on 2 ranks) is infeasible with the counts.
+#   - parts beyond the job (4 on 2 ranks) is infeasible with the counts;
+#   - a bad layout or solve is a config error (exit 2) naming it.
 #   $1 rooftune  $2 repository root  $3 scratch folder  $4 mpiexec
 set -euo pipefail
 RT=$1
@@ -49,4 +50,17 @@ db="$WORK/over.db"
   --set 'kernels.1.params.layout=[px1]' >"$WORK/over.log" 2>&1 || { cat "$WORK/over.log"; fail "parts 4 run failed"; }
 n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $K AND status = 'infeasible' AND reason LIKE '%parts = 4 but the job has 2 ranks%'")
 [ "$n" -ge 1 ] || { sql "$db" "SELECT status, reason FROM points WHERE $K LIMIT 3"; fail "parts beyond the job not infeasible with the counts"; }
-echo "sptrsv persistent cli: 144 + 24 points verified, across-node and oversized parts refused"
+# Garbage in the new parameters: a bad value is a config error (exit 2) naming the parameter.
+set +e
+"$RT" run "$CFG" --db "$WORK/bad.db" --set 'kernels.1.params.layout=[3d]' >"$WORK/bad.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 2 ] || { cat "$WORK/bad.log"; fail "a bad layout exited $rc, not 2"; }
+grep -q "layout" "$WORK/bad.log" || { cat "$WORK/bad.log"; fail "the bad layout's error does not name it"; }
+set +e
+"$RT" run "$CFG" --db "$WORK/bad2.db" --set 'problem.solve=[sideways]' >"$WORK/bad2.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 2 ] || { cat "$WORK/bad2.log"; fail "a bad solve exited $rc, not 2"; }
+grep -q "solve" "$WORK/bad2.log" || { cat "$WORK/bad2.log"; fail "the bad solve's error does not name it"; }
+echo "sptrsv persistent cli: 144 + 24 points verified, across-node and oversized parts refused, bad values named"
