@@ -2,10 +2,11 @@
 # The multi-GPU triangular solve on a GPU host (issue 32): build, then the modes named on the
 # command line, one rank per GPU (the GPU count comes from nvidia-smi; 1, 2, 4 or 8 GPUs).
 #
-#   validate  (~3 min) ctest -R sptrsv (the CPU and MPI tests, and the GPU ones: one GPU; with
-#             two or more, mpirun -np 2 and the shared- and hidden-GPU fallbacks; the cuSPARSE
-#             option space), a small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer
-#             memcheck of it with 2 ranks (one GPU: the 1-rank run and memcheck only).
+#   validate  (~3 min) ctest -R 'sptrsv\.gpu' (the GPU tests: the persistent kernel on one GPU,
+#             with two or more mpirun -np 2 and the shared- and hidden-GPU fallbacks; the
+#             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI), a
+#             small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer memcheck of it
+#             with 2 ranks (one GPU: 1 rank).
 #   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
 #             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
 #             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.
@@ -58,15 +59,14 @@ grep -E "CHOLMOD|NVSHMEM|CBLAS|CUDA plugin" "$logs/build.log" | tee -a "$logs/gp
 for m in $modes; do
   case $m in
   validate)
-    log "validate: ctest -R sptrsv"
-    (cd build-gpu && timeout "$budget" ctest -R sptrsv -j2 --timeout 600 --output-on-failure) \
+    log "validate: ctest -R sptrsv.gpu"
+    (cd build-gpu && timeout "$budget" ctest -R 'sptrsv\.gpu' -j2 --timeout 600 --output-on-failure) \
       >"$logs/ctest-sptrsv.log" 2>&1
     log "ctest exit $?"
     grep -E "tests passed|tests failed|Passed|Failed|Skipped|Not Run" "$logs/ctest-sptrsv.log" |
       tee "$out/sptrsv-validate.txt"
     cfg=configs/ci/sptrsv-gpu-persistent-small.yaml
-    small=(--set 'problem.nrhs=[1,8]' --set 'kernels.2.params.chunk_rows=[16]'
-      --set 'kernels.2.params.leaf_kb=[16]')
+    small=(--set 'problem.nrhs=[1]' --set 'kernels.2.params.leaf_kb=[16]')
     np=$([ "$ngpu" -ge 2 ] && echo 2 || echo 1)
     log "validate: $np-rank run of $cfg"
     rm -f "$logs"/persist-small.db*
