@@ -7,11 +7,15 @@
 #             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI), a
 #             small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer memcheck of it
 #             with 2 ranks (one GPU: 1 rank).
+#   probe     rooftune probe with one rank per GPU (NVLink peer copies among the rest) into
+#             $OUT/probe-<host>.yaml, which a bar of the same call then bounds the points with
+#             (else roofline/machines/<host>.yaml, else the vendor's file).
 #   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
 #             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
 #             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.
 #
-#   ci/gpu-sptrsv-scale.sh validate bar
+#   ci/gpu-sptrsv-scale.sh validate          (one device call)
+#   ci/gpu-sptrsv-scale.sh probe bar         (a second call on the same warm machine)
 #
 # Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
 # the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
@@ -86,9 +90,15 @@ for m in $modes; do
     ;;
   bar)
     cfg=configs/paper/sptrsv-scaling.yaml
-    log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db"
+    # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
+    # probe (mode probe, before bar), else the committed file of this host, else the vendor's.
+    machine=$out/probe-$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
+    log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db, machine $machine"
     timeout "$budget" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE \
-      $RT run "$cfg" --db "$base/sptrsv-scaling.db" >"$logs/sptrsv-scaling.log" 2>&1
+      $RT run "$cfg" --db "$base/sptrsv-scaling.db" --set "machine=$machine" \
+      >"$logs/sptrsv-scaling.log" 2>&1
     log "bar exit $?"
     grep -E "summary|resumed|rror" "$logs/sptrsv-scaling.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
     sqlite3 -header -column "$base/sptrsv-scaling.db" <ci/sptrsv-bar.sql >"$out/sptrsv-bar.txt" 2>&1
