@@ -171,6 +171,7 @@ void sptrsv_ppoint_part_traffic(const sptrsv_factor *f, const sptrsv_pplan *p, i
             t->flops += step_flops(f, p, p->task_step[i]);
     }
     t->bytes[RT_LEVEL_DRAM] = p->bytes_of[part];
+    t->overlapped = 1; /* blocks write into other GPUs while others read L: max, not sum */
     for (int64_t s = 0; s < ns; ++s) {
         const double msg = 8.0 * (double)(sptrsv_ncols(f, s) * k) + 8.0;
         if (p->home[s] == part)

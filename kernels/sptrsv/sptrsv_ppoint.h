@@ -13,7 +13,9 @@
  *
  * Traffic of a part: its steps' bytes (sptrsv_pplan_step_bytes) at the device, their flops, and
  * the bytes it writes into other parts' memory per tier (x copies and partial sums); the link
- * term has no latency part, since messages overlap: the bound stays a lower bound. */
+ * term has no latency part, since messages overlap, and the traffic is marked overlapped (the
+ * bound is the larger of the device and link terms, not their sum): the bound stays a lower
+ * bound. */
 #ifndef SPTRSV_PPOINT_H
 #define SPTRSV_PPOINT_H
 

@@ -5,7 +5,8 @@
  *     path names those hops, and the busiest part's bytes at its peak floor the prediction;
  *   - the inter-GPU roofline of a 4-part plan of a 3D Laplacian factor on the 4 x H200 machine
  *     file: every part's link bytes go to the socket tier (one NVSwitch host), the bound's link
- *     term is those bytes over the probed NVLink bandwidth, and rt_roofline_check flags a time
+ *     term is those bytes over the probed NVLink bandwidth, the bound the larger of the device
+ *     and link terms (the traffic is overlapped), and rt_roofline_check flags a time
  *     below the bound (a measurement faster than the link allows) and passes one above it; with
  *     the DRAM term gone the link alone sets the bound and is named its limit. */
 #include <math.h>
@@ -119,6 +120,10 @@ static void test_link_bound(const char *machine_path)
         t.net_bytes[RT_TIER_SOCKET] / (m.effective.tier_gbs[RT_TIER_SOCKET] * 1e9);
     RT_CHECK_MSG(fabs(b.tier_s[RT_TIER_SOCKET] - link_s) <= 1e-12 * link_s,
                  "link term %g s, bytes over NVLink %g s", b.tier_s[RT_TIER_SOCKET], link_s);
+    /* the kernel overlaps its link writes with its reads of L: the larger term, not the sum */
+    RT_CHECK(t.overlapped == 1);
+    RT_CHECK_MSG(b.bound_s == (b.intra_s > b.inter_s ? b.intra_s : b.inter_s),
+                 "bound %g, device %g, link %g", b.bound_s, b.intra_s, b.inter_s);
     rt_roofline_verdict v;
     RT_CHECK(rt_roofline_check(0.5 * b.bound_s, b.bound_s, -1, &v, &err) == 0);
     RT_CHECK_MSG(v.status == RT_ROOFLINE_ABOVE, "a time at half the bound was not flagged");
