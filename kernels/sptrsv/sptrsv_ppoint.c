@@ -160,6 +160,20 @@ static double step_flops(const sptrsv_factor *f, const sptrsv_pplan *p, int64_t 
     return 2.0 * (double)(p->ch_p1[c] - p->ch_p0[c]) * (double)sptrsv_ncols(f, p->ch_super[c]) * k;
 }
 
+/* Bytes a step must read from memory, whatever caches hold: L's rows and their indices, or the
+ * inverse block's triangle. x and the partial sums may stay in the L2 between steps: they count
+ * once per supernode the part owns (b read, x written), below. */
+static double step_compulsory(const sptrsv_factor *f, const sptrsv_pplan *p, int64_t code)
+{
+    if (code >= 0) {
+        const double nc = (double)sptrsv_ncols(f, code);
+        return 4.0 * nc * (nc + 1.0);
+    }
+    const int64_t c = SPTRSV_PSTEP_ID(code);
+    const double rows = (double)(p->ch_p1[c] - p->ch_p0[c]);
+    return 8.0 * rows * (double)sptrsv_ncols(f, p->ch_super[c]) + 4.0 * rows;
+}
+
 void sptrsv_ppoint_part_traffic(const sptrsv_factor *f, const sptrsv_pplan *p, int part,
                                 const int *tier_of, rt_traffic *t)
 {
@@ -167,16 +181,19 @@ void sptrsv_ppoint_part_traffic(const sptrsv_factor *f, const sptrsv_pplan *p, i
     const int64_t ns = p->nsuper, k = p->o.nrhs;
     for (int64_t q = p->ticket_ptr[part]; q < p->ticket_ptr[part + 1]; ++q) {
         const int64_t task = p->ticket[q];
-        for (int64_t i = p->task_step_ptr[task]; i < p->task_step_ptr[task + 1]; ++i)
+        for (int64_t i = p->task_step_ptr[task]; i < p->task_step_ptr[task + 1]; ++i) {
             t->flops += step_flops(f, p, p->task_step[i]);
+            t->bytes[RT_LEVEL_DRAM] += step_compulsory(f, p, p->task_step[i]);
+        }
     }
-    t->bytes[RT_LEVEL_DRAM] = p->bytes_of[part];
     t->overlapped = 1; /* blocks write into other GPUs while others read L: max, not sum */
     for (int64_t s = 0; s < ns; ++s) {
         const double msg = 8.0 * (double)(sptrsv_ncols(f, s) * k) + 8.0;
-        if (p->home[s] == part)
+        if (p->home[s] == part) {
+            t->bytes[RT_LEVEL_DRAM] += 16.0 * (double)(sptrsv_ncols(f, s) * k);
             for (int64_t d = p->xdst_ptr[s]; d < p->xdst_ptr[s + 1]; ++d)
                 t->net_bytes[tier_of[p->xdst[d]]] += msg;
+        }
         if (p->red_off[(int64_t)part * ns + s] >= 0)
             t->net_bytes[tier_of[p->home[s]]] += msg;
     }

@@ -11,8 +11,10 @@
  *   leaf_kb        int   leaf subtrees of at most this many KiB of L are one task (0: none)
  *   poll_timeout_s real  a wait longer than this fails the execution, naming what was missing
  *
- * Traffic of a part: its steps' bytes (sptrsv_pplan_step_bytes) at the device, their flops, and
- * the bytes it writes into other parts' memory per tier (x copies and partial sums); the link
+ * Traffic of a part: its steps' flops, the bytes they must read at the device (L's rows and
+ * indices, the inverse blocks' triangles; b and x once per owned supernode: the partial sums
+ * and copies of x may stay in the L2), and the bytes it writes into other parts' memory per tier
+ * (x copies and partial sums); the link
  * term has no latency part, since messages overlap, and the traffic is marked overlapped (the
  * bound is the larger of the device and link terms, not their sum): the bound stays a lower
  * bound. */
