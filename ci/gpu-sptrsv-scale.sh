@@ -14,8 +14,10 @@
 #             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
 #             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.
 #
-#   ci/gpu-sptrsv-scale.sh validate          (one device call)
-#   ci/gpu-sptrsv-scale.sh probe bar         (a second call on the same warm machine)
+#   ci/gpu-sptrsv-scale.sh validate          (one device call: build, tests, memcheck)
+#   ci/gpu-sptrsv-scale.sh bar               (a second call on the same warm machine; add
+#                                             `probe` before bar where no machine file of the
+#                                             host has probed NVLink figures, e.g. 4 x H100)
 #
 # Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
 # the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
