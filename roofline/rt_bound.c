@@ -131,7 +131,9 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
         return rt_err_set(err, "roofline: the traffic model is empty (no flops and no bytes at "
                                "any level or tier), so there is no bound to check against");
 
-    out->bound_s = opt->combine == RT_BOUND_MAX ? (intra > inter ? intra : inter) : intra + inter;
+    /* A kernel that overlaps its messages with its work says so in its traffic. */
+    const int max = opt->combine == RT_BOUND_MAX || t->overlapped;
+    out->bound_s = max ? (intra > inter ? intra : inter) : intra + inter;
     /* The limiting term is the single largest contributor: with a sum it is the one to attack
      * first, with a max it is the one that sets the bound. */
     if (worst >= 0 && worst_tier > intra)

@@ -61,6 +61,9 @@ typedef struct rt_traffic {
     double bytes[RT_LEVEL_COUNT];
     double net_bytes[RT_TIER_COUNT];
     double net_messages[RT_TIER_COUNT];
+    /* 1: the kernel's network traffic overlaps its local work (other workers compute while some
+     * write into other ranks' memory), so the bound is the larger of the two, not their sum */
+    int overlapped;
 } rt_traffic;
 
 /* What a kernel sees of its surroundings. */
