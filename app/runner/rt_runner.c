@@ -241,6 +241,7 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
     }
 
     const int64_t nproblems = rt_problem_count(cfg);
+    int rank_failed = 0; /* a step failed on some ranks and not on rank 0 */
     rt_progress progress;
     rt_progress_init(&progress, rank == 0 && !opt->dry_run ? opt->progress : NULL, -1,
                      RT_PROGRESS_INTERVAL_S, expected_points(cfg, reg, nproblems), rt_clock_now());
@@ -255,16 +256,27 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
         rt_progress_begin(&progress, building, t0);
         ok = build_matrix(mc, &full, err) == 0;
         rt_progress_clear(&progress);
-        if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0) {
+        /* The first failed rank's own message travels to every rank (rank 0 records it). */
+        const int built_here = ok;
+        char other_why[RT_ERR_MSG_MAX];
+        if (rt_comm_all_ok_msg(comm, ok, ok ? NULL : err->msg, &ok, &first_bad, other_why,
+                               sizeof other_why) != 0) {
             rc = -1;
             break;
         }
         if (!ok) {
-            /* Every rank builds the same matrix, so the same error holds everywhere. A bad matrix
-             * is the matrix's failure, not the run's: its points are recorded as errors saying
-             * why, and the run goes on with the next matrix. */
-            if (first_bad >= 0 && err->msg[0] == '\0')
-                rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
+            /* Every rank builds the same matrix, so the same error usually holds everywhere: a
+             * bad matrix is the matrix's failure, not the run's. Its points are recorded as
+             * errors saying why, and the run goes on with the next matrix. A matrix that failed
+             * on another rank but not here (a file that differs between nodes) is the run's
+             * failure too: the run is then not marked complete. */
+            if (built_here) {
+                rt_err_set(err, "matrix '%s' failed on rank %d: %s", mc->name, first_bad,
+                           other_why);
+                rank_failed = 1;
+                if (rank == 0)
+                    fprintf(stderr, "rooftune: %s\n", err->msg);
+            }
             rt_csr_free(&full);
             logf_rank0(opt, rank, "matrix %s: cannot be built: %s\n", mc->name, err->msg);
             rc = record_matrix_failure(&mctx, cfg, reg, be, mc, nproblems, err->msg, sum, err);
@@ -438,7 +450,9 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
     rt_measure_finish(&mctx, sum);
     if (rank == 0 && store) {
         rt_err end_err;
-        const char *status = rc != 0 ? "failed" : (mctx.stop ? "interrupted" : "complete");
+        const char *status = rc != 0 || rank_failed ? "failed"
+                             : mctx.stop            ? "interrupted"
+                                                    : "complete";
         if (rt_store_end_run(store, run_id, status, &end_err) != 0 && rc == 0) {
             *err = end_err;
             rc = -1;
