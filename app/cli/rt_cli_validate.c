@@ -16,7 +16,7 @@
 static void validate_usage(FILE *f)
 {
     fprintf(f,
-            "usage: rooftune validate CONFIG [--set KEY=VALUE]... [--inputs]\n"
+            "usage: rooftune validate CONFIG [--set KEY=VALUE]... [--inputs] [--cpu]\n"
             "\n"
             "Checks the config (YAML syntax, keys, types, domains, kernels and their parameters,\n"
             "constraints, generators) without running anything, then walks the whole sweep the\n"
@@ -25,12 +25,15 @@ static void validate_usage(FILE *f)
             "and constraints against the problem, the matrix and the device.\n"
             "A constraint that cannot be evaluated, or a kernel none of whose points satisfies\n"
             "the constraints in any sweep, is an error. CUDA kernels on a machine without a GPU\n"
-            "are checked but their points are not judged (their constraints read the device).\n"
+            "(or with --cpu) are checked but their points are not judged (their constraints read\n"
+            "the device).\n"
             "Errors name file:line:column.\n"
             "\n"
             "  --inputs    also build every family's inputs and reference for every matrix and\n"
             "              problem point (the checks that need the matrix's values, such as\n"
             "              eigen's nev against the matrix; as slow as a run's set-up)\n"
+            "  --cpu       do not load the CUDA backend even if a GPU is present (its kernels\n"
+            "              are then checked but not judged)\n"
             "\n"
             "Exit status 0 when valid, 2 otherwise.\n");
 }
@@ -53,10 +56,11 @@ int rt_cli_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {{"set", required_argument, 0, 's'},
                                              {"inputs", no_argument, 0, 'i'},
+                                             {"cpu", no_argument, 0, 'c'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *sets[MAX_SETS];
-    int n_sets = 0, with_inputs = 0;
+    int n_sets = 0, with_inputs = 0, cpu_only = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -67,6 +71,8 @@ int rt_cli_validate(int argc, char **argv)
             return RT_EXIT_USAGE;
         } else if (c == 'i') {
             with_inputs = 1;
+        } else if (c == 'c') {
+            cpu_only = 1;
         } else if (c == 'h') {
             validate_usage(stdout);
             return RT_EXIT_OK;
@@ -89,8 +95,10 @@ int rt_cli_validate(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         return RT_EXIT_USAGE;
     }
-    /* Validation never needs the GPU: CUDA kernels are known through their catalog entries. */
-    if (rt_cli_env_open(&env, 1, 0, 0, &err) != 0) {
+    /* The backend as `run` opens it, so the CUDA kernels' sweeps are judged against the GPU
+     * where there is one; elsewhere (or with --cpu) they are known through their catalog entries
+     * and their points are not judged. */
+    if (rt_cli_env_open(&env, cpu_only, 0, 0, &err) != 0) {
         fprintf(stderr, "rooftune validate: %s\n", err.msg);
         rt_config_free(&cfg);
         return RT_EXIT_FAILURE;
