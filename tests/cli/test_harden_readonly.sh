@@ -3,7 +3,7 @@
 # were, and makes no -wal/-shm; `tune --from` with a bad source leaves no tuning database behind,
 # and one that fails to record into an existing database leaves it unchanged.
 . "$2/lib.sh"
-"$RT" run "$HERE/small.yaml" --db "$WORK/s.db" --quiet >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"
+"$RT" run "$HERE/tiny.yaml" --db "$WORK/s.db" --quiet >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"
 before=$(fingerprint "$WORK/s.db")
 expect 2 "s.db: a rooftune store with no tuning table, so not a tuning database" \
   "$RT" best --db "$WORK/s.db" --kernel spmm.cpu.csr

@@ -28,7 +28,7 @@ expect 0 "bound.json: 2 configuration\(s\) have a roofline bound above their own
   "$RT" replay "$WORK/bound.json" --prune bound --budget 3 --repeats 2 --strategy random
 grep -qE "^random +3 +2 .* 0\.0$" "$WORK/out.txt" || fail "a contradicted bound pruned: $(cat "$WORK/out.txt")"
 # compare: an ok point whose median and samples were edited to nonsense
-"$RT" run "$HERE/small.yaml" --db "$WORK/a.db" --quiet >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"
+"$RT" run "$HERE/tiny.yaml" --db "$WORK/a.db" --quiet >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"
 for edit in "time_median_s = -1" "time_median_s = 0"; do
   cp "$WORK/a.db" "$WORK/b.db"
   id=$(sql "$WORK/b.db" "SELECT id FROM points WHERE status = 'ok' ORDER BY id LIMIT 1")
@@ -42,7 +42,7 @@ id=$(sql "$WORK/b.db" "SELECT id FROM points WHERE status = 'ok' ORDER BY id LIM
 sqlite3 "$WORK/b.db" "UPDATE samples SET seconds = -0.5 WHERE point_id = $id AND rep = 0"
 expect 2 "point $id .*: sample 0 is -0.5: a time must be a positive number" "$RT" compare "$WORK/a.db" "$WORK/b.db"
 # a run whose constraints are all false measures nothing: refused, no store made
-expect 2 "kernel spmm.cpu.csr: none of its 8 point\(s\) satisfies the parameter domains and constraints in any sweep" \
-  "$RT" run "$HERE/small.yaml" --db "$WORK/none.db" --set 'kernels.0.constraints=["row_block > 100000"]'
+expect 2 "kernel spmm.cpu.csr: none of its 2 point\(s\) satisfies the parameter domains and constraints in any sweep" \
+  "$RT" run "$HERE/tiny.yaml" --db "$WORK/none.db" --set 'kernels.0.constraints=["row_block > 100000"]'
 [ ! -e "$WORK/none.db" ] || fail "a refused run made a store"
 echo "cli.harden_values: ok"
