@@ -68,7 +68,7 @@ cmp -s "$WORK/points.csv" "$WORK/points.csv.old" || fail "a failed export change
 full 3 "rooftune compare: --markdown: cannot write .*cmp.md: File too large" \
   "$RT" compare "$WORK/s.db" "$WORK/s.db" --markdown "$WORK/cmp.md"
 grep -q "verdict" "$WORK/out.txt" && fail "compare printed a verdict, then failed to write its Markdown"
-full 2 "cannot write .*File too large" "$RT" report --html "$WORK/site" --db "$WORK/s.db"
+full 3 "cannot write .*File too large" "$RT" report --html "$WORK/site" --db "$WORK/s.db"
 [ -z "$(find "$WORK/site" -type d -empty 2>/dev/null)" ] || fail "report left empty folders: $(find "$WORK/site")"
 [ ! -e "$WORK/site/index.html" ] || fail "a failed report left an index.html"
 no_temporaries "$WORK"
