@@ -4,8 +4,8 @@
 # "File too large" as a full disk fails it with "No space left on device") leaves the old file
 # as it was or no file at all, no temporary, no empty folder, and says which file and why:
 # plot (.dat/.gp), replay --csv/--plot/--write-t4, matrix --out, best --export-header, export
-# --out, compare --markdown (and no verdict printed before it), report --html. A figure whose
-# .dat is a link to /dev/full names the link and the device's reason. replay --csv appends only to
+# --out, compare --markdown (and no verdict printed before it), report --html, figures. A figure
+# whose .dat is a link to /dev/full names the link and the device's reason. replay --csv appends only to
 # a CSV of its own (same header), and quotes labels as RFC 4180 says.
 . "$2/lib.sh"
 "$RT" run "$HERE/small.yaml" --db "$WORK/s.db" --set kernels.0.params.row_block=[32] \
@@ -71,6 +71,10 @@ grep -q "verdict" "$WORK/out.txt" && fail "compare printed a verdict, then faile
 full 3 "cannot write .*File too large" "$RT" report --html "$WORK/site" --db "$WORK/s.db"
 [ -z "$(find "$WORK/site" -type d -empty 2>/dev/null)" ] || fail "report left empty folders: $(find "$WORK/site")"
 [ ! -e "$WORK/site/index.html" ] || fail "a failed report left an index.html"
+mkdir -p "$WORK/res/baselines/dev"
+cp "$WORK/s.db" "$WORK/res/baselines/dev/s.db"
+full 2 "cannot write .*File too large" "$RT" figures --results "$WORK/res" --out "$WORK/allfigs" --no-roofline
+[ ! -e "$WORK/allfigs" ] || fail "a failed figures left folders: $(find "$WORK/allfigs")"
 no_temporaries "$WORK"
 no_temporaries "$WORK/figs"
 
