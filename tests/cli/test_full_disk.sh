@@ -5,8 +5,8 @@
 # as it was or no file at all, no temporary, no empty folder, and says which file and why:
 # plot (.dat/.gp), replay --csv/--plot/--write-t4, matrix --out, best --export-header, export
 # --out, compare --markdown (and no verdict printed before it), report --html, figures. A figure
-# whose .dat is a link to /dev/full names the link and the device's reason. replay --csv appends only to
-# a CSV of its own (same header), and quotes labels as RFC 4180 says.
+# whose .dat is a link to /dev/full names the link and the device's reason. replay --csv appends
+# only to a CSV of its own (same header), and quotes labels as RFC 4180 says.
 . "$2/lib.sh"
 "$RT" run "$HERE/small.yaml" --db "$WORK/s.db" --set kernels.0.params.row_block=[32] \
   --set problem.layout=[row] --quiet >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"
