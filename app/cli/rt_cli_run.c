@@ -198,6 +198,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
         status = stage_status;
         goto done;
     }
+    for (int k = 0; rank == 0 && k < space_totals.n_empty_kernels; ++k)
+        fprintf(stderr, "rooftune %s: note: %s (its points are recorded infeasible)\n", cmd,
+                space_totals.empty_kernels[k]);
 
     char db_default[1024];
     if (!db) {

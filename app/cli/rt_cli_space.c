@@ -180,13 +180,31 @@ int rt_cli_check_spaces(const rt_config *cfg, const rt_registry *reg, const rt_b
         rc = check_matrix(cfg, reg, be, &a, mc->name, 0, with_inputs, tally, totals, err);
         rt_csr_free(&a);
     }
-    for (int ki = 0; ki < cfg->n_kernels && rc == 0; ++ki)
-        if (tally[ki].judged && tally[ki].feasible == 0)
-            rc = rt_err_set(err,
-                            "kernel %s: none of its %lld point(s) satisfies the parameter domains "
-                            "and constraints in any sweep, so the run would measure nothing for "
-                            "it: %s",
-                            cfg->kernels[ki].name, (long long)tally[ki].points, tally[ki].example);
+    /* A kernel with nothing feasible anywhere is said (it may be one that does not apply to
+     * this device); a config none of whose judged kernels has a feasible point would measure
+     * nothing at all, and is refused. */
+    int judged = 0, empty = 0, first_empty = -1;
+    for (int ki = 0; ki < cfg->n_kernels && rc == 0; ++ki) {
+        judged += tally[ki].judged;
+        if (tally[ki].judged && tally[ki].feasible == 0) {
+            empty++;
+            if (first_empty < 0)
+                first_empty = ki;
+            if (totals->n_empty_kernels < RT_CLI_SPACE_MAX_NOTES)
+                snprintf(totals->empty_kernels[totals->n_empty_kernels++],
+                         sizeof totals->empty_kernels[0],
+                         "kernel %s: none of its %lld point(s) satisfies the parameter domains "
+                         "and constraints in any sweep: %s",
+                         cfg->kernels[ki].name, (long long)tally[ki].points, tally[ki].example);
+        }
+    }
+    if (rc == 0 && judged > 0 && empty == judged)
+        rc = rt_err_set(err,
+                        "no point of any kernel satisfies the parameter domains and constraints, "
+                        "so the run would measure nothing; kernel %s: none of its %lld point(s) "
+                        "in any sweep: %s",
+                        cfg->kernels[first_empty].name, (long long)tally[first_empty].points,
+                        tally[first_empty].example);
     free(tally);
     return rc;
 }

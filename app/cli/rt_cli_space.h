@@ -4,13 +4,14 @@
  * domains, its constraints resolved against the matrix, the problem and the device), then every
  * point's domains and constraints evaluated. An error at any point (a constraint that divides by
  * zero, a string parameter in a constraint) is reported with the config location, the matrix,
- * the problem and the point; a kernel none of whose points satisfies the domains and
- * constraints in any sweep is an error too (the run would measure nothing for it). A sweep that
- * is empty for one problem point or matrix is counted, not refused: a constraint may keep a
- * kernel to some problems on purpose. With inputs, each family also builds its inputs and its
- * reference output for every matrix and problem (the checks that need the matrix's values:
- * eigen's nev against the matrix and its Lanczos steps, ...), which takes as long as a run's
- * set-up.
+ * the problem and the point; a config none of whose kernels has a point that satisfies
+ * the domains and constraints is an error too (the run would measure nothing). A kernel with no
+ * feasible point anywhere is noted (it may not apply to this device: its points are recorded
+ * infeasible), and a sweep that is empty for one problem point or matrix is counted: a
+ * constraint may keep a kernel to some problems on purpose. With inputs, each family also builds
+ * its inputs and its reference output for every matrix and problem (the checks that need the
+ * matrix's values: eigen's nev against the matrix and its Lanczos steps, ...), which takes as long
+ * as a run's set-up.
  *
  * Kernels whose backend is not available here (CUDA kernels on a machine without a GPU) have
  * their spaces built (identifiers, parameter kinds) but their points are not judged: the
@@ -31,13 +32,17 @@
 #include "rt_error.h"
 #include "rt_registry.h"
 
+#define RT_CLI_SPACE_MAX_NOTES 8
+
 typedef struct rt_cli_space_totals {
-    int64_t points;   /* points evaluated */
-    int64_t feasible; /* of them, those that pass domains and constraints */
-    int sweeps;       /* (matrix, problem, kernel) sweeps evaluated */
-    int empty_sweeps; /* of them, those with no feasible point */
-    int unjudged;     /* sweeps of kernels whose backend is not here */
-    int deferred;     /* kernels left to the run (their constraints read matrix.*) */
+    int64_t points;      /* points evaluated */
+    int64_t feasible;    /* of them, those that pass domains and constraints */
+    int sweeps;          /* (matrix, problem, kernel) sweeps evaluated */
+    int empty_sweeps;    /* of them, those with no feasible point */
+    int unjudged;        /* sweeps of kernels whose backend is not here */
+    int deferred;        /* kernels left to the run (their constraints read matrix.*) */
+    int n_empty_kernels; /* judged kernels with no feasible point anywhere, described below */
+    char empty_kernels[RT_CLI_SPACE_MAX_NOTES][1800];
 } rt_cli_space_totals;
 
 /* Returns 0, or -1 with err saying what fails where. */

@@ -23,10 +23,10 @@ static void validate_usage(FILE *f)
             "way `run` does: for every problem point and kernel (and every matrix, built as the\n"
             "run builds it, when a constraint reads matrix.*) it evaluates every point's domains\n"
             "and constraints against the problem, the matrix and the device.\n"
-            "A constraint that cannot be evaluated, or a kernel none of whose points satisfies\n"
-            "the constraints in any sweep, is an error. CUDA kernels on a machine without a GPU\n"
-            "(or with --cpu) are checked but their points are not judged (their constraints read\n"
-            "the device).\n"
+            "A constraint that cannot be evaluated, or a config none of whose kernels has a point\n"
+            "that satisfies the constraints, is an error (a kernel alone with none is noted).\n"
+            "CUDA kernels on a machine without a GPU (or with --cpu) are checked but their points\n"
+            "are not judged (their constraints read the device).\n"
             "Errors name file:line:column.\n"
             "\n"
             "  --inputs    also build every family's inputs and reference for every matrix and\n"
@@ -134,6 +134,8 @@ int rt_cli_validate(int argc, char **argv)
             printf("; %d sweep(s) of kernels whose backend is not here not judged",
                    totals.unjudged);
         printf("%s\n", with_inputs ? "; every family's inputs and reference built" : "");
+        for (int k = 0; k < totals.n_empty_kernels; ++k)
+            printf("  note: %s (its points are recorded infeasible)\n", totals.empty_kernels[k]);
     }
     rt_cli_env_close(&env);
     rt_config_free(&cfg);

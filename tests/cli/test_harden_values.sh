@@ -42,7 +42,7 @@ id=$(sql "$WORK/b.db" "SELECT id FROM points WHERE status = 'ok' ORDER BY id LIM
 sqlite3 "$WORK/b.db" "UPDATE samples SET seconds = -0.5 WHERE point_id = $id AND rep = 0"
 expect 2 "point $id .*: sample 0 is -0.5: a time must be a positive number" "$RT" compare "$WORK/a.db" "$WORK/b.db"
 # a run whose constraints are all false measures nothing: refused, no store made
-expect 2 "kernel spmm.cpu.csr: none of its 2 point\(s\) satisfies the parameter domains and constraints in any sweep" \
+expect 2 "no point of any kernel satisfies the parameter domains and constraints, so the run would measure nothing; kernel spmm.cpu.csr: none of its 2 point\(s\)" \
   "$RT" run "$HERE/tiny.yaml" --db "$WORK/none.db" --set 'kernels.0.constraints=["row_block > 100000"]'
 [ ! -e "$WORK/none.db" ] || fail "a refused run made a store"
 echo "cli.harden_values: ok"
