@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,48 @@ int rt_cli_parse_int(const char *option, const char *text, long min, long max, l
         return rt_err_set(err, "%s expects an integer from %ld to %ld, got '%s'", option, min, max,
                           text);
     *out = v;
+    return 0;
+}
+
+int rt_cli_parse_ll(const char *option, const char *text, long long min, long long max,
+                    long long *out, rt_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(text, &end, 10);
+    if (errno != 0 || !end || *end != '\0' || end == text || v < min || v > max)
+        return rt_err_set(err, "%s expects an integer from %lld to %lld, got '%s'", option, min,
+                          max, text);
+    *out = v;
+    return 0;
+}
+
+int rt_cli_parse_real(const char *option, const char *text, double min, double max, double *out,
+                      rt_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    if (!end || *end != '\0' || end == text || !isfinite(v) || v < min || v > max)
+        return rt_err_set(err, "%s expects a number from %g to %g, got '%s'", option, min, max,
+                          text);
+    *out = v;
+    return 0;
+}
+
+int rt_cli_check_arch(const char *option, const char *arch, rt_err *err)
+{
+    if (strcmp(arch, "cpu") == 0)
+        return 0;
+    const size_t n = strlen(arch);
+    int digits = strncmp(arch, "sm_", 3) == 0 && (n == 5 || n == 6) && arch[3] != '0';
+    for (size_t k = 3; digits && k < n; ++k)
+        digits = arch[k] >= '0' && arch[k] <= '9';
+    if (!digits)
+        return rt_err_set(err,
+                          "%s expects sm_XY or sm_XYZ (a compute capability, e.g. sm_90 or "
+                          "sm_120) or cpu, got '%s'",
+                          option, arch);
     return 0;
 }
 

@@ -30,6 +30,18 @@ int rt_cli_env_user_kernels(rt_cli_env *env, struct rt_config *cfg, rt_err *err)
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
                      rt_err *err);
 
+/* Parses a long long option value in [min, max] (decimal, no trailing text, overflow refused);
+ * the message names the option and the range. */
+int rt_cli_parse_ll(const char *option, const char *text, long long min, long long max,
+                    long long *out, rt_err *err);
+/* Parses a finite real option value in [min, max]; NaN, infinities and trailing text are refused
+ * with a message naming the option and the range. */
+int rt_cli_parse_real(const char *option, const char *text, double min, double max, double *out,
+                      rt_err *err);
+/* Checks an --arch value: "cpu" or "sm_" and a compute capability of two or three digits
+ * (sm_60 ... sm_120). */
+int rt_cli_check_arch(const char *option, const char *arch, rt_err *err);
+
 struct rt_comm;
 /* MPI_Init, then the job's topology with the node/socket emulation of --ranks-per-node and
  * --ranks-per-socket (0: real). On failure prints "rooftune CMD: reason", finalises MPI and
