@@ -202,13 +202,18 @@ static int check_symmetric(const rt_csr *a, rt_err *err)
                 else
                     hi = mid - 1;
             }
-            if (hit < 0 || a->val[hit] != a->val[e])
+            if (hit < 0)
                 return rt_err_set(err,
                                   "the matrix is not symmetric: A(%" PRId64 ",%" PRId64
-                                  ") = %g but A(%" PRId64 ",%" PRId64 ") %s%g (sptrsv needs an "
+                                  ") = %g but A(%" PRId64 ",%" PRId64 ") is absent (sptrsv "
+                                  "needs an SPD matrix with both triangles stored)",
+                                  i + 1, j + 1, a->val[e], j + 1, i + 1);
+            if (a->val[hit] != a->val[e])
+                return rt_err_set(err,
+                                  "the matrix is not symmetric: A(%" PRId64 ",%" PRId64
+                                  ") = %g but A(%" PRId64 ",%" PRId64 ") = %g (sptrsv needs an "
                                   "SPD matrix with both triangles stored)",
-                                  i + 1, j + 1, a->val[e], j + 1, i + 1,
-                                  hit < 0 ? "is absent" : "= ", hit < 0 ? 0.0 : a->val[hit]);
+                                  i + 1, j + 1, a->val[e], j + 1, i + 1, a->val[hit]);
         }
     return 0;
 }

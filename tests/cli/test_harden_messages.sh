@@ -2,7 +2,7 @@
 # status 2: JSON null, 42 and an empty file as a recorded space; a text file and /dev/null as a
 # store; `tune CONFIG --from STORE`; tune's own errors (named "rooftune tune", not "run");
 # --arg density=nan; --arch sm_ and sm_99999999999999999999; duplicate JSON keys; text after the
-# JSON value; a NaN time. A T4 file written by rooftune keeps its kernel and device names.
+# JSON value; a NaN time; --model-only with an unreadable --machine file. A T4 file written by rooftune keeps its kernel and device names.
 . "$2/lib.sh"
 printf 'null' >"$WORK/null.json"
 printf '42' >"$WORK/num.json"
@@ -23,6 +23,10 @@ expect 2 "--arg density: 'nan' is not a finite number" "$RT" matrix --generator 
 expect 2 "--arch expects sm_XY or sm_XYZ .* got 'sm_'" "$RT" best --db x --kernel k --arch sm_
 expect 2 "--arch expects sm_XY or sm_XYZ .* got 'sm_99999999999999999999'" \
   "$RT" tune --from x --arch sm_99999999999999999999
+# --model-only with a machine file that cannot be read is bad input (exit 2), not a failure
+echo "not: [a machine" >"$WORK/bad-machine.yaml"
+expect 2 "--model-only: machine" "$RT" run "$HERE/../../configs/ci/hierarchical-comm-small.yaml" \
+  --model-only --ranks 8 --machine "$WORK/bad-machine.yaml" --db "$WORK/m.db"
 # duplicate keys, trailing text, a NaN time
 K="$HERE/../fuzz/corpus/recorded/kt.json"
 sed 's/"128,b": {/"128,a": {"block": 128, "variant": "a", "time": 9.0}, "128,b": {/' "$K" >"$WORK/dup.json"

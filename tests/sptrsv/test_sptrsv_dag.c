@@ -171,6 +171,13 @@ static void test_bad_inputs(void)
     RT_CHECK(rt_csr_from_coo(&a, 2, 2, 2, ri, ci, v, &err) == 0);
     expect_error(&a, "not positive definite");
     rt_csr_free(&a);
+    /* One triangle only: A(1,2) = 1 but A(2,1) absent; the message ends the clause cleanly (it
+     * once printed "is absent0"). */
+    const int64_t ri2[] = {0, 0, 1}, ci2[] = {0, 1, 1};
+    const double v2[] = {4.0, 1.0, 4.0};
+    RT_CHECK(rt_csr_from_coo(&a, 2, 2, 3, ri2, ci2, v2, &err) == 0);
+    expect_error(&a, "A(2,1) is absent (sptrsv needs an SPD matrix");
+    rt_csr_free(&a);
 }
 
 int main(void)
