@@ -14,13 +14,17 @@ static const rt_param_schema tiled_params[] = {
 };
 
 static const rt_param_schema cublas_params[] = {
-    {"math_mode", RT_V_STR, "default|pedantic", "default", 0,
-     "cuBLAS math mode (cublasSetMathMode): the library's default, or CUBLAS_PEDANTIC_MATH"},
+    {"math_mode", RT_V_STR, GEMM_CUBLAS_MATH_MODES, "default", 0,
+     "cuBLAS math mode (cublasSetMathMode): default, pedantic, tf32 (FP32 on TF32 tensor cores), "
+     "bf16x9 (FP32 emulated with BF16), fp64_emulated (FP64 fixed-point emulation)"},
 };
 
 static const rt_param_schema cublasxt_params[] = {
     {"xt_block", RT_V_INT, "0..65536", "0", 0,
      "cublasXt block dimension (the library's tile; 0: the library's default)"},
+    {"xt_gpus", RT_V_INT, "0..64", "1", 0,
+     "devices cublasXt spreads the product over: 1 the rank's own, n devices 0..n-1, 0 every "
+     "device of the host"},
 };
 
 /* Order: the RT_GEMM_CUDA_KIND_* indices. */
@@ -34,7 +38,8 @@ static const rt_cuda_catalog_entry catalog[] = {
      "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; one rank)",
      cublas_params, N_OF(cublas_params), "gemm"},
     {RT_GEMM_CUDA_CUBLASXT,
-     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library (one rank)",
+     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library over one or all "
+     "GPUs of the host (one rank)",
      cublasxt_params, N_OF(cublasxt_params), "gemm"},
 };
 

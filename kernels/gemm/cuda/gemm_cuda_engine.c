@@ -2,24 +2,34 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "rt_registry.h" /* RT_INFEASIBLE */
+
 /* Compute streams per logical GPU: a 1024 x 1024 tile product alone does not fill an H100, so the
  * products of different C tiles run side by side. C tile `slot` always goes to stream
- * slot mod GEMM_CUDA_STREAMS, so the updates of one tile (and its write-back) stay in order. */
+ * slot mod GEMM_CUDA_STREAMS, so the updates of one tile stay in order. */
 #define GEMM_CUDA_STREAMS 4
 
 typedef struct lgpu {
     int device; /* physical device ordinal (the context's own with gpu_map = logical) */
-    char *mem;  /* slots x tile_bytes */
-    cudaStream_t copy, compute[GEMM_CUDA_STREAMS];
+    char *mem;  /* slots x tile_bytes (cudaMalloc: exportable) */
+    cudaStream_t h2d, p2p, d2h, join, compute[GEMM_CUDA_STREAMS];
+    int have_streams;                       /* h2d, p2p, d2h, join created */
+    int n_compute;                          /* compute streams created */
     cublasHandle_t blas[GEMM_CUDA_STREAMS]; /* one per stream: a handle's workspace is not shared */
-    cudaEvent_t *copied;                    /* per chunk, ring of n_ev */
-    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk and compute stream */
-    cudaEvent_t latest;                       /* re-recorded before each peer copy from here */
-    int n_blas, n_streams;
+    int n_blas;
+    cudaEvent_t *ready;                       /* per slot: its last load */
+    int64_t *gen;                             /* per slot: loads into it so far */
+    int64_t *waited[GEMM_CUDA_STREAMS];       /* per compute stream and slot: the load it waited */
+    cudaEvent_t *cdone, *cfree;               /* per C slot: last product; write-back done */
+    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk (ring of n_ev) and compute stream */
+    cudaEvent_t *own, *loaded;                /* per chunk (ring): interprocess marks */
+    cudaEvent_t h2d_mark, p2p_mark;
+    int n_ready, n_c, n_ring; /* events created, for teardown */
 } lgpu;
 
 struct gemm_cuda_engine {
@@ -27,10 +37,17 @@ struct gemm_cuda_engine {
     int gpus, n_ev;
     int multi;       /* 1: the GPUs are on more than one device (each call selects its device) */
     int peer_access; /* 1: every pair of distinct devices has peer access enabled */
-    int64_t slots;
+    int64_t slots, c_slots;
     size_t tile_bytes;
     rt_precision prec;
     lgpu *g;
+    /* ipc: node peers' slots mapped here, per local GPU ([g][peer * gpus + h], NULL for this
+     * process and where not opened), and their marks ([peer][h][n_ev]). */
+    int shared;
+    MPI_Comm node;
+    int n_node, me;
+    char ***rmem;
+    cudaEvent_t *r_own, *r_loaded;
 };
 
 #define CK(call, what)                                                                             \
@@ -61,21 +78,17 @@ static int on_device(gemm_cuda_engine *e, int g, rt_err *err)
     return 0;
 }
 
-/* The slots of GPU g on its own device (the context's allocator serves the context's device). */
+/* The slots of GPU g on its own device, with cudaMalloc so that ipc can export them. */
 static int alloc_slots(gemm_cuda_engine *e, int g, size_t bytes, rt_err *err)
 {
-    char what[128];
-    snprintf(what, sizeof what, "the %lld tile slots of GPU %d (device %d)", (long long)e->slots, g,
-             e->g[g].device);
-    if (!e->multi)
-        return rt_cuda_alloc(e->ctx, (void **)&e->g[g].mem, bytes, what, err);
     const cudaError_t rc = cudaMalloc((void **)&e->g[g].mem, bytes);
     if (rc == cudaSuccess)
         return 0;
     e->g[g].mem = NULL;
     (void)cudaGetLastError(); /* out of memory is not sticky */
-    rt_err_set(err, "gemm.cuda: %s: cudaMalloc of %zu bytes: %s", what, bytes,
-               cudaGetErrorString(rc));
+    rt_err_set(err,
+               "gemm.cuda: the %lld tile slots of GPU %d (device %d): cudaMalloc of %zu bytes: %s",
+               (long long)e->slots, g, e->g[g].device, bytes, cudaGetErrorString(rc));
     return rc == cudaErrorMemoryAllocation ? RT_INFEASIBLE : -1;
 }
 
@@ -106,8 +119,60 @@ static int enable_peers(gemm_cuda_engine *e, rt_err *err)
     return 0;
 }
 
+static int make_events(cudaEvent_t **out, int n, unsigned flags, int *made, rt_err *err)
+{
+    *out = calloc((size_t)(n > 0 ? n : 1), sizeof **out);
+    if (!*out)
+        return rt_err_set(err, "gemm.cuda: out of memory for events");
+    for (int i = 0; i < n; ++i) {
+        CK(cudaEventCreateWithFlags(&(*out)[i], flags), "creating an event");
+        if (made)
+            *made = i + 1;
+    }
+    return 0;
+}
+
+/* GPU g's streams, cuBLAS handles and events, on its device. */
+static int make_gpu(gemm_cuda_engine *e, int g, rt_err *err)
+{
+    lgpu *L = &e->g[g];
+    const unsigned plain = cudaEventDisableTiming;
+    const unsigned shareable = cudaEventDisableTiming | cudaEventInterprocess;
+    CK(cudaStreamCreateWithFlags(&L->h2d, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->p2p, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->d2h, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->join, cudaStreamNonBlocking), "creating a stream");
+    L->have_streams = 1;
+    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+        CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking), "creating a stream");
+        L->n_compute = j + 1;
+        CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
+        L->n_blas = j + 1;
+        CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
+        L->waited[j] = calloc((size_t)e->slots, sizeof *L->waited[j]);
+        if (!L->waited[j])
+            return rt_err_set(err, "gemm.cuda: out of memory");
+    }
+    L->gen = calloc((size_t)e->slots, sizeof *L->gen);
+    if (!L->gen)
+        return rt_err_set(err, "gemm.cuda: out of memory");
+    if (make_events(&L->ready, (int)e->slots, plain, &L->n_ready, err) != 0 ||
+        make_events(&L->cdone, (int)e->c_slots, plain, NULL, err) != 0 ||
+        make_events(&L->cfree, (int)e->c_slots, plain, &L->n_c, err) != 0)
+        return -1;
+    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+        if (make_events(&L->computed[j], e->n_ev, plain, NULL, err) != 0)
+            return -1;
+    if (make_events(&L->own, e->n_ev, shareable, NULL, err) != 0 ||
+        make_events(&L->loaded, e->n_ev, shareable, &L->n_ring, err) != 0)
+        return -1;
+    CK(cudaEventCreateWithFlags(&L->h2d_mark, plain), "creating an event");
+    CK(cudaEventCreateWithFlags(&L->p2p_mark, plain), "creating an event");
+    return 0;
+}
+
 int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int64_t slots,
-                            size_t tile_bytes, rt_precision prec, int lookahead,
+                            int64_t c_slots, size_t tile_bytes, rt_precision prec, int lookahead,
                             gemm_cuda_engine **out, rt_err *err)
 {
     *out = NULL;
@@ -120,9 +185,11 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
     e->ctx = ctx;
     e->gpus = gpus;
     e->slots = slots;
+    e->c_slots = c_slots;
     e->tile_bytes = tile_bytes;
     e->prec = prec;
     e->n_ev = 2 * lookahead + 3;
+    e->node = MPI_COMM_NULL;
     e->g = calloc((size_t)gpus, sizeof *e->g);
     if (!e->g)
         return rt_err_set(err, "gemm.cuda: out of memory");
@@ -132,34 +199,13 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
         e->multi |= e->g[g].device != own;
     }
     for (int g = 0; g < gpus; ++g) {
-        lgpu *L = &e->g[g];
         if (on_device(e, g, err) != 0)
             return -1;
         const int rc = alloc_slots(e, g, (size_t)slots * tile_bytes, err);
         if (rc != 0)
             return rc;
-        CK(cudaStreamCreateWithFlags(&L->copy, cudaStreamNonBlocking), "creating a stream");
-        L->n_streams = 1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
-            CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking),
-               "creating a stream");
-            L->n_streams = j + 2;
-            CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
-            L->n_blas = j + 1;
-            CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
-            L->computed[j] = calloc((size_t)e->n_ev, sizeof *L->computed[j]);
-            if (!L->computed[j])
-                return rt_err_set(err, "gemm.cuda: out of memory");
-            for (int i = 0; i < e->n_ev; ++i)
-                CK(cudaEventCreateWithFlags(&L->computed[j][i], cudaEventDisableTiming),
-                   "an event");
-        }
-        L->copied = calloc((size_t)e->n_ev, sizeof *L->copied);
-        if (!L->copied)
-            return rt_err_set(err, "gemm.cuda: out of memory");
-        for (int i = 0; i < e->n_ev; ++i)
-            CK(cudaEventCreateWithFlags(&L->copied[i], cudaEventDisableTiming), "an event");
-        CK(cudaEventCreateWithFlags(&L->latest, cudaEventDisableTiming), "an event");
+        if (make_gpu(e, g, err) != 0)
+            return -1;
     }
     if (e->multi && enable_peers(e, err) != 0)
         return -1;
@@ -183,6 +229,41 @@ int gemm_cuda_engine_peer_access(const gemm_cuda_engine *e)
     return e->multi ? e->peer_access : 1;
 }
 
+static void destroy_events(cudaEvent_t *ev, int n)
+{
+    for (int i = 0; ev && i < n; ++i)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    free(ev);
+}
+
+/* Unmaps the node peers' slots and closes their events (importers first, then a barrier, so no
+ * process frees memory a peer still maps). */
+static void unshare(gemm_cuda_engine *e)
+{
+    for (int g = 0; e->rmem && g < e->gpus; ++g) {
+        if (!e->rmem[g])
+            continue;
+        /* GPUs on one device share one mapping: close it once, on the first of them. */
+        int first = 1;
+        for (int h = 0; h < g; ++h)
+            first &= e->g[h].device != e->g[g].device;
+        if (first) {
+            (void)cudaSetDevice(e->g[g].device);
+            for (int i = 0; i < e->n_node * e->gpus; ++i)
+                if (e->rmem[g][i])
+                    (void)cudaIpcCloseMemHandle(e->rmem[g][i]);
+        }
+        free(e->rmem[g]);
+    }
+    free(e->rmem);
+    e->rmem = NULL;
+    destroy_events(e->r_own, e->n_node * e->gpus * e->n_ev);
+    destroy_events(e->r_loaded, e->n_node * e->gpus * e->n_ev);
+    e->r_own = e->r_loaded = NULL;
+    (void)MPI_Barrier(e->node);
+}
+
 void gemm_cuda_engine_free(gemm_cuda_engine *e)
 {
     if (!e)
@@ -193,50 +274,206 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
         lgpu *L = &e->g[g];
         if (e->multi)
             (void)cudaSetDevice(L->device);
-        if (L->n_streams > 0)
-            cudaStreamSynchronize(L->copy);
-        for (int j = 0; j + 1 < L->n_streams; ++j)
-            cudaStreamSynchronize(L->compute[j]);
-        for (int i = 0; i < e->n_ev; ++i) {
-            if (L->copied && L->copied[i])
-                cudaEventDestroy(L->copied[i]);
-            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-                if (L->computed[j] && L->computed[j][i])
-                    cudaEventDestroy(L->computed[j][i]);
+        if (L->have_streams) {
+            cudaStreamSynchronize(L->h2d);
+            cudaStreamSynchronize(L->p2p);
+            cudaStreamSynchronize(L->d2h);
+            cudaStreamSynchronize(L->join);
         }
-        if (L->latest)
-            cudaEventDestroy(L->latest);
-        free(L->copied);
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            free(L->computed[j]);
+        for (int j = 0; j < L->n_compute; ++j)
+            cudaStreamSynchronize(L->compute[j]);
+    }
+    if (e->shared)
+        unshare(e);
+    for (int g = 0; e->g && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        if (e->multi)
+            (void)cudaSetDevice(L->device);
+        destroy_events(L->ready, L->n_ready);
+        destroy_events(L->cdone, L->n_c);
+        destroy_events(L->cfree, L->n_c);
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+            destroy_events(L->computed[j], L->computed[j] ? e->n_ev : 0);
+            free(L->waited[j]);
+        }
+        destroy_events(L->own, L->own ? e->n_ev : 0);
+        destroy_events(L->loaded, L->n_ring);
+        if (L->h2d_mark)
+            cudaEventDestroy(L->h2d_mark);
+        if (L->p2p_mark)
+            cudaEventDestroy(L->p2p_mark);
+        free(L->gen);
         for (int j = 0; j < L->n_blas; ++j)
             cublasDestroy(L->blas[j]);
-        if (L->n_streams > 0)
-            cudaStreamDestroy(L->copy);
-        for (int j = 0; j + 1 < L->n_streams; ++j)
+        if (L->have_streams) {
+            cudaStreamDestroy(L->h2d);
+            cudaStreamDestroy(L->p2p);
+            cudaStreamDestroy(L->d2h);
+            cudaStreamDestroy(L->join);
+        }
+        for (int j = 0; j < L->n_compute; ++j)
             cudaStreamDestroy(L->compute[j]);
-        if (e->multi && L->mem)
+        if (L->mem)
             cudaFree(L->mem);
-        else
-            rt_cuda_free(e->ctx, L->mem);
     }
     (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
     free(e->g);
     free(e);
 }
 
+/* Page-locked memory for the host side of the copies: plain memory the caller fills (its threads
+ * touch the pages in parallel), registered afterwards; cudaMallocHost would fault every page of
+ * a matrix of tens of GB in from one thread. */
 static void *host_alloc(void *eng, size_t bytes)
 {
     (void)eng;
-    void *p = NULL;
-    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
+static int host_pin(void *eng, void *p, size_t bytes, rt_err *err)
+{
+    (void)eng;
+    const cudaError_t rc = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (rc == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    return rt_err_set(err, "gemm.cuda: pinning %zu bytes of host memory (cudaHostRegister): %s",
+                      bytes, cudaGetErrorString(rc));
 }
 
 static void host_free(void *eng, void *p)
 {
     (void)eng;
-    if (p)
-        cudaFreeHost(p);
+    if (!p)
+        return;
+    if (cudaHostUnregister(p) != cudaSuccess)
+        (void)cudaGetLastError(); /* never pinned (a setup that failed before) */
+    free(p);
+}
+
+/* What one process exports per GPU: its device, its slots and its interprocess marks. */
+static size_t export_bytes(const gemm_cuda_engine *e)
+{
+    return sizeof(int) + sizeof(cudaIpcMemHandle_t) +
+           2 * (size_t)e->n_ev * sizeof(cudaIpcEventHandle_t);
+}
+
+static int share(void *eng, MPI_Comm node, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    MPI_Comm_rank(node, &e->me);
+    MPI_Comm_size(node, &e->n_node);
+    const size_t per = export_bytes(e), mine = per * (size_t)e->gpus;
+    char *out = calloc(1, mine), *all = calloc((size_t)e->n_node, mine);
+    int rc = out && all ? 0 : rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+    for (int g = 0; rc == 0 && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        char *p = out + per * (size_t)g;
+        memcpy(p, &L->device, sizeof(int));
+        p += sizeof(int);
+        if (on_device(e, g, err) != 0) {
+            rc = -1;
+            break;
+        }
+        cudaError_t c = cudaIpcGetMemHandle((cudaIpcMemHandle_t *)p, L->mem);
+        p += sizeof(cudaIpcMemHandle_t);
+        for (int i = 0; c == cudaSuccess && i < e->n_ev; ++i) {
+            c = cudaIpcGetEventHandle((cudaIpcEventHandle_t *)p, L->own[i]);
+            p += sizeof(cudaIpcEventHandle_t);
+        }
+        for (int i = 0; c == cudaSuccess && i < e->n_ev; ++i) {
+            c = cudaIpcGetEventHandle((cudaIpcEventHandle_t *)p, L->loaded[i]);
+            p += sizeof(cudaIpcEventHandle_t);
+        }
+        if (c != cudaSuccess)
+            rc = rt_err_set(err, "gemm.cuda: exporting GPU %d's slots and events: %s", g,
+                            cudaGetErrorString(c));
+    }
+    /* Everyone takes part in the exchange even after a local failure; the caller agrees next. */
+    if (MPI_Allgather(out ? out : all, (int)mine, MPI_BYTE, all, (int)mine, MPI_BYTE, node) !=
+        MPI_SUCCESS)
+        rc = rt_err_set(err, "gemm.cuda: exchanging the ipc handles (MPI_Allgather) failed");
+    e->node = node;
+    e->shared = 1;
+    const size_t peers = (size_t)e->n_node * (size_t)e->gpus;
+    e->rmem = calloc((size_t)e->gpus, sizeof *e->rmem);
+    e->r_own = calloc(peers * (size_t)e->n_ev, sizeof *e->r_own);
+    e->r_loaded = calloc(peers * (size_t)e->n_ev, sizeof *e->r_loaded);
+    if (rc == 0 && (!e->rmem || !e->r_own || !e->r_loaded))
+        rc = rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+    /* Each peer GPU's slots, opened once per local device (a handle maps into one device). */
+    for (int g = 0; rc == 0 && g < e->gpus; ++g) {
+        int first = -1;
+        for (int h = 0; h < g && first < 0; ++h)
+            if (e->g[h].device == e->g[g].device)
+                first = h;
+        if (first >= 0) {
+            e->rmem[g] = calloc(peers, sizeof **e->rmem);
+            if (e->rmem[g])
+                memcpy(e->rmem[g], e->rmem[first], peers * sizeof **e->rmem);
+            else
+                rc = rt_err_set(err, "gemm.cuda: out of memory");
+            continue;
+        }
+        e->rmem[g] = calloc(peers, sizeof **e->rmem);
+        if (!e->rmem[g] || cudaSetDevice(e->g[g].device) != cudaSuccess) {
+            rc = rt_err_set(err, "gemm.cuda: opening the ipc handles on device %d", e->g[g].device);
+            break;
+        }
+        for (int r = 0; rc == 0 && r < e->n_node; ++r)
+            for (int h = 0; r != e->me && h < e->gpus; ++h) {
+                const char *p = all + mine * (size_t)r + per * (size_t)h;
+                cudaIpcMemHandle_t mh;
+                memcpy(&mh, p + sizeof(int), sizeof mh);
+                void *ptr = NULL;
+                const cudaError_t c =
+                    cudaIpcOpenMemHandle(&ptr, mh, cudaIpcMemLazyEnablePeerAccess);
+                if (c != cudaSuccess) {
+                    int dev = -1;
+                    memcpy(&dev, p, sizeof(int));
+                    rc =
+                        rt_err_set(err,
+                                   "gemm.cuda: opening node rank %d's GPU %d (device %d) on device "
+                                   "%d (cudaIpcOpenMemHandle): %s",
+                                   r, h, dev, e->g[g].device, cudaGetErrorString(c));
+                    break;
+                }
+                e->rmem[g][(size_t)r * (size_t)e->gpus + (size_t)h] = ptr;
+            }
+    }
+    for (int r = 0; rc == 0 && r < e->n_node; ++r)
+        for (int h = 0; rc == 0 && r != e->me && h < e->gpus; ++h) {
+            const char *p =
+                all + mine * (size_t)r + per * (size_t)h + sizeof(int) + sizeof(cudaIpcMemHandle_t);
+            const size_t at = ((size_t)r * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev;
+            for (int i = 0; rc == 0 && i < 2 * e->n_ev; ++i) {
+                cudaIpcEventHandle_t eh;
+                memcpy(&eh, p + (size_t)i * sizeof eh, sizeof eh);
+                cudaEvent_t *dst = i < e->n_ev ? &e->r_own[at + (size_t)i]
+                                               : &e->r_loaded[at + (size_t)(i - e->n_ev)];
+                const cudaError_t c = cudaIpcOpenEventHandle(dst, eh);
+                if (c != cudaSuccess)
+                    rc = rt_err_set(err,
+                                    "gemm.cuda: opening node rank %d's events "
+                                    "(cudaIpcOpenEventHandle): %s",
+                                    r, cudaGetErrorString(c));
+            }
+        }
+    free(out);
+    free(all);
+    rt_err ignored;
+    (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
+    return rc;
+}
+
+/* A load into GPU g's slot on `stream` happened: products that read the slot wait for it. */
+static int loaded_into(gemm_cuda_engine *e, int g, int64_t slot, cudaStream_t stream, rt_err *err)
+{
+    lgpu *L = &e->g[g];
+    L->gen[slot]++;
+    CK(cudaEventRecord(L->ready[slot], stream), "recording a tile's load");
+    return 0;
 }
 
 static int load_host(void *eng, int g, int64_t slot, const void *src, size_t bytes, rt_err *err)
@@ -244,70 +481,120 @@ static int load_host(void *eng, int g, int64_t slot, const void *src, size_t byt
     gemm_cuda_engine *e = eng;
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice, e->g[g].copy),
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice, e->g[g].h2d),
        "copying a tile to the GPU");
-    return 0;
+    return loaded_into(e, g, slot, e->g[g].h2d, err);
 }
 
 static int load_peer(void *eng, int g, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
                      rt_err *err)
 {
     gemm_cuda_engine *e = eng;
-    lgpu *src = &e->g[src_g];
-    if (on_device(e, src_g, err) != 0)
-        return -1;
-    CK(cudaEventRecord(src->latest, src->copy), "ordering a peer copy");
+    lgpu *src = &e->g[src_g], *L = &e->g[g];
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaStreamWaitEvent(e->g[g].copy, src->latest, 0), "ordering a peer copy");
-    if (src->device != e->g[g].device)
-        CK(cudaMemcpyPeerAsync(slot_ptr(e, g, slot), e->g[g].device, slot_ptr(e, src_g, src_slot),
-                               src->device, bytes, e->g[g].copy),
+    CK(cudaStreamWaitEvent(L->p2p, src->ready[src_slot], 0), "ordering a peer copy");
+    if (src->device != L->device)
+        CK(cudaMemcpyPeerAsync(slot_ptr(e, g, slot), L->device, slot_ptr(e, src_g, src_slot),
+                               src->device, bytes, L->p2p),
            "copying a tile between devices");
     else
         CK(cudaMemcpyAsync(slot_ptr(e, g, slot), slot_ptr(e, src_g, src_slot), bytes,
-                           cudaMemcpyDeviceToDevice, e->g[g].copy),
+                           cudaMemcpyDeviceToDevice, L->p2p),
            "copying a tile between GPUs");
+    return loaded_into(e, g, slot, L->p2p, err);
+}
+
+static int load_remote(void *eng, int g, int64_t slot, int peer, int src_g, int64_t src_slot,
+                       size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    char *base = e->rmem && e->rmem[g] && peer >= 0 && peer < e->n_node && src_g < e->gpus
+                     ? e->rmem[g][(size_t)peer * (size_t)e->gpus + (size_t)src_g]
+                     : NULL;
+    if (!base)
+        return rt_err_set(err, "gemm.cuda: node rank %d's GPU %d is not mapped here", peer, src_g);
+    if (on_device(e, g, err) != 0)
+        return -1;
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), base + (size_t)src_slot * e->tile_bytes, bytes,
+                       cudaMemcpyDefault, e->g[g].p2p),
+       "copying a tile from a node peer's GPU");
+    return loaded_into(e, g, slot, e->g[g].p2p, err);
+}
+
+/* The streams that write GPU g's slots wait for `ev`. */
+static int loads_wait(gemm_cuda_engine *e, int g, cudaEvent_t ev, rt_err *err)
+{
+    CK(cudaStreamWaitEvent(e->g[g].h2d, ev, 0), "ordering copies");
+    CK(cudaStreamWaitEvent(e->g[g].p2p, ev, 0), "ordering copies");
     return 0;
 }
 
-static int loads_begin(void *eng, int64_t after, rt_err *err)
+static int loads_begin(void *eng, int g, int64_t after, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
     if (after < 0)
         return 0;
+    if (on_device(e, g, err) != 0)
+        return -1;
+    const int i = (int)(after % e->n_ev);
+    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+        if (loads_wait(e, g, e->g[g].computed[j][i], err) != 0)
+            return -1;
+    for (int h = 0; h < e->gpus; ++h)
+        if (h != g && loads_wait(e, g, e->g[h].loaded[i], err) != 0)
+            return -1;
+    return 0;
+}
+
+static int mark(void *eng, int64_t s, int what, rt_err *err)
+{
+    gemm_cuda_engine *e = eng;
+    const int i = (int)(s % e->n_ev);
     for (int g = 0; g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
         if (on_device(e, g, err) != 0)
             return -1;
-        for (int h = 0; h < e->gpus; ++h)
-            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-                CK(cudaStreamWaitEvent(e->g[g].copy, e->g[h].computed[j][after % e->n_ev], 0),
-                   "ordering copies after products");
+        CK(cudaEventRecord(L->h2d_mark, L->h2d), "marking copies");
+        CK(cudaEventRecord(L->p2p_mark, L->p2p), "marking copies");
+        CK(cudaStreamWaitEvent(L->join, L->h2d_mark, 0), "joining copies");
+        CK(cudaStreamWaitEvent(L->join, L->p2p_mark, 0), "joining copies");
+        CK(cudaEventRecord(what == GEMM_MARK_OWN ? L->own[i] : L->loaded[i], L->join),
+           "marking copies");
     }
     return 0;
 }
 
-static int loads_end(void *eng, int64_t s, rt_err *err)
+static int wait_peer(void *eng, int peer, int64_t s, int what, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
+    if (!e->shared || peer < 0 || peer >= e->n_node || peer == e->me)
+        return rt_err_set(err, "gemm.cuda: node rank %d is not an ipc peer here", peer);
+    const cudaEvent_t *ev = what == GEMM_MARK_OWN ? e->r_own : e->r_loaded;
     for (int g = 0; g < e->gpus; ++g) {
         if (on_device(e, g, err) != 0)
             return -1;
-        CK(cudaEventRecord(e->g[g].copied[s % e->n_ev], e->g[g].copy), "recording copies");
+        for (int h = 0; h < e->gpus; ++h) {
+            const cudaEvent_t x =
+                ev[((size_t)peer * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev +
+                   (size_t)(s % e->n_ev)];
+            if (what == GEMM_MARK_OWN)
+                CK(cudaStreamWaitEvent(e->g[g].p2p, x, 0), "ordering a pull after a peer's loads");
+            else if (loads_wait(e, g, x, err) != 0)
+                return -1;
+        }
     }
     return 0;
 }
 
-static int compute_begin(void *eng, int64_t s, rt_err *err)
+/* Compute stream j of GPU g waits for the last load into `slot`, once per load. */
+static int wait_slot(gemm_cuda_engine *e, int g, int j, int64_t slot, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaStreamWaitEvent(e->g[g].compute[j], e->g[g].copied[s % e->n_ev], 0),
-               "ordering products after copies");
-    }
+    lgpu *L = &e->g[g];
+    if (L->waited[j][slot] == L->gen[slot])
+        return 0;
+    CK(cudaStreamWaitEvent(L->compute[j], L->ready[slot], 0), "ordering a product after its tiles");
+    L->waited[j][slot] = L->gen[slot];
     return 0;
 }
 
@@ -317,7 +604,13 @@ static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bsl
     gemm_cuda_engine *e = eng;
     if (on_device(e, g, err) != 0)
         return -1;
-    const cublasHandle_t h = e->g[g].blas[cslot % GEMM_CUDA_STREAMS];
+    const int j = (int)(cslot % GEMM_CUDA_STREAMS);
+    lgpu *L = &e->g[g];
+    if (wait_slot(e, g, j, aslot, err) != 0 || wait_slot(e, g, j, bslot, err) != 0)
+        return -1;
+    if (!accumulate) /* the slot's previous C tile must be back in host memory */
+        CK(cudaStreamWaitEvent(L->compute[j], L->cfree[cslot], 0), "ordering after a write-back");
+    const cublasHandle_t h = L->blas[j];
     if (e->prec == RT_FP64) {
         const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
         CKB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
@@ -352,11 +645,15 @@ static int compute_end(void *eng, int64_t s, rt_err *err)
 static int store_c(void *eng, int g, int64_t cslot, void *dst, size_t bytes, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
+    lgpu *L = &e->g[g];
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost,
-                       e->g[g].compute[cslot % GEMM_CUDA_STREAMS]),
+    CK(cudaEventRecord(L->cdone[cslot], L->compute[cslot % GEMM_CUDA_STREAMS]),
+       "recording a C tile's last product");
+    CK(cudaStreamWaitEvent(L->d2h, L->cdone[cslot], 0), "ordering a write-back");
+    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost, L->d2h),
        "copying a C tile to the host");
+    CK(cudaEventRecord(L->cfree[cslot], L->d2h), "recording a write-back");
     return 0;
 }
 
@@ -364,7 +661,7 @@ static int loads_done(void *eng, int64_t s, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
     for (int g = 0; g < e->gpus; ++g)
-        CK(cudaEventSynchronize(e->g[g].copied[s % e->n_ev]), "waiting for copies");
+        CK(cudaEventSynchronize(e->g[g].loaded[s % e->n_ev]), "waiting for copies");
     return 0;
 }
 
@@ -372,21 +669,28 @@ static int finish(void *eng, rt_err *err)
 {
     gemm_cuda_engine *e = eng;
     for (int g = 0; g < e->gpus; ++g) {
-        CK(cudaStreamSynchronize(e->g[g].copy), "finishing copies");
+        lgpu *L = &e->g[g];
+        CK(cudaStreamSynchronize(L->h2d), "finishing copies");
+        CK(cudaStreamSynchronize(L->p2p), "finishing copies");
+        CK(cudaStreamSynchronize(L->join), "finishing copies");
         for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaStreamSynchronize(e->g[g].compute[j]), "finishing products");
+            CK(cudaStreamSynchronize(L->compute[j]), "finishing products");
+        CK(cudaStreamSynchronize(L->d2h), "finishing write-backs");
     }
     return e->multi ? rt_cuda_ctx_make_current(e->ctx, err) : 0; /* the context's device again */
 }
 
 static const gemm_engine_ops cuda_ops = {
     .host_alloc = host_alloc,
+    .host_pin = host_pin,
     .host_free = host_free,
+    .share = share,
     .load_host = load_host,
     .load_peer = load_peer,
+    .load_remote = load_remote,
     .loads_begin = loads_begin,
-    .loads_end = loads_end,
-    .compute_begin = compute_begin,
+    .mark = mark,
+    .wait_peer = wait_peer,
     .gemm = tile_gemm,
     .compute_end = compute_end,
     .store_c = store_c,
