@@ -855,10 +855,11 @@ int gemm_tiled_create(const gemm_inputs *in, const gemm_plan *pl, int64_t t, voi
     s->max_sq = pl->b * pl->d * (pl->q - 1) + pl->c * pl->d * (pl->p - 1);
     const size_t ring_bytes = (size_t)(pl->b * pl->d + pl->c * pl->d) * s->tile_bytes;
     for (int r = 0; r < s->ring; ++r) {
-        s->rbuf[r] = ops->host_alloc(eng, ring_bytes);
+        /* One process receives nothing: no ring (it would be (b + c) d tiles per chunk). */
+        s->rbuf[r] = P > 1 ? ops->host_alloc(eng, ring_bytes) : NULL;
         s->rq[r] = xcalloc((size_t)s->max_rq, sizeof(MPI_Request), &bad);
         s->sq[r] = xcalloc((size_t)s->max_sq, sizeof(MPI_Request), &bad);
-        if (!s->rbuf[r] || (P > 1 && ops->host_pin(eng, s->rbuf[r], ring_bytes, err) != 0))
+        if (P > 1 && (!s->rbuf[r] || ops->host_pin(eng, s->rbuf[r], ring_bytes, err) != 0))
             bad = 1;
     }
     for (int f = 0; f < s->flight * pl->G; ++f) {

@@ -95,8 +95,12 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     gemm_plan plan;
     if (plan_of(inputs, p, env, &cfg, &plan, err) != 0)
         return -1;
-    /* The emulated GPUs have memories of their own: copies between them count as link bytes. */
-    return gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, 1, t, err);
+    /* The emulated GPUs have memories (and links) of their own: copies between them count as
+     * link bytes, spread over G of them. */
+    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, 1, t, err) != 0)
+        return -1;
+    t->devices = (int)cfg.gpus;
+    return 0;
 }
 
 static const rt_kernel_desc tiled_desc = {
