@@ -1,5 +1,7 @@
 #include "gemm_cuda_catalog.h"
 
+#include <string.h>
+
 #include "gemm_gpu_map.h"
 #include "gemm_params.h"
 
@@ -35,7 +37,8 @@ static const rt_cuda_catalog_entry catalog[] = {
      "on streams, lookahead",
      tiled_params, N_OF(tiled_params), "gemm"},
     {RT_GEMM_CUDA_CUBLAS,
-     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; one rank)",
+     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; on R ranks each "
+     "rank runs the whole product on its own GPU at once)",
      cublas_params, N_OF(cublas_params), "gemm"},
     {RT_GEMM_CUDA_CUBLASXT,
      "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library over one or all "
@@ -47,4 +50,20 @@ const rt_cuda_catalog_entry *rt_gemm_cuda_catalog(int *n)
 {
     *n = N_OF(catalog);
     return catalog;
+}
+
+int rt_gemm_cublas_mode_applies(const char *word, rt_precision prec)
+{
+    static const struct {
+        const char *word;
+        int fp32, fp64;
+    } modes[] = {{"default", 1, 1},
+                 {"pedantic", 1, 1},
+                 {"tf32", 1, 0},
+                 {"bf16x9", 1, 0},
+                 {"fp64_emulated", 0, 1}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        if (word && strcmp(word, modes[i].word) == 0)
+            return prec == RT_FP64 ? modes[i].fp64 : modes[i].fp32;
+    return -1;
 }

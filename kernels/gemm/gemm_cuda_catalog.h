@@ -4,6 +4,7 @@
 #define GEMM_CUDA_CATALOG_H
 
 #include "rt_cuda_catalog.h"
+#include "rt_matrix.h"
 
 #define RT_GEMM_CUDA_TILED    "gemm.cuda.tiled"
 #define RT_GEMM_CUDA_CUBLAS   "gemm.cuda.cublas"
@@ -18,5 +19,9 @@
 enum { RT_GEMM_CUDA_KIND_TILED = 0, RT_GEMM_CUDA_KIND_CUBLAS = 1, RT_GEMM_CUDA_KIND_CUBLASXT = 2 };
 
 const rt_cuda_catalog_entry *rt_gemm_cuda_catalog(int *n);
+
+/* Whether cuBLAS math mode `word` (a word of GEMM_CUBLAS_MATH_MODES) changes the products of
+ * precision prec: 1 or 0; -1 for a word outside the domain. */
+int rt_gemm_cublas_mode_applies(const char *word, rt_precision prec);
 
 #endif

@@ -1,11 +1,13 @@
-/* The library baselines of the gemm family, on one rank:
+/* The library baselines of the gemm family:
  *   gemm.cuda.cublas    A, B and C already in device memory, one cublasDgemm/Sgemm per execution
  *                       timed with events, in any of cuBLAS's math modes: the practical peak the
  *                       tiled kernel is measured against (the runner's minimum over repetitions is
- *                       the paper's "best of");
- *   gemm.cuda.cublasxt  A, B and C in pinned host memory, cublasXtDgemm/Sgemm on the rank's GPU or
- *                       all GPUs of the host (xt_gpus), block dimension xt_block: the library's
- *                       own tiling, timed end to end like gemm.cuda.tiled. */
+ *                       the paper's "best of"); on R ranks every rank runs the whole product on
+ *                       its own GPU at once (one GPU's rate with R busy; samples from each rank's
+ *                       own C);
+ *   gemm.cuda.cublasxt  one rank: A, B and C in pinned host memory, cublasXtDgemm/Sgemm on the
+ *                       rank's GPU or all GPUs of the host (xt_gpus), block dimension xt_block:
+ *                       the library's own tiling, timed end to end like gemm.cuda.tiled. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,12 +51,16 @@ static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_p
                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
 {
     const gemm_inputs *in = inputs;
-    if (env->nranks != 1) {
-        snprintf(why, whylen, "%s runs on one rank (a single-GPU baseline); this job has %d",
+    /* cuBLAS on R ranks: each rank multiplies the whole problem on its own GPU, all at once (the
+     * point's GFLOP/s is then one GPU's rate while R of them run: G x it is the bar of a G-rank
+     * tiled run, measured in the same run). cublasXt drives its devices from one process. */
+    const int xt = strcmp(self->name, RT_GEMM_CUDA_CUBLASXT) == 0;
+    if (xt && env->nranks != 1) {
+        snprintf(why, whylen, "%s runs on one rank (it drives its GPUs itself); this job has %d",
                  self->name, env->nranks);
         return RT_INFEASIBLE;
     }
-    if (strcmp(self->name, RT_GEMM_CUDA_CUBLASXT) == 0) {
+    if (xt) {
         const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLASXT);
         int64_t want = 0;
         int count = 0;
