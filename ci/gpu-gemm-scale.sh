@@ -5,10 +5,12 @@
 # hosts (H100 or H200): it counts the GPUs, skips what needs four on two, and names the host's
 # machine file (ci/gpu-machine.sh) so every point gets its roofline bound.
 #
-#   ci/gpu-gemm-scale.sh validate     build (unless build-gpu/ has rooftune), test, multi,
-#                                     sanitize, timeline: ~3-5 minutes of device time
-#   ci/gpu-gemm-scale.sh bar          bar-1xG, bar-Gx1, bar-ooc, summary: ~8-10 minutes on 4 GPUs
-#   ci/gpu-gemm-scale.sh bar-1xG summary   (any stages by name, in order)
+#   ci/gpu-gemm-scale.sh validate     build (incremental when build-gpu/ has rooftune), test, multi,
+#                                     sanitize, timeline: ~3-5 minutes of device time plus the build
+#   ci/gpu-gemm-scale.sh bar          bar-1xG, bar-Gx1, bar-ooc, summary: ~8-10 minutes on 4 GPUs,
+#                                     more than one 10-minute device call: give the stages in
+#                                     separate calls on the warm machine, e.g.
+#   ci/gpu-gemm-scale.sh bar-1xG      (~4 min), then  bar-Gx1  (~3 min), then  bar-ooc summary
 #
 # Stages:
 #   build      CMake Release with CUDA (sm_90) into build-gpu/ (ROOFTUNE_REBUILD=1 forces it)

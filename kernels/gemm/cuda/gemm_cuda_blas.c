@@ -86,6 +86,45 @@ static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_p
     return 0;
 }
 
+/* Host memory for a matrix: page-aligned, its pages first touched by the threads that fill it,
+ * then pinned (cudaHostRegister; cudaMallocHost would fault tens of GB in from one thread). */
+static void *host_matrix(size_t bytes)
+{
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
+static int host_pin(void *p, size_t bytes, const char *what, rt_err *err)
+{
+    const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (e == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    return rt_err_set(err, "pinning %zu bytes for %s (cudaHostRegister): %s", bytes, what,
+                      cudaGetErrorString(e));
+}
+
+static void host_release(void *p)
+{
+    if (!p)
+        return;
+    if (cudaHostUnregister(p) != cudaSuccess)
+        (void)cudaGetLastError(); /* never pinned: a setup that failed before */
+    free(p);
+}
+
+/* C poisoned with NaN (all bits set) in parallel, so an entry never written fails the gate. */
+static void poison(void *p, size_t bytes)
+{
+    const size_t strip = (size_t)1 << 24;
+    const int64_t n = (int64_t)((bytes + strip - 1) / strip);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const size_t at = (size_t)i * strip;
+        memset((char *)p + at, 0xFF, bytes - at < strip ? bytes - at : strip);
+    }
+}
+
 static void blas_teardown(void *state)
 {
     blas_state *s = state;
@@ -98,9 +137,9 @@ static void blas_teardown(void *state)
     if (s->have_xt)
         cublasXtDestroy(s->xth);
     if (s->xt) {
-        cudaFreeHost(s->a);
-        cudaFreeHost(s->b);
-        cudaFreeHost(s->c);
+        host_release(s->a);
+        host_release(s->b);
+        host_release(s->c);
     } else {
         rt_cuda_free(s->ctx, s->a);
         rt_cuda_free(s->ctx, s->b);
@@ -120,16 +159,6 @@ static void fill_matrix(const gemm_inputs *in, char which, int64_t rows, int64_t
     }
 }
 
-static int pinned(void **p, size_t bytes, const char *what, rt_err *err)
-{
-    const cudaError_t e = cudaMallocHost(p, bytes);
-    if (e != cudaSuccess) {
-        *p = NULL;
-        return rt_err_set(err, "pinning %zu bytes for %s: %s", bytes, what, cudaGetErrorString(e));
-    }
-    return 0;
-}
-
 static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, int xt,
                              blas_state **out, rt_err *err)
 {
@@ -146,11 +175,17 @@ static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, 
     const size_t ab = (size_t)(in->m * in->k) * s->elem, bb = (size_t)(in->k * in->n) * s->elem;
     const size_t cb = (size_t)(in->m * in->n) * s->elem;
     if (xt) {
-        if (pinned(&s->a, ab, "A", err) != 0 || pinned(&s->b, bb, "B", err) != 0 ||
-            pinned(&s->c, cb, "C", err) != 0)
-            return rt_err_prefix(err, "%s", self->name);
+        s->a = host_matrix(ab);
+        s->b = host_matrix(bb);
+        s->c = host_matrix(cb);
+        if (!s->a || !s->b || !s->c)
+            return rt_err_set(err, "%s: out of host memory for A, B and C", self->name);
         fill_matrix(in, 'A', in->m, in->k, s->a);
         fill_matrix(in, 'B', in->k, in->n, s->b);
+        poison(s->c, cb);
+        if (host_pin(s->a, ab, "A", err) != 0 || host_pin(s->b, bb, "B", err) != 0 ||
+            host_pin(s->c, cb, "C", err) != 0)
+            return rt_err_prefix(err, "%s", self->name);
         return 0;
     }
     int rc;
@@ -158,18 +193,21 @@ static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, 
         (rc = rt_cuda_alloc(s->ctx, &s->b, bb, "B", err)) != 0 ||
         (rc = rt_cuda_alloc(s->ctx, &s->c, cb, "C", err)) != 0)
         return rc;
-    void *h = NULL;
-    if (pinned(&h, ab > bb ? ab : bb, "the upload", err) != 0)
-        return rt_err_prefix(err, "%s", self->name);
+    const size_t hb = ab > bb ? ab : bb;
+    void *h = host_matrix(hb);
+    if (!h)
+        return rt_err_set(err, "%s: out of host memory for the upload", self->name);
     fill_matrix(in, 'A', in->m, in->k, h);
-    rc = rt_cuda_upload(s->ctx, s->a, h, ab, "A", err);
+    rc = host_pin(h, hb, "the upload", err);
+    if (rc == 0)
+        rc = rt_cuda_upload(s->ctx, s->a, h, ab, "A", err);
     if (rc == 0) {
         fill_matrix(in, 'B', in->k, in->n, h);
         rc = rt_cuda_upload(s->ctx, s->b, h, bb, "B", err);
     }
-    cudaFreeHost(h);
+    host_release(h);
     if (rc != 0)
-        return -1;
+        return rc == RT_INFEASIBLE ? rc : rt_err_prefix(err, "%s", self->name);
     if (rt_cuda_fill(s->ctx, s->c, 0xFF, cb, "C (NaN)", err) != 0)
         return -1;
     if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS)
