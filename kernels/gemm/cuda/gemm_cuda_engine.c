@@ -7,12 +7,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include "gemm_async.h"
 #include "rt_registry.h" /* RT_INFEASIBLE */
 
-/* Compute streams per logical GPU: a 1024 x 1024 tile product alone does not fill an H100, so the
- * products of different C tiles run side by side. C tile `slot` always goes to stream
- * slot mod GEMM_CUDA_STREAMS, so the updates of one tile stay in order. */
-#define GEMM_CUDA_STREAMS 4
+/* Compute streams per GPU (gemm_async.h): a 1024 x 1024 tile product alone does not fill an
+ * H100, so the products of different C tiles run side by side. */
+#define GEMM_CUDA_STREAMS GEMM_ASYNC_COMPUTE
 
 typedef struct lgpu {
     int device; /* physical device ordinal (the context's own with gpu_map = logical) */
@@ -23,8 +23,6 @@ typedef struct lgpu {
     cublasHandle_t blas[GEMM_CUDA_STREAMS]; /* one per stream: a handle's workspace is not shared */
     int n_blas;
     cudaEvent_t *ready;                       /* per slot: its last load */
-    int64_t *gen;                             /* per slot: loads into it so far */
-    int64_t *waited[GEMM_CUDA_STREAMS];       /* per compute stream and slot: the load it waited */
     cudaEvent_t *cdone, *cfree;               /* per C slot: last product; write-back done */
     cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk (ring of n_ev) and compute stream */
     cudaEvent_t *own, *loaded;                /* per chunk (ring): interprocess marks */
@@ -149,13 +147,7 @@ static int make_gpu(gemm_cuda_engine *e, int g, rt_err *err)
         CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
         L->n_blas = j + 1;
         CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
-        L->waited[j] = calloc((size_t)e->slots, sizeof *L->waited[j]);
-        if (!L->waited[j])
-            return rt_err_set(err, "gemm.cuda: out of memory");
     }
-    L->gen = calloc((size_t)e->slots, sizeof *L->gen);
-    if (!L->gen)
-        return rt_err_set(err, "gemm.cuda: out of memory");
     if (make_events(&L->ready, (int)e->slots, plain, &L->n_ready, err) != 0 ||
         make_events(&L->cdone, (int)e->c_slots, plain, NULL, err) != 0 ||
         make_events(&L->cfree, (int)e->c_slots, plain, &L->n_c, err) != 0)
@@ -188,7 +180,7 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
     e->c_slots = c_slots;
     e->tile_bytes = tile_bytes;
     e->prec = prec;
-    e->n_ev = 2 * lookahead + 3;
+    e->n_ev = gemm_async_ring(lookahead);
     e->node = MPI_COMM_NULL;
     e->g = calloc((size_t)gpus, sizeof *e->g);
     if (!e->g)
@@ -292,17 +284,14 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
         destroy_events(L->ready, L->n_ready);
         destroy_events(L->cdone, L->n_c);
         destroy_events(L->cfree, L->n_c);
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
             destroy_events(L->computed[j], L->computed[j] ? e->n_ev : 0);
-            free(L->waited[j]);
-        }
         destroy_events(L->own, L->own ? e->n_ev : 0);
         destroy_events(L->loaded, L->n_ring);
         if (L->h2d_mark)
             cudaEventDestroy(L->h2d_mark);
         if (L->p2p_mark)
             cudaEventDestroy(L->p2p_mark);
-        free(L->gen);
         for (int j = 0; j < L->n_blas; ++j)
             cublasDestroy(L->blas[j]);
         if (L->have_streams) {
@@ -324,16 +313,16 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
 /* Page-locked memory for the host side of the copies: plain memory the caller fills (its threads
  * touch the pages in parallel), registered afterwards; cudaMallocHost would fault every page of
  * a matrix of tens of GB in from one thread. */
-static void *host_alloc(void *eng, size_t bytes)
+static void *host_alloc(void *dev, size_t bytes)
 {
-    (void)eng;
+    (void)dev;
     const size_t page = 4096;
     return aligned_alloc(page, (bytes + page - 1) / page * page);
 }
 
-static int host_pin(void *eng, void *p, size_t bytes, rt_err *err)
+static int host_pin(void *dev, void *p, size_t bytes, rt_err *err)
 {
-    (void)eng;
+    (void)dev;
     const cudaError_t rc = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
     if (rc == cudaSuccess)
         return 0;
@@ -342,9 +331,9 @@ static int host_pin(void *eng, void *p, size_t bytes, rt_err *err)
                       bytes, cudaGetErrorString(rc));
 }
 
-static void host_free(void *eng, void *p)
+static void host_free(void *dev, void *p)
 {
-    (void)eng;
+    (void)dev;
     if (!p)
         return;
     if (cudaHostUnregister(p) != cudaSuccess)
@@ -359,9 +348,9 @@ static size_t export_bytes(const gemm_cuda_engine *e)
            2 * (size_t)e->n_ev * sizeof(cudaIpcEventHandle_t);
 }
 
-static int share(void *eng, MPI_Comm node, rt_err *err)
+static int share(void *dev, MPI_Comm node, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
     MPI_Comm_rank(node, &e->me);
     MPI_Comm_size(node, &e->n_node);
     const size_t per = export_bytes(e), mine = per * (size_t)e->gpus;
@@ -430,13 +419,13 @@ static int share(void *eng, MPI_Comm node, rt_err *err)
                 const cudaError_t c =
                     cudaIpcOpenMemHandle(&ptr, mh, cudaIpcMemLazyEnablePeerAccess);
                 if (c != cudaSuccess) {
-                    int dev = -1;
-                    memcpy(&dev, p, sizeof(int));
+                    int where = -1;
+                    memcpy(&where, p, sizeof(int));
                     rc =
                         rt_err_set(err,
                                    "gemm.cuda: opening node rank %d's GPU %d (device %d) on device "
                                    "%d (cudaIpcOpenMemHandle): %s",
-                                   r, h, dev, e->g[g].device, cudaGetErrorString(c));
+                                   r, h, where, e->g[g].device, cudaGetErrorString(c));
                     break;
                 }
                 e->rmem[g][(size_t)r * (size_t)e->gpus + (size_t)h] = ptr;
@@ -467,48 +456,102 @@ static int share(void *eng, MPI_Comm node, rt_err *err)
     return rc;
 }
 
-/* A load into GPU g's slot on `stream` happened: products that read the slot wait for it. */
-static int loaded_into(gemm_cuda_engine *e, int g, int64_t slot, cudaStream_t stream, rt_err *err)
+static cudaStream_t stream_of(gemm_cuda_engine *e, int g, int st)
 {
     lgpu *L = &e->g[g];
-    L->gen[slot]++;
-    CK(cudaEventRecord(L->ready[slot], stream), "recording a tile's load");
+    switch (st) {
+    case GEMM_ST_H2D: return L->h2d;
+    case GEMM_ST_P2P: return L->p2p;
+    case GEMM_ST_D2H: return L->d2h;
+    case GEMM_ST_JOIN: return L->join;
+    default: return L->compute[st - GEMM_ST_COMPUTE];
+    }
+}
+
+/* The CUDA event of a gemm_async event (a node peer's: opened from its IPC handle). */
+static cudaEvent_t event_of(gemm_cuda_engine *e, gemm_ev ev)
+{
+    if (ev.peer >= 0) {
+        const cudaEvent_t *r = ev.kind == GEMM_EV_OWN ? e->r_own : e->r_loaded;
+        return r ? r[((size_t)ev.peer * (size_t)e->gpus + (size_t)ev.g) * (size_t)e->n_ev +
+                     (size_t)ev.index]
+                 : NULL;
+    }
+    lgpu *L = &e->g[ev.g];
+    switch (ev.kind) {
+    case GEMM_EV_READY: return L->ready[ev.index];
+    case GEMM_EV_CDONE: return L->cdone[ev.index];
+    case GEMM_EV_CFREE: return L->cfree[ev.index];
+    case GEMM_EV_COMPUTED:
+        return L->computed[ev.index % GEMM_CUDA_STREAMS][ev.index / GEMM_CUDA_STREAMS];
+    case GEMM_EV_OWN: return L->own[ev.index];
+    case GEMM_EV_LOADED: return L->loaded[ev.index];
+    case GEMM_EV_H2D_MARK: return L->h2d_mark;
+    default: return L->p2p_mark;
+    }
+}
+
+static int record(void *dev, int g, int st, gemm_ev ev, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    if (on_device(e, g, err) != 0)
+        return -1;
+    CK(cudaEventRecord(event_of(e, ev), stream_of(e, g, st)), "recording an event");
     return 0;
 }
 
-static int load_host(void *eng, int g, int64_t slot, const void *src, size_t bytes, rt_err *err)
+static int wait(void *dev, int g, int st, gemm_ev ev, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
+    const cudaEvent_t x = event_of(e, ev);
+    if (!x)
+        return rt_err_set(err, "gemm.cuda: node rank %d's events are not open here", ev.peer);
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice, e->g[g].h2d),
-       "copying a tile to the GPU");
-    return loaded_into(e, g, slot, e->g[g].h2d, err);
+    CK(cudaStreamWaitEvent(stream_of(e, g, st), x, 0), "ordering a stream after an event");
+    return 0;
 }
 
-static int load_peer(void *eng, int g, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
-                     rt_err *err)
+static int host_wait(void *dev, gemm_ev ev, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    lgpu *src = &e->g[src_g], *L = &e->g[g];
+    gemm_cuda_engine *e = dev;
+    CK(cudaEventSynchronize(event_of(e, ev)), "waiting for copies");
+    return 0;
+}
+
+static int h2d(void *dev, int g, int st, int64_t slot, const void *src, size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaStreamWaitEvent(L->p2p, src->ready[src_slot], 0), "ordering a peer copy");
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice,
+                       stream_of(e, g, st)),
+       "copying a tile to the GPU");
+    return 0;
+}
+
+static int d2d(void *dev, int g, int st, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
+               rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    const lgpu *src = &e->g[src_g], *L = &e->g[g];
+    if (on_device(e, g, err) != 0)
+        return -1;
     if (src->device != L->device)
         CK(cudaMemcpyPeerAsync(slot_ptr(e, g, slot), L->device, slot_ptr(e, src_g, src_slot),
-                               src->device, bytes, L->p2p),
+                               src->device, bytes, stream_of(e, g, st)),
            "copying a tile between devices");
     else
         CK(cudaMemcpyAsync(slot_ptr(e, g, slot), slot_ptr(e, src_g, src_slot), bytes,
-                           cudaMemcpyDeviceToDevice, L->p2p),
+                           cudaMemcpyDeviceToDevice, stream_of(e, g, st)),
            "copying a tile between GPUs");
-    return loaded_into(e, g, slot, L->p2p, err);
+    return 0;
 }
 
-static int load_remote(void *eng, int g, int64_t slot, int peer, int src_g, int64_t src_slot,
-                       size_t bytes, rt_err *err)
+static int pull(void *dev, int g, int st, int64_t slot, int peer, int src_g, int64_t src_slot,
+                size_t bytes, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
     char *base = e->rmem && e->rmem[g] && peer >= 0 && peer < e->n_node && src_g < e->gpus
                      ? e->rmem[g][(size_t)peer * (size_t)e->gpus + (size_t)src_g]
                      : NULL;
@@ -517,100 +560,29 @@ static int load_remote(void *eng, int g, int64_t slot, int peer, int src_g, int6
     if (on_device(e, g, err) != 0)
         return -1;
     CK(cudaMemcpyAsync(slot_ptr(e, g, slot), base + (size_t)src_slot * e->tile_bytes, bytes,
-                       cudaMemcpyDefault, e->g[g].p2p),
+                       cudaMemcpyDefault, stream_of(e, g, st)),
        "copying a tile from a node peer's GPU");
-    return loaded_into(e, g, slot, e->g[g].p2p, err);
-}
-
-/* The streams that write GPU g's slots wait for `ev`. */
-static int loads_wait(gemm_cuda_engine *e, int g, cudaEvent_t ev, rt_err *err)
-{
-    CK(cudaStreamWaitEvent(e->g[g].h2d, ev, 0), "ordering copies");
-    CK(cudaStreamWaitEvent(e->g[g].p2p, ev, 0), "ordering copies");
     return 0;
 }
 
-static int loads_begin(void *eng, int g, int64_t after, rt_err *err)
+static int d2h(void *dev, int g, int st, void *dst, int64_t slot, size_t bytes, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    if (after < 0)
-        return 0;
+    gemm_cuda_engine *e = dev;
     if (on_device(e, g, err) != 0)
         return -1;
-    const int i = (int)(after % e->n_ev);
-    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-        if (loads_wait(e, g, e->g[g].computed[j][i], err) != 0)
-            return -1;
-    for (int h = 0; h < e->gpus; ++h)
-        if (h != g && loads_wait(e, g, e->g[h].loaded[i], err) != 0)
-            return -1;
+    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, slot), bytes, cudaMemcpyDeviceToHost,
+                       stream_of(e, g, st)),
+       "copying a C tile to the host");
     return 0;
 }
 
-static int mark(void *eng, int64_t s, int what, rt_err *err)
+static int tile_gemm(void *dev, int g, int st, int64_t cslot, int64_t aslot, int64_t bslot,
+                     int64_t m, int64_t n, int64_t k, int accumulate, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    const int i = (int)(s % e->n_ev);
-    for (int g = 0; g < e->gpus; ++g) {
-        lgpu *L = &e->g[g];
-        if (on_device(e, g, err) != 0)
-            return -1;
-        CK(cudaEventRecord(L->h2d_mark, L->h2d), "marking copies");
-        CK(cudaEventRecord(L->p2p_mark, L->p2p), "marking copies");
-        CK(cudaStreamWaitEvent(L->join, L->h2d_mark, 0), "joining copies");
-        CK(cudaStreamWaitEvent(L->join, L->p2p_mark, 0), "joining copies");
-        CK(cudaEventRecord(what == GEMM_MARK_OWN ? L->own[i] : L->loaded[i], L->join),
-           "marking copies");
-    }
-    return 0;
-}
-
-static int wait_peer(void *eng, int peer, int64_t s, int what, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    if (!e->shared || peer < 0 || peer >= e->n_node || peer == e->me)
-        return rt_err_set(err, "gemm.cuda: node rank %d is not an ipc peer here", peer);
-    const cudaEvent_t *ev = what == GEMM_MARK_OWN ? e->r_own : e->r_loaded;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int h = 0; h < e->gpus; ++h) {
-            const cudaEvent_t x =
-                ev[((size_t)peer * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev +
-                   (size_t)(s % e->n_ev)];
-            if (what == GEMM_MARK_OWN)
-                CK(cudaStreamWaitEvent(e->g[g].p2p, x, 0), "ordering a pull after a peer's loads");
-            else if (loads_wait(e, g, x, err) != 0)
-                return -1;
-        }
-    }
-    return 0;
-}
-
-/* Compute stream j of GPU g waits for the last load into `slot`, once per load. */
-static int wait_slot(gemm_cuda_engine *e, int g, int j, int64_t slot, rt_err *err)
-{
-    lgpu *L = &e->g[g];
-    if (L->waited[j][slot] == L->gen[slot])
-        return 0;
-    CK(cudaStreamWaitEvent(L->compute[j], L->ready[slot], 0), "ordering a product after its tiles");
-    L->waited[j][slot] = L->gen[slot];
-    return 0;
-}
-
-static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bslot, int64_t m,
-                     int64_t n, int64_t k, int accumulate, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
     if (on_device(e, g, err) != 0)
         return -1;
-    const int j = (int)(cslot % GEMM_CUDA_STREAMS);
-    lgpu *L = &e->g[g];
-    if (wait_slot(e, g, j, aslot, err) != 0 || wait_slot(e, g, j, bslot, err) != 0)
-        return -1;
-    if (!accumulate) /* the slot's previous C tile must be back in host memory */
-        CK(cudaStreamWaitEvent(L->compute[j], L->cfree[cslot], 0), "ordering after a write-back");
-    const cublasHandle_t h = L->blas[j];
+    const cublasHandle_t h = e->g[g].blas[st - GEMM_ST_COMPUTE];
     if (e->prec == RT_FP64) {
         const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
         CKB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
@@ -629,76 +601,32 @@ static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bsl
     return 0;
 }
 
-static int compute_end(void *eng, int64_t s, rt_err *err)
+static int finish(void *dev, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaEventRecord(e->g[g].computed[j][s % e->n_ev], e->g[g].compute[j]),
-               "recording products");
-    }
-    return 0;
-}
-
-static int store_c(void *eng, int g, int64_t cslot, void *dst, size_t bytes, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    lgpu *L = &e->g[g];
-    if (on_device(e, g, err) != 0)
-        return -1;
-    CK(cudaEventRecord(L->cdone[cslot], L->compute[cslot % GEMM_CUDA_STREAMS]),
-       "recording a C tile's last product");
-    CK(cudaStreamWaitEvent(L->d2h, L->cdone[cslot], 0), "ordering a write-back");
-    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost, L->d2h),
-       "copying a C tile to the host");
-    CK(cudaEventRecord(L->cfree[cslot], L->d2h), "recording a write-back");
-    return 0;
-}
-
-static int loads_done(void *eng, int64_t s, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
     for (int g = 0; g < e->gpus; ++g)
-        CK(cudaEventSynchronize(e->g[g].loaded[s % e->n_ev]), "waiting for copies");
-    return 0;
-}
-
-static int finish(void *eng, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        lgpu *L = &e->g[g];
-        CK(cudaStreamSynchronize(L->h2d), "finishing copies");
-        CK(cudaStreamSynchronize(L->p2p), "finishing copies");
-        CK(cudaStreamSynchronize(L->join), "finishing copies");
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaStreamSynchronize(L->compute[j]), "finishing products");
-        CK(cudaStreamSynchronize(L->d2h), "finishing write-backs");
-    }
+        for (int st = 0; st < GEMM_ST_N; ++st)
+            CK(cudaStreamSynchronize(stream_of(e, g, st)), "finishing the GPU's streams");
     return e->multi ? rt_cuda_ctx_make_current(e->ctx, err) : 0; /* the context's device again */
 }
 
-static const gemm_engine_ops cuda_ops = {
+static const gemm_async_dev cuda_dev = {
     .host_alloc = host_alloc,
     .host_pin = host_pin,
     .host_free = host_free,
     .share = share,
-    .load_host = load_host,
-    .load_peer = load_peer,
-    .load_remote = load_remote,
-    .loads_begin = loads_begin,
-    .mark = mark,
-    .wait_peer = wait_peer,
+    .record = record,
+    .wait = wait,
+    .host_wait = host_wait,
+    .h2d = h2d,
+    .d2d = d2d,
+    .pull = pull,
+    .d2h = d2h,
     .gemm = tile_gemm,
-    .compute_end = compute_end,
-    .store_c = store_c,
-    .loads_done = loads_done,
     .finish = finish,
 };
 
-const gemm_engine_ops *gemm_cuda_engine_ops(void)
+const gemm_async_dev *gemm_cuda_engine_dev(void)
 {
-    return &cuda_ops;
+    return &cuda_dev;
 }

@@ -17,6 +17,7 @@ typedef struct cuda_tiled {
     gemm_plan plan;
     gemm_gpu_map map;
     gemm_cuda_engine *eng;
+    gemm_async *async; /* the engine's streams and events over eng */
     gemm_tiled *drv;
     rt_cuda_ctx *ctx;
 } cuda_tiled;
@@ -150,6 +151,7 @@ static void tiled_teardown(void *state)
     rt_err ignored;
     (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
     gemm_tiled_free(s->drv); /* frees pinned host memory through the engine's ops */
+    gemm_async_free(s->async);
     gemm_cuda_engine_free(s->eng);
     free(s);
 }
@@ -174,8 +176,11 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
                                      gemm_tiled_slots(&s->plan), s->plan.b * s->plan.cg, tile_bytes,
                                      in->prec, s->plan.l, &s->eng, err);
     }
+    if (rc == 0)
+        rc = gemm_async_create(gemm_cuda_engine_dev(), s->eng, (int)cfg.gpus,
+                               gemm_tiled_slots(&s->plan), s->plan.l, &s->async, err);
     if (rc == 0 && gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
-                                     gemm_cuda_engine_ops(), s->eng, &s->drv, err) != 0)
+                                     gemm_async_ops(), s->async, &s->drv, err) != 0)
         rc = rt_err_prefix(err, KNAME);
     /* Every rank agrees (one whose setup failed takes no part in what follows), then, with ipc,
      * the node's processes map each other's slots. */
