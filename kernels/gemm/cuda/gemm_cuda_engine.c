@@ -256,7 +256,7 @@ static void unshare(gemm_cuda_engine *e)
     (void)MPI_Barrier(e->node);
 }
 
-void gemm_cuda_engine_free(gemm_cuda_engine *e)
+void gemm_cuda_engine_drain(gemm_cuda_engine *e)
 {
     if (!e)
         return;
@@ -275,6 +275,15 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
         for (int j = 0; j < L->n_compute; ++j)
             cudaStreamSynchronize(L->compute[j]);
     }
+    (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
+}
+
+void gemm_cuda_engine_free(gemm_cuda_engine *e)
+{
+    if (!e)
+        return;
+    rt_err ignored;
+    gemm_cuda_engine_drain(e);
     if (e->shared)
         unshare(e);
     for (int g = 0; e->g && g < e->gpus; ++g) {

@@ -31,6 +31,9 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
 /* Distinct devices the GPUs are on; whether every pair of them has peer access (1 with one). */
 int gemm_cuda_engine_devices(const gemm_cuda_engine *e);
 int gemm_cuda_engine_peer_access(const gemm_cuda_engine *e);
+/* Waits for everything issued on the GPUs' streams (errors ignored): before host memory they may
+ * still copy from or to is freed, e.g. after an execution that failed halfway. */
+void gemm_cuda_engine_drain(gemm_cuda_engine *e);
 /* With ipc, collective over the node it was shared on (importers unmap, then a barrier, then the
  * memory is freed): every rank of the node tears its point down together. */
 void gemm_cuda_engine_free(gemm_cuda_engine *e);

@@ -150,7 +150,8 @@ static void tiled_teardown(void *state)
         return;
     rt_err ignored;
     (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
-    gemm_tiled_free(s->drv); /* frees pinned host memory through the engine's ops */
+    gemm_cuda_engine_drain(s->eng); /* no copy in flight to or from the host memory freed next */
+    gemm_tiled_free(s->drv);        /* frees pinned host memory through the engine's ops */
     gemm_async_free(s->async);
     gemm_cuda_engine_free(s->eng);
     free(s);
