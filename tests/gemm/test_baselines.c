@@ -1,10 +1,12 @@
 /* Issue 33: the GEMM baselines of every paper config are tuned as hard as ours. A gemm.cuda.cublas
  * entry sweeps every cuBLAS math mode that changes the products of the config's precisions
  * (rt_gemm_cublas_mode_applies: tf32 and bf16x9 for FP32, fp64_emulated for FP64, default and
- * pedantic for both); a gemm.cuda.cublasxt entry sweeps the block dimension (three sizes or more
- * beside the library's default) over all the GPUs of the host (xt_gpus 0, or counts of two or
- * more). Ratios then use the best verified baseline point. Configs written to leave a mode, the
- * block sweep or the GPUs out prove that the check fires.
+ * pedantic for both; the configs list the others too, infeasible at no cost, as the tests of all
+ * families' baselines ask for every value of a library's option); a gemm.cuda.cublasxt entry
+ * sweeps the block dimension (three sizes or more beside the library's default: an integer range,
+ * which a check of enumerated options does not ask for) over all the GPUs of the host (xt_gpus 0,
+ * or counts of two or more). Ratios then use the best verified baseline point. Configs written to
+ * leave a mode, the block sweep or the GPUs out prove that the check fires.
  * Args: the paper configs' folder, a scratch folder. */
 #include <dirent.h>
 #include <stdio.h>

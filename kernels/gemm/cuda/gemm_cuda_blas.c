@@ -55,6 +55,20 @@ static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_p
      * point's GFLOP/s is then one GPU's rate while R of them run: G x it is the bar of a G-rank
      * tiled run, measured in the same run). cublasXt drives its devices from one process. */
     const int xt = strcmp(self->name, RT_GEMM_CUDA_CUBLASXT) == 0;
+    /* A math mode that does not touch this precision's products would time the default again:
+     * infeasible, saying so, at no cost (configs list every mode for every precision). */
+    if (!xt) {
+        const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLAS);
+        char mode[16];
+        if (rt_schema_str(e->params, e->n_params, self->name, p, "math_mode", mode, sizeof mode,
+                          err) != 0)
+            return -1;
+        if (rt_gemm_cublas_mode_applies(mode, in->prec) == 0) {
+            snprintf(why, whylen, "math_mode %s does not change %s products (the same as default)",
+                     mode, in->prec == RT_FP64 ? "FP64" : "FP32");
+            return RT_INFEASIBLE;
+        }
+    }
     if (xt && env->nranks != 1) {
         snprintf(why, whylen, "%s runs on one rank (it drives its GPUs itself); this job has %d",
                  self->name, env->nranks);
