@@ -28,14 +28,17 @@
 #              why), on all GPUs
 #   summary    the bar's ratios from the stores (ci/gemm-bar.sql) into $OUT/gemm-bar-summary.txt
 #
-# Logs and small stores go to $OUT (default results/gpu-gemm/), the bar's stores to
+# Logs and small stores go to build-gpu/gemm-work/ (ignored by git), the bar's stores to
 # results/baselines/<host>/ (h100, h100-x2, h100-x4, h200-x2, ...; ROOFTUNE_DEVICE_DIR overrides),
-# each bar store new (a previous one of the same name is removed first) unless ROOFTUNE_RESUME=1;
-# everything comes back as $OUT/gemm-<stages>.tgz (the device tool returns 8 files at most).
+# each bar store new (a previous one of the same name is removed first) unless ROOFTUNE_RESUME=1.
+# $OUT (default build-gpu/gemm-out/) gets three files only, since the device tool returns 8 at
+# most: gpu-gemm.log, gemm-<stages>.tgz (the work folder) and gemm-bar-stores.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-results/gpu-gemm}
-mkdir -p "$out"
+out=${OUT:-build-gpu/gemm-out}
+work=build-gpu/gemm-work
+rm -rf "$work" # each call's archive holds that call's logs only
+mkdir -p "$out" "$work"
 stages=""
 for s in ${*:-validate}; do
   case $s in
@@ -50,7 +53,7 @@ if [ -d .devkit/debs ]; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
-log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-gemm.log"; }
+log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$work/gpu-gemm.log"; }
 RT=build-gpu/rooftune
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 gname=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
@@ -66,7 +69,7 @@ mkdir -p "$base"
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
 cores=$(nproc)
 log "gpu-gemm-scale: $ngpu x $gname ($gmib MiB each), host $((host_kib / 1048576)) GiB, $cores cores; machine $machine; stores in $base; stages: $stages"
-nvidia-smi topo -m >>"$out/gpu-gemm.log" 2>&1
+nvidia-smi topo -m >>"$work/gpu-gemm.log" 2>&1
 
 # mpirun NP CMD...: NP ranks, each with its share of the cores for OpenMP (the host fills).
 mpirun_np() {
@@ -103,29 +106,29 @@ for s in $stages; do
   build)
     if [ -x "$RT" ] && [ "${ROOFTUNE_REBUILD:-0}" != 1 ]; then
       log "build: incremental ($RT exists)"
-      cmake --build build-gpu -j"$cores" >"$out/build.log" 2>&1 || { log "build FAILED"; tail -40 "$out/build.log"; exit 1; }
+      cmake --build build-gpu -j"$cores" >"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; exit 1; }
     else
       log "build"
       cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
-        -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$out/build.log" 2>&1 &&
-        cmake --build build-gpu -j"$cores" >>"$out/build.log" 2>&1 || { log "build FAILED"; tail -40 "$out/build.log"; exit 1; }
+        -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$work/build.log" 2>&1 &&
+        cmake --build build-gpu -j"$cores" >>"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; exit 1; }
     fi
     ;;
   test)
     log "ctest -R gemm"
-    (cd build-gpu && timeout "$budget" ctest -R gemm -j4 --timeout 400 --output-on-failure 2>&1) >"$out/ctest-gemm.log"
-    grep -E "tests passed|tests failed|\(Failed\)|Not Run|\*\*\*|FAIL|gemm gpu np" "$out/ctest-gemm.log" | tail -20 | tee -a "$out/gpu-gemm.log"
+    (cd build-gpu && timeout "$budget" ctest -R gemm -j4 --timeout 400 --output-on-failure 2>&1) >"$work/ctest-gemm.log"
+    grep -E "tests passed|tests failed|\(Failed\)|Not Run|\*\*\*|FAIL|gemm gpu np" "$work/ctest-gemm.log" | tail -20 | tee -a "$work/gpu-gemm.log"
     ;;
   multi)
     for np in 1 2 4; do
       [ "$np" -le "$ngpu" ] || { log "multi np $np: skipped ($ngpu GPUs)"; continue; }
-      db="$out/gemm-gpu-multi-np$np.db"
+      db="$work/gemm-gpu-multi-np$np.db"
       rm -f "$db"
       log "multi: mpirun -np $np configs/ci/gemm-gpu-multi.yaml"
       mpirun_np "$np" $RT run configs/ci/gemm-gpu-multi.yaml --db "$db" --set "machine=$machine" \
-        >"$out/gemm-gpu-multi-np$np.log" 2>&1
-      log "multi np $np exit $?: $(grep '^summary' "$out/gemm-gpu-multi-np$np.log")"
-      bash tests/gemm/check_gemm_store.sh "$db" "multi np $np" 2>&1 | tee -a "$out/gpu-gemm.log"
+        >"$work/gemm-gpu-multi-np$np.log" 2>&1
+      log "multi np $np exit $?: $(grep '^summary' "$work/gemm-gpu-multi-np$np.log")"
+      bash tests/gemm/check_gemm_store.sh "$db" "multi np $np" 2>&1 | tee -a "$work/gpu-gemm.log"
       check_multi "$db" "multi np $np" "$np"
     done
     ;;
@@ -135,14 +138,14 @@ for s in $stages; do
       continue
     fi
     log "compute-sanitizer memcheck, 2 ranks: configs/ci/gemm-gpu-sanitize.yaml"
-    rm -f "$out"/gemm-memcheck.*
+    rm -f "$work"/gemm-memcheck.*
     mpirun_np 2 compute-sanitizer --tool memcheck --error-exitcode 9 \
-      --log-file "$out/gemm-memcheck.rank%q{OMPI_COMM_WORLD_RANK}.log" \
-      $RT run configs/ci/gemm-gpu-sanitize.yaml --db "$out/gemm-memcheck.db" --set "machine=$machine" \
-      >"$out/gemm-memcheck.log" 2>&1
-    log "memcheck exit $? (9: errors found): $(grep '^summary' "$out/gemm-memcheck.log")"
-    grep -h "ERROR SUMMARY" "$out"/gemm-memcheck.rank*.log | tee -a "$out/gpu-gemm.log"
-    bash tests/gemm/check_gemm_store.sh "$out/gemm-memcheck.db" "memcheck np 2" 2>&1 | tee -a "$out/gpu-gemm.log"
+      --log-file "$work/gemm-memcheck.rank%q{OMPI_COMM_WORLD_RANK}.log" \
+      $RT run configs/ci/gemm-gpu-sanitize.yaml --db "$work/gemm-memcheck.db" --set "machine=$machine" \
+      >"$work/gemm-memcheck.log" 2>&1
+    log "memcheck exit $? (9: errors found): $(grep '^summary' "$work/gemm-memcheck.log")"
+    grep -h "ERROR SUMMARY" "$work"/gemm-memcheck.rank*.log | tee -a "$work/gpu-gemm.log"
+    bash tests/gemm/check_gemm_store.sh "$work/gemm-memcheck.db" "memcheck np 2" 2>&1 | tee -a "$work/gpu-gemm.log"
     ;;
   timeline)
     if ! command -v nsys >/dev/null || [ "$ngpu" -lt 2 ]; then
@@ -150,21 +153,21 @@ for s in $stages; do
       continue
     fi
     log "nsys timeline: configs/ci/gemm-gpu-timeline.yaml"
-    rm -f "$out"/gemm-timeline.*
+    rm -f "$work"/gemm-timeline.*
     timeout "$budget" nsys profile --trace=cuda,osrt --force-overwrite=true \
-      -o "$out/gemm-timeline" $RT run configs/ci/gemm-gpu-timeline.yaml \
-      --db "$out/gemm-timeline.db" --set "machine=$machine" >"$out/gemm-timeline.log" 2>&1
-    log "nsys exit $?: $(grep '^summary' "$out/gemm-timeline.log")"
-    nsys stats --report cuda_gpu_sum --format csv -o "$out/gemm-timeline" "$out/gemm-timeline.nsys-rep" \
+      -o "$work/gemm-timeline" $RT run configs/ci/gemm-gpu-timeline.yaml \
+      --db "$work/gemm-timeline.db" --set "machine=$machine" >"$work/gemm-timeline.log" 2>&1
+    log "nsys exit $?: $(grep '^summary' "$work/gemm-timeline.log")"
+    nsys stats --report cuda_gpu_sum --format csv -o "$work/gemm-timeline" "$work/gemm-timeline.nsys-rep" \
       >/dev/null 2>&1 || true
     ;;
   bar-1xG)
     fresh "$base/gemm-bar-1xG.db"
     log "bar: 1 process x G GPUs (configs/paper/gemm-bar-1xG.yaml)"
     OMP_NUM_THREADS=$cores timeout "$budget" $RT run configs/paper/gemm-bar-1xG.yaml \
-      --db "$base/gemm-bar-1xG.db" --set "machine=$machine" >"$out/gemm-bar-1xG.log" 2>&1
-    log "bar-1xG exit $?: $(grep -E '^summary' "$out/gemm-bar-1xG.log")"
-    bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-1xG.db" "bar 1xG" 2>&1 | tee -a "$out/gpu-gemm.log"
+      --db "$base/gemm-bar-1xG.db" --set "machine=$machine" >"$work/gemm-bar-1xG.log" 2>&1
+    log "bar-1xG exit $?: $(grep -E '^summary' "$work/gemm-bar-1xG.log")"
+    bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-1xG.db" "bar 1xG" 2>&1 | tee -a "$work/gpu-gemm.log"
     ;;
   bar-Gx1)
     for np in 2 4; do
@@ -173,9 +176,9 @@ for s in $stages; do
       fresh "$db"
       log "bar: $np processes x 1 GPU (configs/paper/gemm-bar-Gx1.yaml)"
       mpirun_np "$np" $RT run configs/paper/gemm-bar-Gx1.yaml --db "$db" --set "machine=$machine" \
-        >"$out/gemm-bar-Gx1-np$np.log" 2>&1
-      log "bar-Gx1 np $np exit $?: $(grep -E '^summary' "$out/gemm-bar-Gx1-np$np.log")"
-      bash tests/gemm/check_gemm_store.sh "$db" "bar Gx1 np $np" 2>&1 | tee -a "$out/gpu-gemm.log"
+        >"$work/gemm-bar-Gx1-np$np.log" 2>&1
+      log "bar-Gx1 np $np exit $?: $(grep -E '^summary' "$work/gemm-bar-Gx1-np$np.log")"
+      bash tests/gemm/check_gemm_store.sh "$db" "bar Gx1 np $np" 2>&1 | tee -a "$work/gpu-gemm.log"
     done
     ;;
   bar-ooc)
@@ -193,27 +196,28 @@ for s in $stages; do
     log "bar: out of core, N = $n ($((need / 1000000000)) GB against $((agg / 1000000000)) GB of GPU memory), $ngpu GPUs"
     OMP_NUM_THREADS=$cores timeout "$budget" $RT run configs/paper/gemm-bar-ooc.yaml \
       --db "$base/gemm-bar-ooc.db" --set "machine=$machine" --set "problem.N=[32768,$n]" \
-      --set "kernels.1.params.gpus=[$ngpu]" >"$out/gemm-bar-ooc.log" 2>&1
-    log "bar-ooc exit $?: $(grep -E '^summary' "$out/gemm-bar-ooc.log")"
-    bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-ooc.db" "bar ooc" 2>&1 | tee -a "$out/gpu-gemm.log"
+      --set "kernels.1.params.gpus=[$ngpu]" >"$work/gemm-bar-ooc.log" 2>&1
+    log "bar-ooc exit $?: $(grep -E '^summary' "$work/gemm-bar-ooc.log")"
+    bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-ooc.db" "bar ooc" 2>&1 | tee -a "$work/gpu-gemm.log"
     ;;
   summary)
     log "summary of the bar (ci/gemm-bar.sql)"
-    : >"$out/gemm-bar-summary.txt"
+    : >"$work/gemm-bar-summary.txt"
     for db in "$base"/gemm-bar-*.db; do
       [ -f "$db" ] || continue
-      echo "== $db" >>"$out/gemm-bar-summary.txt"
-      sqlite3 -batch -header -column "$db" <ci/gemm-bar.sql >>"$out/gemm-bar-summary.txt" 2>&1
+      echo "== $db" >>"$work/gemm-bar-summary.txt"
+      sqlite3 -batch -header -column "$db" <ci/gemm-bar.sql >>"$work/gemm-bar-summary.txt" 2>&1
     done
-    cat "$out/gemm-bar-summary.txt" | tee -a "$out/gpu-gemm.log"
+    cat "$work/gemm-bar-summary.txt" | tee -a "$work/gpu-gemm.log"
     ;;
   *) log "unknown stage $s" ;;
   esac
 done
-# Everything small comes back as one archive; nsys reports and stores are compressed with it.
+# Everything comes back in three files (the device tool returns 8 at most).
 name=$(echo "$stages" | tr ' ' '-' | cut -c1-60)
-tar czf "$out/gemm-$name.tgz" --exclude='*.tgz' -C "$out" . 2>/dev/null
+tar czf "$out/gemm-$name.tgz" -C "$work" . 2>/dev/null
 if ls "$base"/gemm-bar-*.db >/dev/null 2>&1; then
   tar czf "$out/gemm-bar-stores.tgz" "$base"/gemm-bar-*.db
 fi
 log "done"
+cp "$work/gpu-gemm.log" "$out/gpu-gemm.log"
