@@ -26,7 +26,8 @@
 #   bar-ooc    configs/paper/gemm-bar-ooc.yaml with N the smallest multiple of 4096 whose A, B, C
 #              exceed all the GPUs' memory, when the host's memory holds them (else skipped, saying
 #              why), on all GPUs
-#   summary    the bar's ratios from the stores (ci/gemm-bar.sql) into $OUT/gemm-bar-summary.txt
+#   summary    the bar's ratios from the stores (ci/gemm-bar.sql) into gemm-bar-summary.txt (in
+#              the archive; also printed to gpu-gemm.log)
 #
 # Logs and small stores go to build-gpu/gemm-work/ (ignored by git), the bar's stores to
 # results/baselines/<host>/ (h100, h100-x2, h100-x4, h200-x2, ...; ROOFTUNE_DEVICE_DIR overrides),
