@@ -186,7 +186,7 @@ void sptrsv_ppoint_part_traffic(const sptrsv_factor *f, const sptrsv_pplan *p, i
             t->bytes[RT_LEVEL_DRAM] += step_compulsory(f, p, p->task_step[i]);
         }
     }
-    t->overlapped = 1; /* blocks write into other GPUs while others read L: max, not sum */
+    t->overlap = 1; /* blocks write into other GPUs while others read L: max, not sum */
     for (int64_t s = 0; s < ns; ++s) {
         const double msg = 8.0 * (double)(sptrsv_ncols(f, s) * k) + 8.0;
         if (p->home[s] == part) {

@@ -124,7 +124,7 @@ static void test_link_bound(const char *machine_path)
     RT_CHECK_MSG(fabs(b.tier_s[RT_TIER_SOCKET] - link_s) <= 1e-12 * link_s,
                  "link term %g s, bytes over NVLink %g s", b.tier_s[RT_TIER_SOCKET], link_s);
     /* the kernel overlaps its link writes with its reads of L: the larger term, not the sum */
-    RT_CHECK(t.overlapped == 1);
+    RT_CHECK(t.overlap == 1);
     RT_CHECK_MSG(b.bound_s == (b.intra_s > b.inter_s ? b.intra_s : b.inter_s),
                  "bound %g, device %g, link %g", b.bound_s, b.intra_s, b.inter_s);
     rt_roofline_verdict v;
