@@ -9,13 +9,13 @@
  * every rank on one node (or two), the ranks' slots and interprocess events live in an MPI
  * shared-memory window, so ipc pulls and the done messages are checked across processes. Besides
  * the races, every record and wait is checked against the rules of events (gemm_async.h): the
- * event exists (created, not yet destroyed; a node peer's only once shared), a GPU records only its
- * own events, an interprocess event is waited for only by the streams of the GPU it belongs to (a
- * plain one by any: CUDA allows an event of another device), and a wait sees the record it names
- * (the chunk's, for the per-chunk kinds; a record at all, for the others). Then devices that drop
- * one kind of wait (CUDA's streams would then race), and schedules that break one rule of events
- * (the one that crashed libcuda on 4 x H100 among them), must be reported: the checks fire.
- * Args: the ranks per (emulated) node. */
+ * event exists (created; a node peer's only once shared), a GPU records only its own events (at
+ * its chunk's ring position), an interprocess event is waited for only by the streams of the GPU it
+ * belongs to (a plain one by any: CUDA allows an event of another device), and a wait sees the
+ * record it names (the chunk's, for the per-chunk kinds; a record at all, for the others). Then
+ * devices that drop one kind of wait (CUDA's streams would then race), and schedules that break one
+ * rule of events (the one that crashed libcuda on 4 x H100 among them), must be reported: the
+ * checks fire. Args: the ranks per (emulated) node. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static const char *const rule_text[RULE_N] = {
  * schedule's (BREAK_*): another GPU's interprocess LOADED instead of its plain COPIED (what
  * loads_begin did when libcuda crashed), a node peer's events imported on the last GPU only (as
  * the engine then opened them), a chunk's event before that chunk recorded it, an event past those
- * created. */
+ * created; or a record of the next GPU's event (BREAK_RECORD_OTHER). */
 enum {
     DROP_NONE,
     DROP_READY,
@@ -67,7 +67,8 @@ enum {
     BREAK_LOADED_ACROSS,
     BREAK_VIA_LAST,
     BREAK_EARLY,
-    BREAK_UNCREATED
+    BREAK_UNCREATED,
+    BREAK_RECORD_OTHER
 };
 
 typedef struct sim {
@@ -331,6 +332,8 @@ static int record(void *dev, int g, int st, gemm_ev ev, rt_err *err)
 {
     (void)err;
     sim *s = dev;
+    if (s->drop == BREAK_RECORD_OTHER && ev.kind == GEMM_EV_COPIED)
+        ev.g = (ev.g + 1) % s->gpus;
     if (!exists(s, ev) || ev.peer >= 0 || st < 0 || st >= GEMM_ST_N) {
         misuse(s, RULE_REC_BAD, g, st, ev);
         return 0;
@@ -685,6 +688,7 @@ int main(int argc, char **argv)
         {BREAK_VIA_LAST, 1, 1, "peer events imported on one GPU", {48, 4, 2, 2, 28, 2, 2, 1}},
         {BREAK_EARLY, 0, 1, "wait before its chunk's record", {48, 4, 2, 2, 28, 1, 2, 1}},
         {BREAK_UNCREATED, 0, 1, "slot event never created waited", {48, 4, 2, 2, 40, 1, 1, 1}},
+        {BREAK_RECORD_OTHER, 0, 1, "next GPU's COPIED recorded", {48, 4, 2, 2, 28, 2, 2, 1}},
     };
     int caught = 0, broke = 0;
     for (size_t i = 0; i < sizeof mutants / sizeof mutants[0]; ++i) {
