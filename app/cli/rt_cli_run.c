@@ -252,6 +252,10 @@ int rt_cli_run(int argc, char **argv)
             printf(", %d noisy (timed, the stopping criterion's target missed)", sum.noisy);
         if (sum.pruned)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
+        if (sum.aborted)
+            printf(", %d aborted early (%d repetition(s): slower than measure.abort_factor x "
+                   "their sweep's best)",
+                   sum.aborted, sum.aborted_samples);
         if (sum.stopped_within)
             printf(", %d sweep(s) stopped within search.stop_within of the bound",
                    sum.stopped_within);

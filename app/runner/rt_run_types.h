@@ -29,6 +29,9 @@ typedef struct rt_run_summary {
     int pruned;          /* not run: roofline bound above the sweep's best time (search.prune) */
     int stopped_within;  /* sweeps ended by search.stop_within (best point near its bound) */
     int noisy;           /* timed, but the median's confidence interval missed its target */
+    int aborted;         /* stopped after their first repetitions: slower than measure.abort_factor
+                            x the best time of their sweep (status ok, metric aborted) */
+    int aborted_samples; /* the repetitions those points took */
     int expect_failures; /* points below the config's expect.min_efficiency */
     int unavailable_kernels; /* kernels skipped because their backend is not here */
     int compiles, cache_hits;

@@ -351,6 +351,7 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
     rt_prune_init(&prune, cfg->search.prune_bound, cfg->search.stop_within);
     const rt_csr *share =
         (s->family->wants_whole_matrix && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
+    double sweep_best = INFINITY;
     rt_measure_target tgt = {.matrix = s->matrix,
                              .local = share,
                              .rows_total = r->ms.rows,
@@ -361,7 +362,8 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
                              .family = s->family,
                              .device = rt_backend_device(r->be, s->kernel->backend),
                              .problem = s->problem,
-                             .prune = cfg->search.prune_bound ? &prune : NULL};
+                             .prune = cfg->search.prune_bound ? &prune : NULL,
+                             .sweep_best = &sweep_best};
     int64_t counted = 0, index;
     int rc = 0;
     while (rc == 0 && !r->mctx.stop && counted < budget && rt_search_next(search, &index) == 1) {

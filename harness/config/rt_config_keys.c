@@ -326,6 +326,20 @@ static int search_stop_within(const rt_cfg_ctx *cx, const rt_yaml_node *n, const
     return 0;
 }
 
+/* An abort factor below 1 would stop points faster than the best: 0 turns it off. */
+static int measure_abort_factor(const rt_cfg_ctx *cx, const rt_yaml_node *n, const char *path,
+                                void *base, rt_err *err)
+{
+    (void)base;
+    const double f = cx->cfg->measure.abort_factor;
+    if (f != 0 && !(f >= 1))
+        return RT_CFG_FAIL(err, n, path,
+                           "must be 0 (no early abort) or a factor >= 1 of the sweep's best time, "
+                           "got %g",
+                           f);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The table */
 
@@ -439,6 +453,12 @@ static const rt_config_key k_keys[] = {
              CFG(measure.max_noise)),
     REAL_KEY("measure.min_time_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
              CFG(measure.min_time_s)),
+    REAL_KEY("measure.abort_factor", 0, 0, INFINITY, 1, "0 or a factor >= 1", "0",
+             CFG(measure.abort_factor), .check = measure_abort_factor),
+    INT_KEY("measure.abort_reps", 1, MAX_REPS, "1", CFG(measure.abort_reps)),
+    REAL_KEY("measure.compile_timeout_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
+             CFG(measure.compile_timeout_s)),
+    TEXT_KEY("measure.energy", RT_KEY_FLAG, NULL, CFG(measure.energy)),
 
     {.path = "search", .kind = RT_KEY_MAP},
     CHOICE_KEY("search.strategy", RT_KEY_WORD, strategy_names, "exhaustive", CFG(search.strategy)),
