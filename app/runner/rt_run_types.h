@@ -15,6 +15,14 @@ typedef struct rt_run_options {
     FILE *log;                /* progress lines (rank 0); NULL for silence */
     FILE *progress; /* points done of the total, elapsed, time left (rank 0; rt_progress.h);
                        NULL: none */
+    /* search.parallel: gpus: the `run` command line (argv[0] "run") the coordinator starts its
+     * worker processes with; NULL where there is none (then gpus is refused). */
+    int argc;
+    const char *const *argv;
+    /* A worker process of parallel: gpus: its socket to the coordinator (0: not a worker; the
+     * standard streams hold 0 to 2, so a socket never has them); the CLI opened the backend with
+     * the worker's index as the local rank, which picks its GPU. */
+    int worker_fd;
 } rt_run_options;
 
 typedef struct rt_run_summary {
