@@ -24,6 +24,7 @@ static void usage(FILE *f)
         "  replay SPACE      replay search strategies on a recorded tuning space, scored\n"
         "  tune CONFIG       run a tuning config and record the best verified points (tuning db)\n"
         "  best              query the tuning database (nearest entry, device -> arch fallback)\n"
+        "  pareto            the Pareto front of two objectives (time, energy) of every sweep\n"
         "\n"
         "`rooftune <command> --help` describes each command's options.\n");
 }
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
         {"export", rt_cli_export},   {"plot", rt_cli_plot},         {"probe", rt_cli_probe},
         {"compare", rt_cli_compare}, {"figures", rt_cli_figures},   {"report", rt_cli_report},
         {"matrix", rt_cli_matrix},   {"replay", rt_cli_replay},     {"tune", rt_cli_tune},
-        {"best", rt_cli_best},
+        {"best", rt_cli_best},       {"pareto", rt_cli_pareto},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(cmd, commands[i].name) == 0)
