@@ -28,6 +28,7 @@ int rt_cli_replay(int argc, char **argv);
 int rt_cli_tune(int argc, char **argv);
 int rt_cli_best(int argc, char **argv);
 int rt_cli_pareto(int argc, char **argv);
+int rt_cli_portability(int argc, char **argv);
 
 /* The source tree's default folders, resolved relative to the executable (build/rooftune ->
  * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */

@@ -811,6 +811,9 @@ static void step_counters(point_run *p)
 
     if (t->kernel->metrics && t->kernel->metrics(p->state, metrics, &local) != 0)
         rt_metrics_unavailable(metrics, "kernel_metrics", "", local.msg);
+    if (t->device && t->device->global_mem_bytes > 0)
+        rt_metrics_add(metrics, RT_METRIC_DEVICE_MEMORY, "bytes",
+                       (double)t->device->global_mem_bytes, 0);
     if (m->cfg->n_counters > 0 && rt_roofline_glue_counters(m->roofline, m->be, t->kernel, p->state,
                                                             m->cfg, metrics, &local) != 0) {
         rt_metrics_unavailable(metrics, "counters", "", local.msg);
