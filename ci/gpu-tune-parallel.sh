@@ -33,6 +33,10 @@ if [ -d .devkit/debs ]; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 gpus=${ROOFTUNE_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
+# Variant caches stay on the GPU host (beside the build, which a warm machine keeps between calls),
+# not under $OUT: the stores and logs are what comes back.
+caches=${ROOFTUNE_TUNE_CACHES:-build-gpu/tune-parallel-caches}
+mkdir -p "$caches"
 say() { echo "$*" | tee -a "$summary"; }
 now() { date +%s.%N; }
 
@@ -94,8 +98,9 @@ for sw, (t, p) in sorted(bs.items()):
     q = bp.get(sw, (None, None))[1]
     if q != p:
         ts = float(serial[sw + (q,)][6]) if (sw + (q,)) in serial else float("nan")
-        print("    %s %s: serial best %s (%.4g ms); the parallel best %s measured %.4g ms in the "
-              "serial run, %+.2f%%" % (sw[0], sw[1], p, t * 1e3, q, ts * 1e3, (ts / t - 1) * 100))
+        print("    %s %s: %s's best %s (%.4g ms); %s's best %s measured %.4g ms in %s, %+.2f%%"
+              % (sw[0], sw[1], sys.argv[4], p, t * 1e3, sys.argv[3], q, ts * 1e3, sys.argv[4],
+                 (ts / t - 1) * 100))
 EOF
   if [ -n "$bar" ]; then
     if python3 -c "import sys; sys.exit(0 if $speedup >= $bar else 1)"; then
@@ -106,6 +111,14 @@ EOF
   fi
 }
 
+# The warm stages reuse the serial run's variants; without them (another call's machine), one
+# serial run compiles them first (its time is not compared with anything).
+warm_cache() {
+  [ -d "$caches/serial" ] && [ -n "$(ls -A "$caches/serial" 2>/dev/null)" ] && return 0
+  say "  (filling the variant cache first)"
+  tune_run fill-cache "$caches/serial" $RT tune $CFG --db "$out/fill-cache.db" --quiet
+}
+
 for s in $stages; do
   case $s in
   build)
@@ -114,10 +127,10 @@ for s in $stages; do
     ;;
   tune)
     say "tune (cold variant cache), $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-    rm -rf "$out/cache-serial" && tune_run serial "$out/cache-serial" $RT tune $CFG --db "$out/serial.db" --quiet
+    rm -rf "$caches/serial" && tune_run serial "$caches/serial" $RT tune $CFG --db "$out/serial.db" --quiet
     for g in 2 4; do
       [ "$gpus" -ge "$g" ] || { say "gpus$g: skipped, $gpus GPU(s) here"; continue; }
-      rm -rf "$out/cache-gpus$g" && tune_run "gpus$g" "$out/cache-gpus$g" $RT tune $CFG \
+      rm -rf "$caches/gpus$g" && tune_run "gpus$g" "$caches/gpus$g" $RT tune $CFG \
         --db "$out/gpus$g.db" --parallel gpus --workers "$g" --quiet
       compare "gpus$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
@@ -125,41 +138,47 @@ for s in $stages; do
   ranks)
     for g in 2 4; do
       [ "$gpus" -ge "$g" ] || { say "ranks$g: skipped, $gpus GPU(s) here"; continue; }
-      rm -rf "$out/cache-ranks$g" && tune_run "ranks$g" "$out/cache-ranks$g" mpirun -np "$g" \
+      rm -rf "$caches/ranks$g" && tune_run "ranks$g" "$caches/ranks$g" mpirun -np "$g" \
         $RT tune $CFG --db "$out/ranks$g.db" --parallel ranks --quiet
       compare "ranks$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
     ;;
   warm)
     say "warm variant cache (the serial run's compiles reused)"
-    tune_run serial-warm "$out/cache-serial" $RT tune $CFG --db "$out/serial-warm.db" --quiet
+    warm_cache
+    tune_run serial-warm "$caches/serial" $RT tune $CFG --db "$out/serial-warm.db" --quiet
     for g in 2 4; do
       [ "$gpus" -ge "$g" ] || continue
-      tune_run "gpus$g-warm" "$out/cache-serial" $RT tune $CFG --db "$out/gpus$g-warm.db" \
+      tune_run "gpus$g-warm" "$caches/serial" $RT tune $CFG --db "$out/gpus$g-warm.db" \
         --parallel gpus --workers "$g" --quiet
       compare "gpus$g-warm" serial-warm
     done
     ;;
   abort)
     say "early abort (warm cache): measure.abort_factor 1.5 after 2 repetitions"
-    tune_run noabort "$out/cache-serial" $RT tune $CFG --db "$out/noabort.db" --quiet
-    tune_run abort "$out/cache-serial" $RT tune $CFG --db "$out/abort.db" --quiet \
+    warm_cache
+    tune_run noabort "$caches/serial" $RT tune $CFG --db "$out/noabort.db" --quiet
+    tune_run abort "$caches/serial" $RT tune $CFG --db "$out/abort.db" --quiet \
       --set measure.abort_factor=1.5 --set measure.abort_reps=2
     compare abort noabort
     say "  aborted: $(grep -o '[0-9]* aborted early ([0-9]* repetition(s)' "$out/abort.log" || echo none)"
     ;;
   energy)
     say "energy (warm cache): measure.energy"
-    tune_run energy "$out/cache-serial" $RT tune $CFG --db "$out/energy.db" --quiet \
+    warm_cache
+    tune_run energy "$caches/serial" $RT tune $CFG --db "$out/energy.db" --quiet \
       --set measure.energy=true
     $RT export --db "$out/energy.db" --format csv | python3 -c '
 import csv, json, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok"]
-have = [r for r in rows if "energy_j" in json.loads(r["metrics"] or "{}")]
+metrics = [json.loads(r["metrics"] or "{}") for r in rows]
+have = [(r, m) for r, m in zip(rows, metrics) if isinstance(m.get("energy_j"), (int, float))]
 print("  %d ok point(s), %d with energy_j" % (len(rows), len(have)))
-for r in have[:4]:
-    m = json.loads(r["metrics"])
-    print("   ", r["matrix"], r["params"], "energy_j", m.get("energy_j"), "power_w", m.get("power_w"))
+for r, m in have[:4]:
+    print("   ", r["matrix"], r["params"], "energy_j", m["energy_j"], "power_w", m.get("power_w"))
+why = [m["energy_j"]["unavailable"] for m in metrics if isinstance(m.get("energy_j"), dict)]
+if why:
+    print("  energy_j unavailable on %d point(s): %s" % (len(why), why[0]))
 ' | tee -a "$summary"
     $RT pareto --db "$out/energy.db" --objectives time_median_s,energy_j --plot "$out/pareto" \
       >"$out/pareto.log" 2>&1

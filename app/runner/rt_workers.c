@@ -389,6 +389,13 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
                             "parallel tuning: the coordinator is in sweep %llu, this worker "
                             "in %llu (the config walks differently here)",
                             (unsigned long long)h.sweep, (unsigned long long)w->sweep);
+            /* The coordinator waits for this point: it learns why it will not come. */
+            if (h.type == MSG_ASSIGN) {
+                rt_err ignored;
+                w->broken = 1;
+                snprintf(w->broken_msg, sizeof w->broken_msg, "%s", err->msg);
+                send_failed(w, h.index, &ignored);
+            }
             break;
         }
         if (h.type == MSG_END) {
@@ -424,6 +431,18 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
             if (recv_msg(w, 1, &m, err) <= 0)
                 return -1;
             w->bye_seen = m.h.type == MSG_BYE;
+            /* A point handed out after this worker's walk ended (its walk and the coordinator's
+             * differ: a kernel unavailable here, a matrix that failed here only) is answered, so
+             * the coordinator never waits for it. */
+            if (m.h.type == MSG_ASSIGN) {
+                if (!w->broken)
+                    snprintf(w->broken_msg, sizeof w->broken_msg,
+                             "this worker's walk of the config ended before the coordinator's (a "
+                             "kernel, device or matrix differs here)");
+                w->broken = 1;
+                rt_err ignored;
+                send_failed(w, m.h.index, &ignored);
+            }
             msg_free(&m);
         }
         if (send_simple(w, w->coordinator, MSG_STATS, -1, *compiles, *cache_hits, err) != 0)

@@ -1,5 +1,5 @@
 # Parallel tuning (search.parallel) on CPU kernels: worker processes (--parallel gpus --workers N)
-# and MPI ranks (--parallel ranks, mpirun -np 2 and 3) measure the same points as a serial run
+# and MPI ranks (--parallel ranks, mpirun -np 2, and -np 3 resuming a 2-rank run) measure the same points as a serial run
 # (same kernels, matrices, parameters, problems, statuses and verification, infeasible points
 # included), each point whole on one rank, once; resume after --max-points and after SIGINT adds
 # only the missing points; bad input is refused naming the key (exit 2).
@@ -52,8 +52,8 @@ grep -q "summary: 16 point(s): 12 measured" "$WORK/gpus.log" || fail "summary: $
 check_like_serial "$WORK/gpus.db" gpus
 [ "$(sql "$WORK/gpus.db" "SELECT status FROM runs")" = complete ] || fail "gpus: run not complete"
 
-# 2. MPI ranks: 2 and 3 (rank 0 measures too).
-for np in 2 3; do
+# 2. MPI ranks: 2 (rank 0 measures too; 3 ranks finish the resume below).
+for np in 2; do
   "$MPIEXEC" --allow-run-as-root --oversubscribe -np $np "$RT" run "$cfg" --db "$WORK/ranks$np.db" \
     --parallel ranks >"$WORK/ranks$np.log"
   grep -q "parallel tuning: $np rank(s)" "$WORK/ranks$np.log" || fail "ranks $np: no parallel line"
