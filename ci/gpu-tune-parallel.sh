@@ -4,6 +4,9 @@
 # into a store of its own under $OUT; what each stage measured goes to $OUT/tune-parallel.txt.
 #
 #   build   the GPU build (ci/gpu-run.sh build)
+#   check   the issue's tests on the GPU build: cuda.tune_gpu (energy from NVML, the compile time
+#           limit, --parallel gpus/ranks on a GPU), cuda.nvml_energy, cuda.nvrtc_cache, the
+#           runner's and the CLI's parallel, Pareto and tuning tests
 #   tune    cold variant cache (each run compiles every variant, as tuning a new space does):
 #           serial (one GPU), then --parallel gpus with 2 and 4 workers (as many as the host has);
 #           per run the wall time, the speedup over serial, whether the verified points and the
@@ -14,14 +17,14 @@
 #   energy  serial, warm cache, measure.energy: the energy_j and power_w metrics (or why not),
 #           then `rooftune pareto` over time and energy with its figure
 #
-#   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build tune)
+#   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build check tune)
 #
 # The machine kind: 4 GPUs for the full bar (nvidia-h100-x4), 2 for the 2-GPU half.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"
-stages=${*:-build tune}
+stages=${*:-build check tune}
 summary=$out/tune-parallel.txt
 # ROOFTUNE_BIN, ROOFTUNE_TUNE_CONFIG and ROOFTUNE_GPUS let the script's own logic be tried on a
 # machine without GPUs (CPU workers, a CPU config); on the GPU host they stay unset.
@@ -124,6 +127,13 @@ for s in $stages; do
   build)
     OUT=$out bash ci/gpu-run.sh build
     [ -x "$RT" ] || { say "build failed"; exit 1; }
+    ;;
+  check)
+    (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|pareto|tuned)|store\.tuning|core\.pareto' \
+      2>&1) >"$out/check.log"
+    say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
+    grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
     ;;
   tune)
     say "tune (cold variant cache), $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
