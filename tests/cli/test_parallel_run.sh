@@ -51,6 +51,16 @@ grep -q "parallel tuning: 3 worker process(es)" "$WORK/gpus.log" || fail "no wor
 grep -q "summary: 16 point(s): 12 measured" "$WORK/gpus.log" || fail "summary: $(grep summary "$WORK/gpus.log")"
 check_like_serial "$WORK/gpus.db" gpus
 [ "$(sql "$WORK/gpus.db" "SELECT status FROM runs")" = complete ] || fail "gpus: run not complete"
+# With early abort and pruning the workers compare with the best time they were handed: the
+# points stay the same (an aborted point is still ok and verified; nothing is pruned against the
+# generic machine file's loose bounds). Whether any point stops here depends on timing;
+# runner.early_abort_ranks_np* check the rule on synthetic times.
+"$RT" run "$cfg" --db "$WORK/gpus-abort.db" --parallel gpus --workers 2 --quiet \
+  --set measure.abort_factor=1.2 --set search.prune=bound >/dev/null
+check_like_serial "$WORK/gpus-abort.db" gpus-abort
+[ "$(sql "$WORK/gpus-abort.db" "SELECT COUNT(*) FROM metrics m JOIN points p ON p.id = m.point_id
+     WHERE m.name = 'abort_best_s' AND NOT p.time_median_s > 1.2 * m.value")" = 0 ] ||
+  fail "an aborted point was not slower than the factor times the best it was handed"
 
 # 2. MPI ranks: 2 (rank 0 measures too; 3 ranks finish the resume below).
 for np in 2; do

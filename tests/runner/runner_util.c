@@ -20,13 +20,18 @@ int runner_util_run(rt_comm *comm, const char *work, const char *name, const cha
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.yaml", work, name);
     snprintf(db, db_len, "%s/%s.db", work, name);
-    unlink(db);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    fputs(yaml, f);
-    fclose(f);
     rt_err err = {{0}};
+    /* Rank 0 writes the config and clears the store; the others read it once it is there. */
+    if (rt_comm_world_rank(comm) == 0) {
+        unlink(db);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fputs(yaml, f);
+            fclose(f);
+        }
+    }
+    if (rt_comm_barrier(comm, &err) != 0)
+        return -1;
     rt_registry reg = {0};
     rt_backend be = {0};
     rt_config cfg = {0};

@@ -5,7 +5,8 @@
  * 1.5 x the best so far (8, 2, 6 and 3 once 1 is measured) stop after 2 repetitions; 4 (nothing
  * measured before it), 1 and 1.2 run in full. Checked: the same best point and the same verified
  * set, fewer samples and less measured time, both numbers of every aborted point (its time and
- * the best it lost to), and bad values of the keys refused naming them.
+ * the best it lost to), and bad values of the keys refused naming them. Under mpirun the ranks
+ * measure the sweep in parallel (search.parallel: ranks; check_parallel says what holds then).
  *
  * Usage: test_abort_run WORK_DIR */
 #define _POSIX_C_SOURCE 200809L
@@ -24,6 +25,7 @@ static const char k_sweep[] =
     "matrices: [{name: m, generator: banded, rows: 8, bandwidth: 1}]\n"
     "kernels: [{name: fake.cpu.timed, params: {ms: [4, 1, 8, 2, 6, 1.2, 3]}}]\n";
 
+/* Under mpirun the sweep is measured in parallel by the ranks (search.parallel: ranks). */
 static int run_abort(rt_comm *comm, const char *work, const char *name, const char *abort_keys,
                      rt_run_summary *sum, char *db, size_t db_len, char *why, size_t why_len)
 {
@@ -31,8 +33,9 @@ static int run_abort(rt_comm *comm, const char *work, const char *name, const ch
     snprintf(yaml, sizeof yaml,
              "experiment: {name: %s}\n%s"
              "measure: {warmup: 0, min_reps: 5, max_reps: %d, max_time_s: 100, "
-             "target_rel_ci: 0%s%s}\n",
-             name, k_sweep, MAX_REPS, abort_keys[0] ? ", " : "", abort_keys);
+             "target_rel_ci: 0%s%s}\n%s",
+             name, k_sweep, MAX_REPS, abort_keys[0] ? ", " : "", abort_keys,
+             rt_comm_world_size(comm) > 1 ? "search: {parallel: ranks}\n" : "");
     return runner_util_run(comm, work, name, yaml, sum, db, db_len, why, why_len);
 }
 
@@ -115,6 +118,22 @@ static void check_bad_keys(rt_comm *comm, const char *work)
     }
 }
 
+/* Parallel ranks: which points stop depends on the best time each rank was handed with its
+ * point, so what holds is the result (the same best point and verified set), every point once
+ * on one rank, and the rule: an aborted point is slower than the factor times the best it was
+ * compared with, which is never below the sweep's best, and no more samples than without. */
+static void check_parallel(const char *plain, const char *early)
+{
+    check_same_result(plain, early);
+    RT_CHECK(q(early, "SELECT count(*) FROM points WHERE ranks != 1") == 0);
+    RT_CHECK(q(early, "SELECT count(*) - count(DISTINCT point_key) FROM points") == 0);
+    RT_CHECK_MSG(q(early, "SELECT count(*) FROM points p JOIN metrics m ON m.point_id = p.id "
+                          "WHERE m.name = 'abort_best_s' AND NOT (p.time_median_s > 1.5 * "
+                          "m.value AND m.value > 0.99e-3)") == 0,
+                 "an aborted point breaks the rule");
+    RT_CHECK(q(early, "SELECT count(*) FROM samples") <= q(plain, "SELECT count(*) FROM samples"));
+}
+
 static void run_checks(rt_comm *comm, const char *work)
 {
     char plain[1100], early[1100];
@@ -122,6 +141,11 @@ static void run_checks(rt_comm *comm, const char *work)
     RT_CHECK(run_abort(comm, work, "plain", "", &sp, plain, sizeof plain, NULL, 0) == 0);
     RT_CHECK(run_abort(comm, work, "early", "abort_factor: 1.5, abort_reps: 2", &se, early,
                        sizeof early, NULL, 0) == 0);
+    if (rt_comm_world_size(comm) > 1) {
+        if (rt_comm_world_rank(comm) == 0)
+            check_parallel(plain, early);
+        return;
+    }
     check_same_result(plain, early);
     check_savings(plain, early, &sp, &se);
     check_aborted_points(early);
