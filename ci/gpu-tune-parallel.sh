@@ -14,8 +14,9 @@
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4
 #   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
 #   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
-#   energy  serial, warm cache, measure.energy: the energy_j and power_w metrics (or why not),
-#           then `rooftune pareto` over time and energy with its figure
+#   energy  serial, warm cache, measure.energy (at least 0.3 s of repetitions per point): the
+#           energy_j and power_w metrics (or why not), then `rooftune pareto` over time and energy
+#           with its figures (under $OUT/pareto)
 #
 #   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build check tune)
 #
@@ -176,8 +177,10 @@ for s in $stages; do
   energy)
     say "energy (warm cache): measure.energy"
     warm_cache
+    # At least 0.3 s of repetitions per point: the energy counter advances every few tens of
+    # milliseconds, and a shorter loop would read as "did not advance".
     tune_run energy "$caches/serial" $RT tune $CFG --db "$out/energy.db" --quiet \
-      --set measure.energy=true
+      --set measure.energy=true --set measure.min_time_s=0.3
     $RT export --db "$out/energy.db" --format csv | python3 -c '
 import csv, json, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok"]

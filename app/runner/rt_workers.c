@@ -453,16 +453,21 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
     for (int k = 0; k < w->n; ++k)
         if (send_simple(w, w->first_peer + k, MSG_BYE, -1, failed, 0, err) != 0)
             rc = -1;
-    for (int answered = 0; rc == 0 && answered < w->n; ++answered) {
+    for (int answered = 0; rc == 0 && answered < w->n;) {
         received m;
         if (recv_msg(w, 1, &m, err) <= 0)
             return -1;
         msg_free(&m);
+        /* After a sweep that failed, the points its workers were still measuring come back
+         * now: they are not recorded (the run failed; a rerun measures them). */
+        if (failed && (m.h.type == MSG_RESULT || m.h.type == MSG_FAILED || m.h.type == MSG_DROPPED))
+            continue;
         if (m.h.type != MSG_STATS)
             return rt_err_set(err, "parallel tuning: worker %d sent %s after the run", m.peer,
                               type_name(m.h.type));
         *compiles += m.h.a;
         *cache_hits += m.h.b;
+        ++answered;
     }
     if (rc == 0)
         rc = rt_wire_flush(w->wire, err);
