@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_outdir.h"
 #include "rt_plot_gnuplot.h"
 
 static void write_point(FILE *dat, const rt_pareto_point *p)
@@ -13,14 +14,15 @@ static void write_point(FILE *dat, const rt_pareto_point *p)
     fputc('\n', dat);
 }
 
-/* The data: every point (index 0), then the front along the first objective (index 1). */
+/* The data: every point (index 0), then the front along the first objective (index 1). Written
+ * whole or not at all (rt_outfile). */
 static int write_data(const rt_plot_job *job, const rt_plot_figure *fig, const rt_pareto_set *set,
                       const rt_pareto_sweep *w, const int *order, int m, rt_err *err)
 {
-    FILE *dat = NULL;
-    char path[RT_PLOT_PATH_MAX];
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    rt_outfile out;
+    if (rt_plot_open_output(job, fig->stem, "dat", &out, err) != 0)
         return -1;
+    FILE *dat = out.f;
     char query[900];
     snprintf(query, sizeof query,
              "verified ok points of kernel %s, device %s, problem %s: %s and %s (the newest of "
@@ -34,7 +36,7 @@ static int write_data(const rt_plot_job *job, const rt_plot_figure *fig, const r
     fprintf(dat, "\n\n");
     for (int k = 0; k < m; ++k)
         write_point(dat, &w->points[order[k]]);
-    return rt_plot_close_output(dat, path, err);
+    return rt_plot_close_output(&out, err);
 }
 
 /* One sweep's figure. */
@@ -66,18 +68,17 @@ static int draw_sweep(rt_plot_job *job, const rt_pareto_set *set, const rt_paret
     free(order);
     if (rc != 0)
         return -1;
-    FILE *gp = NULL;
-    char path[RT_PLOT_PATH_MAX];
-    if (rt_plot_open_output(job, fig.stem, "gp", &gp, path, sizeof path, err) != 0)
+    rt_outfile gp;
+    if (rt_plot_open_output(job, fig.stem, "gp", &gp, err) != 0)
         return -1;
-    rt_plot_write_gp_header(gp, job, &fig, "every point of the sweep and its Pareto front");
+    rt_plot_write_gp_header(gp.f, job, &fig, "every point of the sweep and its Pareto front");
     char command[512];
     snprintf(
         command, sizeof command,
         "plot '%s.dat' index 0 using 1:2 with points pt 7 ps 0.6 lc rgb '#999999' title "
         "'points', '' index 1 using 1:2 with linespoints lw 2 pt 7 ps 1.0 title 'Pareto front'",
         fig.stem);
-    return rt_plot_finish_figure(job, &fig, gp, path, command, err); /* closes gp */
+    return rt_plot_finish_figure(job, &fig, &gp, command, err); /* commits or abandons gp */
 }
 
 int rt_plot_pareto(const rt_pareto_set *set, const char *out_dir, rt_plot_result *res, rt_err *err)
@@ -86,14 +87,17 @@ int rt_plot_pareto(const rt_pareto_set *set, const char *out_dir, rt_plot_result
     rt_plot_job job = {.db = NULL, .experiment = "", .out_dir = out_dir, .res = res};
     if (set->n > 0)
         job.experiment = set->sweeps[0].experiment;
-    if (rt_plot_make_dirs(out_dir, err) != 0)
+    rt_outdir made;
+    if (rt_outdir_make(&made, out_dir, err) != 0)
         return -1;
     char gnuplot[RT_PLOT_PATH_MAX];
     job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
     res->gnuplot_missing = !job.have_gnuplot;
     for (int k = 0; k < set->n; ++k)
-        if (set->sweeps[k].n > 0 && draw_sweep(&job, set, &set->sweeps[k], k + 1, err) != 0)
+        if (set->sweeps[k].n > 0 && draw_sweep(&job, set, &set->sweeps[k], k + 1, err) != 0) {
+            rt_outdir_undo(&made); /* a folder made for this call and left empty goes again */
             return -1;
+        }
     snprintf(res->message, sizeof res->message, "%d figure(s) in %s%s", res->n_figures, out_dir,
              res->gnuplot_missing ? " (.dat and .gp only: gnuplot is not on PATH)" : "");
     return 0;

@@ -20,6 +20,9 @@ struct sqlite3;
 
 /* Creates the tuning table when missing. */
 int rt_tuning_ensure(struct sqlite3 *db, rt_err *err);
+/* Fails, saying so, when db (a checked rooftune store) has no tuning table. The readers below
+ * (lookup, exports) check it and never create one: a query must not write. */
+int rt_tuning_check(struct sqlite3 *db, rt_err *err);
 
 /* The memory of a device by name in bytes: the size it states ("NVIDIA H100 80GB HBM3": 80e9),
  * else the size a model without one in its name is sold with (H200 141 GB, H100 NVL 94 GB, ...),

@@ -35,7 +35,8 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
             return rt_err_set(err, "--model-only: out of memory");
         if (rt_machine_load(mpath, m, err) != 0) {
             free(m);
-            return rt_err_prefix(err, "--model-only: machine");
+            rt_err_prefix(err, "--model-only: machine");
+            return RT_CLI_MODEL_BAD_INPUT; /* the user's file: exit 2, like any bad input */
         }
         snprintf(machine_name, sizeof machine_name, "%s", m->name);
         job.have_tiers = 1;
@@ -172,9 +173,10 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
                             .out_dir = out_dir,
                             .out = quiet ? NULL : stdout};
     int n = 0;
-    if (rt_cli_model_run(&cfg, &env.registry, &mo, &n, &err) != 0) {
+    const int model_rc = rt_cli_model_run(&cfg, &env.registry, &mo, &n, &err);
+    if (model_rc != 0) {
         fprintf(stderr, "rooftune run: %s\n", err.msg);
-        status = RT_EXIT_FAILURE;
+        status = model_rc == RT_CLI_MODEL_BAD_INPUT ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
     }
 done:
     rt_cli_env_close(&env);

@@ -20,10 +20,14 @@ typedef struct rt_cli_model_opts {
     FILE *out;            /* the table; NULL for none */
 } rt_cli_model_opts;
 
+/* rt_cli_model_run's return when the user's machine file cannot be read (bad input, exit 2). */
+#define RT_CLI_MODEL_BAD_INPUT (-2)
+
 /* Models every point of cfg's kernels whose family has a model (rt_model_run; kernels of other
  * families are listed as skipped). *n_points receives the number of rows written (feasible or
- * not). Fails on an unreadable machine file, on what a hook fails on, or when no kernel of cfg
- * belongs to a family with a model-only mode (the message names the families that have one). */
+ * not). Fails with RT_CLI_MODEL_BAD_INPUT on an unreadable machine file, with -1 on what a hook
+ * fails on, or when no kernel of cfg belongs to a family with a model-only mode (the message names
+ * the families that have one). */
 int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_model_opts *o,
                      int *n_points, rt_err *err);
 

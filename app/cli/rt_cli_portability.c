@@ -13,6 +13,7 @@
 
 #include "rt_cli.h"
 #include "rt_config.h"
+#include "rt_outfile.h"
 #include "rt_portability_write.h"
 #include "rt_readonly.h"
 #include "rt_store_portability.h"
@@ -109,12 +110,14 @@ static int generate(const char *tuned, const char *config, const char *out_path,
         fprintf(stderr, "rooftune portability: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
-    FILE *f = fopen(out_path, "w");
-    if (!f) {
-        fprintf(stderr, "rooftune portability: cannot write %s\n", out_path);
+    /* Written whole or not at all. */
+    rt_outfile o;
+    if (rt_outfile_open(&o, out_path, &err) != 0) {
+        fprintf(stderr, "rooftune portability: %s\n", err.msg);
         rt_store_read_close(db);
         return RT_EXIT_USAGE;
     }
+    FILE *f = o.f;
     fprintf(
         f,
         "# Every configuration of the tuning database %s, run on the device this runs on\n"
@@ -136,14 +139,17 @@ static int generate(const char *tuned, const char *config, const char *out_path,
     const int written = g ? g->written : 0;
     free(g);
     rt_store_read_close(db);
-    const int closed = fclose(f);
     if (rc == 0 && written == 0)
         rc = rt_err_set(&err, "the tuning database has no entry%s%s", kernel ? " of kernel " : "",
                         kernel ? kernel : "");
-    if (rc != 0 || closed != 0) {
-        remove(out_path);
-        fprintf(stderr, "rooftune portability: %s\n", rc != 0 ? err.msg : "write error");
-        return rc != 0 ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+    if (rc != 0) {
+        rt_outfile_abort(&o);
+        fprintf(stderr, "rooftune portability: %s\n", err.msg);
+        return RT_EXIT_USAGE;
+    }
+    if (rt_outfile_commit(&o, &err) != 0) {
+        fprintf(stderr, "rooftune portability: %s\n", err.msg);
+        return RT_EXIT_FAILURE;
     }
     printf("wrote %s: %d configuration(s) of %s on the matrices and problems of %s\n", out_path,
            written, tuned, config);
@@ -174,13 +180,19 @@ static int table(const char *tuned, char **stores, int n_stores, const char *mar
     if (status == RT_EXIT_OK && rt_portability_write(stdout, rows, n, 0, &err) != 0)
         status = RT_EXIT_FAILURE;
     if (status == RT_EXIT_OK && markdown) {
-        FILE *f = fopen(markdown, "w");
-        if (!f || rt_portability_write(f, rows, n, 1, &err) != 0 || fclose(f) != 0) {
-            fprintf(stderr, "rooftune portability: cannot write %s\n", markdown);
+        rt_outfile o;
+        if (rt_outfile_open(&o, markdown, &err) != 0) {
+            status = RT_EXIT_USAGE;
+        } else if (rt_portability_write(o.f, rows, n, 1, &err) != 0) {
+            rt_outfile_abort(&o);
             status = RT_EXIT_FAILURE;
-        } else {
-            printf("wrote %s\n", markdown);
+        } else if (rt_outfile_commit(&o, &err) != 0) {
+            status = RT_EXIT_FAILURE;
         }
+        if (status == RT_EXIT_OK)
+            printf("wrote %s\n", markdown);
+        else
+            fprintf(stderr, "rooftune portability: %s\n", err.msg);
     }
     free(rows);
     for (int i = 0; i < n_stores; ++i)

@@ -15,8 +15,9 @@ typedef struct rt_run_options {
     FILE *log;                /* progress lines (rank 0); NULL for silence */
     FILE *progress; /* points done of the total, elapsed, time left (rank 0; rt_progress.h);
                        NULL: none */
-    /* search.parallel: gpus: the `run` command line (argv[0] "run") the coordinator starts its
-     * worker processes with; NULL where there is none (then gpus is refused). */
+    /* search.parallel: gpus: the command line (argv[0] the command, `run` or `tune`) whose
+     * options the coordinator starts its worker processes with (as `run`); NULL where there is
+     * none (then gpus is refused). */
     int argc;
     const char *const *argv;
     /* A worker process of parallel: gpus: its socket to the coordinator (0: not a worker; the

@@ -53,7 +53,8 @@ typedef struct run {
     rt_measure_ctx mctx;
     rt_progress progress;
     matrix_slot ms;
-    int failed; /* a step failed: the walk stops, the run ends as failed */
+    int failed;      /* a step failed: the walk stops, the run ends as failed */
+    int rank_failed; /* a step failed on some ranks and not on rank 0: the run ends as failed */
     /* Parallel tuning (search.parallel, rt_workers.h): every point is measured whole on one rank
      * (measure_comm: a job of that rank alone), the coordinator records it. */
     int parallel;        /* an rt_parallel_mode; none for dry runs */
@@ -247,12 +248,22 @@ static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape
     int ok = rt_walk_build_matrix(mc, &full, err) == 0;
     rt_progress_clear(&r->progress);
     int first_bad = -1;
-    if (rt_comm_all_ok(r->comm, ok, &ok, &first_bad) != 0)
+    /* The first failed rank's own message travels to every rank (rank 0 records it). */
+    const int built_here = ok;
+    char other_why[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(r->comm, ok, ok ? NULL : err->msg, &ok, &first_bad, other_why,
+                           sizeof other_why) != 0)
         return -1;
     if (!ok) {
-        /* Every rank builds the same matrix, so the same error holds everywhere. */
-        if (first_bad >= 0 && err->msg[0] == '\0')
-            rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
+        /* Every rank builds the same matrix, so the same error usually holds everywhere. A
+         * matrix that failed on another rank but not here (a file that differs between nodes)
+         * is the run's failure too: the run is then not marked complete. */
+        if (built_here) {
+            rt_err_set(err, "matrix '%s' failed on rank %d: %s", mc->name, first_bad, other_why);
+            r->rank_failed = 1;
+            if (r->rank == 0)
+                fprintf(stderr, "rooftune: %s\n", err->msg);
+        }
         rt_csr_free(&full);
         logf_rank0(r, "matrix %s: cannot be built: %s\n", mc->name, err->msg);
         snprintf(ms->failed, sizeof ms->failed, "%s", err->msg);
@@ -503,7 +514,9 @@ static int step_end_run(run *r, int rc, rt_err *err)
     }
     if (r->rank == 0 && r->store) {
         rt_err end_err;
-        const char *status = rc != 0 ? "failed" : (r->mctx.stop ? "interrupted" : "complete");
+        const char *status = rc != 0 || r->rank_failed ? "failed"
+                             : r->mctx.stop            ? "interrupted"
+                                                       : "complete";
         if (rt_store_end_run(r->store, r->run_id, status, &end_err) != 0 && rc == 0) {
             *err = end_err;
             rc = -1;

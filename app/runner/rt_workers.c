@@ -536,7 +536,8 @@ int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *
         if (!launcher_variable(environ[i]))
             env[k++] = environ[i];
     child[0] = exe;
-    for (int i = 0; i < argc; ++i)
+    child[1] = "run"; /* a worker runs; the command that started it (tune) records afterwards */
+    for (int i = 1; i < argc; ++i)
         child[1 + i] = argv[i];
     char fd_text[16], index_text[16];
     child[argc + 1] = "--worker-fd";

@@ -54,8 +54,9 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
 int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits, rt_err *err);
 void rt_workers_free(rt_workers *w);
 
-/* gpus: starts n worker processes: /proc/self/exe with argv (the `run` command line, argv[0]
- * "run") and --worker-fd FD --worker-index I added, each connected to this process by a socket
+/* gpus: starts n worker processes: /proc/self/exe run with argv's options (argv[0], the command
+ * that was given, `run` or `tune`, is left out: a worker only runs) and --worker-fd FD
+ * --worker-index I added, each connected to this process by a socket
  * (fds[i], this end), with the MPI launcher's variables left out of its environment. pids[i] gets
  * each process id. On failure the ones started are ended. */
 int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *pids, rt_err *err);

@@ -52,6 +52,12 @@ void rt_cuda_ctx_set_compile_limit(rt_cuda_ctx *ctx, double seconds);
 /* The device's energy counter in joules (NVML, rt_cuda_nvml.h, opened on the first call):
  * 0, or -1 with why (no NVML on the host, a GPU without the counter). */
 int rt_cuda_ctx_energy(rt_cuda_ctx *ctx, double *joules, char *why, size_t whylen);
+/* A kernel hung or left a sticky error (illegal address, ...): nothing that waits for the device
+ * can run again in this process. Every later call that makes the context current fails with why,
+ * rt_cuda_free frees nothing, and destroy releases only host memory: the process's exit ends the
+ * context, and a hung kernel with it. */
+void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why);
+int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx);
 /* NVRTC compiles and cache hits (disk or already loaded) since creation. */
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
 

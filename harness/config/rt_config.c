@@ -297,6 +297,8 @@ void rt_config_free(rt_config *cfg)
     }
     free(cfg->kernels);
     free(cfg->counters);
+    free(cfg->user_kernels);
+    free(cfg->user_kernel_locs);
     free(cfg->plots);
     memset(cfg, 0, sizeof *cfg);
     cfg->expect_min_efficiency = NAN;

@@ -21,6 +21,7 @@
  *   counters: [papi:perf::TASK-CLOCK]
  *   plots: [{type: line, x: row_block, y: gflops, series: col_block}]
  *   expect: {min_efficiency: 0.1}
+ *   user_kernels: [examples/user/vecadd/vecadd.yaml]   # kernel specs (kernels/user)
  */
 #ifndef RT_CONFIG_H
 #define RT_CONFIG_H

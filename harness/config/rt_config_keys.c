@@ -295,6 +295,33 @@ static int read_counters(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const ch
     return 0;
 }
 
+/* user_kernels: kernel spec paths as written (kernels/user); the app resolves each against the
+ * folder of the file its location names and registers their kernels before the check. */
+static int read_user_kernels(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const char *path,
+                             void *base, rt_err *err)
+{
+    (void)base;
+    rt_config *cfg = cx->cfg;
+    if (rt_cfg_expect_kind(seq, path, RT_YAML_SEQ, err) != 0)
+        return -1;
+    if (seq->n == 0)
+        return 0;
+    cfg->user_kernels = calloc((size_t)seq->n, sizeof *cfg->user_kernels);
+    cfg->user_kernel_locs = calloc((size_t)seq->n, sizeof *cfg->user_kernel_locs);
+    if (!cfg->user_kernels || !cfg->user_kernel_locs)
+        return RT_CFG_FAIL(err, seq, path, "out of memory");
+    cfg->n_user_kernels = seq->n;
+    for (int i = 0; i < seq->n; ++i) {
+        char item_path[48];
+        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
+        rt_cfg_loc_of(seq->items[i], &cfg->user_kernel_locs[i]);
+        if (rt_cfg_read_text(seq->items[i], item_path, 0, cfg->user_kernels[i],
+                             sizeof cfg->user_kernels[i], err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Hooks: measure and search */
 
@@ -498,6 +525,7 @@ static const rt_config_key k_keys[] = {
     INT_KEY("search.workers", 0, 4096, "0", CFG(search.workers)),
 
     {.path = "counters", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_counters},
+    {.path = "user_kernels", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_user_kernels},
 
     {.path = "plots",
      ITEMS_OF(rt_plot_cfg, plots, n_plots, loc),

@@ -64,6 +64,20 @@ typedef struct rt_traffic {
     double bytes[RT_LEVEL_COUNT];
     double net_bytes[RT_TIER_COUNT];
     double net_messages[RT_TIER_COUNT];
+    /* A GPU kernel's links, where its data start in host memory or move between GPUs: bytes host
+     * to device and device to host over the host link (PCIe, C2C) and into its GPUs from other
+     * GPUs (NVLink). 0: none. */
+    double h2d_bytes, d2h_bytes, peer_bytes;
+    /* Devices the rank's work spreads over (0 or 1: one): the bound divides the flops and the
+     * level and link bytes by it (the busiest device does at least the mean). */
+    int devices;
+    /* 1: the FP64 flops run on tensor cores (cuBLAS DGEMM on compute capability 8.0 and later),
+     * bounded by the machine's fp64_tensor_gflops (the term is left out where it has none). */
+    int fp64_tensor;
+    /* 1: the kernel overlaps its network transfers with its work (a pipeline; or other workers
+     * compute while some write into other ranks' memory): the bound is max(intra, inter) rather
+     * than their sum. */
+    int overlap;
 } rt_traffic;
 
 /* What a kernel sees of its surroundings. */

@@ -62,6 +62,13 @@ check_like_serial "$WORK/gpus-abort.db" gpus-abort
      WHERE m.name = 'abort_best_s' AND NOT p.time_median_s > 1.2 * m.value")" = 0 ] ||
   fail "an aborted point was not slower than the factor times the best it was handed"
 
+# tune with worker processes: the workers only run (one harvest, by the process started here).
+"$RT" tune "$cfg" --db "$WORK/tune.db" --parallel gpus --workers 2 >"$WORK/tune.log" 2>&1 ||
+  fail "tune --parallel gpus: $(tail -5 "$WORK/tune.log")"
+[ "$(grep -c "^tuning database" "$WORK/tune.log")" = 1 ] || fail "tune: $(grep "tuning database" "$WORK/tune.log")"
+check_like_serial "$WORK/tune.db" tune
+[ "$(sql "$WORK/tune.db" "SELECT COUNT(*) FROM tuning")" -ge 1 ] || fail "tune recorded no entry"
+
 # 2. MPI ranks: 2 (rank 0 measures too; 3 ranks finish the resume below).
 for np in 2; do
   "$MPIEXEC" --allow-run-as-root --oversubscribe -np $np "$RT" run "$cfg" --db "$WORK/ranks$np.db" \
