@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_outdir.h"
-#include "rt_plot_gnuplot.h"
-
 static void write_point(FILE *dat, const rt_pareto_point *p)
 {
     fprintf(dat, "%.10g %.10g %lld ", p->a, p->b, (long long)p->point_id);
@@ -88,11 +85,8 @@ int rt_plot_pareto(const rt_pareto_set *set, const char *out_dir, rt_plot_result
     if (set->n > 0)
         job.experiment = set->sweeps[0].experiment;
     rt_outdir made;
-    if (rt_outdir_make(&made, out_dir, err) != 0)
+    if (rt_plot_job_begin(&job, &made, err) != 0)
         return -1;
-    char gnuplot[RT_PLOT_PATH_MAX];
-    job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
-    res->gnuplot_missing = !job.have_gnuplot;
     for (int k = 0; k < set->n; ++k)
         if (set->sweeps[k].n > 0 && draw_sweep(&job, set, &set->sweeps[k], k + 1, err) != 0) {
             rt_outdir_undo(&made); /* a folder made for this call and left empty goes again */
