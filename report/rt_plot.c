@@ -778,11 +778,8 @@ int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot
     if (rt_plot_data_count(db, experiment, &total, &ok, err) != 0)
         return -1;
     rt_outdir made;
-    if (rt_outdir_make(&made, out_dir, err) != 0)
+    if (rt_plot_job_begin(&job, &made, err) != 0)
         return -1;
-    char gnuplot[RT_PLOT_PATH_MAX];
-    job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
-    res->gnuplot_missing = !job.have_gnuplot;
 
     int rc = 0;
     if (ok == 0)

@@ -121,3 +121,13 @@ int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, rt_outfil
     ++job->res->n_figures;
     return 0;
 }
+
+int rt_plot_job_begin(rt_plot_job *job, rt_outdir *made, rt_err *err)
+{
+    if (rt_outdir_make(made, job->out_dir, err) != 0)
+        return -1;
+    char gnuplot[RT_PLOT_PATH_MAX];
+    job->have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
+    job->res->gnuplot_missing = !job->have_gnuplot;
+    return 0;
+}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "rt_config.h"
+#include "rt_outdir.h"
 #include "rt_outfile.h"
 #include "rt_plot_data.h"
 
@@ -60,6 +61,11 @@ typedef struct rt_plot_job {
     rt_plot_result *res;
     char notes[400]; /* skipped figures and why, for res->message */
 } rt_plot_job;
+
+/* The start of every figure-writing call: job->out_dir made (with its missing parents, which
+ * rt_outdir_undo(made) removes again while empty) and gnuplot looked for (job->have_gnuplot,
+ * job->res->gnuplot_missing). */
+int rt_plot_job_begin(rt_plot_job *job, rt_outdir *made, rt_err *err);
 
 /* Appends "; <text>" style notes (the caller writes the separator) to job->notes. */
 void rt_plot_note(rt_plot_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

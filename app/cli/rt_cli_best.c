@@ -19,14 +19,16 @@ static void best_usage(FILE *f)
     fprintf(
         f,
         "usage: rooftune best --db DB --kernel K [--device NAME] [--arch sm_XY]\n"
-        "                     [--rows N] [--nnz-per-row X] [--k K]\n"
+        "                     [--rows N] [--nnz-per-row X] [--k K] [--memory-gb G]\n"
         "       rooftune best --db DB --export-yaml FILE | --export-header FILE\n"
         "\n"
         "Answers with the tuning database's nearest entry for the kernel: the same device if it\n"
         "has one, else the same architecture, else the architecture family (the nearest lower\n"
-        "sm_X0: sm_90 -> sm_80), else the nearest architecture; among those, the entry whose\n"
-        "input (rows, nonzeros per row, K) is nearest in log distance. It says which fallback\n"
-        "answered. Exit status 1 when the database has no entry for the kernel.\n");
+        "sm_X0: sm_90 -> sm_80), else the nearest architecture; among the entries of other\n"
+        "devices there, the nearest device memory (--memory-gb, else the size the device's name\n"
+        "states or its model is sold with), then the entry whose input (rows, nonzeros per row,\n"
+        "K) is nearest in log distance. It says which fallback answered. Exit status 1 when the\n"
+        "database has no entry for the kernel.\n");
 }
 
 /* Input features are counts and sizes: positive, and below anything a matrix can have. */
@@ -76,6 +78,7 @@ int rt_cli_best(int argc, char **argv)
                                          {"rows", required_argument, NULL, 'r'},
                                          {"nnz-per-row", required_argument, NULL, 'n'},
                                          {"k", required_argument, NULL, 'K'},
+                                         {"memory-gb", required_argument, NULL, 'M'},
                                          {"export-yaml", required_argument, NULL, 'y'},
                                          {"export-header", required_argument, NULL, 'H'},
                                          {"help", no_argument, NULL, 'h'},
@@ -101,6 +104,11 @@ int rt_cli_best(int argc, char **argv)
         case 'K':
             if (parse_positive("--k", optarg, &q.k) != 0)
                 return RT_EXIT_USAGE;
+            break;
+        case 'M':
+            if (parse_positive("--memory-gb", optarg, &q.memory_bytes) != 0)
+                return RT_EXIT_USAGE;
+            q.memory_bytes *= 1e9;
             break;
         case 'y': yaml = optarg; break;
         case 'H': header = optarg; break;
@@ -140,8 +148,11 @@ int rt_cli_best(int argc, char **argv)
             printf("no tuning entry for kernel %s in %s\n", q.kernel, path);
             rc = RT_EXIT_ATTENTION;
         } else {
-            printf("kernel:    %s\nmatched:   %s\ndevice:    %s (%s)\n", e.kernel, e.fallback,
+            printf("kernel:    %s\nmatched:   %s\ndevice:    %s (%s", e.kernel, e.fallback,
                    e.device, e.arch);
+            if (e.memory_bytes > 0)
+                printf(", %.0f GB", e.memory_bytes * 1e-9);
+            printf(")\n");
             printf("input:     %s, rows %.0f, nnz/row %.2f, K %g\n", e.matrix, e.rows,
                    e.nnz_per_row, e.k);
             printf("params:    %s\ntime:      %.6g s (%.1f GFLOP/s), best of %d verified points\n",

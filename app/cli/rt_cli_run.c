@@ -51,6 +51,10 @@ static void run_usage(FILE *f)
         "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
         "  --out DIR              where --model-only writes <experiment>-model.csv/.json\n"
         "                         (default: the --db file's folder, else the current folder)\n"
+        "  --parallel MODE        measure whole points in parallel (search.parallel): ranks\n"
+        "                         (each MPI rank on its own GPU, from a queue rank 0 serves) or\n"
+        "                         gpus (this process starts a worker process per GPU)\n"
+        "  --workers N            with --parallel gpus: N worker processes (search.workers)\n"
         "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
         "\n"
@@ -101,6 +105,11 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
                                              {"ranks", required_argument, 0, 'R'},
                                              {"machine", required_argument, 0, 'A'},
                                              {"out", required_argument, 0, 'O'},
+                                             {"parallel", required_argument, 0, 'P'},
+                                             {"workers", required_argument, 0, 'W'},
+                                             /* a worker process of --parallel gpus */
+                                             {"worker-fd", required_argument, 0, 'F'},
+                                             {"worker-index", required_argument, 0, 'I'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
@@ -108,6 +117,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
     long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
     int model_only = 0;
     const char *model_machine = NULL, *model_out = NULL;
+    /* --parallel and --workers are the config's search keys, set like --set. */
+    char parallel_set[96], workers_set[64];
+    long worker_fd = 0, worker_index = -1;
     rt_err err;
     rt_err_clear(&err);
     optind = 1;
@@ -144,6 +156,28 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
             if (rt_cli_parse_int("--ranks", optarg, 1, 1000000, &model_ranks, &err) != 0)
                 goto usage_error;
             break;
+        case 'P':
+        case 'W':
+            if (n_sets >= MAX_SETS) {
+                fprintf(stderr, "rooftune run: at most %d --set options\n", MAX_SETS);
+                return RT_EXIT_USAGE;
+            }
+            if (c == 'P') {
+                snprintf(parallel_set, sizeof parallel_set, "search.parallel=%.60s", optarg);
+                sets[n_sets++] = parallel_set;
+            } else {
+                snprintf(workers_set, sizeof workers_set, "search.workers=%.40s", optarg);
+                sets[n_sets++] = workers_set;
+            }
+            break;
+        case 'F':
+            if (rt_cli_parse_int("--worker-fd", optarg, 3, 1000000, &worker_fd, &err) != 0)
+                goto usage_error;
+            break;
+        case 'I':
+            if (rt_cli_parse_int("--worker-index", optarg, 0, 1000000, &worker_index, &err) != 0)
+                goto usage_error;
+            break;
         case 'A': model_machine = optarg; break;
         case 'O': model_out = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
@@ -166,6 +200,13 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
         return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
                                      model_ranks, rpn, rps, model_machine, quiet);
 
+    if ((worker_fd > 0) != (worker_index >= 0)) {
+        fprintf(stderr, "rooftune run: --worker-fd and --worker-index go together (they start "
+                        "a worker of --parallel gpus)\n");
+        return RT_EXIT_USAGE;
+    }
+    if (worker_fd > 0)
+        quiet = 1; /* its coordinator reports */
     rt_comm *comm = NULL;
     if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0)
         return RT_EXIT_USAGE;
@@ -179,7 +220,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
     int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
     int stage_status = RT_EXIT_USAGE;
     if (ok &&
-        rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), !quiet, &err) != 0) {
+        rt_cli_env_open(&env, cpu_only,
+                        worker_index >= 0 ? (int)worker_index : rt_comm_rank(comm, RT_COMM_NODE),
+                        !quiet, &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
@@ -250,7 +293,10 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
                          .machine_dir = machine_dir,
                          .command_line = cmdline,
                          .log = (rank == 0 && !quiet) ? stdout : NULL,
-                         .progress = (rank == 0 && !quiet) ? stderr : NULL};
+                         .progress = (rank == 0 && !quiet) ? stderr : NULL,
+                         .argc = argc,
+                         .argv = (const char *const *)argv,
+                         .worker_fd = (int)worker_fd};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     rt_run_summary sum;
     rt_interrupt_install();
@@ -259,7 +305,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
         status = RT_EXIT_FAILURE;
         goto done;
     }
-    if (rank == 0) {
+    if (rank == 0 && worker_fd <= 0) {
         printf("summary: %d point(s): %d measured, %d resumed (already in the store), %d wrong, "
                "%d infeasible, %d error(s), %d timeout(s), %d above roofline",
                sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
@@ -268,6 +314,10 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
             printf(", %d noisy (timed, the stopping criterion's target missed)", sum.noisy);
         if (sum.pruned)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
+        if (sum.aborted)
+            printf(", %d aborted early (%d repetition(s): slower than measure.abort_factor x "
+                   "their sweep's best)",
+                   sum.aborted, sum.aborted_samples);
         if (sum.stopped_within)
             printf(", %d sweep(s) stopped within search.stop_within of the bound",
                    sum.stopped_within);

@@ -23,7 +23,10 @@
 #include "rt_store.h"
 #include "rt_store_lock.h"
 #include "rt_strutil.h"
+#include "rt_sweep.h"
 #include "rt_walk.h"
+#include "rt_wire.h"
+#include "rt_workers.h"
 
 /* Everything one rank needs about the current matrix. */
 typedef struct matrix_slot {
@@ -52,6 +55,16 @@ typedef struct run {
     matrix_slot ms;
     int failed;      /* a step failed: the walk stops, the run ends as failed */
     int rank_failed; /* a step failed on some ranks and not on rank 0: the run ends as failed */
+    /* Parallel tuning (search.parallel, rt_workers.h): every point is measured whole on one rank
+     * (measure_comm: a job of that rank alone), the coordinator records it. */
+    int parallel;        /* an rt_parallel_mode; none for dry runs */
+    int coordinator;     /* this process hands out the points and owns the store */
+    rt_comm *self_comm;  /* the one-rank job points are measured with (parallel) */
+    rt_wire *wire;       /* to the workers, or to the coordinator */
+    rt_workers *workers; /* the coordinator's or the worker's side */
+    int n_children;      /* parallel: gpus, coordinator: the worker processes it started */
+    int *child_fds;
+    pid_t *child_pids;
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,7 +147,8 @@ static void close_store(run *r)
 static int step_open_store(run *r, rt_err *err)
 {
     int ok = 1;
-    if (r->rank == 0 && !r->opt->dry_run) {
+    /* A worker process of parallel: gpus records nothing: its coordinator owns the store. */
+    if (r->rank == 0 && !r->opt->dry_run && r->opt->worker_fd <= 0) {
         if (rt_store_lock_acquire(r->opt->db_path, &r->lock, err) != 0 ||
             rt_store_open(r->opt->db_path, &r->store, err) != 0)
             ok = 0;
@@ -268,8 +282,8 @@ static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape
     ms->nnz = shape[2] = full.nnz;
     int64_t row0, row1;
     split_rows(&full, r->rank, r->nranks, &row0, &row1);
-    if (r->nranks == 1) {
-        ms->local = full; /* take ownership, no copy */
+    if (r->nranks == 1 || r->parallel) { /* parallel: each rank measures whole points alone */
+        ms->local = full;                /* take ownership, no copy */
         return RT_WALK_MATRIX_OK;
     }
     ok = rt_csr_row_block(&ms->local, &full, row0, row1, err) == 0;
@@ -337,81 +351,152 @@ static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
     return rt_measure_point(&r->mctx, &tgt, &none, 1, "", &objective, r->sum, err);
 }
 
-/* Walk step: the points the search picks from the sweep's space, each measured and recorded.
- * The search's budget rule (rt_search_budget_rule) bounds the sweep. With pruning a pruned
- * candidate uses no budget (as in replay): the search is created without a budget of its own, may
- * yield the whole space, and the sweep ends after `budget` points that were not pruned. Pruning
- * is per sweep (this kernel, matrix and problem point): the tuning table keeps each kernel's
- * best, so a kernel's candidates compete with its own. */
+/* Walk step: the points the search picks from the sweep's space (rt_sweep.h: the budget rule,
+ * resume, pruning, early abort's best time), each measured and recorded: here one after the
+ * other, or handed to parallel workers (rt_workers.h) whose results come back to be recorded
+ * here; a worker measures what its coordinator hands out. */
 static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
 {
     run *r = ctx;
-    const rt_config *cfg = r->cfg;
-    if (!s->space)
+    if (!s->space) {
+        if (r->parallel && !r->coordinator)
+            return 0; /* the coordinator records the matrix's failure */
         return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
-    const int64_t budget = rt_search_budget_rule(&cfg->search, rt_space_size(s->space));
-    rt_search_cfg search_cfg = cfg->search;
-    if (cfg->search.prune_bound)
-        search_cfg.budget = INT32_MAX;
-    rt_search *search = NULL;
-    if (rt_search_create(&search_cfg, s->space, &search, err) != 0) {
+    }
+    const rt_csr *share =
+        (s->family->wants_whole_matrix && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
+    const rt_measure_target base = {.matrix = s->matrix,
+                                    .local = share,
+                                    .rows_total = r->ms.rows,
+                                    .cols_total = r->ms.cols,
+                                    .nnz_total = r->ms.nnz,
+                                    .kernel_cfg = s->kernel_cfg,
+                                    .kernel = s->kernel,
+                                    .family = s->family,
+                                    .device = rt_backend_device(r->be, s->kernel->backend),
+                                    .problem = s->problem};
+    if (r->parallel && !r->coordinator) {
+        const int rc = rt_workers_serve(r->workers, &r->mctx, s, &base, r->sum, err);
+        if (rc != 0)
+            r->failed = 1;
+        return rc;
+    }
+    rt_sweep_run sw;
+    if (rt_sweep_begin(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress,
+                       r->rank == 0 ? r->opt->log : NULL, err) != 0) {
         r->failed = 1;
         return -1;
     }
-    rt_prune prune;
-    rt_prune_init(&prune, cfg->search.prune_bound, cfg->search.stop_within);
-    const rt_csr *share =
-        (s->family->wants_whole_matrix && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
-    rt_measure_target tgt = {.matrix = s->matrix,
-                             .local = share,
-                             .rows_total = r->ms.rows,
-                             .cols_total = r->ms.cols,
-                             .nnz_total = r->ms.nnz,
-                             .kernel_cfg = s->kernel_cfg,
-                             .kernel = s->kernel,
-                             .family = s->family,
-                             .device = rt_backend_device(r->be, s->kernel->backend),
-                             .problem = s->problem,
-                             .prune = cfg->search.prune_bound ? &prune : NULL};
-    int64_t counted = 0, index;
     int rc = 0;
-    while (rc == 0 && !r->mctx.stop && counted < budget && rt_search_next(search, &index) == 1) {
+    if (r->parallel) {
+        rc = rt_workers_coordinate(r->workers, &sw, err);
+    } else {
+        int64_t index;
         rt_params params;
-        int feasible = 1;
-        char why[512] = "";
-        if (rt_space_point(s->space, index, &params, &feasible, why, sizeof why, err) != 0) {
-            rc = -1;
-            break;
-        }
-        double objective = INFINITY;
-        const int64_t pruned_before = prune.pruned;
-        if (r->progress.out) {
-            char current[256], shown[160];
-            rt_params_to_json(&params, shown, sizeof shown);
-            snprintf(current, sizeof current, "%s %s %s", s->kernel->name, s->matrix->name, shown);
-            rt_progress_begin(&r->progress, current, rt_clock_now());
-        }
-        if (rt_measure_point(&r->mctx, &tgt, &params, feasible, why, &objective, r->sum, err) !=
-            0) {
-            rc = -1;
-            break;
-        }
-        rt_progress_done(&r->progress);
-        rt_search_report(search, index, objective);
-        counted += feasible && prune.pruned == pruned_before;
-        if (rt_prune_done(&prune)) {
-            r->sum->stopped_within++;
-            logf_rank0(r,
-                       "  %s %s: stopped, the best point (%.4g ms) is within %.3g of its "
-                       "roofline bound (%.4g ms)\n",
-                       s->kernel->name, s->matrix->name, prune.best * 1e3, prune.stop_within,
-                       prune.best_bound * 1e3);
-            break;
-        }
+        while (rc == 0 && (rc = rt_sweep_next(&sw, &index, &params, err)) == 1)
+            rc = rt_sweep_measure(&sw, index, &params, err);
     }
-    rt_search_free(search);
+    rt_sweep_end(&sw);
     if (rc != 0)
         r->failed = 1;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Parallel tuning: who does what, and the wire between them */
+
+/* parallel: gpus: this process starts one worker process per GPU (search.workers overrides) and
+ * coordinates them over sockets. */
+static int start_gpu_workers(run *r, rt_err *err)
+{
+    if (r->nranks > 1)
+        return rt_err_set(err, "search.parallel: gpus starts its own worker processes, one per "
+                               "GPU; under mpirun use search.parallel: ranks");
+    if (!r->opt->argv)
+        return rt_err_set(err, "search.parallel: gpus needs the command line to start its "
+                               "workers with (rooftune run)");
+    int n = r->cfg->search.workers > 0 ? r->cfg->search.workers : r->be->gpu_count;
+    if (n <= 0)
+        return rt_err_set(err,
+                          "search.parallel: gpus: no GPU here (%s); give search.workers "
+                          "to start workers anyway",
+                          r->be->cuda_status);
+    if (n > RT_WIRE_MAX_SOCKETS)
+        return rt_err_set(err, "search.workers: %d, at most %d", n, RT_WIRE_MAX_SOCKETS);
+    r->child_fds = calloc((size_t)n, sizeof *r->child_fds);
+    r->child_pids = calloc((size_t)n, sizeof *r->child_pids);
+    if (!r->child_fds || !r->child_pids)
+        return rt_err_set(err, "out of memory for %d workers", n);
+    if (rt_workers_spawn(r->opt->argc, r->opt->argv, n, r->child_fds, r->child_pids, err) != 0)
+        return -1;
+    r->n_children = n;
+    logf_rank0(r, "parallel tuning: %d worker process(es), one per %s\n", n,
+               r->be->gpu_count > 0 ? "GPU" : "worker (no GPU here: CPU kernels)");
+    if (rt_wire_open_sockets(r->child_fds, n, 1, &r->wire, err) != 0)
+        return -1;
+    return rt_workers_coordinator(r->wire, 1, n, 0, &r->workers, err);
+}
+
+/* Step: the roles of parallel tuning. ranks: rank 0 coordinates and measures, every other rank
+ * is a worker; gpus: the process started by the user coordinates, the ones it starts are
+ * workers. Every role measures with a job of its own rank alone. */
+static int step_parallel(run *r, rt_err *err)
+{
+    r->parallel = r->opt->dry_run ? RT_PARALLEL_NONE : r->cfg->search.parallel;
+    if (r->parallel == RT_PARALLEL_NONE)
+        return 0;
+    const int child = r->opt->worker_fd > 0;
+    r->coordinator = r->parallel == RT_PARALLEL_RANKS ? r->rank == 0 : !child;
+    if (rt_comm_create_self(&r->self_comm, err) != 0)
+        return -1;
+    if (r->parallel == RT_PARALLEL_RANKS) {
+        if (rt_wire_open_mpi(r->comm, &r->wire, err) != 0)
+            return -1;
+        if (r->coordinator) {
+            logf_rank0(r, "parallel tuning: %d rank(s), each measuring whole points\n", r->nranks);
+            return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, &r->workers, err);
+        }
+        return rt_workers_worker(r->wire, 0, &r->workers, err);
+    }
+    if (child) {
+        const int fd = r->opt->worker_fd;
+        if (rt_wire_open_sockets(&fd, 1, 0, &r->wire, err) != 0)
+            return -1;
+        return rt_workers_worker(r->wire, 0, &r->workers, err);
+    }
+    return start_gpu_workers(r, err);
+}
+
+/* End of a parallel run: every worker's compile counts join the summary, the worker processes
+ * are waited for. */
+static int finish_parallel(run *r, int failed, rt_err *err)
+{
+    int rc = 0;
+    if (r->workers) {
+        int compiles = r->sum->compiles, hits = r->sum->cache_hits;
+        rc = rt_workers_finish(r->workers, failed, &compiles, &hits, err);
+        if (r->coordinator) {
+            r->sum->compiles = compiles;
+            r->sum->cache_hits = hits;
+        }
+    }
+    rt_workers_free(r->workers);
+    r->workers = NULL;
+    rt_wire_close(r->wire);
+    r->wire = NULL;
+    if (r->n_children > 0) {
+        rt_err reap_err;
+        if (rt_workers_reap(r->n_children, r->child_pids, &reap_err) != 0 && rc == 0) {
+            *err = reap_err;
+            rc = -1;
+        }
+    }
+    free(r->child_fds);
+    free(r->child_pids);
+    r->child_fds = NULL;
+    r->child_pids = NULL;
+    rt_comm_free(r->self_comm);
+    r->self_comm = NULL;
     return rc;
 }
 
@@ -420,6 +505,13 @@ static int step_end_run(run *r, int rc, rt_err *err)
 {
     rt_progress_clear(&r->progress);
     rt_measure_finish(&r->mctx, r->sum);
+    if (r->parallel) {
+        rt_err finish_err;
+        if (finish_parallel(r, rc != 0, &finish_err) != 0 && rc == 0) {
+            *err = finish_err;
+            rc = -1;
+        }
+    }
     if (r->rank == 0 && r->store) {
         rt_err end_err;
         const char *status = rc != 0 || r->rank_failed ? "failed"
@@ -449,7 +541,16 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
     rt_provenance_init(&r.prov);
     if (step_open_store(&r, err) != 0 || step_begin_run(&r, err) != 0)
         return -1;
-    if (rt_measure_init(&r.mctx, cfg, be, r.comm, r.store, r.run_id, &r.prov, opt, err) != 0) {
+    int ok = step_parallel(&r, err) == 0, first_bad = -1;
+    if (rt_comm_all_ok(r.comm, ok, &ok, &first_bad) != 0 || !ok ||
+        rt_measure_init(&r.mctx, cfg, be, r.parallel ? r.self_comm : r.comm, r.store, r.run_id,
+                        &r.prov, opt, err) != 0) {
+        if (first_bad >= 0 && first_bad != r.rank && err->msg[0] == '\0')
+            rt_err_set(err, "rank %d could not start parallel tuning", first_bad);
+        if (r.parallel) {
+            rt_err ignored;
+            finish_parallel(&r, 1, &ignored);
+        }
         if (r.store)
             rt_store_end_run(r.store, r.run_id, "failed", NULL);
         close_store(&r);

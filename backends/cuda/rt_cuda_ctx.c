@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_embedded.h"
+#include "rt_cuda_nvml.h"
 #include "rt_cuda_nvrtc.h"
 #include "rt_registry.h"
 
@@ -32,6 +33,10 @@ struct rt_cuda_ctx {
     size_t flush_bytes;
     rt_device_info info;
     char cache_dir[1024];
+    double compile_limit_s; /* measure.compile_timeout_s: 0 = none */
+    rt_cuda_nvml *nvml;     /* the energy counter, opened on first use */
+    int nvml_tried;
+    char nvml_why[256]; /* why it could not be opened */
     int compiles;
     int cache_hits;
     loaded_variant *loaded;
@@ -228,6 +233,7 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
         free(ctx->loaded[i].key);
     }
     free(ctx->loaded);
+    rt_cuda_nvml_close(ctx->nvml);
     if (ctx->flush_buffer)
         cudaFree(ctx->flush_buffer);
     if (ctx->start)
@@ -282,6 +288,33 @@ int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err)
                           ctx->abandoned_why);
     CU_CHECK(cuCtxSetCurrent(ctx->context), "making the CUDA context current");
     return 0;
+}
+
+int rt_cuda_ctx_energy(rt_cuda_ctx *ctx, double *joules, char *why, size_t whylen)
+{
+    if (!ctx->nvml_tried) {
+        ctx->nvml_tried = 1;
+        char bus[32] = "";
+        const CUresult r = cuDeviceGetPCIBusId(bus, (int)sizeof bus, ctx->device);
+        if (r != CUDA_SUCCESS) {
+            const char *name = NULL;
+            cuGetErrorName(r, &name);
+            snprintf(ctx->nvml_why, sizeof ctx->nvml_why, "cuDeviceGetPCIBusId failed: %s",
+                     name ? name : "unknown CUresult");
+        } else {
+            rt_cuda_nvml_open(NULL, bus, &ctx->nvml, ctx->nvml_why, sizeof ctx->nvml_why);
+        }
+    }
+    if (!ctx->nvml) {
+        snprintf(why, whylen, "%s", ctx->nvml_why);
+        return -1;
+    }
+    return rt_cuda_nvml_energy(ctx->nvml, joules, why, whylen);
+}
+
+void rt_cuda_ctx_set_compile_limit(rt_cuda_ctx *ctx, double seconds)
+{
+    ctx->compile_limit_s = seconds > 0 ? seconds : 0;
 }
 
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits)
@@ -371,6 +404,7 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
         .cc_major = ctx->info.cc_major,
         .cc_minor = ctx->info.cc_minor,
         .cache_dir = ctx->cache_dir[0] ? ctx->cache_dir : NULL,
+        .time_limit_s = ctx->compile_limit_s,
     };
     char key[RT_CUDA_KEY_MAX];
     if (rt_cuda_variant_key(&req, key, sizeof key, err) != 0)
@@ -390,8 +424,9 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
     snprintf(what, sizeof what, "loading %s (%s)", source_name, entry);
     for (int attempt = 0; attempt < 2; ++attempt) {
         rt_cuda_image img;
-        if (rt_cuda_compile(&req, &img, err) != 0)
-            return -1;
+        const int compiled = rt_cuda_compile(&req, &img, err);
+        if (compiled != 0)
+            return compiled == RT_CUDA_TIMED_OUT ? RT_TIMED_OUT : -1;
         CUmodule module = NULL;
         const CUresult r = cuModuleLoadData(&module, img.data);
         if (r != CUDA_SUCCESS && img.from_cache && attempt == 0) {

@@ -46,6 +46,12 @@ void *rt_cuda_ctx_cu_context(const rt_cuda_ctx *ctx); /* CUcontext: the device's
 const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx); /* "" when the cache is off */
 /* Makes the context current on the calling thread (the runner may call hooks from any thread). */
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err);
+/* A compile longer than this is abandoned (rt_cuda_compile's time limit) and rt_cuda_get_variant
+ * returns RT_TIMED_OUT; 0 (the default) = no limit. */
+void rt_cuda_ctx_set_compile_limit(rt_cuda_ctx *ctx, double seconds);
+/* The device's energy counter in joules (NVML, rt_cuda_nvml.h, opened on the first call):
+ * 0, or -1 with why (no NVML on the host, a GPU without the counter). */
+int rt_cuda_ctx_energy(rt_cuda_ctx *ctx, double *joules, char *why, size_t whylen);
 /* A kernel hung or left a sticky error (illegal address, ...): nothing that waits for the device
  * can run again in this process. Every later call that makes the context current fails with why,
  * rt_cuda_free frees nothing, and destroy releases only host memory: the process's exit ends the
@@ -57,7 +63,8 @@ void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
 
 /* Compiles (or finds in the disk cache, or in this process) the variant of `source` with the given
  * "NAME=VALUE" defines and returns its function and resource facts. source_name names the source
- * in errors and keys; defines may come in any order. */
+ * in errors and keys; defines may come in any order. Returns 0, -1, or RT_TIMED_OUT when the
+ * compile ran past the context's compile limit (err says so). */
 int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *source,
                         const char *const *defines, int n_defines, const char *entry,
                         rt_cuda_variant *out, rt_err *err);

@@ -25,6 +25,7 @@
 
 static const char *const k_modes[] = {"hot", "cold"};
 static const char *const k_prune_modes[] = {"none", "bound"};
+static const char *const k_parallel_modes[] = {"none", "ranks", "gpus"}; /* rt_parallel_mode */
 static const char *const k_orderings[] = {"natural", "hilbert", "rcm", "random", "metis"};
 static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
 
@@ -39,6 +40,12 @@ static const char *const *prune_modes(int *n)
 {
     *n = N_OF(k_prune_modes);
     return k_prune_modes;
+}
+
+static const char *const *parallel_modes(int *n)
+{
+    *n = N_OF(k_parallel_modes);
+    return k_parallel_modes;
 }
 
 static const char *const *plot_types(int *n)
@@ -353,6 +360,38 @@ static int search_stop_within(const rt_cfg_ctx *cx, const rt_yaml_node *n, const
     return 0;
 }
 
+/* An abort factor below 1 would stop points faster than the best: 0 turns it off. */
+static int measure_abort_factor(const rt_cfg_ctx *cx, const rt_yaml_node *n, const char *path,
+                                void *base, rt_err *err)
+{
+    (void)base;
+    const double f = cx->cfg->measure.abort_factor;
+    if (f != 0 && !(f >= 1))
+        return RT_CFG_FAIL(err, n, path,
+                           "must be 0 (no early abort) or a factor >= 1 of the sweep's best time, "
+                           "got %g",
+                           f);
+    return 0;
+}
+
+/* Parallel workers measure whole points while the search keeps several in flight: only the
+ * strategies whose order does not depend on measured times give the same points as a serial run
+ * (the others steer by each result before they pick the next point, rt_search.h). */
+static int search_parallel(const rt_cfg_ctx *cx, const rt_yaml_node *n, const char *path,
+                           void *base, rt_err *err)
+{
+    (void)base;
+    const rt_search_cfg *s = &cx->cfg->search;
+    if (s->parallel != RT_PARALLEL_NONE && strcmp(s->strategy, "exhaustive") != 0 &&
+        strcmp(s->strategy, "random") != 0)
+        return RT_CFG_FAIL(err, n, path,
+                           "%s needs search.strategy exhaustive or random (strategy %s picks "
+                           "each point from the result of the one before, so it measures one "
+                           "point at a time)",
+                           k_parallel_modes[s->parallel], s->strategy);
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The table */
 
@@ -466,6 +505,12 @@ static const rt_config_key k_keys[] = {
              CFG(measure.max_noise)),
     REAL_KEY("measure.min_time_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
              CFG(measure.min_time_s)),
+    REAL_KEY("measure.abort_factor", 0, 0, INFINITY, 1, "0 or a factor >= 1", "0",
+             CFG(measure.abort_factor), .check = measure_abort_factor),
+    INT_KEY("measure.abort_reps", 1, MAX_REPS, "1", CFG(measure.abort_reps)),
+    REAL_KEY("measure.compile_timeout_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
+             CFG(measure.compile_timeout_s)),
+    TEXT_KEY("measure.energy", RT_KEY_FLAG, NULL, CFG(measure.energy)),
 
     {.path = "search", .kind = RT_KEY_MAP},
     CHOICE_KEY("search.strategy", RT_KEY_WORD, strategy_names, "exhaustive", CFG(search.strategy)),
@@ -475,6 +520,9 @@ static const rt_config_key k_keys[] = {
     CHOICE_KEY("search.prune", RT_KEY_ENUM, prune_modes, "none", CFG(search.prune_bound)),
     REAL_KEY("search.stop_within", 0, 0, INFINITY, 1, "a fraction >= 0", "0",
              CFG(search.stop_within), .check = search_stop_within),
+    CHOICE_KEY("search.parallel", RT_KEY_ENUM, parallel_modes, "none", CFG(search.parallel),
+               .check = search_parallel),
+    INT_KEY("search.workers", 0, 4096, "0", CFG(search.workers)),
 
     {.path = "counters", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_counters},
     {.path = "user_kernels", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_user_kernels},
@@ -509,6 +557,7 @@ static const rt_config_key k_keys[] = {
 };
 
 _Static_assert(sizeof(rt_measure_mode) == sizeof(int), "ENUM keys fill an int");
+_Static_assert(sizeof(rt_parallel_mode) == sizeof(int), "ENUM keys fill an int");
 
 /* ---------------------------------------------------------------------------------------------
  * Queries */

@@ -75,6 +75,12 @@ typedef struct rt_measure_cfg {
     int stop;               /* the stopping criterion: an index of rt_criterion.h's table */
     double max_noise; /* stop: noise: once the samples' relative standard deviation is below this */
     double min_time_s; /* never stop sampling before this much measured time */
+    /* Early abort: a point whose fastest repetition so far, after abort_reps of them, is slower
+     * than abort_factor x the best time of its sweep stops sampling (0: never). */
+    double abort_factor;
+    int abort_reps;
+    double compile_timeout_s; /* an NVRTC compile longer than this is abandoned (0: no limit) */
+    int energy;               /* 1: read the device's energy counter around the repetitions */
 } rt_measure_cfg;
 
 typedef struct rt_search_cfg {
@@ -86,7 +92,16 @@ typedef struct rt_search_cfg {
                            exceeds the best time measured in its sweep (rt_prune.h) */
     double stop_within; /* search.stop_within: with prune_bound, end a sweep once its best point
                            is within this fraction of its own bound; 0 = never */
+    int parallel;       /* search.parallel: an rt_parallel_mode, how points are spread */
+    int workers;        /* search.workers: worker processes of parallel: gpus (0: one per GPU) */
 } rt_search_cfg;
+
+/* search.parallel: where the points of a sweep are measured. */
+typedef enum rt_parallel_mode {
+    RT_PARALLEL_NONE = 0,  /* every rank takes part in every point (the default) */
+    RT_PARALLEL_RANKS = 1, /* each MPI rank measures whole points from a queue rank 0 serves */
+    RT_PARALLEL_GPUS = 2   /* one process starts a worker per GPU and serves them points */
+} rt_parallel_mode;
 
 #define RT_PLOT_STACK_MAX    8
 #define RT_PLOT_WHERE_MAX    4 /* fields a figure's `where` may restrict */

@@ -23,6 +23,9 @@
  * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason.
  */
 #define RT_INFEASIBLE 1
+/* Returned by setup when it gave up at a time limit of the run (an NVRTC compile over
+ * measure.compile_timeout_s): the point is recorded as a timeout with the reason. */
+#define RT_TIMED_OUT 2
 
 typedef struct rt_param_schema {
     const char *name;
