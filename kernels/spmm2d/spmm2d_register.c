@@ -1,7 +1,7 @@
 #include "spmm2d_register.h"
 
 #include "spmm2d_family.h"
-#include "spmm2d_kernels.h"
+#include "spmm2d_cpu_kernels.h"
 
 int rt_spmm2d_register(rt_registry *reg, rt_err *err)
 {

@@ -1,7 +1,7 @@
 /* spmm2d_schema: what a 2D kernel is and how it is tuned: the algorithm and family found from the
  * descriptor's name, and the point's parameters (pr, refine, prefetch, queue_slots, steal_seed)
- * read with their defaults. The schemas themselves are declared in spmm2d_kernels.h, which the
- * CUDA catalog shares. */
+ * read with their defaults. The schemas themselves are declared in cpu/spmm2d_cpu_kernels.h, which
+ * the CUDA catalog shares. */
 #ifndef SPMM2D_SCHEMA_H
 #define SPMM2D_SCHEMA_H
 

@@ -20,7 +20,7 @@
 #include "rt_kernels.h"
 #include "spmm2d_dist.h"
 #include "spmm2d_family.h"
-#include "spmm2d_kernels.h"
+#include "spmm2d_cpu_kernels.h"
 #include "spmm2d_layout.h"
 #include "spmm2d_local.h"
 #include "spmm2d_queue.h"

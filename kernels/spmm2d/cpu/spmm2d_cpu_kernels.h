@@ -1,4 +1,4 @@
-/* spmm2d_kernels: the CPU kernels of the spmm2d and spgemm2d families (Brock, Buluc, Yelick,
+/* spmm2d_cpu_kernels: the CPU kernels of the spmm2d and spgemm2d families (Brock, Buluc, Yelick,
  * ICS'24, sections 2-4), one rank per core, MPI between ranks:
  *
  *   spmm2d.cpu.stationary_c   each C tile's owner gets A(i,k) and B(k,j) with one-sided gets and
@@ -24,8 +24,8 @@
  * Parameters: pr (process grid rows, 0 = most square), refine (tile grid refinement), prefetch
  * (0|1, the RDMA variants), queue_slots (the remote queues), steal_seed (work stealing).
  * docs/families/spmm2d.md describes the kernels, the metrics they store and how to read them. */
-#ifndef SPMM2D_KERNELS_H
-#define SPMM2D_KERNELS_H
+#ifndef SPMM2D_CPU_KERNELS_H
+#define SPMM2D_CPU_KERNELS_H
 
 #include "rt_registry.h"
 #include "spmm2d_schema.h"

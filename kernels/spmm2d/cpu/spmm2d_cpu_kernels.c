@@ -1,4 +1,4 @@
-#include "spmm2d_kernels.h"
+#include "spmm2d_cpu_kernels.h"
 
 #include "spmm2d_engine.h"
 #include "spmm2d_metrics.h"

@@ -1,6 +1,6 @@
 /* The roofline figure: a store written by hand, points read back with their intensities, the
  * local and inter-node figures written (.dat, .gp, .png, .svg), gnuplot missing handled, bad
- * input rejected. Usage: test_plot <scratch-dir> <machines-dir> */
+ * input rejected. Usage: test_roofline_plot <scratch-dir> <machines-dir> */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
