@@ -1,4 +1,4 @@
-/* spmm_cuda_tiled_plan: a Tiled SpMM plan (kernels/shared/spmm_tiled.h) on the device, for the two
+/* spmm_cuda_tiled_plan: a Tiled SpMM plan (kernels/spmm/spmm_tiled.h) on the device, for the two
  * kernels that run it: Listing 1's (spmm.cuda.tiled) and the pipelined one
  * (spmm.cuda.tiled_pipe). Both build the same host plan, check it against what their device code
  * assumes, upload the same six arrays, report the same plan metrics, and model their traffic from
