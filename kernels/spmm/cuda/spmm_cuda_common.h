@@ -17,6 +17,12 @@
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
 
+/* The family's memos in the CUDA context (rt_cuda_ctx_memo): the cuSPARSE handle and the plan
+ * summaries of the two Tiled kernels' traffic models. */
+#define RT_SPMM_MEMO_CUSPARSE        "spmm.cusparse"
+#define RT_SPMM_MEMO_TILED_PLAN      "spmm.tiled.plan"
+#define RT_SPMM_MEMO_TILED_PIPE_PLAN "spmm.tiled_pipe.plan"
+
 /* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
  * precision and layout, K >= 1. */
 int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *err);

@@ -70,7 +70,7 @@ static void lib_release(void *data)
 
 static int lib_get(rt_cuda_ctx *ctx, cusparse_lib **out, rt_err *err)
 {
-    cusparse_lib *lib = rt_cuda_ctx_memo(ctx, RT_CUDA_MEMO_CUSPARSE);
+    cusparse_lib *lib = rt_cuda_ctx_memo(ctx, RT_SPMM_MEMO_CUSPARSE);
     if (lib) {
         *out = lib;
         return 0;
@@ -99,7 +99,10 @@ static int lib_get(rt_cuda_ctx *ctx, cusparse_lib **out, rt_err *err)
             lib->log = NULL;
         }
     }
-    rt_cuda_ctx_set_memo(ctx, RT_CUDA_MEMO_CUSPARSE, lib, lib_release);
+    if (rt_cuda_ctx_set_memo(ctx, RT_SPMM_MEMO_CUSPARSE, lib, lib_release, err) != 0) {
+        lib_release(lib);
+        return -1;
+    }
     *out = lib;
     return 0;
 }

@@ -161,7 +161,7 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params pp = plan_params(&tp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_CUDA_MEMO_TILED_PLAN, s->base.what, a, &pp,
+    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_SPMM_MEMO_TILED_PLAN, s->base.what, a, &pp,
                                    in->prec, "shared memory", &s->plan, err);
     if (rc != 0)
         return rc;
@@ -198,7 +198,7 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     rt_cuda_ctx *ctx = self->backend_ctx;
     const rt_tiled_params pp = plan_params(&tp);
     const rt_spmm_tiled_summary *sum =
-        rt_spmm_tiled_summary_get(ctx, RT_CUDA_MEMO_TILED_PLAN, in->a, &pp, self->name, err);
+        rt_spmm_tiled_summary_get(ctx, RT_SPMM_MEMO_TILED_PLAN, in->a, &pp, self->name, err);
     if (!sum)
         return -1;
     return rt_spmm_tiled_traffic(in, sum, tp.register_tile, self->name, t, err);

@@ -190,7 +190,7 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params tp = plan_params(&pp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, s->base.what, a, &tp,
+    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, s->base.what, a, &tp,
                                    in->prec, "a buffer", &s->plan, err);
     if (rc != 0)
         return rc;
@@ -238,7 +238,7 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     rt_cuda_ctx *ctx = self->backend_ctx;
     const rt_tiled_params tp = plan_params(&pp);
     const rt_spmm_tiled_summary *sum =
-        rt_spmm_tiled_summary_get(ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, in->a, &tp, self->name, err);
+        rt_spmm_tiled_summary_get(ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, in->a, &tp, self->name, err);
     if (!sum)
         return -1;
     /* As spmm.cuda.tiled: the plan read once, B's referenced rows, C once; shared memory: every

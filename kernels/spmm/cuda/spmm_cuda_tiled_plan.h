@@ -52,19 +52,19 @@ typedef struct rt_spmm_tiled_summary {
 /* Builds A's plan with tp, verifies it (rt_tiled_plan_verify, then what the device code assumes:
  * block_size / warp_size warps per block for ELL staging, at most tp->buffsize staged rows of B
  * per stage, which `holder` names in the message, e.g. "shared memory"), uploads it in the
- * precision prec, fills dev, and remembers its summary in memo_slot of ctx. `what` names the
- * kernel in messages. On failure the arrays uploaded so far stay in dev for
+ * precision prec, fills dev, and remembers its summary in ctx under memo_key (the kernel's own).
+ * `what` names the kernel in messages. On failure the arrays uploaded so far stay in dev for
  * rt_spmm_tiled_dev_free. */
-int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, int memo_slot, const char *what, const rt_csr *a,
-                              const rt_tiled_params *tp, rt_precision prec, const char *holder,
-                              rt_spmm_tiled_dev *dev, rt_err *err);
+int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, const char *memo_key, const char *what,
+                              const rt_csr *a, const rt_tiled_params *tp, rt_precision prec,
+                              const char *holder, rt_spmm_tiled_dev *dev, rt_err *err);
 void rt_spmm_tiled_dev_free(rt_cuda_ctx *ctx, rt_spmm_tiled_dev *dev);
 /* Appends the plan metrics and preprocess_s to m. */
 void rt_spmm_tiled_dev_metrics(const rt_spmm_tiled_dev *dev, rt_metrics *m);
 
-/* The summary of A's plan with tp: the one remembered in memo_slot when it matches A and tp,
+/* The summary of A's plan with tp: the one remembered under memo_key when it matches A and tp,
  * else built now (and remembered). NULL with err set when the plan cannot be built. */
-const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, int memo_slot,
+const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, const char *memo_key,
                                                        const rt_csr *a, const rt_tiled_params *tp,
                                                        const char *what, rt_err *err);
 
