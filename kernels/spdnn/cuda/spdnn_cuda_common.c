@@ -6,15 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_nvrtc.h"
-#include "rt_schema.h"
 #include "spdnn_cuda_catalog.h"
-
-/* A block may use more than this much dynamic shared memory only after opting in per function. */
-#define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
 
 /* Device lists and ids are int; the family's output helper takes int32_t. */
 _Static_assert(sizeof(int) == sizeof(int32_t), "int must be 32 bits");
@@ -48,74 +43,34 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
     return 0;
 }
 
-/* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
- * (rt_schema_int/_str), applied to the catalog entry's schema. */
 int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
                             rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_schema_int(e->params, e->n_params, e->name, p, name, out, err);
+    return rt_cuda_param_int(rt_spdnn_cuda_catalog_at(index), p, name, out, err);
 }
 
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_schema_str(e->params, e->n_params, e->name, p, name, out, len, err);
+    return rt_cuda_param_str(rt_spdnn_cuda_catalog_at(index), p, name, out, len, err);
 }
 
-void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
-                                  char *out, size_t len)
+static void spdnn_problem(const void *checked, char *out, size_t len)
 {
-    char json[384] = "{}";
-    if (p && rt_params_to_json(p, json, sizeof json) < 0)
-        snprintf(json, sizeof json, "{...}");
-    snprintf(out, len, "%s %s on %lld neurons x %lld layers, %lld features", kernel, json,
-             (long long)in->neurons, (long long)in->layers, (long long)in->features);
+    const rt_spdnn_inputs *in = checked;
+    snprintf(out, len, "on %lld neurons x %lld layers, %lld features", (long long)in->neurons,
+             (long long)in->layers, (long long)in->features);
 }
 
-int rt_spdnn_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
-                         const unsigned block[3], size_t dynamic_shared, void **args,
-                         const char *what, rt_err *err)
+static int spdnn_inputs(const void *inputs, const void **checked, rt_err *err)
 {
-    const CUfunction fn = (CUfunction)v->function;
-    if (!fn)
-        return rt_err_set(err, "%s: launch of a variant that was never loaded", what);
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-        return 0; /* nothing to compute */
-    CUresult r = CUDA_SUCCESS;
-    if (dynamic_shared > DEFAULT_DYNAMIC_SHARED_LIMIT)
-        r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               (int)dynamic_shared);
-    if (r == CUDA_SUCCESS)
-        r = cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                           (unsigned)dynamic_shared, (CUstream)rt_cuda_ctx_stream(ctx), args, NULL);
-    if (r != CUDA_SUCCESS) {
-        const char *name = NULL, *text = NULL;
-        cuGetErrorName(r, &name);
-        cuGetErrorString(r, &text);
-        return rt_err_set(err, "%s: launching the kernel failed: %s: %s", what,
-                          name ? name : "unknown CUresult", text ? text : "");
-    }
-    return 0;
+    const rt_spdnn_inputs *in = NULL;
+    const int rc = rt_spdnn_cuda_inputs(inputs, &in, err);
+    *checked = in;
+    return rc;
 }
 
-int rt_spdnn_cuda_variant(rt_cuda_ctx *ctx, const char *source_name, const char *const *defines,
-                          int n_defines, const char *entry, rt_cuda_variant *v, const char *what,
-                          rt_err *err)
-{
-    const char *source = rt_cuda_source(source_name);
-    if (!source)
-        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", what,
-                          source_name);
-    if (rt_cuda_get_variant(ctx, source_name, source, defines, n_defines, entry, v, err) != 0)
-        return rt_err_prefix(err, "%s", what);
-    return 0;
-}
+const rt_cuda_point_family rt_spdnn_cuda_point = {spdnn_inputs, spdnn_problem};
 
 void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe)
 {
@@ -222,9 +177,9 @@ int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const r
     char define[RT_CUDA_DEFINE_MAX];
     snprintf(define, sizeof define, "SCAN_BLOCK=%d", RT_SPDNN_CUDA_SCAN_BLOCK);
     const char *const defines[1] = {define};
-    if (rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
+    if (rt_cuda_point_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
                               &pipe->count_v, what, err) != 0 ||
-        rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact", &pipe->compact_v,
+        rt_cuda_point_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact", &pipe->compact_v,
                               what, err) != 0)
         return -1;
     if (pipe->count_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK ||
@@ -260,9 +215,9 @@ int rt_spdnn_cuda_compact(rt_spdnn_cuda_pipe *pipe, int64_t live, const int *ids
     const int *ids = ids_in;
     void *count_args[] = {&active, &count, &chunks};
     void *compact_args[] = {&active, &count, &chunks, (void *)&ids, &list, &ids_out, &count_out};
-    if (rt_spdnn_cuda_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
+    if (rt_cuda_point_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
                              err) != 0 ||
-        rt_spdnn_cuda_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args, pipe->what,
+        rt_cuda_point_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args, pipe->what,
                              err) != 0)
         return rt_err_prefix(err, "compacting live features");
     const cudaStream_t stream = (cudaStream_t)rt_cuda_ctx_stream(pipe->ctx);

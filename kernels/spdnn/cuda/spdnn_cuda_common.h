@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "rt_cuda_ctx.h"
+#include "rt_cuda_point.h"
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
@@ -53,16 +54,15 @@ typedef struct rt_spdnn_cuda_pipe {
  * numbers. */
 int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err *err);
 
-/* Integer / string parameter of catalog entry `index` (rt_cuda_catalog_entry), with the schema
- * default when p does not carry it. Fails on a value outside the schema's domain. */
+/* The family's inputs for the generic CUDA setup (rt_cuda_point.h); a kernel's state starts with
+ * an rt_cuda_point. */
+extern const rt_cuda_point_family rt_spdnn_cuda_point;
+
+/* Integer / string parameter of catalog entry `index` (rt_cuda_param_int/_str). */
 int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
                             rt_err *err);
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err);
-
-/* "spdnn.cuda.fused {params} on 1024 neurons x 120 layers, 1000 features": names a point. */
-void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
-                                  char *out, size_t len);
 
 /* Allocates and fills the buffers, compiles the compaction kernels. 0, RT_INFEASIBLE (device
  * memory) or -1. pipe->what names the point in messages. */
@@ -94,16 +94,5 @@ void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, r
 int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
                               int64_t live, const float *y, const int *ids, double *seconds,
                               const char *what, rt_err *err);
-
-/* Launches a loaded variant on the context's stream without waiting (the caller synchronises);
- * raises the function's dynamic shared-memory limit first when it passes 48 KiB. */
-int rt_spdnn_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
-                         const unsigned block[3], size_t dynamic_shared, void **args,
-                         const char *what, rt_err *err);
-
-/* Compiles (or finds) entry `entry` of embedded source `source_name` with the given defines. */
-int rt_spdnn_cuda_variant(rt_cuda_ctx *ctx, const char *source_name, const char *const *defines,
-                          int n_defines, const char *entry, rt_cuda_variant *v, const char *what,
-                          rt_err *err);
 
 #endif

@@ -38,8 +38,8 @@ typedef struct cs_layer {
 } cs_layer;
 
 typedef struct cs_state {
-    rt_cuda_ctx *ctx;
-    const rt_spdnn_inputs *in;
+    rt_cuda_point pt;          /* context, inputs, kernel and point for messages */
+    const rt_spdnn_inputs *in; /* pt.inputs */
     cusparseHandle_t handle;
     int have_handle;
     cusparseSpMMAlg_t alg;
@@ -51,7 +51,6 @@ typedef struct cs_state {
     unsigned relu_blocks;
     float alpha, beta;
     double preprocess_s;
-    char what[768];
 } cs_state;
 
 static int read_alg(const rt_params *p, cusparseSpMMAlg_t *alg, rt_err *err)
@@ -69,7 +68,7 @@ static int read_alg(const rt_params *p, cusparseSpMMAlg_t *alg, rt_err *err)
 
 static int cs_fail(const cs_state *s, const char *call, cusparseStatus_t st, int setup, rt_err *err)
 {
-    rt_err_set(err, "%s: %s failed: %s", s->what, call, cusparseGetErrorString(st));
+    rt_err_set(err, "%s: %s failed: %s", s->pt.what, call, cusparseGetErrorString(st));
     /* At setup, an algorithm cuSPARSE does not offer for these operands is a property of the
      * point; anything else (or any failure while running) is an error. */
     const int unsupported =
@@ -114,12 +113,12 @@ static void cs_teardown(void *state)
             cs_layer *cl = &s->layer[l];
             if (cl->have_mat)
                 cusparseDestroySpMat(cl->mat);
-            rt_cuda_free(s->ctx, cl->d_rowptr);
-            rt_cuda_free(s->ctx, cl->d_col);
-            rt_cuda_free(s->ctx, cl->d_val);
+            rt_cuda_free(s->pt.ctx, cl->d_rowptr);
+            rt_cuda_free(s->pt.ctx, cl->d_col);
+            rt_cuda_free(s->pt.ctx, cl->d_val);
         }
     free(s->layer);
-    rt_cuda_free(s->ctx, s->d_buffer);
+    rt_cuda_free(s->pt.ctx, s->d_buffer);
     if (s->have_handle)
         cusparseDestroy(s->handle);
     rt_spdnn_cuda_pipe_free(&s->pipe);
@@ -132,26 +131,26 @@ static int upload_layer(cs_state *s, int64_t l, rt_err *err)
     cs_layer *cl = &s->layer[l];
     rt_csr wt;
     if (rt_spdnn_transpose(s->in->layer[l], &wt, err) != 0)
-        return rt_err_prefix(err, "%s: layer %lld", s->what, (long long)l);
+        return rt_err_prefix(err, "%s: layer %lld", s->pt.what, (long long)l);
     const int64_t n = wt.rows, nnz = wt.nnz;
     int32_t *rowptr = malloc((size_t)(n + 1) * sizeof *rowptr);
     if (!rowptr) {
         rt_csr_free(&wt);
-        return rt_err_set(err, "%s: out of host memory for layer %lld's offsets", s->what,
+        return rt_err_set(err, "%s: out of host memory for layer %lld's offsets", s->pt.what,
                           (long long)l);
     }
     for (int64_t i = 0; i <= n; ++i)
         rowptr[i] = (int32_t)wt.rowptr[i];
     char what[900];
-    snprintf(what, sizeof what, "layer %lld of %s", (long long)l, s->what);
-    int rc = rt_cuda_upload_new(s->ctx, rowptr, (size_t)(n + 1) * sizeof *rowptr, &cl->d_rowptr,
+    snprintf(what, sizeof what, "layer %lld of %s", (long long)l, s->pt.what);
+    int rc = rt_cuda_upload_new(s->pt.ctx, rowptr, (size_t)(n + 1) * sizeof *rowptr, &cl->d_rowptr,
                                 what, err);
     free(rowptr);
     if (rc == 0)
-        rc = rt_cuda_upload_new(s->ctx, wt.colidx, (size_t)nnz * sizeof(int32_t), &cl->d_col, what,
-                                err);
+        rc = rt_cuda_upload_new(s->pt.ctx, wt.colidx, (size_t)nnz * sizeof(int32_t), &cl->d_col,
+                                what, err);
     if (rc == 0)
-        rc = rt_cuda_upload_values(s->ctx, wt.val, nnz, RT_FP32, &cl->d_val, what, err);
+        rc = rt_cuda_upload_values(s->pt.ctx, wt.val, nnz, RT_FP32, &cl->d_val, what, err);
     rt_csr_free(&wt);
     if (rc != 0)
         return rc;
@@ -185,24 +184,26 @@ static int buffer_size(cs_state *s, int64_t l, int64_t live, const float *y, flo
     return 0;
 }
 
-static int cs_prepare(cs_state *s, const rt_params *p, rt_err *err)
+static int cs_prepare(void *state, const rt_params *p, rt_err *err)
 {
+    cs_state *s = state;
+    s->in = s->pt.inputs;
     if (read_alg(p, &s->alg, err) != 0)
         return -1;
     s->alpha = 1.0f;
     s->beta = 0.0f;
     const double t0 = rt_clock_now();
-    int rc = rt_spdnn_cuda_pipe_setup(&s->pipe, s->ctx, s->in, s->what, err);
+    int rc = rt_spdnn_cuda_pipe_setup(&s->pipe, s->pt.ctx, s->in, s->pt.what, err);
     if (rc != 0)
         return rc;
-    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+    if (rt_cuda_ctx_make_current(s->pt.ctx, err) != 0)
         return -1;
     CS_CHECK(cusparseCreate(&s->handle), 0);
     s->have_handle = 1;
-    CS_CHECK(cusparseSetStream(s->handle, (cudaStream_t)rt_cuda_ctx_stream(s->ctx)), 0);
+    CS_CHECK(cusparseSetStream(s->handle, (cudaStream_t)rt_cuda_ctx_stream(s->pt.ctx)), 0);
     s->layer = calloc((size_t)s->in->layers, sizeof *s->layer);
     if (!s->layer)
-        return rt_err_set(err, "%s: out of memory for %lld layers", s->what,
+        return rt_err_set(err, "%s: out of memory for %lld layers", s->pt.what,
                           (long long)s->in->layers);
     for (int64_t l = 0; l < s->in->layers; ++l) {
         rc = upload_layer(s, l, err);
@@ -220,24 +221,24 @@ static int cs_prepare(cs_state *s, const rt_params *p, rt_err *err)
             s->buffer_bytes = bytes;
     }
     char what[900];
-    snprintf(what, sizeof what, "cuSPARSE workspace of %s", s->what);
-    rc = rt_cuda_alloc(s->ctx, &s->d_buffer, s->buffer_bytes, what, err);
+    snprintf(what, sizeof what, "cuSPARSE workspace of %s", s->pt.what);
+    rc = rt_cuda_alloc(s->pt.ctx, &s->d_buffer, s->buffer_bytes, what, err);
     if (rc != 0)
         return rc;
     char define[RT_CUDA_DEFINE_MAX];
     snprintf(define, sizeof define, "SCAN_BLOCK=%d", RT_SPDNN_CUDA_SCAN_BLOCK);
     const char *const defines[1] = {define};
-    if (rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_bias_relu", &s->relu_v,
-                              s->what, err) != 0 ||
-        rt_spdnn_cuda_variant(s->ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_gather", &s->gather_v,
-                              s->what, err) != 0)
+    if (rt_cuda_point_variant(s->pt.ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_bias_relu",
+                              &s->relu_v, s->pt.what, err) != 0 ||
+        rt_cuda_point_variant(s->pt.ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_gather",
+                              &s->gather_v, s->pt.what, err) != 0)
         return -1;
     if (s->relu_v.max_threads_per_block < RT_SPDNN_CUDA_OPS_BLOCK ||
         s->gather_v.max_threads_per_block < RT_SPDNN_CUDA_OPS_BLOCK)
         return rt_err_set(err, "%s: the activation kernels cannot run %d threads per block",
-                          s->what, RT_SPDNN_CUDA_OPS_BLOCK);
+                          s->pt.what, RT_SPDNN_CUDA_OPS_BLOCK);
     /* Grid-stride loops: enough blocks to fill the device several times over. */
-    const rt_device_info *dev = rt_cuda_ctx_device(s->ctx);
+    const rt_device_info *dev = rt_cuda_ctx_device(s->pt.ctx);
     s->relu_blocks = (unsigned)(dev->sm_count > 0 ? dev->sm_count * 16 : 1024);
     s->preprocess_s = rt_clock_now() - t0;
     return 0;
@@ -246,23 +247,8 @@ static int cs_prepare(cs_state *s, const rt_params *p, rt_err *err)
 static int cs_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                     const rt_kernel_env *env, void **state, rt_err *err)
 {
-    *state = NULL;
-    const rt_spdnn_inputs *in;
-    if (rt_spdnn_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    cs_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    s->ctx = self->backend_ctx;
-    s->in = in;
-    rt_spdnn_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
-    const int rc = cs_prepare(s, p, err);
-    if (rc != 0) {
-        cs_teardown(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
+    return rt_cuda_point_setup(self, &rt_spdnn_cuda_point, inputs, p, sizeof(cs_state), cs_prepare,
+                               cs_teardown, state, err);
 }
 
 /* Enqueues layer l's SpMM, Z = W_l^T Y over the live columns, after checking that its workspace
@@ -279,7 +265,7 @@ static int enqueue_spmm(cs_state *s, int64_t l, cusparseDnMatDescr_t b, cusparse
         return rt_err_set(err,
                           "%s: layer %lld's SpMM asks for %zu workspace bytes with %lld "
                           "live features, more than the %zu allocated for all features",
-                          s->what, (long long)l, bytes, (long long)live, s->buffer_bytes);
+                          s->pt.what, (long long)l, bytes, (long long)live, s->buffer_bytes);
     CS_CHECK(cusparseSpMM(s->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
                           CUSPARSE_OPERATION_NON_TRANSPOSE, &s->alpha, s->layer[l].mat, b, &s->beta,
                           c, CUDA_R_32F, s->alg, s->d_buffer),
@@ -318,7 +304,7 @@ static int layer_spmm_relu(cs_state *s, int64_t l, const float *y, int64_t live,
     const unsigned grid[3] = {
         needed < (long long)s->relu_blocks ? (unsigned)needed : s->relu_blocks, 1, 1};
     const unsigned block[3] = {RT_SPDNN_CUDA_OPS_BLOCK, 1, 1};
-    return rt_spdnn_cuda_launch(s->ctx, &s->relu_v, grid, block, 0, args, s->what, err);
+    return rt_cuda_point_launch(s->pt.ctx, &s->relu_v, grid, block, 0, args, s->pt.what, err);
 }
 
 /* Enqueues the copy of the `kept` listed rows of z into y, densely. */
@@ -339,7 +325,7 @@ static int gather_rows(cs_state *s, float *y, const float *z, const int *list, i
         (unsigned)(gx < 1024 ? gx : 1024),
         (unsigned)(kept < (int64_t)RT_CUDA_MAX_GRID_Y ? kept : (int64_t)RT_CUDA_MAX_GRID_Y), 1};
     const unsigned block[3] = {RT_SPDNN_CUDA_OPS_BLOCK, 1, 1};
-    return rt_spdnn_cuda_launch(s->ctx, &s->gather_v, grid, block, 0, args, s->what, err);
+    return rt_cuda_point_launch(s->pt.ctx, &s->gather_v, grid, block, 0, args, s->pt.what, err);
 }
 
 static int cs_run(void *state, double *seconds, rt_err *err)
@@ -347,7 +333,7 @@ static int cs_run(void *state, double *seconds, rt_err *err)
     cs_state *s = state;
     rt_spdnn_cuda_pipe *pipe = &s->pipe;
     const int64_t layers = s->in->layers;
-    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
+    if (rt_cuda_ctx_make_current(s->pt.ctx, err) != 0)
         return -1;
     /* Layer 0 reads the inputs; later layers the survivors gathered into y[1]; every SpMM
      * writes y[0]. */
@@ -358,7 +344,7 @@ static int cs_run(void *state, double *seconds, rt_err *err)
     pipe->layers_run = 0;
     pipe->feature_layers = 0;
     pipe->final_count = 0;
-    if (rt_cuda_timer_start(s->ctx, s->what, err) != 0)
+    if (rt_cuda_timer_start(s->pt.ctx, s->pt.what, err) != 0)
         return -1;
     for (int64_t l = 0; l < layers && live > 0; ++l) {
         if (layer_spmm_relu(s, l, in_y, live, z, err) != 0)
@@ -375,7 +361,8 @@ static int cs_run(void *state, double *seconds, rt_err *err)
         ids = pipe->d_ids[l % 2];
         live = kept;
     }
-    return rt_spdnn_cuda_pipe_finish(pipe, s->ctx, layers, live, z, ids, seconds, s->what, err);
+    return rt_spdnn_cuda_pipe_finish(pipe, s->pt.ctx, layers, live, z, ids, seconds, s->pt.what,
+                                     err);
 }
 
 static int cs_output(void *state, double *out, rt_err *err)
@@ -396,7 +383,7 @@ static int cs_metrics(void *state, rt_metrics *m, rt_err *err)
 static int cs_flush(void *state, rt_err *err)
 {
     cs_state *s = state;
-    return rt_cuda_flush_l2(s->ctx, err);
+    return rt_cuda_flush_l2(s->pt.ctx, err);
 }
 
 static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,

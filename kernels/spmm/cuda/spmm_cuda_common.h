@@ -10,6 +10,7 @@
 
 #include "rt_cuda_ctx.h"
 #include "rt_cuda_nvrtc.h"
+#include "rt_cuda_point.h"
 #include "rt_cuda_variant.h"
 #include "rt_error.h"
 #include "rt_params.h"
@@ -27,8 +28,10 @@
  * precision and layout, K >= 1. */
 int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *err);
 
-/* Integer / string parameter of kernel `kind`, falling back to the schema default when the point
- * does not carry it. Fails on a value outside the schema's domain (naming it). */
+/* The family's inputs for the generic CUDA setup (rt_cuda_point.h). */
+extern const rt_cuda_point_family rt_spmm_cuda_point;
+
+/* Integer / string parameter of kernel `kind` (rt_cuda_param_int/_str with its catalog entry). */
 int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
                            rt_err *err);
 int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
@@ -77,13 +80,12 @@ int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *w
  * member, so the shared hooks below take the kernel's state as this. The kernel keeps its argument
  * values in its own state and points args at their addresses (cuLaunchKernel reads them there). */
 typedef struct rt_spmm_cuda_launch {
-    rt_cuda_ctx *ctx;
+    rt_cuda_point pt; /* context, the checked rt_spmm_inputs, kernel and point for messages */
     rt_spmm_cuda_dense dense;
     rt_cuda_variant variant;
     rt_cuda_launch_cfg cfg;
     double occupancy;
     void **args;
-    char what[768]; /* kernel and point, for every message */
 } rt_spmm_cuda_launch;
 
 /* The NVRTC defines every SpMM variant (csr, ell, tiled) starts with: precision, layout of B and
@@ -98,14 +100,13 @@ int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_
                                  int64_t block_size, int64_t register_tile, size_t dynamic_shared,
                                  int *ntiles, rt_err *err);
 
-/* The setup hook's body: allocates a zeroed state of state_bytes whose first member is an
- * rt_spmm_cuda_launch, fills its context and description, and runs prepare (upload, compile,
- * launch geometry); on failure the state goes through teardown. Returns prepare's 0,
- * RT_INFEASIBLE or -1. */
+/* The setup hook's body (rt_cuda_point_setup with the spmm inputs): a zeroed state of
+ * state_bytes whose first member is an rt_spmm_cuda_launch, its point filled, then prepare
+ * (upload, compile, launch geometry; the inputs are in pt.inputs); on failure the state goes
+ * through teardown. Returns prepare's 0, RT_INFEASIBLE or -1. */
 int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                               size_t state_bytes,
-                              int (*prepare)(void *state, const rt_spmm_inputs *in,
-                                             const rt_params *p, rt_err *err),
+                              int (*prepare)(void *state, const rt_params *p, rt_err *err),
                               void (*teardown)(void *state), void **state, rt_err *err);
 /* The run, output and flush hooks: one timed launch, C back as doubles, the L2 evicted. */
 int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err);

@@ -47,20 +47,21 @@ static void csr_teardown(void *state)
     if (!s)
         return;
     rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_cuda_free(s->base.ctx, s->d_rowptr);
-    rt_cuda_free(s->base.ctx, s->d_colidx);
-    rt_cuda_free(s->base.ctx, s->d_val);
+    rt_cuda_free(s->base.pt.ctx, s->d_rowptr);
+    rt_cuda_free(s->base.pt.ctx, s->d_colidx);
+    rt_cuda_free(s->base.pt.ctx, s->d_val);
     free(s);
 }
 
-static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int csr_prepare(void *state, const rt_params *p, rt_err *err)
 {
     csr_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     csr_params cp;
     if (read_params(p, &cp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
-    const rt_device_info *dev = rt_cuda_ctx_device(s->base.ctx);
+    const rt_device_info *dev = rt_cuda_ctx_device(s->base.pt.ctx);
     char why[512];
     if (rt_cuda_check_launch(dev, cp.block_size, cp.min_blocks, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
@@ -77,9 +78,9 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         .register_tile = cp.register_tile,
         .allow_spills = 1,
         .dynamic_shared = 0,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    int rc = rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    int rc = rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, cp.block_size, cp.register_tile, 0,
@@ -87,22 +88,22 @@ static int csr_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         return -1;
 
     char what[900];
-    snprintf(what, sizeof what, "row offsets of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
+    snprintf(what, sizeof what, "row offsets of %s", s->base.pt.what);
+    rc = rt_cuda_upload_new(s->base.pt.ctx, a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
                             &s->d_rowptr, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "column indices of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t), &s->d_colidx,
-                            what, err);
+    snprintf(what, sizeof what, "column indices of %s", s->base.pt.what);
+    rc = rt_cuda_upload_new(s->base.pt.ctx, a->colidx, (size_t)a->nnz * sizeof(int32_t),
+                            &s->d_colidx, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "values of %s", s->base.what);
-    rc = rt_cuda_upload_values(s->base.ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
+    snprintf(what, sizeof what, "values of %s", s->base.pt.what);
+    rc = rt_cuda_upload_values(s->base.pt.ctx, a->val, a->nnz, in->prec, &s->d_val, what, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
+                                  s->base.pt.what, err);
     if (rc != 0)
         return rc;
 

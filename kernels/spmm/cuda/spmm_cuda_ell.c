@@ -52,10 +52,10 @@ static void ell_teardown(void *state)
     if (!s)
         return;
     rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_cuda_free(s->base.ctx, s->d_slice_ptr);
-    rt_cuda_free(s->base.ctx, s->d_slice_width);
-    rt_cuda_free(s->base.ctx, s->d_colidx);
-    rt_cuda_free(s->base.ctx, s->d_val);
+    rt_cuda_free(s->base.pt.ctx, s->d_slice_ptr);
+    rt_cuda_free(s->base.pt.ctx, s->d_slice_width);
+    rt_cuda_free(s->base.pt.ctx, s->d_colidx);
+    rt_cuda_free(s->base.pt.ctx, s->d_val);
     free(s);
 }
 
@@ -90,35 +90,36 @@ static int ell_layout_ok(const rt_ell *e, char *why, size_t whylen)
 static int ell_upload(ell_state *s, const rt_ell *e, rt_precision prec, rt_err *err)
 {
     char what[900];
-    snprintf(what, sizeof what, "ELL slice offsets of %s", s->base.what);
+    snprintf(what, sizeof what, "ELL slice offsets of %s", s->base.pt.what);
     int rc =
-        rt_cuda_upload_new(s->base.ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
+        rt_cuda_upload_new(s->base.pt.ctx, e->slice_ptr, (size_t)(e->nslices + 1) * sizeof(int64_t),
                            &s->d_slice_ptr, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL slice widths of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
+    snprintf(what, sizeof what, "ELL slice widths of %s", s->base.pt.what);
+    rc = rt_cuda_upload_new(s->base.pt.ctx, e->slice_width, (size_t)e->nslices * sizeof(int32_t),
                             &s->d_slice_width, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL column indices of %s", s->base.what);
-    rc = rt_cuda_upload_new(s->base.ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
+    snprintf(what, sizeof what, "ELL column indices of %s", s->base.pt.what);
+    rc = rt_cuda_upload_new(s->base.pt.ctx, e->colidx, (size_t)e->stored * sizeof(int32_t),
                             &s->d_colidx, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "ELL values of %s", s->base.what);
-    return rt_cuda_upload_values(s->base.ctx, e->val, e->stored, prec, &s->d_val, what, err);
+    snprintf(what, sizeof what, "ELL values of %s", s->base.pt.what);
+    return rt_cuda_upload_values(s->base.pt.ctx, e->val, e->stored, prec, &s->d_val, what, err);
 }
 
-static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int ell_prepare(void *state, const rt_params *p, rt_err *err)
 {
     ell_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     ell_params ep;
     if (read_params(p, &ep, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (rt_cuda_check_launch(rt_cuda_ctx_device(s->base.ctx), ep.block_size, ep.min_blocks, why,
+    if (rt_cuda_check_launch(rt_cuda_ctx_device(s->base.pt.ctx), ep.block_size, ep.min_blocks, why,
                              sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
@@ -133,9 +134,9 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
         .register_tile = ep.register_tile,
         .allow_spills = 1,
         .dynamic_shared = 0,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    int rc = rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    int rc = rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, ep.block_size, ep.register_tile, 0,
@@ -144,10 +145,10 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
 
     rt_ell e;
     if (rt_ell_from_csr(&e, a, ELL_SLICE_HEIGHT, err) != 0)
-        return rt_err_prefix(err, "%s: building ELL", s->base.what);
+        return rt_err_prefix(err, "%s: building ELL", s->base.pt.what);
     if (!ell_layout_ok(&e, why, sizeof why)) {
         rt_ell_free(&e);
-        return rt_err_set(err, "%s: %s", s->base.what, why);
+        return rt_err_set(err, "%s: %s", s->base.pt.what, why);
     }
     s->stored = e.stored;
     s->padding_overhead = a->nnz > 0 ? (double)e.stored / (double)a->nnz - 1.0 : 0.0;
@@ -156,8 +157,8 @@ static int ell_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p
     rt_ell_free(&e);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
+                                  s->base.pt.what, err);
     if (rc != 0)
         return rc;
 

@@ -96,7 +96,7 @@ static void tiled_teardown(void *state)
     if (!s)
         return;
     rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.ctx, &s->plan);
+    rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
     free(s);
 }
 
@@ -132,20 +132,21 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
         .register_tile = tp->register_tile,
         .allow_spills = (int)tp->allow_spills,
         .dynamic_shared = tp->dynamic_shared,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
-static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
 {
     tiled_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     tiled_params tp;
     if (read_params(p, in, &tp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->base.ctx), in, &tp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->base.pt.ctx), in, &tp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -161,12 +162,12 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params pp = plan_params(&tp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_SPMM_MEMO_TILED_PLAN, s->base.what, a, &pp,
+    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_PLAN, s->base.pt.what, a, &pp,
                                    in->prec, "shared memory", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
+                                  s->base.pt.what, err);
     if (rc != 0)
         return rc;
 

@@ -85,7 +85,7 @@ static void pipe_teardown(void *state)
     if (!s)
         return;
     rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.ctx, &s->plan);
+    rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
     free(s);
 }
 
@@ -137,9 +137,9 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
         .register_tile = pp->c.register_tile,
         .allow_spills = (int)pp->allow_spills,
         .dynamic_shared = pp->dynamic_shared,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
 /* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
@@ -154,23 +154,24 @@ static int split_grid(pipe_state *s, int64_t rows, int64_t plan_rows, int64_t st
         return rt_err_set(err,
                           "%s: %lld blocks of %lld rows with stage_split=%lld and %lld register "
                           "tiles along grid.x pass the grid limit 2^31-1",
-                          s->base.what, (long long)gx, (long long)plan_rows, (long long)stage_split,
-                          (long long)tiles);
+                          s->base.pt.what, (long long)gx, (long long)plan_rows,
+                          (long long)stage_split, (long long)tiles);
     s->base.cfg.grid[0] = (unsigned)gx;
     if (tile_interleave)
         s->base.cfg.grid[1] = 1;
     return 0;
 }
 
-static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int pipe_prepare(void *state, const rt_params *p, rt_err *err)
 {
     pipe_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     pipe_params pp;
     if (read_params(p, in, &pp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->base.ctx), &pp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->base.pt.ctx), &pp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -190,12 +191,12 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params tp = plan_params(&pp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, s->base.what, a, &tp,
-                                   in->prec, "a buffer", &s->plan, err);
+    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, s->base.pt.what, a,
+                                   &tp, in->prec, "a buffer", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
+                                  s->base.pt.what, err);
     if (rc != 0)
         return rc;
     if (pp.c.stage_split > 1) {
