@@ -1,5 +1,7 @@
 #include "spdnn_cuda_catalog.h"
 
+#include "rt_cusparse_algs.h"
+
 /* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled
  * SpMM's parameters, register_tile counting features of a thread. */
 static const rt_param_schema spdnn_fused_params[] = {
@@ -38,9 +40,15 @@ static const rt_param_schema spdnn_fused_params[] = {
      "1: run variants that spill registers to local memory; 0: record them as infeasible"},
 };
 
+/* The baseline's space is every SpMM algorithm cuSPARSE offers, in both layouts of the features. */
 static const rt_param_schema spdnn_cusparse_params[] = {
-    {"alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
-     "cusparseSpMM algorithm for each layer's W^T (CSR); bias and ReLU run as a separate kernel"},
+    {"alg", RT_V_STR, RT_CUSPARSE_SPMM_ALGS, "default", 0,
+     RT_CUSPARSE_SPMM_ALGS_HELP " (each layer's W^T); bias and ReLU run as a separate kernel"},
+    {"layout", RT_V_STR, "col|row", "col", 0,
+     "the features as cuSPARSE's dense operands: col = column-major neurons x live (feature-major "
+     "rows), row = row-major neurons x live (neuron-major rows); compaction is the same"},
+    {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0,
+     RT_CUSPARSE_ELL_BLOCKS_HELP "; it must divide the neurons"},
 };
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))

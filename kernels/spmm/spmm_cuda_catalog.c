@@ -1,5 +1,7 @@
 #include "spmm_cuda_catalog.h"
 
+#include "rt_cusparse_algs.h"
+
 /* Block size, register tile and launch bounds are NVRTC defines (compile_time = 1): each value
  * selects a kernel variant compiled at run time and cached on disk. */
 /* CSR and ELL: one thread per row of C, the same three compile-time parameters. */
@@ -95,12 +97,8 @@ static const rt_param_schema tiled_pipe_params[] = {
 };
 
 static const rt_param_schema cusparse_params[] = {
-    {"alg", RT_V_STR,
-     "default|csr_alg1|csr_alg2|csr_alg3|coo_alg1|coo_alg2|coo_alg3|coo_alg4|blocked_ell",
-     "default", 0,
-     "cusparseSpMM algorithm; csr_* and default use CSR, coo_* COO, blocked_ell Blocked-ELL"},
-    {"ell_block", RT_V_INT, "8|16|32|64", "16", 0,
-     "block size of the Blocked-ELL format (alg = blocked_ell only)"},
+    {"alg", RT_V_STR, RT_CUSPARSE_SPMM_ALGS, "default", 0, RT_CUSPARSE_SPMM_ALGS_HELP},
+    {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0, RT_CUSPARSE_ELL_BLOCKS_HELP},
 };
 
 /* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled

@@ -112,11 +112,33 @@ static int alloc_ints(rt_spdnn_cuda_pipe *pipe, int **ptr, size_t bytes, const c
     return rc;
 }
 
+/* The inputs feature-major (row f = feature f's neurons), or neuron-major (row i = neuron i's
+ * features) when row_major. */
+static float *input_features(const rt_spdnn_inputs *in, int row_major, rt_err *err)
+{
+    float *y0 = rt_spdnn_dense_features(in, err);
+    if (!y0 || !row_major)
+        return y0;
+    const size_t n = (size_t)in->neurons, f = (size_t)in->features;
+    float *t = malloc((n * f > 0 ? n * f : 1) * sizeof *t);
+    if (!t) {
+        free(y0);
+        rt_err_set(err, "out of host memory transposing %zu x %zu input features", f, n);
+        return NULL;
+    }
+    for (size_t q = 0; q < f; ++q)
+        for (size_t i = 0; i < n; ++i)
+            t[i * f + q] = y0[q * n + i];
+    free(y0);
+    return t;
+}
+
 int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const rt_spdnn_inputs *in,
-                             const char *what, rt_err *err)
+                             int row_major, const char *what, rt_err *err)
 {
     memset(pipe, 0, sizeof *pipe);
     pipe->ctx = ctx;
+    pipe->row_major = row_major;
     pipe->in = in;
     pipe->features = in->features;
     pipe->neurons = in->neurons;
@@ -156,7 +178,7 @@ int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const r
     pipe->h_count = pinned;
 
     /* Inputs and feature numbers, uploaded once: runs never write them. */
-    float *y0 = rt_spdnn_dense_features(in, err);
+    float *y0 = input_features(in, row_major, err);
     if (!y0)
         return rt_err_prefix(err, "%s", what);
     rc = rt_cuda_upload(ctx, pipe->d_y0, y0, rows, what, err);
@@ -268,6 +290,18 @@ static int download_final(const rt_spdnn_cuda_pipe *pipe, float **rows, int **id
     for (int64_t q = 0; rc == 0 && q < count; ++q)
         act[q] = flag[q] != 0;
     free(flag);
+    if (rc == 0 && pipe->row_major && count > 1) {
+        /* Neuron-major (row i = neuron i of every live feature): back to one row per feature. */
+        float *t = malloc(c * (size_t)n * sizeof *t);
+        if (!t)
+            rc = rt_err_set(err, "%s: out of host memory transposing %lld final rows", pipe->what,
+                            (long long)count);
+        for (int64_t q = 0; t && q < count; ++q)
+            for (int64_t i = 0; i < n; ++i)
+                t[q * n + i] = y[i * count + q];
+        free(y);
+        y = t;
+    }
     if (rc != 0) {
         free(y);
         free(id);

@@ -5,7 +5,9 @@
  *
  * Feature rows live on the device feature-major (row f = a feature's neurons, contiguous), in
  * three buffers of features x neurons floats: y0 (the rank's inputs, uploaded once at setup and
- * never written, so every execution starts from the same state) and y[0], y[1] (layer outputs).
+ * never written, so every execution starts from the same state) and y[0], y[1] (layer outputs);
+ * or, for the cuSPARSE baseline's row-major operands, neuron-major (row i = neuron i of every live
+ * feature, live floats wide) in the same buffers.
  * After each layer the live flags are compacted into a list of surviving positions (the next
  * layer's rows) and their original feature ids; the live count comes back to the host, which
  * sizes the next layer's grid (one small device-to-host copy per layer, part of the timed
@@ -31,6 +33,9 @@ typedef struct rt_spdnn_cuda_pipe {
     rt_cuda_ctx *ctx;
     const rt_spdnn_inputs *in;
     int64_t features, neurons;
+    /* 0: features feature-major (row f = a feature's neurons); 1: neuron-major (row i = a
+     * neuron's live features, `live` wide: the row-major dense operands of cuSPARSE) */
+    int row_major;
     float *d_y0;    /* features x neurons inputs */
     float *d_y[2];  /* layer outputs */
     int *d_ident;   /* 0 .. features-1: layer 0's list and ids */
@@ -43,7 +48,8 @@ typedef struct rt_spdnn_cuda_pipe {
     rt_cuda_variant count_v, compact_v;
     /* What the last execution left (set by the kernels' run). */
     int64_t final_count;    /* live features that entered the last layer (0: all died earlier) */
-    const float *final_y;   /* their rows (row q at final_y + q * neurons) */
+    const float *final_y;   /* their rows (row q at final_y + q * neurons; row_major: neuron i
+                             * of feature q at final_y + i * final_count + q) */
     const int *final_ids;   /* their original ids */
     int64_t layers_run;     /* layers executed (fewer than layers when every feature died) */
     int64_t feature_layers; /* live features summed over the layers run */
@@ -64,10 +70,11 @@ int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err);
 
-/* Allocates and fills the buffers, compiles the compaction kernels. 0, RT_INFEASIBLE (device
- * memory) or -1. pipe->what names the point in messages. */
+/* Allocates and fills the buffers (the inputs in y0 neuron-major when row_major), compiles the
+ * compaction kernels. 0, RT_INFEASIBLE (device memory) or -1. pipe->what names the point in
+ * messages. */
 int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const rt_spdnn_inputs *in,
-                             const char *what, rt_err *err);
+                             int row_major, const char *what, rt_err *err);
 void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe);
 
 /* Enqueues zeroing of the first `live` flags. */

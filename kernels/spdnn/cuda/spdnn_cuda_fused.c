@@ -376,7 +376,7 @@ static int fused_prepare(void *state, const rt_params *p, rt_err *err)
     s->preprocess_s = rt_clock_now() - t0;
     if (rc != 0)
         return rc;
-    return rt_spdnn_cuda_pipe_setup(&s->pipe, s->pt.ctx, s->in, s->pt.what, err);
+    return rt_spdnn_cuda_pipe_setup(&s->pipe, s->pt.ctx, s->in, 0, s->pt.what, err);
 }
 
 static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
