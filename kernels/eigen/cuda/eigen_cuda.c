@@ -13,6 +13,7 @@
 #include "eigen_model.h"
 #include "eigen_solver_impl.h"
 #include "rt_cuda_ctx.h"
+#include "rt_cuda_point.h"
 #include "rt_schema.h"
 
 typedef struct gpu_state {
@@ -214,15 +215,9 @@ static int gpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 
 static void describe(const rt_cuda_catalog_entry *e, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(e, d);
-    d->check = gpu_check;
-    d->setup = gpu_setup;
-    d->run = gpu_run;
-    d->output = gpu_output;
-    d->metrics = gpu_metrics;
-    d->teardown = gpu_teardown;
-    d->traffic = gpu_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {gpu_check,   gpu_setup, gpu_run,      gpu_output,
+                                              gpu_metrics, NULL,      gpu_teardown, gpu_traffic};
+    rt_cuda_point_describe(d, e, &hooks, ctx);
 }
 
 void rt_eigen_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)

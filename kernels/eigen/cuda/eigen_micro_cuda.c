@@ -11,6 +11,7 @@
 #include "eigen_micro.h"
 #include "eigen_packed.h"
 #include "rt_schema.h"
+#include "rt_cuda_point.h"
 
 #define MAX_STREAMS 2
 
@@ -579,13 +580,8 @@ static int micro_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 void eg_micro_cuda_describe(const rt_cuda_catalog_entry *e, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(e, d);
-    d->check = micro_check;
-    d->setup = micro_setup;
-    d->run = micro_run;
-    d->output = micro_output;
-    d->metrics = micro_metrics;
-    d->teardown = micro_teardown;
-    d->traffic = micro_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {micro_check,    micro_setup,   micro_run,
+                                              micro_output,   micro_metrics, NULL,
+                                              micro_teardown, micro_traffic};
+    rt_cuda_point_describe(d, e, &hooks, ctx);
 }

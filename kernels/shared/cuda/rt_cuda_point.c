@@ -106,3 +106,47 @@ int rt_cuda_point_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsig
     }
     return 0;
 }
+
+void **rt_cuda_args_set(rt_cuda_args *a, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    a->n = 0;
+    for (const char *t = types; *t; ++t) {
+        if (a->n == RT_CUDA_MAX_ARGS) {
+            va_end(ap);
+            return NULL;
+        }
+        switch (*t) {
+        case 'p': a->v[a->n].p = va_arg(ap, void *); break;
+        case 'L': a->v[a->n].ll = va_arg(ap, long long); break;
+        case 'i': a->v[a->n].i = va_arg(ap, int); break;
+        default: va_end(ap); return NULL;
+        }
+        a->args[a->n] = &a->v[a->n];
+        ++a->n;
+    }
+    va_end(ap);
+    return a->args;
+}
+
+void rt_cuda_point_describe(rt_kernel_desc *d, const rt_cuda_catalog_entry *e,
+                            const rt_cuda_point_hooks *h, rt_cuda_ctx *ctx)
+{
+    rt_cuda_catalog_describe(e, d);
+    d->check = h->check;
+    d->setup = h->setup;
+    d->run = h->run;
+    d->output = h->output;
+    d->metrics = h->metrics;
+    d->flush = h->flush;
+    d->teardown = h->teardown;
+    d->traffic = h->traffic;
+    d->backend_ctx = ctx;
+}
+
+int rt_cuda_point_flush(void *state, rt_err *err)
+{
+    rt_cuda_point *pt = state;
+    return rt_cuda_flush_l2(pt->ctx, err);
+}

@@ -10,6 +10,7 @@
 #ifndef RT_CUDA_POINT_H
 #define RT_CUDA_POINT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,5 +74,46 @@ int rt_cuda_point_variant(rt_cuda_ctx *ctx, const char *source_name, const char 
 int rt_cuda_point_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
                          const unsigned block[3], size_t dynamic_shared, void **args,
                          const char *what, rt_err *err);
+
+/* A CUDA kernel's hooks (rt_kernel_desc's), in this order, so that a descriptor is filled in one
+ * call; flush may be rt_cuda_point_flush. */
+typedef struct rt_cuda_point_hooks {
+    int (*check)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                 const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+    int (*setup)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                 const rt_kernel_env *env, void **state, rt_err *err);
+    int (*run)(void *state, double *seconds, rt_err *err);
+    int (*output)(void *state, double *out, rt_err *err);
+    int (*metrics)(void *state, rt_metrics *m, rt_err *err);
+    int (*flush)(void *state, rt_err *err);
+    void (*teardown)(void *state);
+    int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                   const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+} rt_cuda_point_hooks;
+
+/* Fills d from catalog entry e (rt_cuda_catalog_describe) and the hooks; backend_ctx = ctx. */
+void rt_cuda_point_describe(rt_kernel_desc *d, const rt_cuda_catalog_entry *e,
+                            const rt_cuda_point_hooks *h, rt_cuda_ctx *ctx);
+
+/* The flush hook of a state that starts with an rt_cuda_point: the context's L2 evicted. */
+int rt_cuda_point_flush(void *state, rt_err *err);
+
+/* A kernel's arguments for cuLaunchKernel, which takes the address of each value: the values
+ * live here, args[i] points at value i. */
+#define RT_CUDA_MAX_ARGS 24
+typedef struct rt_cuda_args {
+    int n;
+    union {
+        void *p;
+        long long ll;
+        int i;
+    } v[RT_CUDA_MAX_ARGS];
+    void *args[RT_CUDA_MAX_ARGS];
+} rt_cuda_args;
+
+/* Sets the arguments from the values after `types`, one letter each in the kernel's order:
+ * 'p' a pointer (void *), 'L' a long long, 'i' an int. Returns a->args, or NULL for an unknown
+ * letter or more than RT_CUDA_MAX_ARGS values. */
+void **rt_cuda_args_set(rt_cuda_args *a, const char *types, ...);
 
 #endif

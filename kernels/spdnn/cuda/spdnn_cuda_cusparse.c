@@ -353,12 +353,6 @@ static int cs_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-static int cs_flush(void *state, rt_err *err)
-{
-    cs_state *s = state;
-    return rt_cuda_flush_l2(s->pt.ctx, err);
-}
-
 static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                       const rt_kernel_env *env, rt_traffic *t, rt_err *err)
 {
@@ -379,14 +373,8 @@ static int cs_traffic(const rt_kernel_desc *self, const void *inputs, const rt_p
 
 void rt_spdnn_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(rt_spdnn_cuda_catalog_at(CS_KIND), d);
-    d->check = cs_check;
-    d->setup = cs_setup;
-    d->run = cs_run;
-    d->output = cs_output;
-    d->metrics = cs_metrics;
-    d->flush = cs_flush;
-    d->teardown = cs_teardown;
-    d->traffic = cs_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {cs_check,    cs_setup,   cs_run,
+                                              cs_output,   cs_metrics, rt_cuda_point_flush,
+                                              cs_teardown, cs_traffic};
+    rt_cuda_point_describe(d, rt_spdnn_cuda_catalog_at(CS_KIND), &hooks, ctx);
 }

@@ -475,12 +475,6 @@ static int fused_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-static int fused_flush(void *state, rt_err *err)
-{
-    fused_state *s = state;
-    return rt_cuda_flush_l2(s->pt.ctx, err);
-}
-
 static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                          const rt_kernel_env *env, rt_traffic *t, rt_err *err)
 {
@@ -496,14 +490,8 @@ static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 void rt_spdnn_cuda_fused_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(rt_spdnn_cuda_catalog_at(FUSED_KIND), d);
-    d->check = fused_check;
-    d->setup = fused_setup;
-    d->run = fused_run;
-    d->output = fused_output;
-    d->metrics = fused_metrics;
-    d->flush = fused_flush;
-    d->teardown = fused_teardown;
-    d->traffic = fused_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {fused_check,    fused_setup,   fused_run,
+                                              fused_output,   fused_metrics, rt_cuda_point_flush,
+                                              fused_teardown, fused_traffic};
+    rt_cuda_point_describe(d, rt_spdnn_cuda_catalog_at(FUSED_KIND), &hooks, ctx);
 }

@@ -268,8 +268,88 @@ int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err)
     return rt_spmm_cuda_dense_output(&l->dense, out, l->pt.what, err);
 }
 
-int rt_spmm_cuda_launch_flush(void *state, rt_err *err)
+void rt_spmm_cuda_launch_free(rt_spmm_cuda_launch *l, void *const *buffers, int n)
 {
-    rt_spmm_cuda_launch *l = state;
-    return rt_cuda_flush_l2(l->pt.ctx, err);
+    rt_spmm_cuda_dense_free(&l->dense);
+    for (int i = 0; i < n; ++i)
+        rt_cuda_free(l->pt.ctx, buffers[i]);
+    free(l);
+}
+
+int rt_spmm_cuda_upload(rt_spmm_cuda_launch *l, const void *src, size_t bytes, void **dptr,
+                        const char *label, rt_err *err)
+{
+    char what[900];
+    snprintf(what, sizeof what, "%s of %s", label, l->pt.what);
+    return rt_cuda_upload_new(l->pt.ctx, src, bytes, dptr, what, err);
+}
+
+int rt_spmm_cuda_upload_values(rt_spmm_cuda_launch *l, const double *src, int64_t n,
+                               rt_precision prec, void **dptr, const char *label, rt_err *err)
+{
+    char what[900];
+    snprintf(what, sizeof what, "%s of %s", label, l->pt.what);
+    return rt_cuda_upload_values(l->pt.ctx, src, n, prec, dptr, what, err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One thread per row of C (csr, ell) */
+
+int rt_spmm_cuda_rows_params(const rt_params *p, int kind, rt_spmm_cuda_rows *r, rt_err *err)
+{
+    if (rt_spmm_cuda_param_int(p, kind, "block_size", &r->block_size, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "register_tile", &r->register_tile, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "min_blocks", &r->min_blocks, err) != 0)
+        return -1;
+    return 0;
+}
+
+int rt_spmm_cuda_rows_check(const rt_kernel_desc *self, int kind, const void *inputs,
+                            const rt_params *p, char *why, size_t whylen, rt_err *err)
+{
+    const rt_spmm_inputs *in;
+    rt_spmm_cuda_rows r;
+    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0 || rt_spmm_cuda_rows_params(p, kind, &r, err))
+        return -1;
+    return rt_cuda_check_launch(rt_cuda_ctx_device(self->backend_ctx), r.block_size, r.min_blocks,
+                                why, whylen);
+}
+
+int rt_spmm_cuda_rows_prepare(rt_spmm_cuda_launch *l, int kind, const rt_params *p,
+                              const char *source, const char *entry, rt_err *err)
+{
+    const rt_spmm_inputs *in = l->pt.inputs;
+    rt_spmm_cuda_rows r;
+    if (rt_spmm_cuda_rows_params(p, kind, &r, err) != 0)
+        return -1;
+    char why[512];
+    if (rt_cuda_check_launch(rt_cuda_ctx_device(l->pt.ctx), r.block_size, r.min_blocks, why,
+                             sizeof why) != 0) {
+        rt_err_set(err, "%s", why);
+        return RT_INFEASIBLE;
+    }
+    rt_cuda_defines defs;
+    rt_spmm_cuda_defines(&defs, in, r.block_size, r.register_tile, r.min_blocks);
+    const rt_cuda_variant_request rq = {
+        .source_name = source,
+        .entry = entry,
+        .defines = &defs,
+        .block_size = r.block_size,
+        .register_tile = r.register_tile,
+        .allow_spills = 1,
+        .dynamic_shared = 0,
+        .what = l->pt.what,
+    };
+    const int rc = rt_cuda_prepare_variant(l->pt.ctx, &rq, &l->variant, err);
+    if (rc != 0)
+        return rc;
+    return rt_spmm_cuda_launch_geometry(l, in->a->rows, in->k, r.block_size, r.register_tile, 0,
+                                        &l->ntiles, err);
+}
+
+int rt_spmm_cuda_launch_dense(rt_spmm_cuda_launch *l, rt_err *err)
+{
+    const rt_spmm_inputs *in = l->pt.inputs;
+    return rt_spmm_cuda_dense_setup(&l->dense, l->pt.ctx, in, in->a->cols, in->a->rows, l->pt.what,
+                                    err);
 }

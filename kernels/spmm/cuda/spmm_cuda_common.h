@@ -85,7 +85,9 @@ typedef struct rt_spmm_cuda_launch {
     rt_cuda_variant variant;
     rt_cuda_launch_cfg cfg;
     double occupancy;
-    void **args;
+    int ntiles;         /* register tiles of K (the launch geometry's) */
+    rt_cuda_args kargs; /* the kernel's argument values */
+    void **args;        /* kargs.args once set */
 } rt_spmm_cuda_launch;
 
 /* The NVRTC defines every SpMM variant (csr, ell, tiled) starts with: precision, layout of B and
@@ -108,9 +110,48 @@ int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, co
                               size_t state_bytes,
                               int (*prepare)(void *state, const rt_params *p, rt_err *err),
                               void (*teardown)(void *state), void **state, rt_err *err);
-/* The run, output and flush hooks: one timed launch, C back as doubles, the L2 evicted. */
+/* The run and output hooks: one timed launch, C back as doubles (flush: rt_cuda_point_flush). */
 int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err);
 int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err);
-int rt_spmm_cuda_launch_flush(void *state, rt_err *err);
+/* A single-launch kernel's own parts (rt_kernel_desc's hook types); its setup is
+ * rt_spmm_cuda_launch_setup with prepare and state_bytes, its run, output and flush the shared
+ * ones above (spmm_cuda_describe.c puts them together). */
+typedef struct rt_spmm_cuda_hooks {
+    int (*check)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                 const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+    int (*prepare)(void *state, const rt_params *p, rt_err *err);
+    size_t state_bytes;
+    int (*metrics)(void *state, rt_metrics *m, rt_err *err);
+    void (*teardown)(void *state);
+    int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                   const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+} rt_spmm_cuda_hooks;
+
+/* The teardown hook's body: frees B and C, the kernel's n device buffers and the state. */
+void rt_spmm_cuda_launch_free(rt_spmm_cuda_launch *l, void *const *buffers, int n);
+
+/* Uploads bytes (or n values converted to the point's precision) into a new device buffer whose
+ * messages read "<label> of <kernel and point>". 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_upload(rt_spmm_cuda_launch *l, const void *src, size_t bytes, void **dptr,
+                        const char *label, rt_err *err);
+int rt_spmm_cuda_upload_values(rt_spmm_cuda_launch *l, const double *src, int64_t n,
+                               rt_precision prec, void **dptr, const char *label, rt_err *err);
+
+/* The kernels with one thread per row of C (csr, ell): the same three compile-time parameters. */
+typedef struct rt_spmm_cuda_rows {
+    int64_t block_size, register_tile, min_blocks;
+} rt_spmm_cuda_rows;
+
+int rt_spmm_cuda_rows_params(const rt_params *p, int kind, rt_spmm_cuda_rows *r, rt_err *err);
+/* Their check hook's body: the inputs, the parameters and the launch against the device. */
+int rt_spmm_cuda_rows_check(const rt_kernel_desc *self, int kind, const void *inputs,
+                            const rt_params *p, char *why, size_t whylen, rt_err *err);
+/* Their prepare's first half: the parameters, the launch against the device (RT_INFEASIBLE with
+ * the reason), entry `entry` of NVRTC source `source` compiled (spills allowed) and the launch
+ * geometry over A's rows and K (l->ntiles: the register tiles of K). 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_rows_prepare(rt_spmm_cuda_launch *l, int kind, const rt_params *p,
+                              const char *source, const char *entry, rt_err *err);
+/* B and C of a launch kernel: A's columns and rows, no padding (rt_spmm_cuda_dense_setup). */
+int rt_spmm_cuda_launch_dense(rt_spmm_cuda_launch *l, rt_err *err);
 
 #endif

@@ -23,7 +23,6 @@ typedef struct tiled_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
     int64_t buffsize;
-    rt_spmm_tiled_args kargs; /* the kernel's arguments */
 } tiled_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
@@ -93,11 +92,10 @@ static int tiled_check(const rt_kernel_desc *self, const void *inputs, const rt_
 static void tiled_teardown(void *state)
 {
     tiled_state *s = state;
-    if (!s)
-        return;
-    rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
-    free(s);
+    if (s) {
+        rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
+        rt_spmm_cuda_launch_free(&s->base, NULL, 0);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -156,7 +154,7 @@ static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, tp.block_size, tp.register_tile,
-                                     tp.dynamic_shared, &s->kargs.ntiles, err) != 0)
+                                     tp.dynamic_shared, &s->base.ntiles, err) != 0)
         return -1;
 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
@@ -166,13 +164,11 @@ static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
                                    in->prec, "shared memory", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
-                                  s->base.pt.what, err);
+    rc = rt_spmm_cuda_launch_dense(&s->base, err);
     if (rc != 0)
         return rc;
 
-    s->base.args =
-        rt_spmm_tiled_args_bind(&s->kargs, &s->base.dense, &s->plan, a, in->k, tp.buffsize);
+    rt_spmm_tiled_args_bind(&s->base, &s->plan, tp.buffsize);
     return 0;
 }
 
@@ -205,23 +201,5 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return rt_spmm_tiled_traffic(in, sum, tp.register_tile, self->name, t, err);
 }
 
-static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(tiled_state), tiled_prepare,
-                                     tiled_teardown, state, err);
-}
-
-void rt_spmm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
-{
-    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED), d);
-    d->check = tiled_check;
-    d->setup = tiled_setup;
-    d->run = rt_spmm_cuda_launch_run;
-    d->output = rt_spmm_cuda_launch_output;
-    d->metrics = tiled_metrics;
-    d->flush = rt_spmm_cuda_launch_flush;
-    d->teardown = tiled_teardown;
-    d->traffic = tiled_traffic;
-    d->backend_ctx = ctx;
-}
+const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_hooks = {
+    tiled_check, tiled_prepare, sizeof(tiled_state), tiled_metrics, tiled_teardown, tiled_traffic};

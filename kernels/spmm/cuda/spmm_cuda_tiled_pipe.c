@@ -23,7 +23,6 @@ typedef struct pipe_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
     int64_t buffsize, stage_split, plan_rows;
-    rt_spmm_tiled_args kargs; /* the kernel's arguments */
 } pipe_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params *pp, rt_err *err)
@@ -82,11 +81,10 @@ static int pipe_check(const rt_kernel_desc *self, const void *inputs, const rt_p
 static void pipe_teardown(void *state)
 {
     pipe_state *s = state;
-    if (!s)
-        return;
-    rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
-    free(s);
+    if (s) {
+        rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
+        rt_spmm_cuda_launch_free(&s->base, NULL, 0);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -148,7 +146,7 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
 static int split_grid(pipe_state *s, int64_t rows, int64_t plan_rows, int64_t stage_split,
                       int64_t tile_interleave, rt_err *err)
 {
-    const int64_t tiles = tile_interleave ? s->kargs.ntiles : 1;
+    const int64_t tiles = tile_interleave ? s->base.ntiles : 1;
     const int64_t gx = (rows + plan_rows - 1) / plan_rows * stage_split * tiles;
     if (gx > RT_CUDA_MAX_GRID_X)
         return rt_err_set(err,
@@ -183,7 +181,7 @@ static int pipe_prepare(void *state, const rt_params *p, rt_err *err)
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, pp.c.block_size, pp.c.register_tile,
-                                     pp.dynamic_shared, &s->kargs.ntiles, err) != 0 ||
+                                     pp.dynamic_shared, &s->base.ntiles, err) != 0 ||
         split_grid(s, a->rows, rt_tiled_pipe_plan_rows(&pp.c), pp.c.stage_split,
                    pp.c.tile_interleave, err) != 0)
         return -1;
@@ -195,8 +193,7 @@ static int pipe_prepare(void *state, const rt_params *p, rt_err *err)
                                    &tp, in->prec, "a buffer", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.pt.ctx, in, a->cols, a->rows,
-                                  s->base.pt.what, err);
+    rc = rt_spmm_cuda_launch_dense(&s->base, err);
     if (rc != 0)
         return rc;
     if (pp.c.stage_split > 1) {
@@ -206,8 +203,7 @@ static int pipe_prepare(void *state, const rt_params *p, rt_err *err)
             (size_t)s->base.dense.c_rows * (size_t)s->base.dense.k * s->base.dense.elem;
     }
 
-    s->base.args =
-        rt_spmm_tiled_args_bind(&s->kargs, &s->base.dense, &s->plan, a, in->k, pp.buffsize);
+    rt_spmm_tiled_args_bind(&s->base, &s->plan, pp.buffsize);
     return 0;
 }
 
@@ -249,24 +245,5 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     return rt_spmm_tiled_traffic(in, sum, pp.c.register_tile, self->name, t, err);
 }
 
-static int pipe_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                      const rt_kernel_env *env, void **state, rt_err *err)
-{
-    (void)env;
-    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(pipe_state), pipe_prepare,
-                                     pipe_teardown, state, err);
-}
-
-void rt_spmm_cuda_tiled_pipe_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
-{
-    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED_PIPE), d);
-    d->check = pipe_check;
-    d->setup = pipe_setup;
-    d->run = rt_spmm_cuda_launch_run;
-    d->output = rt_spmm_cuda_launch_output;
-    d->metrics = pipe_metrics;
-    d->flush = rt_spmm_cuda_launch_flush;
-    d->teardown = pipe_teardown;
-    d->traffic = pipe_traffic;
-    d->backend_ctx = ctx;
-}
+const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_pipe_hooks = {
+    pipe_check, pipe_prepare, sizeof(pipe_state), pipe_metrics, pipe_teardown, pipe_traffic};

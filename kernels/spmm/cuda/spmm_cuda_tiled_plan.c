@@ -213,25 +213,13 @@ int rt_spmm_tiled_traffic(const rt_spmm_inputs *in, const rt_spmm_tiled_summary 
     return 0;
 }
 
-void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
-                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
-                               int64_t buffsize)
+void rt_spmm_tiled_args_bind(rt_spmm_cuda_launch *l, const rt_spmm_tiled_dev *plan,
+                             int64_t buffsize)
 {
-    a->c = dense->d_c;
-    a->b = dense->d_b;
-    a->displ = plan->d_displ;
-    a->index = plan->d_index;
-    a->value = plan->d_value;
-    a->buffdispl = plan->d_buffdispl;
-    a->mapdispl = plan->d_mapdispl;
-    a->map = plan->d_map;
-    a->nrows = csr->rows;
-    a->ncols = csr->cols;
-    a->k = (int)k;
-    a->buffsize = (int)buffsize;
-    void *const args[13] = {&a->c,        &a->b,     &a->displ,   &a->index,  &a->value,
-                            &a->nrows,    &a->ncols, &a->k,       &a->ntiles, &a->buffdispl,
-                            &a->mapdispl, &a->map,   &a->buffsize};
-    memcpy(a->args, args, sizeof args);
-    return a->args;
+    const rt_spmm_inputs *in = l->pt.inputs;
+    /* (C, B, displ, index, value, nrows, ncols, K, ntiles, buffdispl, mapdispl, map, buffsize) */
+    l->args = rt_cuda_args_set(&l->kargs, "pppppLLiipppi", l->dense.d_c, l->dense.d_b,
+                               plan->d_displ, plan->d_index, plan->d_value, (long long)in->a->rows,
+                               (long long)in->a->cols, (int)in->k, l->ntiles, plan->d_buffdispl,
+                               plan->d_mapdispl, plan->d_map, (int)buffsize);
 }

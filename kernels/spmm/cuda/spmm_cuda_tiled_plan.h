@@ -25,21 +25,10 @@ typedef struct rt_spmm_tiled_dev {
     rt_metrics plan_metrics; /* rt_tiled_plan_metrics and stages_per_block */
 } rt_spmm_tiled_dev;
 
-/* The 13 arguments both Tiled kernels take (C, B, the plan's arrays, sizes), stored where the
- * launch can point at them: args[i] is the address of the i-th argument. ntiles is filled by the
- * launch geometry before rt_spmm_tiled_args_bind. */
-typedef struct rt_spmm_tiled_args {
-    void *c, *b, *displ, *index, *value, *buffdispl, *mapdispl, *map;
-    long long nrows, ncols;
-    int k, ntiles, buffsize;
-    void *args[13];
-} rt_spmm_tiled_args;
-
-/* Fills a from the dense operands, the uploaded plan and A's shape, in the kernels' argument
- * order, and returns a->args (for rt_spmm_cuda_launch.args). */
-void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
-                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
-                               int64_t buffsize);
+/* Sets the 13 arguments both Tiled kernels take (C, B, the plan's arrays, sizes, the launch's
+ * register tiles of K, buffsize) in l->kargs and points l->args at them. */
+void rt_spmm_tiled_args_bind(rt_spmm_cuda_launch *l, const rt_spmm_tiled_dev *plan,
+                             int64_t buffsize);
 
 /* The facts of a plan the traffic model reads. */
 typedef struct rt_spmm_tiled_summary {
