@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include "rt_cpu_kernel.h"
 #include "dspmm_family.h"
 #include "dspmm_part.h"
 #include "dspmm_sender_common.h"
@@ -431,25 +432,12 @@ static int sender_traffic(const rt_kernel_desc *self, const void *inputs, const 
     return dspmm_sender_traffic(KNAME, inputs, &cfg, env, t, err);
 }
 
-static const rt_kernel_desc sender_desc = {
-    .name = KNAME,
-    .family = "dspmm",
-    .backend = "cpu",
-    .summary = "distributed sender-multiplies SpMM: batch x data grid, direct or hierarchical "
-               "reduction, minibatch pipelining (host MPI)",
-    .params = sender_params,
-    .n_params = N_SENDER_PARAMS,
-    .unavailable = NULL,
-    .check = sender_check,
-    .setup = sender_setup,
-    .run = sender_run,
-    .output = sender_output,
-    .metrics = sender_metrics,
-    .flush = NULL,
-    .teardown = sender_teardown,
-    .traffic = sender_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc sender_desc =
+    RT_CPU_KERNEL(KNAME, "dspmm",
+                  "distributed sender-multiplies SpMM: batch x data grid, direct or hierarchical "
+                  "reduction, minibatch pipelining (host MPI)",
+                  sender_params, sender_check, sender_setup, sender_run, sender_output,
+                  sender_metrics, sender_teardown, sender_traffic);
 
 const rt_kernel_desc *rt_dspmm_cpu_sender_kernel(void)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rt_cpu_kernel.h"
 #include "eigen_dev_host.h"
 #include "eigen_family.h"
 #include "rt_schema.h"
@@ -16,7 +17,6 @@ static const rt_param_schema eigen_cpu_params[] = {
     {"gpu_mem_budget", RT_V_INT, "0..1099511627776", "0", 0,
      "bytes of the device pool; 0: room for every tile (in core)"},
 };
-#define EIGEN_CPU_NPARAMS ((int)(sizeof eigen_cpu_params / sizeof eigen_cpu_params[0]))
 
 typedef struct cpu_state {
     eg_solver *s;
@@ -161,21 +161,9 @@ static int cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 }
 
 #define EIGEN_CPU_KERNEL(ident, kname, text)                                                       \
-    static const rt_kernel_desc ident = {                                                          \
-        .name = kname,                                                                             \
-        .family = "eigen",                                                                         \
-        .backend = "cpu",                                                                          \
-        .summary = text,                                                                           \
-        .params = eigen_cpu_params,                                                                \
-        .n_params = EIGEN_CPU_NPARAMS,                                                             \
-        .check = cpu_check,                                                                        \
-        .setup = cpu_setup,                                                                        \
-        .run = cpu_run,                                                                            \
-        .output = cpu_output,                                                                      \
-        .metrics = cpu_metrics,                                                                    \
-        .teardown = cpu_teardown,                                                                  \
-        .traffic = cpu_traffic,                                                                    \
-    }
+    static const rt_kernel_desc ident =                                                            \
+        RT_CPU_KERNEL(kname, "eigen", text, eigen_cpu_params, cpu_check, cpu_setup, cpu_run,       \
+                      cpu_output, cpu_metrics, cpu_teardown, cpu_traffic)
 
 EIGEN_CPU_KERNEL(k_lobpcg, "eigen.cpu.lobpcg",
                  "out-of-core block LOBPCG over tiles on a host-memory device of a given budget");

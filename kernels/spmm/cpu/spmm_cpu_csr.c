@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cpu_kernel.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 
@@ -95,24 +96,10 @@ static int csr_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-static const rt_kernel_desc csr_desc = {
-    .name = "spmm.cpu.csr",
-    .family = "spmm",
-    .backend = "cpu",
-    .summary = "CSR SpMM, OpenMP over row chunks, column-blocked accumulation",
-    .params = csr_params,
-    .n_params = (int)(sizeof csr_params / sizeof csr_params[0]),
-    .unavailable = NULL,
-    .check = rt_spmm_cpu_rowwise_check,
-    .setup = csr_setup,
-    .run = csr_run,
-    .output = csr_output,
-    .metrics = csr_metrics,
-    .flush = NULL,
-    .teardown = csr_teardown,
-    .traffic = rt_spmm_cpu_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc csr_desc = RT_CPU_KERNEL(
+    "spmm.cpu.csr", "spmm", "CSR SpMM, OpenMP over row chunks, column-blocked accumulation",
+    csr_params, rt_spmm_cpu_rowwise_check, csr_setup, csr_run, csr_output, csr_metrics,
+    csr_teardown, rt_spmm_cpu_traffic);
 
 const rt_kernel_desc *rt_spmm_cpu_csr_kernel(void)
 {

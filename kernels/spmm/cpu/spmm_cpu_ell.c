@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
@@ -148,24 +149,10 @@ static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     return 0;
 }
 
-static const rt_kernel_desc ell_desc = {
-    .name = "spmm.cpu.ell",
-    .family = "spmm",
-    .backend = "cpu",
-    .summary = "warp-sliced ELL SpMM, OpenMP over row chunks, padding executed",
-    .params = ell_params,
-    .n_params = (int)(sizeof ell_params / sizeof ell_params[0]),
-    .unavailable = NULL,
-    .check = rt_spmm_cpu_rowwise_check,
-    .setup = ell_setup,
-    .run = ell_run,
-    .output = ell_output,
-    .metrics = ell_metrics,
-    .flush = NULL,
-    .teardown = ell_teardown,
-    .traffic = ell_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc ell_desc = RT_CPU_KERNEL(
+    "spmm.cpu.ell", "spmm", "warp-sliced ELL SpMM, OpenMP over row chunks, padding executed",
+    ell_params, rt_spmm_cpu_rowwise_check, ell_setup, ell_run, ell_output, ell_metrics,
+    ell_teardown, ell_traffic);
 
 const rt_kernel_desc *rt_spmm_cpu_ell_kernel(void)
 {

@@ -1,5 +1,6 @@
 #include "spmm2d_cpu_kernels.h"
 
+#include "rt_cpu_kernel.h"
 #include "spmm2d_engine.h"
 #include "spmm2d_metrics.h"
 #include "spmm2d_output.h"
@@ -12,30 +13,14 @@
 #define summa_params rt_spmm2d_summa_params
 #define ws_params    rt_spmm2d_ws_params
 
-#define NPARAMS(a) ((int)(sizeof a / sizeof a[0]))
-
 /* ---------------------------------------------------------------------------------------------
  * Descriptors */
 
+/* Feasibility is agreed on inside setup (no check hook). */
 #define SP2_KERNEL(ident, kname, fam, sum, schema)                                                 \
-    static const rt_kernel_desc ident = {                                                          \
-        .name = kname,                                                                             \
-        .family = fam,                                                                             \
-        .backend = "cpu",                                                                          \
-        .summary = sum,                                                                            \
-        .params = schema,                                                                          \
-        .n_params = NPARAMS(schema),                                                               \
-        .unavailable = NULL,                                                                       \
-        .check = NULL, /* feasibility is agreed on inside setup */                                 \
-        .setup = sp2_setup,                                                                        \
-        .run = sp2_run,                                                                            \
-        .output = sp2_output,                                                                      \
-        .metrics = sp2_metrics,                                                                    \
-        .flush = NULL,                                                                             \
-        .teardown = sp2_teardown,                                                                  \
-        .traffic = sp2_traffic,                                                                    \
-        .backend_ctx = NULL,                                                                       \
-    }
+    static const rt_kernel_desc ident =                                                            \
+        RT_CPU_KERNEL(kname, fam, sum, schema, NULL, sp2_setup, sp2_run, sp2_output, sp2_metrics,  \
+                      sp2_teardown, sp2_traffic)
 
 SP2_KERNEL(k_spmm_sc, "spmm2d.cpu.stationary_c", "spmm2d",
            "2D SpMM, stationary C: one-sided gets of A and B tiles, offset i+j, prefetch",
