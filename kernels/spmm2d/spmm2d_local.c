@@ -92,14 +92,14 @@ int sp2_csrbuf_reset(sp2_csrbuf *m, rt_precision prec, int64_t rows, int64_t col
 
 void sp2_csrbuf_view(const sp2_csrbuf *m, sp2_tile *out)
 {
-    out->kind = SP2_SPARSE;
-    out->prec = m->prec;
-    out->rows = m->rows;
-    out->cols = m->cols;
-    out->nnz = m->nnz;
-    out->rowptr = m->rowptr;
-    out->colidx = m->colidx;
-    out->val = m->val;
+    *out = (sp2_tile){.kind = SP2_SPARSE,
+                      .prec = m->prec,
+                      .rows = m->rows,
+                      .cols = m->cols,
+                      .nnz = m->nnz,
+                      .rowptr = m->rowptr,
+                      .colidx = m->colidx,
+                      .val = m->val};
 }
 
 int sp2_spa_init(sp2_spa *w, rt_precision prec, int64_t cols, rt_err *err)

@@ -75,20 +75,27 @@ int rt_cuda_point_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsig
                          const unsigned block[3], size_t dynamic_shared, void **args,
                          const char *what, rt_err *err);
 
-/* A CUDA kernel's hooks (rt_kernel_desc's), in this order, so that a descriptor is filled in one
- * call; flush may be rt_cuda_point_flush. */
+/* The types of rt_kernel_desc's hooks (harness/core/rt_registry.h says what each does). */
+typedef int rt_cuda_check_fn(const rt_kernel_desc *, const void *, const rt_params *,
+                             const rt_kernel_env *, char *, size_t, rt_err *);
+typedef int rt_cuda_setup_fn(const rt_kernel_desc *, const void *, const rt_params *,
+                             const rt_kernel_env *, void **, rt_err *);
+typedef int rt_cuda_state_fn(void *, rt_err *);
+typedef int rt_cuda_metrics_fn(void *, rt_metrics *, rt_err *);
+typedef int rt_cuda_traffic_fn(const rt_kernel_desc *, const void *, const rt_params *,
+                               const rt_kernel_env *, rt_traffic *, rt_err *);
+
+/* A CUDA kernel's hooks in this order, so that a descriptor is filled in one call; flush may be
+ * rt_cuda_point_flush. */
 typedef struct rt_cuda_point_hooks {
-    int (*check)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                 const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
-    int (*setup)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                 const rt_kernel_env *env, void **state, rt_err *err);
+    rt_cuda_check_fn *check;
+    rt_cuda_setup_fn *setup;
     int (*run)(void *state, double *seconds, rt_err *err);
     int (*output)(void *state, double *out, rt_err *err);
-    int (*metrics)(void *state, rt_metrics *m, rt_err *err);
-    int (*flush)(void *state, rt_err *err);
+    rt_cuda_metrics_fn *metrics;
+    rt_cuda_state_fn *flush;
     void (*teardown)(void *state);
-    int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                   const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+    rt_cuda_traffic_fn *traffic;
 } rt_cuda_point_hooks;
 
 /* Fills d from catalog entry e (rt_cuda_catalog_describe) and the hooks; backend_ctx = ctx. */

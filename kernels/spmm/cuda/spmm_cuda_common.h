@@ -117,14 +117,12 @@ int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err);
  * rt_spmm_cuda_launch_setup with prepare and state_bytes, its run, output and flush the shared
  * ones above (spmm_cuda_describe.c puts them together). */
 typedef struct rt_spmm_cuda_hooks {
-    int (*check)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                 const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+    rt_cuda_check_fn *check;
     int (*prepare)(void *state, const rt_params *p, rt_err *err);
     size_t state_bytes;
-    int (*metrics)(void *state, rt_metrics *m, rt_err *err);
+    rt_cuda_metrics_fn *metrics;
     void (*teardown)(void *state);
-    int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                   const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+    rt_cuda_traffic_fn *traffic;
 } rt_spmm_cuda_hooks;
 
 /* The teardown hook's body: frees B and C, the kernel's n device buffers and the state. */
