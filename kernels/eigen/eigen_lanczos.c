@@ -168,6 +168,22 @@ static int lan_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
+/* The host arrays and small matrices of the m-step recurrence (for setup and free alike). */
+#define LAN_DOUBLES 5
+#define LAN_SMALLS  5
+static void lan_buffers(lan *L, int64_t m, eg_doubles d[LAN_DOUBLES], eg_smalls sm[LAN_SMALLS])
+{
+    const eg_doubles dd[LAN_DOUBLES] = {
+        {&L->alpha, m}, {&L->beta, m}, {&L->d, m}, {&L->e, m}, {&L->z, m * m}};
+    const eg_smalls ss[LAN_SMALLS] = {{NULL, &L->h, m + 1, 1, "projection partial"},
+                                      {NULL, &L->nn, 1, 1, "norm partial"},
+                                      {&L->hs, NULL, m + 1, 1, "projection"},
+                                      {&L->nsum, NULL, 1, 1, "norm"},
+                                      {&L->sc, NULL, 1, 1, "scale"}};
+    memcpy(d, dd, sizeof dd);
+    memcpy(sm, ss, sizeof ss);
+}
+
 static void lan_free(eg_solver *s)
 {
     lan *L = s->algo;
@@ -175,22 +191,10 @@ static void lan_free(eg_solver *s)
         return;
     eg_bvec_free(&L->q);
     eg_bvec_free(&L->w);
-    for (int64_t i = 0; i < s->til.ntiles; ++i) {
-        if (L->h)
-            eg_small_free(&L->h[i]);
-        if (L->nn)
-            eg_small_free(&L->nn[i]);
-    }
-    free(L->h);
-    free(L->nn);
-    eg_small_free(&L->hs);
-    eg_small_free(&L->nsum);
-    eg_small_free(&L->sc);
-    free(L->alpha);
-    free(L->beta);
-    free(L->d);
-    free(L->e);
-    free(L->z);
+    eg_doubles d[LAN_DOUBLES];
+    eg_smalls sm[LAN_SMALLS];
+    lan_buffers(L, L->m, d, sm);
+    eg_buffers_free(d, LAN_DOUBLES, sm, LAN_SMALLS, s->til.ntiles);
     free(L);
     s->algo = NULL;
 }
@@ -205,28 +209,13 @@ int eg_lanczos_setup(eg_solver *s, rt_err *err)
     s->start = lan_start;
     s->finish = lan_finish;
     s->free_algo = lan_free;
-    const int64_t m = s->cfg.iters, nt = s->til.ntiles;
+    const int64_t m = s->cfg.iters;
     L->m = m;
-    eg_mem *mm = &s->mem;
-    if (eg_bvec_init(&L->q, &s->til, m + 1, "Q tile", mm, err) != 0 ||
-        eg_bvec_init(&L->w, &s->til, 1, "w tile", mm, err) != 0)
+    if (eg_bvec_init(&L->q, &s->til, m + 1, "Q tile", &s->mem, err) != 0 ||
+        eg_bvec_init(&L->w, &s->til, 1, "w tile", &s->mem, err) != 0)
         return -1;
-    L->h = calloc((size_t)nt, sizeof *L->h);
-    L->nn = calloc((size_t)nt, sizeof *L->nn);
-    L->alpha = calloc((size_t)m, sizeof *L->alpha);
-    L->beta = calloc((size_t)m, sizeof *L->beta);
-    L->d = calloc((size_t)m, sizeof *L->d);
-    L->e = calloc((size_t)m, sizeof *L->e);
-    L->z = calloc((size_t)(m * m), sizeof *L->z);
-    if (!L->h || !L->nn || !L->alpha || !L->beta || !L->d || !L->e || !L->z)
-        return rt_err_set(err, "Lanczos: out of memory for %lld steps", (long long)m);
-    for (int64_t i = 0; i < nt; ++i)
-        if (eg_small_init(&L->h[i], m + 1, 1, "projection partial", i, mm, err) != 0 ||
-            eg_small_init(&L->nn[i], 1, 1, "norm partial", i, mm, err) != 0)
-            return -1;
-    if (eg_small_init(&L->hs, m + 1, 1, "projection", 0, mm, err) != 0 ||
-        eg_small_init(&L->nsum, 1, 1, "norm", 0, mm, err) != 0 ||
-        eg_small_init(&L->sc, 1, 1, "scale", 0, mm, err) != 0)
-        return -1;
-    return 0;
+    eg_doubles d[LAN_DOUBLES];
+    eg_smalls sm[LAN_SMALLS];
+    lan_buffers(L, m, d, sm);
+    return eg_buffers_init(d, LAN_DOUBLES, sm, LAN_SMALLS, s->til.ntiles, &s->mem, "Lanczos", err);
 }

@@ -306,6 +306,25 @@ static int lob_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
+/* The host work and small matrices of the 3b x 3b Rayleigh-Ritz (for setup and free alike). */
+#define LOB_DOUBLES 6
+#define LOB_SMALLS  10
+static void lob_buffers(lob *L, int64_t b, eg_doubles d[LOB_DOUBLES], eg_smalls sm[LOB_SMALLS])
+{
+    const int64_t n3 = 3 * b;
+    const eg_doubles dd[LOB_DOUBLES] = {{&L->theta, n3},   {&L->res_norm, b},
+                                        {&L->wa, n3 * n3}, {&L->wb, n3 * n3},
+                                        {&L->wbk, b * b},  {&L->gp, 2 * n3 * n3}};
+    const eg_smalls ss[LOB_SMALLS] = {
+        {NULL, &L->gr, b, b, "residual Gram partial"}, {NULL, &L->ga, n3, n3, "Gram A partial"},
+        {NULL, &L->gb, n3, n3, "Gram B partial"},      {&L->gr_sum, NULL, b, b, "residual Gram"},
+        {&L->gsum[0], NULL, n3, n3, "Gram A"},         {&L->gsum[1], NULL, n3, n3, "Gram B"},
+        {&L->lam, NULL, b, b, "Ritz values"},          {&L->d, NULL, b, b, "residual scaling"},
+        {&L->c, NULL, n3, b, "X coefficients"},        {&L->cp, NULL, n3, b, "P coefficients"}};
+    memcpy(d, dd, sizeof dd);
+    memcpy(sm, ss, sizeof ss);
+}
+
 static void lob_free(eg_solver *s)
 {
     lob *L = s->algo;
@@ -320,30 +339,10 @@ static void lob_free(eg_solver *s)
     eg_bvec_free(&L->r);
     eg_bvec_free(&L->ar);
     eg_bvec_free(&L->rt);
-    for (int64_t i = 0; i < s->til.ntiles; ++i) {
-        if (L->gr)
-            eg_small_free(&L->gr[i]);
-        if (L->ga)
-            eg_small_free(&L->ga[i]);
-        if (L->gb)
-            eg_small_free(&L->gb[i]);
-    }
-    free(L->gr);
-    free(L->ga);
-    free(L->gb);
-    eg_small_free(&L->gr_sum);
-    eg_small_free(&L->gsum[0]);
-    eg_small_free(&L->gsum[1]);
-    eg_small_free(&L->lam);
-    eg_small_free(&L->d);
-    eg_small_free(&L->c);
-    eg_small_free(&L->cp);
-    free(L->theta);
-    free(L->res_norm);
-    free(L->wa);
-    free(L->wb);
-    free(L->wbk);
-    free(L->gp);
+    eg_doubles d[LOB_DOUBLES];
+    eg_smalls sm[LOB_SMALLS];
+    lob_buffers(L, L->b, d, sm);
+    eg_buffers_free(d, LOB_DOUBLES, sm, LOB_SMALLS, s->til.ntiles);
     free(L);
     s->algo = NULL;
 }
@@ -358,7 +357,7 @@ int eg_lobpcg_setup(eg_solver *s, rt_err *err)
     s->start = lob_start;
     s->finish = lob_finish;
     s->free_algo = lob_free;
-    const int64_t b = s->cfg.block, n3 = 3 * b, nt = s->til.ntiles;
+    const int64_t b = s->cfg.block;
     L->b = b;
     eg_mem *m = &s->mem;
     static const char *names[4] = {"X tile", "P tile", "AX tile", "AP tile"};
@@ -372,30 +371,8 @@ int eg_lobpcg_setup(eg_solver *s, rt_err *err)
         eg_bvec_init(&L->ar, &s->til, b, "AR tile", m, err) != 0 ||
         eg_bvec_init(&L->rt, &s->til, b, "raw residual tile", m, err) != 0)
         return -1;
-    L->gr = calloc((size_t)nt, sizeof *L->gr);
-    L->ga = calloc((size_t)nt, sizeof *L->ga);
-    L->gb = calloc((size_t)nt, sizeof *L->gb);
-    L->theta = calloc((size_t)n3, sizeof *L->theta);
-    L->res_norm = calloc((size_t)b, sizeof *L->res_norm);
-    L->wa = calloc((size_t)(n3 * n3), sizeof *L->wa);
-    L->wb = calloc((size_t)(n3 * n3), sizeof *L->wb);
-    L->wbk = calloc((size_t)(b * b), sizeof *L->wbk);
-    L->gp = calloc((size_t)(2 * n3 * n3), sizeof *L->gp);
-    if (!L->gr || !L->ga || !L->gb || !L->theta || !L->res_norm || !L->wa || !L->wb || !L->wbk ||
-        !L->gp)
-        return rt_err_set(err, "LOBPCG: out of memory for the small problem");
-    for (int64_t i = 0; i < nt; ++i)
-        if (eg_small_init(&L->gr[i], b, b, "residual Gram partial", i, m, err) != 0 ||
-            eg_small_init(&L->ga[i], n3, n3, "Gram A partial", i, m, err) != 0 ||
-            eg_small_init(&L->gb[i], n3, n3, "Gram B partial", i, m, err) != 0)
-            return -1;
-    if (eg_small_init(&L->gr_sum, b, b, "residual Gram", 0, m, err) != 0 ||
-        eg_small_init(&L->gsum[0], n3, n3, "Gram A", 0, m, err) != 0 ||
-        eg_small_init(&L->gsum[1], n3, n3, "Gram B", 0, m, err) != 0 ||
-        eg_small_init(&L->lam, b, b, "Ritz values", 0, m, err) != 0 ||
-        eg_small_init(&L->d, b, b, "residual scaling", 0, m, err) != 0 ||
-        eg_small_init(&L->c, n3, b, "X coefficients", 0, m, err) != 0 ||
-        eg_small_init(&L->cp, n3, b, "P coefficients", 0, m, err) != 0)
-        return -1;
-    return 0;
+    eg_doubles d[LOB_DOUBLES];
+    eg_smalls sm[LOB_SMALLS];
+    lob_buffers(L, b, d, sm);
+    return eg_buffers_init(d, LOB_DOUBLES, sm, LOB_SMALLS, s->til.ntiles, m, "LOBPCG", err);
 }

@@ -152,3 +152,47 @@ void eg_small_free(eg_small *s)
     free(s->host);
     s->host = NULL;
 }
+
+int eg_buffers_init(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles,
+                    eg_mem *m, const char *who, rt_err *err)
+{
+    for (int i = 0; i < nd; ++i) {
+        *d[i].p = calloc((size_t)(d[i].n > 0 ? d[i].n : 1), sizeof **d[i].p);
+        if (!*d[i].p)
+            return rt_err_set(err, "%s: out of memory for %lld doubles", who, (long long)d[i].n);
+    }
+    for (int i = 0; i < ns; ++i)
+        if (s[i].per_tile) {
+            *s[i].per_tile = calloc((size_t)(ntiles > 0 ? ntiles : 1), sizeof **s[i].per_tile);
+            if (!*s[i].per_tile)
+                return rt_err_set(err, "%s: out of memory for %lld tiles' %s", who,
+                                  (long long)ntiles, s[i].what);
+        }
+    for (int64_t t = 0; t < ntiles; ++t)
+        for (int i = 0; i < ns; ++i)
+            if (s[i].per_tile &&
+                eg_small_init(&(*s[i].per_tile)[t], s[i].rows, s[i].cols, s[i].what, t, m, err))
+                return -1;
+    for (int i = 0; i < ns; ++i)
+        if (s[i].one && eg_small_init(s[i].one, s[i].rows, s[i].cols, s[i].what, 0, m, err) != 0)
+            return -1;
+    return 0;
+}
+
+void eg_buffers_free(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles)
+{
+    for (int i = 0; i < ns; ++i) {
+        if (s[i].one)
+            eg_small_free(s[i].one);
+        if (!s[i].per_tile || !*s[i].per_tile)
+            continue;
+        for (int64_t t = 0; t < ntiles; ++t)
+            eg_small_free(&(*s[i].per_tile)[t]);
+        free(*s[i].per_tile);
+        *s[i].per_tile = NULL;
+    }
+    for (int i = 0; i < nd; ++i) {
+        free(*d[i].p);
+        *d[i].p = NULL;
+    }
+}

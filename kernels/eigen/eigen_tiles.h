@@ -54,4 +54,26 @@ int eg_small_init(eg_small *s, int64_t rows, int64_t cols, const char *what, int
                   rt_err *err);
 void eg_small_free(eg_small *s);
 
+/* A solver's buffers described once, for their allocation and their release alike: arrays of n
+ * doubles on the host (eg_doubles), and small matrices (eg_smalls): one, or one per tile (an array
+ * of ntiles, each registered with its tile index as tag). */
+typedef struct eg_doubles {
+    double **p;
+    int64_t n;
+} eg_doubles;
+typedef struct eg_smalls {
+    eg_small *one;       /* or NULL, and then: */
+    eg_small **per_tile; /* an array of ntiles */
+    int64_t rows, cols;
+    const char *what;
+} eg_smalls;
+
+/* Allocates the doubles (zeroed), then the per-tile smalls tile by tile, then the single ones, in
+ * the order given (the memory manager registers them in that order). who names the solver in
+ * messages. 0 or -1; on failure what was allocated is left for eg_buffers_free. */
+int eg_buffers_init(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles,
+                    eg_mem *m, const char *who, rt_err *err);
+/* Releases what eg_buffers_init allocated (NULL and partly built buffers are fine). */
+void eg_buffers_free(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles);
+
 #endif
