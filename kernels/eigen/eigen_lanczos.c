@@ -17,6 +17,7 @@
 #include "eigen_solver_impl.h"
 
 typedef struct lan {
+    eg_algo base; /* first: the buffers below */
     int64_t m;
     eg_bvec q, w;
     eg_small *h, *nn;      /* per tile partials */
@@ -168,54 +169,25 @@ static int lan_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
-/* The host arrays and small matrices of the m-step recurrence (for setup and free alike). */
-#define LAN_DOUBLES 5
-#define LAN_SMALLS  5
-static void lan_buffers(lan *L, int64_t m, eg_doubles d[LAN_DOUBLES], eg_smalls sm[LAN_SMALLS])
-{
-    const eg_doubles dd[LAN_DOUBLES] = {
-        {&L->alpha, m}, {&L->beta, m}, {&L->d, m}, {&L->e, m}, {&L->z, m * m}};
-    const eg_smalls ss[LAN_SMALLS] = {{NULL, &L->h, m + 1, 1, "projection partial"},
-                                      {NULL, &L->nn, 1, 1, "norm partial"},
-                                      {&L->hs, NULL, m + 1, 1, "projection"},
-                                      {&L->nsum, NULL, 1, 1, "norm"},
-                                      {&L->sc, NULL, 1, 1, "scale"}};
-    memcpy(d, dd, sizeof dd);
-    memcpy(sm, ss, sizeof ss);
-}
-
-static void lan_free(eg_solver *s)
-{
-    lan *L = s->algo;
-    if (!L)
-        return;
-    eg_bvec_free(&L->q);
-    eg_bvec_free(&L->w);
-    eg_doubles d[LAN_DOUBLES];
-    eg_smalls sm[LAN_SMALLS];
-    lan_buffers(L, L->m, d, sm);
-    eg_buffers_free(d, LAN_DOUBLES, sm, LAN_SMALLS, s->til.ntiles);
-    free(L);
-    s->algo = NULL;
-}
-
 int eg_lanczos_setup(eg_solver *s, rt_err *err)
 {
-    lan *L = calloc(1, sizeof *L);
+    lan *L = eg_algo_new(s, sizeof *L, lan_build, lan_start, lan_finish, "Lanczos", err);
     if (!L)
-        return rt_err_set(err, "Lanczos: out of memory");
-    s->algo = L;
-    s->build = lan_build;
-    s->start = lan_start;
-    s->finish = lan_finish;
-    s->free_algo = lan_free;
+        return -1;
     const int64_t m = s->cfg.iters;
     L->m = m;
-    if (eg_bvec_init(&L->q, &s->til, m + 1, "Q tile", &s->mem, err) != 0 ||
-        eg_bvec_init(&L->w, &s->til, 1, "w tile", &s->mem, err) != 0)
-        return -1;
-    eg_doubles d[LAN_DOUBLES];
-    eg_smalls sm[LAN_SMALLS];
-    lan_buffers(L, m, d, sm);
-    return eg_buffers_init(d, LAN_DOUBLES, sm, LAN_SMALLS, s->til.ntiles, &s->mem, "Lanczos", err);
+    /* The basis and the work vector over the tiles, the m-step recurrence's host arrays, and the
+     * projections and norms reduced per tile, then summed. */
+    L->base.bufs =
+        (eg_buffers){.nv = 2,
+                     .v = {{&L->q, m + 1, "Q tile"}, {&L->w, 1, "w tile"}},
+                     .nd = 5,
+                     .d = {{&L->alpha, m}, {&L->beta, m}, {&L->d, m}, {&L->e, m}, {&L->z, m * m}},
+                     .ns = 5,
+                     .s = {{NULL, &L->h, m + 1, 1, "projection partial"},
+                           {NULL, &L->nn, 1, 1, "norm partial"},
+                           {&L->hs, NULL, m + 1, 1, "projection"},
+                           {&L->nsum, NULL, 1, 1, "norm"},
+                           {&L->sc, NULL, 1, 1, "scale"}}};
+    return eg_algo_buffers(s, "Lanczos", err);
 }

@@ -26,6 +26,7 @@
 #include "eigen_solver_impl.h"
 
 typedef struct lob {
+    eg_algo base; /* first: the buffers below */
     int64_t b;
     eg_bvec x[2], p[2], ax[2], ap[2], r, ar, rt;
     eg_small *gr, *ga, *gb;   /* per tile partials */
@@ -306,73 +307,45 @@ static int lob_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
-/* The host work and small matrices of the 3b x 3b Rayleigh-Ritz (for setup and free alike). */
-#define LOB_DOUBLES 6
-#define LOB_SMALLS  10
-static void lob_buffers(lob *L, int64_t b, eg_doubles d[LOB_DOUBLES], eg_smalls sm[LOB_SMALLS])
-{
-    const int64_t n3 = 3 * b;
-    const eg_doubles dd[LOB_DOUBLES] = {{&L->theta, n3},   {&L->res_norm, b},
-                                        {&L->wa, n3 * n3}, {&L->wb, n3 * n3},
-                                        {&L->wbk, b * b},  {&L->gp, 2 * n3 * n3}};
-    const eg_smalls ss[LOB_SMALLS] = {
-        {NULL, &L->gr, b, b, "residual Gram partial"}, {NULL, &L->ga, n3, n3, "Gram A partial"},
-        {NULL, &L->gb, n3, n3, "Gram B partial"},      {&L->gr_sum, NULL, b, b, "residual Gram"},
-        {&L->gsum[0], NULL, n3, n3, "Gram A"},         {&L->gsum[1], NULL, n3, n3, "Gram B"},
-        {&L->lam, NULL, b, b, "Ritz values"},          {&L->d, NULL, b, b, "residual scaling"},
-        {&L->c, NULL, n3, b, "X coefficients"},        {&L->cp, NULL, n3, b, "P coefficients"}};
-    memcpy(d, dd, sizeof dd);
-    memcpy(sm, ss, sizeof ss);
-}
-
-static void lob_free(eg_solver *s)
-{
-    lob *L = s->algo;
-    if (!L)
-        return;
-    for (int k = 0; k < 2; ++k) {
-        eg_bvec_free(&L->x[k]);
-        eg_bvec_free(&L->p[k]);
-        eg_bvec_free(&L->ax[k]);
-        eg_bvec_free(&L->ap[k]);
-    }
-    eg_bvec_free(&L->r);
-    eg_bvec_free(&L->ar);
-    eg_bvec_free(&L->rt);
-    eg_doubles d[LOB_DOUBLES];
-    eg_smalls sm[LOB_SMALLS];
-    lob_buffers(L, L->b, d, sm);
-    eg_buffers_free(d, LOB_DOUBLES, sm, LOB_SMALLS, s->til.ntiles);
-    free(L);
-    s->algo = NULL;
-}
-
 int eg_lobpcg_setup(eg_solver *s, rt_err *err)
 {
-    lob *L = calloc(1, sizeof *L);
+    lob *L = eg_algo_new(s, sizeof *L, lob_build, lob_start, lob_finish, "LOBPCG", err);
     if (!L)
-        return rt_err_set(err, "LOBPCG: out of memory");
-    s->algo = L;
-    s->build = lob_build;
-    s->start = lob_start;
-    s->finish = lob_finish;
-    s->free_algo = lob_free;
-    const int64_t b = s->cfg.block;
-    L->b = b;
-    eg_mem *m = &s->mem;
-    static const char *names[4] = {"X tile", "P tile", "AX tile", "AP tile"};
-    for (int k = 0; k < 2; ++k) {
-        eg_bvec *vs[4] = {&L->x[k], &L->p[k], &L->ax[k], &L->ap[k]};
-        for (int q = 0; q < 4; ++q)
-            if (eg_bvec_init(vs[q], &s->til, b, names[q], m, err) != 0)
-                return -1;
-    }
-    if (eg_bvec_init(&L->r, &s->til, b, "R tile", m, err) != 0 ||
-        eg_bvec_init(&L->ar, &s->til, b, "AR tile", m, err) != 0 ||
-        eg_bvec_init(&L->rt, &s->til, b, "raw residual tile", m, err) != 0)
         return -1;
-    eg_doubles d[LOB_DOUBLES];
-    eg_smalls sm[LOB_SMALLS];
-    lob_buffers(L, b, d, sm);
-    return eg_buffers_init(d, LOB_DOUBLES, sm, LOB_SMALLS, s->til.ntiles, m, "LOBPCG", err);
+    const int64_t b = s->cfg.block, n3 = 3 * b;
+    L->b = b;
+    /* The blocks X, P, AX, AP (current and next), R, AR and the raw residual over the tiles; the
+     * host work of the 3b x 3b Rayleigh-Ritz; the Gram matrices reduced per tile, then summed,
+     * and the small problem's coefficients. */
+    L->base.bufs = (eg_buffers){.nv = 11,
+                                .v = {{&L->x[0], b, "X tile"},
+                                      {&L->p[0], b, "P tile"},
+                                      {&L->ax[0], b, "AX tile"},
+                                      {&L->ap[0], b, "AP tile"},
+                                      {&L->x[1], b, "X tile"},
+                                      {&L->p[1], b, "P tile"},
+                                      {&L->ax[1], b, "AX tile"},
+                                      {&L->ap[1], b, "AP tile"},
+                                      {&L->r, b, "R tile"},
+                                      {&L->ar, b, "AR tile"},
+                                      {&L->rt, b, "raw residual tile"}},
+                                .nd = 6,
+                                .d = {{&L->theta, n3},
+                                      {&L->res_norm, b},
+                                      {&L->wa, n3 * n3},
+                                      {&L->wb, n3 * n3},
+                                      {&L->wbk, b * b},
+                                      {&L->gp, 2 * n3 * n3}},
+                                .ns = 10,
+                                .s = {{NULL, &L->gr, b, b, "residual Gram partial"},
+                                      {NULL, &L->ga, n3, n3, "Gram A partial"},
+                                      {NULL, &L->gb, n3, n3, "Gram B partial"},
+                                      {&L->gr_sum, NULL, b, b, "residual Gram"},
+                                      {&L->gsum[0], NULL, n3, n3, "Gram A"},
+                                      {&L->gsum[1], NULL, n3, n3, "Gram B"},
+                                      {&L->lam, NULL, b, b, "Ritz values"},
+                                      {&L->d, NULL, b, b, "residual scaling"},
+                                      {&L->c, NULL, n3, b, "X coefficients"},
+                                      {&L->cp, NULL, n3, b, "P coefficients"}}};
+    return eg_algo_buffers(s, "LOBPCG", err);
 }

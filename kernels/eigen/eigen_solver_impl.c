@@ -200,3 +200,36 @@ int eg_task_spmm(eg_solver *s, int64_t i, const eg_bvec *x, int64_t xcol, const 
     }
     return last;
 }
+
+void *eg_algo_new(eg_solver *s, size_t bytes, int (*build)(eg_solver *, int64_t, rt_err *),
+                  int (*start)(eg_solver *, rt_err *),
+                  int (*finish)(eg_solver *, eg_result *, rt_err *), const char *who, rt_err *err)
+{
+    eg_algo *a = calloc(1, bytes);
+    if (!a) {
+        rt_err_set(err, "%s: out of memory", who);
+        return NULL;
+    }
+    s->algo = a;
+    s->build = build;
+    s->start = start;
+    s->finish = finish;
+    s->free_algo = eg_algo_free;
+    return a;
+}
+
+int eg_algo_buffers(eg_solver *s, const char *who, rt_err *err)
+{
+    const eg_algo *a = s->algo;
+    return eg_buffers_init(&a->bufs, &s->til, &s->mem, who, err);
+}
+
+void eg_algo_free(eg_solver *s)
+{
+    eg_algo *a = s->algo;
+    if (!a)
+        return;
+    eg_buffers_free(&a->bufs, s->til.ntiles);
+    free(a);
+    s->algo = NULL;
+}

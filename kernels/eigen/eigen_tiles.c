@@ -153,46 +153,55 @@ void eg_small_free(eg_small *s)
     s->host = NULL;
 }
 
-int eg_buffers_init(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles,
-                    eg_mem *m, const char *who, rt_err *err)
+int eg_buffers_init(const eg_buffers *b, const eg_tiling *t, eg_mem *m, const char *who,
+                    rt_err *err)
 {
-    for (int i = 0; i < nd; ++i) {
-        *d[i].p = calloc((size_t)(d[i].n > 0 ? d[i].n : 1), sizeof **d[i].p);
-        if (!*d[i].p)
-            return rt_err_set(err, "%s: out of memory for %lld doubles", who, (long long)d[i].n);
+    for (int i = 0; i < b->nv; ++i)
+        if (eg_bvec_init(b->v[i].v, t, b->v[i].width, b->v[i].what, m, err) != 0)
+            return -1;
+    for (int i = 0; i < b->nd; ++i) {
+        const eg_doubles *d = &b->d[i];
+        *d->p = calloc((size_t)(d->n > 0 ? d->n : 1), sizeof **d->p);
+        if (!*d->p)
+            return rt_err_set(err, "%s: out of memory for %lld doubles", who, (long long)d->n);
     }
-    for (int i = 0; i < ns; ++i)
+    const eg_smalls *s = b->s;
+    for (int i = 0; i < b->ns; ++i)
         if (s[i].per_tile) {
-            *s[i].per_tile = calloc((size_t)(ntiles > 0 ? ntiles : 1), sizeof **s[i].per_tile);
+            *s[i].per_tile =
+                calloc((size_t)(t->ntiles > 0 ? t->ntiles : 1), sizeof **s[i].per_tile);
             if (!*s[i].per_tile)
                 return rt_err_set(err, "%s: out of memory for %lld tiles' %s", who,
-                                  (long long)ntiles, s[i].what);
+                                  (long long)t->ntiles, s[i].what);
         }
-    for (int64_t t = 0; t < ntiles; ++t)
-        for (int i = 0; i < ns; ++i)
+    for (int64_t k = 0; k < t->ntiles; ++k)
+        for (int i = 0; i < b->ns; ++i)
             if (s[i].per_tile &&
-                eg_small_init(&(*s[i].per_tile)[t], s[i].rows, s[i].cols, s[i].what, t, m, err))
+                eg_small_init(&(*s[i].per_tile)[k], s[i].rows, s[i].cols, s[i].what, k, m, err))
                 return -1;
-    for (int i = 0; i < ns; ++i)
+    for (int i = 0; i < b->ns; ++i)
         if (s[i].one && eg_small_init(s[i].one, s[i].rows, s[i].cols, s[i].what, 0, m, err) != 0)
             return -1;
     return 0;
 }
 
-void eg_buffers_free(const eg_doubles *d, int nd, const eg_smalls *s, int ns, int64_t ntiles)
+void eg_buffers_free(const eg_buffers *b, int64_t ntiles)
 {
-    for (int i = 0; i < ns; ++i) {
-        if (s[i].one)
-            eg_small_free(s[i].one);
-        if (!s[i].per_tile || !*s[i].per_tile)
+    for (int i = 0; i < b->nv; ++i)
+        eg_bvec_free(b->v[i].v);
+    for (int i = 0; i < b->ns; ++i) {
+        const eg_smalls *s = &b->s[i];
+        if (s->one)
+            eg_small_free(s->one);
+        if (!s->per_tile || !*s->per_tile)
             continue;
-        for (int64_t t = 0; t < ntiles; ++t)
-            eg_small_free(&(*s[i].per_tile)[t]);
-        free(*s[i].per_tile);
-        *s[i].per_tile = NULL;
+        for (int64_t k = 0; k < ntiles; ++k)
+            eg_small_free(&(*s->per_tile)[k]);
+        free(*s->per_tile);
+        *s->per_tile = NULL;
     }
-    for (int i = 0; i < nd; ++i) {
-        free(*d[i].p);
-        *d[i].p = NULL;
+    for (int i = 0; i < b->nd; ++i) {
+        free(*b->d[i].p);
+        *b->d[i].p = NULL;
     }
 }
