@@ -61,9 +61,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = "X'Y project";
-            t.tile = i;
+            eg_task_init(&t, "X'Y project", i);
             const int sh = eg_task_operand(&t, L->h[i].obj, EG_WRITE);
             const int sq = eg_task_operand(&t, L->q.obj[i], EG_READ);
             const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
@@ -80,9 +78,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = "X*Y orthogonalise";
-            t.tile = i;
+            eg_task_init(&t, "X*Y orthogonalise", i);
             const int sw = eg_task_operand(&t, L->w.obj[i], EG_RW);
             const int sq = eg_task_operand(&t, L->q.obj[i], EG_READ);
             const int sh = eg_task_operand(&t, L->hs.obj, EG_READ);
@@ -96,9 +92,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X'Y norm";
-        t.tile = i;
+        eg_task_init(&t, "X'Y norm", i);
         const int sn = eg_task_operand(&t, L->nn[i].obj, EG_WRITE);
         const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
         eg_op_gemm_tn(&t.op[t.n_ops++], eg_tile_rows(&s->til, i), 1, 1, sw,
@@ -115,9 +109,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X*Y next vector";
-        t.tile = i;
+        eg_task_init(&t, "X*Y next vector", i);
         const int sq = eg_task_operand(&t, L->q.obj[i], EG_RW);
         const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
         const int ss = eg_task_operand(&t, L->sc.obj, EG_READ);

@@ -160,9 +160,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "residual";
-        t.tile = i;
+        eg_task_init(&t, "residual", i);
         const int64_t rows = eg_tile_rows(&s->til, i);
         const int srt = eg_task_operand(&t, L->rt.obj[i], EG_WRITE);
         const int sax = eg_task_operand(&t, AX->obj[i], EG_READ);
@@ -178,9 +176,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X'Y residual";
-        t.tile = i;
+        eg_task_init(&t, "X'Y residual", i);
         const int sg = eg_task_operand(&t, L->gr[i].obj, EG_WRITE);
         const int sr = eg_task_operand(&t, L->rt.obj[i], EG_READ);
         eg_op_gemm_tn(&t.op[t.n_ops++], eg_tile_rows(&s->til, i), b, b, sr,
@@ -199,9 +195,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X*Y scale";
-        t.tile = i;
+        eg_task_init(&t, "X*Y scale", i);
         const int sr = eg_task_operand(&t, L->r.obj[i], EG_WRITE);
         const int st = eg_task_operand(&t, L->rt.obj[i], EG_READ);
         const int sd = eg_task_operand(&t, L->d.obj, EG_READ);
@@ -222,9 +216,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
         eg_small *part = which == 0 ? L->ga : L->gb;
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = which == 0 ? "gram A" : "gram B";
-            t.tile = i;
+            eg_task_init(&t, which == 0 ? "gram A" : "gram B", i);
             const int sg = eg_task_operand(&t, part[i].obj, EG_WRITE);
             for (int bi = 0; bi < 3; ++bi)
                 for (int bj = 0; bj < 3; ++bj) {
@@ -259,9 +251,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = up[u].name;
-            t.tile = i;
+            eg_task_init(&t, up[u].name, i);
             const int so = eg_task_operand(&t, up[u].out->obj[i], EG_WRITE);
             const int sc = eg_task_operand(&t, up[u].coef->obj, EG_READ);
             for (int bi = up[u].first; bi < 3; ++bi) {

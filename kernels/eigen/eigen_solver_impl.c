@@ -66,9 +66,7 @@ int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t
 {
     for (int64_t i = 0; i < n; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = name;
-        t.tile = i;
+        eg_task_init(&t, name, i);
         const int ss = eg_task_operand(&t, sum->obj, i == 0 ? EG_WRITE : EG_RW);
         const int sp = eg_task_operand(&t, parts[i].obj, EG_READ);
         const eg_ref rs = eg_ref_small(sum, 0, 0), rp = eg_ref_small(&parts[i], 0, 0);
@@ -165,9 +163,7 @@ int eg_task_spmm(eg_solver *s, int64_t i, const eg_bvec *x, int64_t xcol, const 
         const eg_ablock *blk = &til->blocks[b];
         const int first = b == til->blk_ptr[i];
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "spmm";
-        t.tile = i;
+        eg_task_init(&t, "spmm", i);
         const int sy = eg_task_operand(&t, y->obj[i], first ? EG_WRITE : EG_RW);
         const int sa = eg_task_operand(&t, blk->obj, EG_READ);
         const int sx = eg_task_operand(&t, x->obj[blk->j], EG_READ);
@@ -190,9 +186,7 @@ int eg_task_spmm(eg_solver *s, int64_t i, const eg_bvec *x, int64_t xcol, const 
     if (til->blk_ptr[i] == til->blk_ptr[i + 1]) {
         /* An empty row tile: y_i = 0 (0 * y_i + 0 * y_i, so no stale value survives). */
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "spmm (empty rows)";
-        t.tile = i;
+        eg_task_init(&t, "spmm (empty rows)", i);
         const int sy = eg_task_operand(&t, y->obj[i], EG_WRITE);
         const eg_ref ry = eg_ref_tile(y, i, ycol);
         eg_op_geam(&t.op[t.n_ops++], eg_tile_rows(til, i), ncols, 0.0, sy, ry, 0.0, sy, ry, sy, ry);
