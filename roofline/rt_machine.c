@@ -55,17 +55,24 @@ static int node_error(rt_err *err, const rt_yaml_node *n, const char *fmt, const
     return rt_err_set(err, "%s:%d:%d: %s", n->file, n->line, n->col, msg);
 }
 
+/* map[key] or NULL; what gets "section.key" for messages. */
+static const rt_yaml_node *entry(const rt_yaml_node *map, const char *key, const char *section,
+                                 char *what, size_t len)
+{
+    snprintf(what, len, "%s.%s", section, key);
+    return rt_yaml_map_get(map, key);
+}
+
 /* Reads map[key] as a strictly positive finite number when present; leaves *out alone when the
  * key is absent. Zero is rejected because a zero bandwidth or peak would make every bound
  * infinite, which is never what the author of a machine file meant. */
 static int read_positive(const rt_yaml_node *map, const char *key, const char *section,
                          const char *unit, double *out, rt_err *err)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
+    char what[128];
+    const rt_yaml_node *n = entry(map, key, section, what, sizeof what);
     if (!n)
         return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
     double v;
     if (rt_yaml_get_double(n, what, &v, err) != 0)
         return -1;
@@ -81,11 +88,10 @@ static int read_positive(const rt_yaml_node *map, const char *key, const char *s
 static int read_nonnegative(const rt_yaml_node *map, const char *key, const char *section,
                             double *out, rt_err *err)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
+    char what[128];
+    const rt_yaml_node *n = entry(map, key, section, what, sizeof what);
     if (!n)
         return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
     double v;
     if (rt_yaml_get_double(n, what, &v, err) != 0)
         return -1;
@@ -99,11 +105,10 @@ static int read_nonnegative(const rt_yaml_node *map, const char *key, const char
 static int read_count(const rt_yaml_node *map, const char *key, const char *section, int min,
                       int *out, rt_err *err)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
+    char what[128];
+    const rt_yaml_node *n = entry(map, key, section, what, sizeof what);
     if (!n)
         return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
     int64_t v;
     if (rt_yaml_get_int(n, what, &v, err) != 0)
         return -1;
