@@ -26,7 +26,9 @@ RT_BUILDS_ON(spdnn, spmm) /* the Tiled plan of the fused layer */
 RT_FAMILY_CUDA(dspmm)
 RT_BUILDS_ON(dspmm, spmm) /* the SpMM problem, distributed */
 RT_FAMILY_CUDA(spmm2d)
-RT_BUILDS_ON(spmm2d, spmm) /* the tolerance rule and row statistics of SpMM */
+RT_BUILDS_ON(spmm2d, spmm) /* the tolerance rule of SpMM */
+RT_FAMILY_CUDA(spgemm2d)
+RT_BUILDS_ON(spgemm2d, spmm) /* the tolerance rule of SpMM */
 RT_FAMILY_CUDA(gemm)
 RT_FAMILY_CUDA(sptrsv)
 RT_FAMILY_CUDA(eigen)

@@ -1,5 +1,5 @@
-/* spmm2d_cpu_kernels: the CPU kernels of the spmm2d and spgemm2d families (Brock, Buluc, Yelick,
- * ICS'24, sections 2-4), one rank per core, MPI between ranks:
+/* spmm2d_cpu_kernels: the CPU kernels of the spmm2d family (Brock, Buluc, Yelick, ICS'24,
+ * sections 2-4), one rank per core, MPI between ranks; the algorithms are kernels/shared/sp2's:
  *
  *   spmm2d.cpu.stationary_c   each C tile's owner gets A(i,k) and B(k,j) with one-sided gets and
  *                             accumulates locally; k runs from the offset i + j; with prefetch the
@@ -18,8 +18,6 @@
  *   spmm2d.cpu.ws_locality    stationary C with locality-aware stealing: a 3D work grid (one
  *                             counter per product C(i,j) += A(i,k) B(k,j)); idle ranks claim only
  *                             products whose A or B tile they own
- *   spgemm2d.cpu.stationary_c, spgemm2d.cpu.stationary_a, spgemm2d.cpu.summa: the same for
- *                             C = A * A with sparse B and C tiles (local Gustavson SpGEMM)
  *
  * Parameters: pr (process grid rows, 0 = most square), refine (tile grid refinement), prefetch
  * (0|1, the RDMA variants), queue_slots (the remote queues), steal_seed (work stealing).
@@ -28,9 +26,8 @@
 #define SPMM2D_CPU_KERNELS_H
 
 #include "rt_registry.h"
-#include "spmm2d_schema.h"
 
-/* The kernels of both families, NULL-terminated. */
+/* The family's CPU kernels, NULL-terminated. */
 const rt_kernel_desc *const *rt_spmm2d_kernels(void);
 
 #endif
