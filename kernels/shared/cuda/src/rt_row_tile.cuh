@@ -9,20 +9,18 @@
 #ifndef RT_ROW_TILE_CUH
 #define RT_ROW_TILE_CUH
 
-#ifndef RT_FP64
-#define RT_FP64 0
-#endif
-#ifndef RT_ROW_MAJOR
-#define RT_ROW_MAJOR 1
-#endif
+// (RT_FP64 defaults to 0 in rt_kernel_types.cuh.)
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 256
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
 #endif
 #ifndef REGISTER
 #define REGISTER 4
 #endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 0
+#ifndef RT_ROW_MAJOR
+#define RT_ROW_MAJOR 1
 #endif
 
 template <typename T> __device__ __forceinline__ void rt_row_tile_zero(T (&acc)[REGISTER])
