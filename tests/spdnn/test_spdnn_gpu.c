@@ -24,31 +24,12 @@
 #include "rt_plugin.h"
 #include "rt_registry.h"
 #include "rt_test.h"
+#include "rt_test_gpu.h"
 #include "spdnn_family.h"
 #include "spdnn_cuda_catalog.h"
 #include "spmm_cuda_catalog.h"
 
 #define SKIP 77
-
-static int device_count(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        printf("SKIP: no NVIDIA driver (libcuda.so.1 does not open)\n");
-        return 0;
-    }
-    typedef int (*init_fn)(unsigned);
-    typedef int (*count_fn)(int *);
-    init_fn cu_init = (init_fn)dlsym(h, "cuInit");
-    count_fn cu_count = (count_fn)dlsym(h, "cuDeviceGetCount");
-    int n = 0;
-    if (!cu_init || !cu_count || cu_init(0) != 0 || cu_count(&n) != 0)
-        n = 0;
-    dlclose(h);
-    if (n <= 0)
-        printf("SKIP: the NVIDIA driver reports no CUDA device\n");
-    return n;
-}
 
 static rt_spdnn_inputs *make_inputs(int64_t neurons, int64_t layers, int64_t features,
                                     double density, rt_csr *w0)
@@ -212,7 +193,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s <librooftune_cuda.so> <cache dir>\n", argv[0]);
         return 2;
     }
-    if (device_count() <= 0)
+    if (rt_test_device_count() <= 0)
         return SKIP;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!h) {
