@@ -32,3 +32,4 @@ RT_BUILDS_ON(spgemm2d, spmm) /* the tolerance rule of SpMM */
 RT_FAMILY_CUDA(gemm)
 RT_FAMILY_CUDA(sptrsv)
 RT_FAMILY_CUDA(eigen)
+RT_FAMILY_CUDA(user)

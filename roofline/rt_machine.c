@@ -32,13 +32,28 @@ static const char *const topology_keys[] = {"gpus_per_socket", "sockets_per_node
                                             "cores_per_socket"};
 /* spec: and measured: share the ceiling keys; measured: adds what only a probe can say. */
 static const char *const spec_keys[] = {
-    "fp32_gflops", "fp64_gflops",      "dram_gbs",         "l2_gbs", "shared_gbs", "h2d_gbs",
-    "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node",       "global"};
-static const char *const measured_keys[] = {
-    "fp32_gflops", "fp64_gflops", "dram_gbs",         "l2_gbs",           "shared_gbs",
-    "h2d_gbs",     "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket",
-    "node",        "global",      "source",           "stream",           "peers",
-    "host",        "mpi_staged",  "mpi_ipc"};
+    "fp32_gflops", "fp64_gflops", "dram_gbs",          "l2_gbs",           "shared_gbs",
+    "h2d_gbs",     "d2h_gbs",     "h2d_pageable_gbs",  "d2h_pageable_gbs", "socket",
+    "node",        "global",      "fp64_tensor_gflops"};
+static const char *const measured_keys[] = {"fp32_gflops",
+                                            "fp64_gflops",
+                                            "dram_gbs",
+                                            "l2_gbs",
+                                            "shared_gbs",
+                                            "h2d_gbs",
+                                            "d2h_gbs",
+                                            "h2d_pageable_gbs",
+                                            "d2h_pageable_gbs",
+                                            "socket",
+                                            "node",
+                                            "global",
+                                            "source",
+                                            "stream",
+                                            "peers",
+                                            "host",
+                                            "mpi_staged",
+                                            "mpi_ipc",
+                                            "fp64_tensor_gflops"};
 static const char *const host_keys[] = {"fp32_gflops", "fp64_gflops", "stream",
                                         "socket",      "node",        "global"};
 static const char *const tier_keys[] = {"bandwidth_gbs", "latency_us"};
@@ -139,6 +154,7 @@ static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilin
 {
     if (read_positive(map, "fp32_gflops", section, "GFLOP/s", &c->fp32_gflops, err) ||
         read_positive(map, "fp64_gflops", section, "GFLOP/s", &c->fp64_gflops, err) ||
+        read_positive(map, "fp64_tensor_gflops", section, "GFLOP/s", &c->fp64_tensor_gflops, err) ||
         read_positive(map, "h2d_gbs", section, "GB/s", &c->h2d_gbs, err) ||
         read_positive(map, "d2h_gbs", section, "GB/s", &c->d2h_gbs, err) ||
         read_positive(map, "h2d_pageable_gbs", section, "GB/s", &c->h2d_pageable_gbs, err) ||
@@ -299,6 +315,7 @@ void rt_machine_update_effective(rt_machine *m)
     rt_ceilings *e = &m->effective;
     e->fp32_gflops = pick(x->fp32_gflops, s->fp32_gflops);
     e->fp64_gflops = pick(x->fp64_gflops, s->fp64_gflops);
+    e->fp64_tensor_gflops = pick(x->fp64_tensor_gflops, s->fp64_tensor_gflops);
     for (int l = 0; l < RT_LEVEL_COUNT; ++l)
         e->level_gbs[l] = pick(x->level_gbs[l], s->level_gbs[l]);
     e->h2d_gbs = pick(x->h2d_gbs, s->h2d_gbs);

@@ -58,6 +58,27 @@ int rt_tuning_ensure(sqlite3 *db, rt_err *err)
     return 0;
 }
 
+int rt_tuning_check(sqlite3 *db, rt_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int present = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name"
+                           " = 'tuning'",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        present = sqlite3_column_int(s, 0) > 0;
+    else
+        present = -1;
+    sqlite3_finalize(s);
+    if (present < 0)
+        return rt_err_set(err, "cannot read its tables: %s", sqlite3_errmsg(db));
+    if (!present)
+        return rt_err_set(err, "a rooftune store with no tuning table, so not a tuning database "
+                               "(record one with `rooftune tune`)");
+    return 0;
+}
+
 const char *rt_tuning_arch_of(const char *device)
 {
     static const struct {
@@ -84,8 +105,6 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
                       int *recorded, rt_err *err)
 {
     *recorded = 0;
-    if (rt_tuning_ensure(dst, err) != 0)
-        return -1;
     sqlite3_stmt *q = NULL, *up = NULL;
     if (sqlite3_prepare_v2(src, k_best_sql, -1, &q, NULL) != SQLITE_OK) {
         const int rc =
@@ -93,15 +112,24 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
         sqlite3_finalize(q);
         return rc;
     }
-    if (sqlite3_prepare_v2(dst, k_upsert_sql, -1, &up, NULL) != SQLITE_OK) {
+    /* One transaction, the table's creation included: a harvest that fails changes nothing. */
+    if (sqlite3_exec(dst, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         const int rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(dst));
         sqlite3_finalize(q);
         return rc;
     }
+    int rc = rt_tuning_ensure(dst, err);
+    if (rc == 0 && sqlite3_prepare_v2(dst, k_upsert_sql, -1, &up, NULL) != SQLITE_OK)
+        rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(dst));
+    if (rc != 0) {
+        sqlite3_exec(dst, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_finalize(q);
+        sqlite3_finalize(up);
+        return -1;
+    }
     sqlite3_bind_text(q, 1, source_path, -1, SQLITE_TRANSIENT);
-    int rc = 0;
-    sqlite3_exec(dst, "BEGIN", NULL, NULL, NULL);
-    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+    int step = SQLITE_ROW;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *kernel = (const char *)sqlite3_column_text(q, 0);
         const char *device = (const char *)sqlite3_column_text(q, 1);
         const char *backend = (const char *)sqlite3_column_text(q, 12);
@@ -142,7 +170,12 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
         else
             *recorded += sqlite3_changes(dst) > 0;
     }
-    sqlite3_exec(dst, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = rt_err_set(err, "%s: reading its points: %s", source_path, sqlite3_errmsg(src));
+    if (rc == 0 && sqlite3_exec(dst, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = rt_err_set(err, "tuning table: committing: %s", sqlite3_errmsg(dst));
+    if (rc != 0)
+        sqlite3_exec(dst, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_finalize(q);
     sqlite3_finalize(up);
     return rc;
@@ -187,7 +220,7 @@ int rt_tuning_lookup(sqlite3 *db, const rt_tuning_query *q, rt_tuning_entry *out
     if (!q->kernel || !*q->kernel)
         return rt_err_set(err, "rooftune best: --kernel is required");
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
     if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
         return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
@@ -251,7 +284,7 @@ static void yaml_string(FILE *f, const char *s)
 int rt_tuning_export_yaml(sqlite3 *db, FILE *f, rt_err *err)
 {
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
     if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
         return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
@@ -293,7 +326,7 @@ static void c_string(FILE *f, const char *s)
 int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
 {
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
     if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
         return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));

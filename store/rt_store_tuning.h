@@ -18,6 +18,9 @@ struct sqlite3;
 
 /* Creates the tuning table when missing. */
 int rt_tuning_ensure(struct sqlite3 *db, rt_err *err);
+/* Fails, saying so, when db (a checked rooftune store) has no tuning table. The readers below
+ * (lookup, exports) check it and never create one: a query must not write. */
+int rt_tuning_check(struct sqlite3 *db, rt_err *err);
 
 /* The architecture of a device by name (sm_90 for an H100, ...), or "" when unknown. */
 const char *rt_tuning_arch_of(const char *device);

@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 
 #include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_csv.h"
+#include "rt_outdir.h"
+#include "rt_outfile.h"
 #include "rt_plot_gnuplot.h"
 #include "rt_recorded.h"
 #include "rt_replay.h"
@@ -35,11 +39,14 @@ static void replay_usage(FILE *f)
         "options:\n"
         "  --strategy LIST    comma-separated strategies, or all (default all): random, genetic,\n"
         "                     diffevo, ils, basinhop, pso, bayes\n"
-        "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200)\n"
-        "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10)\n"
-        "  --seed S           first seed (default 1)\n"
+        "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200;\n"
+        "                     each 1 to 10^9)\n"
+        "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10,\n"
+        "                     at most 10000)\n"
+        "  --seed S           first seed (default 1; 0 to 2^62)\n"
         "  --label NAME       the space's name in the CSV and the figure (default: file name)\n"
-        "  --csv FILE         append one row per strategy and budget (header when new)\n"
+        "  --csv FILE         append one row per strategy and budget (header when new; an\n"
+        "                     existing file must be a CSV of this command, same header)\n"
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
@@ -51,11 +58,15 @@ static void replay_usage(FILE *f)
         "                     of its bound\n");
 }
 
+/* Splits a comma-separated list; -1 when it has more than cap items (none is dropped). */
 static int split_list(char *text, char **items, int cap)
 {
     int n = 0;
-    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ","))
+    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == cap)
+            return -1;
         items[n++] = tok;
+    }
     return n;
 }
 
@@ -72,30 +83,38 @@ static void base_label(const char *path, char *out, size_t len)
     }
 }
 
-static int parse_int(const char *option, const char *text, long long lo, long long *out)
+/* Limits of the numeric options: a billion repeats would run for days without a word. */
+#define REPLAY_MAX_REPEATS 10000
+#define REPLAY_MAX_BUDGET  1000000000LL
+#define REPLAY_MAX_SEED    (1LL << 62) /* seeds S..S+R-1 stay far from overflow */
+
+static int parse_int(const char *option, const char *text, long long lo, long long hi,
+                     long long *out)
 {
-    char *end;
-    const long long v = strtoll(text, &end, 10);
-    if (end == text || *end != '\0' || v < lo) {
-        fprintf(stderr, "rooftune replay: %s expects an integer >= %lld, got '%s'\n", option, lo,
-                text);
+    rt_err err;
+    if (rt_cli_parse_ll(option, text, lo, hi, out, &err) != 0) {
+        fprintf(stderr, "rooftune replay: %s\n", err.msg);
         return -1;
     }
-    *out = v;
     return 0;
 }
 
-static int write_csv_row(FILE *f, const char *label, const char *strategy,
-                         const rt_replay_result *r)
+static const char csv_header[] = "space,strategy,budget,repeats,mean_best,random_best,optimum,"
+                                 "score,frac_optimum,mean_evals";
+
+static void write_csv_row(FILE *f, const char *label, const char *strategy,
+                          const rt_replay_result *r)
 {
-    return fprintf(f, "%s,%s,%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", label, strategy,
-                   (long long)r->budget, r->repeats, r->mean_best, r->random_best, r->optimum,
-                   r->score, r->frac_optimum, r->mean_evals) < 0
-               ? -1
-               : 0;
+    rt_csv_text(f, label);
+    fputc(',', f);
+    rt_csv_text(f, strategy);
+    fprintf(f, ",%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", (long long)r->budget, r->repeats,
+            r->mean_best, r->random_best, r->optimum, r->score, r->frac_optimum, r->mean_evals);
 }
 
-/* score.dat: one block per strategy (budget, score); the script draws one line per block. */
+/* score.dat: one block per strategy (budget, score); the script draws one line per block. Both
+ * files are written whole (rt_outfile) and the images replace old ones only when drawn
+ * (rt_plot_render); the success line comes last. */
 static int write_plot(const char *dir, const char *label, char **strategies, int ns,
                       const long long *budgets, int nb, const rt_replay_result *res)
 {
@@ -104,33 +123,33 @@ static int write_plot(const char *dir, const char *label, char **strategies, int
     char raw[260];
     snprintf(raw, sizeof raw, "%s-score", label);
     rt_plot_sanitize_name(raw, stem, sizeof stem);
-    mkdir(dir, 0777);
+    rt_outdir made;
+    if (rt_outdir_make(&made, dir, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --plot: %s\n", err.msg);
+        return -1;
+    }
+    rt_outfile dat, gp;
     snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
-    FILE *dat = fopen(path, "w");
-    if (!dat) {
-        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
-        return -1;
-    }
+    if (rt_outfile_open(&dat, path, &err) != 0)
+        goto fail;
     for (int s = 0; s < ns; ++s) {
-        fprintf(dat, "# %s\n", strategies[s]);
+        fprintf(dat.f, "# %s\n", strategies[s]);
         for (int b = 0; b < nb; ++b)
-            fprintf(dat, "%lld %.6f\n", budgets[b], res[s * nb + b].score);
-        fprintf(dat, "\n\n");
+            fprintf(dat.f, "%lld %.6f\n", budgets[b], res[s * nb + b].score);
+        fprintf(dat.f, "\n\n");
     }
-    fclose(dat);
+    if (rt_outfile_commit(&dat, &err) != 0)
+        goto fail;
     snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
-    FILE *gp = fopen(path, "w");
-    if (!gp) {
-        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
-        return -1;
-    }
-    fprintf(gp, "reset\n");
-    rt_plot_write_style(gp);
+    if (rt_outfile_open(&gp, path, &err) != 0)
+        goto fail;
+    fprintf(gp.f, "reset\n");
+    rt_plot_write_style(gp.f);
     char quoted[600];
     snprintf(title, sizeof title, "%s: methodology score by budget (0 = random, 1 = optimum)",
              label);
     rt_plot_quote(title, quoted, sizeof quoted);
-    fprintf(gp,
+    fprintf(gp.f,
             "set title %s\nset xlabel 'budget (evaluations)'\nset ylabel 'score P'\n"
             "set logscale x\nset key bottom right\nset yrange [*:1.05]\n",
             quoted);
@@ -143,16 +162,19 @@ static int write_plot(const char *dir, const char *label, char **strategies, int
     }
     if (used < sizeof cmd)
         snprintf(cmd + used, sizeof cmd - used, "\n");
-    rt_plot_write_render(gp, stem, cmd);
-    fclose(gp);
-    char script[256];
-    snprintf(script, sizeof script, "%s.gp", stem);
-    if (rt_plot_run_gnuplot(dir, script, &err) != 0) {
-        fprintf(stderr, "rooftune replay: %s (data and script are in %s)\n", err.msg, dir);
+    rt_plot_write_render(gp.f, stem, cmd);
+    if (rt_outfile_commit(&gp, &err) != 0)
+        goto fail;
+    if (rt_plot_render(dir, stem, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --plot: %s (data and script are in %s)\n", err.msg, dir);
         return -1;
     }
     printf("figure: %s/%s.png and .svg\n", dir, stem);
     return 0;
+fail:
+    fprintf(stderr, "rooftune replay: --plot: %s\n", err.msg);
+    rt_outdir_undo(&made);
+    return -1;
 }
 
 int rt_cli_replay(int argc, char **argv)
@@ -185,11 +207,11 @@ int rt_cli_replay(int argc, char **argv)
         case 's': snprintf(strategy_text, sizeof strategy_text, "%s", optarg); break;
         case 'b': snprintf(budget_text, sizeof budget_text, "%s", optarg); break;
         case 'r':
-            if (parse_int("--repeats", optarg, 1, &repeats) != 0)
+            if (parse_int("--repeats", optarg, 1, REPLAY_MAX_REPEATS, &repeats) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 'S':
-            if (parse_int("--seed", optarg, 0, &seed) != 0)
+            if (parse_int("--seed", optarg, 0, REPLAY_MAX_SEED, &seed) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 'l': snprintf(label, sizeof label, "%s", optarg); break;
@@ -207,10 +229,13 @@ int rt_cli_replay(int argc, char **argv)
             prune.enabled = 1;
             break;
         case 'w': {
-            char *end;
-            prune.stop_within = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(prune.stop_within > 0)) {
-                fprintf(stderr, "rooftune replay: --stop-within expects a fraction > 0, got '%s'\n",
+            rt_err perr;
+            if (rt_cli_parse_real("--stop-within", optarg, 0, 100, &prune.stop_within, &perr) !=
+                    0 ||
+                !(prune.stop_within > 0)) {
+                fprintf(stderr,
+                        "rooftune replay: --stop-within expects a fraction above 0 and "
+                        "at most 100 (e.g. 0.1), got '%s'\n",
                         optarg);
                 return RT_EXIT_USAGE;
             }
@@ -235,6 +260,11 @@ int rt_cli_replay(int argc, char **argv)
             strategies[i] = (char *)rt_strategy_names[i];
     } else {
         ns = split_list(strategy_text, strategies, MAX_LIST);
+        if (ns < 0) {
+            fprintf(stderr, "rooftune replay: --strategy lists more than %d strategies\n",
+                    MAX_LIST);
+            return RT_EXIT_USAGE;
+        }
         for (int i = 0; i < ns; ++i)
             if (!rt_strategy_known(strategies[i])) {
                 fprintf(stderr,
@@ -246,9 +276,13 @@ int rt_cli_replay(int argc, char **argv)
     }
     char *budget_items[MAX_LIST];
     const int nb = split_list(budget_text, budget_items, MAX_LIST);
+    if (nb < 0) {
+        fprintf(stderr, "rooftune replay: --budget lists more than %d budgets\n", MAX_LIST);
+        return RT_EXIT_USAGE;
+    }
     long long budgets[MAX_LIST];
     for (int i = 0; i < nb; ++i)
-        if (parse_int("--budget", budget_items[i], 1, &budgets[i]) != 0)
+        if (parse_int("--budget", budget_items[i], 1, REPLAY_MAX_BUDGET, &budgets[i]) != 0)
             return RT_EXIT_USAGE;
     if (ns == 0 || nb == 0) {
         fprintf(stderr, "rooftune replay: give at least one strategy and one budget\n");
@@ -267,9 +301,10 @@ int rt_cli_replay(int argc, char **argv)
            label, space->kernel, space->device[0] ? " on " : "", space->device, space->n_dims,
            (long long)space->n_points, (long long)valid, opt, space->unit);
     if (t4_out) {
+        /* Written whole or not at all; "wrote" only once it is in place. */
         const int rc = rt_recorded_write_t4(space, t4_out, &err);
         if (rc != 0)
-            fprintf(stderr, "rooftune replay: %s\n", err.msg);
+            fprintf(stderr, "rooftune replay: --write-t4: %s\n", err.msg);
         else
             printf("wrote %s\n", t4_out);
         rt_recorded_free(space);
@@ -281,30 +316,42 @@ int rt_cli_replay(int argc, char **argv)
         return RT_EXIT_USAGE;
     }
     if (prune.enabled) {
-        int64_t with_bound = 0;
-        for (int64_t i = 0; i < space->n_points; ++i)
+        /* A bound is a lower bound on its configuration's time; one above the recorded time (an
+         * above_roofline point, or a wrong model) would prune configurations that can win, so it
+         * is not used, and the user hears how many there were. */
+        int64_t with_bound = 0, contradicted = 0;
+        for (int64_t i = 0; i < space->n_points; ++i) {
+            if (space->bound[i] > 0 && isfinite(space->time[i]) &&
+                space->bound[i] > space->time[i]) {
+                space->bound[i] = NAN;
+                ++contradicted;
+            }
             with_bound += space->bound[i] > 0;
+        }
         printf("pruning by roofline bound: %lld of %lld configurations carry a bound\n",
                (long long)with_bound, (long long)space->n_points);
+        if (contradicted)
+            fprintf(stderr,
+                    "rooftune replay: %s: %lld configuration(s) have a roofline bound above their "
+                    "own recorded time, so it is no lower bound (above_roofline: a measurement or "
+                    "model bug); those bounds are not used for pruning\n",
+                    path, (long long)contradicted);
     }
     if (valid == 0) {
         fprintf(stderr, "rooftune replay: %s: no configuration ran, nothing to search for\n", path);
         rt_recorded_free(space);
         return RT_EXIT_USAGE;
     }
-    FILE *csv_f = NULL;
+    /* Rows go under the existing ones of a CSV this command wrote (same header), into a file
+     * that replaces it only when complete; anything else is refused and left alone. */
+    rt_outfile csv_out = RT_OUTFILE_NONE;
     if (csv) {
-        struct stat st;
-        const int fresh = stat(csv, &st) != 0 || st.st_size == 0;
-        csv_f = fopen(csv, "a");
-        if (!csv_f) {
-            fprintf(stderr, "rooftune replay: cannot write %s\n", csv);
+        int refused = 0;
+        if (rt_csv_append_open(&csv_out, csv, csv_header, &refused, &err) != 0) {
+            fprintf(stderr, "rooftune replay: --csv: %s\n", err.msg);
             rt_recorded_free(space);
-            return RT_EXIT_FAILURE;
+            return refused ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
         }
-        if (fresh)
-            fprintf(csv_f, "space,strategy,budget,repeats,mean_best,random_best,optimum,score,"
-                           "frac_optimum,mean_evals\n");
     }
     rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
@@ -322,11 +369,14 @@ int rt_cli_replay(int argc, char **argv)
             printf("%-10s %7lld %7d %14.6g %14.6g %8.3f %8.1f%% %7.1f\n", strategies[s], budgets[b],
                    r->repeats, r->mean_best, r->random_best, r->score, 100.0 * r->frac_optimum,
                    r->mean_pruned);
-            if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
-                rc = RT_EXIT_FAILURE;
+            if (csv)
+                write_csv_row(csv_out.f, label, strategies[s], r);
         }
-    if (csv_f && fclose(csv_f) != 0)
+    if (csv && rc == RT_EXIT_OK && rt_outfile_commit(&csv_out, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --csv: %s\n", err.msg);
         rc = RT_EXIT_FAILURE;
+    }
+    rt_outfile_abort(&csv_out);
     if (rc == RT_EXIT_OK && plot_dir &&
         write_plot(plot_dir, label, strategies, ns, budgets, nb, res) != 0)
         rc = RT_EXIT_FAILURE;

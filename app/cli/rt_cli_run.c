@@ -13,6 +13,7 @@
 #include "rt_cli_common.h"
 #include "rt_cli_model.h"
 #include "rt_cli_oversub.h"
+#include "rt_cli_space.h"
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
@@ -81,6 +82,11 @@ static int ensure_parent_dir(const char *path, rt_err *err)
 
 int rt_cli_run(int argc, char **argv)
 {
+    return rt_cli_run_as("run", argc, argv);
+}
+
+int rt_cli_run_as(const char *cmd, int argc, char **argv)
+{
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
                                              {"set", required_argument, 0, 's'},
                                              {"dry-run", no_argument, 0, 'n'},
@@ -111,7 +117,7 @@ int rt_cli_run(int argc, char **argv)
         case 'd': db = optarg; break;
         case 's':
             if (n_sets >= MAX_SETS) {
-                fprintf(stderr, "rooftune run: at most %d --set options\n", MAX_SETS);
+                fprintf(stderr, "rooftune %s: at most %d --set options\n", cmd, MAX_SETS);
                 return RT_EXIT_USAGE;
             }
             sets[n_sets++] = optarg;
@@ -144,14 +150,14 @@ int rt_cli_run(int argc, char **argv)
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "rooftune run: expected exactly one CONFIG file\n\n");
+        fprintf(stderr, "rooftune %s: expected exactly one CONFIG file\n\n", cmd);
         run_usage(stderr);
         return RT_EXIT_USAGE;
     }
     const char *config_path = argv[optind];
     if (0) {
     usage_error:
-        fprintf(stderr, "rooftune run: %s\n", err.msg);
+        fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         return RT_EXIT_USAGE;
     }
 
@@ -161,7 +167,7 @@ int rt_cli_run(int argc, char **argv)
                                      model_ranks, rpn, rps, model_machine, quiet);
 
     rt_comm *comm = NULL;
-    if (rt_cli_mpi_start("run", rpn, rps, &comm) != 0)
+    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0)
         return RT_EXIT_USAGE;
     int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);
@@ -177,16 +183,26 @@ int rt_cli_run(int argc, char **argv)
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
-    if (ok && rt_config_check(&cfg, &env.registry, &err) != 0)
+    if (ok && rt_cli_env_user_kernels(&env, &cfg, &err) != 0)
+        ok = 0;
+    /* Every point's domains and constraints before anything is measured or stored (the kernels
+     * whose constraints read matrix.* are checked as their matrices are built). */
+    rt_cli_space_totals space_totals;
+    if (ok &&
+        (rt_config_check(&cfg, &env.registry, &err) != 0 ||
+         rt_cli_check_spaces(&cfg, &env.registry, &env.backend, 0, 0, &space_totals, &err) != 0))
         ok = 0;
     int all_ok = ok, first_bad = -1;
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
     if (!all_ok) {
         if (!ok)
-            fprintf(stderr, "rooftune run: %s\n", err.msg);
+            fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         status = stage_status;
         goto done;
     }
+    for (int k = 0; rank == 0 && k < space_totals.n_empty_kernels; ++k)
+        fprintf(stderr, "rooftune %s: note: %s (its points are recorded infeasible)\n", cmd,
+                space_totals.empty_kernels[k]);
 
     char db_default[1024];
     if (!db) {
@@ -212,12 +228,12 @@ int rt_cli_run(int argc, char **argv)
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
     if (!all_ok) {
         if (!ok)
-            fprintf(stderr, "rooftune run: %s\n", err.msg);
+            fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         status = RT_EXIT_USAGE;
         goto done;
     }
     if (rank == 0 && !quiet) {
-        printf("rooftune run: experiment '%s' (%s), %d rank(s)\n", cfg.name, config_path,
+        printf("rooftune %s: experiment '%s' (%s), %d rank(s)\n", cmd, cfg.name, config_path,
                rt_comm_world_size(comm));
         printf("  %s\n", env.backend.cuda_status);
         char topo[256];
@@ -239,7 +255,7 @@ int rt_cli_run(int argc, char **argv)
     rt_run_summary sum;
     rt_interrupt_install();
     if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {
-        fprintf(stderr, "rooftune run: rank %d: %s\n", rank, err.msg);
+        fprintf(stderr, "rooftune %s: rank %d: %s\n", cmd, rank, err.msg);
         status = RT_EXIT_FAILURE;
         goto done;
     }
@@ -249,7 +265,7 @@ int rt_cli_run(int argc, char **argv)
                sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
                sum.timeouts, sum.above_roofline);
         if (sum.noisy)
-            printf(", %d noisy (timed, confidence target missed)", sum.noisy);
+            printf(", %d noisy (timed, the stopping criterion's target missed)", sum.noisy);
         if (sum.pruned)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
         if (sum.stopped_within)
@@ -274,9 +290,9 @@ int rt_cli_run(int argc, char **argv)
     if (sum.interrupted_by) {
         if (rank == 0) {
             fprintf(stderr,
-                    "rooftune run: interrupted by %s: the run is marked 'interrupted'; its %d "
+                    "rooftune %s: interrupted by %s: the run is marked 'interrupted'; its %d "
                     "point(s) are kept in %s, and running the same command again resumes\n",
-                    sum.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", sum.kept, db);
+                    cmd, sum.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", sum.kept, db);
         }
         status = RT_EXIT_FAILURE;
     }
@@ -285,23 +301,21 @@ int rt_cli_run(int argc, char **argv)
         struct sqlite3 *db_handle = NULL;
         rt_err open_err;
         if (rt_store_read_open(db, &db_handle, &open_err) != 0) {
-            fprintf(stderr, "rooftune run: cannot reopen %s for plotting: %s\n", db, open_err.msg);
+            fprintf(stderr, "rooftune %s: cannot reopen %s for plotting: %s\n", cmd, db,
+                    open_err.msg);
             status = RT_EXIT_FAILURE;
         } else {
-            rt_plot_result pr;
-            const int dir_ok = ensure_parent_dir(plots_dir, &err) == 0;
-            if (dir_ok)
-                mkdir(plots_dir, 0777);
-            if (!dir_ok || rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots,
-                                              plots_dir, &pr, &err) != 0) {
-                fprintf(stderr, "rooftune run: plotting: %s\n", err.msg);
+            rt_plot_result pr; /* rt_plot_experiment makes the folder (and its parents) */
+            if (rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots, plots_dir, &pr,
+                                   &err) != 0) {
+                fprintf(stderr, "rooftune %s: plotting: %s\n", cmd, err.msg);
                 status = RT_EXIT_FAILURE;
             } else {
                 printf("plots: %d figure(s) in %s%s%s\n", pr.n_figures, plots_dir,
                        pr.message[0] ? ": " : "", pr.message);
                 const char *machine = strcmp(cfg.machine, "auto") == 0 ? NULL : cfg.machine;
                 if (rt_cli_roofline_figure(db_handle, cfg.name, machine, plots_dir, &err) != 0) {
-                    fprintf(stderr, "rooftune run: roofline figure: %s\n", err.msg);
+                    fprintf(stderr, "rooftune %s: roofline figure: %s\n", cmd, err.msg);
                     status = RT_EXIT_FAILURE;
                 }
             }

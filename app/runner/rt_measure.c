@@ -9,6 +9,7 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_criterion.h"
 #include "rt_interrupt.h"
 #include "rt_point_memory.h"
 #include "rt_progress.h"
@@ -74,9 +75,16 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
         rt_measure_free(m);
         return rt_err_set(err, "out of memory for %d samples", m->samples_cap);
     }
-    if (strcmp(cfg->measure.mode, "cold") == 0 && rt_cacheflush_create(0, &m->flush, err) != 0) {
+    if (cfg->measure.mode == RT_MEASURE_COLD && rt_cacheflush_create(0, &m->flush, err) != 0) {
         rt_measure_free(m);
         return -1;
+    }
+    const rt_criterion_params cp = {.target_rel_ci = cfg->measure.target_rel_ci,
+                                    .confidence = cfg->measure.confidence,
+                                    .max_noise = cfg->measure.max_noise};
+    if (rt_criterion_create(cfg->measure.stop, NULL, &cp, &m->criterion, err) != 0) {
+        rt_measure_free(m);
+        return rt_err_prefix(err, "measure.stop");
     }
     if (rt_roofline_glue_create(cfg, be, opt->machine_dir, &m->roofline, opt->log, m->rank, err) !=
         0) {
@@ -121,6 +129,8 @@ void rt_measure_free(rt_measure_ctx *m)
     m->flush = NULL;
     rt_roofline_glue_free(m->roofline);
     m->roofline = NULL;
+    rt_criterion_free(m->criterion);
+    m->criterion = NULL;
 }
 
 /* The stop request the runner gives families building their inputs: a SIGINT or SIGTERM. */
@@ -236,7 +246,9 @@ typedef struct point_run {
     rt_kernel_env env;
     void *state;
     int have_state;
-    int noisy; /* timed, but the confidence target was missed */
+    int noisy;         /* timed, but the stopping criterion's target was missed */
+    double stop_value; /* the criterion's quantity at the end, and its target */
+    double stop_target;
     char shown[512];
     char problem_shown[256];
 } point_run;
@@ -409,7 +421,7 @@ static int step_prune(point_run *p)
         return STEP_NEXT;
     const double bound =
         rt_roofline_glue_bound_before(m->roofline, t->kernel, m->inputs, p->params, t->problem,
-                                      m->cfg->measure.mode[0] != 'c', &p->env);
+                                      m->cfg->measure.mode == RT_MEASURE_HOT, &p->env);
     if (!rt_prune_skip(pr, bound))
         return STEP_NEXT;
     rec->status = RT_POINT_PRUNED;
@@ -564,10 +576,15 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     rt_err_clear(&local);
     outcome lo;
 
-    const int cold = m->cfg->measure.mode[0] == 'c';
+    const int cold = mc->mode == RT_MEASURE_COLD;
+    const rt_rep_limits limits = {.min_reps = mc->min_reps,
+                                  .max_reps = mc->max_reps,
+                                  .min_time_s = mc->min_time_s,
+                                  .max_time_s = mc->max_time_s};
     double measured = 0.0;
     int n = 0;
     int stop = 0;
+    rt_criterion_reset(m->criterion);
     rt_roofline_glue_timed_reset(m->roofline);
     while (!stop) {
         lo = OUT_OK;
@@ -619,8 +636,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
         } else if (n >= m->samples_cap) {
             decide = 1;
         } else {
-            decide = rt_stats_should_stop(m->samples, n, mc->min_reps, mc->max_reps, measured,
-                                          mc->max_time_s, mc->target_rel_ci, mc->confidence);
+            decide = rt_criterion_should_stop(m->criterion, &limits, m->samples, n, measured);
         }
         /* Rank 0 decides so every rank leaves the loop at the same repetition. */
         if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
@@ -659,10 +675,11 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec->ci_rel, NULL,
                            err) != 0)
         return -1;
-    /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
-     * recorded, marked so that nobody (compare included) reads more into it than it holds. */
-    if (rec->status == RT_POINT_OK && mc->target_rel_ci > 0 &&
-        !(rec->ci_rel <= mc->target_rel_ci)) {
+    /* Stopped by max_reps or max_time_s (or a noise that settled above its target) before the
+     * criterion's target was reached: the time is recorded, marked so that nobody (compare
+     * included) reads more into it than it holds. */
+    if (rec->status == RT_POINT_OK &&
+        !rt_criterion_met(m->criterion, m->samples, n, &p->stop_value, &p->stop_target)) {
         rt_metrics_add(&p->metrics, RT_METRIC_NOISY, "", 1.0, 0);
         p->noisy = 1;
     }
@@ -714,7 +731,7 @@ static void step_bound(point_run *p)
     /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */
     if (rec->status == RT_POINT_OK)
         rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem,
-                               m->cfg->measure.mode[0] != 'c', env, rec, metrics);
+                               m->cfg->measure.mode == RT_MEASURE_HOT, env, rec, metrics);
 }
 
 /* Records the point (rank 0) and counts it; every rank learns whether the store took it. */
@@ -758,13 +775,14 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
                 fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec->kernel, rec->matrix,
                         p->problem_shown, p->shown, rt_point_status_name(rec->status), rec->reason);
             if (rec->status == RT_POINT_OK && p->noisy) {
-                const double ci = rec->ci_rel * 100.0;
-                const double target = m->cfg->measure.target_rel_ci * 100.0;
-                const int d = rt_distinct_digits(ci, target);
+                const rt_criterion_ops *ops = rt_criterion_ops_of(m->criterion);
+                const double value = p->stop_value * 100.0;
+                const double target = p->stop_target * 100.0;
+                const int d = rt_distinct_digits(value, target);
                 fprintf(m->opt->log,
-                        "      noisy: the median's confidence interval (%.*g%%) missed "
-                        "measure.target_rel_ci (%.*g%%) within max_reps / max_time_s\n",
-                        d, ci, d, target);
+                        "      noisy: %s (%.*g%%) missed %s (%.*g%%) within max_reps / "
+                        "max_time_s\n",
+                        ops->quantity, d, value, ops->target_key, d, target);
             }
             if (rec->status == RT_POINT_OK && !isnan(rec->efficiency))
                 fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec->bound_s * 1e3,

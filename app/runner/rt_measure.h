@@ -54,6 +54,7 @@ typedef struct rt_measure_ctx {
     double *output;
     int64_t n_out;
     struct rt_cacheflush *flush;
+    struct rt_criterion *criterion; /* the stopping rule of the repetitions (measure.stop) */
     double *samples, *rank_min, *rank_avg;
     int samples_cap;
     struct rt_roofline_ctx *roofline; /* NULL when no machine model could be resolved */

@@ -41,6 +41,8 @@ struct rt_cuda_ctx {
         void *data;
         void (*release)(void *);
     } memo[RT_CUDA_MEMO_SLOTS];
+    int abandoned; /* rt_cuda_ctx_abandon: the device must not be waited for again */
+    char abandoned_why[400];
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -211,6 +213,14 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->abandoned) {
+        /* Unloading, freeing and releasing would wait for the kernel that never ends. */
+        for (int i = 0; i < ctx->n_loaded; ++i)
+            free(ctx->loaded[i].key);
+        free(ctx->loaded);
+        free(ctx);
+        return;
+    }
     if (ctx->context)
         cuCtxSetCurrent(ctx->context);
     for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
@@ -256,8 +266,24 @@ const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx)
     return ctx->cache_dir;
 }
 
+void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why)
+{
+    ctx->abandoned = 1;
+    snprintf(ctx->abandoned_why, sizeof ctx->abandoned_why, "%s", why ? why : "");
+}
+
+int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx)
+{
+    return ctx->abandoned;
+}
+
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err)
 {
+    if (ctx->abandoned)
+        return rt_err_set(err,
+                          "the GPU cannot be used again in this process: %s (run again: the "
+                          "store resumes after that point)",
+                          ctx->abandoned_why);
     CU_CHECK(cuCtxSetCurrent(ctx->context), "making the CUDA context current");
     return 0;
 }
@@ -545,7 +571,7 @@ int rt_cuda_alloc(rt_cuda_ctx *ctx, void **ptr, size_t bytes, const char *what, 
 
 void rt_cuda_free(rt_cuda_ctx *ctx, void *ptr)
 {
-    if (!ptr)
+    if (!ptr || ctx->abandoned)
         return;
     cuCtxSetCurrent(ctx->context);
     cudaFree(ptr);

@@ -46,6 +46,12 @@ void *rt_cuda_ctx_cu_context(const rt_cuda_ctx *ctx); /* CUcontext: the device's
 const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx); /* "" when the cache is off */
 /* Makes the context current on the calling thread (the runner may call hooks from any thread). */
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err);
+/* A kernel hung or left a sticky error (illegal address, ...): nothing that waits for the device
+ * can run again in this process. Every later call that makes the context current fails with why,
+ * rt_cuda_free frees nothing, and destroy releases only host memory: the process's exit ends the
+ * context, and a hung kernel with it. */
+void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why);
+int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx);
 /* NVRTC compiles and cache hits (disk or already loaded) since creation. */
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
 

@@ -148,6 +148,15 @@ static int create_delegate(rt_search *s, const rt_search_cfg *cfg, rt_err *err)
                               &s->delegate, err);
 }
 
+int64_t rt_search_budget_rule(const rt_search_cfg *cfg, int64_t size)
+{
+    if (cfg->budget > 0)
+        return cfg->budget < size ? cfg->budget : size;
+    if (!cfg->strategy[0] || strcmp(cfg->strategy, "exhaustive") == 0)
+        return size;
+    return size < RT_SEARCH_DEFAULT_BUDGET ? size : RT_SEARCH_DEFAULT_BUDGET;
+}
+
 int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err)
 {
     *out = NULL;
@@ -186,12 +195,7 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
     s->strat = (strategy)which;
     s->space = space;
     s->size = rt_space_size(space);
-    if (cfg->budget > 0)
-        s->budget = cfg->budget < s->size ? cfg->budget : s->size;
-    else if (s->strat == STRAT_EXHAUSTIVE)
-        s->budget = s->size;
-    else
-        s->budget = s->size < RT_SEARCH_DEFAULT_BUDGET ? s->size : RT_SEARCH_DEFAULT_BUDGET;
+    s->budget = rt_search_budget_rule(cfg, s->size);
     s->rng = cfg->seed ^ 0x2545f4914f6cdd1dULL;
     perm_init(&s->perm, s->size, cfg->seed);
     s->best = -1;

@@ -35,6 +35,11 @@
 
 typedef struct rt_search rt_search;
 
+/* The budget rule, the one place it is written: how many feasible points a search over a space
+ * of `size` points yields at most. search.budget capped by the size; 0: the whole space for
+ * exhaustive, min(size, RT_SEARCH_DEFAULT_BUDGET) for the others. */
+int64_t rt_search_budget_rule(const rt_search_cfg *cfg, int64_t size);
+
 /* The space must outlive the search. Fails on an unknown strategy (with a suggestion) or a
  * negative budget. */
 int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err);
