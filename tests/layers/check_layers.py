@@ -40,7 +40,7 @@ RANKS = [
     ("kernels/shared", 14),
     ("kernels/FAMILY", 15),
     ("kernels", 16),  # the family list and the plugin entry (kernels/, kernels/cuda/)
-    ("app/backend", 17), ("app/runner", 18), ("app/cli", 19),
+    ("app/backend", 17), ("app/worker", 17), ("app/runner", 18), ("app/cli", 19),
 ]
 GROUND_USES = {
     "harness/core": set(),
