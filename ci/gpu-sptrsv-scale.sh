@@ -98,7 +98,10 @@ for m in $modes; do
     [ -f "$machine" ] || machine=roofline/machines/$host.yaml
     [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
     log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db, machine $machine"
-    timeout "$budget" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE \
+    # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
+    # 2-GPU host in the first run, and the runner said so)
+    export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
+    timeout "$budget" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
       $RT run "$cfg" --db "$base/sptrsv-scaling.db" --set "machine=$machine" \
       >"$logs/sptrsv-scaling.log" 2>&1
     log "bar exit $?"

@@ -118,6 +118,15 @@ static int cusparse_check(const rt_kernel_desc *self, const void *inputs, const 
                  self->name);
         return RT_INFEASIBLE;
     }
+    if (strcmp(o.api, "spsm") == 0 && strcmp(o.format, "sell") == 0) {
+        /* cusparseSpSM takes CSR and COO only: on sliced ELL its analysis fails with "internal
+         * error" (CUDA 13.0, H100), so the point is refused before any upload. */
+        snprintf(why, whylen,
+                 "%s: cusparseSpSM takes CSR and COO, not sliced ELL (format sell is "
+                 "cusparseSpSV's: api spsv)",
+                 self->name);
+        return RT_INFEASIBLE;
+    }
     return sptrsv_cuda_check_both(self, inputs, p, env, why, whylen, err);
 }
 

@@ -299,7 +299,9 @@ static int cuda_flush(void *state, rt_err *err)
 void rt_user_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     int n = 0;
-    const rt_cuda_catalog_entry *e = rt_cuda_catalog_at(rt_user_cuda_catalog(&n), n, index);
+    /* The table first: as one call's arguments, n could be read before the catalog sets it. */
+    const rt_cuda_catalog_entry *table = rt_user_cuda_catalog(&n);
+    const rt_cuda_catalog_entry *e = rt_cuda_catalog_at(table, n, index);
     rt_cuda_catalog_describe(e, d);
     d->setup = cuda_setup;
     d->run = cuda_run;
