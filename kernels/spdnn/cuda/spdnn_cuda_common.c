@@ -361,15 +361,45 @@ void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, r
     rt_metrics_add(m, "feature_layers", "count", (double)pipe->feature_layers, 1);
 }
 
-int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
-                              int64_t live, const float *y, const int *ids, double *seconds,
-                              const char *what, rt_err *err)
+int rt_spdnn_cuda_pipe_run(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
+                           rt_spdnn_cuda_layer_fn layer, rt_spdnn_cuda_gather_fn gather,
+                           void *state, double *seconds, const char *what, rt_err *err)
 {
+    if (rt_cuda_ctx_make_current(ctx, err) != 0)
+        return -1;
+    /* Layer 0 reads the inputs, all of them (the identity list and ids). */
+    int64_t live = pipe->features;
+    const float *in_y = pipe->d_y0;
+    const int *list = pipe->d_ident, *ids = pipe->d_ident;
+    float *out_y = pipe->d_y[0];
+    pipe->layers_run = 0;
+    pipe->feature_layers = 0;
+    pipe->final_count = 0;
+    if (rt_cuda_timer_start(ctx, what, err) != 0)
+        return -1;
+    for (int64_t l = 0; l < layers && live > 0; ++l) {
+        out_y = pipe->d_y[gather ? 0 : l % 2];
+        if (layer(state, l, in_y, list, live, out_y, err) != 0)
+            return rt_err_prefix(err, "layer %lld", (long long)l);
+        pipe->layers_run = l + 1;
+        pipe->feature_layers += live;
+        if (l == layers - 1)
+            break;
+        int64_t kept = 0;
+        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0 ||
+            (gather &&
+             gather(state, pipe->d_y[1], out_y, pipe->d_list[l % 2], kept, live, err) != 0))
+            return rt_err_prefix(err, "after layer %lld", (long long)l);
+        in_y = gather ? pipe->d_y[1] : out_y;
+        list = gather ? pipe->d_ident : pipe->d_list[l % 2];
+        ids = pipe->d_ids[l % 2];
+        live = kept;
+    }
     double sec = -1.0;
     if (rt_cuda_timer_stop(ctx, &sec, what, err) != 0)
         return -1;
     pipe->final_count = pipe->layers_run == layers ? live : 0;
-    pipe->final_y = y;
+    pipe->final_y = out_y;
     pipe->final_ids = ids;
     if (seconds)
         *seconds = sec;

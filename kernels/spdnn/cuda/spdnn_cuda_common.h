@@ -95,11 +95,23 @@ int rt_spdnn_cuda_categories(const rt_spdnn_cuda_pipe *pipe, int64_t *categories
 /* The metrics both spdnn kernels report of their pipeline: categories (unavailable, with the
  * reason, when they cannot be read back), layers_run, feature_layers. */
 void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, rt_err *err);
-/* The end of a timed inference: stops the timer started before the first layer, records where the
- * surviving features are (live of them, in y with their ids; none unless every layer ran) and
- * returns the time in *seconds (when not NULL). */
-int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
-                              int64_t live, const float *y, const int *ids, double *seconds,
-                              const char *what, rt_err *err);
+/* One layer of a timed inference, enqueued by a kernel: its `live` features are read from in_y
+ * (list: their columns there, for a kernel that reads them in place) and written to out_y. */
+typedef int (*rt_spdnn_cuda_layer_fn)(void *state, int64_t l, const float *in_y, const int *list,
+                                      int64_t live, float *out_y, rt_err *err);
+/* After compaction, copies the `kept` listed features of z (live of them) densely into y (a kernel
+ * that cannot read features in place). */
+typedef int (*rt_spdnn_cuda_gather_fn)(void *state, float *y, const float *z, const int *list,
+                                       int64_t kept, int64_t live, rt_err *err);
+
+/* A timed inference over `layers` layers, the same for every kernel: the timer starts, each layer
+ * runs on the features that survived the last (compacted on the device) until none survive, the
+ * timer stops, and the surviving features are recorded for the output (none unless every layer
+ * ran). Without `gather` a layer reads the survivors in place (list), layers writing y[0] and
+ * y[1] in turn; with it every layer writes y[0] and the survivors are gathered into y[1]. The time
+ * goes to *seconds (when not NULL). */
+int rt_spdnn_cuda_pipe_run(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
+                           rt_spdnn_cuda_layer_fn layer, rt_spdnn_cuda_gather_fn gather,
+                           void *state, double *seconds, const char *what, rt_err *err);
 
 #endif

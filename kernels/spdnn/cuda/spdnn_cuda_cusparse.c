@@ -244,11 +244,14 @@ static int cs_setup(const rt_kernel_desc *self, const void *inputs, const rt_par
                                cs_teardown, state, err);
 }
 
-/* Enqueues layer l: Z = W_l^T Y (live features), then the activation with liveness flags (a
- * feature's flag is set by any of its neurons: rows of Z feature-major, columns neuron-major). */
-static int layer_spmm_relu(cs_state *s, int64_t l, const float *y, int64_t live, float *z,
-                           rt_err *err)
+/* Enqueues layer l: Z = W_l^T Y (live features, dense: the survivors were gathered, so `list` is
+ * not needed), then the activation with liveness flags (a feature's flag is set by any of its
+ * neurons: rows of Z feature-major, columns neuron-major). */
+static int layer_spmm_relu(void *state, int64_t l, const float *y, const int *list, int64_t live,
+                           float *z, rt_err *err)
 {
+    (void)list;
+    cs_state *s = state;
     if (layer_spmm(s, l, live, y, z, NULL, 0, err) != 0 ||
         rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0)
         return -1;
@@ -266,9 +269,10 @@ static int layer_spmm_relu(cs_state *s, int64_t l, const float *y, int64_t live,
 }
 
 /* Enqueues the copy of the `kept` listed features of z (live of them) into y, densely. */
-static int gather_features(cs_state *s, float *y, const float *z, const int *list, int64_t kept,
+static int gather_features(void *state, float *y, const float *z, const int *list, int64_t kept,
                            int64_t live, rt_err *err)
 {
+    cs_state *s = state;
     if (kept <= 0)
         return 0;
     const int64_t n = s->in->neurons;
@@ -297,38 +301,8 @@ static int gather_features(cs_state *s, float *y, const float *z, const int *lis
 static int cs_run(void *state, double *seconds, rt_err *err)
 {
     cs_state *s = state;
-    rt_spdnn_cuda_pipe *pipe = &s->pipe;
-    const int64_t layers = s->in->layers;
-    if (rt_cuda_ctx_make_current(s->pt.ctx, err) != 0)
-        return -1;
-    /* Layer 0 reads the inputs; later layers the survivors gathered into y[1]; every SpMM
-     * writes y[0]. */
-    int64_t live = pipe->features;
-    const float *in_y = pipe->d_y0;
-    float *z = pipe->d_y[0];
-    const int *ids = pipe->d_ident;
-    pipe->layers_run = 0;
-    pipe->feature_layers = 0;
-    pipe->final_count = 0;
-    if (rt_cuda_timer_start(s->pt.ctx, s->pt.what, err) != 0)
-        return -1;
-    for (int64_t l = 0; l < layers && live > 0; ++l) {
-        if (layer_spmm_relu(s, l, in_y, live, z, err) != 0)
-            return rt_err_prefix(err, "layer %lld", (long long)l);
-        pipe->layers_run = l + 1;
-        pipe->feature_layers += live;
-        if (l == layers - 1)
-            break;
-        int64_t kept = 0;
-        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0 ||
-            gather_features(s, pipe->d_y[1], z, pipe->d_list[l % 2], kept, live, err) != 0)
-            return rt_err_prefix(err, "after layer %lld", (long long)l);
-        in_y = pipe->d_y[1];
-        ids = pipe->d_ids[l % 2];
-        live = kept;
-    }
-    return rt_spdnn_cuda_pipe_finish(pipe, s->pt.ctx, layers, live, z, ids, seconds, s->pt.what,
-                                     err);
+    return rt_spdnn_cuda_pipe_run(&s->pipe, s->pt.ctx, s->in->layers, layer_spmm_relu,
+                                  gather_features, s, seconds, s->pt.what, err);
 }
 
 static int cs_output(void *state, double *out, rt_err *err)

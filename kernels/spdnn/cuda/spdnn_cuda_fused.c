@@ -387,9 +387,10 @@ static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_
 }
 
 /* Enqueues layer l for `live` features read through `list` from in_y into out_y. */
-static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int *list, int64_t live,
+static int launch_layer(void *state, int64_t l, const float *in_y, const int *list, int64_t live,
                         float *out_y, rt_err *err)
 {
+    fused_state *s = state;
     const fused_layer *fl = &s->layer[l];
     const int64_t ntiles = (live + s->fp.register_tile - 1) / s->fp.register_tile;
     const unsigned grid[3] = {
@@ -408,47 +409,17 @@ static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int 
     void *args[15] = {&a_out,      &a_in,    &a_list,     &a_live,  &a_ntiles,
                       &a_neurons,  &a_displ, &a_index,    &a_value, &a_buffdispl,
                       &a_mapdispl, &a_map,   &a_buffsize, &a_bias,  &a_active};
-    if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0 ||
-        rt_cuda_point_launch(s->pt.ctx, &s->variant, grid, block, s->fp.dynamic_shared, args,
-                             s->pt.what, err) != 0)
-        return rt_err_prefix(err, "layer %lld", (long long)l);
-    return 0;
+    if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0)
+        return -1;
+    return rt_cuda_point_launch(s->pt.ctx, &s->variant, grid, block, s->fp.dynamic_shared, args,
+                                s->pt.what, err);
 }
 
 static int fused_run(void *state, double *seconds, rt_err *err)
 {
     fused_state *s = state;
-    rt_spdnn_cuda_pipe *pipe = &s->pipe;
-    const int64_t layers = s->in->layers;
-    if (rt_cuda_ctx_make_current(s->pt.ctx, err) != 0)
-        return -1;
-    int64_t live = pipe->features;
-    const float *in_y = pipe->d_y0;
-    const int *list = pipe->d_ident, *ids = pipe->d_ident;
-    float *out_y = pipe->d_y[0];
-    pipe->layers_run = 0;
-    pipe->feature_layers = 0;
-    pipe->final_count = 0;
-    if (rt_cuda_timer_start(s->pt.ctx, s->pt.what, err) != 0)
-        return -1;
-    for (int64_t l = 0; l < layers && live > 0; ++l) {
-        out_y = pipe->d_y[l % 2];
-        if (launch_layer(s, l, in_y, list, live, out_y, err) != 0)
-            return -1;
-        pipe->layers_run = l + 1;
-        pipe->feature_layers += live;
-        if (l == layers - 1)
-            break;
-        int64_t kept = 0;
-        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0)
-            return rt_err_prefix(err, "after layer %lld", (long long)l);
-        in_y = out_y;
-        list = pipe->d_list[l % 2];
-        ids = pipe->d_ids[l % 2];
-        live = kept;
-    }
-    return rt_spdnn_cuda_pipe_finish(pipe, s->pt.ctx, layers, live, out_y, ids, seconds, s->pt.what,
-                                     err);
+    return rt_spdnn_cuda_pipe_run(&s->pipe, s->pt.ctx, s->in->layers, launch_layer, NULL, s,
+                                  seconds, s->pt.what, err);
 }
 
 static int fused_output(void *state, double *out, rt_err *err)
