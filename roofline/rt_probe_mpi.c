@@ -43,83 +43,114 @@ int rt_probe_idle_barrier(void *comm_ptr, rt_err *err)
     }
 }
 
-/* Round trips of 8 bytes; best (lowest) of reps batches, as half the round-trip time. */
-static int pingpong(MPI_Comm c, int peer, int first, int iters, int reps, double *lat_s,
-                    rt_err *err)
+/* One repetition of a measurement between two ranks: 0, or -1 with err filled (an MPI failure). */
+typedef int (*rep_fn)(void *pair, rt_err *err);
+
+/* The shortest time of reps repetitions; one more before them warms the path up. */
+static int best_rep(rep_fn rep, void *pair, int reps, double *best_s, rt_err *err)
 {
-    char buf[8] = {0};
     double best = INFINITY;
     for (int r = 0; r <= reps; ++r) {
         const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc;
-            if (first) {
-                rc = MPI_Send(buf, 8, MPI_BYTE, peer, TAG_PING, c);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Recv(buf, 8, MPI_BYTE, peer, TAG_PING, c, MPI_STATUS_IGNORE);
-            } else {
-                rc = MPI_Recv(buf, 8, MPI_BYTE, peer, TAG_PING, c, MPI_STATUS_IGNORE);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Send(buf, 8, MPI_BYTE, peer, TAG_PING, c);
-            }
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "ping-pong", err);
-        }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best) /* batch 0 warms the path up */
+        if (rep(pair, err) != 0)
+            return -1;
+        const double t = MPI_Wtime() - t0;
+        if (r > 0 && t < best)
             best = t;
     }
-    *lat_s = best;
+    *best_s = best;
     return 0;
 }
 
-/* window messages in flight from the sender, then one acknowledgement back; bandwidth = bytes /
- * time until the acknowledgement. The receiver gives every pending receive its own buffer (MPI
- * forbids concurrent receives into one buffer); the sender may share one send buffer. */
-static int stream_bw(MPI_Comm c, int peer, int sender, size_t msg, int window, int reps,
-                     double *gbs, rt_err *err)
+/* Two ranks measuring between host buffers. */
+typedef struct {
+    MPI_Comm c;
+    int peer;
+    int first; /* starts the ping-pong, sends the stream */
+    int iters;
+    size_t msg;
+    int window;
+    char *buf;        /* the sender's one message, or the receiver's window of them */
+    MPI_Request *req; /* window */
+} host_pair;
+
+/* iters round trips of 8 bytes. */
+static int host_trips(void *pair, rt_err *err)
 {
-    const size_t total = sender ? msg : msg * (size_t)window;
-    char *buf = malloc(total);
-    MPI_Request *req = malloc(sizeof *req * (size_t)window);
-    if (!buf || !req) {
-        free(buf);
-        free(req);
+    const host_pair *h = pair;
+    char buf[8] = {0};
+    for (int i = 0; i < h->iters; ++i) {
+        int rc;
+        if (h->first) {
+            rc = MPI_Send(buf, 8, MPI_BYTE, h->peer, TAG_PING, h->c);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(buf, 8, MPI_BYTE, h->peer, TAG_PING, h->c, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Recv(buf, 8, MPI_BYTE, h->peer, TAG_PING, h->c, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(buf, 8, MPI_BYTE, h->peer, TAG_PING, h->c);
+        }
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "ping-pong", err);
+    }
+    return 0;
+}
+
+/* window messages in flight from the sender, then one acknowledgement back. The receiver gives
+ * every pending receive its own buffer (MPI forbids concurrent receives into one buffer); the
+ * sender may share one send buffer. */
+static int host_window(void *pair, rt_err *err)
+{
+    const host_pair *h = pair;
+    const int sender = h->first;
+    int rc = MPI_SUCCESS;
+    const char *what = "";
+    char ack = 0;
+    for (int w = 0; w < h->window && rc == MPI_SUCCESS; ++w) {
+        what = sender ? "MPI_Isend" : "MPI_Irecv";
+        rc = sender ? MPI_Isend(h->buf, (int)h->msg, MPI_BYTE, h->peer, TAG_DATA, h->c, &h->req[w])
+                    : MPI_Irecv(h->buf + (size_t)w * h->msg, (int)h->msg, MPI_BYTE, h->peer,
+                                TAG_DATA, h->c, &h->req[w]);
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Waitall";
+        rc = MPI_Waitall(h->window, h->req, MPI_STATUSES_IGNORE);
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "acknowledgement";
+        rc = sender ? MPI_Recv(&ack, 1, MPI_BYTE, h->peer, TAG_ACK, h->c, MPI_STATUS_IGNORE)
+                    : MPI_Send(&ack, 1, MPI_BYTE, h->peer, TAG_ACK, h->c);
+    }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
+/* Latency: best (lowest) of reps batches of iters round trips, as half the round-trip time.
+ * Bandwidth: bytes / time until the acknowledgement of a window. */
+static int host_measure(MPI_Comm c, int peer, int first, size_t msg, int window, int iters,
+                        int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    host_pair h = {c, peer, first, iters, msg, window, NULL, NULL};
+    double best = 0;
+    if (best_rep(host_trips, &h, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * iters);
+    const size_t total = first ? msg : msg * (size_t)window;
+    h.buf = malloc(total);
+    h.req = malloc(sizeof *h.req * (size_t)window);
+    if (!h.buf || !h.req) {
+        free(h.buf);
+        free(h.req);
         return rt_err_set(err,
                           "probe: cannot allocate %zu bytes of MPI buffers (lower "
                           "--message-bytes or --window)",
                           total);
     }
-    memset(buf, 1, total);
-    double best = INFINITY;
-    int rc = MPI_SUCCESS;
-    const char *what = "";
-    for (int r = 0; r <= reps && rc == MPI_SUCCESS; ++r) {
-        char ack = 0;
-        const double t0 = MPI_Wtime();
-        for (int w = 0; w < window && rc == MPI_SUCCESS; ++w) {
-            what = sender ? "MPI_Isend" : "MPI_Irecv";
-            rc = sender ? MPI_Isend(buf, (int)msg, MPI_BYTE, peer, TAG_DATA, c, &req[w])
-                        : MPI_Irecv(buf + (size_t)w * msg, (int)msg, MPI_BYTE, peer, TAG_DATA, c,
-                                    &req[w]);
-        }
-        if (rc == MPI_SUCCESS) {
-            what = "MPI_Waitall";
-            rc = MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
-        }
-        if (rc == MPI_SUCCESS) {
-            what = "acknowledgement";
-            rc = sender ? MPI_Recv(&ack, 1, MPI_BYTE, peer, TAG_ACK, c, MPI_STATUS_IGNORE)
-                        : MPI_Send(&ack, 1, MPI_BYTE, peer, TAG_ACK, c);
-        }
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
-    }
-    free(buf);
-    free(req);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, what, err);
+    memset(h.buf, 1, total);
+    const int rc = best_rep(host_window, &h, reps, &best, err);
+    free(h.buf);
+    free(h.req);
+    if (rc != 0)
+        return -1;
     *gbs = (double)msg * window / best / 1e9;
     return 0;
 }
@@ -177,8 +208,8 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
             double lat = 0, gbs = 0;
             rt_err local;
             rt_err_clear(&local);
-            if (pingpong(world, peer, me == 0, iters, reps, &lat, &local) != 0 ||
-                stream_bw(world, peer, me == 0, msg, window, reps, &gbs, &local) != 0) {
+            if (host_measure(world, peer, me == 0, msg, window, iters, reps, &lat, &gbs, &local) !=
+                0) {
                 local_ok = 0;
                 snprintf(local_msg, sizeof local_msg, "%s (tier %s, ranks 0 and %d)", local.msg,
                          rt_machine_tier_name((rt_net_tier)t), partner[t]);
@@ -223,9 +254,11 @@ typedef struct dev_side {
     int first; /* rank 0 of the pair: starts the ping-pong, sends the stream */
     size_t msg;
     int window;
-    void *dev;      /* msg bytes */
-    void *pinned;   /* window * msg bytes: one slot per message in flight */
-    void *peer_map; /* the partner's dev buffer through IPC, or NULL */
+    void *dev;        /* msg bytes */
+    void *pinned;     /* window * msg bytes: one slot per message in flight */
+    void *peer_map;   /* the partner's dev buffer through IPC, or NULL */
+    int iters;        /* round trips per ping-pong repetition */
+    MPI_Request *req; /* window, during a staged stream */
     int ok;
     char why[RT_ERR_MSG_MAX];
 } dev_side;
@@ -249,151 +282,148 @@ static void dev_note(dev_side *s, const rt_err *e)
     } while (0)
 #define DEV_E (&e_)
 
-/* Staged ping-pong: each one-way trip is D2H (8 bytes), MPI, H2D. Half the round trip. */
-static int staged_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+/* Staged ping-pong: each one-way trip is D2H (8 bytes), MPI, H2D; iters round trips. */
+static int staged_trips(void *pair, rt_err *err)
 {
+    dev_side *s = pair;
     char *pin = s->pinned;
-    double best = INFINITY;
-    for (int r = 0; r <= reps; ++r) {
-        const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc = MPI_SUCCESS;
-            if (s->first) {
-                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
-                rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
-            } else {
+    for (int i = 0; i < s->iters; ++i) {
+        int rc = MPI_SUCCESS;
+        if (s->first) {
+            DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
+            rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+            if (rc == MPI_SUCCESS)
                 rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
-                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
-            }
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "device-buffer ping-pong", err);
+            DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
+        } else {
+            rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+            DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
+            DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
         }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best)
-            best = t;
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "device-buffer ping-pong", err);
     }
-    *lat_s = best;
     return 0;
 }
 
 /* Staged stream: the sender copies each message D2H into its own pinned slot and sends it at once
  * (the copy of the next overlaps the send of this one); the receiver copies each message H2D as
- * it lands; bandwidth = bytes / time until the receiver's acknowledgement. */
-static int staged_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+ * it lands; then the receiver's acknowledgement. */
+static int staged_window(void *pair, rt_err *err)
 {
-    MPI_Request *req = malloc(sizeof *req * (size_t)s->window);
-    if (!req)
-        return rt_err_set(err, "probe: out of memory for %d MPI requests", s->window);
+    dev_side *s = pair;
     char *pin = s->pinned;
-    double best = INFINITY;
+    MPI_Request *req = s->req;
     int rc = MPI_SUCCESS;
     const char *what = "";
-    for (int r = 0; r <= reps && rc == MPI_SUCCESS; ++r) {
-        char ack = 0;
-        const double t0 = MPI_Wtime();
-        if (s->first) {
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                char *slot = pin + (size_t)w * s->msg;
-                DEV_OP(s, s->ops->to_host(s->state, slot, s->dev, s->msg, DEV_E));
-                what = "MPI_Isend (staged)";
-                rc = MPI_Isend(slot, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, &req[w]);
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "MPI_Waitall (staged)";
-                rc = MPI_Waitall(s->window, req, MPI_STATUSES_IGNORE);
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "acknowledgement (staged)";
-                rc = MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
-            }
-        } else {
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                what = "MPI_Irecv (staged)";
-                rc = MPI_Irecv(pin + (size_t)w * s->msg, (int)s->msg, MPI_BYTE, s->peer,
-                               TAG_DEV_DATA, s->c, &req[w]);
-            }
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                what = "MPI_Wait (staged)";
-                rc = MPI_Wait(&req[w], MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin + (size_t)w * s->msg, s->msg,
-                                            DEV_E));
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "acknowledgement (staged)";
-                rc = MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
-            }
+    char ack = 0;
+    if (s->first) {
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            char *slot = pin + (size_t)w * s->msg;
+            DEV_OP(s, s->ops->to_host(s->state, slot, s->dev, s->msg, DEV_E));
+            what = "MPI_Isend (staged)";
+            rc = MPI_Isend(slot, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, &req[w]);
         }
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
+        if (rc == MPI_SUCCESS) {
+            what = "MPI_Waitall (staged)";
+            rc = MPI_Waitall(s->window, req, MPI_STATUSES_IGNORE);
+        }
+        if (rc == MPI_SUCCESS) {
+            what = "acknowledgement (staged)";
+            rc = MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+        }
+    } else {
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            what = "MPI_Irecv (staged)";
+            rc = MPI_Irecv(pin + (size_t)w * s->msg, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA,
+                           s->c, &req[w]);
+        }
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            what = "MPI_Wait (staged)";
+            rc = MPI_Wait(&req[w], MPI_STATUS_IGNORE);
+            DEV_OP(s, s->ops->to_device(s->state, s->dev, pin + (size_t)w * s->msg, s->msg, DEV_E));
+        }
+        if (rc == MPI_SUCCESS) {
+            what = "acknowledgement (staged)";
+            rc = MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
+        }
     }
-    free(req);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, what, err);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
+/* Latency (half the best round trip) and bandwidth (bytes / time until the acknowledgement) of
+ * the staged path. */
+static int staged_measure(dev_side *s, int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    double best = 0;
+    if (best_rep(staged_trips, s, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * s->iters);
+    s->req = malloc(sizeof *s->req * (size_t)s->window);
+    if (!s->req)
+        return rt_err_set(err, "probe: out of memory for %d MPI requests", s->window);
+    const int rc = best_rep(staged_window, s, reps, &best, err);
+    free(s->req);
+    s->req = NULL;
+    if (rc != 0)
+        return -1;
     *gbs = (double)s->msg * s->window / best / 1e9;
     return 0;
 }
 
 /* IPC ping-pong: 8 bytes copied into the partner's buffer, then a 1-byte MPI token tells it so;
- * the partner answers the same way. Half the round trip, token included. */
-static int ipc_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+ * the partner answers the same way; iters round trips. */
+static int ipc_trips(void *pair, rt_err *err)
 {
+    dev_side *s = pair;
     char token = 0;
-    double best = INFINITY;
-    for (int r = 0; r <= reps; ++r) {
-        const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc = MPI_SUCCESS;
-            if (!s->first)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-            DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, 8, DEV_E));
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
-            if (s->first && rc == MPI_SUCCESS)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "IPC ping-pong", err);
-        }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best)
-            best = t;
+    for (int i = 0; i < s->iters; ++i) {
+        int rc = MPI_SUCCESS;
+        if (!s->first)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+        DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, 8, DEV_E));
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+        if (s->first && rc == MPI_SUCCESS)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "IPC ping-pong", err);
     }
-    *lat_s = best;
     return 0;
 }
 
-/* IPC stream: window copies of msg bytes into the partner's buffer, then the token; bandwidth =
- * bytes / time until the partner's acknowledgement. */
-static int ipc_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+/* IPC stream: window copies of msg bytes into the partner's buffer, then the token, then the
+ * partner's acknowledgement. */
+static int ipc_window(void *pair, rt_err *err)
 {
-    double best = INFINITY;
+    dev_side *s = pair;
     char token = 0;
-    for (int r = 0; r <= reps; ++r) {
-        int rc = MPI_SUCCESS;
-        const double t0 = MPI_Wtime();
-        if (s->first) {
-            for (int w = 0; w < s->window; ++w)
-                DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, s->msg, DEV_E));
-            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
-        } else {
-            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
-        }
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "IPC stream", err);
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
+    int rc = MPI_SUCCESS;
+    if (s->first) {
+        for (int w = 0; w < s->window; ++w)
+            DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, s->msg, DEV_E));
+        rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
     }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "IPC stream", err);
+}
+
+/* Latency and bandwidth of the IPC path, as staged_measure. */
+static int ipc_measure(dev_side *s, int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    double best = 0;
+    if (best_rep(ipc_trips, s, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * s->iters);
+    if (best_rep(ipc_window, s, reps, &best, err) != 0)
+        return -1;
     *gbs = (double)s->msg * s->window / best / 1e9;
     return 0;
 }
@@ -560,6 +590,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
         s.first = me == 0;
         s.msg = msg;
         s.window = window;
+        s.iters = iters;
         s.ok = 1;
         if (in_pair) {
             DEV_OP(&s, s.ops->dev_alloc(s.state, msg, &s.dev, DEV_E));
@@ -580,8 +611,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
         rt_err_clear(&local);
         double lat = 0, gbs = 0;
         if (in_pair) {
-            mpi_ok = staged_pingpong(&s, iters, reps, &lat, &local) == 0 &&
-                     staged_stream(&s, reps, &gbs, &local) == 0;
+            mpi_ok = staged_measure(&s, reps, &lat, &gbs, &local) == 0;
             if (me == 0 && mpi_ok && s.ok) {
                 out[4 * t] = lat * 1e6;
                 out[4 * t + 1] = gbs;
@@ -600,8 +630,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
                 char why[RT_ERR_MSG_MAX] = "";
                 mpi_ok = ipc_connect(&s, &usable, why, sizeof why, &local) == 0;
                 if (mpi_ok && usable)
-                    mpi_ok = ipc_pingpong(&s, iters, reps, &lat, &local) == 0 &&
-                             ipc_stream(&s, reps, &gbs, &local) == 0;
+                    mpi_ok = ipc_measure(&s, reps, &lat, &gbs, &local) == 0;
                 if (me == 0 && mpi_ok && s.ok && usable) {
                     out[4 * t + 2] = lat * 1e6;
                     out[4 * t + 3] = gbs;
