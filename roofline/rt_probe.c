@@ -329,6 +329,23 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
     return 0;
 }
 
+/* After rank 0's part of the probe: the other ranks wait for it asleep, then all agree whether
+ * every rank's part worked. A failure is the failed rank's message, after "probe: <what> failed on
+ * rank N: " when what is given. */
+static int wait_agree(rt_comm *comm, int ok, const char *local_msg, const char *what, rt_err *err)
+{
+    if (rt_probe_idle_barrier(comm, err) != 0)
+        return -1;
+    int all_ok = 0, failed = -1;
+    char msg[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(comm, ok, local_msg, &all_ok, &failed, msg, sizeof msg) != 0)
+        return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
+    if (!all_ok)
+        return what ? rt_err_set(err, "probe: %s failed on rank %d: %s", what, failed, msg)
+                    : rt_err_set(err, "%s", msg);
+    return 0;
+}
+
 int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *err)
 {
     rt_comm *comm = comm_ptr;
@@ -355,14 +372,8 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
     }
     if (comm) {
         /* The other ranks sleep until rank 0's CPU measurements are done, then all agree. */
-        if (rt_probe_idle_barrier(comm, err) != 0)
+        if (wait_agree(comm, ok, local.msg, "CPU part", err) != 0)
             return -1;
-        int all_ok = 0, failed = -1;
-        char msg[RT_ERR_MSG_MAX];
-        if (rt_comm_all_ok_msg(comm, ok, local.msg, &all_ok, &failed, msg, sizeof msg) != 0)
-            return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
-        if (!all_ok)
-            return rt_err_set(err, "probe: CPU part failed on rank %d: %s", failed, msg);
         if (size > 1 && rt_probe_mpi(opt, comm, &net, err) != 0)
             return -1;
         if (size > 1 && rt_probe_mpi_device(opt, comm, &dev, err) != 0)
@@ -391,17 +402,8 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
         }
         free(text);
     }
-    if (comm) {
-        if (rt_probe_idle_barrier(comm, err) != 0)
-            return -1;
-        int all_ok = 0, failed = -1;
-        char msg[RT_ERR_MSG_MAX];
-        if (rt_comm_all_ok_msg(comm, ok, local.msg, &all_ok, &failed, msg, sizeof msg) != 0)
-            return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
-        if (!all_ok)
-            return rt_err_set(err, "%s", msg);
-        return 0;
-    }
+    if (comm)
+        return wait_agree(comm, ok, local.msg, NULL, err);
     return ok ? 0 : rt_err_set(err, "%s", local.msg);
 }
 
