@@ -151,33 +151,51 @@ static void sort_cols(int32_t *v, int64_t n)
     }
 }
 
-/* Emits the accumulator's touched columns as row `row` of out (sorted), clearing them. `stamp` is
- * the marker value of this row. */
+/* The two steps of a row of the Gustavson product, once per value type T (fp32 and fp64 run the
+ * same code): scatter adds av times row k of B into the accumulator, appending columns touched
+ * for the first time in row r to the touched list (nt of them so far, the new count returned);
+ * gather moves the `ntouched` touched columns to out's values from position o, clearing them. */
+#define SP2_SPA_STEPS(T, SUFFIX)                                                                   \
+    static int64_t spa_scatter_##SUFFIX(sp2_spa *w, const sp2_tile *b, int64_t k, T av, int64_t r, \
+                                        int64_t nt)                                                \
+    {                                                                                              \
+        const T *bv = b->val;                                                                      \
+        T *acc = w->acc;                                                                           \
+        for (int64_t f = b->rowptr[k]; f < b->rowptr[k + 1]; ++f) {                                \
+            const int32_t c = b->colidx[f];                                                        \
+            if (w->mark[c] != r) {                                                                 \
+                w->mark[c] = r;                                                                    \
+                w->touched[nt++] = c;                                                              \
+            }                                                                                      \
+            acc[c] += av * bv[f];                                                                  \
+        }                                                                                          \
+        return nt;                                                                                 \
+    }                                                                                              \
+    static void spa_gather_##SUFFIX(sp2_spa *w, int64_t ntouched, sp2_csrbuf *out, int64_t o)      \
+    {                                                                                              \
+        T *acc = w->acc, *ov = out->val;                                                           \
+        for (int64_t q = 0; q < ntouched; ++q, ++o) {                                              \
+            const int32_t c = w->touched[q];                                                       \
+            out->colidx[o] = c;                                                                    \
+            ov[o] = acc[c];                                                                        \
+            acc[c] = (T)0;                                                                         \
+        }                                                                                          \
+    }
+SP2_SPA_STEPS(float, fp32)
+SP2_SPA_STEPS(double, fp64)
+
+/* Emits the accumulator's touched columns as row `row` of out (sorted), clearing them. */
 static int spa_emit(sp2_spa *w, int64_t ntouched, sp2_csrbuf *out, int64_t row, rt_err *err)
 {
     if (grow_entries(out, out->nnz + ntouched, err) != 0)
         return -1;
     sort_cols(w->touched, ntouched);
-    int64_t o = out->nnz;
-    if (w->prec == RT_FP32) {
-        float *acc = w->acc, *ov = out->val;
-        for (int64_t q = 0; q < ntouched; ++q, ++o) {
-            const int32_t c = w->touched[q];
-            out->colidx[o] = c;
-            ov[o] = acc[c];
-            acc[c] = 0.0f;
-        }
-    } else {
-        double *acc = w->acc, *ov = out->val;
-        for (int64_t q = 0; q < ntouched; ++q, ++o) {
-            const int32_t c = w->touched[q];
-            out->colidx[o] = c;
-            ov[o] = acc[c];
-            acc[c] = 0.0;
-        }
-    }
-    out->nnz = o;
-    out->rowptr[row + 1] = o;
+    if (w->prec == RT_FP32)
+        spa_gather_fp32(w, ntouched, out, out->nnz);
+    else
+        spa_gather_fp64(w, ntouched, out, out->nnz);
+    out->nnz += ntouched;
+    out->rowptr[row + 1] = out->nnz;
     return 0;
 }
 
@@ -198,31 +216,8 @@ int sp2_spgemm_tile(const sp2_tile *a, const sp2_tile *b, sp2_spa *w, sp2_csrbuf
         for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
             const int64_t k = a->colidx[e];
             products += (double)(b->rowptr[k + 1] - b->rowptr[k]);
-            if (a->prec == RT_FP32) {
-                const float av = ((const float *)a->val)[e];
-                const float *bv = b->val;
-                float *acc = w->acc;
-                for (int64_t f = b->rowptr[k]; f < b->rowptr[k + 1]; ++f) {
-                    const int32_t c = b->colidx[f];
-                    if (w->mark[c] != r) {
-                        w->mark[c] = r;
-                        w->touched[nt++] = c;
-                    }
-                    acc[c] += av * bv[f];
-                }
-            } else {
-                const double av = ((const double *)a->val)[e];
-                const double *bv = b->val;
-                double *acc = w->acc;
-                for (int64_t f = b->rowptr[k]; f < b->rowptr[k + 1]; ++f) {
-                    const int32_t c = b->colidx[f];
-                    if (w->mark[c] != r) {
-                        w->mark[c] = r;
-                        w->touched[nt++] = c;
-                    }
-                    acc[c] += av * bv[f];
-                }
-            }
+            nt = a->prec == RT_FP32 ? spa_scatter_fp32(w, b, k, ((const float *)a->val)[e], r, nt)
+                                    : spa_scatter_fp64(w, b, k, ((const double *)a->val)[e], r, nt);
         }
         if (spa_emit(w, nt, out, r, err) != 0)
             return -1;
