@@ -234,6 +234,49 @@ static void pack_sparse_tile(const rt_csr *a, int64_t r0, int64_t r1, int64_t c0
     }
 }
 
+/* This rank's tiles of d, listed 4 numbers each in mine (tr * tc * 4 of room): the tile, its offset
+ * in the packed buffer, its entries (counts[t], or every element of a dense tile when counts is
+ * NULL) and its bytes; the packed buffer is allocated for all of them. */
+static int list_mine(sp2_dmat *d, int me, const int64_t *counts, int64_t *mine, int *n_mine,
+                     int64_t *local_bytes, unsigned char **packed, rt_err *err)
+{
+    for (int64_t t = 0; t < (int64_t)d->tr * d->tc; ++t) {
+        if (d->dir[t].owner != me)
+            continue;
+        const int64_t rows = d->dir[t].rows;
+        const int64_t entries = counts ? counts[t] : rows * d->dir[t].cols;
+        const int64_t bytes = counts ? sp2_sparse_block_bytes(rows, entries, d->prec)
+                                     : sp2_dense_block_bytes(rows, d->dir[t].cols, d->prec);
+        int64_t *m = mine + 4 * *n_mine;
+        m[0] = t;
+        m[1] = *local_bytes;
+        m[2] = entries;
+        m[3] = bytes;
+        d->local_nnz += entries;
+        *local_bytes += bytes;
+        ++*n_mine;
+    }
+    *packed = malloc((size_t)(*local_bytes > 0 ? *local_bytes : 1));
+    if (!*packed)
+        return rt_err_set(err, "%s: out of memory packing %lld bytes of tiles", d->name,
+                          (long long)*local_bytes);
+    return 0;
+}
+
+/* The end of a build: every rank agrees its tiles are packed (ok), then publishes them. */
+static int build_end(sp2_dmat *d, rt_comm *comm, int ok, unsigned char *packed, int64_t local_bytes,
+                     int64_t *mine, int n_mine, const char *name, rt_err *err)
+{
+    int rc = sp2_agree(comm, ok, err);
+    if (rc != 0)
+        dmat_release_local(d);
+    else
+        rc = dmat_publish(d, comm, packed, local_bytes, mine, n_mine, err);
+    free(mine);
+    free(packed);
+    return rc == 0 ? 0 : rt_err_prefix(err, "building %s", name);
+}
+
 int sp2_dmat_sparse(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_kind own,
                     const rt_csr *a, int tr, int tc, rt_precision prec, const char *name,
                     rt_err *err)
@@ -253,25 +296,8 @@ int sp2_dmat_sparse(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_k
     }
     if (ok)
         ok = sp2_tile_nnz(a, tr, d->row_bounds, tc, d->col_bounds, counts, err) == 0;
-    if (ok) {
-        for (int64_t t = 0; t < (int64_t)tr * tc; ++t) {
-            if (d->dir[t].owner != me)
-                continue;
-            const int64_t bytes = sp2_sparse_block_bytes(d->dir[t].rows, counts[t], prec);
-            mine[4 * n_mine] = t;
-            mine[4 * n_mine + 1] = local_bytes;
-            mine[4 * n_mine + 2] = counts[t];
-            mine[4 * n_mine + 3] = bytes;
-            d->local_nnz += counts[t];
-            local_bytes += bytes;
-            ++n_mine;
-        }
-        packed = malloc((size_t)(local_bytes > 0 ? local_bytes : 1));
-        ok = packed != NULL;
-        if (!ok)
-            rt_err_set(err, "%s: out of memory packing %lld bytes of tiles", name,
-                       (long long)local_bytes);
-    }
+    if (ok)
+        ok = list_mine(d, me, counts, mine, &n_mine, &local_bytes, &packed, err) == 0;
     for (int q = 0; ok && q < n_mine; ++q) {
         const int64_t t = mine[4 * q];
         const int ti = (int)(t / tc), tj = (int)(t % tc);
@@ -279,16 +305,7 @@ int sp2_dmat_sparse(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_k
                          d->col_bounds[tj + 1], prec, mine[4 * q + 2], packed + mine[4 * q + 1]);
     }
     free(counts);
-    if (sp2_agree(comm, ok, err) != 0) {
-        free(mine);
-        free(packed);
-        dmat_release_local(d);
-        return rt_err_prefix(err, "building %s", name);
-    }
-    const int rc = dmat_publish(d, comm, packed, local_bytes, mine, n_mine, err);
-    free(mine);
-    free(packed);
-    return rc == 0 ? 0 : rt_err_prefix(err, "building %s", name);
+    return build_end(d, comm, ok, packed, local_bytes, mine, n_mine, name, err);
 }
 
 int sp2_dmat_dense(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_kind own,
@@ -307,26 +324,8 @@ int sp2_dmat_dense(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_ki
         if (!ok)
             rt_err_set(err, "%s: out of memory for the tile list", name);
     }
-    if (ok) {
-        for (int64_t t = 0; t < (int64_t)tr * tc; ++t) {
-            if (d->dir[t].owner != me)
-                continue;
-            const int64_t elems = d->dir[t].rows * d->dir[t].cols;
-            const int64_t bytes = sp2_dense_block_bytes(d->dir[t].rows, d->dir[t].cols, prec);
-            mine[4 * n_mine] = t;
-            mine[4 * n_mine + 1] = local_bytes;
-            mine[4 * n_mine + 2] = elems;
-            mine[4 * n_mine + 3] = bytes;
-            d->local_nnz += elems;
-            local_bytes += bytes;
-            ++n_mine;
-        }
-        packed = malloc((size_t)(local_bytes > 0 ? local_bytes : 1));
-        ok = packed != NULL;
-        if (!ok)
-            rt_err_set(err, "%s: out of memory for %lld bytes of tiles", name,
-                       (long long)local_bytes);
-    }
+    if (ok)
+        ok = list_mine(d, me, NULL, mine, &n_mine, &local_bytes, &packed, err) == 0;
     for (int q = 0; ok && q < n_mine; ++q) {
         const int64_t t = mine[4 * q];
         const int ti = (int)(t / tc), tj = (int)(t % tc);
@@ -342,16 +341,7 @@ int sp2_dmat_dense(sp2_dmat *d, rt_comm *comm, const sp2_layout *L, sp2_owner_ki
                     ((double *)block)[r * nc + c] = v;
             }
     }
-    if (sp2_agree(comm, ok, err) != 0) {
-        free(mine);
-        free(packed);
-        dmat_release_local(d);
-        return rt_err_prefix(err, "building %s", name);
-    }
-    const int rc = dmat_publish(d, comm, packed, local_bytes, mine, n_mine, err);
-    free(mine);
-    free(packed);
-    return rc == 0 ? 0 : rt_err_prefix(err, "building %s", name);
+    return build_end(d, comm, ok, packed, local_bytes, mine, n_mine, name, err);
 }
 
 const sp2_tile_info *sp2_dmat_info(const sp2_dmat *d, int ti, int tj)
