@@ -3,35 +3,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* C += A B for one value type T (fp32 and fp64 run the same loop). */
+#define SP2_SPMM_ACC(T, SUFFIX)                                                                    \
+    static void spmm_acc_##SUFFIX(const sp2_tile *a, const sp2_tile *b, T *cv, int64_t ldc)        \
+    {                                                                                              \
+        const int64_t n = b->cols;                                                                 \
+        const T *av = a->val, *bv = b->val;                                                        \
+        for (int64_t r = 0; r < a->rows; ++r) {                                                    \
+            T *restrict crow = cv + r * ldc;                                                       \
+            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {                            \
+                const T v = av[e];                                                                 \
+                const T *restrict brow = bv + (int64_t)a->colidx[e] * n;                           \
+                for (int64_t j = 0; j < n; ++j)                                                    \
+                    crow[j] += v * brow[j];                                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+SP2_SPMM_ACC(float, fp32)
+SP2_SPMM_ACC(double, fp64)
+
 double sp2_spmm_acc(const sp2_tile *a, const sp2_tile *b, void *c, int64_t ldc)
 {
-    const int64_t rows = a->rows, n = b->cols;
-    if (a->prec == RT_FP32) {
-        const float *av = a->val, *bv = b->val;
-        float *cv = c;
-        for (int64_t r = 0; r < rows; ++r) {
-            float *restrict crow = cv + r * ldc;
-            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
-                const float v = av[e];
-                const float *restrict brow = bv + (int64_t)a->colidx[e] * n;
-                for (int64_t j = 0; j < n; ++j)
-                    crow[j] += v * brow[j];
-            }
-        }
-    } else {
-        const double *av = a->val, *bv = b->val;
-        double *cv = c;
-        for (int64_t r = 0; r < rows; ++r) {
-            double *restrict crow = cv + r * ldc;
-            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
-                const double v = av[e];
-                const double *restrict brow = bv + (int64_t)a->colidx[e] * n;
-                for (int64_t j = 0; j < n; ++j)
-                    crow[j] += v * brow[j];
-            }
-        }
-    }
-    return 2.0 * (double)a->nnz * (double)n;
+    if (a->prec == RT_FP32)
+        spmm_acc_fp32(a, b, c, ldc);
+    else
+        spmm_acc_fp64(a, b, c, ldc);
+    return 2.0 * (double)a->nnz * (double)b->cols;
 }
 
 void sp2_csrbuf_free(sp2_csrbuf *m)
