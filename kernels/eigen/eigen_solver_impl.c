@@ -80,48 +80,40 @@ int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t
     return 0;
 }
 
+/* A dense operation `kind` (GEAM or a GEMM) of m x n results, inner size k (0 for GEAM), with its
+ * scalars: the output in slot 0, the two inputs in slots 1 and 2. */
+static void op_dense(eg_op *op, eg_op_kind kind, int64_t m, int64_t n, int64_t k, double alpha,
+                     double beta, int s_out, eg_ref out, int s_in1, eg_ref in1, int s_in2,
+                     eg_ref in2)
+{
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->m = m;
+    op->n = n;
+    op->k = k;
+    op->alpha = alpha;
+    op->beta = beta;
+    set_slot(op, 0, s_out, out);
+    set_slot(op, 1, s_in1, in1);
+    set_slot(op, 2, s_in2, in2);
+}
+
 void eg_op_geam(eg_op *op, int64_t t, int64_t w, double alpha, int su, eg_ref u, double beta,
                 int sv, eg_ref v, int sz, eg_ref z)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEAM;
-    op->m = t;
-    op->n = w;
-    op->alpha = alpha;
-    op->beta = beta;
-    set_slot(op, 0, sz, z);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sv, v);
+    op_dense(op, EG_OP_GEAM, t, w, 0, alpha, beta, sz, z, su, u, sv, v);
 }
 
 void eg_op_gemm_nn(eg_op *op, int64_t t, int64_t r, int64_t w, double alpha, int su, eg_ref u,
                    int sm, eg_ref m, double beta, int sz, eg_ref z)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEMM_NN;
-    op->m = t;
-    op->k = r;
-    op->n = w;
-    op->alpha = alpha;
-    op->beta = beta;
-    set_slot(op, 0, sz, z);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sm, m);
+    op_dense(op, EG_OP_GEMM_NN, t, w, r, alpha, beta, sz, z, su, u, sm, m);
 }
 
 void eg_op_gemm_tn(eg_op *op, int64_t t, int64_t r1, int64_t r2, int su, eg_ref u, int sv, eg_ref v,
                    double beta, int sg, eg_ref g)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEMM_TN;
-    op->m = r1;
-    op->n = r2;
-    op->k = t;
-    op->alpha = 1.0;
-    op->beta = beta;
-    set_slot(op, 0, sg, g);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sv, v);
+    op_dense(op, EG_OP_GEMM_TN, r1, r2, t, 1.0, beta, sg, g, su, u, sv, v);
 }
 
 eg_ref eg_ref_small(const eg_small *m, int64_t row, int64_t col)
