@@ -13,7 +13,6 @@
  *   test_spdnn_gpu <path to librooftune_cuda.so> <cache dir> */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +27,6 @@
 #include "spdnn_family.h"
 #include "spdnn_cuda_catalog.h"
 #include "spmm_cuda_catalog.h"
-
-#define SKIP 77
 
 static rt_spdnn_inputs *make_inputs(int64_t neurons, int64_t layers, int64_t features,
                                     double density, rt_csr *w0)
@@ -189,23 +186,10 @@ static void expect_infeasible(const rt_kernel_desc *k, const rt_spdnn_inputs *in
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <librooftune_cuda.so> <cache dir>\n", argv[0]);
-        return 2;
-    }
-    if (rt_test_device_count() <= 0)
-        return SKIP;
-    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        fprintf(stderr, "FAIL: the plugin does not load: %s\n", dlerror());
-        return 1;
-    }
-    rt_plugin_entry_fn entry = (rt_plugin_entry_fn)dlsym(h, RT_PLUGIN_ENTRY_SYMBOL);
-    if (!entry) {
-        fprintf(stderr, "FAIL: no plugin entry\n");
-        return 1;
-    }
-    const rt_plugin_api *api = entry();
+    int status = 0;
+    const rt_plugin_api *api = rt_test_plugin_open(argc, argv, &status);
+    if (!api)
+        return status;
     rt_registry reg;
     rt_err err;
     rt_registry_init(&reg);
