@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_outfile.h"
 #include "rt_path.h"
 #include "rt_plot_gnuplot.h"
 #include "rt_store_read.h"
@@ -137,15 +138,15 @@ static void pow10_range(double lo, double hi, double *out_lo, double *out_hi)
         *out_hi = *out_lo * 10;
 }
 
-static int open_file(const char *dir, const char *stem, const char *ext, FILE **f, rt_err *err)
+/* Starts <dir>/<stem>.<ext> as an rt_outfile: the old file stays until the new one is whole (and
+ * a rewritten figure is a new file, which `rooftune figures` keeps; it removes the old files it
+ * did not draw again). */
+static int open_file(const char *dir, const char *stem, const char *ext, rt_outfile *o, rt_err *err)
 {
     char path[2048];
-    *f = NULL;
-    if (rt_path_format(path, sizeof path, err, "%s/%s.%s", dir, stem, ext) != 0)
+    if (rt_path_format(path, sizeof path, err, "%s/%s.%s", dir, stem, ext) != 0 ||
+        rt_outfile_open(o, path, err) != 0)
         return rt_err_prefix(err, "roofline plot");
-    *f = fopen(path, "w");
-    if (!*f)
-        return rt_err_set(err, "roofline plot: cannot write '%s' (does the folder exist?)", path);
     return 0;
 }
 
@@ -500,11 +501,12 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
         return -1;
     *drawn = L.n;
     *labelled = L.n_keys;
-    FILE *dat = NULL, *gp = NULL;
-    if (open_file(dir, stem, "dat", &dat, err) != 0) {
+    rt_outfile dat_file = RT_OUTFILE_NONE, gp_file = RT_OUTFILE_NONE;
+    if (open_file(dir, stem, "dat", &dat_file, err) != 0) {
         layout_free(&L);
         return -1;
     }
+    FILE *dat = dat_file.f;
     fprintf(dat, "# Roofline points (%s) against machine '%s'%s\n",
             internode ? "inter-node: x = flop per network byte" : "x = flop per DRAM byte", m->name,
             m->path[0] ? "" : " (in memory)");
@@ -532,14 +534,15 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
         fprintf(dat, "\t%d\t%d\t%.9g\t%.9g\t%.9g\t%.9g\n", f->kernel, f->key, f->lx, f->ly, f->ex,
                 f->ey);
     }
-    if (fclose(dat) != 0) {
+    if (rt_outfile_commit(&dat_file, err) != 0) {
         layout_free(&L);
-        return rt_err_set(err, "roofline plot: writing %s/%s.dat failed", dir, stem);
+        return rt_err_prefix(err, "roofline plot");
     }
-    if (open_file(dir, stem, "gp", &gp, err) != 0) {
+    if (open_file(dir, stem, "gp", &gp_file, err) != 0) {
         layout_free(&L);
         return -1;
     }
+    FILE *gp = gp_file.f;
     char qtitle[512];
     rt_plot_quote(title, qtitle, sizeof qtitle);
     fprintf(gp, "# Roofline figure written by rooftune; regenerate with: gnuplot %s.gp\n", stem);
@@ -642,8 +645,8 @@ static int write_figure(const rt_machine *m, const rt_roofline_point *pts, int n
     }
     rt_plot_write_render(gp, stem, cmd);
     layout_free(&L);
-    if (fclose(gp) != 0)
-        return rt_err_set(err, "roofline plot: writing %s/%s.gp failed", dir, stem);
+    if (rt_outfile_commit(&gp_file, err) != 0)
+        return rt_err_prefix(err, "roofline plot");
     return 0;
 }
 
@@ -703,15 +706,10 @@ int rt_roofline_plot_points(const rt_machine *m, const rt_roofline_point *pts, i
                      stem, stem, opt->out_dir);
             return 0;
         }
-        char script[200];
-        snprintf(script, sizeof script, "%s.gp", stem);
-        if (rt_plot_run_gnuplot(opt->out_dir, script, err) != 0)
+        if (rt_plot_render(opt->out_dir, stem, err) != 0)
             return -1;
-        if (res->n_figures == 2) {
-            snprintf(script, sizeof script, "%s.gp", stem_inter);
-            if (rt_plot_run_gnuplot(opt->out_dir, script, err) != 0)
-                return -1;
-        }
+        if (res->n_figures == 2 && rt_plot_render(opt->out_dir, stem_inter, err) != 0)
+            return -1;
     }
     snprintf(res->message, sizeof res->message,
              "%d point(s) on %s%s%s; %d without a traffic "
