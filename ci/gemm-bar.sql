@@ -4,8 +4,8 @@
 -- rank ran it on its own GPU at once); every verified tiled point against G x it, G (ngpu) the
 -- GPUs of the run (GPUs per process x ranks), and against the best verified cublasXt point on as many
 -- GPUs. The bar: 0.95 everything fitting on one GPU (budget 0), 0.85 beyond the GPUs' memory
--- (N > 32768 in gemm-bar-ooc), 0.90 for G = 2 and 4, 3x cublasXt. A point whose median missed its
--- confidence target is marked noisy (it is not a headline number). Eq. (1): measured tiles per GPU
+-- (N > 32768 in gemm-bar-ooc), 0.90 for G = 2 and 4, 3x cublasXt. A point that missed its stopping
+-- criterion's target (the bar configs: the samples' noise) is marked noisy (not a headline number). Eq. (1): measured tiles per GPU
 -- over the paper's closed form (1 where the tiles divide the sizes; the exact model is checked
 -- separately by tests/gemm/check_gemm_store.sh).
 .print '-- practical peak: the best verified cuBLAS point, and the best cublasXt per GPU count'

@@ -10,11 +10,19 @@
 #   ci/gpu-gemm-scale.sh bar          bar-1xG, bar-Gx1, bar-ooc, summary: ~8-10 minutes on 4 GPUs,
 #                                     more than one 10-minute device call: give the stages in
 #                                     separate calls on the warm machine, e.g.
-#   ci/gpu-gemm-scale.sh bar-1xG      (~4 min), then  bar-Gx1  (~3 min), then  bar-ooc summary
+#   ci/gpu-gemm-scale.sh bar-1xG      (~3.5 min), then  bar-Gx1  (~2 min), then  bar-ooc summary
+#   ci/gpu-gemm-scale.sh final        one call within a deadline (ROOFTUNE_DEADLINE_S, default 540 s
+#                                     from the script's start): build-run, multi, bar-1xG, bar-Gx1,
+#                                     then, while time is left, sanitize, gpu-run and bar-ooc, then
+#                                     summary; each stage's timeout is its cap or the time left
+#                                     (whichever is less, 20 s kept for the summary and archives),
+#                                     and a stage that cannot get its minimum is skipped, saying so
 #
 # Stages:
 #   build      CMake Release with CUDA (sm_90) into build-gpu/ (ROOFTUNE_REBUILD=1 forces it)
+#   build-run  the same, only what running needs (rooftune and the CUDA plugin, no tests)
 #   test       ctest -R gemm (CPU tests, and gemm.gpu_run on 1 and 2 ranks)
+#   gpu-run    tests/gemm/test_gpu_run.sh alone (gemm.gpu_run without ctest's build of the tests)
 #   multi      configs/ci/gemm-gpu-multi.yaml on 1, 2 (and 4) ranks, each store checked by
 #              tests/gemm/check_gemm_store.sh plus: multi-GPU points copy device to device with peer
 #              access, ipc points pull from node peers
@@ -41,14 +49,20 @@ work=build-gpu/gemm-work
 rm -rf "$work" # each call's archive holds that call's logs only
 mkdir -p "$out" "$work"
 stages=""
+deadline_s=${ROOFTUNE_DEADLINE_S:-0}
 for s in ${*:-validate}; do
   case $s in
   validate) stages="$stages build test multi sanitize timeline" ;;
   bar) stages="$stages bar-1xG bar-Gx1 bar-ooc summary" ;;
+  final)
+    stages="$stages build-run multi bar-1xG bar-Gx1 sanitize gpu-run bar-ooc summary"
+    deadline_s=${ROOFTUNE_DEADLINE_S:-540}
+    ;;
   *) stages="$stages $s" ;;
   esac
 done
 stages=${stages# }
+t0=$(date +%s)
 if [ -d .devkit/debs ]; then
   eval "$(bash .devkit/gpu-host-env .devkit/debs)"
 fi
@@ -69,6 +83,17 @@ base=results/baselines/$dev
 mkdir -p "$base"
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
 cores=$(nproc)
+reserve=20 # seconds kept, under a deadline, for the summary and the archives
+lim=$budget
+# limit CAP [MIN]: sets lim, the timeout of what comes next: CAP seconds, or under a deadline the
+# time left less the reserve if that is less; returns 1 (skip) when that is below MIN.
+limit() {
+  lim=$1
+  [ "$deadline_s" -gt 0 ] || return 0
+  local left=$((t0 + deadline_s - $(date +%s) - reserve))
+  [ "$left" -lt "$lim" ] && lim=$left
+  [ "$lim" -ge "${2:-1}" ]
+}
 log "gpu-gemm-scale: $ngpu x $gname ($gmib MiB each), host $((host_kib / 1048576)) GiB, $cores cores; machine $machine; stores in $base; stages: $stages"
 nvidia-smi topo -m >>"$work/gpu-gemm.log" 2>&1
 
@@ -78,7 +103,7 @@ mpirun_np() {
   shift
   local threads=$((cores / np))
   [ "$threads" -ge 1 ] || threads=1
-  OMP_NUM_THREADS=$threads timeout "$budget" mpirun --allow-run-as-root --oversubscribe \
+  OMP_NUM_THREADS=$threads timeout -k 15 "$lim" mpirun --allow-run-as-root --oversubscribe \
     --bind-to none -np "$np" -x OMP_NUM_THREADS -x ROOFTUNE_CACHE_DIR "$@"
 }
 
@@ -102,27 +127,57 @@ check_multi() {
   log "$label: multi-GPU checks ok"
 }
 
+# Stage caps and minimums (seconds) under a deadline: the priorities of `final`.
+cap_of() {
+  case $1 in
+  build-run | build) echo "240 60" ;;
+  multi) echo "180 30" ;; # each rank count: 60 s at most
+  bar-1xG) echo "300 120" ;;
+  bar-Gx1) echo "240 60" ;; # each rank count: 120 s at most
+  sanitize) echo "90 45" ;;
+  gpu-run) echo "120 60" ;;
+  bar-ooc) echo "300 240" ;;
+  *) echo "$budget 1" ;;
+  esac
+}
+
 for s in $stages; do
+  ts=$(date +%s)
+  if [ "$s" != summary ] && ! limit $(cap_of "$s"); then
+    log "$s: skipped: $lim s left before the deadline (${deadline_s} s), it needs $(cap_of "$s" | cut -d' ' -f2)"
+    continue
+  fi
   case $s in
+  build-run)
+    log "build-run (rooftune and the CUDA plugin; timeout $lim s)"
+    if [ ! -f build-gpu/CMakeCache.txt ] || [ "${ROOFTUNE_REBUILD:-0}" = 1 ]; then
+      timeout "$lim" cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
+        -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$work/build.log" 2>&1 || { log "configure FAILED"; tail -40 "$work/build.log"; break; }
+    fi
+    limit $(cap_of "$s") || true
+    timeout "$lim" cmake --build build-gpu -j"$cores" --target rooftune rooftune_cuda >>"$work/build.log" 2>&1 ||
+      { log "build FAILED"; tail -40 "$work/build.log"; break; }
+    ;;
   build)
     if [ -x "$RT" ] && [ "${ROOFTUNE_REBUILD:-0}" != 1 ]; then
       log "build: incremental ($RT exists)"
-      cmake --build build-gpu -j"$cores" >"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; exit 1; }
+      cmake --build build-gpu -j"$cores" >"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; break; }
     else
       log "build"
       cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
         -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$work/build.log" 2>&1 &&
-        cmake --build build-gpu -j"$cores" >>"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; exit 1; }
+        cmake --build build-gpu -j"$cores" >>"$work/build.log" 2>&1 || { log "build FAILED"; tail -40 "$work/build.log"; break; }
     fi
     ;;
   test)
     log "ctest -R gemm"
-    (cd build-gpu && timeout "$budget" ctest -R gemm -j4 --timeout 400 --output-on-failure 2>&1) >"$work/ctest-gemm.log"
+    (cd build-gpu && timeout "$lim" ctest -R gemm -j4 --timeout 400 --output-on-failure 2>&1) >"$work/ctest-gemm.log"
     grep -E "tests passed|tests failed|\(Failed\)|Not Run|\*\*\*|FAIL|gemm gpu np" "$work/ctest-gemm.log" | tail -20 | tee -a "$work/gpu-gemm.log"
     ;;
   multi)
     for np in 1 2 4; do
       [ "$np" -le "$ngpu" ] || { log "multi np $np: skipped ($ngpu GPUs)"; continue; }
+      limit 60 10 || { log "multi np $np: skipped: no time left"; continue; }
       db="$work/gemm-gpu-multi-np$np.db"
       rm -f "$db"
       log "multi: mpirun -np $np configs/ci/gemm-gpu-multi.yaml"
@@ -155,7 +210,7 @@ for s in $stages; do
     fi
     log "nsys timeline: configs/ci/gemm-gpu-timeline.yaml"
     rm -f "$work"/gemm-timeline.*
-    timeout "$budget" nsys profile --trace=cuda,osrt --force-overwrite=true \
+    timeout "$lim" nsys profile --trace=cuda,osrt --force-overwrite=true \
       -o "$work/gemm-timeline" $RT run configs/ci/gemm-gpu-timeline.yaml \
       --db "$work/gemm-timeline.db" --set "machine=$machine" >"$work/gemm-timeline.log" 2>&1
     log "nsys exit $?: $(grep '^summary' "$work/gemm-timeline.log")"
@@ -165,7 +220,7 @@ for s in $stages; do
   bar-1xG)
     fresh "$base/gemm-bar-1xG.db"
     log "bar: 1 process x G GPUs (configs/paper/gemm-bar-1xG.yaml)"
-    OMP_NUM_THREADS=$cores timeout "$budget" $RT run configs/paper/gemm-bar-1xG.yaml \
+    OMP_NUM_THREADS=$cores timeout -k 15 "$lim" $RT run configs/paper/gemm-bar-1xG.yaml \
       --db "$base/gemm-bar-1xG.db" --set "machine=$machine" >"$work/gemm-bar-1xG.log" 2>&1
     log "bar-1xG exit $?: $(grep -E '^summary' "$work/gemm-bar-1xG.log")"
     bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-1xG.db" "bar 1xG" 2>&1 | tee -a "$work/gpu-gemm.log"
@@ -174,6 +229,7 @@ for s in $stages; do
     for np in 2 4; do
       [ "$np" -le "$ngpu" ] || { log "bar Gx1 np $np: skipped ($ngpu GPUs)"; continue; }
       db="$base/gemm-bar-Gx1-np$np.db"
+      limit 120 30 || { log "bar Gx1 np $np: skipped: no time left"; continue; }
       fresh "$db"
       log "bar: $np processes x 1 GPU (configs/paper/gemm-bar-Gx1.yaml)"
       mpirun_np "$np" $RT run configs/paper/gemm-bar-Gx1.yaml --db "$db" --set "machine=$machine" \
@@ -195,11 +251,17 @@ for s in $stages; do
     fi
     fresh "$base/gemm-bar-ooc.db"
     log "bar: out of core, N = $n ($((need / 1000000000)) GB against $((agg / 1000000000)) GB of GPU memory), $ngpu GPUs"
-    OMP_NUM_THREADS=$cores timeout "$budget" $RT run configs/paper/gemm-bar-ooc.yaml \
+    OMP_NUM_THREADS=$cores timeout -k 15 "$lim" $RT run configs/paper/gemm-bar-ooc.yaml \
       --db "$base/gemm-bar-ooc.db" --set "machine=$machine" --set "problem.N=[32768,$n]" \
       --set "kernels.1.params.gpus=[$ngpu]" >"$work/gemm-bar-ooc.log" 2>&1
     log "bar-ooc exit $?: $(grep -E '^summary' "$work/gemm-bar-ooc.log")"
     bash tests/gemm/check_gemm_store.sh "$base/gemm-bar-ooc.db" "bar ooc" 2>&1 | tee -a "$work/gpu-gemm.log"
+    ;;
+  gpu-run)
+    log "gemm.gpu_run: tests/gemm/test_gpu_run.sh (configs/ci/gemm-gpu-small.yaml on 1 and 2 ranks)"
+    timeout -k 15 "$lim" bash tests/gemm/test_gpu_run.sh "$RT" "$work/gpu_run" mpirun \
+      configs/ci/gemm-gpu-small.yaml >"$work/gpu-run.log" 2>&1
+    log "gpu-run exit $?: $(grep -E 'FAIL|gemm gpu np|skipped' "$work/gpu-run.log" | tail -3 | tr '\n' ' ')"
     ;;
   summary)
     log "summary of the bar (ci/gemm-bar.sql)"
@@ -213,12 +275,14 @@ for s in $stages; do
     ;;
   *) log "unknown stage $s" ;;
   esac
+  log "$s: $(($(date +%s) - ts)) s (call at $(($(date +%s) - t0)) s)"
 done
 # Everything comes back in three files (the device tool returns 8 at most).
-name=$(echo "$stages" | tr ' ' '-' | cut -c1-60)
+name=$(echo "${*:-validate}" | tr ' ' '-' | cut -c1-60)
 tar czf "$out/gemm-$name.tgz" -C "$work" . 2>/dev/null
 if ls "$base"/gemm-bar-*.db >/dev/null 2>&1; then
-  tar czf "$out/gemm-bar-stores.tgz" "$base"/gemm-bar-*.db
+  # With the -wal files of a run a timeout stopped (the points it recorded are there).
+  tar czf "$out/gemm-bar-stores.tgz" "$base"/gemm-bar-*.db*
 fi
 log "done"
 cp "$work/gpu-gemm.log" "$out/gpu-gemm.log"

@@ -265,13 +265,26 @@ static int list_dir(const char *dir, int want_dirs, const char *suffix, name_lis
 }
 
 /* The figure files (.dat, .gp, .png, .svg) a folder held before it was drawn into, with their
- * inodes: a file the drawing replaced has a new inode (rt_outfile renames a new file into place),
- * so one whose inode is unchanged afterwards was not drawn again and is stale. */
+ * inodes and modification times: a file the drawing replaced has a new inode (rt_outfile renames
+ * a new file into place), a file rewritten in place (a writer that truncates and writes) a new
+ * modification time, so one whose inode and time are both unchanged afterwards was not drawn
+ * again and is stale. */
+typedef struct old_file_id {
+    ino_t inode;
+    struct timespec mtime;
+} old_file_id;
+
 typedef struct old_figures {
     int n;
     rt_figures_name *names;
-    ino_t *inodes;
+    old_file_id *inodes;
 } old_figures;
+
+static int same_file_state(const struct stat *st, const old_file_id *id)
+{
+    return st->st_ino == id->inode && st->st_mtim.tv_sec == id->mtime.tv_sec &&
+           st->st_mtim.tv_nsec == id->mtime.tv_nsec;
+}
 
 static const char *const figure_kinds[] = {".dat", ".gp", ".png", ".svg"};
 
@@ -315,7 +328,8 @@ static int snapshot_figures(const char *dir, old_figures *o, rt_err *err)
             if (stat(path, &st) != 0)
                 continue; /* gone meanwhile: nothing to remove later */
             memcpy(o->names[o->n], files.items[i], sizeof o->names[0]);
-            o->inodes[o->n++] = st.st_ino;
+            o->inodes[o->n].inode = st.st_ino;
+            o->inodes[o->n++].mtime = st.st_mtim;
         }
         free(files.items);
     }
@@ -331,7 +345,7 @@ static int remove_stale_figures(const char *dir, const old_figures *o, rt_err *e
         struct stat st;
         if (rt_path_format(path, sizeof path, err, "%s/%s", dir, o->names[i]) != 0)
             return -1;
-        if (stat(path, &st) != 0 || st.st_ino != o->inodes[i])
+        if (stat(path, &st) != 0 || !same_file_state(&st, &o->inodes[i]))
             continue;
         if (unlink(path) != 0 && errno != ENOENT)
             return rt_err_set(err, "cannot remove the old figure file %s: %s", path,

@@ -188,18 +188,26 @@ void rt_criterion_reset(rt_criterion *c)
         c->ops->reset(c->state);
 }
 
-int rt_criterion_should_stop(rt_criterion *c, const rt_rep_limits *lim, const double *samples,
-                             int n, double elapsed_s)
+/* Takes the samples the state has not seen yet, once each however often it is asked. Returns 0,
+ * or 1 at a NaN sample (it and the samples after it are not taken). */
+static int take_samples(rt_criterion *c, const double *samples, int n)
 {
-    if (n > 0 && !samples)
-        return 1;
-    /* Take the new samples into the state once, however often this is asked. */
     for (; c->n_added < n; ++c->n_added) {
         if (isnan(samples[c->n_added]))
             return 1;
         if (c->ops->add)
             c->ops->add(c->state, samples, c->n_added + 1);
     }
+    return 0;
+}
+
+int rt_criterion_should_stop(rt_criterion *c, const rt_rep_limits *lim, const double *samples,
+                             int n, double elapsed_s)
+{
+    if (n > 0 && !samples)
+        return 1;
+    if (take_samples(c, samples, n) != 0)
+        return 1;
     if (lim->max_reps > 0 && n >= lim->max_reps)
         return 1;
     if (n < lim->min_reps || (lim->min_time_s > 0 && elapsed_s < lim->min_time_s))
@@ -222,9 +230,12 @@ int rt_criterion_should_stop(rt_criterion *c, const rt_rep_limits *lim, const do
     return c->ops->settled && c->ops->settled(&c->params, c->state, n);
 }
 
-int rt_criterion_met(const rt_criterion *c, const double *samples, int n, double *value,
-                     double *target)
+int rt_criterion_met(rt_criterion *c, const double *samples, int n, double *value, double *target)
 {
+    /* The loop may end without asking about its last sample (max_reps reached, a timeout): the
+     * verdict is on every sample, so the state takes the ones it has not seen. */
+    if (n > 0 && samples)
+        (void)take_samples(c, samples, n);
     *target = c->ops->target(&c->params);
     *value = n > 0 && samples ? c->ops->value(&c->params, c->state, samples, n) : INFINITY;
     return !(*target > 0.0) || *value <= *target;

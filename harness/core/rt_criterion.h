@@ -88,9 +88,10 @@ void rt_criterion_reset(rt_criterion *c);
  * A NaN sample or NULL samples with n > 0 also stop: more samples could not fix them. */
 int rt_criterion_should_stop(rt_criterion *c, const rt_rep_limits *lim, const double *samples,
                              int n, double elapsed_s);
-/* After sampling: whether the point reached the target (1 also when the criterion has none), and
- * the quantity and target for the message of a point that did not. */
-int rt_criterion_met(const rt_criterion *c, const double *samples, int n, double *value,
-                     double *target);
+/* After sampling: whether the point reached the target over all n samples (1 also when the
+ * criterion has none), and the quantity and target for the message of a point that did not. Takes
+ * into the state the samples rt_criterion_should_stop was not asked about (the runner's loop ends
+ * at max_reps without asking). */
+int rt_criterion_met(rt_criterion *c, const double *samples, int n, double *value, double *target);
 
 #endif

@@ -7,10 +7,15 @@
  * and product reads and writes slots; a read must happen after the write of what it reads, a write
  * after the reads and the write of what it overwrites, else a race is counted. Under mpirun with
  * every rank on one node (or two), the ranks' slots and interprocess events live in an MPI
- * shared-memory window, so ipc pulls and the done messages are checked across processes. Then
- * devices that drop one kind of wait (CUDA's streams would then race) must report races: the
- * check fires.
- * Args: the ranks per (emulated) node. */
+ * shared-memory window, so ipc pulls and the done messages are checked across processes. Besides
+ * the races, every record and wait is checked against the rules of events (gemm_async.h): the
+ * event exists (created; a node peer's only once shared), a GPU records only its own events (at
+ * its chunk's ring position), an interprocess event is waited for only by the streams of the GPU it
+ * belongs to (a plain one by any: CUDA allows an event of another device), and a wait sees the
+ * record it names (the chunk's, for the per-chunk kinds; a record at all, for the others). Then
+ * devices that drop one kind of wait (CUDA's streams would then race), and schedules that break one
+ * rule of events (the one that crashed libcuda on 4 x H100 among them), must be reported: the
+ * checks fire. Args: the ranks per (emulated) node. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,29 +31,70 @@
 
 typedef int32_t vc_t;
 
-/* Test hooks: waits the device leaves out. */
-enum { DROP_NONE, DROP_READY, DROP_COMPUTED, DROP_PEER_OWN, DROP_PEER_LOADED, DROP_CFREE };
+/* The rules of events (gemm_async.h) a record or wait can break. */
+enum {
+    RULE_UNCREATED,   /* waits for an event never created */
+    RULE_ACROSS,      /* waits for an interprocess event of another GPU */
+    RULE_OTHER_CHUNK, /* waits for an event whose last record is another chunk's */
+    RULE_UNRECORDED,  /* waits for an event never recorded */
+    RULE_REC_BAD,     /* records an event never created, or a node peer's */
+    RULE_REC_OTHER,   /* records another GPU's event */
+    RULE_REC_RING,    /* records a chunk's event at another chunk's ring position */
+    RULE_N
+};
+static const char *const rule_text[RULE_N] = {
+    "waits for an event never created (or a node peer's not shared)",
+    "waits for an interprocess event of another GPU (libcuda crashed on this)",
+    "waits for an event whose last record is another chunk's",
+    "waits for an event never recorded (CUDA: the wait orders nothing)",
+    "records an event never created, or a node peer's",
+    "records another GPU's event (cudaEventRecord needs its device)",
+    "records a chunk's event at another chunk's ring position",
+};
+
+/* Test hooks: waits the device leaves out (DROP_*), or events it waits for in place of the
+ * schedule's (BREAK_*): another GPU's interprocess LOADED instead of its plain COPIED (what
+ * loads_begin did when libcuda crashed), a node peer's events imported on the last GPU only (as
+ * the engine then opened them), a chunk's event before that chunk recorded it, an event past those
+ * created; or a record of the next GPU's event (BREAK_RECORD_OTHER). */
+enum {
+    DROP_NONE,
+    DROP_READY,
+    DROP_COMPUTED,
+    DROP_PEER_OWN,
+    DROP_PEER_LOADED,
+    DROP_CFREE,
+    BREAK_LOADED_ACROSS,
+    BREAK_VIA_LAST,
+    BREAK_EARLY,
+    BREAK_UNCREATED,
+    BREAK_RECORD_OTHER
+};
 
 typedef struct sim {
-    int gpus, n_ev, drop;
+    int gpus, n_ev, l, drop;
     int64_t slots, cslots;
     int P, me, T, V; /* world ranks, this one, timelines per rank, clock length */
     vc_t *stream;    /* [gpus][GEMM_ST_N][V] */
     vc_t *host;      /* [V] */
-    vc_t *ready, *cdone, *cfree, *computed, *marks; /* local events, [..][V] */
+    vc_t *ready, *cdone, *cfree, *computed, *copied, *marks; /* local events, [..][V] */
+    /* What each local event's last record was: the chunk for the per-chunk kinds (-1: none),
+     * a count for the others; per kind, [gpus][gemm_async_events(kind)]. */
+    int64_t *rec[GEMM_EV_KINDS];
     vc_t *shared; /* own/loaded events and slot states of this rank (below), local or in win */
     size_t shared_len;
     /* Shared: this rank's part, and every node peer's (after share). */
     int shared_on;
     MPI_Win win;
     vc_t **peer; /* per node rank: its part */
-    int n_node;
-    int64_t races;
-    char first[256];
+    int n_node, me_node;
+    int64_t races, misuses[RULE_N];
+    char first[256], first_misuse[RULE_N][200];
 } sim;
 
 /* Layout of a rank's shared part: own [G][n_ev][V], loaded [G][n_ev][V], slot writes
- * [G][slots][V], slot reads [G][slots][V]. */
+ * [G][slots][V], slot reads [G][slots][V], the chunk of own's and loaded's last records
+ * [2][G][n_ev] (-1: none). */
 static vc_t *part_own(const sim *s, vc_t *base, int g, int64_t i)
 {
     return base + ((size_t)g * (size_t)s->n_ev + (size_t)i) * (size_t)s->V;
@@ -66,6 +112,12 @@ static vc_t *part_write(const sim *s, vc_t *base, int g, int64_t slot)
 static vc_t *part_read(const sim *s, vc_t *base, int g, int64_t slot)
 {
     return part_write(s, base, g, slot) + (size_t)s->gpus * (size_t)s->slots * (size_t)s->V;
+}
+static vc_t *part_seq(const sim *s, vc_t *base, gemm_ev_kind kind, int g, int64_t i)
+{
+    return part_read(s, base, 0, 0) + (size_t)s->gpus * (size_t)s->slots * (size_t)s->V +
+           ((size_t)(kind == GEMM_EV_LOADED) * (size_t)s->gpus + (size_t)g) * (size_t)s->n_ev +
+           (size_t)i;
 }
 
 static void join(vc_t *dst, const vc_t *src, int n)
@@ -108,8 +160,76 @@ static vc_t *event_vc(sim *s, gemm_ev ev)
     case GEMM_EV_COMPUTED:
         return s->computed +
                ((size_t)ev.g * (size_t)s->n_ev * GEMM_ASYNC_COMPUTE + (size_t)ev.index) * V;
+    case GEMM_EV_COPIED: return s->copied + ((size_t)ev.g * (size_t)s->n_ev + (size_t)ev.index) * V;
     default: return s->marks + ((size_t)ev.g * 2 + (ev.kind == GEMM_EV_P2P_MARK)) * V;
     }
+}
+
+static const char *kind_name(gemm_ev_kind kind)
+{
+    static const char *const names[GEMM_EV_KINDS] = {
+        "READY", "CDONE", "CFREE", "COMPUTED", "OWN", "LOADED", "COPIED", "H2D_MARK", "P2P_MARK"};
+    return kind >= 0 && kind < GEMM_EV_KINDS ? names[kind] : "?";
+}
+
+static void misuse(sim *s, int rule, int g, int st, gemm_ev ev)
+{
+    if (s->misuses[rule]++ == 0)
+        snprintf(s->first_misuse[rule], sizeof s->first_misuse[rule],
+                 "rank %d GPU %d stream %d: %s[%lld] of %s GPU %d (via GPU %d, chunk %lld)", s->me,
+                 g, st, kind_name(ev.kind), (long long)ev.index,
+                 ev.peer >= 0 ? "a node peer's" : "this process's", ev.g, ev.via,
+                 (long long)ev.seq);
+}
+
+/* The record state of an event: the last record's chunk (per-chunk kinds, -1 none) or count;
+ * NULL for a node peer's (its own part of the window). */
+static int64_t *rec_of(sim *s, gemm_ev ev)
+{
+    if (ev.peer >= 0 || ev.kind == GEMM_EV_OWN || ev.kind == GEMM_EV_LOADED)
+        return NULL;
+    const int64_t n = gemm_async_events(ev.kind, s->slots, s->cslots, s->l);
+    return s->rec[ev.kind] + (size_t)ev.g * (size_t)n + (size_t)ev.index;
+}
+
+/* Whether ev names an event the device created (a node peer's: once shared). The device's events
+ * live from its creation to its end, and nothing of the schedule runs outside that (gemm_async_dev
+ * has no call that destroys one), so an index past those created is the way to name one that is
+ * not there. */
+static int exists(const sim *s, gemm_ev ev)
+{
+    if (ev.kind < 0 || ev.kind >= GEMM_EV_KINDS || ev.g < 0 || ev.g >= s->gpus || ev.index < 0 ||
+        ev.index >= gemm_async_events(ev.kind, s->slots, s->cslots, s->l))
+        return 0;
+    if (ev.peer < 0)
+        return 1;
+    return gemm_ev_interprocess(ev.kind) && s->shared_on && ev.peer < s->n_node &&
+           ev.peer != s->me_node && ev.via >= 0 && ev.via < s->gpus;
+}
+
+/* The chunk of the last record of an existing event, or its record count (other kinds). */
+static int64_t last_record(sim *s, gemm_ev ev)
+{
+    if (gemm_ev_interprocess(ev.kind))
+        return *part_seq(s, ev.peer >= 0 ? s->peer[ev.peer] : s->shared, ev.kind, ev.g, ev.index);
+    return *rec_of(s, ev);
+}
+
+/* A wait (g >= 0: by stream st of GPU g; g < 0: the host) against the rules of events; 0 when it
+ * may proceed. */
+static int check_wait(sim *s, int g, int st, gemm_ev ev)
+{
+    if (!exists(s, ev)) {
+        misuse(s, RULE_UNCREATED, g, st, ev);
+        return -1;
+    }
+    if (g >= 0 && gemm_ev_interprocess(ev.kind) && (ev.peer >= 0 ? ev.via : ev.g) != g)
+        misuse(s, RULE_ACROSS, g, st, ev);
+    const int64_t last = last_record(s, ev);
+    if (gemm_ev_per_chunk(ev.kind) ? last != ev.seq : last == 0)
+        misuse(s, gemm_ev_per_chunk(ev.kind) && last >= 0 ? RULE_OTHER_CHUNK : RULE_UNRECORDED, g,
+               st, ev);
+    return 0;
 }
 
 /* An operation on stream st of GPU g: after its stream's past and the host's; its own tick. */
@@ -169,6 +289,7 @@ static int share(void *dev, MPI_Comm node, rt_err *err)
 {
     sim *s = dev;
     MPI_Comm_size(node, &s->n_node);
+    MPI_Comm_rank(node, &s->me_node);
     vc_t *base = NULL;
     if (MPI_Win_allocate_shared((MPI_Aint)(s->shared_len * sizeof(vc_t)), sizeof(vc_t),
                                 MPI_INFO_NULL, node, &base, &s->win) != MPI_SUCCESS)
@@ -211,24 +332,68 @@ static int record(void *dev, int g, int st, gemm_ev ev, rt_err *err)
 {
     (void)err;
     sim *s = dev;
+    if (s->drop == BREAK_RECORD_OTHER && ev.kind == GEMM_EV_COPIED)
+        ev.g = (ev.g + 1) % s->gpus;
+    if (!exists(s, ev) || ev.peer >= 0 || st < 0 || st >= GEMM_ST_N) {
+        misuse(s, RULE_REC_BAD, g, st, ev);
+        return 0;
+    }
+    if (ev.g != g) {
+        misuse(s, RULE_REC_OTHER, g, st, ev);
+        return 0;
+    }
+    const int64_t pos = ev.kind == GEMM_EV_COMPUTED ? ev.index / GEMM_ASYNC_COMPUTE : ev.index;
+    if (gemm_ev_per_chunk(ev.kind) && (ev.seq < 0 || ev.seq % s->n_ev != pos))
+        misuse(s, RULE_REC_RING, g, st, ev);
     vc_t *v = stream_vc(s, g, st);
     join(v, s->host, s->V);
     memcpy(event_vc(s, ev), v, (size_t)s->V * sizeof(vc_t));
-    if (ev.kind == GEMM_EV_OWN || ev.kind == GEMM_EV_LOADED)
+    if (gemm_ev_interprocess(ev.kind)) {
+        *part_seq(s, s->shared, ev.kind, ev.g, ev.index) = (vc_t)ev.seq;
         sync_shared(s); /* before the message that tells the peers */
+    } else {
+        int64_t *r = rec_of(s, ev);
+        *r = gemm_ev_per_chunk(ev.kind) ? ev.seq : *r + 1;
+    }
     return 0;
+}
+
+/* The event a broken schedule (BREAK_*) would wait for in place of ev, on GPU g. */
+static gemm_ev broken(const sim *s, int g, gemm_ev ev)
+{
+    switch (s->drop) {
+    case BREAK_LOADED_ACROSS:
+        if (ev.kind == GEMM_EV_COPIED && ev.g != g)
+            ev.kind = GEMM_EV_LOADED;
+        break;
+    case BREAK_VIA_LAST:
+        if (ev.peer >= 0)
+            ev.via = s->gpus - 1;
+        break;
+    case BREAK_EARLY:
+        if (gemm_ev_per_chunk(ev.kind))
+            ev.seq += s->n_ev; /* the same ring position, a chunk not yet recorded there */
+        break;
+    case BREAK_UNCREATED:
+        if (ev.kind == GEMM_EV_READY)
+            ev.index += s->slots;
+        break;
+    default: break;
+    }
+    return ev;
 }
 
 static int wait(void *dev, int g, int st, gemm_ev ev, rt_err *err)
 {
+    (void)err;
     sim *s = dev;
+    ev = broken(s, g, ev);
     if (ev.peer >= 0)
         sync_shared(s); /* after the message */
-    const vc_t *e = event_vc(s, ev);
-    if (!e)
-        return rt_err_set(err, "sim: node rank %d's events are not shared", ev.peer);
+    if (check_wait(s, g, st, ev) != 0)
+        return 0; /* nothing to join: the misuse is counted */
     if (!dropped(s, st, ev))
-        join(stream_vc(s, g, st), e, s->V);
+        join(stream_vc(s, g, st), event_vc(s, ev), s->V);
     return 0;
 }
 
@@ -236,7 +401,8 @@ static int host_wait(void *dev, gemm_ev ev, rt_err *err)
 {
     (void)err;
     sim *s = dev;
-    join(s->host, event_vc(s, ev), s->V);
+    if (check_wait(s, -1, -1, ev) == 0)
+        join(s->host, event_vc(s, ev), s->V);
     return 0;
 }
 
@@ -339,6 +505,7 @@ static sim *sim_create(const gemm_plan *pl, int drop)
 {
     sim *s = calloc(1, sizeof *s);
     s->gpus = pl->G;
+    s->l = (int)pl->l;
     s->n_ev = gemm_async_ring(pl->l);
     s->drop = drop;
     s->slots = gemm_tiled_slots(pl);
@@ -354,9 +521,21 @@ static sim *sim_create(const gemm_plan *pl, int drop)
     s->cdone = calloc(G * (size_t)s->cslots * V, sizeof(vc_t));
     s->cfree = calloc(G * (size_t)s->cslots * V, sizeof(vc_t));
     s->computed = calloc(G * (size_t)s->n_ev * GEMM_ASYNC_COMPUTE * V, sizeof(vc_t));
+    s->copied = calloc(G * (size_t)s->n_ev * V, sizeof(vc_t));
     s->marks = calloc(G * 2 * V, sizeof(vc_t));
-    s->shared_len = (2 * G * (size_t)s->n_ev + 2 * G * (size_t)s->slots) * V;
+    for (int k = 0; k < GEMM_EV_KINDS; ++k) {
+        const size_t n = G * (size_t)gemm_async_events(k, s->slots, s->cslots, s->l);
+        s->rec[k] = calloc(n, sizeof(int64_t));
+        for (size_t i = 0; gemm_ev_per_chunk(k) && i < n; ++i)
+            s->rec[k][i] = -1;
+    }
+    s->shared_len = (2 * G * (size_t)s->n_ev + 2 * G * (size_t)s->slots) * V + 2 * G * s->n_ev;
     s->shared = calloc(s->shared_len, sizeof(vc_t));
+    for (int g = 0; g < s->gpus; ++g)
+        for (int64_t i = 0; i < s->n_ev; ++i) {
+            *part_seq(s, s->shared, GEMM_EV_OWN, g, i) = -1;
+            *part_seq(s, s->shared, GEMM_EV_LOADED, g, i) = -1;
+        }
     return s;
 }
 
@@ -375,7 +554,10 @@ static void sim_free(sim *s)
     free(s->cdone);
     free(s->cfree);
     free(s->computed);
+    free(s->copied);
     free(s->marks);
+    for (int k = 0; k < GEMM_EV_KINDS; ++k)
+        free(s->rec[k]);
     free(s);
 }
 
@@ -384,8 +566,10 @@ typedef struct tcase {
     int G, l, ipc;
 } tcase;
 
-/* Runs a case twice on the simulated device; returns the races of all ranks. */
-static int64_t run_case(rt_comm *comm, const tcase *c, int drop, char *first, size_t len)
+/* Runs a case twice on the simulated device; returns the races of all ranks, and their misuses
+ * of events in *misuses (their first in first). */
+static int64_t run_case(rt_comm *comm, const tcase *c, int drop, char *first, size_t len,
+                        int64_t *misuses)
 {
     int rank = 0, P = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -435,7 +619,18 @@ static int64_t run_case(rt_comm *comm, const tcase *c, int drop, char *first, si
     }
     int64_t races = 0;
     MPI_Allreduce(&s->races, &races, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (s->races > 0 && first[0] == '\0')
+    int64_t mine = 0;
+    for (int r = 0; r < RULE_N; ++r)
+        mine += s->misuses[r];
+    MPI_Allreduce(&mine, misuses, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    /* Every rule this rank broke, with its first instance; else its first race. */
+    size_t at = 0;
+    for (int r = 0; r < RULE_N && at < len; ++r)
+        if (s->misuses[r] > 0)
+            at +=
+                (size_t)snprintf(first + at, len - at, "%s[%lld x %s: first %s]", at > 0 ? " " : "",
+                                 (long long)s->misuses[r], rule_text[r], s->first_misuse[r]);
+    if (s->races > 0 && at == 0)
         snprintf(first, len, "%s", s->first);
     gemm_tiled_free(drv);
     gemm_async_free(a);
@@ -465,42 +660,55 @@ int main(int argc, char **argv)
         {48, 4, 2, 2, 28, 2, 2, 0},   {45, 5, 2, 1, 4000, 2, 1, 1}, {45, 5, 2, 1, 30, 2, 1, 1},
     };
     const int n_cases = (int)(sizeof cases / sizeof cases[0]);
-    char first[256] = "";
+    char first[2048] = "";
     for (int i = 0; i < n_cases; ++i) {
         first[0] = '\0';
-        const int64_t races = run_case(comm, &cases[i], DROP_NONE, first, sizeof first);
-        RT_CHECK_MSG(races == 0, "case %d (G %d, budget %lld, l %d, ipc %d): %lld races; %s", i,
-                     cases[i].G, (long long)cases[i].budget, cases[i].l, cases[i].ipc,
-                     (long long)races, first);
+        int64_t misuses = 0;
+        const int64_t races = run_case(comm, &cases[i], DROP_NONE, first, sizeof first, &misuses);
+        RT_CHECK_MSG(races == 0 && misuses == 0,
+                     "case %d (G %d, budget %lld, l %d, ipc %d): %lld races, %lld misused events; "
+                     "%s",
+                     i, cases[i].G, (long long)cases[i].budget, cases[i].l, cases[i].ipc,
+                     (long long)races, (long long)misuses, first);
     }
-    /* The check fires: each wait left out makes the streams race somewhere. */
+    /* The checks fire: each wait left out makes the streams race somewhere (DROP_*); each broken
+     * rule of events is reported as a misuse (BREAK_*: G = 2 with evictions, node peers for the
+     * imports). */
     const struct {
-        int drop, needs_peers;
+        int hook, needs_peers, misuse; /* misuse: what must be reported (else races) */
         const char *name;
         tcase c;
     } mutants[] = {
-        {DROP_READY, 0, "products before their tiles", {48, 4, 2, 2, 40, 2, 1, 1}},
-        {DROP_COMPUTED,
-         0,
-         "loads before the products of evicted slots",
-         {48, 4, 2, 2, 28, 1, 2, 1}},
-        {DROP_CFREE, 0, "C products before the write-back", {48, 4, 2, 2, 40, 1, 1, 1}},
-        {DROP_PEER_OWN, 1, "pulls before the owner's loads", {48, 4, 2, 2, 40, 1, 1, 1}},
-        {DROP_PEER_LOADED, 1, "evictions before the peers' pulls", {48, 4, 2, 2, 28, 1, 2, 1}},
+        {DROP_READY, 0, 0, "no wait: products before tiles", {48, 4, 2, 2, 40, 2, 1, 1}},
+        {DROP_COMPUTED, 0, 0, "no wait: loads before evicted readers", {48, 4, 2, 2, 28, 1, 2, 1}},
+        {DROP_CFREE, 0, 0, "no wait: C products before write-back", {48, 4, 2, 2, 40, 1, 1, 1}},
+        {DROP_PEER_OWN, 1, 0, "no wait: pulls before owner's loads", {48, 4, 2, 2, 40, 1, 1, 1}},
+        {DROP_PEER_LOADED, 1, 0, "no wait: evictions before pulls", {48, 4, 2, 2, 28, 1, 2, 1}},
+        {BREAK_LOADED_ACROSS, 0, 1, "other GPU's LOADED waited", {48, 4, 2, 2, 28, 2, 2, 1}},
+        {BREAK_VIA_LAST, 1, 1, "peer events imported on one GPU", {48, 4, 2, 2, 28, 2, 2, 1}},
+        {BREAK_EARLY, 0, 1, "wait before its chunk's record", {48, 4, 2, 2, 28, 1, 2, 1}},
+        {BREAK_UNCREATED, 0, 1, "slot event never created waited", {48, 4, 2, 2, 40, 1, 1, 1}},
+        {BREAK_RECORD_OTHER, 0, 1, "next GPU's COPIED recorded", {48, 4, 2, 2, 28, 2, 2, 1}},
     };
-    int caught = 0;
+    int caught = 0, broke = 0;
     for (size_t i = 0; i < sizeof mutants / sizeof mutants[0]; ++i) {
         if (mutants[i].needs_peers && rpn < 2)
             continue;
         first[0] = '\0';
-        const int64_t races = run_case(comm, &mutants[i].c, mutants[i].drop, first, sizeof first);
-        RT_CHECK_MSG(races > 0, "leaving out %s went unnoticed", mutants[i].name);
-        caught += races > 0;
+        int64_t misuses = 0;
+        const int64_t races =
+            run_case(comm, &mutants[i].c, mutants[i].hook, first, sizeof first, &misuses);
+        const int fired = mutants[i].misuse ? misuses > 0 : races > 0;
+        RT_CHECK_MSG(fired, "%s went unnoticed", mutants[i].name);
+        if (rank == 0 && fired && mutants[i].misuse)
+            printf("  caught: %s: %s\n", mutants[i].name, first);
+        caught += fired && !mutants[i].misuse;
+        broke += fired && mutants[i].misuse;
     }
     if (rank == 0)
-        printf("gemm ordering on %d rank(s), %d per node: %d cases race-free, %d left-out waits "
-               "caught\n",
-               P, rpn, n_cases, caught);
+        printf("gemm ordering on %d rank(s), %d per node: %d cases race-free with every event "
+               "used by the rules, %d left-out waits and %d broken rules of events caught\n",
+               P, rpn, n_cases, caught, broke);
     rt_comm_free(comm);
     const int result = RT_TEST_RESULT();
     MPI_Finalize();

@@ -26,13 +26,20 @@ typedef struct lgpu {
     cudaEvent_t *cdone, *cfree;               /* per C slot: last product; write-back done */
     cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk (ring of n_ev) and compute stream */
     cudaEvent_t *own, *loaded;                /* per chunk (ring): interprocess marks */
+    cudaEvent_t *copied; /* per chunk (ring): loaded's plain twin, for the process's GPUs */
     cudaEvent_t h2d_mark, p2p_mark;
     int n_ready, n_c, n_ring; /* events created, for teardown */
+    /* ipc: the node peers' OWN and LOADED marks opened on this GPU's device
+     * ([(peer * gpus + h) * n_ev + i]; NULL for this process and where not opened), which only
+     * this device's streams may wait for (gemm_async.h). GPUs of one device share the first one's
+     * (imports_owner). */
+    cudaEvent_t *r_own, *r_loaded;
+    int imports_owner;
 } lgpu;
 
 struct gemm_cuda_engine {
     rt_cuda_ctx *ctx;
-    int gpus, n_ev;
+    int gpus, n_ev, lookahead;
     int multi;       /* 1: the GPUs are on more than one device (each call selects its device) */
     int peer_access; /* 1: every pair of distinct devices has peer access enabled */
     int64_t slots, c_slots;
@@ -40,12 +47,11 @@ struct gemm_cuda_engine {
     rt_precision prec;
     lgpu *g;
     /* ipc: node peers' slots mapped here, per local GPU ([g][peer * gpus + h], NULL for this
-     * process and where not opened), and their marks ([peer][h][n_ev]). */
+     * process and where not opened); their marks are per local GPU too (lgpu.r_own). */
     int shared;
     MPI_Comm node;
     int n_node, me;
     char ***rmem;
-    cudaEvent_t *r_own, *r_loaded;
 };
 
 #define CK(call, what)                                                                             \
@@ -136,6 +142,7 @@ static int make_gpu(gemm_cuda_engine *e, int g, rt_err *err)
     lgpu *L = &e->g[g];
     const unsigned plain = cudaEventDisableTiming;
     const unsigned shareable = cudaEventDisableTiming | cudaEventInterprocess;
+#define N_EV(kind) ((int)gemm_async_events(kind, e->slots, e->c_slots, e->lookahead))
     CK(cudaStreamCreateWithFlags(&L->h2d, cudaStreamNonBlocking), "creating a stream");
     CK(cudaStreamCreateWithFlags(&L->p2p, cudaStreamNonBlocking), "creating a stream");
     CK(cudaStreamCreateWithFlags(&L->d2h, cudaStreamNonBlocking), "creating a stream");
@@ -148,16 +155,21 @@ static int make_gpu(gemm_cuda_engine *e, int g, rt_err *err)
         L->n_blas = j + 1;
         CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
     }
-    if (make_events(&L->ready, (int)e->slots, plain, &L->n_ready, err) != 0 ||
-        make_events(&L->cdone, (int)e->c_slots, plain, NULL, err) != 0 ||
-        make_events(&L->cfree, (int)e->c_slots, plain, &L->n_c, err) != 0)
+    /* As many of each kind as gemm_async may name (gemm_async_events); only OWN and LOADED are
+     * interprocess (gemm_ev_interprocess): a stream of another device must not wait for them. */
+    if (make_events(&L->ready, N_EV(GEMM_EV_READY), plain, &L->n_ready, err) != 0 ||
+        make_events(&L->cdone, N_EV(GEMM_EV_CDONE), plain, NULL, err) != 0 ||
+        make_events(&L->cfree, N_EV(GEMM_EV_CFREE), plain, &L->n_c, err) != 0)
         return -1;
     for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-        if (make_events(&L->computed[j], e->n_ev, plain, NULL, err) != 0)
+        if (make_events(&L->computed[j], N_EV(GEMM_EV_COMPUTED) / GEMM_CUDA_STREAMS, plain, NULL,
+                        err) != 0)
             return -1;
-    if (make_events(&L->own, e->n_ev, shareable, NULL, err) != 0 ||
-        make_events(&L->loaded, e->n_ev, shareable, &L->n_ring, err) != 0)
+    if (make_events(&L->own, N_EV(GEMM_EV_OWN), shareable, NULL, err) != 0 ||
+        make_events(&L->copied, N_EV(GEMM_EV_COPIED), plain, NULL, err) != 0 ||
+        make_events(&L->loaded, N_EV(GEMM_EV_LOADED), shareable, &L->n_ring, err) != 0)
         return -1;
+#undef N_EV
     CK(cudaEventCreateWithFlags(&L->h2d_mark, plain), "creating an event");
     CK(cudaEventCreateWithFlags(&L->p2p_mark, plain), "creating an event");
     return 0;
@@ -180,6 +192,7 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
     e->c_slots = c_slots;
     e->tile_bytes = tile_bytes;
     e->prec = prec;
+    e->lookahead = lookahead;
     e->n_ev = gemm_async_ring(lookahead);
     e->node = MPI_COMM_NULL;
     e->g = calloc((size_t)gpus, sizeof *e->g);
@@ -250,9 +263,15 @@ static void unshare(gemm_cuda_engine *e)
     }
     free(e->rmem);
     e->rmem = NULL;
-    destroy_events(e->r_own, e->n_node * e->gpus * e->n_ev);
-    destroy_events(e->r_loaded, e->n_node * e->gpus * e->n_ev);
-    e->r_own = e->r_loaded = NULL;
+    for (int g = 0; e->g && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        if (L->imports_owner) {
+            destroy_events(L->r_own, e->n_node * e->gpus * e->n_ev);
+            destroy_events(L->r_loaded, e->n_node * e->gpus * e->n_ev);
+        }
+        L->r_own = L->r_loaded = NULL;
+        L->imports_owner = 0;
+    }
     (void)MPI_Barrier(e->node);
 }
 
@@ -296,6 +315,7 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
         for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
             destroy_events(L->computed[j], L->computed[j] ? e->n_ev : 0);
         destroy_events(L->own, L->own ? e->n_ev : 0);
+        destroy_events(L->copied, L->copied ? e->n_ev : 0);
         destroy_events(L->loaded, L->n_ring);
         if (L->h2d_mark)
             cudaEventDestroy(L->h2d_mark);
@@ -396,37 +416,42 @@ static int share(void *dev, MPI_Comm node, rt_err *err)
     e->shared = 1;
     const size_t peers = (size_t)e->n_node * (size_t)e->gpus;
     e->rmem = calloc((size_t)e->gpus, sizeof *e->rmem);
-    e->r_own = calloc(peers * (size_t)e->n_ev, sizeof *e->r_own);
-    e->r_loaded = calloc(peers * (size_t)e->n_ev, sizeof *e->r_loaded);
-    if (rc == 0 && (!e->rmem || !e->r_own || !e->r_loaded))
+    if (rc == 0 && !e->rmem)
         rc = rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
-    /* Each peer GPU's slots, opened once per local device (a handle maps into one device). */
+    /* Each peer GPU's slots and marks, opened once per local device (a memory handle maps into
+     * one device; an imported event belongs to the device it was opened on, and a stream of
+     * another device must not wait for it: gemm_async.h). GPUs of one device share them. */
     for (int g = 0; rc == 0 && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
         int first = -1;
         for (int h = 0; h < g && first < 0; ++h)
-            if (e->g[h].device == e->g[g].device)
+            if (e->g[h].device == L->device)
                 first = h;
+        e->rmem[g] = calloc(peers, sizeof **e->rmem);
+        if (!e->rmem[g]) {
+            rc = rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+            break;
+        }
         if (first >= 0) {
-            e->rmem[g] = calloc(peers, sizeof **e->rmem);
-            if (e->rmem[g])
-                memcpy(e->rmem[g], e->rmem[first], peers * sizeof **e->rmem);
-            else
-                rc = rt_err_set(err, "gemm.cuda: out of memory");
+            memcpy(e->rmem[g], e->rmem[first], peers * sizeof **e->rmem);
+            L->r_own = e->g[first].r_own;
+            L->r_loaded = e->g[first].r_loaded;
             continue;
         }
-        e->rmem[g] = calloc(peers, sizeof **e->rmem);
-        if (!e->rmem[g] || cudaSetDevice(e->g[g].device) != cudaSuccess) {
-            rc = rt_err_set(err, "gemm.cuda: opening the ipc handles on device %d", e->g[g].device);
+        L->imports_owner = 1;
+        L->r_own = calloc(peers * (size_t)e->n_ev, sizeof *L->r_own);
+        L->r_loaded = calloc(peers * (size_t)e->n_ev, sizeof *L->r_loaded);
+        if (!L->r_own || !L->r_loaded || cudaSetDevice(L->device) != cudaSuccess) {
+            rc = rt_err_set(err, "gemm.cuda: opening the ipc handles on device %d", L->device);
             break;
         }
         for (int r = 0; rc == 0 && r < e->n_node; ++r)
-            for (int h = 0; r != e->me && h < e->gpus; ++h) {
+            for (int h = 0; rc == 0 && r != e->me && h < e->gpus; ++h) {
                 const char *p = all + mine * (size_t)r + per * (size_t)h;
                 cudaIpcMemHandle_t mh;
                 memcpy(&mh, p + sizeof(int), sizeof mh);
                 void *ptr = NULL;
-                const cudaError_t c =
-                    cudaIpcOpenMemHandle(&ptr, mh, cudaIpcMemLazyEnablePeerAccess);
+                cudaError_t c = cudaIpcOpenMemHandle(&ptr, mh, cudaIpcMemLazyEnablePeerAccess);
                 if (c != cudaSuccess) {
                     int where = -1;
                     memcpy(&where, p, sizeof(int));
@@ -434,30 +459,27 @@ static int share(void *dev, MPI_Comm node, rt_err *err)
                         rt_err_set(err,
                                    "gemm.cuda: opening node rank %d's GPU %d (device %d) on device "
                                    "%d (cudaIpcOpenMemHandle): %s",
-                                   r, h, where, e->g[g].device, cudaGetErrorString(c));
+                                   r, h, where, L->device, cudaGetErrorString(c));
                     break;
                 }
                 e->rmem[g][(size_t)r * (size_t)e->gpus + (size_t)h] = ptr;
-            }
-    }
-    for (int r = 0; rc == 0 && r < e->n_node; ++r)
-        for (int h = 0; rc == 0 && r != e->me && h < e->gpus; ++h) {
-            const char *p =
-                all + mine * (size_t)r + per * (size_t)h + sizeof(int) + sizeof(cudaIpcMemHandle_t);
-            const size_t at = ((size_t)r * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev;
-            for (int i = 0; rc == 0 && i < 2 * e->n_ev; ++i) {
-                cudaIpcEventHandle_t eh;
-                memcpy(&eh, p + (size_t)i * sizeof eh, sizeof eh);
-                cudaEvent_t *dst = i < e->n_ev ? &e->r_own[at + (size_t)i]
-                                               : &e->r_loaded[at + (size_t)(i - e->n_ev)];
-                const cudaError_t c = cudaIpcOpenEventHandle(dst, eh);
+                const char *q = p + sizeof(int) + sizeof(cudaIpcMemHandle_t);
+                const size_t at = ((size_t)r * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev;
+                for (int i = 0; c == cudaSuccess && i < 2 * e->n_ev; ++i) {
+                    cudaIpcEventHandle_t eh;
+                    memcpy(&eh, q + (size_t)i * sizeof eh, sizeof eh);
+                    c = cudaIpcOpenEventHandle(i < e->n_ev
+                                                   ? &L->r_own[at + (size_t)i]
+                                                   : &L->r_loaded[at + (size_t)(i - e->n_ev)],
+                                               eh);
+                }
                 if (c != cudaSuccess)
                     rc = rt_err_set(err,
-                                    "gemm.cuda: opening node rank %d's events "
+                                    "gemm.cuda: opening node rank %d's events on device %d "
                                     "(cudaIpcOpenEventHandle): %s",
-                                    r, cudaGetErrorString(c));
+                                    r, L->device, cudaGetErrorString(c));
             }
-        }
+    }
     free(out);
     free(all);
     rt_err ignored;
@@ -477,11 +499,15 @@ static cudaStream_t stream_of(gemm_cuda_engine *e, int g, int st)
     }
 }
 
-/* The CUDA event of a gemm_async event (a node peer's: opened from its IPC handle). */
+/* The CUDA event of a gemm_async event: a node peer's as opened on the device of GPU ev.via (NULL
+ * where not opened). */
 static cudaEvent_t event_of(gemm_cuda_engine *e, gemm_ev ev)
 {
     if (ev.peer >= 0) {
-        const cudaEvent_t *r = ev.kind == GEMM_EV_OWN ? e->r_own : e->r_loaded;
+        if (ev.via < 0 || ev.via >= e->gpus || ev.peer >= e->n_node || ev.g < 0 || ev.g >= e->gpus)
+            return NULL;
+        const lgpu *V = &e->g[ev.via];
+        const cudaEvent_t *r = ev.kind == GEMM_EV_OWN ? V->r_own : V->r_loaded;
         return r ? r[((size_t)ev.peer * (size_t)e->gpus + (size_t)ev.g) * (size_t)e->n_ev +
                      (size_t)ev.index]
                  : NULL;
@@ -495,6 +521,7 @@ static cudaEvent_t event_of(gemm_cuda_engine *e, gemm_ev ev)
         return L->computed[ev.index % GEMM_CUDA_STREAMS][ev.index / GEMM_CUDA_STREAMS];
     case GEMM_EV_OWN: return L->own[ev.index];
     case GEMM_EV_LOADED: return L->loaded[ev.index];
+    case GEMM_EV_COPIED: return L->copied[ev.index];
     case GEMM_EV_H2D_MARK: return L->h2d_mark;
     default: return L->p2p_mark;
     }
@@ -503,6 +530,10 @@ static cudaEvent_t event_of(gemm_cuda_engine *e, gemm_ev ev)
 static int record(void *dev, int g, int st, gemm_ev ev, rt_err *err)
 {
     gemm_cuda_engine *e = dev;
+    /* cudaEventRecord needs the event's own device (gemm_async.h). */
+    if (ev.peer >= 0 || e->g[ev.g].device != e->g[g].device)
+        return rt_err_set(err, "gemm.cuda: GPU %d would record an event of %s GPU %d", g,
+                          ev.peer >= 0 ? "a node peer's" : "another device's", ev.g);
     if (on_device(e, g, err) != 0)
         return -1;
     CK(cudaEventRecord(event_of(e, ev), stream_of(e, g, st)), "recording an event");
@@ -515,6 +546,14 @@ static int wait(void *dev, int g, int st, gemm_ev ev, rt_err *err)
     const cudaEvent_t x = event_of(e, ev);
     if (!x)
         return rt_err_set(err, "gemm.cuda: node rank %d's events are not open here", ev.peer);
+    /* An interprocess event (created or imported) waited for by a stream of another device
+     * crashed libcuda (SIGSEGV in cuStreamWaitEvent, 4 x H100, CUDA 13.0): refused, not issued. */
+    const int home = ev.peer >= 0 ? ev.via : ev.g;
+    if (gemm_ev_interprocess(ev.kind) && e->g[home].device != e->g[g].device)
+        return rt_err_set(err,
+                          "gemm.cuda: GPU %d (device %d) would wait for an interprocess event of "
+                          "device %d",
+                          g, e->g[g].device, e->g[home].device);
     if (on_device(e, g, err) != 0)
         return -1;
     CK(cudaStreamWaitEvent(stream_of(e, g, st), x, 0), "ordering a stream after an event");
