@@ -41,8 +41,11 @@ struct rt_cuda_ctx {
     int cache_hits;
     loaded_variant *loaded;
     int n_loaded, cap_loaded;
-    void *memo[RT_CUDA_MEMO_SLOTS];
-    void (*memo_release[RT_CUDA_MEMO_SLOTS])(void *);
+    struct {
+        char key[RT_CUDA_MEMO_KEY_MAX]; /* "" while the slot is free */
+        void *data;
+        void (*release)(void *);
+    } memo[RT_CUDA_MEMO_SLOTS];
     int abandoned; /* rt_cuda_ctx_abandon: the device must not be waited for again */
     char abandoned_why[400];
 };
@@ -226,7 +229,8 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
     if (ctx->context)
         cuCtxSetCurrent(ctx->context);
     for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
-        rt_cuda_ctx_set_memo(ctx, i, NULL, NULL);
+        if (ctx->memo[i].data && ctx->memo[i].release)
+            ctx->memo[i].release(ctx->memo[i].data);
     for (int i = 0; i < ctx->n_loaded; ++i) {
         if (ctx->loaded[i].module)
             cuModuleUnload(ctx->loaded[i].module);
@@ -325,21 +329,39 @@ void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits)
         *cache_hits = ctx->cache_hits;
 }
 
-void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, int slot)
+static int memo_find(const rt_cuda_ctx *ctx, const char *key)
 {
-    if (slot < 0 || slot >= RT_CUDA_MEMO_SLOTS)
-        return NULL;
-    return ctx->memo[slot];
+    for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
+        if (ctx->memo[i].key[0] && strcmp(ctx->memo[i].key, key) == 0)
+            return i;
+    return -1;
 }
 
-void rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, int slot, void *data, void (*release)(void *))
+void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, const char *key)
 {
-    if (slot < 0 || slot >= RT_CUDA_MEMO_SLOTS)
-        return;
-    if (ctx->memo[slot] && ctx->memo_release[slot] && ctx->memo[slot] != data)
-        ctx->memo_release[slot](ctx->memo[slot]);
-    ctx->memo[slot] = data;
-    ctx->memo_release[slot] = release;
+    const int i = key ? memo_find(ctx, key) : -1;
+    return i < 0 ? NULL : ctx->memo[i].data;
+}
+
+int rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, const char *key, void *data, void (*release)(void *),
+                         rt_err *err)
+{
+    if (!key || !key[0] || strlen(key) >= RT_CUDA_MEMO_KEY_MAX)
+        return rt_err_set(err, "CUDA context memo: key '%s' is empty or longer than %d bytes",
+                          key ? key : "(null)", RT_CUDA_MEMO_KEY_MAX - 1);
+    int i = memo_find(ctx, key);
+    for (int j = 0; i < 0 && j < RT_CUDA_MEMO_SLOTS; ++j)
+        if (!ctx->memo[j].key[0])
+            i = j;
+    if (i < 0)
+        return rt_err_set(err, "CUDA context memo: all %d keys are taken, none left for '%s'",
+                          RT_CUDA_MEMO_SLOTS, key);
+    if (ctx->memo[i].data && ctx->memo[i].release && ctx->memo[i].data != data)
+        ctx->memo[i].release(ctx->memo[i].data);
+    snprintf(ctx->memo[i].key, sizeof ctx->memo[i].key, "%s", key);
+    ctx->memo[i].data = data;
+    ctx->memo[i].release = release;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------

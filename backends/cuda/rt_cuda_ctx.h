@@ -115,11 +115,16 @@ int rt_cuda_fill(rt_cuda_ctx *ctx, void *ptr, int byte, size_t bytes, const char
 int rt_cuda_flush_l2(rt_cuda_ctx *ctx, rt_err *err);
 int rt_cuda_sync(rt_cuda_ctx *ctx, const char *what, rt_err *err);
 
-/* Per-context memo slots for kernel files (a library handle, a plan summary): data lives until
- * replaced or until the context is destroyed, then `release` frees it. */
-#define RT_CUDA_MEMO_SLOTS 8
-enum { RT_CUDA_MEMO_CUSPARSE = 0, RT_CUDA_MEMO_TILED_PLAN = 1, RT_CUDA_MEMO_TILED_PIPE_PLAN = 2 };
-void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, int slot);
-void rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, int slot, void *data, void (*release)(void *));
+/* Per-context memos for kernel files (a library handle, a plan summary), found by a key the
+ * family owns ("spmm.cusparse"; the context knows no family): data lives until replaced under the
+ * same key or until the context is destroyed, then `release` frees it. rt_cuda_ctx_memo returns
+ * NULL for a key never set. rt_cuda_ctx_set_memo fails (-1, err filled, data NOT taken: the
+ * caller still owns it) when the key is empty or longer than RT_CUDA_MEMO_KEY_MAX - 1 bytes or
+ * when all RT_CUDA_MEMO_SLOTS keys are taken by others. */
+#define RT_CUDA_MEMO_SLOTS   16
+#define RT_CUDA_MEMO_KEY_MAX 48
+void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, const char *key);
+int rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, const char *key, void *data, void (*release)(void *),
+                         rt_err *err);
 
 #endif

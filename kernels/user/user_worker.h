@@ -1,5 +1,5 @@
 /* user_worker: a user's C kernel runs in a worker process of its own (rooftune-user-worker,
- * kernels/user/worker/), started fresh with exec for each point, so that
+ * app/worker/rt_user_worker_main.c), started fresh with exec for each point, so that
  *   - a kernel that hangs is stopped at measure.point_timeout_s (the worker is killed),
  *   - a kernel that crashes, or writes far out of bounds, takes only the worker down,
  *   - OpenMP in the kernel works (a fork()ed copy of an OpenMP process may deadlock).
