@@ -7,12 +7,14 @@
 #ifndef RT_PLUGIN_H
 #define RT_PLUGIN_H
 
+#include <stddef.h>
+
 #include "rt_device.h"
 #include "rt_error.h"
 #include "rt_metrics.h"
 #include "rt_registry.h"
 
-#define RT_PLUGIN_ABI_VERSION 1
+#define RT_PLUGIN_ABI_VERSION 2 /* 2: set_compile_limit and energy */
 
 typedef struct rt_plugin_options {
     int device_ordinal;    /* which GPU this rank uses (local rank modulo device count) */
@@ -41,6 +43,11 @@ typedef struct rt_plugin_api {
     /* Called once compile/cache statistics are wanted for the run summary. */
     void (*stats)(void *state, int *compiles, int *cache_hits);
     void (*fini)(void *state);
+    /* Optional: NVRTC compiles longer than this many seconds are abandoned (0: no limit); the
+     * point's setup then returns RT_TIMED_OUT (measure.compile_timeout_s). */
+    void (*set_compile_limit)(void *state, double seconds);
+    /* Optional: the device's energy counter in joules (measure.energy): 0, or -1 with why. */
+    int (*energy)(void *state, double *joules, char *why, size_t whylen);
 } rt_plugin_api;
 
 /* The one symbol a plugin exports. */

@@ -379,6 +379,11 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
         ++*(worse ? &r->n_status_failed : &r->n_status_changed);
     }
 
+    /* A point recorded as timed with no usable time is a damaged store, not "not timed". */
+    if (timed_status(pb->status) && rt_store_check_timed_point(base, pb->id, err) != 0)
+        return rt_err_prefix(err, "%s", base_label);
+    if (timed_status(pn->status) && rt_store_check_timed_point(fresh, pn->id, err) != 0)
+        return rt_err_prefix(err, "%s", new_label);
     if (load_samples(base, base_label, pb->id, sb, err) != 0 ||
         load_samples(fresh, new_label, pn->id, sn, err) != 0)
         return -1;
@@ -551,6 +556,10 @@ static int history_group(struct sqlite3 *const *stores, const char *const *label
         const stored_point *p = &group[g];
         if (!timed_status(p->status))
             continue;
+        if (rt_store_check_timed_point(stores[p->store], p->id, err) != 0) {
+            rt_err_prefix(err, "%s", labels[p->store]);
+            goto done;
+        }
         if (load_samples(stores[p->store], labels[p->store], p->id, &bufs[n_sets], err) != 0)
             goto done;
         if (bufs[n_sets].n == 0)

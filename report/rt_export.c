@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_csv.h"
 #include "rt_json.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
@@ -198,24 +199,6 @@ static int format_cell(struct sqlite3 *db, const rt_store_rows *row, metric_buf 
     return 0;
 }
 
-static void write_csv_field(FILE *out, const char *s, size_t n)
-{
-    int needs_quotes = 0;
-    for (size_t k = 0; k < n && !needs_quotes; ++k)
-        needs_quotes = s[k] == ',' || s[k] == '"' || s[k] == '\r' || s[k] == '\n';
-    if (!needs_quotes) {
-        fwrite(s, 1, n, out);
-        return;
-    }
-    fputc('"', out);
-    for (size_t k = 0; k < n; ++k) {
-        if (s[k] == '"')
-            fputc('"', out);
-        fputc(s[k], out);
-    }
-    fputc('"', out);
-}
-
 static void write_header(FILE *out, export_format fmt)
 {
     if (fmt == FORMAT_JSON) {
@@ -245,7 +228,7 @@ static int write_row(struct sqlite3 *db, const rt_store_rows *row, metric_buf *m
             if (k)
                 fputc(',', out);
             if (!is_null)
-                write_csv_field(out, cell->data, cell->len);
+                rt_csv_field(out, cell->data, cell->len);
         }
     }
     fputs(fmt == FORMAT_JSON ? "}" : "\r\n", out);

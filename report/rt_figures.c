@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rt_plot.h"
+#include "rt_outdir.h"
 #include "rt_path.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
@@ -19,28 +20,6 @@
 #include "rt_yaml.h"
 
 #define INCLUDE_MARK "# --- rooftune include: "
-
-int rt_figures_make_dirs(const char *dir, rt_err *err)
-{
-    char path[4096];
-    if (!dir || !*dir)
-        return rt_err_set(err, "empty folder name");
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return rt_err_set(err, "folder name '%.200s...' is too long", dir);
-    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
-        if (slash)
-            *slash = '\0';
-        if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
-            return rt_err_set(err, "cannot create folder '%s': %s", path, strerror(errno));
-        if (!slash)
-            break;
-        *slash = '/';
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return rt_err_set(err, "'%s' exists and is not a folder", dir);
-    return 0;
-}
 
 /* ------------------------------------------------------------------------------------------- */
 /* The plots of a recorded config */
@@ -285,29 +264,92 @@ static int list_dir(const char *dir, int want_dirs, const char *suffix, name_lis
     return rc;
 }
 
-/* Removes the figure files (.dat, .gp, .png, .svg) of a folder, and nothing else. */
-static int clear_figures(const char *dir, rt_err *err)
+/* The figure files (.dat, .gp, .png, .svg) a folder held before it was drawn into, with their
+ * inodes and modification times: a file the drawing replaced has a new inode (rt_outfile renames
+ * a new file into place), a file rewritten in place (a writer that truncates and writes) a new
+ * modification time, so one whose inode and time are both unchanged afterwards was not drawn
+ * again and is stale. */
+typedef struct old_file_id {
+    ino_t inode;
+    struct timespec mtime;
+} old_file_id;
+
+typedef struct old_figures {
+    int n;
+    rt_figures_name *names;
+    old_file_id *inodes;
+} old_figures;
+
+static int same_file_state(const struct stat *st, const old_file_id *id)
 {
-    static const char *const kinds[] = {".dat", ".gp", ".png", ".svg"};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+    return st->st_ino == id->inode && st->st_mtim.tv_sec == id->mtime.tv_sec &&
+           st->st_mtim.tv_nsec == id->mtime.tv_nsec;
+}
+
+static const char *const figure_kinds[] = {".dat", ".gp", ".png", ".svg"};
+
+static void old_figures_free(old_figures *o)
+{
+    free(o->names);
+    free(o->inodes);
+    memset(o, 0, sizeof *o);
+}
+
+static int snapshot_figures(const char *dir, old_figures *o, rt_err *err)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t k = 0; k < sizeof figure_kinds / sizeof figure_kinds[0]; ++k) {
         name_list files;
-        if (list_dir(dir, 0, kinds[k], &files, err) != 0) {
+        if (list_dir(dir, 0, figure_kinds[k], &files, err) != 0) {
             free(files.items);
+            old_figures_free(o);
             return -1;
+        }
+        void *names = realloc(o->names, (size_t)(o->n + files.n + 1) * sizeof *o->names);
+        if (names)
+            o->names = names;
+        void *inodes =
+            names ? realloc(o->inodes, (size_t)(o->n + files.n + 1) * sizeof *o->inodes) : NULL;
+        if (inodes)
+            o->inodes = inodes;
+        if (!names || !inodes) {
+            free(files.items);
+            old_figures_free(o);
+            return rt_err_set(err, "out of memory listing '%s'", dir);
         }
         for (int i = 0; i < files.n; ++i) {
             char path[4096];
+            struct stat st;
             if (rt_path_format(path, sizeof path, err, "%s/%s", dir, files.items[i]) != 0) {
                 free(files.items);
+                old_figures_free(o);
                 return -1;
             }
-            if (unlink(path) != 0 && errno != ENOENT) {
-                rt_err_set(err, "cannot remove the old figure file %s: %s", path, strerror(errno));
-                free(files.items);
-                return -1;
-            }
+            if (stat(path, &st) != 0)
+                continue; /* gone meanwhile: nothing to remove later */
+            memcpy(o->names[o->n], files.items[i], sizeof o->names[0]);
+            o->inodes[o->n].inode = st.st_ino;
+            o->inodes[o->n++].mtime = st.st_mtim;
         }
         free(files.items);
+    }
+    return 0;
+}
+
+/* After a successful drawing: removes the old figure files that were not drawn again (a figure
+ * renamed or dropped), and nothing else. */
+static int remove_stale_figures(const char *dir, const old_figures *o, rt_err *err)
+{
+    for (int i = 0; i < o->n; ++i) {
+        char path[4096];
+        struct stat st;
+        if (rt_path_format(path, sizeof path, err, "%s/%s", dir, o->names[i]) != 0)
+            return -1;
+        if (stat(path, &st) != 0 || !same_file_state(&st, &o->inodes[i]))
+            continue;
+        if (unlink(path) != 0 && errno != ENOENT)
+            return rt_err_set(err, "cannot remove the old figure file %s: %s", path,
+                              strerror(errno));
     }
     return 0;
 }
@@ -333,6 +375,31 @@ static int add_item(rt_figures_result *res, rt_figures_item **item, rt_err *err)
     return 0;
 }
 
+/* One experiment's figures into item->out_dir (made already). */
+static int draw_experiment(struct sqlite3 *db, const char *store_path, const char *experiment,
+                           rt_figures_extra_fn extra, void *extra_ctx, rt_figures_item *item,
+                           rt_figures_result *res, rt_err *err)
+{
+    rt_config cfg;
+    int found = 0;
+    if (rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
+        return rt_err_prefix(err, "%s", store_path);
+    rt_plot_result pr;
+    const int plot_rc = rt_plot_experiment(db, experiment, found ? cfg.plots : NULL,
+                                           found ? cfg.n_plots : 0, item->out_dir, &pr, err);
+    if (found)
+        rt_config_free(&cfg);
+    if (plot_rc != 0)
+        return rt_err_prefix(err, "%s: experiment '%s'", store_path, experiment);
+    item->n_figures = pr.n_figures;
+    item->recorded_plots = found;
+    res->gnuplot_missing |= pr.gnuplot_missing;
+    snprintf(item->message, sizeof item->message, "%s", pr.message);
+    if (extra && extra(extra_ctx, db, experiment, item->out_dir, err) != 0)
+        return rt_err_prefix(err, "%s: experiment '%s'", store_path, experiment);
+    return 0;
+}
+
 static int draw_store(const char *device, const char *store_path, const char *out_root,
                       rt_figures_extra_fn extra, void *extra_ctx, rt_figures_result *res,
                       rt_err *err)
@@ -355,29 +422,20 @@ static int draw_store(const char *device, const char *store_path, const char *ou
         snprintf(item->store, sizeof item->store, "%s", store_path);
         snprintf(item->experiment, sizeof item->experiment, "%s", names[e]);
         snprintf(item->out_dir, sizeof item->out_dir, "%s/%s/%s", out_root, device, names[e]);
-        if (rt_figures_make_dirs(item->out_dir, err) != 0 || clear_figures(item->out_dir, err))
+        rt_outdir made;
+        old_figures old;
+        if (rt_outdir_make(&made, item->out_dir, err) != 0)
             goto done;
-        rt_config cfg;
-        int found = 0;
-        if (rt_figures_recorded_plots(db, names[e], &cfg, &found, err) != 0) {
-            rt_err_prefix(err, "%s", store_path);
-            goto done;
-        }
-        rt_plot_result pr;
-        const int plot_rc = rt_plot_experiment(db, names[e], found ? cfg.plots : NULL,
-                                               found ? cfg.n_plots : 0, item->out_dir, &pr, err);
-        if (found)
-            rt_config_free(&cfg);
-        if (plot_rc != 0) {
-            rt_err_prefix(err, "%s: experiment '%s'", store_path, names[e]);
+        if (snapshot_figures(item->out_dir, &old, err) != 0) {
+            rt_outdir_undo(&made);
             goto done;
         }
-        item->n_figures = pr.n_figures;
-        item->recorded_plots = found;
-        res->gnuplot_missing |= pr.gnuplot_missing;
-        snprintf(item->message, sizeof item->message, "%s", pr.message);
-        if (extra && extra(extra_ctx, db, names[e], item->out_dir, err) != 0) {
-            rt_err_prefix(err, "%s: experiment '%s'", store_path, names[e]);
+        const int drawn =
+            draw_experiment(db, store_path, names[e], extra, extra_ctx, item, res, err) == 0 &&
+            remove_stale_figures(item->out_dir, &old, err) == 0;
+        old_figures_free(&old);
+        if (!drawn) {
+            rt_outdir_undo(&made);
             goto done;
         }
     }

@@ -49,15 +49,14 @@ typedef struct rt_figures_result {
 
 /* Regenerates every figure of every store under <results_dir>/baselines/<device>/<name>.db into
  * <out_dir>/<device>/<experiment>/ (out_dir NULL: <results_dir>/figures). Devices and stores are
- * visited in name order. Each experiment folder's old .dat/.gp/.png/.svg files are removed first,
- * so a renamed figure leaves nothing stale behind. No store at all is an error naming the folder
+ * visited in name order. Each figure file is replaced only when drawn whole (rt_outfile); once an
+ * experiment's figures are all drawn, its folder's other .dat/.gp/.png/.svg files (a renamed or
+ * dropped figure) are removed, and a failure leaves the old figures in place and removes the
+ * folders it made that are still empty. No store at all is an error naming the folder
  * searched. Free the result with rt_figures_result_free (also after an error). */
 int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figures_extra_fn extra,
                           void *extra_ctx, rt_figures_result *res, rt_err *err);
 void rt_figures_result_free(rt_figures_result *res);
-
-/* mkdir -p. */
-int rt_figures_make_dirs(const char *dir, rt_err *err);
 
 /* The regular files of dir whose names end in suffix (NULL: every file), sorted byte-wise;
  * *names is malloc'd (free it, also after an error), *n its count. */

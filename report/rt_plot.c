@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "rt_outdir.h"
 #include "rt_plot_data.h"
 #include "rt_plot_types.h"
 #include "rt_plot_writer.h"
@@ -193,10 +194,10 @@ static int positive_y(const rt_plot_table *t)
 static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, rt_err *err)
 {
     distinct xs = {0}, ss = {0};
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL, *cmd = NULL;
     char *command = NULL;
     size_t command_len = 0;
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
 
     if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
@@ -213,8 +214,9 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
         goto done;
     }
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     write_data_header(dat, job, fig, t);
     if (numeric_x)
         fprintf(dat, "# columns: %s %s n_points\n", fig->x.name, fig->y.name);
@@ -241,13 +243,14 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
             }
         }
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     char what[300];
     snprintf(what, sizeof what, "%s against %s, one line per %s", fig->y.name, fig->x.name,
              fig->has_series ? fig->series.name : "figure");
@@ -266,7 +269,7 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
 
     cmd = open_memstream(&command, &command_len);
     if (!cmd) {
-        rt_err_set(err, "out of memory writing %s", path);
+        rt_err_set(err, "out of memory writing %s", gp_out.path);
         goto done;
     }
     for (int s = 0; s < ss.n; ++s) {
@@ -282,13 +285,11 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fputc('\n', cmd);
     fclose(cmd);
     cmd = NULL;
-    rc = rt_plot_finish_figure(job, fig, gp, path, command, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, command, err);
     gp = NULL;
 done:
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
+    rt_outfile_abort(&dat_out);
+    rt_outfile_abort(&gp_out);
     free(command);
     free(xs.row);
     free(ss.row);
@@ -299,10 +300,10 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
 {
     distinct xs = {0}, ss = {0};
     double *cells = NULL;
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL, *cmd = NULL;
     char *command = NULL;
     size_t command_len = 0;
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
 
     if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
@@ -342,8 +343,9 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
         }
     }
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     write_data_header(dat, job, fig, t);
     fprintf(dat, "# rows: one per %s; columns: %s, then the value per %s: ", fig->x.name,
             fig->x.name, fig->has_series ? fig->series.name : "series");
@@ -378,13 +380,14 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     char what[300];
     snprintf(what, sizeof what, "best %s per %s, one bar per %s%s%s", fig->y.name, fig->x.name,
              fig->has_series ? fig->series.name : "group",
@@ -403,7 +406,7 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
 
     cmd = open_memstream(&command, &command_len);
     if (!cmd) {
-        rt_err_set(err, "out of memory writing %s", path);
+        rt_err_set(err, "out of memory writing %s", gp_out.path);
         goto done;
     }
     const int rotate_labels = ss.n * xs.n > 24;
@@ -438,13 +441,11 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fputc('\n', cmd);
     fclose(cmd);
     cmd = NULL;
-    rc = rt_plot_finish_figure(job, fig, gp, path, command, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, command, err);
     gp = NULL;
 done:
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
+    rt_outfile_abort(&dat_out);
+    rt_outfile_abort(&gp_out);
     free(command);
     free(cells);
     free(xs.row);
@@ -776,11 +777,9 @@ int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot
     int64_t total = 0, ok = 0;
     if (rt_plot_data_count(db, experiment, &total, &ok, err) != 0)
         return -1;
-    if (rt_plot_make_dirs(out_dir, err) != 0)
+    rt_outdir made;
+    if (rt_plot_job_begin(&job, &made, err) != 0)
         return -1;
-    char gnuplot[RT_PLOT_PATH_MAX];
-    job.have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
-    res->gnuplot_missing = !job.have_gnuplot;
 
     int rc = 0;
     if (ok == 0)
@@ -790,6 +789,8 @@ int rt_plot_experiment(struct sqlite3 *db, const char *experiment, const rt_plot
                (long long)total);
     else
         rc = n_plots > 0 ? draw_configured(&job, plots, n_plots, err) : draw_defaults(&job, err);
+    if (rc != 0)
+        rt_outdir_undo(&made); /* a folder made for this call and left empty goes again */
 
     if (res->gnuplot_missing)
         snprintf(res->message, sizeof res->message, "%s (%d figure%s in %s)%s", missing_message,

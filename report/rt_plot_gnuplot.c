@@ -186,6 +186,59 @@ int rt_plot_run_gnuplot(const char *dir, const char *script_name, rt_err *err)
     return 0;
 }
 
+/* The staging folder's entries: the two links and the two images. */
+static const char *const render_exts[] = {"dat", "gp", "png", "svg"};
+
+/* Removes whatever of the staging folder's files exist, then the folder. */
+static void render_cleanup(const char *stage, const char *stem)
+{
+    char path[PATH_MAX];
+    for (size_t i = 0; i < sizeof render_exts / sizeof render_exts[0]; ++i)
+        if (snprintf(path, sizeof path, "%s/%s.%s", stage, stem, render_exts[i]) < (int)sizeof path)
+            unlink(path);
+    rmdir(stage);
+}
+
+int rt_plot_render(const char *dir, const char *stem, rt_err *err)
+{
+    char stage[PATH_MAX], link[PATH_MAX], target[PATH_MAX], from[PATH_MAX], to[PATH_MAX],
+        script[PATH_MAX];
+    if (snprintf(stage, sizeof stage, "%s/.rt-render-XXXXXX", dir) >= (int)sizeof stage ||
+        snprintf(script, sizeof script, "%s.gp", stem) >= (int)sizeof script)
+        return rt_err_set(err, "figure path %s/%s is too long", dir, stem);
+    if (!mkdtemp(stage))
+        return rt_err_set(err, "cannot draw %s/%s: cannot create a folder in %s: %s", dir, stem,
+                          dir, strerror(errno));
+    int rc = 0;
+    /* The script names its data and its images relative to where it runs: links to the real
+     * .dat and .gp let it run in the staging folder unchanged. */
+    for (int i = 0; i < 2 && rc == 0; ++i) {
+        snprintf(link, sizeof link, "%s/%s.%s", stage, stem, render_exts[i]);
+        snprintf(target, sizeof target, "../%s.%s", stem, render_exts[i]);
+        if (symlink(target, link) != 0)
+            rc = rt_err_set(err, "cannot draw %s/%s: %s", dir, stem, strerror(errno));
+    }
+    if (rc == 0 && rt_plot_run_gnuplot(stage, script, err) != 0)
+        rc = -1;
+    for (int i = 2; i < 4 && rc == 0; ++i) {
+        snprintf(from, sizeof from, "%s/%s.%s", stage, stem, render_exts[i]);
+        struct stat st;
+        if (stat(from, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+            rc = rt_err_set(err,
+                            "gnuplot wrote no %s.%s or an empty one (is the disk full?); the "
+                            "figure's images in %s are left as they were",
+                            stem, render_exts[i], dir);
+    }
+    for (int i = 2; i < 4 && rc == 0; ++i) {
+        snprintf(from, sizeof from, "%s/%s.%s", stage, stem, render_exts[i]);
+        snprintf(to, sizeof to, "%s/%s.%s", dir, stem, render_exts[i]);
+        if (rename(from, to) != 0)
+            rc = rt_err_set(err, "cannot move %s into place: %s", to, strerror(errno));
+    }
+    render_cleanup(stage, stem);
+    return rc;
+}
+
 int rt_plot_quote(const char *text, char *out, size_t len)
 {
     if (!out || len < 3) {

@@ -33,6 +33,13 @@ int rt_plot_find_gnuplot(char *path, size_t len);
  * fails; the message then names the script and quotes what gnuplot wrote on stderr. */
 int rt_plot_run_gnuplot(const char *dir, const char *script_name, rt_err *err);
 
+/* Draws the images of <stem>.gp of dir (which reads <stem>.dat and writes <stem>.png and
+ * <stem>.svg, as every rooftune figure script does) without ever leaving a cut or empty image:
+ * gnuplot runs in a private folder inside dir that sees only the script and its data, and the two
+ * images replace the old ones only when gnuplot succeeded and both are non-empty (gnuplot may exit
+ * 0 after a write to a full disk failed). The private folder is removed whatever happens. */
+int rt_plot_render(const char *dir, const char *stem, rt_err *err);
+
 /* Writes text as a gnuplot single-quoted string literal (quotes included) into out[len]: a
  * single quote is doubled, control characters become spaces, nothing else is interpreted, so any
  * title or label is safe. Returns 0, or -1 when it does not fit (out is then truncated but still

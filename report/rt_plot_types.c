@@ -215,15 +215,13 @@ static void command_close(command_buf *c)
     c->f = NULL;
 }
 
-/* The end of every figure writer, on success and on error alike: whatever of the .dat, the .gp and
- * the plot command is still open is closed (rt_plot_finish_figure already closed and cleared gp
- * when the figure was finished). */
-static void release_figure(FILE *dat, FILE *gp, command_buf *cmd)
+/* The end of every figure writer, on success and on error alike: whatever of the .dat and the .gp
+ * is still open is abandoned, its temporary removed (rt_plot_finish_figure already committed gp
+ * when the figure was finished), and the plot command is closed. */
+static void release_figure(rt_outfile *dat, rt_outfile *gp, command_buf *cmd)
 {
-    if (dat)
-        fclose(dat);
-    if (gp)
-        fclose(gp);
+    rt_outfile_abort(dat);
+    rt_outfile_abort(gp);
     command_close(cmd);
     free(cmd->text);
     cmd->text = NULL;
@@ -266,9 +264,9 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     best_set b;
     double *values = NULL;
     int *order = NULL;
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
     command_buf cmd = {0};
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
     if (fetch_best(job, fig, &b, err) != 0)
         goto done;
@@ -300,8 +298,9 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         }
     }
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     rt_plot_write_data_intro(dat, job, fig, b.query);
     fprintf(dat,
             "# one bar per %s%s%s: the status-ok point with the best %s (%s), its values "
@@ -363,13 +362,14 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     char what[300];
     snprintf(what, sizeof what, "breakdown of the best point (by %s) per %s, %d stacked values",
              fig->y.name, fig->x.name, fig->n_stack);
@@ -398,7 +398,7 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         fprintf(gp, "set xtics rotate by 30 right\n");
     if (any_missing)
         fprintf(gp, "# '?' cells stack nothing\n");
-    if (command_open(&cmd, path, err) != 0)
+    if (command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int k = 0; k < fig->n_stack; ++k) {
         if (k == 0)
@@ -413,10 +413,10 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     fprintf(cmd.f, ", \\\n     '' using 0:2:(gprintf('%%.4g', $2)) with labels center "
                    "offset 0,0.7 font ',9' notitle\n");
     command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
     gp = NULL;
 done:
-    release_figure(dat, gp, &cmd);
+    release_figure(&dat_out, &gp_out, &cmd);
     free(values);
     free(order);
     best_set_free(&b);
@@ -523,9 +523,9 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     box_stats *boxes = NULL;
     double **values = NULL;
     int *counts = NULL;
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
     command_buf cmd = {0};
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
     if (fetch_best(job, fig, &b, err) != 0)
         goto done;
@@ -557,8 +557,9 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
         goto done;
     const double slot = 0.8 / ss.n;
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     rt_plot_write_data_intro(dat, job, fig, b.query);
     fprintf(dat, "# one box per %s%s%s: every sample of the status-ok point with the best %s%s\n",
             fig->x.name, fig->has_series ? " and " : "", fig->has_series ? fig->series.name : "",
@@ -598,13 +599,14 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
                     fprintf(dat, "%.10g %.10g\n", pos, values[r][i]);
         }
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     figure shown = *fig;
     if (is_time)
         snprintf(shown.y.label, sizeof shown.y.label, "time of one repetition (seconds)");
@@ -623,7 +625,7 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
         fprintf(gp, "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n");
     if (!fig->has_series)
         fprintf(gp, "unset key\n");
-    if (command_open(&cmd, path, err) != 0)
+    if (command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
         fprintf(cmd.f, s ? ", \\\n     '' " : "plot '%s.dat' ", fig->stem);
@@ -643,10 +645,10 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
                 ss.n);
     fputc('\n', cmd.f);
     command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
     gp = NULL;
 done:
-    release_figure(dat, gp, &cmd);
+    release_figure(&dat_out, &gp_out, &cmd);
     for (int r = 0; values && r < b.n; ++r)
         free(values[r]);
     free(values);
@@ -689,9 +691,9 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     snprintf(prefix, sizeof prefix, "%s_", family);
 
     double *cells = NULL;
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
     command_buf cmd = {0};
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
     char *query = NULL;
     rt_store_metric *metrics = NULL;
@@ -788,8 +790,9 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         cells[found[c].i * size + found[c].j] = found[c].v;
     free(found);
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     rt_plot_write_data_intro(dat, job, fig, query);
     fprintf(dat, "# metric family %s<i>_<j> [%s] of point %lld: kernel ", prefix,
             unit[0] ? unit : "no unit", (long long)id);
@@ -815,13 +818,14 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     figure shown = *fig;
     if (!fig->title_given) /* say whose matrix it is */
         snprintf(shown.title, sizeof shown.title,
@@ -848,7 +852,7 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
              unit[0] ? ")" : "");
     rt_plot_write_quoted(gp, cb);
     fprintf(gp, "\n");
-    if (command_open(&cmd, path, err) != 0)
+    if (command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     fprintf(cmd.f,
             "plot '%s.dat' using 2:1:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
@@ -859,11 +863,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
                        "tc rgb '#808080' notitle");
     fputc('\n', cmd.f);
     command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
     gp = NULL;
 done:
     free(metrics);
-    release_figure(dat, gp, &cmd);
+    release_figure(&dat_out, &gp_out, &cmd);
     free(cells);
     free(query);
     return rc;
@@ -883,9 +887,9 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
         rt_plot_data_table_free(&t);
         return -1;
     }
+    rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
     command_buf cmd = {0};
-    char path[RT_PLOT_PATH_MAX];
     int rc = -1;
     double *shown_y = NULL, *ideal = NULL;
     index_list ss = {0};
@@ -946,8 +950,9 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
         }
     }
 
-    if (rt_plot_open_output(job, fig->stem, "dat", &dat, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "dat", &dat_out, err) != 0)
         goto done;
+    dat = dat_out.f;
     rt_plot_write_data_intro(dat, job, fig, t.query);
     const char *what_y = mode == RT_PLOT_SCALE_SPEEDUP      ? "speedup T(p0) / T(p)"
                          : mode == RT_PLOT_SCALE_EFFICIENCY ? "parallel efficiency T(p0) p0 / "
@@ -977,13 +982,14 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
             fprintf(dat, " %lld\n", (long long)t.rows[r].n_points);
         }
     }
-    const int dat_rc = rt_plot_close_output(dat, path, err);
+    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
     if (dat_rc != 0)
         goto done;
 
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp, path, sizeof path, err) != 0)
+    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
         goto done;
+    gp = gp_out.f;
     figure shown = *fig;
     if (mode == RT_PLOT_SCALE_SPEEDUP)
         snprintf(shown.y.label, sizeof shown.y.label, "speedup over the smallest %s", fig->x.name);
@@ -1001,7 +1007,7 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
                 mode == RT_PLOT_SCALE_SPEEDUP ? 2 : 10);
     else
         fprintf(gp, "set yrange [0:*]\n");
-    if (command_open(&cmd, path, err) != 0)
+    if (command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
         fprintf(cmd.f, s ? ", \\\n     '' " : "plot '%s.dat' ", fig->stem);
@@ -1019,10 +1025,10 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
     }
     fputc('\n', cmd.f);
     command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, gp, path, cmd.text, err);
+    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
     gp = NULL;
 done:
-    release_figure(dat, gp, &cmd);
+    release_figure(&dat_out, &gp_out, &cmd);
     free(shown_y);
     free(ideal);
     free(ss.at);

@@ -47,52 +47,20 @@ void rt_plot_write_quoted(FILE *f, const char *text)
     fputs(quoted, f);
 }
 
-int rt_plot_make_dirs(const char *dir, rt_err *err)
+int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, rt_outfile *o,
+                        rt_err *err)
 {
     char path[RT_PLOT_PATH_MAX];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
-        return rt_err_set(err, "plot folder '%.200s...' is too long", dir);
-    /* Create each missing ancestor in turn, as `mkdir -p` does. */
-    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
-        if (slash)
-            *slash = '\0';
-        if (path[0] && mkdir(path, 0777) != 0 && errno != EEXIST)
-            return rt_err_set(err, "cannot create plot folder '%s': %s", path, strerror(errno));
-        if (!slash)
-            break;
-        *slash = '/';
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return rt_err_set(err, "cannot write figures into '%s': it exists and is not a folder",
-                          dir);
-    return 0;
-}
-
-int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, FILE **f,
-                        char *path, size_t len, rt_err *err)
-{
-    if (snprintf(path, len, "%s/%s.%s", job->out_dir, stem, ext) >= (int)len)
+    if (snprintf(path, sizeof path, "%s/%s.%s", job->out_dir, stem, ext) >= (int)sizeof path)
         return rt_err_set(err, "figure path %s/%s.%s is too long", job->out_dir, stem, ext);
-    errno = 0; /* close_output reports errno: start from a clean one */
-    *f = fopen(path, "w");
-    if (!*f)
-        return rt_err_set(err, "cannot write %s: %s", path, strerror(errno));
-    return 0;
+    return rt_outfile_open(o, path, err);
 }
 
-int rt_plot_close_output(FILE *f, const char *path, rt_err *err)
+int rt_plot_close_output(rt_outfile *o, rt_err *err)
 {
-    const int failed = ferror(f);
-    const int close_failed = fclose(f);
-    if (failed || close_failed) {
-        const int saved = errno;
-        /* A cut or empty file (a full disk) would pass for a figure's data or script. */
-        unlink(path);
-        return rt_err_set(err, "cannot write %s: %s (the partial file is removed)", path,
-                          saved ? strerror(saved) : "write error");
-    }
-    return 0;
+    /* A cut or empty file (a full disk) would pass for a figure's data or script: commit renames
+     * the new file into place only when every byte reached it. */
+    return rt_outfile_commit(o, err);
 }
 
 void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_figure *fig,
@@ -141,38 +109,25 @@ void rt_plot_write_series_style(FILE *cmd, int k)
     fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
 }
 
-/* gnuplot may exit 0 after writing an empty image when the disk is full: such a file is removed
- * and the figure fails. */
-static int check_rendered(const char *dir, const char *stem, rt_err *err)
+/* Finishes a figure: the script's render tail, committing it, drawing the images. */
+int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
+                          const char *plot_command, rt_err *err)
 {
-    static const char *const exts[] = {"svg", "png"};
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; ++i) {
-        char path[RT_PLOT_PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/%s.%s", dir, stem, exts[i]) >= (int)sizeof path)
-            return rt_err_set(err, "figure path %s/%s.%s is too long", dir, stem, exts[i]);
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-            unlink(path);
-            return rt_err_set(err, "gnuplot wrote an empty %s (is the disk full?); removed", path);
-        }
-    }
+    rt_plot_write_render(gp->f, fig->stem, plot_command);
+    if (rt_plot_close_output(gp, err) != 0)
+        return -1;
+    if (job->have_gnuplot && rt_plot_render(job->out_dir, fig->stem, err) != 0)
+        return -1;
+    ++job->res->n_figures;
     return 0;
 }
 
-/* Finishes a figure: the script's render tail, closing files, running gnuplot. */
-int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
-                          const char *gp_path, const char *plot_command, rt_err *err)
+int rt_plot_job_begin(rt_plot_job *job, rt_outdir *made, rt_err *err)
 {
-    rt_plot_write_render(gp, fig->stem, plot_command);
-    if (rt_plot_close_output(gp, gp_path, err) != 0)
+    if (rt_outdir_make(made, job->out_dir, err) != 0)
         return -1;
-    if (job->have_gnuplot) {
-        char script[RT_PLOT_STEM_MAX + 4];
-        snprintf(script, sizeof script, "%s.gp", fig->stem);
-        if (rt_plot_run_gnuplot(job->out_dir, script, err) != 0 ||
-            check_rendered(job->out_dir, fig->stem, err) != 0)
-            return -1;
-    }
-    ++job->res->n_figures;
+    char gnuplot[RT_PLOT_PATH_MAX];
+    job->have_gnuplot = rt_plot_find_gnuplot(gnuplot, sizeof gnuplot) == 0;
+    job->res->gnuplot_missing = !job->have_gnuplot;
     return 0;
 }

@@ -13,6 +13,8 @@
 #include <stdio.h>
 
 #include "rt_config.h"
+#include "rt_outdir.h"
+#include "rt_outfile.h"
 #include "rt_plot_data.h"
 
 typedef struct rt_plot_result {
@@ -60,17 +62,20 @@ typedef struct rt_plot_job {
     char notes[400]; /* skipped figures and why, for res->message */
 } rt_plot_job;
 
+/* The start of every figure-writing call: job->out_dir made (with its missing parents, which
+ * rt_outdir_undo(made) removes again while empty) and gnuplot looked for (job->have_gnuplot,
+ * job->res->gnuplot_missing). */
+int rt_plot_job_begin(rt_plot_job *job, rt_outdir *made, rt_err *err);
+
 /* Appends "; <text>" style notes (the caller writes the separator) to job->notes. */
 void rt_plot_note(rt_plot_job *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Creates dir and its missing parents (mkdir -p); err names the folder that failed. */
-int rt_plot_make_dirs(const char *dir, rt_err *err);
-
-/* Opens out_dir/<stem>.<ext> for writing; path receives the file name for messages. */
-int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, FILE **f,
-                        char *path, size_t len, rt_err *err);
-/* Closes f and reports any write error that happened on it. */
-int rt_plot_close_output(FILE *f, const char *path, rt_err *err);
+/* Opens out_dir/<stem>.<ext> for writing (rt_outfile: written whole or not at all); write to o->f,
+ * whose final name is o->path. */
+int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ext, rt_outfile *o,
+                        rt_err *err);
+/* Commits o (any write error is reported with its reason, and the file is then not created). */
+int rt_plot_close_output(rt_outfile *o, rt_err *err);
 
 /* Text on a comment line (control characters become spaces, so it stays one line). */
 void rt_plot_write_comment(FILE *f, const char *text);
@@ -86,10 +91,11 @@ void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_fig
                              const char *what);
 /* "lt N dt M" of the k-th series: the palette has 8 colours, then the dash pattern changes. */
 void rt_plot_write_series_style(FILE *cmd, int k);
-/* Finishes a figure: the render tail, closing the script, running gnuplot when present. Closes gp
- * whatever happens. */
-int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, FILE *gp,
-                          const char *gp_path, const char *plot_command, rt_err *err);
+/* Finishes a figure: the render tail, committing the script, drawing the images when gnuplot is
+ * present (rt_plot_render: they replace the old ones only when both are drawn). gp is committed or
+ * abandoned whatever happens. */
+int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
+                          const char *plot_command, rt_err *err);
 /* 1 when v is a positive integral power of two. */
 int rt_plot_is_power_of_two(double v);
 

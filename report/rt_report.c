@@ -10,6 +10,8 @@
 
 #include "rt_plot.h"
 #include "rt_plot_gnuplot.h"
+#include "rt_outdir.h"
+#include "rt_outfile.h"
 #include "rt_path.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
@@ -215,22 +217,25 @@ static int write_figures(FILE *f, const rt_report_opts *o, struct sqlite3 *db, c
                          rt_err *err)
 {
     char dir[4200];
+    rt_outdir made;
     if (rt_path_format(dir, sizeof dir, err, "%s/%s", o->out_dir, rel) != 0 ||
-        rt_figures_make_dirs(dir, err) != 0)
+        rt_outdir_make(&made, dir, err) != 0)
         return -1;
     rt_config cfg;
     int found = 0;
-    if (rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
+    if (rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0) {
+        rt_outdir_undo(&made);
         return rt_err_prefix(err, "%s", label);
+    }
     rt_plot_result pr;
     const int rc = rt_plot_experiment(db, experiment, found ? cfg.plots : NULL,
                                       found ? cfg.n_plots : 0, dir, &pr, err);
     if (found)
         rt_config_free(&cfg);
-    if (rc != 0)
+    if (rc != 0 || (o->extra && o->extra(o->extra_ctx, db, experiment, dir, err) != 0)) {
+        rt_outdir_undo(&made);
         return rt_err_prefix(err, "%s: experiment '%s'", label, experiment);
-    if (o->extra && o->extra(o->extra_ctx, db, experiment, dir, err) != 0)
-        return rt_err_prefix(err, "%s: experiment '%s'", label, experiment);
+    }
     res->gnuplot_missing |= pr.gnuplot_missing;
 
     const char *kind = pr.gnuplot_missing ? ".gp" : ".svg";
@@ -492,7 +497,8 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
     struct sqlite3 **dbs = calloc((size_t)o->n_stores, sizeof *dbs);
     if (!dbs)
         return rt_err_set(err, "out of memory opening the stores");
-    char tmp[4300] = "";
+    rt_outfile page = RT_OUTFILE_NONE;
+    rt_outdir made = {{0}, {0}};
     FILE *f = NULL;
     int rc = -1;
     rt_compare_report cmp;
@@ -500,17 +506,12 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
     for (int k = 0; k < o->n_stores; ++k)
         if (rt_readonly_open(o->stores[k], &dbs[k], err) != 0)
             goto done;
-    if (rt_figures_make_dirs(o->out_dir, err) != 0)
-        goto done;
-    if (rt_path_format(res->index_path, sizeof res->index_path, err, "%s/index.html", o->out_dir) !=
+    if (rt_outdir_make(&made, o->out_dir, err) != 0 ||
+        rt_path_format(res->index_path, sizeof res->index_path, err, "%s/index.html", o->out_dir) !=
             0 ||
-        rt_path_format(tmp, sizeof tmp, err, "%s/.index.html.tmp", o->out_dir) != 0)
+        rt_outfile_open(&page, res->index_path, err) != 0)
         goto done;
-    f = fopen(tmp, "w");
-    if (!f) {
-        rt_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
-        goto done;
-    }
+    f = page.f;
     fputs(page_head, f);
     fputs("<h1>rooftune report</h1>\n<p>", f);
     fprintf(f, "%d result store%s", o->n_stores, o->n_stores == 1 ? "" : "s");
@@ -539,23 +540,14 @@ int rt_report_html(const rt_report_opts *o, rt_report_result *res, rt_err *err)
         if (write_store(f, o, k, dbs[k], res, err) != 0)
             goto done;
     fputs(page_tail, f);
-    const int failed = ferror(f);
-    const int close_rc = fclose(f);
     f = NULL;
-    if (failed || close_rc != 0) {
-        rt_err_set(err, "cannot write %s: %s", tmp, strerror(errno));
+    if (rt_outfile_commit(&page, err) != 0) /* never a half-written page */
         goto done;
-    }
-    if (rename(tmp, res->index_path) != 0) {
-        rt_err_set(err, "cannot rename %s to %s: %s", tmp, res->index_path, strerror(errno));
-        goto done;
-    }
     rc = 0;
 done:
-    if (f)
-        fclose(f);
-    if (rc != 0 && tmp[0])
-        remove(tmp); /* never a half-written page */
+    rt_outfile_abort(&page);
+    if (rc != 0)
+        rt_outdir_undo(&made);
     rt_compare_report_free(&cmp);
     for (int k = 0; k < o->n_stores; ++k)
         rt_store_read_close(dbs[k]);

@@ -51,20 +51,27 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
                                                               : "spec or measured";
     int any = 0;
 
-    if (check_amount(t->flops, "flops", err) != 0)
+    if (check_amount(t->flops, "flops", err) != 0 ||
+        check_amount(t->h2d_bytes, "h2d_bytes", err) != 0 ||
+        check_amount(t->d2h_bytes, "d2h_bytes", err) != 0 ||
+        check_amount(t->peer_bytes, "peer_bytes", err) != 0)
         return -1;
-    if (t->flops > 0) {
-        const int fp64 = opt->precision == RT_FP64;
-        const double peak = fp64 ? c->fp64_gflops : c->fp32_gflops;
+    /* Work spread over several devices of the rank: the busiest does at least the mean. */
+    const double dev = t->devices > 1 ? (double)t->devices : 1.0;
+    const int fp64 = opt->precision == RT_FP64, tensor = fp64 && t->fp64_tensor;
+    const char *peak_name = tensor ? "fp64 tensor" : fp64 ? "fp64" : "fp32";
+    /* FP64 tensor-core flops (DGEMM) on a machine without that peak: the FMA peak is below what
+     * the kernel reaches, so no bound; the term is left out (a missing term only loosens it). */
+    if (t->flops > 0 && !(tensor && !(c->fp64_tensor_gflops > 0))) {
+        const double peak = tensor ? c->fp64_tensor_gflops : fp64 ? c->fp64_gflops : c->fp32_gflops;
         if (!(peak > 0))
             return rt_err_set(err, "roofline: machine '%s' has no %s_gflops in %s",
                               machine_label(m), fp64 ? "fp64" : "fp32", set);
-        out->compute_s = t->flops / (peak * 1e9);
+        out->compute_s = t->flops / dev / (peak * 1e9);
         any = 1;
     }
     double intra = out->compute_s;
-    snprintf(out->intra_limit, sizeof out->intra_limit, "%s",
-             opt->precision == RT_FP64 ? "fp64" : "fp32");
+    snprintf(out->intra_limit, sizeof out->intra_limit, "%s", peak_name);
     for (int l = 0; l < RT_LEVEL_COUNT; ++l) {
         char what[48];
         snprintf(what, sizeof what, "bytes[%s]", rt_machine_level_name((rt_mem_level)l));
@@ -84,12 +91,44 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
                               "but machine '%s' has no %s_gbs in %s",
                               t->bytes[l], rt_machine_level_name((rt_mem_level)l), machine_label(m),
                               rt_machine_level_name((rt_mem_level)l), set);
-        out->level_s[l] = t->bytes[l] / (c->level_gbs[l] * 1e9);
+        out->level_s[l] = t->bytes[l] / dev / (c->level_gbs[l] * 1e9);
         any = 1;
         if (out->level_s[l] > intra) {
             intra = out->level_s[l];
             snprintf(out->intra_limit, sizeof out->intra_limit, "%s",
                      rt_machine_level_name((rt_mem_level)l));
+        }
+    }
+    /* The GPUs' links, each direction of the host link on its own (full duplex) and the
+     * GPU-to-GPU link at the faster of the socket and node tiers (on a GPU machine file, the
+     * peer copy bandwidth). A CPU kernel emulating GPUs has no such links: on a cpu machine a
+     * term without its ceiling is left out, as for shared memory. */
+    const int cpu = strcmp(m->kind, "cpu") == 0;
+    const double peer_gbs = c->tier_gbs[RT_TIER_SOCKET] > c->tier_gbs[RT_TIER_NODE]
+                                ? c->tier_gbs[RT_TIER_SOCKET]
+                                : c->tier_gbs[RT_TIER_NODE];
+    const struct {
+        double bytes, gbs;
+        const char *name, *key;
+        double *out;
+    } links[] = {
+        {t->h2d_bytes, c->h2d_gbs, "host link (h2d)", "h2d_gbs", &out->h2d_s},
+        {t->d2h_bytes, c->d2h_gbs, "host link (d2h)", "d2h_gbs", &out->d2h_s},
+        {cpu ? 0.0 : t->peer_bytes, peer_gbs, "peer link", "socket.bandwidth_gbs", &out->peer_s},
+    };
+    for (size_t i = 0; i < sizeof links / sizeof links[0]; ++i) {
+        if (links[i].bytes == 0 || (cpu && !(links[i].gbs > 0)))
+            continue;
+        if (!(links[i].gbs > 0))
+            return rt_err_set(err,
+                              "roofline: the traffic model moves %.6g bytes over the %s but "
+                              "machine '%s' has no %s in %s",
+                              links[i].bytes, links[i].name, machine_label(m), links[i].key, set);
+        *links[i].out = links[i].bytes / dev / (links[i].gbs * 1e9);
+        any = 1;
+        if (*links[i].out > intra) {
+            intra = *links[i].out;
+            snprintf(out->intra_limit, sizeof out->intra_limit, "%s", links[i].name);
         }
     }
     out->intra_s = intra;
@@ -131,7 +170,8 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
         return rt_err_set(err, "roofline: the traffic model is empty (no flops and no bytes at "
                                "any level or tier), so there is no bound to check against");
 
-    out->bound_s = opt->combine == RT_BOUND_MAX ? (intra > inter ? intra : inter) : intra + inter;
+    out->bound_s = opt->combine == RT_BOUND_MAX || t->overlap ? (intra > inter ? intra : inter)
+                                                              : intra + inter;
     /* The limiting term is the single largest contributor: with a sum it is the one to attack
      * first, with a max it is the one that sets the bound. */
     if (worst >= 0 && worst_tier > intra)
@@ -164,6 +204,15 @@ int rt_bound_traffic_metrics(const rt_traffic *t, rt_metrics *m, rt_err *err)
             full |= rt_metrics_add(m, name, "count", t->net_messages[k], 1) != 0;
         }
     }
+    const struct {
+        const char *name;
+        double v;
+    } link[] = {{"model_h2d_bytes", t->h2d_bytes},
+                {"model_d2h_bytes", t->d2h_bytes},
+                {"model_peer_bytes", t->peer_bytes}};
+    for (size_t i = 0; i < sizeof link / sizeof link[0]; ++i)
+        if (link[i].v > 0)
+            full |= rt_metrics_add(m, link[i].name, "bytes", link[i].v, 1) != 0;
     if (t->flops > 0 && t->bytes[RT_LEVEL_DRAM] > 0)
         full |=
             rt_metrics_add(m, "intensity", "flop/byte", t->flops / t->bytes[RT_LEVEL_DRAM], 1) != 0;

@@ -1,11 +1,15 @@
 /* rt_bound: the roofline bound of one point (the least time its traffic model allows on a
  * machine) and the checks that compare a measurement with it.
  *
- *   intra  = max( flops / peak[precision], max over levels of bytes[level] / bw[level] )
+ *   intra  = max( flops / peak[precision], max over levels of bytes[level] / bw[level],
+ *                 h2d_bytes / h2d, d2h_bytes / d2h, peer_bytes / peer link ) / devices
  *   inter  = sum over tiers of ( messages[tier] * latency[tier] + net_bytes[tier] / bw[tier] )
  *   bound  = intra + inter   (RT_BOUND_SUM: communication and local work serialize, as in a
  *                             bulk-synchronous step)
- *          = max(intra, inter) (RT_BOUND_MAX: a pipeline that overlaps them perfectly)
+ *          = max(intra, inter) (RT_BOUND_MAX, or a traffic with overlap = 1: a pipeline that
+ *                             overlaps them perfectly)
+ * peak[fp64] is fp64_tensor_gflops for a traffic with fp64_tensor (DGEMM on tensor cores); the
+ * peer link is the faster of the socket and node tiers (on a GPU machine, GPU to GPU).
  *
  * The traffic is the busiest rank's (rt_traffic in rt_registry.h). Bandwidths are per GPU (or
  * rank) and one direction, the unit the machine files use. docs/reference/roofline.md explains the
@@ -47,10 +51,12 @@ typedef struct rt_bound {
     double compute_s;
     double level_s[RT_LEVEL_COUNT];
     double tier_s[RT_TIER_COUNT];
+    double h2d_s, d2h_s, peer_s; /* the GPUs' links */
     double intra_s;
     double inter_s;
     double bound_s;
-    char limit[32];       /* the largest term: "fp32", "fp64", "dram", "l2", "shared",
+    char limit[32];       /* the largest term: "fp32", "fp64", "fp64 tensor", "dram", "l2",
+                             "shared", "host link (h2d)", "host link (d2h)", "peer link",
                              "socket link", "node link", "global network" */
     char intra_limit[32]; /* the largest intra-node term */
 } rt_bound;
@@ -65,9 +71,10 @@ int rt_bound_compute(const rt_traffic *t, const rt_machine *m, const rt_bound_op
 
 /* Stores the traffic model as deterministic metrics of the point, so the roofline figure and the
  * exports can use it later: model_flops, model_dram_bytes, model_l2_bytes, model_shared_bytes,
- * model_net_bytes_<tier> and model_net_messages_<tier> (tiers socket, node, global; only the
- * nonzero ones), and intensity = model_flops / model_dram_bytes (flop per byte, when both are
- * nonzero). Fails when m has no room left. */
+ * model_net_bytes_<tier> and model_net_messages_<tier> (tiers socket, node, global),
+ * model_h2d_bytes, model_d2h_bytes and model_peer_bytes (only the nonzero ones), and intensity =
+ * model_flops / model_dram_bytes (flop per byte, when both are nonzero). Fails when m has no room
+ * left. */
 int rt_bound_traffic_metrics(const rt_traffic *t, rt_metrics *m, rt_err *err);
 
 /* Name of the limiting term for a tier ("socket link", "node link", "global network"). */

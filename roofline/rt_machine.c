@@ -32,13 +32,28 @@ static const char *const topology_keys[] = {"gpus_per_socket", "sockets_per_node
                                             "cores_per_socket"};
 /* spec: and measured: share the ceiling keys; measured: adds what only a probe can say. */
 static const char *const spec_keys[] = {
-    "fp32_gflops", "fp64_gflops",      "dram_gbs",         "l2_gbs", "shared_gbs", "h2d_gbs",
-    "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket", "node",       "global"};
-static const char *const measured_keys[] = {
-    "fp32_gflops", "fp64_gflops", "dram_gbs",         "l2_gbs",           "shared_gbs",
-    "h2d_gbs",     "d2h_gbs",     "h2d_pageable_gbs", "d2h_pageable_gbs", "socket",
-    "node",        "global",      "source",           "stream",           "peers",
-    "host",        "mpi_staged",  "mpi_ipc"};
+    "fp32_gflops", "fp64_gflops", "dram_gbs",          "l2_gbs",           "shared_gbs",
+    "h2d_gbs",     "d2h_gbs",     "h2d_pageable_gbs",  "d2h_pageable_gbs", "socket",
+    "node",        "global",      "fp64_tensor_gflops"};
+static const char *const measured_keys[] = {"fp32_gflops",
+                                            "fp64_gflops",
+                                            "dram_gbs",
+                                            "l2_gbs",
+                                            "shared_gbs",
+                                            "h2d_gbs",
+                                            "d2h_gbs",
+                                            "h2d_pageable_gbs",
+                                            "d2h_pageable_gbs",
+                                            "socket",
+                                            "node",
+                                            "global",
+                                            "source",
+                                            "stream",
+                                            "peers",
+                                            "host",
+                                            "mpi_staged",
+                                            "mpi_ipc",
+                                            "fp64_tensor_gflops"};
 static const char *const host_keys[] = {"fp32_gflops", "fp64_gflops", "stream",
                                         "socket",      "node",        "global"};
 static const char *const tier_keys[] = {"bandwidth_gbs", "latency_us"};
@@ -55,55 +70,57 @@ static int node_error(rt_err *err, const rt_yaml_node *n, const char *fmt, const
     return rt_err_set(err, "%s:%d:%d: %s", n->file, n->line, n->col, msg);
 }
 
-/* Reads map[key] as a strictly positive finite number when present; leaves *out alone when the
- * key is absent. Zero is rejected because a zero bandwidth or peak would make every bound
- * infinite, which is never what the author of a machine file meant. */
-static int read_positive(const rt_yaml_node *map, const char *key, const char *section,
-                         const char *unit, double *out, rt_err *err)
+/* map[key] or NULL; what gets "section.key" for messages. */
+static const rt_yaml_node *entry(const rt_yaml_node *map, const char *key, const char *section,
+                                 char *what, size_t len)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
+    snprintf(what, len, "%s.%s", section, key);
+    return rt_yaml_map_get(map, key);
+}
+
+/* Reads map[key] as a finite number of `unit` when present, strictly positive unless zero_ok;
+ * leaves *out alone when the key is absent. A zero bandwidth or peak is rejected because it would
+ * make every bound infinite, which is never what the author of a machine file meant (a latency
+ * may be zero). */
+static int read_number(const rt_yaml_node *map, const char *key, const char *section,
+                       const char *unit, int zero_ok, double *out, rt_err *err)
+{
+    char what[128];
+    const rt_yaml_node *n = entry(map, key, section, what, sizeof what);
     if (!n)
         return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
     double v;
     if (rt_yaml_get_double(n, what, &v, err) != 0)
         return -1;
-    if (!(v > 0) || !isfinite(v)) {
+    if (!(zero_ok ? v >= 0 : v > 0) || !isfinite(v)) {
         char fmt[160];
-        snprintf(fmt, sizeof fmt, "%%s: must be a positive number of %s, got %%g", unit);
+        snprintf(fmt, sizeof fmt, "%%s: must be %sa positive number of %s, got %%g",
+                 zero_ok ? "zero or " : "", unit);
         return node_error(err, n, fmt, what, v);
     }
     *out = v;
     return 0;
 }
 
+static int read_positive(const rt_yaml_node *map, const char *key, const char *section,
+                         const char *unit, double *out, rt_err *err)
+{
+    return read_number(map, key, section, unit, 0, out, err);
+}
+
 static int read_nonnegative(const rt_yaml_node *map, const char *key, const char *section,
                             double *out, rt_err *err)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
-    if (!n)
-        return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
-    double v;
-    if (rt_yaml_get_double(n, what, &v, err) != 0)
-        return -1;
-    if (!(v >= 0) || !isfinite(v))
-        return node_error(err, n, "%s: must be zero or a positive number of microseconds, got %g",
-                          what, v);
-    *out = v;
-    return 0;
+    return read_number(map, key, section, "microseconds", 1, out, err);
 }
 
 static int read_count(const rt_yaml_node *map, const char *key, const char *section, int min,
                       int *out, rt_err *err)
 {
-    const rt_yaml_node *n = rt_yaml_map_get(map, key);
+    char what[128];
+    const rt_yaml_node *n = entry(map, key, section, what, sizeof what);
     if (!n)
         return 0;
-    char what[128];
-    snprintf(what, sizeof what, "%s.%s", section, key);
     int64_t v;
     if (rt_yaml_get_int(n, what, &v, err) != 0)
         return -1;
@@ -134,6 +151,7 @@ static int read_ceilings(const rt_yaml_node *map, const char *section, rt_ceilin
 {
     if (read_positive(map, "fp32_gflops", section, "GFLOP/s", &c->fp32_gflops, err) ||
         read_positive(map, "fp64_gflops", section, "GFLOP/s", &c->fp64_gflops, err) ||
+        read_positive(map, "fp64_tensor_gflops", section, "GFLOP/s", &c->fp64_tensor_gflops, err) ||
         read_positive(map, "h2d_gbs", section, "GB/s", &c->h2d_gbs, err) ||
         read_positive(map, "d2h_gbs", section, "GB/s", &c->d2h_gbs, err) ||
         read_positive(map, "h2d_pageable_gbs", section, "GB/s", &c->h2d_pageable_gbs, err) ||
@@ -294,6 +312,7 @@ void rt_machine_update_effective(rt_machine *m)
     rt_ceilings *e = &m->effective;
     e->fp32_gflops = pick(x->fp32_gflops, s->fp32_gflops);
     e->fp64_gflops = pick(x->fp64_gflops, s->fp64_gflops);
+    e->fp64_tensor_gflops = pick(x->fp64_tensor_gflops, s->fp64_tensor_gflops);
     for (int l = 0; l < RT_LEVEL_COUNT; ++l)
         e->level_gbs[l] = pick(x->level_gbs[l], s->level_gbs[l]);
     e->h2d_gbs = pick(x->h2d_gbs, s->h2d_gbs);

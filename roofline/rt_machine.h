@@ -21,6 +21,7 @@
 typedef struct rt_ceilings {
     double fp32_gflops;
     double fp64_gflops;
+    double fp64_tensor_gflops;        /* FP64 on tensor cores (DGEMM, cc >= 8.0); 0: none */
     double level_gbs[RT_LEVEL_COUNT]; /* dram, l2, shared (GB/s = 1e9 bytes/s) */
     double h2d_gbs, d2h_gbs;          /* host link, pinned host memory */
     double h2d_pageable_gbs, d2h_pageable_gbs;

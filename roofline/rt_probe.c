@@ -114,38 +114,38 @@ static void write_tiers(FILE *f, const char *indent, const rt_probe_net_result *
 
 /* The device-buffer MPI blocks (docs/reference/roofline.md): mpi_staged (every tier measured) and
  * mpi_ipc (socket and node tiers), beside the host-buffer tiers. */
+/* One device-buffer block (mpi_staged or mpi_ipc) with its measured tiers, when it has any. */
+static void write_device_block(FILE *f, const char *head, const rt_probe_devnet_result *dev,
+                               const int *have, const double *gbs, const double *latency,
+                               const char *unit)
+{
+    int any = 0;
+    for (int t = 0; t < RT_TIER_COUNT; ++t)
+        any |= have[t];
+    if (!any)
+        return;
+    fputs(head, f);
+    for (int t = 0; t < RT_TIER_COUNT; ++t)
+        if (have[t])
+            fprintf(f,
+                    "    %s:                   # ranks 0 and %d, %zu-byte %s\n"
+                    "      bandwidth_gbs: %.4g\n      latency_us: %.4g\n",
+                    rt_machine_tier_name((rt_net_tier)t), dev->partner[t], dev->message_bytes, unit,
+                    gbs[t], latency[t]);
+}
+
 static void write_device_tiers(FILE *f, const rt_probe_devnet_result *dev)
 {
     if (!dev->measured)
         return;
-    int any = 0;
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        any |= dev->have_staged[t];
-    if (any) {
-        fprintf(f, "  mpi_staged:               # device buffers via pinned host memory: D2H, "
-                   "MPI, H2D\n");
-        for (int t = 0; t < RT_TIER_COUNT; ++t)
-            if (dev->have_staged[t])
-                fprintf(f,
-                        "    %s:                   # ranks 0 and %d, %zu-byte messages\n"
-                        "      bandwidth_gbs: %.4g\n      latency_us: %.4g\n",
-                        rt_machine_tier_name((rt_net_tier)t), dev->partner[t], dev->message_bytes,
-                        dev->staged_gbs[t], dev->staged_latency_us[t]);
-    }
-    any = 0;
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        any |= dev->have_ipc[t];
-    if (any) {
-        fprintf(f, "  mpi_ipc:                  # CUDA IPC device-to-device copy + MPI token, "
-                   "one node\n");
-        for (int t = 0; t < RT_TIER_COUNT; ++t)
-            if (dev->have_ipc[t])
-                fprintf(f,
-                        "    %s:                   # ranks 0 and %d, %zu-byte copies\n"
-                        "      bandwidth_gbs: %.4g\n      latency_us: %.4g\n",
-                        rt_machine_tier_name((rt_net_tier)t), dev->partner[t], dev->message_bytes,
-                        dev->ipc_gbs[t], dev->ipc_latency_us[t]);
-    }
+    write_device_block(f,
+                       "  mpi_staged:               # device buffers via pinned host memory: D2H, "
+                       "MPI, H2D\n",
+                       dev, dev->have_staged, dev->staged_gbs, dev->staged_latency_us, "messages");
+    write_device_block(f,
+                       "  mpi_ipc:                  # CUDA IPC device-to-device copy + MPI token, "
+                       "one node\n",
+                       dev, dev->have_ipc, dev->ipc_gbs, dev->ipc_latency_us, "copies");
     if (dev->skipped[0]) {
         /* A comment, so that the reason travels with the file and never breaks its loading. */
         fprintf(f, "  # device-buffer MPI: ");
@@ -329,6 +329,23 @@ static int compose(const rt_probe_opts *opt, const rt_probe_cpu_result *cpu,
     return 0;
 }
 
+/* After rank 0's part of the probe: the other ranks wait for it asleep, then all agree whether
+ * every rank's part worked. A failure is the failed rank's message, after "probe: <what> failed on
+ * rank N: " when what is given. */
+static int wait_agree(rt_comm *comm, int ok, const char *local_msg, const char *what, rt_err *err)
+{
+    if (rt_probe_idle_barrier(comm, err) != 0)
+        return -1;
+    int all_ok = 0, failed = -1;
+    char msg[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(comm, ok, local_msg, &all_ok, &failed, msg, sizeof msg) != 0)
+        return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
+    if (!all_ok)
+        return what ? rt_err_set(err, "probe: %s failed on rank %d: %s", what, failed, msg)
+                    : rt_err_set(err, "%s", msg);
+    return 0;
+}
+
 int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *err)
 {
     rt_comm *comm = comm_ptr;
@@ -355,14 +372,8 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
     }
     if (comm) {
         /* The other ranks sleep until rank 0's CPU measurements are done, then all agree. */
-        if (rt_probe_idle_barrier(comm, err) != 0)
+        if (wait_agree(comm, ok, local.msg, "CPU part", err) != 0)
             return -1;
-        int all_ok = 0, failed = -1;
-        char msg[RT_ERR_MSG_MAX];
-        if (rt_comm_all_ok_msg(comm, ok, local.msg, &all_ok, &failed, msg, sizeof msg) != 0)
-            return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
-        if (!all_ok)
-            return rt_err_set(err, "probe: CPU part failed on rank %d: %s", failed, msg);
         if (size > 1 && rt_probe_mpi(opt, comm, &net, err) != 0)
             return -1;
         if (size > 1 && rt_probe_mpi_device(opt, comm, &dev, err) != 0)
@@ -391,17 +402,8 @@ int rt_probe_run(const rt_probe_opts *opt, void *comm_ptr, FILE *out, rt_err *er
         }
         free(text);
     }
-    if (comm) {
-        if (rt_probe_idle_barrier(comm, err) != 0)
-            return -1;
-        int all_ok = 0, failed = -1;
-        char msg[RT_ERR_MSG_MAX];
-        if (rt_comm_all_ok_msg(comm, ok, local.msg, &all_ok, &failed, msg, sizeof msg) != 0)
-            return rt_err_set(err, "probe: %s", rt_comm_last_error(comm));
-        if (!all_ok)
-            return rt_err_set(err, "%s", msg);
-        return 0;
-    }
+    if (comm)
+        return wait_agree(comm, ok, local.msg, NULL, err);
     return ok ? 0 : rt_err_set(err, "%s", local.msg);
 }
 

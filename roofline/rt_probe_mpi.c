@@ -43,85 +43,147 @@ int rt_probe_idle_barrier(void *comm_ptr, rt_err *err)
     }
 }
 
-/* Round trips of 8 bytes; best (lowest) of reps batches, as half the round-trip time. */
-static int pingpong(MPI_Comm c, int peer, int first, int iters, int reps, double *lat_s,
-                    rt_err *err)
+/* One repetition of a measurement between two ranks: 0, or -1 with err filled (an MPI failure). */
+typedef int (*rep_fn)(void *pair, rt_err *err);
+
+/* The shortest time of reps repetitions; one more before them warms the path up. */
+static int best_rep(rep_fn rep, void *pair, int reps, double *best_s, rt_err *err)
 {
-    char buf[8] = {0};
     double best = INFINITY;
     for (int r = 0; r <= reps; ++r) {
         const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc;
-            if (first) {
-                rc = MPI_Send(buf, 8, MPI_BYTE, peer, TAG_PING, c);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Recv(buf, 8, MPI_BYTE, peer, TAG_PING, c, MPI_STATUS_IGNORE);
-            } else {
-                rc = MPI_Recv(buf, 8, MPI_BYTE, peer, TAG_PING, c, MPI_STATUS_IGNORE);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Send(buf, 8, MPI_BYTE, peer, TAG_PING, c);
-            }
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "ping-pong", err);
-        }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best) /* batch 0 warms the path up */
+        if (rep(pair, err) != 0)
+            return -1;
+        const double t = MPI_Wtime() - t0;
+        if (r > 0 && t < best)
             best = t;
     }
-    *lat_s = best;
+    *best_s = best;
     return 0;
 }
 
-/* window messages in flight from the sender, then one acknowledgement back; bandwidth = bytes /
- * time until the acknowledgement. The receiver gives every pending receive its own buffer (MPI
- * forbids concurrent receives into one buffer); the sender may share one send buffer. */
-static int stream_bw(MPI_Comm c, int peer, int sender, size_t msg, int window, int reps,
-                     double *gbs, rt_err *err)
+/* Two ranks measuring between host buffers. */
+typedef struct {
+    MPI_Comm c;
+    int peer;
+    int first; /* starts the ping-pong, sends the stream */
+    int iters;
+    size_t msg;
+    int window;
+    char *buf;        /* the sender's one message, or the receiver's window of them */
+    MPI_Request *req; /* window */
+} host_pair;
+
+typedef struct dev_side dev_side;
+static int pingpong_trips(MPI_Comm c, int peer, int first, int iters, int tag, char *buf,
+                          dev_side *dev, const char *what, rt_err *err);
+
+/* iters round trips of 8 bytes. */
+static int host_trips(void *pair, rt_err *err)
 {
-    const size_t total = sender ? msg : msg * (size_t)window;
-    char *buf = malloc(total);
-    MPI_Request *req = malloc(sizeof *req * (size_t)window);
-    if (!buf || !req) {
-        free(buf);
-        free(req);
+    const host_pair *h = pair;
+    char buf[8] = {0};
+    return pingpong_trips(h->c, h->peer, h->first, h->iters, TAG_PING, buf, NULL, "ping-pong", err);
+}
+
+/* window messages in flight from the sender, then one acknowledgement back. The receiver gives
+ * every pending receive its own buffer (MPI forbids concurrent receives into one buffer); the
+ * sender may share one send buffer. */
+static int host_window(void *pair, rt_err *err)
+{
+    const host_pair *h = pair;
+    const int sender = h->first;
+    int rc = MPI_SUCCESS;
+    const char *what = "";
+    char ack = 0;
+    for (int w = 0; w < h->window && rc == MPI_SUCCESS; ++w) {
+        what = sender ? "MPI_Isend" : "MPI_Irecv";
+        rc = sender ? MPI_Isend(h->buf, (int)h->msg, MPI_BYTE, h->peer, TAG_DATA, h->c, &h->req[w])
+                    : MPI_Irecv(h->buf + (size_t)w * h->msg, (int)h->msg, MPI_BYTE, h->peer,
+                                TAG_DATA, h->c, &h->req[w]);
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "MPI_Waitall";
+        rc = MPI_Waitall(h->window, h->req, MPI_STATUSES_IGNORE);
+    }
+    if (rc == MPI_SUCCESS) {
+        what = "acknowledgement";
+        rc = sender ? MPI_Recv(&ack, 1, MPI_BYTE, h->peer, TAG_ACK, h->c, MPI_STATUS_IGNORE)
+                    : MPI_Send(&ack, 1, MPI_BYTE, h->peer, TAG_ACK, h->c);
+    }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
+/* Latency: best (lowest) of reps batches of iters round trips, as half the round-trip time.
+ * Bandwidth: bytes / time until the acknowledgement of a window. */
+static int host_measure(MPI_Comm c, int peer, int first, size_t msg, int window, int iters,
+                        int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    host_pair h = {c, peer, first, iters, msg, window, NULL, NULL};
+    double best = 0;
+    if (best_rep(host_trips, &h, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * iters);
+    const size_t total = first ? msg : msg * (size_t)window;
+    h.buf = malloc(total);
+    h.req = malloc(sizeof *h.req * (size_t)window);
+    if (!h.buf || !h.req) {
+        free(h.buf);
+        free(h.req);
         return rt_err_set(err,
                           "probe: cannot allocate %zu bytes of MPI buffers (lower "
                           "--message-bytes or --window)",
                           total);
     }
-    memset(buf, 1, total);
-    double best = INFINITY;
-    int rc = MPI_SUCCESS;
-    const char *what = "";
-    for (int r = 0; r <= reps && rc == MPI_SUCCESS; ++r) {
-        char ack = 0;
-        const double t0 = MPI_Wtime();
-        for (int w = 0; w < window && rc == MPI_SUCCESS; ++w) {
-            what = sender ? "MPI_Isend" : "MPI_Irecv";
-            rc = sender ? MPI_Isend(buf, (int)msg, MPI_BYTE, peer, TAG_DATA, c, &req[w])
-                        : MPI_Irecv(buf + (size_t)w * msg, (int)msg, MPI_BYTE, peer, TAG_DATA, c,
-                                    &req[w]);
-        }
-        if (rc == MPI_SUCCESS) {
-            what = "MPI_Waitall";
-            rc = MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
-        }
-        if (rc == MPI_SUCCESS) {
-            what = "acknowledgement";
-            rc = sender ? MPI_Recv(&ack, 1, MPI_BYTE, peer, TAG_ACK, c, MPI_STATUS_IGNORE)
-                        : MPI_Send(&ack, 1, MPI_BYTE, peer, TAG_ACK, c);
-        }
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
-    }
-    free(buf);
-    free(req);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, what, err);
+    memset(h.buf, 1, total);
+    const int rc = best_rep(host_window, &h, reps, &best, err);
+    free(h.buf);
+    free(h.req);
+    if (rc != 0)
+        return -1;
     *gbs = (double)msg * window / best / 1e9;
     return 0;
+}
+
+/* What both MPI probes measure: message size, window, round trips and repetitions (the options,
+ * or defaults by --quick), and one partner of rank 0 per tier (-1: none), which every rank learns.
+ * A message must hold min_msg bytes (the device probe's ping-pong copies 8). */
+typedef struct {
+    size_t msg;
+    int window, iters, reps;
+    int partner[RT_TIER_COUNT];
+} probe_plan;
+
+static int plan(const rt_probe_opts *opt, rt_comm *comm, size_t min_msg, probe_plan *pl,
+                rt_err *err)
+{
+    pl->msg = opt->mpi_message_bytes ? opt->mpi_message_bytes
+              : opt->quick           ? (size_t)64 << 10
+                                     : (size_t)4 << 20;
+    pl->window = opt->mpi_window > 0 ? opt->mpi_window : opt->quick ? 8 : 16;
+    pl->iters = opt->mpi_iterations > 0 ? opt->mpi_iterations : opt->quick ? 50 : 1000;
+    pl->reps = opt->repetitions > 0 ? opt->repetitions : opt->quick ? 3 : 10;
+    if (pl->msg > (size_t)1 << 30)
+        return rt_err_set(err, "probe: message size %zu bytes is over the 1 GiB limit", pl->msg);
+    if (pl->msg < min_msg)
+        return rt_err_set(err, "probe: message size %zu bytes is under %zu bytes", pl->msg,
+                          min_msg);
+    if (opt->mpi_window < 0 || opt->mpi_iterations < 0)
+        return rt_err_set(err, "probe: window and iterations must be >= 0 (0 = default)");
+    /* Rank 0 picks, for each tier, the lowest rank at that distance from it; everyone learns the
+     * pairs so the ranks outside a pair know to wait. */
+    const int me = rt_comm_world_rank(comm), size = rt_comm_world_size(comm);
+    for (int t = 0; t < RT_TIER_COUNT; ++t)
+        pl->partner[t] = -1;
+    if (me == 0)
+        for (int r = 1; r < size; ++r) {
+            const int t = rt_comm_tier_of(comm, r);
+            if (t >= 0 && t < RT_TIER_COUNT && pl->partner[t] < 0)
+                pl->partner[t] = r;
+        }
+    const int rc =
+        MPI_Bcast(pl->partner, RT_TIER_COUNT, MPI_INT, 0, rt_comm_mpi(comm, RT_COMM_WORLD));
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "MPI_Bcast", err);
 }
 
 int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *res, rt_err *err)
@@ -130,32 +192,16 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
     rt_comm *comm = comm_ptr;
     if (!comm)
         return rt_err_set(err, "probe: the MPI probe needs a communicator");
-    const size_t msg = opt->mpi_message_bytes ? opt->mpi_message_bytes
-                       : opt->quick           ? (size_t)64 << 10
-                                              : (size_t)4 << 20;
-    const int window = opt->mpi_window > 0 ? opt->mpi_window : opt->quick ? 8 : 16;
-    const int iters = opt->mpi_iterations > 0 ? opt->mpi_iterations : opt->quick ? 50 : 1000;
-    const int reps = opt->repetitions > 0 ? opt->repetitions : opt->quick ? 3 : 10;
-    if (msg > (size_t)1 << 30)
-        return rt_err_set(err, "probe: message size %zu bytes is over the 1 GiB limit", msg);
-    if (opt->mpi_window < 0 || opt->mpi_iterations < 0)
-        return rt_err_set(err, "probe: window and iterations must be >= 0 (0 = default)");
+    probe_plan pl;
+    if (plan(opt, comm, 0, &pl, err) != 0)
+        return -1;
+    const size_t msg = pl.msg;
+    const int window = pl.window, iters = pl.iters, reps = pl.reps;
+    const int *partner = pl.partner;
     res->message_bytes = msg;
-
     const MPI_Comm world = rt_comm_mpi(comm, RT_COMM_WORLD);
-    const int me = rt_comm_world_rank(comm), size = rt_comm_world_size(comm);
-    /* Rank 0 picks, for each tier, the lowest rank at that distance from it; everyone learns the
-     * pairs so the ranks outside a pair know to wait. */
-    int partner[RT_TIER_COUNT] = {-1, -1, -1};
-    if (me == 0)
-        for (int r = 1; r < size; ++r) {
-            const int t = rt_comm_tier_of(comm, r);
-            if (t >= 0 && t < RT_TIER_COUNT && partner[t] < 0)
-                partner[t] = r;
-        }
-    int rc = MPI_Bcast(partner, RT_TIER_COUNT, MPI_INT, 0, world);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Bcast", err);
+    const int me = rt_comm_world_rank(comm);
+    int rc;
 
     double out[2 * RT_TIER_COUNT] = {0};
     int local_ok = 1;
@@ -177,8 +223,8 @@ int rt_probe_mpi(const rt_probe_opts *opt, void *comm_ptr, rt_probe_net_result *
             double lat = 0, gbs = 0;
             rt_err local;
             rt_err_clear(&local);
-            if (pingpong(world, peer, me == 0, iters, reps, &lat, &local) != 0 ||
-                stream_bw(world, peer, me == 0, msg, window, reps, &gbs, &local) != 0) {
+            if (host_measure(world, peer, me == 0, msg, window, iters, reps, &lat, &gbs, &local) !=
+                0) {
                 local_ok = 0;
                 snprintf(local_msg, sizeof local_msg, "%s (tier %s, ranks 0 and %d)", local.msg,
                          rt_machine_tier_name((rt_net_tier)t), partner[t]);
@@ -215,7 +261,7 @@ enum { TAG_DEV_PING = 81, TAG_DEV_DATA = 82, TAG_DEV_ACK = 83, TAG_DEV_SETUP = 8
 /* One rank's side of a device-buffer pair. A failing device operation does not end the rank's
  * part of the message pattern: it only stops doing device work (first error kept in msg), so the
  * partner is never left waiting in a receive. MPI errors end it at once (as in the host probe). */
-typedef struct dev_side {
+struct dev_side {
     const rt_probe_devbuf_ops *ops;
     void *state;
     MPI_Comm c;
@@ -223,12 +269,14 @@ typedef struct dev_side {
     int first; /* rank 0 of the pair: starts the ping-pong, sends the stream */
     size_t msg;
     int window;
-    void *dev;      /* msg bytes */
-    void *pinned;   /* window * msg bytes: one slot per message in flight */
-    void *peer_map; /* the partner's dev buffer through IPC, or NULL */
+    void *dev;        /* msg bytes */
+    void *pinned;     /* window * msg bytes: one slot per message in flight */
+    void *peer_map;   /* the partner's dev buffer through IPC, or NULL */
+    int iters;        /* round trips per ping-pong repetition */
+    MPI_Request *req; /* window, during a staged stream */
     int ok;
     char why[RT_ERR_MSG_MAX];
-} dev_side;
+};
 
 static void dev_note(dev_side *s, const rt_err *e)
 {
@@ -249,151 +297,161 @@ static void dev_note(dev_side *s, const rt_err *e)
     } while (0)
 #define DEV_E (&e_)
 
-/* Staged ping-pong: each one-way trip is D2H (8 bytes), MPI, H2D. Half the round trip. */
-static int staged_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+/* iters round trips of 8 bytes in buf between the pair (the first sends first). With dev, each
+ * trip is staged through the device buffer: D2H before a send, H2D after a receive. */
+static int pingpong_trips(MPI_Comm c, int peer, int first, int iters, int tag, char *buf,
+                          dev_side *dev, const char *what, rt_err *err)
 {
-    char *pin = s->pinned;
-    double best = INFINITY;
-    for (int r = 0; r <= reps; ++r) {
-        const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc = MPI_SUCCESS;
-            if (s->first) {
-                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
-                rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
-            } else {
-                rc = MPI_Recv(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin, 8, DEV_E));
-                DEV_OP(s, s->ops->to_host(s->state, pin, s->dev, 8, DEV_E));
-                if (rc == MPI_SUCCESS)
-                    rc = MPI_Send(pin, 8, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+    dev_side *s = dev;
+    for (int i = 0; i < iters; ++i) {
+        int rc = MPI_SUCCESS;
+        if (first) {
+            if (s)
+                DEV_OP(s, s->ops->to_host(s->state, buf, s->dev, 8, DEV_E));
+            rc = MPI_Send(buf, 8, MPI_BYTE, peer, tag, c);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Recv(buf, 8, MPI_BYTE, peer, tag, c, MPI_STATUS_IGNORE);
+            if (s)
+                DEV_OP(s, s->ops->to_device(s->state, s->dev, buf, 8, DEV_E));
+        } else {
+            rc = MPI_Recv(buf, 8, MPI_BYTE, peer, tag, c, MPI_STATUS_IGNORE);
+            if (s) {
+                DEV_OP(s, s->ops->to_device(s->state, s->dev, buf, 8, DEV_E));
+                DEV_OP(s, s->ops->to_host(s->state, buf, s->dev, 8, DEV_E));
             }
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "device-buffer ping-pong", err);
+            if (rc == MPI_SUCCESS)
+                rc = MPI_Send(buf, 8, MPI_BYTE, peer, tag, c);
         }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best)
-            best = t;
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, what, err);
     }
-    *lat_s = best;
     return 0;
+}
+
+/* Staged ping-pong: each one-way trip is D2H (8 bytes), MPI, H2D; iters round trips. */
+static int staged_trips(void *pair, rt_err *err)
+{
+    dev_side *s = pair;
+    return pingpong_trips(s->c, s->peer, s->first, s->iters, TAG_DEV_PING, s->pinned, s,
+                          "device-buffer ping-pong", err);
 }
 
 /* Staged stream: the sender copies each message D2H into its own pinned slot and sends it at once
  * (the copy of the next overlaps the send of this one); the receiver copies each message H2D as
- * it lands; bandwidth = bytes / time until the receiver's acknowledgement. */
-static int staged_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+ * it lands; then the receiver's acknowledgement. */
+static int staged_window(void *pair, rt_err *err)
 {
-    MPI_Request *req = malloc(sizeof *req * (size_t)s->window);
-    if (!req)
-        return rt_err_set(err, "probe: out of memory for %d MPI requests", s->window);
+    dev_side *s = pair;
     char *pin = s->pinned;
-    double best = INFINITY;
+    MPI_Request *req = s->req;
     int rc = MPI_SUCCESS;
     const char *what = "";
-    for (int r = 0; r <= reps && rc == MPI_SUCCESS; ++r) {
-        char ack = 0;
-        const double t0 = MPI_Wtime();
-        if (s->first) {
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                char *slot = pin + (size_t)w * s->msg;
-                DEV_OP(s, s->ops->to_host(s->state, slot, s->dev, s->msg, DEV_E));
-                what = "MPI_Isend (staged)";
-                rc = MPI_Isend(slot, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, &req[w]);
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "MPI_Waitall (staged)";
-                rc = MPI_Waitall(s->window, req, MPI_STATUSES_IGNORE);
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "acknowledgement (staged)";
-                rc = MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
-            }
-        } else {
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                what = "MPI_Irecv (staged)";
-                rc = MPI_Irecv(pin + (size_t)w * s->msg, (int)s->msg, MPI_BYTE, s->peer,
-                               TAG_DEV_DATA, s->c, &req[w]);
-            }
-            for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
-                what = "MPI_Wait (staged)";
-                rc = MPI_Wait(&req[w], MPI_STATUS_IGNORE);
-                DEV_OP(s, s->ops->to_device(s->state, s->dev, pin + (size_t)w * s->msg, s->msg,
-                                            DEV_E));
-            }
-            if (rc == MPI_SUCCESS) {
-                what = "acknowledgement (staged)";
-                rc = MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
-            }
+    char ack = 0;
+    if (s->first) {
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            char *slot = pin + (size_t)w * s->msg;
+            DEV_OP(s, s->ops->to_host(s->state, slot, s->dev, s->msg, DEV_E));
+            what = "MPI_Isend (staged)";
+            rc = MPI_Isend(slot, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, &req[w]);
         }
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
+        if (rc == MPI_SUCCESS) {
+            what = "MPI_Waitall (staged)";
+            rc = MPI_Waitall(s->window, req, MPI_STATUSES_IGNORE);
+        }
+        if (rc == MPI_SUCCESS) {
+            what = "acknowledgement (staged)";
+            rc = MPI_Recv(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+        }
+    } else {
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            what = "MPI_Irecv (staged)";
+            rc = MPI_Irecv(pin + (size_t)w * s->msg, (int)s->msg, MPI_BYTE, s->peer, TAG_DEV_DATA,
+                           s->c, &req[w]);
+        }
+        for (int w = 0; w < s->window && rc == MPI_SUCCESS; ++w) {
+            what = "MPI_Wait (staged)";
+            rc = MPI_Wait(&req[w], MPI_STATUS_IGNORE);
+            DEV_OP(s, s->ops->to_device(s->state, s->dev, pin + (size_t)w * s->msg, s->msg, DEV_E));
+        }
+        if (rc == MPI_SUCCESS) {
+            what = "acknowledgement (staged)";
+            rc = MPI_Send(&ack, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
+        }
     }
-    free(req);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, what, err);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
+/* Latency (half the best round trip) and bandwidth (bytes / time until the acknowledgement) of
+ * the staged path. */
+static int staged_measure(dev_side *s, int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    double best = 0;
+    if (best_rep(staged_trips, s, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * s->iters);
+    s->req = malloc(sizeof *s->req * (size_t)s->window);
+    if (!s->req)
+        return rt_err_set(err, "probe: out of memory for %d MPI requests", s->window);
+    const int rc = best_rep(staged_window, s, reps, &best, err);
+    free(s->req);
+    s->req = NULL;
+    if (rc != 0)
+        return -1;
     *gbs = (double)s->msg * s->window / best / 1e9;
     return 0;
 }
 
 /* IPC ping-pong: 8 bytes copied into the partner's buffer, then a 1-byte MPI token tells it so;
- * the partner answers the same way. Half the round trip, token included. */
-static int ipc_pingpong(dev_side *s, int iters, int reps, double *lat_s, rt_err *err)
+ * the partner answers the same way; iters round trips. */
+static int ipc_trips(void *pair, rt_err *err)
 {
+    dev_side *s = pair;
     char token = 0;
-    double best = INFINITY;
-    for (int r = 0; r <= reps; ++r) {
-        const double t0 = MPI_Wtime();
-        for (int i = 0; i < iters; ++i) {
-            int rc = MPI_SUCCESS;
-            if (!s->first)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-            DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, 8, DEV_E));
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
-            if (s->first && rc == MPI_SUCCESS)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS)
-                return mpi_fail(rc, "IPC ping-pong", err);
-        }
-        const double t = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (r > 0 && t < best)
-            best = t;
+    for (int i = 0; i < s->iters; ++i) {
+        int rc = MPI_SUCCESS;
+        if (!s->first)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+        DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, 8, DEV_E));
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c);
+        if (s->first && rc == MPI_SUCCESS)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_PING, s->c, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(rc, "IPC ping-pong", err);
     }
-    *lat_s = best;
     return 0;
 }
 
-/* IPC stream: window copies of msg bytes into the partner's buffer, then the token; bandwidth =
- * bytes / time until the partner's acknowledgement. */
-static int ipc_stream(dev_side *s, int reps, double *gbs, rt_err *err)
+/* IPC stream: window copies of msg bytes into the partner's buffer, then the token, then the
+ * partner's acknowledgement. */
+static int ipc_window(void *pair, rt_err *err)
 {
-    double best = INFINITY;
+    dev_side *s = pair;
     char token = 0;
-    for (int r = 0; r <= reps; ++r) {
-        int rc = MPI_SUCCESS;
-        const double t0 = MPI_Wtime();
-        if (s->first) {
-            for (int w = 0; w < s->window; ++w)
-                DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, s->msg, DEV_E));
-            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
-        } else {
-            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
-        }
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "IPC stream", err);
-        const double t = MPI_Wtime() - t0;
-        if (r > 0 && t < best)
-            best = t;
+    int rc = MPI_SUCCESS;
+    if (s->first) {
+        for (int w = 0; w < s->window; ++w)
+            DEV_OP(s, s->ops->device_copy(s->state, s->peer_map, s->dev, s->msg, DEV_E));
+        rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c, MPI_STATUS_IGNORE);
+    } else {
+        rc = MPI_Recv(&token, 1, MPI_BYTE, s->peer, TAG_DEV_DATA, s->c, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Send(&token, 1, MPI_BYTE, s->peer, TAG_DEV_ACK, s->c);
     }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "IPC stream", err);
+}
+
+/* Latency and bandwidth of the IPC path, as staged_measure. */
+static int ipc_measure(dev_side *s, int reps, double *lat_s, double *gbs, rt_err *err)
+{
+    double best = 0;
+    if (best_rep(ipc_trips, s, reps, &best, err) != 0)
+        return -1;
+    *lat_s = best / (2.0 * s->iters);
+    if (best_rep(ipc_window, s, reps, &best, err) != 0)
+        return -1;
     *gbs = (double)s->msg * s->window / best / 1e9;
     return 0;
 }
@@ -519,58 +577,42 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
         snprintf(res->skipped, sizeof res->skipped, "rank %d has no GPU backend", lacking);
         return 0;
     }
-    const size_t msg = opt->mpi_message_bytes ? opt->mpi_message_bytes
-                       : opt->quick           ? (size_t)64 << 10
-                                              : (size_t)4 << 20;
-    const int window = opt->mpi_window > 0 ? opt->mpi_window : opt->quick ? 8 : 16;
-    const int iters = opt->mpi_iterations > 0 ? opt->mpi_iterations : opt->quick ? 50 : 1000;
-    const int reps = opt->repetitions > 0 ? opt->repetitions : opt->quick ? 3 : 10;
-    if (msg > (size_t)1 << 30 || msg < 8)
-        return rt_err_set(err, "probe: message size %zu bytes is outside 8 bytes .. 1 GiB", msg);
-    if (opt->mpi_window < 0 || opt->mpi_iterations < 0)
-        return rt_err_set(err, "probe: window and iterations must be >= 0 (0 = default)");
-    res->message_bytes = msg;
-
+    probe_plan pl;
+    if (plan(opt, comm, 8, &pl, err) != 0)
+        return -1;
+    res->message_bytes = pl.msg;
     const MPI_Comm world = rt_comm_mpi(comm, RT_COMM_WORLD);
-    int partner[RT_TIER_COUNT] = {-1, -1, -1};
-    if (me == 0)
-        for (int r = 1; r < size; ++r) {
-            const int t = rt_comm_tier_of(comm, r);
-            if (t >= 0 && t < RT_TIER_COUNT && partner[t] < 0)
-                partner[t] = r;
-        }
-    int rc = MPI_Bcast(partner, RT_TIER_COUNT, MPI_INT, 0, world);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(rc, "MPI_Bcast", err);
 
     /* Per tier: staged latency, staged GB/s, IPC latency, IPC GB/s (0: not measured). */
     double out[4 * RT_TIER_COUNT] = {0};
+    int rc;
     char skipped[RT_ERR_MSG_MAX] = "";
     for (int t = 0; t < RT_TIER_COUNT; ++t) {
-        if (partner[t] < 0)
+        if (pl.partner[t] < 0)
             continue;
-        res->partner[t] = partner[t];
-        const int in_pair = me == 0 || me == partner[t];
+        res->partner[t] = pl.partner[t];
+        const int in_pair = me == 0 || me == pl.partner[t];
         dev_side s;
         memset(&s, 0, sizeof s);
         s.ops = opt->devbuf;
         s.state = opt->gpu_state;
         s.c = world;
-        s.peer = me == 0 ? partner[t] : 0;
+        s.peer = me == 0 ? pl.partner[t] : 0;
         s.first = me == 0;
-        s.msg = msg;
-        s.window = window;
+        s.msg = pl.msg;
+        s.window = pl.window;
+        s.iters = pl.iters;
         s.ok = 1;
         if (in_pair) {
-            DEV_OP(&s, s.ops->dev_alloc(s.state, msg, &s.dev, DEV_E));
-            DEV_OP(&s, s.ops->pinned_alloc(s.state, msg * (size_t)window, &s.pinned, DEV_E));
+            DEV_OP(&s, s.ops->dev_alloc(s.state, pl.msg, &s.dev, DEV_E));
+            DEV_OP(&s, s.ops->pinned_alloc(s.state, pl.msg * (size_t)pl.window, &s.pinned, DEV_E));
             if (s.ok)
-                memset(s.pinned, 1, msg * (size_t)window);
-            DEV_OP(&s, s.ops->to_device(s.state, s.dev, s.pinned, msg, DEV_E));
+                memset(s.pinned, 1, pl.msg * (size_t)pl.window);
+            DEV_OP(&s, s.ops->to_device(s.state, s.dev, s.pinned, pl.msg, DEV_E));
         }
         char where[RT_ERR_MSG_MAX];
         snprintf(where, sizeof where, "%s tier, ranks 0 and %d, setup",
-                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+                 rt_machine_tier_name((rt_net_tier)t), pl.partner[t]);
         if (agree(comm, s.ok, s.why, where, err) != 0) {
             dev_side_free(&s);
             return -1;
@@ -580,15 +622,14 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
         rt_err_clear(&local);
         double lat = 0, gbs = 0;
         if (in_pair) {
-            mpi_ok = staged_pingpong(&s, iters, reps, &lat, &local) == 0 &&
-                     staged_stream(&s, reps, &gbs, &local) == 0;
+            mpi_ok = staged_measure(&s, pl.reps, &lat, &gbs, &local) == 0;
             if (me == 0 && mpi_ok && s.ok) {
                 out[4 * t] = lat * 1e6;
                 out[4 * t + 1] = gbs;
             }
         }
         snprintf(where, sizeof where, "%s tier, ranks 0 and %d, staged",
-                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+                 rt_machine_tier_name((rt_net_tier)t), pl.partner[t]);
         if (agree(comm, mpi_ok && s.ok, mpi_ok ? s.why : local.msg, where, err) != 0) {
             dev_side_free(&s);
             return -1;
@@ -600,8 +641,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
                 char why[RT_ERR_MSG_MAX] = "";
                 mpi_ok = ipc_connect(&s, &usable, why, sizeof why, &local) == 0;
                 if (mpi_ok && usable)
-                    mpi_ok = ipc_pingpong(&s, iters, reps, &lat, &local) == 0 &&
-                             ipc_stream(&s, reps, &gbs, &local) == 0;
+                    mpi_ok = ipc_measure(&s, pl.reps, &lat, &gbs, &local) == 0;
                 if (me == 0 && mpi_ok && s.ok && usable) {
                     out[4 * t + 2] = lat * 1e6;
                     out[4 * t + 3] = gbs;
@@ -611,7 +651,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
                              rt_machine_tier_name((rt_net_tier)t), why);
             }
             snprintf(where, sizeof where, "%s tier, ranks 0 and %d, ipc",
-                     rt_machine_tier_name((rt_net_tier)t), partner[t]);
+                     rt_machine_tier_name((rt_net_tier)t), pl.partner[t]);
             if (agree(comm, mpi_ok && s.ok, mpi_ok ? s.why : local.msg, where, err) != 0) {
                 dev_side_free(&s);
                 return -1;
@@ -619,7 +659,7 @@ int rt_probe_mpi_device(const rt_probe_opts *opt, void *comm_ptr, rt_probe_devne
         }
         dev_side_free(&s);
         snprintf(where, sizeof where, "%s tier, ranks 0 and %d, release",
-                 rt_machine_tier_name((rt_net_tier)t), partner[t]);
+                 rt_machine_tier_name((rt_net_tier)t), pl.partner[t]);
         if (agree(comm, s.ok, s.why, where, err) != 0)
             return -1;
         /* Pairs run one at a time, so no two measurements share the links. */

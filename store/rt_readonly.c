@@ -39,6 +39,8 @@ int rt_readonly_open(const char *path, sqlite3 **db, rt_err *err)
         return rt_err_set(err, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return rt_err_set(err, "cannot open %s: not a regular file", path);
+    if (st.st_size == 0)
+        return rt_err_set(err, "%s is empty, so not a rooftune result store", path);
     char wal[4200];
     if (rt_path_format(wal, sizeof wal, err, "%s-wal", path) != 0)
         return rt_err_prefix(err, "cannot open %s", path);

@@ -394,6 +394,59 @@ int rt_store_samples(sqlite3 *db, int64_t point_id, double **x, int *n, int *cap
     return 0;
 }
 
+int rt_store_check_timed_point(sqlite3 *db, int64_t point_id, rt_err *err)
+{
+    /* The first offending value: the median, else a sample (NULL, not a number, or <= 0), else
+     * "no sample at all". A NULL median reads as NaN, which the check refuses too. */
+    static const char sql[] =
+        "SELECT p.kernel, p.matrix, p.status, p.time_median_s,"
+        " (SELECT count(*) FROM samples s WHERE s.point_id = p.id),"
+        " (SELECT s.rep FROM samples s WHERE s.point_id = p.id AND NOT"
+        "   (typeof(s.seconds) IN ('real', 'integer') AND s.seconds > 0 AND s.seconds < 1e300)"
+        "   ORDER BY s.rep LIMIT 1),"
+        " (SELECT quote(s.seconds) FROM samples s WHERE s.point_id = p.id AND NOT"
+        "   (typeof(s.seconds) IN ('real', 'integer') AND s.seconds > 0 AND s.seconds < 1e300)"
+        "   ORDER BY s.rep LIMIT 1)"
+        " FROM points p WHERE p.id = ?1";
+    sqlite3_stmt *st = NULL;
+    if (prepare(db, sql, &st, "a point's times", err) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, point_id);
+    int rc = 0;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        rc = rt_err_set(err, "point %lld vanished while it was read", (long long)point_id);
+    } else {
+        char who[300];
+        snprintf(who, sizeof who, "point %lld (kernel %s, matrix %s, status %s)",
+                 (long long)point_id, (const char *)sqlite3_column_text(st, 0),
+                 (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 2));
+        const int median_null = sqlite3_column_type(st, 3) == SQLITE_NULL;
+        const double median = median_null ? NAN : sqlite3_column_double(st, 3);
+        const int64_t n = sqlite3_column_int64(st, 4);
+        char value[64];
+        if (median_null)
+            snprintf(value, sizeof value, "NULL");
+        else
+            snprintf(value, sizeof value, "%g s", median);
+        if (!(median > 0) || !isfinite(median))
+            rc = rt_err_set(err,
+                            "%s: its median time is %s: a timed point needs a positive time "
+                            "(the store is damaged or was edited)",
+                            who, value);
+        else if (n == 0)
+            rc = rt_err_set(err, "%s: no timed sample (the store is damaged or was edited)", who);
+        else if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+            rc = rt_err_set(err,
+                            "%s: sample %lld is %s: a time must be a positive number of seconds "
+                            "(the store is damaged or was edited)",
+                            who, (long long)sqlite3_column_int64(st, 5),
+                            (const char *)sqlite3_column_text(st, 6));
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int rt_store_metrics(sqlite3 *db, int64_t point_id, const char *prefix, rt_store_metric **m, int *n,
                      int *cap, rt_err *err)
 {

@@ -143,6 +143,12 @@ int rt_store_point_time_median(struct sqlite3 *db, int64_t point_id, double *med
 int rt_store_samples(struct sqlite3 *db, int64_t point_id, double **x, int *n, int *cap,
                      rt_err *err);
 
+/* Checks the times of a point whose status says it was timed (ok, above_roofline): its median
+ * and every sample must be finite positive seconds, and it must have a sample. A store edited by
+ * hand or damaged can hold anything; a reader that skipped such a point would pass it as "not
+ * timed". Returns 0, or -1 with err naming the point and the value. */
+int rt_store_check_timed_point(struct sqlite3 *db, int64_t point_id, rt_err *err);
+
 typedef struct rt_store_metric {
     char name[64];
     char unit[32];

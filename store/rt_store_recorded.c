@@ -1,4 +1,5 @@
 /* rt_recorded_store: one sweep of a rooftune store as a recorded space. */
+#define _POSIX_C_SOURCE 200809L
 #include <json.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -9,8 +10,13 @@
 #include "rt_store_recorded.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_infile.h"
+#include "rt_readonly.h"
+#include "rt_store_read.h"
 
 #define MAX_VALUES     1024
 #define VALUE_TEXT_MAX 64
@@ -147,8 +153,13 @@ static int scan(sqlite3 *db, const char *path, const char *const group[4], store
             if (json_object_object_length(obj) != r->n_dims)
                 rc = rt_err_set(err, "%s: point params '%s' do not have the sweep's %d parameters",
                                 path, params, r->n_dims);
-            else
-                rc = rt_recorded_add(r, coords, ran && median > 0 ? median : INFINITY, bound, err);
+            else if (ran && !(median > 0 && isfinite(median)))
+                rc = rt_err_set(err,
+                                "%s: point %s has status %s but its median time is %g s: a timed "
+                                "point needs a positive time (the store is damaged or was edited)",
+                                path, params, status, median);
+            else if (rt_recorded_add(r, coords, ran ? median : INFINITY, bound, err) != 0)
+                rc = rt_err_prefix(err, "%s: point %s", path, params);
         }
         json_object_put(obj);
     }
@@ -161,11 +172,9 @@ int rt_recorded_load_store(const char *path, const rt_recorded_select *sel, rt_r
 {
     *out = NULL;
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        const int rc = rt_err_set(err, "cannot open store %s: %s", path, sqlite3_errmsg(db));
-        sqlite3_close(db);
-        return rc;
-    }
+    /* Read-only, and the schema check every command makes (rt_store_check). */
+    if (rt_readonly_open(path, &db, err) != 0)
+        return -1;
     sqlite3_stmt *st = NULL;
     int rc = 0, groups = 0;
     char group[4][256] = {{0}};
@@ -205,13 +214,15 @@ int rt_recorded_load_store(const char *path, const rt_recorded_select *sel, rt_r
         char kernel[300];
         snprintf(kernel, sizeof kernel, "%s %s %s", group[0], group[1], group[2]);
         rc = rt_recorded_new(kernel, group[3], "s", sd->n, sd->dims, out, err);
+        if (rc != 0)
+            rt_err_prefix(err, "%s", path);
     }
     if (rc == 0)
         rc = scan(db, path, g, sd, *out, err);
     if (rc == 0)
         rc = rt_recorded_finish(*out, path, err);
     free(sd);
-    sqlite3_close(db);
+    rt_store_read_close(db);
     if (rc != 0) {
         rt_recorded_free(*out);
         *out = NULL;
@@ -223,13 +234,15 @@ int rt_store_recorded_load(const char *path, const rt_recorded_select *sel, rt_r
                            rt_err *err)
 {
     *out = NULL;
+    /* A regular file only: a folder would be read as garbage and a FIFO would block. */
+    int fd = -1;
+    int64_t size = 0;
+    if (rt_infile_open(path, "a recorded space or a store", &fd, &size, err) != 0)
+        return -1;
     char magic[16] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return rt_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    const size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    if (got == sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0)
+    ssize_t got = read(fd, magic, sizeof magic);
+    close(fd);
+    if (got == (ssize_t)sizeof magic && memcmp(magic, "SQLite format 3", 16) == 0)
         return rt_recorded_load_store(path, sel, out, err);
     return rt_recorded_load(path, sel, out, err);
 }

@@ -1,7 +1,9 @@
 #include "rt_store_tuning.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,7 @@ static const char k_schema[] =
     "  evidence TEXT NOT NULL CHECK (json_valid(evidence)),"
     "  provenance TEXT NOT NULL CHECK (json_valid(provenance)),"
     "  recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  memory_bytes INTEGER CHECK (memory_bytes IS NULL OR memory_bytes > 0),"
     "  UNIQUE (kernel, device, arch, input_class))";
 
 /* The fastest verified point of every sweep, with its matrix, run and evidence. */
@@ -32,20 +35,72 @@ static const char k_best_sql[] =
     "  (SELECT json_group_array(json_object('point', e.id, 'params', json(e.params),"
     "    'time_s', e.time_median_s)) FROM good e WHERE e.kernel = r.kernel"
     "    AND e.device = r.device AND e.matrix = r.matrix AND e.problem = r.problem)"
-    "  , r.backend"
+    "  , r.backend,"
+    "  (SELECT m.value FROM metrics m WHERE m.point_id = r.id AND m.name = 'device_memory_bytes'"
+    "    AND m.available = 1)"
     " FROM ranked r JOIN runs u ON u.id = r.run_id"
     " JOIN matrices m ON m.run_id = r.run_id AND m.name = r.matrix"
     " WHERE r.rk = 1 ORDER BY r.kernel, r.device, r.matrix, r.problem";
 
 static const char k_upsert_sql[] =
     "INSERT INTO tuning (kernel, device, arch, input_class, matrix, problem, rows, nnz_per_row,"
-    " k, params, time_s, gflops, evidence, provenance)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+    " k, params, time_s, gflops, evidence, provenance, memory_bytes)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
     " ON CONFLICT (kernel, device, arch, input_class) DO UPDATE SET"
     "  matrix = excluded.matrix, problem = excluded.problem, params = excluded.params,"
     "  time_s = excluded.time_s, gflops = excluded.gflops, evidence = excluded.evidence,"
-    "  provenance = excluded.provenance, recorded_at = excluded.recorded_at"
+    "  provenance = excluded.provenance, recorded_at = excluded.recorded_at,"
+    "  memory_bytes = COALESCE(excluded.memory_bytes, tuning.memory_bytes)"
     " WHERE excluded.time_s < tuning.time_s";
+
+/* 1 when the tuning table has the column memory_bytes (added in the second version of the table;
+ * a table recorded before it lacks it until a write migrates it). */
+static int has_memory_column(sqlite3 *db)
+{
+    sqlite3_stmt *s = NULL;
+    int found = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT 1 FROM pragma_table_info('tuning') WHERE name = "
+                           "'memory_bytes'",
+                           -1, &s, NULL) == SQLITE_OK)
+        found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    return found;
+}
+
+/* The migration of a tuning table recorded before memory_bytes: the column is added and each
+ * entry's memory taken from its device's name (rt_tuning_memory_of), NULL where it gives none. */
+static int migrate_memory(sqlite3 *db, rt_err *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db,
+                     "ALTER TABLE tuning ADD COLUMN memory_bytes INTEGER CHECK (memory_bytes IS "
+                     "NULL OR memory_bytes > 0)",
+                     NULL, NULL, &msg) != SQLITE_OK) {
+        const int rc = rt_err_set(err, "tuning table: adding memory_bytes: %s", msg ? msg : "?");
+        sqlite3_free(msg);
+        return rc;
+    }
+    sqlite3_stmt *q = NULL, *up = NULL;
+    int rc = 0;
+    if (sqlite3_prepare_v2(db, "SELECT id, device FROM tuning", -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "UPDATE tuning SET memory_bytes = ?2 WHERE id = ?1", -1, &up,
+                           NULL) != SQLITE_OK)
+        rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+        const double mem = rt_tuning_memory_of((const char *)sqlite3_column_text(q, 1));
+        if (mem <= 0)
+            continue;
+        sqlite3_reset(up);
+        sqlite3_bind_int64(up, 1, sqlite3_column_int64(q, 0));
+        sqlite3_bind_int64(up, 2, (sqlite3_int64)mem);
+        if (sqlite3_step(up) != SQLITE_DONE)
+            rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(q);
+    sqlite3_finalize(up);
+    return rc;
+}
 
 int rt_tuning_ensure(sqlite3 *db, rt_err *err)
 {
@@ -55,6 +110,53 @@ int rt_tuning_ensure(sqlite3 *db, rt_err *err)
         sqlite3_free(msg);
         return rc;
     }
+    return has_memory_column(db) ? 0 : migrate_memory(db, err);
+}
+
+double rt_tuning_memory_of(const char *device)
+{
+    if (!device)
+        return 0;
+    /* A size in the name: "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB". */
+    for (const char *c = device; *c; ++c) {
+        if (!isdigit((unsigned char)*c) || (c > device && isdigit((unsigned char)c[-1])))
+            continue;
+        char *end = NULL;
+        const double gb = strtod(c, &end);
+        if (end && end[0] == 'G' && end[1] == 'B' && gb > 0)
+            return gb * 1e9;
+    }
+    /* Models whose name carries none: their memory as sold (the first match wins). */
+    static const struct {
+        const char *needle;
+        double gb;
+    } table[] = {{"H100 NVL", 94}, {"H100 PCIe", 80}, {"GH200", 96}, {"H200", 141},
+                 {"B200", 180},    {"L40", 48},       {"L4", 24},    {"A40", 48},
+                 {"A30", 24},      {"A10", 24},       {"T4", 16},    {"P100", 16}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i)
+        if (strstr(device, table[i].needle))
+            return table[i].gb * 1e9;
+    return 0;
+}
+
+int rt_tuning_check(sqlite3 *db, rt_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int present = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name"
+                           " = 'tuning'",
+                           -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        present = sqlite3_column_int(s, 0) > 0;
+    else
+        present = -1;
+    sqlite3_finalize(s);
+    if (present < 0)
+        return rt_err_set(err, "cannot read its tables: %s", sqlite3_errmsg(db));
+    if (!present)
+        return rt_err_set(err, "a rooftune store with no tuning table, so not a tuning database "
+                               "(record one with `rooftune tune`)");
     return 0;
 }
 
@@ -84,8 +186,6 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
                       int *recorded, rt_err *err)
 {
     *recorded = 0;
-    if (rt_tuning_ensure(dst, err) != 0)
-        return -1;
     sqlite3_stmt *q = NULL, *up = NULL;
     if (sqlite3_prepare_v2(src, k_best_sql, -1, &q, NULL) != SQLITE_OK) {
         const int rc =
@@ -93,15 +193,24 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
         sqlite3_finalize(q);
         return rc;
     }
-    if (sqlite3_prepare_v2(dst, k_upsert_sql, -1, &up, NULL) != SQLITE_OK) {
+    /* One transaction, the table's creation included: a harvest that fails changes nothing. */
+    if (sqlite3_exec(dst, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
         const int rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(dst));
         sqlite3_finalize(q);
         return rc;
     }
+    int rc = rt_tuning_ensure(dst, err);
+    if (rc == 0 && sqlite3_prepare_v2(dst, k_upsert_sql, -1, &up, NULL) != SQLITE_OK)
+        rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(dst));
+    if (rc != 0) {
+        sqlite3_exec(dst, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_finalize(q);
+        sqlite3_finalize(up);
+        return -1;
+    }
     sqlite3_bind_text(q, 1, source_path, -1, SQLITE_TRANSIENT);
-    int rc = 0;
-    sqlite3_exec(dst, "BEGIN", NULL, NULL, NULL);
-    while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
+    int step = SQLITE_ROW;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
         const char *kernel = (const char *)sqlite3_column_text(q, 0);
         const char *device = (const char *)sqlite3_column_text(q, 1);
         const char *backend = (const char *)sqlite3_column_text(q, 12);
@@ -137,21 +246,45 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
         sqlite3_bind_value(up, 12, sqlite3_column_value(q, 6));
         sqlite3_bind_value(up, 13, sqlite3_column_value(q, 11));
         sqlite3_bind_value(up, 14, sqlite3_column_value(q, 10));
+        /* The device's memory: as the run measured it (the point's metric), else from its name,
+         * else unknown (NULL). */
+        const double mem = sqlite3_column_type(q, 13) != SQLITE_NULL ? sqlite3_column_double(q, 13)
+                                                                     : rt_tuning_memory_of(device);
+        if (mem > 0)
+            sqlite3_bind_int64(up, 15, (sqlite3_int64)mem);
+        else
+            sqlite3_bind_null(up, 15);
         if (sqlite3_step(up) != SQLITE_DONE)
             rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(dst));
         else
             *recorded += sqlite3_changes(dst) > 0;
     }
-    sqlite3_exec(dst, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = rt_err_set(err, "%s: reading its points: %s", source_path, sqlite3_errmsg(src));
+    if (rc == 0 && sqlite3_exec(dst, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        rc = rt_err_set(err, "tuning table: committing: %s", sqlite3_errmsg(dst));
+    if (rc != 0)
+        sqlite3_exec(dst, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_finalize(q);
     sqlite3_finalize(up);
     return rc;
 }
 
-static const char k_entries_sql[] =
-    "SELECT id, kernel, device, arch, matrix, rows, nnz_per_row, k, params, time_s,"
-    " COALESCE(gflops, 0), json_array_length(evidence), problem, provenance, input_class"
-    " FROM tuning WHERE (?1 IS NULL OR kernel = ?1) ORDER BY kernel, arch, device, input_class";
+/* Every entry (of one kernel, or all with ?1 NULL); a table recorded before memory_bytes reads
+ * the memory from the device's name instead (rt_tuning_memory_of, in C). */
+static int prepare_entries(sqlite3 *db, sqlite3_stmt **s, rt_err *err)
+{
+    char sql[640];
+    snprintf(sql, sizeof sql,
+             "SELECT id, kernel, device, arch, matrix, rows, nnz_per_row, k, params, time_s,"
+             " COALESCE(gflops, 0), json_array_length(evidence), problem, provenance, "
+             "input_class, %s FROM tuning WHERE (?1 IS NULL OR kernel = ?1) ORDER BY kernel, "
+             "arch, device, input_class",
+             has_memory_column(db) ? "memory_bytes" : "NULL");
+    if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+        return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    return 0;
+}
 
 static void read_entry(sqlite3_stmt *s, rt_tuning_entry *e)
 {
@@ -168,6 +301,20 @@ static void read_entry(sqlite3_stmt *s, rt_tuning_entry *e)
     e->time_s = sqlite3_column_double(s, 9);
     e->gflops = sqlite3_column_double(s, 10);
     e->evidence_points = sqlite3_column_int(s, 11);
+    snprintf(e->problem, sizeof e->problem, "%s", sqlite3_column_text(s, 12));
+    e->memory_bytes = sqlite3_column_type(s, 15) != SQLITE_NULL ? sqlite3_column_double(s, 15)
+                                                                : rt_tuning_memory_of(e->device);
+}
+
+/* |log2| of the memory ratio; an entry of unknown memory ranks after every known one, and when
+ * the asked memory is unknown memory does not rank at all. */
+static double memory_distance(double asked, double entry)
+{
+    if (!(asked > 0))
+        return 0;
+    if (!(entry > 0))
+        return 1e6;
+    return fabs(log2(asked / entry));
 }
 
 static double feature_distance(const rt_tuning_query *q, const rt_tuning_entry *e)
@@ -187,18 +334,22 @@ int rt_tuning_lookup(sqlite3 *db, const rt_tuning_query *q, rt_tuning_entry *out
     if (!q->kernel || !*q->kernel)
         return rt_err_set(err, "rooftune best: --kernel is required");
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
-    if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
-        return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    if (prepare_entries(db, &s, err) != 0)
+        return -1;
     sqlite3_bind_text(s, 1, q->kernel, -1, SQLITE_TRANSIENT);
     const char *qarch = q->arch && *q->arch ? q->arch : rt_tuning_arch_of(q->device);
     const int qa = arch_number(qarch);
     /* The family of sm_XY is the nearest lower sm_W0 (W < X): sm_90 and sm_89 -> sm_80. */
     const int family_arch = qa >= 0 ? ((qa % 10 == 0 ? qa - 10 : qa - qa % 10)) : -1;
-    /* Levels: 0 device, 1 architecture, 2 family, 3 any. Best = lowest level, then distance. */
+    /* The asked device's memory: given, else from its name, else an entry of that very device. */
+    double qmem = q->memory_bytes > 0 ? q->memory_bytes : rt_tuning_memory_of(q->device);
+    /* Levels: 0 device, 1 architecture, 2 family, 3 any. The lowest level wins; within it, for
+     * other devices, the nearest architecture (level 3), then the nearest memory size, then the
+     * nearest input. */
     int best_level = 99;
-    double best_dist = INFINITY;
+    double best_key[3] = {INFINITY, INFINITY, INFINITY};
     int found = 0;
     rt_tuning_entry e;
     while (sqlite3_step(s) == SQLITE_ROW) {
@@ -211,11 +362,20 @@ int rt_tuning_lookup(sqlite3 *db, const rt_tuning_query *q, rt_tuning_entry *out
             level = 1;
         else if (family_arch >= 0 && ea == family_arch)
             level = 2;
-        const double dist =
-            feature_distance(q, &e) + (level == 3 && qa >= 0 && ea >= 0 ? 1e-3 * abs(qa - ea) : 0);
-        if (level < best_level || (level == best_level && dist < best_dist)) {
+        if (level == 0 && qmem <= 0)
+            qmem = e.memory_bytes;
+        const double key[3] = {level == 3 && qa >= 0 && ea >= 0 ? abs(qa - ea) : 0,
+                               memory_distance(qmem, e.memory_bytes), feature_distance(q, &e)};
+        int better = level < best_level;
+        for (int k = 0; k < 3 && !better && level == best_level; ++k) {
+            if (key[k] < best_key[k] - 1e-12)
+                better = 1;
+            else if (key[k] > best_key[k] + 1e-12)
+                break;
+        }
+        if (better) {
             best_level = level;
-            best_dist = dist;
+            memcpy(best_key, key, sizeof best_key);
             *out = e;
             found = 1;
         }
@@ -223,18 +383,86 @@ int rt_tuning_lookup(sqlite3 *db, const rt_tuning_query *q, rt_tuning_entry *out
     sqlite3_finalize(s);
     if (!found)
         return 1;
+    char memory[96] = "";
+    if (best_level > 0 && qmem > 0 && out->memory_bytes > 0)
+        snprintf(memory, sizeof memory, ", nearest memory %.0f GB (asked %.0f GB)",
+                 out->memory_bytes * 1e-9, qmem * 1e-9);
     switch (best_level) {
     case 0: snprintf(out->fallback, sizeof out->fallback, "device %s", out->device); break;
-    case 1: snprintf(out->fallback, sizeof out->fallback, "architecture %s", out->arch); break;
+    case 1:
+        snprintf(out->fallback, sizeof out->fallback, "architecture %s%s", out->arch, memory);
+        break;
     case 2:
-        snprintf(out->fallback, sizeof out->fallback, "architecture family %s (from %s)", out->arch,
-                 qarch);
+        snprintf(out->fallback, sizeof out->fallback, "architecture family %s (from %s)%s",
+                 out->arch, qarch, memory);
         break;
     default:
-        snprintf(out->fallback, sizeof out->fallback, "nearest architecture %s (asked %s)",
-                 out->arch, qarch && *qarch ? qarch : "none");
+        snprintf(out->fallback, sizeof out->fallback, "nearest architecture %s (asked %s)%s",
+                 out->arch, qarch && *qarch ? qarch : "none", memory);
     }
     return 0;
+}
+
+int rt_tuning_each(sqlite3 *db, const char *kernel, int (*fn)(void *ctx, const rt_tuning_entry *e),
+                   void *ctx, rt_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (rt_tuning_check(db, err) != 0 || prepare_entries(db, &s, err) != 0)
+        return -1;
+    if (kernel)
+        sqlite3_bind_text(s, 1, kernel, -1, SQLITE_TRANSIENT);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        rt_tuning_entry e;
+        read_entry(s, &e);
+        rc = fn(ctx, &e);
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int rt_tuning_params_split(sqlite3 *db, const char *params_json, rt_tuning_param *out, int cap,
+                           int *n, rt_err *err)
+{
+    *n = 0;
+    sqlite3_stmt *s = NULL;
+    int object = 0;
+    if (sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_type(?1) = 'object'", -1, &s,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, params_json, -1, SQLITE_TRANSIENT);
+        object = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1;
+    }
+    sqlite3_finalize(s);
+    if (!object)
+        return rt_err_set(err, "parameters '%.200s' are not a JSON object", params_json);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT key, CAST(value AS TEXT), type FROM json_each(?1) ORDER BY key",
+                           -1, &s, NULL) != SQLITE_OK)
+        return rt_err_set(err, "reading parameters: %s", sqlite3_errmsg(db));
+    sqlite3_bind_text(s, 1, params_json, -1, SQLITE_TRANSIENT);
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(s, 2);
+        if (*n >= cap)
+            rc = rt_err_set(err, "parameters %s: more than %d", params_json, cap);
+        else if (strcmp(type, "integer") != 0 && strcmp(type, "real") != 0 &&
+                 strcmp(type, "text") != 0)
+            rc = rt_err_set(err, "parameters %s: %s is a %s, not a number or a string", params_json,
+                            sqlite3_column_text(s, 0), type);
+        else {
+            rt_tuning_param *p = &out[(*n)++];
+            snprintf(p->name, sizeof p->name, "%s", sqlite3_column_text(s, 0));
+            snprintf(p->value, sizeof p->value, "%s", sqlite3_column_text(s, 1));
+            p->is_text = strcmp(type, "text") == 0;
+        }
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = rt_err_set(err, "parameters %s: not a JSON object (%s)", params_json,
+                        sqlite3_errmsg(db));
+    sqlite3_finalize(s);
+    return rc;
 }
 
 static void yaml_string(FILE *f, const char *s)
@@ -251,10 +479,10 @@ static void yaml_string(FILE *f, const char *s)
 int rt_tuning_export_yaml(sqlite3 *db, FILE *f, rt_err *err)
 {
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
-    if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
-        return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    if (prepare_entries(db, &s, err) != 0)
+        return -1;
     sqlite3_bind_null(s, 1);
     fprintf(f, "# rooftune tuning database (generated by `rooftune best --export-yaml`)\n"
                "entries:\n");
@@ -265,7 +493,13 @@ int rt_tuning_export_yaml(sqlite3 *db, FILE *f, rt_err *err)
         yaml_string(f, e.kernel);
         fprintf(f, "\n    device: ");
         yaml_string(f, e.device);
-        fprintf(f, "\n    arch: %s\n    input: {matrix: ", e.arch);
+        fprintf(f, "\n    arch: ");
+        yaml_string(f, e.arch);
+        if (e.memory_bytes > 0)
+            fprintf(f, "\n    memory_gb: %.6g", e.memory_bytes * 1e-9);
+        else
+            fprintf(f, "\n    memory_gb: null");
+        fprintf(f, "\n    input: {matrix: ");
         yaml_string(f, e.matrix);
         fprintf(f, ", rows: %.0f, nnz_per_row: %.2f, K: %g, problem: %s}\n", e.rows, e.nnz_per_row,
                 e.k, sqlite3_column_text(s, 12));
@@ -293,22 +527,23 @@ static void c_string(FILE *f, const char *s)
 int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
 {
     sqlite3_stmt *s = NULL;
-    if (rt_tuning_ensure(db, err) != 0)
+    if (rt_tuning_check(db, err) != 0)
         return -1;
-    if (sqlite3_prepare_v2(db, k_entries_sql, -1, &s, NULL) != SQLITE_OK)
-        return rt_err_set(err, "tuning table: %s", sqlite3_errmsg(db));
+    if (prepare_entries(db, &s, err) != 0)
+        return -1;
     sqlite3_bind_null(s, 1);
-    fprintf(
-        f,
-        "/* rooftune tuning database (generated by `rooftune best --export-header`; do not "
-        "edit).\n * One entry per (kernel, device, architecture, input class): the best "
-        "verified\n * configuration, its parameters as a JSON object. */\n"
-        "#ifndef ROOFTUNE_TUNED_H\n#define ROOFTUNE_TUNED_H\n\n"
-        "typedef struct rooftune_tuned {\n"
-        "    const char *kernel;\n    const char *device;\n    const char *arch;\n"
-        "    const char *matrix;\n    double rows, nnz_per_row, k;\n    const char *problem_json;\n"
-        "    const char *params_json;\n    double time_s;\n} rooftune_tuned;\n\n"
-        "static const rooftune_tuned rooftune_tuned_table[] = {\n");
+    fprintf(f, "/* rooftune tuning database (generated by `rooftune best --export-header`; do not "
+               "edit).\n * One entry per (kernel, device, architecture, input class): the best "
+               "verified\n * configuration, its parameters as a JSON object. rooftune_tuned_find "
+               "picks one\n * for a kernel on a device (docs/guides/tuning.md). */\n"
+               "#ifndef ROOFTUNE_TUNED_H\n#define ROOFTUNE_TUNED_H\n\n#include <string.h>\n\n"
+               "typedef struct rooftune_tuned {\n"
+               "    const char *kernel;\n    const char *device;\n    const char *arch;\n"
+               "    double memory_bytes; /* 0: unknown */\n"
+               "    const char *matrix;\n    double rows, nnz_per_row, k;\n    const char "
+               "*problem_json;\n"
+               "    const char *params_json;\n    double time_s;\n} rooftune_tuned;\n\n"
+               "static const rooftune_tuned rooftune_tuned_table[] = {\n");
     int n = 0;
     while (sqlite3_step(s) == SQLITE_ROW) {
         rt_tuning_entry e;
@@ -319,7 +554,7 @@ int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
         c_string(f, e.device);
         fputs(", ", f);
         c_string(f, e.arch);
-        fputs(", ", f);
+        fprintf(f, ", %.0f, ", e.memory_bytes > 0 ? e.memory_bytes : 0);
         c_string(f, e.matrix);
         fprintf(f, ", %.0f, %.2f, %g,\n     ", e.rows, e.nnz_per_row, e.k);
         c_string(f, (const char *)sqlite3_column_text(s, 12));
@@ -330,7 +565,39 @@ int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
     }
     sqlite3_finalize(s);
     if (n == 0)
-        fprintf(f, "    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n");
-    fprintf(f, "};\n\n#define ROOFTUNE_TUNED_COUNT %d\n\n#endif\n", n);
+        fprintf(f, "    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},\n");
+    fprintf(
+        f,
+        "};\n\n#define ROOFTUNE_TUNED_COUNT %d\n\n"
+        "/* The entry of kernel for a device: that device's (by name) if there is one, else its\n"
+        " * architecture's (arch, e.g. \"sm_90\"; NULL: none); among several, the one whose K\n"
+        " * is nearest k (k <= 0: the first). NULL when there is none. rooftune best applies\n"
+        " * the full rule (memory size, the other input features). */\n"
+        "static inline const rooftune_tuned *rooftune_tuned_find(const char *kernel,\n"
+        "                                                        const char *device,\n"
+        "                                                        const char *arch, double k)\n"
+        "{\n"
+        "    const rooftune_tuned *best = 0;\n"
+        "    int best_level = 3;\n"
+        "    double best_ratio = 0;\n"
+        "    for (int i = 0; i < ROOFTUNE_TUNED_COUNT; ++i) {\n"
+        "        const rooftune_tuned *t = &rooftune_tuned_table[i];\n"
+        "        if (strcmp(t->kernel, kernel) != 0)\n"
+        "            continue;\n"
+        "        const int level = device && strcmp(t->device, device) == 0 ? 1\n"
+        "                          : arch && strcmp(t->arch, arch) == 0      ? 2\n"
+        "                                                                    : 3;\n"
+        "        const double ratio =\n"
+        "            k > 0 && t->k > 0 ? (k > t->k ? k / t->k : t->k / k) : 1.0;\n"
+        "        if (level < best_level || (level == best_level && level < 3 && ratio < "
+        "best_ratio)) {\n"
+        "            best = t;\n"
+        "            best_level = level;\n"
+        "            best_ratio = ratio;\n"
+        "        }\n"
+        "    }\n"
+        "    return best;\n"
+        "}\n\n#endif\n",
+        n);
     return ferror(f) ? rt_err_set(err, "cannot write the C header") : 0;
 }

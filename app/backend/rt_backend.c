@@ -129,6 +129,7 @@ int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *
         snprintf(why, sizeof why, "CUDA disabled by request");
     else
         ndev = cuda_device_count(why, sizeof why);
+    be->gpu_count = ndev > 0 ? ndev : 0;
 
     if (ndev > 0) {
         char path[PATH_MAX + 32];

@@ -13,6 +13,7 @@ typedef struct rt_backend {
     rt_device_info cpu; /* always filled */
     rt_device_info gpu; /* filled when cuda_loaded */
     int cuda_loaded;
+    int gpu_count;         /* CUDA devices the driver reports (0 without one, or CUDA disabled) */
     char cuda_status[512]; /* why the CUDA backend is or is not active, for `list` and logs */
     void *plugin_handle;   /* dlopen handle */
     const rt_plugin_api *plugin;

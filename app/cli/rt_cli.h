@@ -27,6 +27,10 @@ int rt_cli_matrix(int argc, char **argv);
 int rt_cli_replay(int argc, char **argv);
 int rt_cli_tune(int argc, char **argv);
 int rt_cli_best(int argc, char **argv);
+int rt_cli_pareto(int argc, char **argv);
+int rt_cli_portability(int argc, char **argv);
+/* `run` under another command's name (tune): its messages begin "rooftune <cmd>:". */
+int rt_cli_run_as(const char *cmd, int argc, char **argv);
 
 /* The source tree's default folders, resolved relative to the executable (build/rooftune ->
  * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */

@@ -3,12 +3,15 @@
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_outfile.h"
+#include "rt_readonly.h"
+#include "rt_store_read.h"
 #include "rt_store_tuning.h"
 
 static void best_usage(FILE *f)
@@ -16,40 +19,49 @@ static void best_usage(FILE *f)
     fprintf(
         f,
         "usage: rooftune best --db DB --kernel K [--device NAME] [--arch sm_XY]\n"
-        "                     [--rows N] [--nnz-per-row X] [--k K]\n"
+        "                     [--rows N] [--nnz-per-row X] [--k K] [--memory-gb G]\n"
         "       rooftune best --db DB --export-yaml FILE | --export-header FILE\n"
         "\n"
         "Answers with the tuning database's nearest entry for the kernel: the same device if it\n"
         "has one, else the same architecture, else the architecture family (the nearest lower\n"
-        "sm_X0: sm_90 -> sm_80), else the nearest architecture; among those, the entry whose\n"
-        "input (rows, nonzeros per row, K) is nearest in log distance. It says which fallback\n"
-        "answered. Exit status 1 when the database has no entry for the kernel.\n");
+        "sm_X0: sm_90 -> sm_80), else the nearest architecture; among the entries of other\n"
+        "devices there, the nearest device memory (--memory-gb, else the size the device's name\n"
+        "states or its model is sold with), then the entry whose input (rows, nonzeros per row,\n"
+        "K) is nearest in log distance. It says which fallback answered. Exit status 1 when the\n"
+        "database has no entry for the kernel.\n");
 }
 
+/* Input features are counts and sizes: positive, and below anything a matrix can have. */
 static int parse_positive(const char *option, const char *text, double *out)
 {
     char *end;
     const double v = strtod(text, &end);
-    if (end == text || *end != '\0' || !(v > 0) || !isfinite(v)) {
-        fprintf(stderr, "rooftune best: %s expects a positive number, got '%s'\n", option, text);
+    if (end == text || *end != '\0' || !(v > 0) || !isfinite(v) || v > 1e18) {
+        fprintf(stderr, "rooftune best: %s expects a positive number up to 1e18, got '%s'\n",
+                option, text);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int export_to(sqlite3 *db, const char *path, int header)
+/* Written whole or not at all; "wrote" is printed only once it is in place. */
+static int export_to(struct sqlite3 *db, const char *path, int header)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "rooftune best: cannot write %s\n", path);
+    rt_outfile o;
+    rt_err err;
+    if (rt_outfile_open(&o, path, &err) != 0) {
+        fprintf(stderr, "rooftune best: %s\n", err.msg);
+        return RT_EXIT_USAGE; /* a path where no file can be made */
+    }
+    const int rc =
+        header ? rt_tuning_export_header(db, o.f, &err) : rt_tuning_export_yaml(db, o.f, &err);
+    if (rc != 0) {
+        rt_outfile_abort(&o);
+        fprintf(stderr, "rooftune best: %s\n", err.msg);
         return RT_EXIT_FAILURE;
     }
-    rt_err err;
-    int rc = header ? rt_tuning_export_header(db, f, &err) : rt_tuning_export_yaml(db, f, &err);
-    if (fclose(f) != 0 && rc == 0)
-        rc = rt_err_set(&err, "cannot write %s", path);
-    if (rc != 0) {
+    if (rt_outfile_commit(&o, &err) != 0) {
         fprintf(stderr, "rooftune best: %s\n", err.msg);
         return RT_EXIT_FAILURE;
     }
@@ -66,6 +78,7 @@ int rt_cli_best(int argc, char **argv)
                                          {"rows", required_argument, NULL, 'r'},
                                          {"nnz-per-row", required_argument, NULL, 'n'},
                                          {"k", required_argument, NULL, 'K'},
+                                         {"memory-gb", required_argument, NULL, 'M'},
                                          {"export-yaml", required_argument, NULL, 'y'},
                                          {"export-header", required_argument, NULL, 'H'},
                                          {"help", no_argument, NULL, 'h'},
@@ -92,6 +105,11 @@ int rt_cli_best(int argc, char **argv)
             if (parse_positive("--k", optarg, &q.k) != 0)
                 return RT_EXIT_USAGE;
             break;
+        case 'M':
+            if (parse_positive("--memory-gb", optarg, &q.memory_bytes) != 0)
+                return RT_EXIT_USAGE;
+            q.memory_bytes *= 1e9;
+            break;
         case 'y': yaml = optarg; break;
         case 'H': header = optarg; break;
         case 'h': best_usage(stdout); return RT_EXIT_OK;
@@ -102,15 +120,17 @@ int rt_cli_best(int argc, char **argv)
         best_usage(stderr);
         return RT_EXIT_USAGE;
     }
-    if (q.arch && strncmp(q.arch, "sm_", 3) != 0 && strcmp(q.arch, "cpu") != 0) {
-        fprintf(stderr, "rooftune best: --arch expects sm_XY (e.g. sm_90) or cpu, got '%s'\n",
-                q.arch);
+    rt_err err;
+    if (q.arch && rt_cli_check_arch("--arch", q.arch, &err) != 0) {
+        fprintf(stderr, "rooftune best: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
-    sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune best: cannot open %s: %s\n", path, sqlite3_errmsg(db));
-        sqlite3_close(db);
+    /* A query opens the store read-only (it cannot write, not even a table) after the schema
+     * check every command makes. */
+    struct sqlite3 *db = NULL;
+    if (rt_readonly_open(path, &db, &err) != 0 || rt_tuning_check(db, &err) != 0) {
+        fprintf(stderr, "rooftune best: %s%s%s\n", db ? path : "", db ? ": " : "", err.msg);
+        rt_store_read_close(db);
         return RT_EXIT_USAGE;
     }
     int rc = RT_EXIT_OK;
@@ -120,7 +140,6 @@ int rt_cli_best(int argc, char **argv)
         rc = export_to(db, header, 1);
     if (rc == RT_EXIT_OK && q.kernel) {
         rt_tuning_entry e;
-        rt_err err;
         const int found = rt_tuning_lookup(db, &q, &e, &err);
         if (found < 0) {
             fprintf(stderr, "rooftune best: %s\n", err.msg);
@@ -129,14 +148,17 @@ int rt_cli_best(int argc, char **argv)
             printf("no tuning entry for kernel %s in %s\n", q.kernel, path);
             rc = RT_EXIT_ATTENTION;
         } else {
-            printf("kernel:    %s\nmatched:   %s\ndevice:    %s (%s)\n", e.kernel, e.fallback,
+            printf("kernel:    %s\nmatched:   %s\ndevice:    %s (%s", e.kernel, e.fallback,
                    e.device, e.arch);
+            if (e.memory_bytes > 0)
+                printf(", %.0f GB", e.memory_bytes * 1e-9);
+            printf(")\n");
             printf("input:     %s, rows %.0f, nnz/row %.2f, K %g\n", e.matrix, e.rows,
                    e.nnz_per_row, e.k);
             printf("params:    %s\ntime:      %.6g s (%.1f GFLOP/s), best of %d verified points\n",
                    e.params, e.time_s, e.gflops, e.evidence_points);
         }
     }
-    sqlite3_close(db);
+    rt_store_read_close(db);
     return rc;
 }

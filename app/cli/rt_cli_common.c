@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,14 @@
 
 #include "rt_cli.h"
 #include "rt_comm.h"
+#include "rt_config.h"
 #include "rt_kernels.h"
 #include "rt_machine.h"
 #include "rt_path.h"
 #include "rt_roofline_plot.h"
 #include "rt_store_read.h"
+#include "rt_strutil.h"
+#include "user_register.h"
 
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err)
 {
@@ -35,9 +39,60 @@ int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, 
 
 void rt_cli_env_close(rt_cli_env *env)
 {
+    /* Before the backend: the specs' CUDA kernels hold the plugin's context. */
+    rt_user_set_free(env->user, &env->registry);
+    env->user = NULL;
     if (env->backend_open)
         rt_backend_close(&env->backend, &env->registry);
     env->backend_open = 0;
+}
+
+int rt_cli_env_user_kernels(rt_cli_env *env, rt_config *cfg, rt_err *err)
+{
+    if (cfg->n_user_kernels == 0)
+        return 0;
+    char cache[PATH_MAX], worker[PATH_MAX + 32] = "rooftune-user-worker", exe[PATH_MAX];
+    if (rt_backend_default_cache_dir(cache, sizeof cache, err) != 0)
+        return rt_err_prefix(err, "user_kernels");
+    /* The worker is built beside the rooftune binary. */
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        if (rt_path_format(worker, sizeof worker, err, "%s/rooftune-user-worker", exe) != 0)
+            return rt_err_prefix(err, "user_kernels");
+    }
+    const char *paths[RT_USER_MAX_SPECS];
+    char resolved[RT_USER_MAX_SPECS][PATH_MAX];
+    if (cfg->n_user_kernels > RT_USER_MAX_SPECS) {
+        const rt_src_loc *at = &cfg->user_kernel_locs[RT_USER_MAX_SPECS];
+        return rt_err_set(err, "%s:%d:%d: user_kernels: %d specs, at most %d in one config",
+                          at->file, at->line, at->col, cfg->n_user_kernels, RT_USER_MAX_SPECS);
+    }
+    /* A spec's path is relative to the folder of the file that names it. */
+    for (int i = 0; i < cfg->n_user_kernels; ++i) {
+        const rt_src_loc *at = &cfg->user_kernel_locs[i];
+        const char *slash = strrchr(at->file, '/');
+        const int dir = cfg->user_kernels[i][0] != '/' && slash ? (int)(slash - at->file) : -1;
+        if ((dir >= 0 ? rt_path_format(resolved[i], sizeof resolved[i], err, "%.*s/%s", dir,
+                                       at->file, cfg->user_kernels[i])
+                      : rt_path_format(resolved[i], sizeof resolved[i], err, "%s",
+                                       cfg->user_kernels[i])) != 0)
+            return rt_err_prefix(err, "%s:%d:%d: user_kernels[%d]", at->file, at->line, at->col, i);
+        paths[i] = resolved[i];
+    }
+    const rt_user_options opt = {
+        .cache_dir = cache, .worker_path = worker, .timeout_s = cfg->measure.point_timeout_s};
+    if (rt_user_set_load(paths, cfg->n_user_kernels, &opt, &env->registry, &env->user, err) != 0) {
+        const rt_src_loc *at = &cfg->user_kernel_locs[0];
+        return rt_err_prefix(err, "%s:%d:%d: user_kernels", at->file, at->line, at->col);
+    }
+    char both[40];
+    snprintf(both, sizeof both, "%s%s", cfg->hash, rt_user_set_hash(env->user));
+    rt_hash_hex(rt_hash64(both, strlen(both), 0), cfg->hash);
+    return 0;
 }
 
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
@@ -50,6 +105,48 @@ int rt_cli_parse_int(const char *option, const char *text, long min, long max, l
         return rt_err_set(err, "%s expects an integer from %ld to %ld, got '%s'", option, min, max,
                           text);
     *out = v;
+    return 0;
+}
+
+int rt_cli_parse_ll(const char *option, const char *text, long long min, long long max,
+                    long long *out, rt_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(text, &end, 10);
+    if (errno != 0 || !end || *end != '\0' || end == text || v < min || v > max)
+        return rt_err_set(err, "%s expects an integer from %lld to %lld, got '%s'", option, min,
+                          max, text);
+    *out = v;
+    return 0;
+}
+
+int rt_cli_parse_real(const char *option, const char *text, double min, double max, double *out,
+                      rt_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    if (!end || *end != '\0' || end == text || !isfinite(v) || v < min || v > max)
+        return rt_err_set(err, "%s expects a number from %g to %g, got '%s'", option, min, max,
+                          text);
+    *out = v;
+    return 0;
+}
+
+int rt_cli_check_arch(const char *option, const char *arch, rt_err *err)
+{
+    if (strcmp(arch, "cpu") == 0)
+        return 0;
+    const size_t n = strlen(arch);
+    int digits = strncmp(arch, "sm_", 3) == 0 && (n == 5 || n == 6) && arch[3] != '0';
+    for (size_t k = 3; digits && k < n; ++k)
+        digits = arch[k] >= '0' && arch[k] <= '9';
+    if (!digits)
+        return rt_err_set(err,
+                          "%s expects sm_XY or sm_XYZ (a compute capability, e.g. sm_90 or "
+                          "sm_120) or cpu, got '%s'",
+                          option, arch);
     return 0;
 }
 

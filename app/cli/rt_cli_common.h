@@ -7,19 +7,40 @@
 #include "rt_error.h"
 #include "rt_registry.h"
 
+struct rt_user_set;
+
 typedef struct rt_cli_env {
     rt_registry registry;
     rt_backend backend;
     int backend_open;
+    struct rt_user_set *user; /* the config's kernel specs (rt_cli_env_user_kernels), or NULL */
 } rt_cli_env;
 
 /* Registers the built-in families and kernels and opens the backend (CUDA when a device is
  * present and cpu_only is 0). local_rank picks the GPU. */
 int rt_cli_env_open(rt_cli_env *env, int cpu_only, int local_rank, int verbose, rt_err *err);
 void rt_cli_env_close(rt_cli_env *env);
+struct rt_config;
+/* Registers the kernels of the kernel specs the config names (user_kernels:, kernels/user), after
+ * rt_cli_env_open and before rt_config_check, and folds the specs' hash (their text and every
+ * source they name) into the config's hash, so a run resumes only points measured with the same
+ * code. Errors name the config's file:line:col and the spec's. */
+int rt_cli_env_user_kernels(rt_cli_env *env, struct rt_config *cfg, rt_err *err);
 /* Parses a non-negative integer option value; fails with a message naming the option. */
 int rt_cli_parse_int(const char *option, const char *text, long min, long max, long *out,
                      rt_err *err);
+
+/* Parses a long long option value in [min, max] (decimal, no trailing text, overflow refused);
+ * the message names the option and the range. */
+int rt_cli_parse_ll(const char *option, const char *text, long long min, long long max,
+                    long long *out, rt_err *err);
+/* Parses a finite real option value in [min, max]; NaN, infinities and trailing text are refused
+ * with a message naming the option and the range. */
+int rt_cli_parse_real(const char *option, const char *text, double min, double max, double *out,
+                      rt_err *err);
+/* Checks an --arch value: "cpu" or "sm_" and a compute capability of two or three digits
+ * (sm_60 ... sm_120). */
+int rt_cli_check_arch(const char *option, const char *arch, rt_err *err);
 
 struct rt_comm;
 /* MPI_Init, then the job's topology with the node/socket emulation of --ranks-per-node and

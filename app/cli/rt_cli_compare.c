@@ -8,6 +8,7 @@
 
 #include "rt_cli.h"
 #include "rt_compare.h"
+#include "rt_outfile.h"
 #include "rt_readonly.h"
 #include "rt_store_read.h"
 
@@ -40,7 +41,9 @@ static void compare_usage(FILE *f)
         "\n"
         "exit status: 0 pass; 1 a point slower beyond the threshold or UNSURE past it (unless\n"
         "timings are informational), a changed deterministic metric, a point newly wrong, or no\n"
-        "point matched (history: a slowdown somewhere in the history); 2 bad input.\n");
+        "point matched (history: a slowdown somewhere in the history); 2 bad input (a missing,\n"
+        "foreign or damaged store, a --markdown path that cannot be made); 3 writing the Markdown\n"
+        "failed (a full disk: nothing is printed).\n");
 }
 
 static int parse_fraction(const char *option, const char *text, double *out)
@@ -56,24 +59,27 @@ static int parse_fraction(const char *option, const char *text, double *out)
     return 0;
 }
 
+/* Written whole before the verdict is printed: a verdict must not be followed by a failure.
+ * Returns RT_EXIT_OK, RT_EXIT_USAGE when the file cannot be made there (a bad path) or
+ * RT_EXIT_FAILURE when writing it failed (a full disk). */
 static int write_markdown(const char *path, const rt_compare_report *r, const rt_history_report *h,
                           char *const *labels)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return -1;
+    rt_outfile o;
+    rt_err err;
+    if (rt_outfile_open(&o, path, &err) != 0) {
+        fprintf(stderr, "rooftune compare: --markdown: %s\n", err.msg);
+        return RT_EXIT_USAGE;
     }
     if (r)
-        rt_compare_write_markdown(f, r, labels[0], labels[1]);
+        rt_compare_write_markdown(o.f, r, labels[0], labels[1]);
     else
-        rt_history_write_markdown(f, h, (const char *const *)labels);
-    const int failed = ferror(f);
-    if (fclose(f) != 0 || failed) {
-        fprintf(stderr, "rooftune compare: cannot write %s\n", path);
-        return -1;
+        rt_history_write_markdown(o.f, h, (const char *const *)labels);
+    if (rt_outfile_commit(&o, &err) != 0) {
+        fprintf(stderr, "rooftune compare: --markdown: %s\n", err.msg);
+        return RT_EXIT_FAILURE;
     }
-    return 0;
+    return RT_EXIT_OK;
 }
 
 int rt_cli_compare(int argc, char **argv)
@@ -146,10 +152,13 @@ int rt_cli_compare(int argc, char **argv)
             rt_history_report_free(&h);
             goto done;
         }
-        rt_history_write_text(stdout, &h, (const char *const *)labels);
-        status = h.n_slowdowns > 0 ? RT_EXIT_ATTENTION : RT_EXIT_OK;
-        if (markdown && write_markdown(markdown, NULL, &h, labels) != 0)
-            status = RT_EXIT_USAGE;
+        const int md = markdown ? write_markdown(markdown, NULL, &h, labels) : RT_EXIT_OK;
+        if (md != RT_EXIT_OK) {
+            status = md;
+        } else {
+            rt_history_write_text(stdout, &h, (const char *const *)labels);
+            status = h.n_slowdowns > 0 ? RT_EXIT_ATTENTION : RT_EXIT_OK;
+        }
         rt_history_report_free(&h);
     } else {
         rt_compare_report r;
@@ -158,10 +167,13 @@ int rt_cli_compare(int argc, char **argv)
             rt_compare_report_free(&r);
             goto done;
         }
-        rt_compare_write_text(stdout, &r, labels[0], labels[1]);
-        status = r.failed ? RT_EXIT_ATTENTION : RT_EXIT_OK;
-        if (markdown && write_markdown(markdown, &r, NULL, labels) != 0)
-            status = RT_EXIT_USAGE;
+        const int md = markdown ? write_markdown(markdown, &r, NULL, labels) : RT_EXIT_OK;
+        if (md != RT_EXIT_OK) {
+            status = md;
+        } else {
+            rt_compare_write_text(stdout, &r, labels[0], labels[1]);
+            status = r.failed ? RT_EXIT_ATTENTION : RT_EXIT_OK;
+        }
         rt_compare_report_free(&r);
     }
 done:

@@ -5,6 +5,7 @@
 
 #include "rt_cli.h"
 #include "rt_export.h"
+#include "rt_outfile.h"
 #include "rt_store_read.h"
 
 static void export_usage(FILE *f)
@@ -56,19 +57,27 @@ int rt_cli_export(int argc, char **argv)
         fprintf(stderr, "rooftune export: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
-    FILE *out = stdout;
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        fprintf(stderr, "rooftune export: cannot write %s\n", out_path);
+    /* A file is written whole or not at all: an error leaves the old one as it was. */
+    rt_outfile file = RT_OUTFILE_NONE;
+    if (out_path && rt_outfile_open(&file, out_path, &err) != 0) {
+        fprintf(stderr, "rooftune export: %s\n", err.msg);
         rt_store_read_close(h);
-        return RT_EXIT_FAILURE;
+        return RT_EXIT_USAGE; /* a path where no file can be made */
     }
     int status = RT_EXIT_OK;
-    if (rt_export(h, format, experiment, out, &err) != 0) {
+    if (rt_export(h, format, experiment, out_path ? file.f : stdout, &err) != 0 &&
+        !(out_path && file.write_errno)) {
         fprintf(stderr, "rooftune export: %s: %s\n", db, err.msg);
         status = RT_EXIT_USAGE;
+    } else if (out_path && rt_outfile_commit(&file, &err) != 0) {
+        /* a write that failed (a full disk) is reported here, with its reason */
+        fprintf(stderr, "rooftune export: %s\n", err.msg);
+        status = RT_EXIT_FAILURE;
+    } else if (!out_path && (fflush(stdout) != 0 || ferror(stdout))) {
+        fprintf(stderr, "rooftune export: cannot write to standard output\n");
+        status = RT_EXIT_FAILURE;
     }
-    if (out != stdout)
-        fclose(out);
+    rt_outfile_abort(&file);
     rt_store_read_close(h);
     return status;
 }

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,8 @@ static int parse_arg(const char *text, rt_params *args, rt_err *err)
     } else {
         errno = 0;
         const double r = strtod(v, &end);
+        if (end && *end == '\0' && end != v && !isfinite(r))
+            return rt_err_set(err, "--arg %s: '%s' is not a finite number", key, v);
         if (errno == 0 && end && *end == '\0')
             value = rt_value_real(r);
         else if (strlen(v) < RT_STR_MAX)

@@ -12,58 +12,19 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_machine.h"
+#include "rt_model_run.h"
 #include "rt_path.h"
-
-/* The families of the registry that have a model-only mode, as "a", "a and b", ... */
-static void modelled_families(const rt_registry *reg, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    for (int f = 0; f < reg->n_families; ++f) {
-        const rt_family_desc *fam = reg->families[f];
-        if (!fam->model)
-            continue;
-        const size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", used ? " and " : "", fam->name);
-    }
-}
 
 int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_model_opts *o,
                      int *n_points, rt_err *err)
 {
     *n_points = 0;
-    char modelled[256];
-    modelled_families(reg, modelled, sizeof modelled);
-    /* The families to model, in the order the config first names them; other kernels are listed. */
-    const rt_family_desc *fams[RT_REGISTRY_MAX_FAMILIES];
-    int n_fams = 0;
-    for (int ki = 0; ki < cfg->n_kernels; ++ki) {
-        const rt_kernel_desc *kd = rt_registry_find_kernel(reg, cfg->kernels[ki].name);
-        const rt_family_desc *fam = kd ? rt_registry_find_family(reg, kd->family) : NULL;
-        if (!fam || !fam->model) {
-            if (o->out)
-                fprintf(o->out, "  kernel %s skipped: the model covers the %s family only\n",
-                        cfg->kernels[ki].name, modelled[0] ? modelled : "(no)");
-            continue;
-        }
-        int seen = 0;
-        for (int q = 0; q < n_fams; ++q)
-            seen |= fams[q] == fam;
-        if (!seen && n_fams < RT_REGISTRY_MAX_FAMILIES)
-            fams[n_fams++] = fam;
-    }
-    if (n_fams == 0)
-        return rt_err_set(err,
-                          "--model-only: experiment '%s' has no kernel of the %s family (the "
-                          "families with a model-only mode)",
-                          cfg->name, modelled[0] ? modelled : "(no)");
     /* Tier ceilings for the times: the machine file's effective (measured, else spec) values. */
     rt_model_job job;
     memset(&job, 0, sizeof job);
     job.nranks = o->nranks;
     job.ranks_per_node = o->ranks_per_node;
     job.ranks_per_socket = o->ranks_per_socket;
-    job.out_dir = o->out_dir;
-    job.out = o->out;
     const char *mpath = o->machine;
     if (!mpath && cfg->machine[0] && strcmp(cfg->machine, "auto") != 0)
         mpath = cfg->machine;
@@ -74,7 +35,8 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
             return rt_err_set(err, "--model-only: out of memory");
         if (rt_machine_load(mpath, m, err) != 0) {
             free(m);
-            return rt_err_prefix(err, "--model-only: machine");
+            rt_err_prefix(err, "--model-only: machine");
+            return RT_CLI_MODEL_BAD_INPUT; /* the user's file: exit 2, like any bad input */
         }
         snprintf(machine_name, sizeof machine_name, "%s", m->name);
         job.have_tiers = 1;
@@ -95,16 +57,8 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
         fprintf(o->out, "  no machine file (`machine: auto` names none for a virtual job): volumes "
                         "only; pass --machine FILE for predicted times\n");
     }
-
     job.machine_name = machine_name;
-    for (int f = 0; f < n_fams; ++f) {
-        int n = 0;
-        const int rc = fams[f]->model(fams[f], cfg, reg, &job, &n, err);
-        *n_points += n;
-        if (rc != 0)
-            return -1;
-    }
-    return 0;
+    return rt_model_run(cfg, reg, &job, o->out_dir, o->out, n_points, err);
 }
 
 /* mkdir -p of the folder that holds `path`. */
@@ -219,9 +173,10 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
                             .out_dir = out_dir,
                             .out = quiet ? NULL : stdout};
     int n = 0;
-    if (rt_cli_model_run(&cfg, &env.registry, &mo, &n, &err) != 0) {
+    const int model_rc = rt_cli_model_run(&cfg, &env.registry, &mo, &n, &err);
+    if (model_rc != 0) {
         fprintf(stderr, "rooftune run: %s\n", err.msg);
-        status = RT_EXIT_FAILURE;
+        status = model_rc == RT_CLI_MODEL_BAD_INPUT ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
     }
 done:
     rt_cli_env_close(&env);

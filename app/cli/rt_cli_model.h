@@ -1,6 +1,6 @@
-/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the option checks, the machine file,
- * and a call to the model-only hook (rt_family_desc.model) of every family the config's kernels
- * belong to; the family computes and writes its rows (dspmm: kernels/dspmm/dspmm_model_only.c). */
+/* rt_cli_model: `rooftune run CONFIG --model-only --ranks N`: the option checks, the machine file
+ * and the virtual job; the walk over the config, the families' per-point hooks
+ * (rt_family_desc.model) and the tables are app/runner/rt_model_run.h's. */
 #ifndef RT_CLI_MODEL_H
 #define RT_CLI_MODEL_H
 
@@ -20,10 +20,14 @@ typedef struct rt_cli_model_opts {
     FILE *out;            /* the table; NULL for none */
 } rt_cli_model_opts;
 
-/* Runs the model-only hook of every family of cfg's kernels that has one (kernels of other
+/* rt_cli_model_run's return when the user's machine file cannot be read (bad input, exit 2). */
+#define RT_CLI_MODEL_BAD_INPUT (-2)
+
+/* Models every point of cfg's kernels whose family has a model (rt_model_run; kernels of other
  * families are listed as skipped). *n_points receives the number of rows written (feasible or
- * not). Fails on an unreadable machine file, on what a hook fails on, or when no kernel of cfg
- * belongs to a family with a model-only mode (the message names the families that have one). */
+ * not). Fails with RT_CLI_MODEL_BAD_INPUT on an unreadable machine file, with -1 on what a hook
+ * fails on, or when no kernel of cfg belongs to a family with a model-only mode (the message names
+ * the families that have one). */
 int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_model_opts *o,
                      int *n_points, rt_err *err);
 

@@ -11,6 +11,7 @@
 #include "rt_cli_common.h"
 #include "rt_comm.h"
 #include "rt_machine.h"
+#include "rt_outfile.h"
 #include "rt_path.h"
 #include "rt_probe.h"
 
@@ -160,14 +161,16 @@ int rt_cli_probe(int argc, char **argv)
         if (env.backend.plugin->probe_devbuf)
             po.devbuf = env.backend.plugin->probe_devbuf(env.backend.plugin_state);
     }
+    /* The machine file is written whole or not at all: a probe that fails leaves the old one. */
     FILE *out = NULL;
+    rt_outfile file = RT_OUTFILE_NONE;
     ok = 1;
     if (rank == 0) {
-        out = out_path ? fopen(out_path, "w") : stdout;
-        if (!out) {
-            rt_err_set(&err, "cannot write %s", out_path);
+        if (out_path && rt_outfile_open(&file, out_path, &err) != 0)
             ok = 0;
-        } else if (!quiet) {
+        else
+            out = out_path ? file.f : stdout;
+        if (ok && !quiet) {
             fprintf(stderr, "rooftune probe: %s; %s%s\n", env.backend.cuda_status,
                     po.base_path ? "base file " : "new machine file",
                     po.base_path ? po.base_path : "");
@@ -183,11 +186,13 @@ int rt_cli_probe(int argc, char **argv)
     if (rt_probe_run(&po, comm, out, &err) != 0) {
         fprintf(stderr, "rooftune probe: rank %d: %s\n", rank, err.msg);
         status = RT_EXIT_FAILURE;
+    } else if (rank == 0 && out_path && rt_outfile_commit(&file, &err) != 0) {
+        fprintf(stderr, "rooftune probe: %s\n", err.msg);
+        status = RT_EXIT_FAILURE;
     } else if (rank == 0 && out_path && !quiet) {
         fprintf(stderr, "rooftune probe: wrote %s\n", out_path);
     }
-    if (out && out != stdout)
-        fclose(out);
+    rt_outfile_abort(&file);
 done:
     rt_cli_env_close(&env);
     rt_comm_free(comm);

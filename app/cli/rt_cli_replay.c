@@ -10,6 +10,10 @@
 #include <sys/stat.h>
 
 #include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_csv.h"
+#include "rt_outdir.h"
+#include "rt_outfile.h"
 #include "rt_plot_gnuplot.h"
 #include "rt_recorded.h"
 #include "rt_replay.h"
@@ -36,16 +40,20 @@ static void replay_usage(FILE *f)
         "options:\n"
         "  --strategy LIST    comma-separated strategies, or all (default all; listed below)\n"
         "  --option S.K=V     option K of strategy S (repeatable), e.g. genetic.population=24\n"
-        "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200)\n"
-        "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10)\n"
-        "  --seed S           first seed (default 1)\n"
+        "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200;\n"
+        "                     each 1 to 10^9)\n"
+        "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10,\n"
+        "                     at most 10000)\n"
+        "  --seed S           first seed (default 1; 0 to 2^62)\n"
         "  --label NAME       the space's name in the CSV and the figure (default: file name)\n"
-        "  --csv FILE         append one row per strategy and budget (header when new)\n"
+        "  --csv FILE         append one row per strategy and budget (header when new; an\n"
+        "                     existing file must be a CSV of this command, same header)\n"
         "  --trace FILE       write every configuration each search evaluated, in order\n"
         "                     (strategy,budget,seed,step,configuration), as a live run with\n"
         "                     the same strategy, options, seed and budget would measure them\n"
         "  --runs FILE        append every search's best time and evaluations\n"
-        "                     (space,strategy,budget,seed,best,evaluations; header when new)\n"
+        "                     (space,strategy,budget,seed,best,evaluations; header when new;\n"
+        "                     an existing file must be a --runs file, same header)\n"
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
@@ -95,11 +103,15 @@ static int parse_option(const char *text, rt_strategy_opts *opts)
     return 0;
 }
 
+/* Splits a comma-separated list; -1 when it has more than cap items (none is dropped). */
 static int split_list(char *text, char **items, int cap)
 {
     int n = 0;
-    for (char *tok = strtok(text, ","); tok && n < cap; tok = strtok(NULL, ","))
+    for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+        if (n == cap)
+            return -1;
         items[n++] = tok;
+    }
     return n;
 }
 
@@ -116,27 +128,33 @@ static void base_label(const char *path, char *out, size_t len)
     }
 }
 
-static int parse_int(const char *option, const char *text, long long lo, long long *out)
+/* Limits of the numeric options: a billion repeats would run for days without a word. */
+#define REPLAY_MAX_REPEATS 10000
+#define REPLAY_MAX_BUDGET  1000000000LL
+#define REPLAY_MAX_SEED    (1LL << 62) /* seeds S..S+R-1 stay far from overflow */
+
+static int parse_int(const char *option, const char *text, long long lo, long long hi,
+                     long long *out)
 {
-    char *end;
-    const long long v = strtoll(text, &end, 10);
-    if (end == text || *end != '\0' || v < lo) {
-        fprintf(stderr, "rooftune replay: %s expects an integer >= %lld, got '%s'\n", option, lo,
-                text);
+    rt_err err;
+    if (rt_cli_parse_ll(option, text, lo, hi, out, &err) != 0) {
+        fprintf(stderr, "rooftune replay: %s\n", err.msg);
         return -1;
     }
-    *out = v;
     return 0;
 }
 
-static int write_csv_row(FILE *f, const char *label, const char *strategy,
-                         const rt_replay_result *r)
+static const char csv_header[] = "space,strategy,budget,repeats,mean_best,random_best,optimum,"
+                                 "score,frac_optimum,mean_evals";
+
+static void write_csv_row(FILE *f, const char *label, const char *strategy,
+                          const rt_replay_result *r)
 {
-    return fprintf(f, "%s,%s,%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", label, strategy,
-                   (long long)r->budget, r->repeats, r->mean_best, r->random_best, r->optimum,
-                   r->score, r->frac_optimum, r->mean_evals) < 0
-               ? -1
-               : 0;
+    rt_csv_text(f, label);
+    fputc(',', f);
+    rt_csv_text(f, strategy);
+    fprintf(f, ",%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", (long long)r->budget, r->repeats,
+            r->mean_best, r->random_best, r->optimum, r->score, r->frac_optimum, r->mean_evals);
 }
 
 /* The configuration at a grid index as "name=value;name=value". */
@@ -154,16 +172,8 @@ static void config_text(const rt_recorded *r, int64_t index, char *buf, size_t l
                                  r->dims[d].values[coord[d]]);
 }
 
-/* Opens a CSV for appending, writing the header when the file is new or empty. */
-static FILE *open_csv(const char *path, const char *header)
-{
-    struct stat st;
-    const int fresh = stat(path, &st) != 0 || st.st_size == 0;
-    FILE *f = fopen(path, "a");
-    if (f && fresh)
-        fprintf(f, "%s\n", header);
-    return f;
-}
+static const char runs_header[] = "space,strategy,budget,seed,best,evaluations";
+static const char trace_header[] = "strategy,budget,seed,step,configuration";
 
 /* Where one strategy and budget's searches are written besides the summary. */
 typedef struct replay_outputs {
@@ -179,7 +189,9 @@ static int replay_cell(const rt_recorded *r, const char *strategy, const rt_stra
 {
     if (repeats < 1 || budget < 1)
         return rt_err_set(err, "replay: --repeats and --budget must be at least 1");
-    int64_t *visited = o->trace ? malloc((size_t)budget * sizeof *visited) : NULL;
+    /* A search evaluates each recorded configuration once at most. */
+    const int64_t cap = budget < r->n_points ? budget : r->n_points;
+    int64_t *visited = o->trace ? malloc((size_t)(cap > 0 ? cap : 1) * sizeof *visited) : NULL;
     double *best = malloc((size_t)repeats * sizeof *best);
     if (!best || (o->trace && !visited)) {
         free(visited);
@@ -193,34 +205,41 @@ static int replay_cell(const rt_recorded *r, const char *strategy, const rt_stra
         const uint64_t sk = seed + (uint64_t)k;
         const rt_strategy_args args = {.name = strategy, .seed = sk, .options = opts};
         rt_replay_once_result once;
-        rc = rt_replay_once(r, &args, budget, prune, visited, budget, &once, err);
+        rc = rt_replay_once(r, &args, budget, prune, visited, cap, &once, err);
         if (rc != 0)
             break;
         best[k] = once.best;
         evals += (double)once.evals;
         pruned += (double)once.pruned;
-        for (int64_t step = 0; o->trace && step < once.n_visited && step < budget; ++step) {
+        for (int64_t step = 0; o->trace && step < once.n_visited && step < cap; ++step) {
             config_text(r, visited[step], text, sizeof text);
-            fprintf(o->trace, "%s,%lld,%llu,%lld,%s\n", strategy, budget, (unsigned long long)sk,
-                    (long long)step + 1, text);
+            rt_csv_text(o->trace, strategy);
+            fprintf(o->trace, ",%lld,%llu,%lld,", budget, (unsigned long long)sk,
+                    (long long)step + 1);
+            rt_csv_text(o->trace, text);
+            fputc('\n', o->trace);
         }
-        if (o->runs)
-            fprintf(o->runs, "%s,%s,%lld,%llu,%.9g,%lld\n", o->label, strategy, budget,
-                    (unsigned long long)sk, once.best, (long long)once.evals);
+        if (o->runs) {
+            rt_csv_text(o->runs, o->label);
+            fputc(',', o->runs);
+            rt_csv_text(o->runs, strategy);
+            fprintf(o->runs, ",%lld,%llu,%.9g,%lld\n", budget, (unsigned long long)sk, once.best,
+                    (long long)once.evals);
+        }
     }
     if (rc == 0) {
         rt_replay_score(r, budget, best, repeats, res);
         res->mean_evals = evals / repeats;
         res->mean_pruned = pruned / repeats;
-        if ((o->trace && ferror(o->trace)) || (o->runs && ferror(o->runs)))
-            rc = rt_err_set(err, "cannot write --trace or --runs");
     }
     free(visited);
     free(best);
     return rc;
 }
 
-/* score.dat: one block per strategy (budget, score); the script draws one line per block. */
+/* score.dat: one block per strategy (budget, score); the script draws one line per block. Both
+ * files are written whole (rt_outfile) and the images replace old ones only when drawn
+ * (rt_plot_render); the success line comes last. */
 static int write_plot(const char *dir, const char *label, char **strategies, int ns,
                       const long long *budgets, int nb, const rt_replay_result *res)
 {
@@ -229,33 +248,33 @@ static int write_plot(const char *dir, const char *label, char **strategies, int
     char raw[260];
     snprintf(raw, sizeof raw, "%s-score", label);
     rt_plot_sanitize_name(raw, stem, sizeof stem);
-    mkdir(dir, 0777);
+    rt_outdir made;
+    if (rt_outdir_make(&made, dir, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --plot: %s\n", err.msg);
+        return -1;
+    }
+    rt_outfile dat, gp;
     snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
-    FILE *dat = fopen(path, "w");
-    if (!dat) {
-        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
-        return -1;
-    }
+    if (rt_outfile_open(&dat, path, &err) != 0)
+        goto fail;
     for (int s = 0; s < ns; ++s) {
-        fprintf(dat, "# %s\n", strategies[s]);
+        fprintf(dat.f, "# %s\n", strategies[s]);
         for (int b = 0; b < nb; ++b)
-            fprintf(dat, "%lld %.6f\n", budgets[b], res[s * nb + b].score);
-        fprintf(dat, "\n\n");
+            fprintf(dat.f, "%lld %.6f\n", budgets[b], res[s * nb + b].score);
+        fprintf(dat.f, "\n\n");
     }
-    fclose(dat);
+    if (rt_outfile_commit(&dat, &err) != 0)
+        goto fail;
     snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
-    FILE *gp = fopen(path, "w");
-    if (!gp) {
-        fprintf(stderr, "rooftune replay: cannot write %s\n", path);
-        return -1;
-    }
-    fprintf(gp, "reset\n");
-    rt_plot_write_style(gp);
+    if (rt_outfile_open(&gp, path, &err) != 0)
+        goto fail;
+    fprintf(gp.f, "reset\n");
+    rt_plot_write_style(gp.f);
     char quoted[600];
     snprintf(title, sizeof title, "%s: methodology score by budget (0 = random, 1 = optimum)",
              label);
     rt_plot_quote(title, quoted, sizeof quoted);
-    fprintf(gp,
+    fprintf(gp.f,
             "set title %s\nset xlabel 'budget (evaluations)'\nset ylabel 'score P'\n"
             "set logscale x\nset key bottom right\nset yrange [*:1.05]\n",
             quoted);
@@ -268,16 +287,19 @@ static int write_plot(const char *dir, const char *label, char **strategies, int
     }
     if (used < sizeof cmd)
         snprintf(cmd + used, sizeof cmd - used, "\n");
-    rt_plot_write_render(gp, stem, cmd);
-    fclose(gp);
-    char script[256];
-    snprintf(script, sizeof script, "%s.gp", stem);
-    if (rt_plot_run_gnuplot(dir, script, &err) != 0) {
-        fprintf(stderr, "rooftune replay: %s (data and script are in %s)\n", err.msg, dir);
+    rt_plot_write_render(gp.f, stem, cmd);
+    if (rt_outfile_commit(&gp, &err) != 0)
+        goto fail;
+    if (rt_plot_render(dir, stem, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --plot: %s (data and script are in %s)\n", err.msg, dir);
         return -1;
     }
     printf("figure: %s/%s.png and .svg\n", dir, stem);
     return 0;
+fail:
+    fprintf(stderr, "rooftune replay: --plot: %s\n", err.msg);
+    rt_outdir_undo(&made);
+    return -1;
 }
 
 int rt_cli_replay(int argc, char **argv)
@@ -321,11 +343,11 @@ int rt_cli_replay(int argc, char **argv)
         case 's': snprintf(strategy_text, sizeof strategy_text, "%s", optarg); break;
         case 'b': snprintf(budget_text, sizeof budget_text, "%s", optarg); break;
         case 'r':
-            if (parse_int("--repeats", optarg, 1, &repeats) != 0)
+            if (parse_int("--repeats", optarg, 1, REPLAY_MAX_REPEATS, &repeats) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 'S':
-            if (parse_int("--seed", optarg, 0, &seed) != 0)
+            if (parse_int("--seed", optarg, 0, REPLAY_MAX_SEED, &seed) != 0)
                 return RT_EXIT_USAGE;
             break;
         case 'l': snprintf(label, sizeof label, "%s", optarg); break;
@@ -345,10 +367,13 @@ int rt_cli_replay(int argc, char **argv)
             prune.enabled = 1;
             break;
         case 'w': {
-            char *end;
-            prune.stop_within = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(prune.stop_within > 0)) {
-                fprintf(stderr, "rooftune replay: --stop-within expects a fraction > 0, got '%s'\n",
+            rt_err perr;
+            if (rt_cli_parse_real("--stop-within", optarg, 0, 100, &prune.stop_within, &perr) !=
+                    0 ||
+                !(prune.stop_within > 0)) {
+                fprintf(stderr,
+                        "rooftune replay: --stop-within expects a fraction above 0 and "
+                        "at most 100 (e.g. 0.1), got '%s'\n",
                         optarg);
                 return RT_EXIT_USAGE;
             }
@@ -381,6 +406,11 @@ int rt_cli_replay(int argc, char **argv)
         }
     } else {
         ns = split_list(strategy_text, strategies, MAX_STRATEGIES);
+        if (ns < 0) {
+            fprintf(stderr, "rooftune replay: --strategy lists more than %d strategies\n",
+                    MAX_STRATEGIES);
+            return RT_EXIT_USAGE;
+        }
         for (int i = 0; i < ns; ++i) {
             rt_err err;
             if (rt_strategy_check_name(strategies[i], "--strategy", &err) != 0) {
@@ -393,9 +423,13 @@ int rt_cli_replay(int argc, char **argv)
     }
     char *budget_items[MAX_LIST];
     const int nb = split_list(budget_text, budget_items, MAX_LIST);
+    if (nb < 0) {
+        fprintf(stderr, "rooftune replay: --budget lists more than %d budgets\n", MAX_LIST);
+        return RT_EXIT_USAGE;
+    }
     long long budgets[MAX_LIST];
     for (int i = 0; i < nb; ++i)
-        if (parse_int("--budget", budget_items[i], 1, &budgets[i]) != 0)
+        if (parse_int("--budget", budget_items[i], 1, REPLAY_MAX_BUDGET, &budgets[i]) != 0)
             return RT_EXIT_USAGE;
     if (ns == 0 || nb == 0) {
         fprintf(stderr, "rooftune replay: give at least one strategy and one budget\n");
@@ -414,9 +448,10 @@ int rt_cli_replay(int argc, char **argv)
            label, space->kernel, space->device[0] ? " on " : "", space->device, space->n_dims,
            (long long)space->n_points, (long long)valid, opt, space->unit);
     if (t4_out) {
+        /* Written whole or not at all; "wrote" only once it is in place. */
         const int rc = rt_recorded_write_t4(space, t4_out, &err);
         if (rc != 0)
-            fprintf(stderr, "rooftune replay: %s\n", err.msg);
+            fprintf(stderr, "rooftune replay: --write-t4: %s\n", err.msg);
         else
             printf("wrote %s\n", t4_out);
         rt_recorded_free(space);
@@ -428,33 +463,56 @@ int rt_cli_replay(int argc, char **argv)
         return RT_EXIT_USAGE;
     }
     if (prune.enabled) {
-        int64_t with_bound = 0;
-        for (int64_t i = 0; i < space->n_points; ++i)
+        /* A bound is a lower bound on its configuration's time; one above the recorded time (an
+         * above_roofline point, or a wrong model) would prune configurations that can win, so it
+         * is not used, and the user hears how many there were. */
+        int64_t with_bound = 0, contradicted = 0;
+        for (int64_t i = 0; i < space->n_points; ++i) {
+            if (space->bound[i] > 0 && isfinite(space->time[i]) &&
+                space->bound[i] > space->time[i]) {
+                space->bound[i] = NAN;
+                ++contradicted;
+            }
             with_bound += space->bound[i] > 0;
+        }
         printf("pruning by roofline bound: %lld of %lld configurations carry a bound\n",
                (long long)with_bound, (long long)space->n_points);
+        if (contradicted)
+            fprintf(stderr,
+                    "rooftune replay: %s: %lld configuration(s) have a roofline bound above their "
+                    "own recorded time, so it is no lower bound (above_roofline: a measurement or "
+                    "model bug); those bounds are not used for pruning\n",
+                    path, (long long)contradicted);
     }
     if (valid == 0) {
         fprintf(stderr, "rooftune replay: %s: no configuration ran, nothing to search for\n", path);
         rt_recorded_free(space);
         return RT_EXIT_USAGE;
     }
-    /* --csv and --runs append (a header when the file is new); --trace starts afresh. */
-    FILE *csv_f = csv ? open_csv(csv, "space,strategy,budget,repeats,mean_best,random_best,"
-                                      "optimum,score,frac_optimum,mean_evals")
-                      : NULL;
-    replay_outputs out = {.label = label};
-    out.runs = runs ? open_csv(runs, "space,strategy,budget,seed,best,evaluations") : NULL;
-    out.trace = trace ? fopen(trace, "w") : NULL;
-    const char *failed = (csv && !csv_f) ? csv : (runs && !out.runs) ? runs : NULL;
-    if (!failed && trace && !out.trace)
-        failed = trace;
-    rt_replay_result *res = failed ? NULL : calloc((size_t)(ns * nb), sizeof *res);
+    /* --csv and --runs: rows go under the existing ones of a file this command wrote (same
+     * header), into a file that replaces it only when complete; anything else is refused and left
+     * alone. --trace starts afresh, written whole (rt_outfile). */
+    rt_outfile csv_out = RT_OUTFILE_NONE, runs_out = RT_OUTFILE_NONE, trace_out = RT_OUTFILE_NONE;
+    int refused = 0;
+    const char *failed = NULL;
+    if (csv && rt_csv_append_open(&csv_out, csv, csv_header, &refused, &err) != 0)
+        failed = "--csv";
+    else if (runs && rt_csv_append_open(&runs_out, runs, runs_header, &refused, &err) != 0)
+        failed = "--runs";
+    else if (trace && rt_outfile_open(&trace_out, trace, &err) != 0)
+        failed = "--trace";
+    if (failed) {
+        fprintf(stderr, "rooftune replay: %s: %s\n", failed, err.msg);
+        rt_outfile_abort(&csv_out);
+        rt_outfile_abort(&runs_out);
+        rt_recorded_free(space);
+        return refused ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+    }
+    const replay_outputs out = {.label = label, .trace = trace_out.f, .runs = runs_out.f};
+    rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    if (failed)
-        fprintf(stderr, "rooftune replay: cannot write %s\n", failed);
-    if (out.trace && res)
-        fprintf(out.trace, "strategy,budget,seed,step,configuration\n");
+    if (out.trace)
+        fprintf(out.trace, "%s\n", trace_header);
     if (res)
         printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats",
                "mean best", "random best", "score", "% optimum", "pruned");
@@ -470,13 +528,18 @@ int rt_cli_replay(int argc, char **argv)
             printf("%-10s %7lld %7d %14.6g %14.6g %8.3f %8.1f%% %7.1f\n", strategies[s], budgets[b],
                    r->repeats, r->mean_best, r->random_best, r->score, 100.0 * r->frac_optimum,
                    r->mean_pruned);
-            if (csv_f && write_csv_row(csv_f, label, strategies[s], r) != 0)
-                rc = RT_EXIT_FAILURE;
+            if (csv)
+                write_csv_row(csv_out.f, label, strategies[s], r);
         }
-    for (FILE *const *f = (FILE *const[]){csv_f, out.runs, out.trace}, *const *e = f + 3; f < e;
-         ++f)
-        if (*f && fclose(*f) != 0)
+    rt_outfile *const written[] = {&csv_out, &runs_out, &trace_out};
+    static const char *const written_opt[] = {"--csv", "--runs", "--trace"};
+    for (int i = 0; i < 3; ++i) {
+        if (written[i]->f && rc == RT_EXIT_OK && rt_outfile_commit(written[i], &err) != 0) {
+            fprintf(stderr, "rooftune replay: %s: %s\n", written_opt[i], err.msg);
             rc = RT_EXIT_FAILURE;
+        }
+        rt_outfile_abort(written[i]);
+    }
     if (rc == RT_EXIT_OK && plot_dir &&
         write_plot(plot_dir, label, strategies, ns, budgets, nb, res) != 0)
         rc = RT_EXIT_FAILURE;

@@ -7,7 +7,9 @@
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
+#include "rt_readonly.h"
 #include "rt_report.h"
+#include "rt_store_read.h"
 
 #define MAX_STORES 64
 
@@ -95,10 +97,20 @@ int rt_cli_report(int argc, char **argv)
     o.extra = roofline ? roofline_extra : NULL;
     rt_err err;
     rt_err_clear(&err);
+    /* The stores first (bad input: exit 2), so that a failure of the report itself (a full disk)
+     * is told apart (exit 3). */
+    for (int k = 0; k < o.n_stores; ++k) {
+        struct sqlite3 *db = NULL;
+        if (rt_readonly_open(stores[k], &db, &err) != 0) {
+            fprintf(stderr, "rooftune report: %s\n", err.msg);
+            return RT_EXIT_USAGE;
+        }
+        rt_store_read_close(db);
+    }
     rt_report_result res;
     if (rt_report_html(&o, &res, &err) != 0) {
         fprintf(stderr, "rooftune report: %s\n", err.msg);
-        return RT_EXIT_USAGE;
+        return RT_EXIT_FAILURE;
     }
     printf("report: %s (%d figure(s)%s%s)\n", res.index_path, res.n_figures,
            res.gnuplot_missing ? "; gnuplot not found, scripts linked instead" : "",

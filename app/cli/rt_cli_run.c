@@ -13,6 +13,7 @@
 #include "rt_cli_common.h"
 #include "rt_cli_model.h"
 #include "rt_cli_oversub.h"
+#include "rt_cli_space.h"
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
@@ -50,6 +51,10 @@ static void run_usage(FILE *f)
         "  --machine FILE         machine file whose tiers time the model (with --model-only)\n"
         "  --out DIR              where --model-only writes <experiment>-model.csv/.json\n"
         "                         (default: the --db file's folder, else the current folder)\n"
+        "  --parallel MODE        measure whole points in parallel (search.parallel): ranks\n"
+        "                         (each MPI rank on its own GPU, from a queue rank 0 serves) or\n"
+        "                         gpus (this process starts a worker process per GPU)\n"
+        "  --workers N            with --parallel gpus: N worker processes (search.workers)\n"
         "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
         "\n"
@@ -81,6 +86,11 @@ static int ensure_parent_dir(const char *path, rt_err *err)
 
 int rt_cli_run(int argc, char **argv)
 {
+    return rt_cli_run_as("run", argc, argv);
+}
+
+int rt_cli_run_as(const char *cmd, int argc, char **argv)
+{
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
                                              {"set", required_argument, 0, 's'},
                                              {"dry-run", no_argument, 0, 'n'},
@@ -95,6 +105,11 @@ int rt_cli_run(int argc, char **argv)
                                              {"ranks", required_argument, 0, 'R'},
                                              {"machine", required_argument, 0, 'A'},
                                              {"out", required_argument, 0, 'O'},
+                                             {"parallel", required_argument, 0, 'P'},
+                                             {"workers", required_argument, 0, 'W'},
+                                             /* a worker process of --parallel gpus */
+                                             {"worker-fd", required_argument, 0, 'F'},
+                                             {"worker-index", required_argument, 0, 'I'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL;
     const char *sets[MAX_SETS];
@@ -102,6 +117,9 @@ int rt_cli_run(int argc, char **argv)
     long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
     int model_only = 0;
     const char *model_machine = NULL, *model_out = NULL;
+    /* --parallel and --workers are the config's search keys, set like --set. */
+    char parallel_set[96], workers_set[64];
+    long worker_fd = 0, worker_index = -1;
     rt_err err;
     rt_err_clear(&err);
     optind = 1;
@@ -111,7 +129,7 @@ int rt_cli_run(int argc, char **argv)
         case 'd': db = optarg; break;
         case 's':
             if (n_sets >= MAX_SETS) {
-                fprintf(stderr, "rooftune run: at most %d --set options\n", MAX_SETS);
+                fprintf(stderr, "rooftune %s: at most %d --set options\n", cmd, MAX_SETS);
                 return RT_EXIT_USAGE;
             }
             sets[n_sets++] = optarg;
@@ -138,20 +156,42 @@ int rt_cli_run(int argc, char **argv)
             if (rt_cli_parse_int("--ranks", optarg, 1, 1000000, &model_ranks, &err) != 0)
                 goto usage_error;
             break;
+        case 'P':
+        case 'W':
+            if (n_sets >= MAX_SETS) {
+                fprintf(stderr, "rooftune run: at most %d --set options\n", MAX_SETS);
+                return RT_EXIT_USAGE;
+            }
+            if (c == 'P') {
+                snprintf(parallel_set, sizeof parallel_set, "search.parallel=%.60s", optarg);
+                sets[n_sets++] = parallel_set;
+            } else {
+                snprintf(workers_set, sizeof workers_set, "search.workers=%.40s", optarg);
+                sets[n_sets++] = workers_set;
+            }
+            break;
+        case 'F':
+            if (rt_cli_parse_int("--worker-fd", optarg, 3, 1000000, &worker_fd, &err) != 0)
+                goto usage_error;
+            break;
+        case 'I':
+            if (rt_cli_parse_int("--worker-index", optarg, 0, 1000000, &worker_index, &err) != 0)
+                goto usage_error;
+            break;
         case 'A': model_machine = optarg; break;
         case 'O': model_out = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
-        fprintf(stderr, "rooftune run: expected exactly one CONFIG file\n\n");
+        fprintf(stderr, "rooftune %s: expected exactly one CONFIG file\n\n", cmd);
         run_usage(stderr);
         return RT_EXIT_USAGE;
     }
     const char *config_path = argv[optind];
     if (0) {
     usage_error:
-        fprintf(stderr, "rooftune run: %s\n", err.msg);
+        fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         return RT_EXIT_USAGE;
     }
 
@@ -160,8 +200,15 @@ int rt_cli_run(int argc, char **argv)
         return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
                                      model_ranks, rpn, rps, model_machine, quiet);
 
+    if ((worker_fd > 0) != (worker_index >= 0)) {
+        fprintf(stderr, "rooftune run: --worker-fd and --worker-index go together (they start "
+                        "a worker of --parallel gpus)\n");
+        return RT_EXIT_USAGE;
+    }
+    if (worker_fd > 0)
+        quiet = 1; /* its coordinator reports */
     rt_comm *comm = NULL;
-    if (rt_cli_mpi_start("run", rpn, rps, &comm) != 0)
+    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0)
         return RT_EXIT_USAGE;
     int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);
@@ -173,20 +220,32 @@ int rt_cli_run(int argc, char **argv)
     int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
     int stage_status = RT_EXIT_USAGE;
     if (ok &&
-        rt_cli_env_open(&env, cpu_only, rt_comm_rank(comm, RT_COMM_NODE), !quiet, &err) != 0) {
+        rt_cli_env_open(&env, cpu_only,
+                        worker_index >= 0 ? (int)worker_index : rt_comm_rank(comm, RT_COMM_NODE),
+                        !quiet, &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
-    if (ok && rt_config_check(&cfg, &env.registry, &err) != 0)
+    if (ok && rt_cli_env_user_kernels(&env, &cfg, &err) != 0)
+        ok = 0;
+    /* Every point's domains and constraints before anything is measured or stored (the kernels
+     * whose constraints read matrix.* are checked as their matrices are built). */
+    rt_cli_space_totals space_totals;
+    if (ok &&
+        (rt_config_check(&cfg, &env.registry, &err) != 0 ||
+         rt_cli_check_spaces(&cfg, &env.registry, &env.backend, 0, 0, &space_totals, &err) != 0))
         ok = 0;
     int all_ok = ok, first_bad = -1;
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
     if (!all_ok) {
         if (!ok)
-            fprintf(stderr, "rooftune run: %s\n", err.msg);
+            fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         status = stage_status;
         goto done;
     }
+    for (int k = 0; rank == 0 && k < space_totals.n_empty_kernels; ++k)
+        fprintf(stderr, "rooftune %s: note: %s (its points are recorded infeasible)\n", cmd,
+                space_totals.empty_kernels[k]);
 
     char db_default[1024];
     if (!db) {
@@ -212,12 +271,12 @@ int rt_cli_run(int argc, char **argv)
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
     if (!all_ok) {
         if (!ok)
-            fprintf(stderr, "rooftune run: %s\n", err.msg);
+            fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
         status = RT_EXIT_USAGE;
         goto done;
     }
     if (rank == 0 && !quiet) {
-        printf("rooftune run: experiment '%s' (%s), %d rank(s)\n", cfg.name, config_path,
+        printf("rooftune %s: experiment '%s' (%s), %d rank(s)\n", cmd, cfg.name, config_path,
                rt_comm_world_size(comm));
         printf("  %s\n", env.backend.cuda_status);
         char topo[256];
@@ -234,24 +293,31 @@ int rt_cli_run(int argc, char **argv)
                          .machine_dir = machine_dir,
                          .command_line = cmdline,
                          .log = (rank == 0 && !quiet) ? stdout : NULL,
-                         .progress = (rank == 0 && !quiet) ? stderr : NULL};
+                         .progress = (rank == 0 && !quiet) ? stderr : NULL,
+                         .argc = argc,
+                         .argv = (const char *const *)argv,
+                         .worker_fd = (int)worker_fd};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     rt_run_summary sum;
     rt_interrupt_install();
     if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {
-        fprintf(stderr, "rooftune run: rank %d: %s\n", rank, err.msg);
+        fprintf(stderr, "rooftune %s: rank %d: %s\n", cmd, rank, err.msg);
         status = RT_EXIT_FAILURE;
         goto done;
     }
-    if (rank == 0) {
+    if (rank == 0 && worker_fd <= 0) {
         printf("summary: %d point(s): %d measured, %d resumed (already in the store), %d wrong, "
                "%d infeasible, %d error(s), %d timeout(s), %d above roofline",
                sum.points_seen, sum.measured, sum.resumed, sum.wrong, sum.infeasible, sum.errors,
                sum.timeouts, sum.above_roofline);
         if (sum.noisy)
-            printf(", %d noisy (timed, confidence target missed)", sum.noisy);
+            printf(", %d noisy (timed, the stopping criterion's target missed)", sum.noisy);
         if (sum.pruned)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
+        if (sum.aborted)
+            printf(", %d aborted early (%d repetition(s): slower than measure.abort_factor x "
+                   "their sweep's best)",
+                   sum.aborted, sum.aborted_samples);
         if (sum.stopped_within)
             printf(", %d sweep(s) stopped within search.stop_within of the bound",
                    sum.stopped_within);
@@ -274,9 +340,9 @@ int rt_cli_run(int argc, char **argv)
     if (sum.interrupted_by) {
         if (rank == 0) {
             fprintf(stderr,
-                    "rooftune run: interrupted by %s: the run is marked 'interrupted'; its %d "
+                    "rooftune %s: interrupted by %s: the run is marked 'interrupted'; its %d "
                     "point(s) are kept in %s, and running the same command again resumes\n",
-                    sum.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", sum.kept, db);
+                    cmd, sum.interrupted_by == SIGINT ? "SIGINT" : "SIGTERM", sum.kept, db);
         }
         status = RT_EXIT_FAILURE;
     }
@@ -285,23 +351,21 @@ int rt_cli_run(int argc, char **argv)
         struct sqlite3 *db_handle = NULL;
         rt_err open_err;
         if (rt_store_read_open(db, &db_handle, &open_err) != 0) {
-            fprintf(stderr, "rooftune run: cannot reopen %s for plotting: %s\n", db, open_err.msg);
+            fprintf(stderr, "rooftune %s: cannot reopen %s for plotting: %s\n", cmd, db,
+                    open_err.msg);
             status = RT_EXIT_FAILURE;
         } else {
-            rt_plot_result pr;
-            const int dir_ok = ensure_parent_dir(plots_dir, &err) == 0;
-            if (dir_ok)
-                mkdir(plots_dir, 0777);
-            if (!dir_ok || rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots,
-                                              plots_dir, &pr, &err) != 0) {
-                fprintf(stderr, "rooftune run: plotting: %s\n", err.msg);
+            rt_plot_result pr; /* rt_plot_experiment makes the folder (and its parents) */
+            if (rt_plot_experiment(db_handle, cfg.name, cfg.plots, cfg.n_plots, plots_dir, &pr,
+                                   &err) != 0) {
+                fprintf(stderr, "rooftune %s: plotting: %s\n", cmd, err.msg);
                 status = RT_EXIT_FAILURE;
             } else {
                 printf("plots: %d figure(s) in %s%s%s\n", pr.n_figures, plots_dir,
                        pr.message[0] ? ": " : "", pr.message);
                 const char *machine = strcmp(cfg.machine, "auto") == 0 ? NULL : cfg.machine;
                 if (rt_cli_roofline_figure(db_handle, cfg.name, machine, plots_dir, &err) != 0) {
-                    fprintf(stderr, "rooftune run: roofline figure: %s\n", err.msg);
+                    fprintf(stderr, "rooftune %s: roofline figure: %s\n", cmd, err.msg);
                     status = RT_EXIT_FAILURE;
                 }
             }

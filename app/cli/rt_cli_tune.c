@@ -2,13 +2,18 @@
  * the store's tuning table (the tuning database, results/rt_store_tuning.h); or, with --from,
  * record those of an existing store without running anything. */
 #define _POSIX_C_SOURCE 200809L
-#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_cli.h"
+#include "rt_cli_common.h"
+#include "rt_readonly.h"
 #include "rt_store.h"
+#include "rt_store_lock.h"
+#include "rt_store_read.h"
 #include "rt_store_tuning.h"
 
 static void tune_usage(FILE *f)
@@ -29,31 +34,50 @@ static void tune_usage(FILE *f)
         "(H100 -> sm_90, ...); --arch overrides it. Query with `rooftune best`.\n");
 }
 
+/* Records the best points of `store` in the tuning table of `tuning_db`. The source is checked
+ * (schema) and read-only; the tuning database is locked like a run's store, and a tuning database
+ * this call created is removed again when the harvest fails, so a failure leaves no file behind
+ * and an existing one unchanged (one transaction). */
 static int harvest(const char *store, const char *tuning_db, const char *arch)
 {
-    sqlite3 *src = NULL;
+    struct sqlite3 *src = NULL;
     rt_err err;
-    if (sqlite3_open_v2(store, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fprintf(stderr, "rooftune tune: cannot open %s: %s\n", store, sqlite3_errmsg(src));
-        sqlite3_close(src);
+    if (rt_readonly_open(store, &src, &err) != 0) {
+        fprintf(stderr, "rooftune tune: --from: %s\n", err.msg);
         return RT_EXIT_USAGE;
     }
+    struct stat st;
+    const int existed = stat(tuning_db, &st) == 0;
+    rt_store_lock *lock = NULL;
     rt_store *dst = NULL;
-    if (rt_store_open(tuning_db, &dst, &err) != 0) {
+    int rc = RT_EXIT_FAILURE, recorded = 0;
+    if (rt_store_lock_acquire(tuning_db, &lock, &err) != 0 ||
+        rt_store_open(tuning_db, &dst, &err) != 0) {
+        fprintf(stderr, "rooftune tune: --tuning-db: %s\n", err.msg);
+        rc = RT_EXIT_USAGE;
+    } else if (rt_tuning_harvest(src, rt_store_db(dst), store, arch, &recorded, &err) != 0) {
         fprintf(stderr, "rooftune tune: %s\n", err.msg);
-        sqlite3_close(src);
-        return RT_EXIT_FAILURE;
+        rc = RT_EXIT_USAGE;
+    } else {
+        rc = RT_EXIT_OK;
     }
-    int recorded = 0;
-    const int rc = rt_tuning_harvest(src, rt_store_db(dst), store, arch, &recorded, &err);
-    if (rc != 0)
-        fprintf(stderr, "rooftune tune: %s\n", err.msg);
-    else
+    const int opened = dst != NULL;
+    rt_store_close(dst);
+    if (rc != RT_EXIT_OK && !existed && opened) {
+        /* Ours, new, and the harvest failed: it holds only the empty schema. */
+        static const char *const suffixes[] = {"", "-wal", "-shm"};
+        for (int i = 0; i < 3; ++i) {
+            char path[4200];
+            if (snprintf(path, sizeof path, "%s%s", tuning_db, suffixes[i]) < (int)sizeof path)
+                unlink(path);
+        }
+    }
+    rt_store_lock_release(lock);
+    rt_store_read_close(src);
+    if (rc == RT_EXIT_OK)
         printf("tuning database %s: %d entr%s added or improved from %s\n", tuning_db, recorded,
                recorded == 1 ? "y" : "ies", store);
-    rt_store_close(dst);
-    sqlite3_close(src);
-    return rc == 0 ? RT_EXIT_OK : RT_EXIT_USAGE;
+    return rc;
 }
 
 int rt_cli_tune(int argc, char **argv)
@@ -85,25 +109,30 @@ int rt_cli_tune(int argc, char **argv)
             run_argv[run_argc++] = argv[i];
         }
     }
-    if (arch && strncmp(arch, "sm_", 3) != 0 && strcmp(arch, "cpu") != 0) {
-        fprintf(stderr, "rooftune tune: --arch expects sm_XY (e.g. sm_90) or cpu, got '%s'\n",
-                arch);
+    rt_err err;
+    if (arch && rt_cli_check_arch("--arch", arch, &err) != 0) {
+        fprintf(stderr, "rooftune tune: %s\n", err.msg);
         free(run_argv);
         return RT_EXIT_USAGE;
     }
     int rc;
-    if (from) {
-        rc = run_argc > 1 ? RT_EXIT_USAGE : harvest(from, tuning_db ? tuning_db : from, arch);
-        if (run_argc > 1)
-            tune_usage(stderr);
+    if (from && run_argc > 1) {
+        fprintf(stderr,
+                "rooftune tune: --from records from an existing store without running anything, "
+                "so it takes no CONFIG or run options (got '%s'); give either CONFIG --db STORE "
+                "or --from STORE\n",
+                run_argv[1]);
+        rc = RT_EXIT_USAGE;
+    } else if (from) {
+        rc = harvest(from, tuning_db ? tuning_db : from, arch);
     } else if (!db) {
         fprintf(stderr,
                 "rooftune tune: give the store with --db (or record from one with --from)\n");
         tune_usage(stderr);
         rc = RT_EXIT_USAGE;
     } else {
-        run_argv[0] = "run";
-        rc = rt_cli_run(run_argc, run_argv);
+        /* `run` with this command's name in its messages. */
+        rc = rt_cli_run_as("tune", run_argc, run_argv);
         if (rc == RT_EXIT_OK || rc == RT_EXIT_ATTENTION) {
             const int hrc = harvest(db, tuning_db ? tuning_db : db, arch);
             if (hrc != RT_EXIT_OK)

@@ -24,6 +24,8 @@ static void usage(FILE *f)
         "  replay SPACE      replay search strategies on a recorded tuning space, scored\n"
         "  tune CONFIG       run a tuning config and record the best verified points (tuning db)\n"
         "  best              query the tuning database (nearest entry, device -> arch fallback)\n"
+        "  pareto            the Pareto front of two objectives (time, energy) of every sweep\n"
+        "  portability       each GPU's tuned configurations run on the others: config, table\n"
         "\n"
         "`rooftune <command> --help` describes each command's options.\n");
 }
@@ -47,11 +49,21 @@ int main(int argc, char **argv)
         const char *name;
         int (*fn)(int, char **);
     } commands[] = {
-        {"run", rt_cli_run},         {"validate", rt_cli_validate}, {"list", rt_cli_list},
-        {"export", rt_cli_export},   {"plot", rt_cli_plot},         {"probe", rt_cli_probe},
-        {"compare", rt_cli_compare}, {"figures", rt_cli_figures},   {"report", rt_cli_report},
-        {"matrix", rt_cli_matrix},   {"replay", rt_cli_replay},     {"tune", rt_cli_tune},
+        {"run", rt_cli_run},
+        {"validate", rt_cli_validate},
+        {"list", rt_cli_list},
+        {"export", rt_cli_export},
+        {"plot", rt_cli_plot},
+        {"probe", rt_cli_probe},
+        {"compare", rt_cli_compare},
+        {"figures", rt_cli_figures},
+        {"report", rt_cli_report},
+        {"matrix", rt_cli_matrix},
+        {"replay", rt_cli_replay},
+        {"tune", rt_cli_tune},
         {"best", rt_cli_best},
+        {"pareto", rt_cli_pareto},
+        {"portability", rt_cli_portability},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i)
         if (strcmp(cmd, commands[i].name) == 0)

@@ -9,6 +9,8 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_criterion.h"
+#include "rt_energy.h"
 #include "rt_interrupt.h"
 #include "rt_point_memory.h"
 #include "rt_progress.h"
@@ -21,7 +23,7 @@
  * Agreement between ranks. Every rank reaches each step with a local outcome; they agree on the
  * worst one, and the message of the lowest rank that had it travels to everyone, so rank 0 can
  * record what happened on rank 5 and no rank waits for a partner that gave up. */
-typedef enum outcome { OUT_OK = 0, OUT_INFEASIBLE = 1, OUT_ERROR = 2 } outcome;
+typedef enum outcome { OUT_OK = 0, OUT_INFEASIBLE = 1, OUT_TIMEOUT = 2, OUT_ERROR = 3 } outcome;
 
 static int agree(rt_measure_ctx *m, outcome local, const char *local_msg, outcome *global,
                  char *msg, size_t msglen, rt_err *err)
@@ -74,15 +76,24 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
         rt_measure_free(m);
         return rt_err_set(err, "out of memory for %d samples", m->samples_cap);
     }
-    if (strcmp(cfg->measure.mode, "cold") == 0 && rt_cacheflush_create(0, &m->flush, err) != 0) {
+    if (cfg->measure.mode == RT_MEASURE_COLD && rt_cacheflush_create(0, &m->flush, err) != 0) {
         rt_measure_free(m);
         return -1;
+    }
+    const rt_criterion_params cp = {.target_rel_ci = cfg->measure.target_rel_ci,
+                                    .confidence = cfg->measure.confidence,
+                                    .max_noise = cfg->measure.max_noise};
+    if (rt_criterion_create(cfg->measure.stop, NULL, &cp, &m->criterion, err) != 0) {
+        rt_measure_free(m);
+        return rt_err_prefix(err, "measure.stop");
     }
     if (rt_roofline_glue_create(cfg, be, opt->machine_dir, &m->roofline, opt->log, m->rank, err) !=
         0) {
         rt_measure_free(m);
         return -1;
     }
+    if (be->cuda_loaded && be->plugin->set_compile_limit)
+        be->plugin->set_compile_limit(be->plugin_state, cfg->measure.compile_timeout_s);
     return 0;
 }
 
@@ -121,6 +132,8 @@ void rt_measure_free(rt_measure_ctx *m)
     m->flush = NULL;
     rt_roofline_glue_free(m->roofline);
     m->roofline = NULL;
+    rt_criterion_free(m->criterion);
+    m->criterion = NULL;
 }
 
 /* The stop request the runner gives families building their inputs: a SIGINT or SIGTERM. */
@@ -231,14 +244,10 @@ typedef struct point_run {
     rt_measure_ctx *m;
     const rt_measure_target *t;
     const rt_params *params;
-    rt_point_record rec;
-    rt_metrics metrics;
+    rt_measured res; /* the record and what its log line says */
     rt_kernel_env env;
     void *state;
     int have_state;
-    int noisy; /* timed, but the confidence target was missed */
-    char shown[512];
-    char problem_shown[256];
 } point_run;
 
 /* The point's identity: names, parameters, and the key the store resumes by. */
@@ -246,7 +255,7 @@ static int step_identify(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     const rt_params *params = p->params;
 
     snprintf(rec->experiment, sizeof rec->experiment, "%s", m->cfg->name);
@@ -270,8 +279,8 @@ static int step_identify(point_run *p, rt_err *err)
                  rec->params_json, rec->problem_json, rec->ranks, rec->device);
         rt_hash_hex(rt_hash64(keytext, strlen(keytext), 0), rec->point_key);
     }
-    format_params_short(params, p->shown, sizeof p->shown);
-    format_params_short(t->problem, p->problem_shown, sizeof p->problem_shown);
+    format_params_short(params, p->res.shown, sizeof p->res.shown);
+    format_params_short(t->problem, p->res.problem_shown, sizeof p->res.problem_shown);
     return STEP_NEXT;
 }
 
@@ -280,7 +289,7 @@ static int step_resume(point_run *p, int feasible, const char *why, double *obje
                        rt_run_summary *sum, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
 
     /* Resume: rank 0 asks the store, everyone follows. A stored point hands the search its
      * objective and the pruning its time and bound, so a resumed search takes the same path and
@@ -304,12 +313,14 @@ static int step_resume(point_run *p, int feasible, const char *why, double *obje
             p->t->prune->pruned++; /* the same decision as before: it used no budget then */
         else if (p->t->prune)
             rt_prune_observe(p->t->prune, stored[0], stored[1]);
+        if (p->t->sweep_best && stored[0] < *p->t->sweep_best)
+            *p->t->sweep_best = stored[0];
         return STEP_DONE;
     }
     if (m->opt->dry_run) {
         if (m->rank == 0 && m->opt->log)
             fprintf(m->opt->log, "  would run %s %s [%s] %s%s%s\n", rec->kernel, rec->matrix,
-                    p->problem_shown, p->shown,
+                    p->res.problem_shown, p->res.shown,
                     feasible ? "" : "  (infeasible: ", feasible ? "" : why);
         if (!feasible && m->rank == 0 && m->opt->log)
             fprintf(m->opt->log, ")\n");
@@ -323,7 +334,7 @@ static int step_inputs(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     outcome g = OUT_OK;
     char msg[512] = "";
     char local_msg[512] = "";
@@ -403,18 +414,18 @@ static int step_prune(point_run *p)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     rt_prune *pr = t->prune;
     if (!pr || !pr->enabled || !isfinite(pr->best))
         return STEP_NEXT;
     const double bound =
         rt_roofline_glue_bound_before(m->roofline, t->kernel, m->inputs, p->params, t->problem,
-                                      m->cfg->measure.mode[0] != 'c', &p->env);
+                                      m->cfg->measure.mode == RT_MEASURE_HOT, &p->env);
     if (!rt_prune_skip(pr, bound))
         return STEP_NEXT;
     rec->status = RT_POINT_PRUNED;
     rec->bound_s = bound;
-    rt_metrics_add(&p->metrics, RT_METRIC_PRUNE_BEST, "s", pr->best, 0);
+    rt_metrics_add(&p->res.metrics, RT_METRIC_PRUNE_BEST, "s", pr->best, 0);
     snprintf(rec->reason, sizeof rec->reason,
              "roofline bound %.4g ms exceeds the best time measured in this sweep, %.4g ms: "
              "cannot win, not run",
@@ -427,7 +438,7 @@ static int step_setup(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     const rt_params *params = p->params;
     const rt_kernel_env *env = &p->env;
     outcome g = OUT_OK;
@@ -457,7 +468,7 @@ static int step_setup(point_run *p, rt_err *err)
         if (s == 0)
             p->have_state = 1;
         else {
-            lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : OUT_ERROR;
+            lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : s == RT_TIMED_OUT ? OUT_TIMEOUT : OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
             if (p->state) { /* a failed setup may leave a partial state to tear down */
                 t->kernel->teardown(p->state);
@@ -468,7 +479,9 @@ static int step_setup(point_run *p, rt_err *err)
     if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
         return -1;
     if (g != OUT_OK) {
-        rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
+        rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE
+                      : g == OUT_TIMEOUT  ? RT_POINT_TIMEOUT
+                                          : RT_POINT_ERROR;
         snprintf(rec->reason, sizeof rec->reason, "%s", msg);
         return STEP_RECORD;
     }
@@ -480,7 +493,7 @@ static int step_verify(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     outcome g = OUT_OK;
     char msg[512] = "";
     char local_msg[512] = "";
@@ -523,7 +536,7 @@ static int step_warmup(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     const rt_measure_cfg *mc = &m->cfg->measure;
     outcome g = OUT_OK;
     char msg[512] = "";
@@ -550,12 +563,102 @@ static int step_warmup(point_run *p, rt_err *err)
     return STEP_NEXT;
 }
 
+/* Early abort (measure.abort_factor k): after abort_reps repetitions, and after each further one,
+ * a point whose fastest repetition so far is slower than k x the best verified time of its sweep
+ * cannot come near the best, so sampling it further only spends time. The fastest, not the
+ * median: every repetition must be slower, so one slow first run (a cold cache, a clock ramping
+ * up) does not stop a point that would have been fast. */
+static int should_abort(const point_run *p, int n)
+{
+    const rt_measure_cfg *mc = &p->m->cfg->measure;
+    const double *best = p->t->sweep_best;
+    if (!(mc->abort_factor >= 1) || !best || !isfinite(*best) || n < mc->abort_reps)
+        return 0;
+    double fastest = INFINITY;
+    for (int i = 0; i < n; ++i)
+        fastest = p->m->samples[i] < fastest ? p->m->samples[i] : fastest;
+    return fastest > mc->abort_factor * *best;
+}
+
+/* Both numbers of an aborted point: its fastest repetition (the samples keep all of them) and
+ * the sweep's best time it lost to, as metrics and in the reason. */
+static void note_abort(point_run *p, int n)
+{
+    const rt_measure_cfg *mc = &p->m->cfg->measure;
+    double fastest = INFINITY;
+    for (int i = 0; i < n; ++i)
+        fastest = p->m->samples[i] < fastest ? p->m->samples[i] : fastest;
+    const double best = *p->t->sweep_best;
+    p->res.aborted = 1;
+    rt_metrics_add(&p->res.metrics, RT_METRIC_ABORTED, "", 1.0, 0);
+    rt_metrics_add(&p->res.metrics, RT_METRIC_ABORT_BEST, "s", best, 0);
+    snprintf(p->res.rec.reason, sizeof p->res.rec.reason,
+             "early abort after %d repetition(s): the fastest, %.4g ms, is over "
+             "measure.abort_factor %g x the sweep's best %.4g ms",
+             n, fastest * 1e3, mc->abort_factor, best * 1e3);
+}
+
+/* measure.energy: the device's energy counter read around the repetitions (rt_energy.h). The
+ * loop's energy over its repetitions is the energy of one, gaps between launches included; the
+ * counter's own update period (tens of milliseconds on some GPUs) bounds how short a loop it can
+ * see, and a loop shorter than that is said to be, not guessed. Every rank reads its own device and
+ * the point's energy is their sum (the job's). */
+typedef struct energy_mark {
+    int wanted;
+    double joules; /* NAN when the counter could not be read */
+    double t0;
+    char why[224];
+} energy_mark;
+
+static void energy_begin(const point_run *p, energy_mark *e)
+{
+    e->wanted = p->m->cfg->measure.energy > 0;
+    e->joules = NAN;
+    e->why[0] = '\0';
+    if (e->wanted &&
+        rt_energy_read(p->m->be, p->t->kernel->backend, &e->joules, e->why, sizeof e->why) != 0)
+        e->joules = NAN;
+    e->t0 = rt_clock_now();
+}
+
+static int energy_end(point_run *p, const energy_mark *e, int n, rt_err *err)
+{
+    if (!e->wanted)
+        return 0;
+    double e1 = NAN;
+    char why[224];
+    snprintf(why, sizeof why, "%s", e->why);
+    if (!isnan(e->joules) &&
+        rt_energy_read(p->m->be, p->t->kernel->backend, &e1, why, sizeof why) != 0)
+        e1 = NAN;
+    const double seconds = rt_clock_now() - e->t0;
+    double used = e1 - e->joules; /* NAN when either read failed */
+    if (!isnan(used) && !(used > 0))
+        snprintf(why, sizeof why,
+                 "the energy counter did not advance over %.3g s of %d repetition(s) (it updates "
+                 "less often; raise measure.min_time_s)",
+                 seconds, n);
+    if (!(used > 0))
+        used = NAN;
+    double total = used;
+    if (rt_comm_sum_double(p->m->comm, used, &total, err) != 0)
+        return rt_err_prefix(err, "summing the energy over ranks");
+    if (isnan(total)) {
+        rt_metrics_unavailable(&p->res.metrics, RT_METRIC_ENERGY, "J",
+                               isnan(used) ? why : "not readable on every rank");
+        return 0;
+    }
+    rt_metrics_add(&p->res.metrics, RT_METRIC_ENERGY, "J", total / n, 0);
+    rt_metrics_add(&p->res.metrics, RT_METRIC_POWER, "W", total / seconds, 0);
+    return 0;
+}
+
 /* Samples until the median is known well enough or time runs out; the summary and the rates. */
 static int step_repetitions(point_run *p, double *objective, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     const rt_measure_cfg *mc = &m->cfg->measure;
     outcome g = OUT_OK;
     char msg[512] = "";
@@ -564,11 +667,18 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     rt_err_clear(&local);
     outcome lo;
 
-    const int cold = m->cfg->measure.mode[0] == 'c';
+    const int cold = mc->mode == RT_MEASURE_COLD;
+    const rt_rep_limits limits = {.min_reps = mc->min_reps,
+                                  .max_reps = mc->max_reps,
+                                  .min_time_s = mc->min_time_s,
+                                  .max_time_s = mc->max_time_s};
     double measured = 0.0;
     int n = 0;
     int stop = 0;
+    rt_criterion_reset(m->criterion);
     rt_roofline_glue_timed_reset(m->roofline);
+    energy_mark energy;
+    energy_begin(p, &energy);
     while (!stop) {
         lo = OUT_OK;
         if (cold) {
@@ -618,15 +728,20 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
             decide = 1;
         } else if (n >= m->samples_cap) {
             decide = 1;
+        } else if (should_abort(p, n)) {
+            decide = 2;
         } else {
-            decide = rt_stats_should_stop(m->samples, n, mc->min_reps, mc->max_reps, measured,
-                                          mc->max_time_s, mc->target_rel_ci, mc->confidence);
+            decide = rt_criterion_should_stop(m->criterion, &limits, m->samples, n, measured);
         }
         /* Rank 0 decides so every rank leaves the loop at the same repetition. */
         if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
             return rt_err_set(err, "communication failed while deciding to stop sampling");
         stop = decide;
+        if (decide == 2)
+            note_abort(p, n);
     }
+    if (energy_end(p, &energy, n, err) != 0)
+        return -1;
     /* The output of the last timed repetition must still be right: a kernel that is correct
      * once and then drifts (state reused across runs, a race) is not timed honestly. */
     if (rec->status == RT_POINT_OK) {
@@ -659,12 +774,13 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     if (rt_stats_median_ci(m->samples, n, mc->confidence, &ci_lo, &ci_hi, &rec->ci_rel, NULL,
                            err) != 0)
         return -1;
-    /* Stopped by max_reps or max_time_s before the interval was narrow enough: the time is
-     * recorded, marked so that nobody (compare included) reads more into it than it holds. */
-    if (rec->status == RT_POINT_OK && mc->target_rel_ci > 0 &&
-        !(rec->ci_rel <= mc->target_rel_ci)) {
-        rt_metrics_add(&p->metrics, RT_METRIC_NOISY, "", 1.0, 0);
-        p->noisy = 1;
+    /* Stopped by max_reps or max_time_s (or a noise that settled above its target) before the
+     * criterion's target was reached: the time is recorded, marked so that nobody (compare
+     * included) reads more into it than it holds. */
+    if (rec->status == RT_POINT_OK &&
+        !rt_criterion_met(m->criterion, m->samples, n, &p->res.stop_value, &p->res.stop_target)) {
+        rt_metrics_add(&p->res.metrics, RT_METRIC_NOISY, "", 1.0, 0);
+        p->res.noisy = 1;
     }
     rec->time_median_s = st.median;
     rec->time_min_s = st.min;
@@ -689,12 +805,15 @@ static void step_counters(point_run *p)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_metrics *metrics = &p->metrics;
+    rt_metrics *metrics = &p->res.metrics;
     rt_err local;
     rt_err_clear(&local);
 
     if (t->kernel->metrics && t->kernel->metrics(p->state, metrics, &local) != 0)
         rt_metrics_unavailable(metrics, "kernel_metrics", "", local.msg);
+    if (t->device && t->device->global_mem_bytes > 0)
+        rt_metrics_add(metrics, RT_METRIC_DEVICE_MEMORY, "bytes",
+                       (double)t->device->global_mem_bytes, 0);
     if (m->cfg->n_counters > 0 && rt_roofline_glue_counters(m->roofline, m->be, t->kernel, p->state,
                                                             m->cfg, metrics, &local) != 0) {
         rt_metrics_unavailable(metrics, "counters", "", local.msg);
@@ -706,26 +825,35 @@ static void step_bound(point_run *p)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
+    rt_point_record *rec = &p->res.rec;
     const rt_params *params = p->params;
     const rt_kernel_env *env = &p->env;
-    rt_metrics *metrics = &p->metrics;
+    rt_metrics *metrics = &p->res.metrics;
 
     /* Collective (the bound is the busiest rank's): every rank takes part, whatever it measured. */
     if (rec->status == RT_POINT_OK)
         rt_roofline_glue_bound(m->roofline, t->kernel, m->inputs, params, t->problem,
-                               m->cfg->measure.mode[0] != 'c', env, rec, metrics);
+                               m->cfg->measure.mode == RT_MEASURE_HOT, env, rec, metrics);
+}
+
+/* Hands the point to its recorder: the store here (rt_measure_record), or the sink of a parallel
+ * worker, which sends it to the coordinator that owns the store. */
+static int step_record(point_run *p, double objective, rt_run_summary *sum, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    if (p->have_state)
+        p->t->kernel->teardown(p->state);
+    p->have_state = 0;
+    p->res.objective = objective;
+    if (m->sink)
+        return m->sink(m->sink_ctx, &p->res, err);
+    return rt_measure_record(m, &p->res, sum, err);
 }
 
 /* Records the point (rank 0) and counts it; every rank learns whether the store took it. */
-static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
+int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, rt_err *err)
 {
-    rt_measure_ctx *m = p->m;
-    const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->rec;
-
-    if (p->have_state)
-        t->kernel->teardown(p->state);
+    rt_point_record *rec = &res->rec;
     if (rec->status == RT_POINT_OK && !isnan(m->cfg->expect_min_efficiency) &&
         !(rec->efficiency >= m->cfg->expect_min_efficiency)) {
         sum->expect_failures++;
@@ -736,7 +864,9 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
     switch (rec->status) {
     case RT_POINT_OK:
         sum->measured++;
-        sum->noisy += p->noisy;
+        sum->noisy += res->noisy;
+        sum->aborted += res->aborted;
+        sum->aborted_samples += res->aborted ? rec->n_samples : 0;
         break;
     case RT_POINT_WRONG: sum->wrong++; break;
     case RT_POINT_INFEASIBLE: sum->infeasible++; break;
@@ -752,19 +882,23 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
             if (rec->status == RT_POINT_OK || rec->status == RT_POINT_ABOVE_ROOFLINE)
                 fprintf(m->opt->log,
                         "  %-22s %-14s [%s] %s: %.4g ms, %.3g GFLOP/s, %d samples, ci %.1f%%\n",
-                        rec->kernel, rec->matrix, p->problem_shown, p->shown,
+                        rec->kernel, rec->matrix, res->problem_shown, res->shown,
                         rec->time_median_s * 1e3, rec->gflops, rec->n_samples, rec->ci_rel * 100.0);
             else
                 fprintf(m->opt->log, "  %-22s %-14s [%s] %s: %s: %s\n", rec->kernel, rec->matrix,
-                        p->problem_shown, p->shown, rt_point_status_name(rec->status), rec->reason);
-            if (rec->status == RT_POINT_OK && p->noisy) {
-                const double ci = rec->ci_rel * 100.0;
-                const double target = m->cfg->measure.target_rel_ci * 100.0;
-                const int d = rt_distinct_digits(ci, target);
+                        res->problem_shown, res->shown, rt_point_status_name(rec->status),
+                        rec->reason);
+            if (rec->status == RT_POINT_OK && res->aborted)
+                fprintf(m->opt->log, "      %s\n", rec->reason);
+            if (rec->status == RT_POINT_OK && res->noisy && !res->aborted) {
+                const rt_criterion_ops *ops = rt_criterion_ops_of(m->criterion);
+                const double value = res->stop_value * 100.0;
+                const double target = res->stop_target * 100.0;
+                const int d = rt_distinct_digits(value, target);
                 fprintf(m->opt->log,
-                        "      noisy: the median's confidence interval (%.*g%%) missed "
-                        "measure.target_rel_ci (%.*g%%) within max_reps / max_time_s\n",
-                        d, ci, d, target);
+                        "      noisy: %s (%.*g%%) missed %s (%.*g%%) within max_reps / "
+                        "max_time_s\n",
+                        ops->quantity, d, value, ops->target_key, d, target);
             }
             if (rec->status == RT_POINT_OK && !isnan(rec->efficiency))
                 fprintf(m->opt->log, "      bound %.4g ms, efficiency %.2f\n", rec->bound_s * 1e3,
@@ -778,7 +912,7 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
     if (m->rank == 0 && m->store) {
         int64_t point_id = 0;
         if (rt_store_add_point(m->store, m->run_id, rec, &point_id, err) != 0) {
-            rt_err_prefix(err, "recording point %s of %s", p->shown, rec->kernel);
+            rt_err_prefix(err, "recording point %s of %s", res->shown, rec->kernel);
             stored = 0;
         }
     }
@@ -802,12 +936,15 @@ static int step_record(point_run *p, rt_run_summary *sum, rt_err *err)
     return 0;
 }
 
-int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
-                     int feasible, const char *why, double *objective, rt_run_summary *sum,
-                     rt_err *err)
+/* One point: its identity, then (claim) the resume check, then (run) the measurement and the
+ * record. */
+enum { MEASURE_CLAIM = 1, MEASURE_RUN = 2 };
+
+static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                   int feasible, const char *why, double *objective, rt_run_summary *sum, int what,
+                   rt_err *err)
 {
     *objective = INFINITY;
-    sum->points_seen++;
     point_run run;
     memset(&run, 0, sizeof run);
     point_run *p = &run;
@@ -815,17 +952,21 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
     p->t = t;
     p->params = params;
     int rc = step_identify(p, err);
-    if (rc == STEP_NEXT)
+    if (rc == STEP_NEXT && (what & MEASURE_CLAIM)) {
+        sum->points_seen++;
         rc = step_resume(p, feasible, why, objective, sum, err);
+    }
     if (rc != STEP_NEXT)
-        return rc == STEP_DONE ? 0 : -1;
+        return rc == STEP_DONE ? 1 : -1;
+    if (!(what & MEASURE_RUN))
+        return 0;
 
-    rt_metrics_init(&p->metrics);
-    p->rec.metrics = &p->metrics;
-    p->rec.flops = NAN;
+    rt_metrics_init(&p->res.metrics);
+    p->res.rec.metrics = &p->res.metrics;
+    p->res.rec.flops = NAN;
     if (!feasible) {
-        p->rec.status = RT_POINT_INFEASIBLE;
-        snprintf(p->rec.reason, sizeof p->rec.reason, "%s", why);
+        p->res.rec.status = RT_POINT_INFEASIBLE;
+        snprintf(p->res.rec.reason, sizeof p->res.rec.reason, "%s", why);
         rc = STEP_RECORD;
     }
     if (rc == STEP_NEXT)
@@ -850,12 +991,39 @@ int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_par
         step_bound(p);
     }
     if (rc == STEP_NEXT || rc == STEP_RECORD)
-        rc = step_record(p, sum, err);
+        rc = step_record(p, *objective, sum, err);
     else if (rc == STEP_DONE) /* a signal stopped the inputs: nothing to record, the run stops */
         rc = 0;
+    else if (p->have_state)
+        t->kernel->teardown(p->state);
     /* Only a verified point that kept its status teaches the pruning its best time: an
      * above-roofline time means the model or the measurement is broken. */
-    if (rc == 0 && t->prune && p->rec.status == RT_POINT_OK)
-        rt_prune_observe(t->prune, *objective, p->rec.bound_s);
+    if (rc == 0 && t->prune && p->res.rec.status == RT_POINT_OK)
+        rt_prune_observe(t->prune, *objective, p->res.rec.bound_s);
+    if (rc == 0 && t->sweep_best && p->res.rec.status == RT_POINT_OK && *objective < *t->sweep_best)
+        *t->sweep_best = *objective;
     return rc;
+}
+
+int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                     int feasible, const char *why, double *objective, rt_run_summary *sum,
+                     rt_err *err)
+{
+    const int rc =
+        measure(m, t, params, feasible, why, objective, sum, MEASURE_CLAIM | MEASURE_RUN, err);
+    return rc < 0 ? -1 : 0;
+}
+
+int rt_measure_claim(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                     int feasible, const char *why, double *objective, rt_run_summary *sum,
+                     rt_err *err)
+{
+    return measure(m, t, params, feasible, why, objective, sum, MEASURE_CLAIM, err);
+}
+
+int rt_measure_run(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                   int feasible, const char *why, double *objective, rt_run_summary *sum,
+                   rt_err *err)
+{
+    return measure(m, t, params, feasible, why, objective, sum, MEASURE_RUN, err);
 }

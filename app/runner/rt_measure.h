@@ -30,7 +30,29 @@ typedef struct rt_measure_target {
      * its best time is recorded as pruned and not run; every verified point (measured or resumed)
      * updates it. NULL: no pruning. */
     rt_prune *prune;
+    /* The best verified time of the sweep so far (INFINITY before any): early abort
+     * (measure.abort_factor) compares a point's first repetitions with it, and every verified
+     * point that kept its status lowers it. NULL: no early abort. */
+    double *sweep_best;
 } rt_measure_target;
+
+/* A measured point as its recorder needs it: the record (its samples and metrics point into this
+ * struct or the measuring context), what the log line says about it, and the objective the search
+ * is told. Parallel workers send it to the coordinator that owns the store (rt_point_wire.h). */
+typedef struct rt_measured {
+    rt_point_record rec;
+    rt_metrics metrics;
+    int noisy;                      /* timed, but the stopping criterion's target was missed */
+    int aborted;                    /* early abort: stopped after its first repetitions */
+    double stop_value, stop_target; /* the criterion's quantity at the end, and its target */
+    double objective;               /* the median time for the search; INFINITY when it failed */
+    char shown[512];                /* the parameters as the log line shows them */
+    char problem_shown[256];
+} rt_measured;
+
+/* Where a measured point goes instead of the store (a parallel worker's link to its
+ * coordinator). Returns 0 or -1 with err. */
+typedef int (*rt_measure_sink)(void *ctx, const rt_measured *res, rt_err *err);
 
 typedef struct rt_measure_ctx {
     const rt_config *cfg;
@@ -54,10 +76,13 @@ typedef struct rt_measure_ctx {
     double *output;
     int64_t n_out;
     struct rt_cacheflush *flush;
+    struct rt_criterion *criterion; /* the stopping rule of the repetitions (measure.stop) */
     double *samples, *rank_min, *rank_avg;
     int samples_cap;
     struct rt_roofline_ctx *roofline; /* NULL when no machine model could be resolved */
     struct rt_progress *progress;     /* its line is erased before a result line; may be NULL */
+    rt_measure_sink sink;             /* NULL: points are recorded here */
+    void *sink_ctx;
 } rt_measure_ctx;
 
 int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,
@@ -69,6 +94,19 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
 int rt_measure_point(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
                      int feasible, const char *why, double *objective, rt_run_summary *sum,
                      rt_err *err);
+/* The two halves of rt_measure_point, for a coordinator that hands points to workers: the claim
+ * (identity and resume check: 1 when the point is done, a stored one or a dry run, with its
+ * stored time in *objective; 0 when it must be measured; -1 on error) and the run (measures a
+ * claimed point and records it, or hands it to the sink; 0 or -1). */
+int rt_measure_claim(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                     int feasible, const char *why, double *objective, rt_run_summary *sum,
+                     rt_err *err);
+int rt_measure_run(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
+                   int feasible, const char *why, double *objective, rt_run_summary *sum,
+                   rt_err *err);
+/* Records a measured point (here or from a worker) as rt_measure_point does: the summary, the log
+ * line, the store (rank 0), the point budget and the interrupt check. */
+int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, rt_err *err);
 void rt_measure_release_inputs(rt_measure_ctx *m);
 void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum);
 void rt_measure_free(rt_measure_ctx *m);

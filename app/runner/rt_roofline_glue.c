@@ -212,6 +212,9 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
             rt_comm_sum_double(comm, model.net_bytes[n], &all.net_bytes[n], &err);
             rt_comm_sum_double(comm, model.net_messages[n], &all.net_messages[n], &err);
         }
+        rt_comm_sum_double(comm, model.h2d_bytes, &all.h2d_bytes, &err);
+        rt_comm_sum_double(comm, model.d2h_bytes, &all.d2h_bytes, &err);
+        rt_comm_sum_double(comm, model.peer_bytes, &all.peer_bytes, &err);
     }
     rt_bound_traffic_metrics(&all, metrics, &err);
     if (isnan(bound))

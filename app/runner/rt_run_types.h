@@ -15,6 +15,15 @@ typedef struct rt_run_options {
     FILE *log;                /* progress lines (rank 0); NULL for silence */
     FILE *progress; /* points done of the total, elapsed, time left (rank 0; rt_progress.h);
                        NULL: none */
+    /* search.parallel: gpus: the command line (argv[0] the command, `run` or `tune`) whose
+     * options the coordinator starts its worker processes with (as `run`); NULL where there is
+     * none (then gpus is refused). */
+    int argc;
+    const char *const *argv;
+    /* A worker process of parallel: gpus: its socket to the coordinator (0: not a worker; the
+     * standard streams hold 0 to 2, so a socket never has them); the CLI opened the backend with
+     * the worker's index as the local rank, which picks its GPU. */
+    int worker_fd;
 } rt_run_options;
 
 typedef struct rt_run_summary {
@@ -29,6 +38,9 @@ typedef struct rt_run_summary {
     int pruned;          /* not run: roofline bound above the sweep's best time (search.prune) */
     int stopped_within;  /* sweeps ended by search.stop_within (best point near its bound) */
     int noisy;           /* timed, but the median's confidence interval missed its target */
+    int aborted;         /* stopped after their first repetitions: slower than measure.abort_factor
+                            x the best time of their sweep (status ok, metric aborted) */
+    int aborted_samples; /* the repetitions those points took */
     int expect_failures; /* points below the config's expect.min_efficiency */
     int unavailable_kernels; /* kernels skipped because their backend is not here */
     int compiles, cache_hits;

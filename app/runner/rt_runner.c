@@ -1,14 +1,18 @@
+/* rt_runner: see rt_runner.h. The experiment in named steps: open the store, begin the run, walk
+ * the config (rt_walk: for every matrix build it and split it among the ranks, for every problem
+ * point and kernel sweep the space the search picks from, every point through rt_measure), end
+ * the run. */
 #define _POSIX_C_SOURCE 200809L
 #include "rt_runner.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_clock.h"
 #include "rt_comm.h"
-#include "rt_generators.h"
 #include "rt_interrupt.h"
 #include "rt_measure.h"
 #include "rt_problem.h"
@@ -19,30 +23,61 @@
 #include "rt_store.h"
 #include "rt_store_lock.h"
 #include "rt_strutil.h"
+#include "rt_sweep.h"
+#include "rt_walk.h"
+#include "rt_wire.h"
+#include "rt_workers.h"
 
 /* Everything one rank needs about the current matrix. */
 typedef struct matrix_slot {
-    const rt_matrix_cfg *cfg;
-    rt_csr full_shape; /* only rows/cols/nnz used: the whole matrix's facts */
-    rt_csr local;      /* this rank's block of rows (the whole matrix on one rank) */
-    rt_csr whole;      /* the whole matrix, kept beside `local` for families that partition it
-                          themselves (wants_whole_matrix); empty on one rank, where local is whole */
-    int64_t row0, row1;
+    rt_csr local;            /* this rank's block of rows (the whole matrix on one rank) */
+    rt_csr whole;            /* the whole matrix, kept beside `local` for families that partition it
+                                themselves (wants_whole_matrix); empty on one rank, where local is whole */
+    int64_t rows, cols, nnz; /* the whole matrix's */
+    char failed[RT_ERR_MSG_MAX]; /* why it could not be built ("" when it was) */
 } matrix_slot;
 
-static void logf_rank0(const rt_run_options *opt, int rank, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* One run: what its steps share. */
+typedef struct run {
+    const rt_config *cfg;
+    const rt_registry *reg;
+    const rt_backend *be;
+    rt_comm *comm;
+    const rt_run_options *opt;
+    rt_run_summary *sum;
+    int rank, nranks;
+    rt_store *store; /* rank 0, unless a dry run */
+    rt_store_lock *lock;
+    rt_provenance prov;
+    int64_t run_id;
+    rt_measure_ctx mctx;
+    rt_progress progress;
+    matrix_slot ms;
+    int failed;      /* a step failed: the walk stops, the run ends as failed */
+    int rank_failed; /* a step failed on some ranks and not on rank 0: the run ends as failed */
+    /* Parallel tuning (search.parallel, rt_workers.h): every point is measured whole on one rank
+     * (measure_comm: a job of that rank alone), the coordinator records it. */
+    int parallel;        /* an rt_parallel_mode; none for dry runs */
+    int coordinator;     /* this process hands out the points and owns the store */
+    rt_comm *self_comm;  /* the one-rank job points are measured with (parallel) */
+    rt_wire *wire;       /* to the workers, or to the coordinator */
+    rt_workers *workers; /* the coordinator's or the worker's side */
+    int n_children;      /* parallel: gpus, coordinator: the worker processes it started */
+    int *child_fds;
+    pid_t *child_pids;
+} run;
 
-#include <stdarg.h>
-static void logf_rank0(const rt_run_options *opt, int rank, const char *fmt, ...)
+static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logf_rank0(const run *r, const char *fmt, ...)
 {
-    if (rank != 0 || !opt->log)
+    if (r->rank != 0 || !r->opt->log)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(opt->log, fmt, ap);
+    vfprintf(r->opt->log, fmt, ap);
     va_end(ap);
-    fflush(opt->log);
+    fflush(r->opt->log);
 }
 
 /* Splits rows among ranks so each gets about the same number of nonzeros (rows stay contiguous). */
@@ -79,11 +114,10 @@ static void split_rows(const rt_csr *a, int rank, int nranks, int64_t *r0, int64
     *r1 = hi < lo ? lo : hi;
 }
 
-/* Points the run expects, for the progress line: per kernel its parameter combinations, or as
- * many as the search's budget lets through (the rule of rt_search_create), for every matrix and
- * problem point. Kernels whose backend is absent are skipped by the run, so they are not counted.
- */
-static int64_t expected_points(const rt_config *cfg, const rt_registry *reg, int64_t nproblems)
+/* Points the run expects, for the progress line: per kernel its parameter combinations, cut by
+ * the search's budget rule (rt_search_budget_for), for every matrix and problem point. Kernels
+ * whose backend is absent are skipped by the run, so they are not counted. */
+static int64_t expected_points(const rt_config *cfg, const rt_registry *reg)
 {
     int64_t per_input = 0;
     for (int ki = 0; ki < cfg->n_kernels; ++ki) {
@@ -94,360 +128,445 @@ static int64_t expected_points(const rt_config *cfg, const rt_registry *reg, int
         for (int p = 0; p < cfg->kernels[ki].n_params; ++p)
             size *=
                 cfg->kernels[ki].params[p].n_values > 0 ? cfg->kernels[ki].params[p].n_values : 1;
-        int64_t budget = size;
-        if (cfg->search.budget > 0)
-            budget = cfg->search.budget;
-        else if (cfg->search.strategy[0] && strcmp(cfg->search.strategy, "exhaustive") != 0)
-            budget = RT_SEARCH_DEFAULT_BUDGET;
-        per_input += size < budget ? size : budget;
+        const int64_t budget = rt_search_budget_for(&cfg->search, size);
+        per_input += budget > 0 ? budget : 0; /* -1: a strategy the config check refuses */
     }
-    return per_input * nproblems * cfg->n_matrices;
+    return per_input * rt_problem_count(cfg) * cfg->n_matrices;
 }
 
-/* Records one error point per available kernel and problem point of a matrix that could not be
- * built (its parameter space depends on the matrix, so the kernel's own parameters are not
- * enumerated): the store shows which matrix failed and why, and the exit status says so. */
-static int record_matrix_failure(rt_measure_ctx *mctx, const rt_config *cfg, const rt_registry *reg,
-                                 const rt_backend *be, const rt_matrix_cfg *mc, int64_t nproblems,
-                                 const char *why, rt_run_summary *sum, rt_err *err)
+static void close_store(run *r)
 {
-    char reason[RT_ERR_MSG_MAX];
-    snprintf(reason, sizeof reason, "%s", why);
-    for (int64_t pi = 0; pi < nproblems && !mctx->stop; ++pi) {
-        rt_params problem_given;
-        if (rt_problem_point(cfg, pi, &problem_given, err) != 0)
-            return -1;
-        for (int ki = 0; ki < cfg->n_kernels && !mctx->stop; ++ki) {
-            const rt_kernel_desc *kd = rt_registry_find_kernel(reg, cfg->kernels[ki].name);
-            if (!kd || kd->unavailable)
-                continue;
-            const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
-            rt_params problem, none;
-            rt_params_init(&none);
-            if (rt_problem_for_family(fam, &problem_given, &problem, err) != 0)
-                return rt_err_prefix(err, "kernel %s", kd->name);
-            const rt_measure_target tgt = {.matrix = mc,
-                                           .kernel_cfg = &cfg->kernels[ki],
-                                           .kernel = kd,
-                                           .family = fam,
-                                           .device = rt_backend_device(be, kd->backend),
-                                           .problem = &problem,
-                                           .input_error = reason};
-            double objective;
-            if (rt_measure_point(mctx, &tgt, &none, 1, "", &objective, sum, err) != 0)
-                return -1;
+    rt_store_close(r->store);
+    r->store = NULL;
+    rt_store_lock_release(r->lock);
+    r->lock = NULL;
+}
+
+/* Step: rank 0 takes the store's lock and opens it (one writer at a time: a second run into this
+ * store would measure the same points); every other rank learns whether that worked, so that
+ * nobody starts measuring for a run that cannot be recorded. */
+static int step_open_store(run *r, rt_err *err)
+{
+    int ok = 1;
+    /* A worker process of parallel: gpus records nothing: its coordinator owns the store. */
+    if (r->rank == 0 && !r->opt->dry_run && r->opt->worker_fd <= 0) {
+        if (rt_store_lock_acquire(r->opt->db_path, &r->lock, err) != 0 ||
+            rt_store_open(r->opt->db_path, &r->store, err) != 0)
+            ok = 0;
+        int stale = 0;
+        if (ok && rt_store_mark_stale_runs(r->store, &stale, err) != 0)
+            ok = 0;
+        if (ok && stale > 0)
+            logf_rank0(r,
+                       "  store: %d earlier run(s) left 'running' by a process that ended without "
+                       "closing them are now marked 'interrupted' (their points are kept)\n",
+                       stale);
+        if (!ok)
+            close_store(r);
+    }
+    int first_bad = -1;
+    if (rt_comm_all_ok(r->comm, ok, &ok, &first_bad) != 0 || !ok) {
+        if (r->rank != 0)
+            rt_err_set(err, "rank 0 could not open the store %s", r->opt->db_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Step: what makes the run reproducible, and the run's row in the store. */
+static int step_begin_run(run *r, rt_err *err)
+{
+    rt_provenance *prov = &r->prov;
+    const rt_backend *be = r->be;
+    const rt_config *cfg = r->cfg;
+    int ok = 1;
+    if (r->rank == 0) {
+        snprintf(prov->device, sizeof prov->device, "%s",
+                 be->cuda_loaded ? be->gpu.name : be->cpu.name);
+        snprintf(prov->cuda_runtime, sizeof prov->cuda_runtime, "%s",
+                 be->cuda_loaded ? be->gpu.runtime_version : "");
+        snprintf(prov->cuda_driver, sizeof prov->cuda_driver, "%s",
+                 be->cuda_loaded ? be->gpu.driver_version : "");
+        rt_comm_library_version(prov->mpi_library, sizeof prov->mpi_library);
+        rt_comm_describe(r->comm, prov->topology, sizeof prov->topology);
+        prov->nranks = r->nranks;
+        snprintf(prov->config_path, sizeof prov->config_path, "%s", cfg->path);
+        prov->config_text = cfg->text;
+        snprintf(prov->config_hash, sizeof prov->config_hash, "%s", cfg->hash);
+        snprintf(prov->command_line, sizeof prov->command_line, "%s",
+                 r->opt->command_line ? r->opt->command_line : "");
+        if (r->store && rt_store_begin_run(r->store, prov, cfg->name, &r->run_id, err) != 0) {
+            close_store(r);
+            ok = 0;
         }
     }
+    int first_bad = -1;
+    if (rt_comm_all_ok(r->comm, ok, &ok, &first_bad) != 0 || !ok) {
+        if (r->rank != 0)
+            rt_err_set(err, "rank 0 could not start a run in %s", r->opt->db_path);
+        return -1;
+    }
+    r->sum->run_id = r->run_id;
     return 0;
 }
 
-static int build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err)
+/* Step: the matrix's row in the store (rank 0). */
+static int record_matrix(run *r, const rt_matrix_cfg *mc, const rt_csr *full, double load_s,
+                         rt_err *err)
 {
-    const char *gen = mc->generator[0] ? mc->generator : NULL;
-    const char *file = mc->file[0] ? mc->file : NULL;
-    if (rt_matrix_build(gen, &mc->gen, file, mc->ordering[0] ? mc->ordering : NULL, out, err) !=
-        0) {
-        char loc[600];
-        rt_src_loc_format(&mc->loc, loc, sizeof loc);
-        return rt_err_prefix(err, "%s: matrix '%s'", loc, mc->name);
+    if (r->rank != 0 || !r->store)
+        return 0;
+    rt_matrix_record mr;
+    memset(&mr, 0, sizeof mr);
+    snprintf(mr.name, sizeof mr.name, "%s", mc->name);
+    mr.rows = full->rows;
+    mr.cols = full->cols;
+    mr.nnz = full->nnz;
+    snprintf(mr.generator, sizeof mr.generator, "%s", mc->generator);
+    rt_params_to_json(&mc->gen, mr.args_json, sizeof mr.args_json);
+    snprintf(mr.file, sizeof mr.file, "%s", mc->file);
+    snprintf(mr.ordering, sizeof mr.ordering, "%s", mc->ordering[0] ? mc->ordering : "natural");
+    mr.load_s = load_s;
+    return rt_store_add_matrix(r->store, r->run_id, &mr, err);
+}
+
+/* Walk step: builds the matrix identically on every rank and keeps this rank's block of rows
+ * (and the whole matrix beside it for families that partition it themselves). A matrix that
+ * cannot be built is the matrix's failure, not the run's: its sweeps are still visited, to record
+ * an error point each saying why, and the run goes on with the next matrix. */
+static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape[3], rt_err *err)
+{
+    (void)mi;
+    run *r = ctx;
+    matrix_slot *ms = &r->ms;
+    memset(ms, 0, sizeof *ms);
+    rt_csr full;
+    memset(&full, 0, sizeof full);
+    const double t0 = rt_clock_now();
+    char building[128];
+    snprintf(building, sizeof building, "building matrix %s", mc->name);
+    rt_progress_begin(&r->progress, building, t0);
+    int ok = rt_walk_build_matrix(mc, &full, err) == 0;
+    rt_progress_clear(&r->progress);
+    int first_bad = -1;
+    /* The first failed rank's own message travels to every rank (rank 0 records it). */
+    const int built_here = ok;
+    char other_why[RT_ERR_MSG_MAX];
+    if (rt_comm_all_ok_msg(r->comm, ok, ok ? NULL : err->msg, &ok, &first_bad, other_why,
+                           sizeof other_why) != 0)
+        return -1;
+    if (!ok) {
+        /* Every rank builds the same matrix, so the same error usually holds everywhere. A
+         * matrix that failed on another rank but not here (a file that differs between nodes)
+         * is the run's failure too: the run is then not marked complete. */
+        if (built_here) {
+            rt_err_set(err, "matrix '%s' failed on rank %d: %s", mc->name, first_bad, other_why);
+            r->rank_failed = 1;
+            if (r->rank == 0)
+                fprintf(stderr, "rooftune: %s\n", err->msg);
+        }
+        rt_csr_free(&full);
+        logf_rank0(r, "matrix %s: cannot be built: %s\n", mc->name, err->msg);
+        snprintf(ms->failed, sizeof ms->failed, "%s", err->msg);
+        rt_err_clear(err);
+        return RT_WALK_MATRIX_NO_SPACE;
     }
-    return 0;
+    const double load_s = rt_clock_now() - t0;
+    logf_rank0(r, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name,
+               (long long)full.rows, (long long)full.cols, (long long)full.nnz, load_s);
+    if (record_matrix(r, mc, &full, load_s, err) != 0) {
+        rt_csr_free(&full);
+        return -1;
+    }
+    ms->rows = shape[0] = full.rows;
+    ms->cols = shape[1] = full.cols;
+    ms->nnz = shape[2] = full.nnz;
+    int64_t row0, row1;
+    split_rows(&full, r->rank, r->nranks, &row0, &row1);
+    if (r->nranks == 1 || r->parallel) { /* parallel: each rank measures whole points alone */
+        ms->local = full;                /* take ownership, no copy */
+        return RT_WALK_MATRIX_OK;
+    }
+    ok = rt_csr_row_block(&ms->local, &full, row0, row1, err) == 0;
+    ms->whole = full; /* kept for distributed families */
+    if (rt_comm_all_ok(r->comm, ok, &ok, &first_bad) != 0 || !ok)
+        return -1;
+    return RT_WALK_MATRIX_OK;
+}
+
+static void walk_matrix_done(void *ctx, int mi)
+{
+    (void)mi;
+    run *r = ctx;
+    rt_measure_release_inputs(&r->mctx);
+    rt_csr_free(&r->ms.local);
+    rt_csr_free(&r->ms.whole);
+}
+
+/* Inputs and the reference depend on the problem point: drop them before the next. */
+static void walk_problem_done(void *ctx)
+{
+    run *r = ctx;
+    rt_measure_release_inputs(&r->mctx);
+}
+
+/* Kernels whose backend is not here are skipped, saying so once. */
+static int walk_skip(void *ctx, int mi, int64_t pi, const rt_kernel_desc *kd)
+{
+    run *r = ctx;
+    if (!kd->unavailable)
+        return 0;
+    if (mi == 0 && pi == 0) {
+        r->sum->unavailable_kernels++;
+        logf_rank0(r, "kernel %s skipped: %s\n", kd->name, kd->unavailable);
+    }
+    return 1;
+}
+
+static const rt_device_info *walk_device(void *ctx, const rt_kernel_desc *kd)
+{
+    const run *r = ctx;
+    return rt_backend_device(r->be, kd->backend);
+}
+
+static int walk_stopped(void *ctx)
+{
+    const run *r = ctx;
+    return r->failed || r->mctx.stop;
+}
+
+/* A sweep of a matrix that could not be built: one error point saying why (its parameter space
+ * depends on the matrix, so the kernel's own parameters are not enumerated). */
+static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
+{
+    rt_params none;
+    rt_params_init(&none);
+    const rt_measure_target tgt = {.matrix = s->matrix,
+                                   .kernel_cfg = s->kernel_cfg,
+                                   .kernel = s->kernel,
+                                   .family = s->family,
+                                   .device = rt_backend_device(r->be, s->kernel->backend),
+                                   .problem = s->problem,
+                                   .input_error = r->ms.failed};
+    double objective;
+    return rt_measure_point(&r->mctx, &tgt, &none, 1, "", &objective, r->sum, err);
+}
+
+/* Walk step: the points the search picks from the sweep's space (rt_sweep.h: the budget rule,
+ * resume, pruning, early abort's best time), each measured and recorded: here one after the
+ * other, or handed to parallel workers (rt_workers.h) whose results come back to be recorded
+ * here; a worker measures what its coordinator hands out. */
+static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
+{
+    run *r = ctx;
+    if (!s->space) {
+        if (r->parallel && !r->coordinator)
+            return 0; /* the coordinator records the matrix's failure */
+        return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
+    }
+    const rt_csr *share =
+        (s->family->wants_whole_matrix && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
+    const rt_measure_target base = {.matrix = s->matrix,
+                                    .local = share,
+                                    .rows_total = r->ms.rows,
+                                    .cols_total = r->ms.cols,
+                                    .nnz_total = r->ms.nnz,
+                                    .kernel_cfg = s->kernel_cfg,
+                                    .kernel = s->kernel,
+                                    .family = s->family,
+                                    .device = rt_backend_device(r->be, s->kernel->backend),
+                                    .problem = s->problem};
+    if (r->parallel && !r->coordinator) {
+        const int rc = rt_workers_serve(r->workers, &r->mctx, s, &base, r->sum, err);
+        if (rc != 0)
+            r->failed = 1;
+        return rc;
+    }
+    rt_sweep_run sw;
+    if (rt_sweep_begin(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress,
+                       r->rank == 0 ? r->opt->log : NULL, err) != 0) {
+        r->failed = 1;
+        return -1;
+    }
+    int rc = 0;
+    if (r->parallel) {
+        rc = rt_workers_coordinate(r->workers, &sw, err);
+    } else {
+        int64_t index;
+        rt_params params;
+        while (rc == 0 && (rc = rt_sweep_next(&sw, &index, &params, err)) == 1)
+            rc = rt_sweep_measure(&sw, index, &params, err);
+    }
+    rt_sweep_end(&sw);
+    if (rc != 0)
+        r->failed = 1;
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Parallel tuning: who does what, and the wire between them */
+
+/* parallel: gpus: this process starts one worker process per GPU (search.workers overrides) and
+ * coordinates them over sockets. */
+static int start_gpu_workers(run *r, rt_err *err)
+{
+    if (r->nranks > 1)
+        return rt_err_set(err, "search.parallel: gpus starts its own worker processes, one per "
+                               "GPU; under mpirun use search.parallel: ranks");
+    if (!r->opt->argv)
+        return rt_err_set(err, "search.parallel: gpus needs the command line to start its "
+                               "workers with (rooftune run)");
+    int n = r->cfg->search.workers > 0 ? r->cfg->search.workers : r->be->gpu_count;
+    if (n <= 0)
+        return rt_err_set(err,
+                          "search.parallel: gpus: no GPU here (%s); give search.workers "
+                          "to start workers anyway",
+                          r->be->cuda_status);
+    if (n > RT_WIRE_MAX_SOCKETS)
+        return rt_err_set(err, "search.workers: %d, at most %d", n, RT_WIRE_MAX_SOCKETS);
+    r->child_fds = calloc((size_t)n, sizeof *r->child_fds);
+    r->child_pids = calloc((size_t)n, sizeof *r->child_pids);
+    if (!r->child_fds || !r->child_pids)
+        return rt_err_set(err, "out of memory for %d workers", n);
+    if (rt_workers_spawn(r->opt->argc, r->opt->argv, n, r->child_fds, r->child_pids, err) != 0)
+        return -1;
+    r->n_children = n;
+    logf_rank0(r, "parallel tuning: %d worker process(es), one per %s\n", n,
+               r->be->gpu_count > 0 ? "GPU" : "worker (no GPU here: CPU kernels)");
+    if (rt_wire_open_sockets(r->child_fds, n, 1, &r->wire, err) != 0)
+        return -1;
+    return rt_workers_coordinator(r->wire, 1, n, 0, &r->workers, err);
+}
+
+/* Step: the roles of parallel tuning. ranks: rank 0 coordinates and measures, every other rank
+ * is a worker; gpus: the process started by the user coordinates, the ones it starts are
+ * workers. Every role measures with a job of its own rank alone. */
+static int step_parallel(run *r, rt_err *err)
+{
+    r->parallel = r->opt->dry_run ? RT_PARALLEL_NONE : r->cfg->search.parallel;
+    if (r->parallel == RT_PARALLEL_NONE)
+        return 0;
+    const int child = r->opt->worker_fd > 0;
+    r->coordinator = r->parallel == RT_PARALLEL_RANKS ? r->rank == 0 : !child;
+    if (rt_comm_create_self(&r->self_comm, err) != 0)
+        return -1;
+    if (r->parallel == RT_PARALLEL_RANKS) {
+        if (rt_wire_open_mpi(r->comm, &r->wire, err) != 0)
+            return -1;
+        if (r->coordinator) {
+            logf_rank0(r, "parallel tuning: %d rank(s), each measuring whole points\n", r->nranks);
+            return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, &r->workers, err);
+        }
+        return rt_workers_worker(r->wire, 0, &r->workers, err);
+    }
+    if (child) {
+        const int fd = r->opt->worker_fd;
+        if (rt_wire_open_sockets(&fd, 1, 0, &r->wire, err) != 0)
+            return -1;
+        return rt_workers_worker(r->wire, 0, &r->workers, err);
+    }
+    return start_gpu_workers(r, err);
+}
+
+/* End of a parallel run: every worker's compile counts join the summary, the worker processes
+ * are waited for. */
+static int finish_parallel(run *r, int failed, rt_err *err)
+{
+    int rc = 0;
+    if (r->workers) {
+        int compiles = r->sum->compiles, hits = r->sum->cache_hits;
+        rc = rt_workers_finish(r->workers, failed, &compiles, &hits, err);
+        if (r->coordinator) {
+            r->sum->compiles = compiles;
+            r->sum->cache_hits = hits;
+        }
+    }
+    rt_workers_free(r->workers);
+    r->workers = NULL;
+    rt_wire_close(r->wire);
+    r->wire = NULL;
+    if (r->n_children > 0) {
+        rt_err reap_err;
+        if (rt_workers_reap(r->n_children, r->child_pids, &reap_err) != 0 && rc == 0) {
+            *err = reap_err;
+            rc = -1;
+        }
+    }
+    free(r->child_fds);
+    free(r->child_pids);
+    r->child_fds = NULL;
+    r->child_pids = NULL;
+    rt_comm_free(r->self_comm);
+    r->self_comm = NULL;
+    return rc;
+}
+
+/* Step: the run's status in the store, and the store closed. */
+static int step_end_run(run *r, int rc, rt_err *err)
+{
+    rt_progress_clear(&r->progress);
+    rt_measure_finish(&r->mctx, r->sum);
+    if (r->parallel) {
+        rt_err finish_err;
+        if (finish_parallel(r, rc != 0, &finish_err) != 0 && rc == 0) {
+            *err = finish_err;
+            rc = -1;
+        }
+    }
+    if (r->rank == 0 && r->store) {
+        rt_err end_err;
+        const char *status = rc != 0 || r->rank_failed ? "failed"
+                             : r->mctx.stop            ? "interrupted"
+                                                       : "complete";
+        if (rt_store_end_run(r->store, r->run_id, status, &end_err) != 0 && rc == 0) {
+            *err = end_err;
+            rc = -1;
+        }
+    }
+    close_store(r);
+    r->sum->interrupted_by = r->mctx.interrupted_by;
+    r->sum->kept = r->mctx.new_points;
+    rt_measure_free(&r->mctx);
+    return rc;
 }
 
 int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_backend *be,
                       void *comm_ptr, const rt_run_options *opt, rt_run_summary *sum, rt_err *err)
 {
-    rt_comm *comm = comm_ptr;
-    const int rank = rt_comm_world_rank(comm);
-    const int nranks = rt_comm_world_size(comm);
     memset(sum, 0, sizeof *sum);
     sum->run_id = -1;
-
-    rt_store *store = NULL;
-    rt_provenance prov;
-    rt_provenance_init(&prov);
-    int rc = 0;
-    int64_t run_id = -1;
-
-    /* Rank 0 owns the store; every other rank learns whether opening it worked so that nobody
-     * starts measuring for a run that cannot be recorded. */
-    int ok = 1;
-    rt_store_lock *lock = NULL;
-    if (rank == 0 && !opt->dry_run) {
-        /* One writer at a time: a second run into this store would measure the same points. */
-        if (rt_store_lock_acquire(opt->db_path, &lock, err) != 0 ||
-            rt_store_open(opt->db_path, &store, err) != 0)
-            ok = 0;
-        int stale = 0;
-        if (ok && rt_store_mark_stale_runs(store, &stale, err) != 0)
-            ok = 0;
-        if (ok && stale > 0 && opt->log)
-            fprintf(opt->log,
-                    "  store: %d earlier run(s) left 'running' by a process that ended without "
-                    "closing them are now marked 'interrupted' (their points are kept)\n",
-                    stale);
-        if (!ok) {
-            rt_store_close(store);
-            store = NULL;
-            rt_store_lock_release(lock);
-            lock = NULL;
+    run r = {
+        .cfg = cfg, .reg = reg, .be = be, .comm = comm_ptr, .opt = opt, .sum = sum, .run_id = -1};
+    r.rank = rt_comm_world_rank(r.comm);
+    r.nranks = rt_comm_world_size(r.comm);
+    rt_provenance_init(&r.prov);
+    if (step_open_store(&r, err) != 0 || step_begin_run(&r, err) != 0)
+        return -1;
+    int ok = step_parallel(&r, err) == 0, first_bad = -1;
+    if (rt_comm_all_ok(r.comm, ok, &ok, &first_bad) != 0 || !ok ||
+        rt_measure_init(&r.mctx, cfg, be, r.parallel ? r.self_comm : r.comm, r.store, r.run_id,
+                        &r.prov, opt, err) != 0) {
+        if (first_bad >= 0 && first_bad != r.rank && err->msg[0] == '\0')
+            rt_err_set(err, "rank %d could not start parallel tuning", first_bad);
+        if (r.parallel) {
+            rt_err ignored;
+            finish_parallel(&r, 1, &ignored);
         }
-    }
-    int first_bad = -1;
-    if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
-        if (rank != 0)
-            rt_err_set(err, "rank 0 could not open the store %s", opt->db_path);
+        if (r.store)
+            rt_store_end_run(r.store, r.run_id, "failed", NULL);
+        close_store(&r);
         return -1;
     }
-
-    const rt_device_info *cpu = &be->cpu;
-    if (rank == 0) {
-        snprintf(prov.device, sizeof prov.device, "%s", be->cuda_loaded ? be->gpu.name : cpu->name);
-        snprintf(prov.cuda_runtime, sizeof prov.cuda_runtime, "%s",
-                 be->cuda_loaded ? be->gpu.runtime_version : "");
-        snprintf(prov.cuda_driver, sizeof prov.cuda_driver, "%s",
-                 be->cuda_loaded ? be->gpu.driver_version : "");
-        rt_comm_library_version(prov.mpi_library, sizeof prov.mpi_library);
-        rt_comm_describe(comm, prov.topology, sizeof prov.topology);
-        prov.nranks = nranks;
-        snprintf(prov.config_path, sizeof prov.config_path, "%s", cfg->path);
-        prov.config_text = cfg->text;
-        snprintf(prov.config_hash, sizeof prov.config_hash, "%s", cfg->hash);
-        snprintf(prov.command_line, sizeof prov.command_line, "%s",
-                 opt->command_line ? opt->command_line : "");
-        if (store && rt_store_begin_run(store, &prov, cfg->name, &run_id, err) != 0) {
-            rt_store_close(store);
-            store = NULL;
-            rt_store_lock_release(lock);
-            lock = NULL;
-            ok = 0;
-        }
-    }
-    if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
-        if (rank != 0)
-            rt_err_set(err, "rank 0 could not start a run in %s", opt->db_path);
-        return -1;
-    }
-    sum->run_id = run_id;
-
-    rt_measure_ctx mctx;
-    if (rt_measure_init(&mctx, cfg, be, comm, store, run_id, &prov, opt, err) != 0) {
-        if (store) {
-            rt_store_end_run(store, run_id, "failed", NULL);
-            rt_store_close(store);
-        }
-        rt_store_lock_release(lock);
-        return -1;
-    }
-
-    const int64_t nproblems = rt_problem_count(cfg);
-    rt_progress progress;
-    rt_progress_init(&progress, rank == 0 && !opt->dry_run ? opt->progress : NULL, -1,
-                     RT_PROGRESS_INTERVAL_S, expected_points(cfg, reg, nproblems), rt_clock_now());
-    mctx.progress = &progress;
-    for (int mi = 0; mi < cfg->n_matrices && rc == 0 && !mctx.stop; ++mi) {
-        const rt_matrix_cfg *mc = &cfg->matrices[mi];
-        rt_csr full;
-        memset(&full, 0, sizeof full);
-        const double t0 = rt_clock_now();
-        char building[128];
-        snprintf(building, sizeof building, "building matrix %s", mc->name);
-        rt_progress_begin(&progress, building, t0);
-        ok = build_matrix(mc, &full, err) == 0;
-        rt_progress_clear(&progress);
-        if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0) {
-            rc = -1;
-            break;
-        }
-        if (!ok) {
-            /* Every rank builds the same matrix, so the same error holds everywhere. A bad matrix
-             * is the matrix's failure, not the run's: its points are recorded as errors saying
-             * why, and the run goes on with the next matrix. */
-            if (first_bad >= 0 && err->msg[0] == '\0')
-                rt_err_set(err, "matrix '%s' failed on rank %d", mc->name, first_bad);
-            rt_csr_free(&full);
-            logf_rank0(opt, rank, "matrix %s: cannot be built: %s\n", mc->name, err->msg);
-            rc = record_matrix_failure(&mctx, cfg, reg, be, mc, nproblems, err->msg, sum, err);
-            continue;
-        }
-        const double load_s = rt_clock_now() - t0;
-        logf_rank0(opt, rank, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name,
-                   (long long)full.rows, (long long)full.cols, (long long)full.nnz, load_s);
-        if (rank == 0 && store) {
-            rt_matrix_record mr;
-            memset(&mr, 0, sizeof mr);
-            snprintf(mr.name, sizeof mr.name, "%s", mc->name);
-            mr.rows = full.rows;
-            mr.cols = full.cols;
-            mr.nnz = full.nnz;
-            snprintf(mr.generator, sizeof mr.generator, "%s", mc->generator);
-            rt_params_to_json(&mc->gen, mr.args_json, sizeof mr.args_json);
-            snprintf(mr.file, sizeof mr.file, "%s", mc->file);
-            snprintf(mr.ordering, sizeof mr.ordering, "%s",
-                     mc->ordering[0] ? mc->ordering : "natural");
-            mr.load_s = load_s;
-            if (rt_store_add_matrix(store, run_id, &mr, err) != 0) {
-                rt_csr_free(&full);
-                rc = -1;
-                break;
-            }
-        }
-        matrix_slot ms;
-        memset(&ms, 0, sizeof ms);
-        ms.cfg = mc;
-        ms.full_shape.rows = full.rows;
-        ms.full_shape.cols = full.cols;
-        ms.full_shape.nnz = full.nnz;
-        split_rows(&full, rank, nranks, &ms.row0, &ms.row1);
-        if (nranks == 1) {
-            ms.local = full; /* take ownership, no copy */
-            memset(&full, 0, sizeof full);
-        } else {
-            ok = rt_csr_row_block(&ms.local, &full, ms.row0, ms.row1, err) == 0;
-            ms.whole = full; /* kept for distributed families */
-            memset(&full, 0, sizeof full);
-            if (rt_comm_all_ok(comm, ok, &ok, &first_bad) != 0 || !ok) {
-                rt_csr_free(&ms.whole);
-                rc = -1;
-                break;
-            }
-        }
-
-        for (int64_t pi = 0; pi < nproblems && rc == 0 && !mctx.stop; ++pi) {
-            rt_params problem_given;
-            if (rt_problem_point(cfg, pi, &problem_given, err) != 0) {
-                rc = -1;
-                break;
-            }
-            for (int ki = 0; ki < cfg->n_kernels && rc == 0 && !mctx.stop; ++ki) {
-                const rt_kernel_cfg *kc = &cfg->kernels[ki];
-                const rt_kernel_desc *kd = rt_registry_find_kernel(reg, kc->name);
-                if (!kd) {
-                    rc = rt_err_set(err, "kernel '%s' is not registered", kc->name);
-                    break;
-                }
-                if (kd->unavailable) {
-                    if (mi == 0 && pi == 0) {
-                        sum->unavailable_kernels++;
-                        logf_rank0(opt, rank, "kernel %s skipped: %s\n", kd->name, kd->unavailable);
-                    }
-                    continue;
-                }
-                const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
-                rt_params problem;
-                if (rt_problem_for_family(fam, &problem_given, &problem, err) != 0) {
-                    rc = rt_err_prefix(err, "kernel %s", kd->name);
-                    break;
-                }
-                const rt_device_info *dev = rt_backend_device(be, kd->backend);
-                rt_space *space = NULL;
-                if (rt_space_build(kc, kd, &problem, ms.full_shape.rows, ms.full_shape.cols,
-                                   ms.full_shape.nnz, dev, &space, err) != 0) {
-                    rc = -1;
-                    break;
-                }
-                /* With pruning a pruned candidate uses no budget (as in replay): the search may
-                 * yield the whole space, and the sweep ends after `budget` points that were not
-                 * pruned (the budget rt_search_create would have set). */
-                rt_search *search = NULL;
-                rt_search_cfg search_cfg = cfg->search;
-                int64_t budget = -1;
-                if (cfg->search.prune_bound) {
-                    if (rt_search_create(&cfg->search, space, &search, err) != 0) {
-                        rt_space_free(space);
-                        rc = -1;
-                        break;
-                    }
-                    budget = rt_search_budget(search);
-                    rt_search_free(search);
-                    search = NULL;
-                    search_cfg.budget = INT32_MAX;
-                }
-                if (rt_search_create(&search_cfg, space, &search, err) != 0) {
-                    rt_space_free(space);
-                    rc = -1;
-                    break;
-                }
-                int64_t counted = 0;
-                const rt_csr *share =
-                    (fam->wants_whole_matrix && ms.whole.rowptr) ? &ms.whole : &ms.local;
-                /* Pruning is per sweep (this kernel, matrix and problem point): the tuning table
-                 * keeps each kernel's best, so a kernel's candidates compete with its own. */
-                rt_prune prune;
-                rt_prune_init(&prune, cfg->search.prune_bound, cfg->search.stop_within);
-                rt_measure_target tgt = {.matrix = mc,
-                                         .local = share,
-                                         .rows_total = ms.full_shape.rows,
-                                         .cols_total = ms.full_shape.cols,
-                                         .nnz_total = ms.full_shape.nnz,
-                                         .kernel_cfg = kc,
-                                         .kernel = kd,
-                                         .family = fam,
-                                         .device = dev,
-                                         .problem = &problem,
-                                         .prune = cfg->search.prune_bound ? &prune : NULL};
-                int64_t index;
-                while (rc == 0 && !mctx.stop && (budget < 0 || counted < budget) &&
-                       rt_search_next(search, &index) == 1) {
-                    rt_params params;
-                    int feasible = 1;
-                    char why[512] = "";
-                    if (rt_space_point(space, index, &params, &feasible, why, sizeof why, err) !=
-                        0) {
-                        rc = -1;
-                        break;
-                    }
-                    double objective = INFINITY;
-                    const int64_t pruned_before = prune.pruned;
-                    if (progress.out) {
-                        char current[256], shown[160];
-                        rt_params_to_json(&params, shown, sizeof shown);
-                        snprintf(current, sizeof current, "%s %s %s", kd->name, mc->name, shown);
-                        rt_progress_begin(&progress, current, rt_clock_now());
-                    }
-                    if (rt_measure_point(&mctx, &tgt, &params, feasible, why, &objective, sum,
-                                         err) != 0) {
-                        rc = -1;
-                        break;
-                    }
-                    rt_progress_done(&progress);
-                    rt_search_report(search, index, objective);
-                    counted += feasible && prune.pruned == pruned_before;
-                    if (rt_prune_done(&prune)) {
-                        sum->stopped_within++;
-                        logf_rank0(opt, rank,
-                                   "  %s %s: stopped, the best point (%.4g ms) is within %.3g of "
-                                   "its roofline bound (%.4g ms)\n",
-                                   kd->name, mc->name, prune.best * 1e3, prune.stop_within,
-                                   prune.best_bound * 1e3);
-                        break;
-                    }
-                }
-                rt_search_free(search);
-                rt_space_free(space);
-            }
-            /* Inputs and the reference depend on the problem point: drop them before the next. */
-            rt_measure_release_inputs(&mctx);
-        }
-        rt_measure_release_inputs(&mctx);
-        rt_csr_free(&ms.local);
-        rt_csr_free(&ms.whole);
-    }
-
-    rt_progress_clear(&progress);
-    rt_measure_finish(&mctx, sum);
-    if (rank == 0 && store) {
-        rt_err end_err;
-        const char *status = rc != 0 ? "failed" : (mctx.stop ? "interrupted" : "complete");
-        if (rt_store_end_run(store, run_id, status, &end_err) != 0 && rc == 0) {
-            *err = end_err;
-            rc = -1;
-        }
-        rt_store_close(store);
-    }
-    rt_store_lock_release(lock);
-    sum->interrupted_by = mctx.interrupted_by;
-    sum->kept = mctx.new_points;
-    rt_measure_free(&mctx);
-    return rc;
+    rt_progress_init(&r.progress, r.rank == 0 && !opt->dry_run ? opt->progress : NULL, -1,
+                     RT_PROGRESS_INTERVAL_S, expected_points(cfg, reg), rt_clock_now());
+    r.mctx.progress = &r.progress;
+    const rt_walk_ops walk = {.matrix = walk_matrix,
+                              .matrix_done = walk_matrix_done,
+                              .skip = walk_skip,
+                              .device = walk_device,
+                              .sweep = walk_sweep,
+                              .problem_done = walk_problem_done,
+                              .stopped = walk_stopped};
+    const int rc = rt_walk(cfg, reg, &walk, &r, err);
+    return step_end_run(&r, rc, err);
 }

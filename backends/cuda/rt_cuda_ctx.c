@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_embedded.h"
+#include "rt_cuda_nvml.h"
 #include "rt_cuda_nvrtc.h"
 #include "rt_registry.h"
 
@@ -32,12 +33,21 @@ struct rt_cuda_ctx {
     size_t flush_bytes;
     rt_device_info info;
     char cache_dir[1024];
+    double compile_limit_s; /* measure.compile_timeout_s: 0 = none */
+    rt_cuda_nvml *nvml;     /* the energy counter, opened on first use */
+    int nvml_tried;
+    char nvml_why[256]; /* why it could not be opened */
     int compiles;
     int cache_hits;
     loaded_variant *loaded;
     int n_loaded, cap_loaded;
-    void *memo[RT_CUDA_MEMO_SLOTS];
-    void (*memo_release[RT_CUDA_MEMO_SLOTS])(void *);
+    struct {
+        char key[RT_CUDA_MEMO_KEY_MAX]; /* "" while the slot is free */
+        void *data;
+        void (*release)(void *);
+    } memo[RT_CUDA_MEMO_SLOTS];
+    int abandoned; /* rt_cuda_ctx_abandon: the device must not be waited for again */
+    char abandoned_why[400];
 };
 
 /* ---------------------------------------------------------------------------------------------
@@ -208,16 +218,26 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->abandoned) {
+        /* Unloading, freeing and releasing would wait for the kernel that never ends. */
+        for (int i = 0; i < ctx->n_loaded; ++i)
+            free(ctx->loaded[i].key);
+        free(ctx->loaded);
+        free(ctx);
+        return;
+    }
     if (ctx->context)
         cuCtxSetCurrent(ctx->context);
     for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
-        rt_cuda_ctx_set_memo(ctx, i, NULL, NULL);
+        if (ctx->memo[i].data && ctx->memo[i].release)
+            ctx->memo[i].release(ctx->memo[i].data);
     for (int i = 0; i < ctx->n_loaded; ++i) {
         if (ctx->loaded[i].module)
             cuModuleUnload(ctx->loaded[i].module);
         free(ctx->loaded[i].key);
     }
     free(ctx->loaded);
+    rt_cuda_nvml_close(ctx->nvml);
     if (ctx->flush_buffer)
         cudaFree(ctx->flush_buffer);
     if (ctx->start)
@@ -252,10 +272,53 @@ const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx)
     return ctx->cache_dir;
 }
 
+void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why)
+{
+    ctx->abandoned = 1;
+    snprintf(ctx->abandoned_why, sizeof ctx->abandoned_why, "%s", why ? why : "");
+}
+
+int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx)
+{
+    return ctx->abandoned;
+}
+
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err)
 {
+    if (ctx->abandoned)
+        return rt_err_set(err,
+                          "the GPU cannot be used again in this process: %s (run again: the "
+                          "store resumes after that point)",
+                          ctx->abandoned_why);
     CU_CHECK(cuCtxSetCurrent(ctx->context), "making the CUDA context current");
     return 0;
+}
+
+int rt_cuda_ctx_energy(rt_cuda_ctx *ctx, double *joules, char *why, size_t whylen)
+{
+    if (!ctx->nvml_tried) {
+        ctx->nvml_tried = 1;
+        char bus[32] = "";
+        const CUresult r = cuDeviceGetPCIBusId(bus, (int)sizeof bus, ctx->device);
+        if (r != CUDA_SUCCESS) {
+            const char *name = NULL;
+            cuGetErrorName(r, &name);
+            snprintf(ctx->nvml_why, sizeof ctx->nvml_why, "cuDeviceGetPCIBusId failed: %s",
+                     name ? name : "unknown CUresult");
+        } else {
+            rt_cuda_nvml_open(NULL, bus, &ctx->nvml, ctx->nvml_why, sizeof ctx->nvml_why);
+        }
+    }
+    if (!ctx->nvml) {
+        snprintf(why, whylen, "%s", ctx->nvml_why);
+        return -1;
+    }
+    return rt_cuda_nvml_energy(ctx->nvml, joules, why, whylen);
+}
+
+void rt_cuda_ctx_set_compile_limit(rt_cuda_ctx *ctx, double seconds)
+{
+    ctx->compile_limit_s = seconds > 0 ? seconds : 0;
 }
 
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits)
@@ -266,21 +329,39 @@ void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits)
         *cache_hits = ctx->cache_hits;
 }
 
-void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, int slot)
+static int memo_find(const rt_cuda_ctx *ctx, const char *key)
 {
-    if (slot < 0 || slot >= RT_CUDA_MEMO_SLOTS)
-        return NULL;
-    return ctx->memo[slot];
+    for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
+        if (ctx->memo[i].key[0] && strcmp(ctx->memo[i].key, key) == 0)
+            return i;
+    return -1;
 }
 
-void rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, int slot, void *data, void (*release)(void *))
+void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, const char *key)
 {
-    if (slot < 0 || slot >= RT_CUDA_MEMO_SLOTS)
-        return;
-    if (ctx->memo[slot] && ctx->memo_release[slot] && ctx->memo[slot] != data)
-        ctx->memo_release[slot](ctx->memo[slot]);
-    ctx->memo[slot] = data;
-    ctx->memo_release[slot] = release;
+    const int i = key ? memo_find(ctx, key) : -1;
+    return i < 0 ? NULL : ctx->memo[i].data;
+}
+
+int rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, const char *key, void *data, void (*release)(void *),
+                         rt_err *err)
+{
+    if (!key || !key[0] || strlen(key) >= RT_CUDA_MEMO_KEY_MAX)
+        return rt_err_set(err, "CUDA context memo: key '%s' is empty or longer than %d bytes",
+                          key ? key : "(null)", RT_CUDA_MEMO_KEY_MAX - 1);
+    int i = memo_find(ctx, key);
+    for (int j = 0; i < 0 && j < RT_CUDA_MEMO_SLOTS; ++j)
+        if (!ctx->memo[j].key[0])
+            i = j;
+    if (i < 0)
+        return rt_err_set(err, "CUDA context memo: all %d keys are taken, none left for '%s'",
+                          RT_CUDA_MEMO_SLOTS, key);
+    if (ctx->memo[i].data && ctx->memo[i].release && ctx->memo[i].data != data)
+        ctx->memo[i].release(ctx->memo[i].data);
+    snprintf(ctx->memo[i].key, sizeof ctx->memo[i].key, "%s", key);
+    ctx->memo[i].data = data;
+    ctx->memo[i].release = release;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -345,6 +426,7 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
         .cc_major = ctx->info.cc_major,
         .cc_minor = ctx->info.cc_minor,
         .cache_dir = ctx->cache_dir[0] ? ctx->cache_dir : NULL,
+        .time_limit_s = ctx->compile_limit_s,
     };
     char key[RT_CUDA_KEY_MAX];
     if (rt_cuda_variant_key(&req, key, sizeof key, err) != 0)
@@ -364,8 +446,9 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
     snprintf(what, sizeof what, "loading %s (%s)", source_name, entry);
     for (int attempt = 0; attempt < 2; ++attempt) {
         rt_cuda_image img;
-        if (rt_cuda_compile(&req, &img, err) != 0)
-            return -1;
+        const int compiled = rt_cuda_compile(&req, &img, err);
+        if (compiled != 0)
+            return compiled == RT_CUDA_TIMED_OUT ? RT_TIMED_OUT : -1;
         CUmodule module = NULL;
         const CUresult r = cuModuleLoadData(&module, img.data);
         if (r != CUDA_SUCCESS && img.from_cache && attempt == 0) {
@@ -523,7 +606,7 @@ int rt_cuda_alloc(rt_cuda_ctx *ctx, void **ptr, size_t bytes, const char *what, 
 
 void rt_cuda_free(rt_cuda_ctx *ctx, void *ptr)
 {
-    if (!ptr)
+    if (!ptr || ctx->abandoned)
         return;
     cuCtxSetCurrent(ctx->context);
     cudaFree(ptr);

@@ -46,12 +46,25 @@ void *rt_cuda_ctx_cu_context(const rt_cuda_ctx *ctx); /* CUcontext: the device's
 const char *rt_cuda_ctx_cache_dir(const rt_cuda_ctx *ctx); /* "" when the cache is off */
 /* Makes the context current on the calling thread (the runner may call hooks from any thread). */
 int rt_cuda_ctx_make_current(rt_cuda_ctx *ctx, rt_err *err);
+/* A compile longer than this is abandoned (rt_cuda_compile's time limit) and rt_cuda_get_variant
+ * returns RT_TIMED_OUT; 0 (the default) = no limit. */
+void rt_cuda_ctx_set_compile_limit(rt_cuda_ctx *ctx, double seconds);
+/* The device's energy counter in joules (NVML, rt_cuda_nvml.h, opened on the first call):
+ * 0, or -1 with why (no NVML on the host, a GPU without the counter). */
+int rt_cuda_ctx_energy(rt_cuda_ctx *ctx, double *joules, char *why, size_t whylen);
+/* A kernel hung or left a sticky error (illegal address, ...): nothing that waits for the device
+ * can run again in this process. Every later call that makes the context current fails with why,
+ * rt_cuda_free frees nothing, and destroy releases only host memory: the process's exit ends the
+ * context, and a hung kernel with it. */
+void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why);
+int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx);
 /* NVRTC compiles and cache hits (disk or already loaded) since creation. */
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
 
 /* Compiles (or finds in the disk cache, or in this process) the variant of `source` with the given
  * "NAME=VALUE" defines and returns its function and resource facts. source_name names the source
- * in errors and keys; defines may come in any order. */
+ * in errors and keys; defines may come in any order. Returns 0, -1, or RT_TIMED_OUT when the
+ * compile ran past the context's compile limit (err says so). */
 int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *source,
                         const char *const *defines, int n_defines, const char *entry,
                         rt_cuda_variant *out, rt_err *err);
@@ -102,11 +115,16 @@ int rt_cuda_fill(rt_cuda_ctx *ctx, void *ptr, int byte, size_t bytes, const char
 int rt_cuda_flush_l2(rt_cuda_ctx *ctx, rt_err *err);
 int rt_cuda_sync(rt_cuda_ctx *ctx, const char *what, rt_err *err);
 
-/* Per-context memo slots for kernel files (a library handle, a plan summary): data lives until
- * replaced or until the context is destroyed, then `release` frees it. */
-#define RT_CUDA_MEMO_SLOTS 8
-enum { RT_CUDA_MEMO_CUSPARSE = 0, RT_CUDA_MEMO_TILED_PLAN = 1, RT_CUDA_MEMO_TILED_PIPE_PLAN = 2 };
-void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, int slot);
-void rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, int slot, void *data, void (*release)(void *));
+/* Per-context memos for kernel files (a library handle, a plan summary), found by a key the
+ * family owns ("spmm.cusparse"; the context knows no family): data lives until replaced under the
+ * same key or until the context is destroyed, then `release` frees it. rt_cuda_ctx_memo returns
+ * NULL for a key never set. rt_cuda_ctx_set_memo fails (-1, err filled, data NOT taken: the
+ * caller still owns it) when the key is empty or longer than RT_CUDA_MEMO_KEY_MAX - 1 bytes or
+ * when all RT_CUDA_MEMO_SLOTS keys are taken by others. */
+#define RT_CUDA_MEMO_SLOTS   16
+#define RT_CUDA_MEMO_KEY_MAX 48
+void *rt_cuda_ctx_memo(const rt_cuda_ctx *ctx, const char *key);
+int rt_cuda_ctx_set_memo(rt_cuda_ctx *ctx, const char *key, void *data, void (*release)(void *),
+                         rt_err *err);
 
 #endif

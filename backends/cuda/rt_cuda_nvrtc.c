@@ -1,9 +1,11 @@
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, pthread_cond_timedwait */
 
 #include "rt_cuda_nvrtc.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -436,6 +438,166 @@ static int nvrtc_compile(const rt_cuda_compile_request *req, rt_cuda_image *out,
     return 0;
 }
 
+/* Compiles and, with a cache, writes the image to its file (the note says why it could not). */
+static int compile_and_store(const rt_cuda_compile_request *req, const char *path, const char *key,
+                             rt_cuda_image *out, rt_err *err)
+{
+    char note[sizeof out->cache_note];
+    snprintf(note, sizeof note, "%s", out->cache_note);
+    if (nvrtc_compile(req, out, err) != 0)
+        return -1;
+    snprintf(out->cache_note, sizeof out->cache_note, "%s", note);
+    if (path[0]) {
+        char write_note[sizeof out->cache_note] = "";
+        cache_write(req->cache_dir, path, key, out, write_note, sizeof write_note);
+        if (write_note[0])
+            snprintf(out->cache_note, sizeof out->cache_note, "%s", write_note);
+    }
+    return 0;
+}
+
+/* A compile on a thread of its own, which the caller may abandon. The job owns copies of
+ * everything the request points at; the caller and the thread each hold a reference and the
+ * last to let go frees it. */
+typedef struct compile_job {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs, done, rc;
+    rt_cuda_compile_request req;
+    char *source, *source_name, *entry, *cache_dir;
+    char *defines[RT_CUDA_MAX_DEFINES];
+    char path[4096];
+    char key[RT_CUDA_KEY_MAX];
+    rt_cuda_image img;
+    rt_err err;
+} compile_job;
+
+static void job_release(compile_job *job)
+{
+    pthread_mutex_lock(&job->mu);
+    const int left = --job->refs;
+    pthread_mutex_unlock(&job->mu);
+    if (left > 0)
+        return;
+    rt_cuda_image_free(&job->img);
+    free(job->source);
+    free(job->source_name);
+    free(job->entry);
+    free(job->cache_dir);
+    for (int i = 0; i < RT_CUDA_MAX_DEFINES; ++i)
+        free(job->defines[i]);
+    pthread_cond_destroy(&job->cv);
+    pthread_mutex_destroy(&job->mu);
+    free(job);
+}
+
+static void *job_main(void *arg)
+{
+    compile_job *job = arg;
+    rt_err_clear(&job->err);
+    const int rc = compile_and_store(&job->req, job->path, job->key, &job->img, &job->err);
+    pthread_mutex_lock(&job->mu);
+    job->rc = rc;
+    job->done = 1;
+    pthread_cond_signal(&job->cv);
+    pthread_mutex_unlock(&job->mu);
+    job_release(job);
+    return NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static compile_job *job_new(const rt_cuda_compile_request *req, const char *path, const char *key)
+{
+    compile_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    pthread_mutex_init(&job->mu, NULL);
+    pthread_cond_init(&job->cv, NULL);
+    job->refs = 2;
+    job->req = *req;
+    job->source = dup_or_null(req->source);
+    job->source_name = dup_or_null(req->source_name);
+    job->entry = dup_or_null(req->entry);
+    job->cache_dir = dup_or_null(req->cache_dir);
+    int ok = job->source && job->source_name && job->entry && (job->cache_dir || !req->cache_dir);
+    for (int i = 0; ok && i < req->n_defines; ++i)
+        ok = (job->defines[i] = strdup(req->defines[i])) != NULL;
+    job->req.source = job->source;
+    job->req.source_name = job->source_name;
+    job->req.entry = job->entry;
+    job->req.cache_dir = job->cache_dir;
+    job->req.defines = (const char *const *)job->defines;
+    snprintf(job->path, sizeof job->path, "%s", path);
+    snprintf(job->key, sizeof job->key, "%s", key);
+    if (!ok) {
+        job->refs = 1;
+        job_release(job);
+        return NULL;
+    }
+    return job;
+}
+
+/* The compile on its own thread, waited for until the limit. */
+static int compile_with_limit(const rt_cuda_compile_request *req, const char *path, const char *key,
+                              rt_cuda_image *out, rt_err *err)
+{
+    compile_job *job = job_new(req, path, key);
+    if (!job)
+        return rt_err_set(err, "out of memory preparing the compile of %s", req->source_name);
+    /* Why the cache was not read, if it was not, travels with the image. */
+    snprintf(job->img.cache_note, sizeof job->img.cache_note, "%s", out->cache_note);
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    const int started = pthread_create(&thread, &attr, job_main, job) == 0;
+    pthread_attr_destroy(&attr);
+    if (!started) {
+        job->refs = 1;
+        job_release(job);
+        return rt_err_set(err, "cannot start a thread to compile %s", req->source_name);
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    const double whole = (double)(time_t)req->time_limit_s;
+    until.tv_sec += (time_t)whole;
+    until.tv_nsec += (long)((req->time_limit_s - whole) * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec += 1;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&job->mu);
+    int waited = 0;
+    while (!job->done && waited != ETIMEDOUT)
+        waited = pthread_cond_timedwait(&job->cv, &job->mu, &until);
+    const int done = job->done;
+    int rc = RT_CUDA_TIMED_OUT;
+    if (done) {
+        rc = job->rc;
+        *out = job->img; /* the image moves to the caller */
+        memset(&job->img, 0, sizeof job->img);
+        if (rc != 0)
+            *err = job->err;
+    }
+    pthread_mutex_unlock(&job->mu);
+    job_release(job);
+    if (!done) {
+        char defs[RT_CUDA_MAX_DEFINES * (RT_CUDA_DEFINE_MAX + 1) + 1];
+        describe_defines(req, defs, sizeof defs);
+        rt_err_set(err,
+                   "NVRTC compile of %s (entry %s, defines %s) still running after the limit of "
+                   "%g s (measure.compile_timeout_s): abandoned; it finishes in the background "
+                   "and its image goes to the variant cache%s",
+                   req->source_name, req->entry, defs, req->time_limit_s,
+                   path[0] ? "" : " (none: the cache is off)");
+    }
+    return rc;
+}
+
 int rt_cuda_compile(const rt_cuda_compile_request *req, rt_cuda_image *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -455,18 +617,9 @@ int rt_cuda_compile(const rt_cuda_compile_request *req, rt_cuda_image *out, rt_e
         }
         return 0;
     }
-    char note[sizeof out->cache_note];
-    snprintf(note, sizeof note, "%s", out->cache_note);
-    if (nvrtc_compile(req, out, err) != 0)
-        return -1;
-    snprintf(out->cache_note, sizeof out->cache_note, "%s", note);
-    if (use_cache) {
-        char write_note[sizeof out->cache_note] = "";
-        cache_write(req->cache_dir, path, key, out, write_note, sizeof write_note);
-        if (write_note[0])
-            snprintf(out->cache_note, sizeof out->cache_note, "%s", write_note);
-    }
-    return 0;
+    if (req->time_limit_s > 0)
+        return compile_with_limit(req, path, key, out, err);
+    return compile_and_store(req, path, key, out, err);
 }
 
 void rt_cuda_image_free(rt_cuda_image *img)

@@ -31,7 +31,11 @@ typedef struct rt_cuda_compile_request {
     const char *cache_dir;  /* NULL or "": no disk cache */
     int skip_cache_read;    /* 1: compile even when a cache file exists (a cached image failed
                                to load), then overwrite it */
+    double time_limit_s; /* > 0: a compile that takes longer is abandoned (see rt_cuda_compile) */
 } rt_cuda_compile_request;
+
+/* rt_cuda_compile's return when it abandoned a compile over req->time_limit_s. */
+#define RT_CUDA_TIMED_OUT 2
 
 typedef struct rt_cuda_image {
     unsigned char *data;  /* CUBIN, or NUL-terminated PTX when is_ptx */
@@ -45,7 +49,14 @@ typedef struct rt_cuda_image {
 } rt_cuda_image;
 
 /* Returns the image of the variant (cache hit or fresh compile). Errors name the source, entry,
- * defines and architecture, and carry the end of NVRTC's log. */
+ * defines and architecture, and carry the end of NVRTC's log.
+ *
+ * With req->time_limit_s > 0 the compile runs on a thread of its own, since NVRTC has no way to
+ * stop a compile: when the limit passes first, the call returns RT_CUDA_TIMED_OUT with err saying
+ * so and leaves the thread to finish on its own copy of the request. The abandoned compile still
+ * writes its image to the disk cache (same key, same atomic rename), so a later request for the
+ * same variant, in this run or the next, is a cache hit; a failed one writes nothing. Until it
+ * finishes it occupies a CPU core; a process that exits first ends it. */
 int rt_cuda_compile(const rt_cuda_compile_request *req, rt_cuda_image *out, rt_err *err);
 void rt_cuda_image_free(rt_cuda_image *img);
 

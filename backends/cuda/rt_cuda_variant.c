@@ -118,8 +118,12 @@ int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq,
     if (!source)
         return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
                           rq->source_name);
-    if (rt_cuda_get_variant(ctx, rq->source_name, source, d->list, d->n, rq->entry, v, err) != 0)
-        return rt_err_prefix(err, "%s", rq->what);
+    const int got =
+        rt_cuda_get_variant(ctx, rq->source_name, source, d->list, d->n, rq->entry, v, err);
+    if (got != 0) {
+        rt_err_prefix(err, "%s", rq->what);
+        return got == RT_TIMED_OUT ? RT_TIMED_OUT : -1;
+    }
     return rt_cuda_variant_fits(rt_cuda_ctx_device(ctx), v, rq->block_size, rq->register_tile,
                                 rq->allow_spills, rq->dynamic_shared, err);
 }

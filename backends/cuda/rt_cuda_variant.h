@@ -64,7 +64,7 @@ typedef struct rt_cuda_variant_request {
 
 /* Prepares a variant: finds the embedded source, gets the variant (compiled with NVRTC or from
  * the cache) and checks that it fits the launch. Returns 0, RT_INFEASIBLE (it does not fit, the
- * reason in err) or -1. */
+ * reason in err), RT_TIMED_OUT (the compile ran past the context's limit) or -1. */
 int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
                             rt_err *err);
 

@@ -281,7 +281,9 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
     return 0;
 }
 
-int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
+/* The topology over a duplicate of base (MPI_COMM_WORLD or MPI_COMM_SELF). */
+static int create_on(MPI_Comm base, const char *base_name, const rt_comm_opts *opts, rt_comm **out,
+                     rt_err *err)
 {
     *out = NULL;
     int initialized = 0, finalized = 0;
@@ -299,10 +301,12 @@ int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
         return rt_err_set(err, "out of memory for the communication layer");
     for (int l = 0; l < RT_COMM_LEVEL_COUNT; ++l)
         c->level[l] = MPI_COMM_NULL;
-    const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &c->level[RT_COMM_WORLD]);
+    const int rc = MPI_Comm_dup(base, &c->level[RT_COMM_WORLD]);
     if (rc != MPI_SUCCESS) {
         free(c);
-        return mpi_fail(err, rc, "MPI_Comm_dup(MPI_COMM_WORLD)");
+        char what[64];
+        snprintf(what, sizeof what, "MPI_Comm_dup(%s)", base_name);
+        return mpi_fail(err, rc, what);
     }
     MPI_Comm_set_errhandler(c->level[RT_COMM_WORLD], MPI_ERRORS_RETURN);
     MPI_Comm_rank(c->level[RT_COMM_WORLD], &c->rank[RT_COMM_WORLD]);
@@ -313,6 +317,16 @@ int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
     }
     *out = c;
     return 0;
+}
+
+int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
+{
+    return create_on(MPI_COMM_WORLD, "MPI_COMM_WORLD", opts, out, err);
+}
+
+int rt_comm_create_self(rt_comm **out, rt_err *err)
+{
+    return create_on(MPI_COMM_SELF, "MPI_COMM_SELF", NULL, out, err);
 }
 
 void rt_comm_free(rt_comm *comm)

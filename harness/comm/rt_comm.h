@@ -52,6 +52,10 @@ typedef struct rt_comm_opts {
  * MPI must be initialised. opts may be NULL (both 0). ranks_per_node must divide the number of
  * ranks, so every emulated node is full. */
 int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err);
+/* A job of this rank alone (over MPI_COMM_SELF): one node, one socket. Parallel tuning measures
+ * each point on one rank with it, while the job's own rt_comm carries the work between ranks.
+ * Not collective. */
+int rt_comm_create_self(rt_comm **out, rt_err *err);
 /* Frees the communicators; call before MPI_Finalize. Collective (MPI_Comm_free). NULL is fine. */
 void rt_comm_free(rt_comm *comm);
 

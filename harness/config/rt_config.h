@@ -2,7 +2,7 @@
  * applied and every value checked. Every element remembers where it came from (file:line:col),
  * so later stages (space, runner) can report errors against the user's text.
  *
- * Full key reference: docs/guides/config.md. Shape:
+ * Every key is in one table (rt_config_keys.h); full key reference: docs/guides/config.md. Shape:
  *
  *   experiment: {name: quickstart, description: "..."}
  *   include: [fragments/measure.yaml]         # merged before this file's own keys
@@ -15,11 +15,13 @@
  *     - name: spmm.cpu.csr
  *       params: {row_block: {pow2: [64, 1024]}, col_block: [8, 16]}
  *       constraints: ["row_block * col_block <= 16384"]
- *   measure: {mode: hot, warmup: 2, min_reps: 5, max_reps: 50, max_time_s: 1, target_rel_ci: 0.02}
+ *   measure: {mode: hot, warmup: 2, min_reps: 5, max_reps: 50, max_time_s: 1, target_rel_ci: 0.02,
+ *             stop: confidence}
  *   search: {strategy: exhaustive}
  *   counters: [papi:perf::TASK-CLOCK]
  *   plots: [{type: line, x: row_block, y: gflops, series: col_block}]
  *   expect: {min_efficiency: 0.1}
+ *   user_kernels: [examples/user/vecadd/vecadd.yaml]   # kernel specs (kernels/user)
  */
 #ifndef RT_CONFIG_H
 #define RT_CONFIG_H
@@ -27,135 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_config_types.h"
 #include "rt_error.h"
 #include "rt_params.h"
-#include "rt_strategy_table.h"
-
-typedef struct rt_src_loc {
-    char file[512];
-    int line; /* 1-based */
-    int col;  /* 1-based */
-} rt_src_loc;
-
-typedef enum rt_domain_kind {
-    RT_DOMAIN_LIST = 0,  /* explicit values: [1, 2, 4] or a scalar */
-    RT_DOMAIN_RANGE = 1, /* {range: [lo, hi]} or {range: [lo, hi, step]}, inclusive */
-    RT_DOMAIN_POW2 = 2   /* {pow2: [lo, hi]}: powers of two in [lo, hi], inclusive */
-} rt_domain_kind;
-
-/* The values one parameter takes. Expanded lists are what later stages use; the kind and bounds
- * are kept so `validate` and `list` can print what the user wrote. */
-typedef struct rt_param_domain {
-    char name[RT_NAME_MAX];
-    rt_domain_kind kind;
-    double lo, hi, step; /* RANGE and POW2 */
-    int n_values;
-    rt_value *values; /* expanded, in order */
-    rt_src_loc loc;
-} rt_param_domain;
-
-typedef struct rt_matrix_cfg {
-    char name[64];
-    char generator[32]; /* "" when the matrix comes from a file */
-    char file[1024];    /* resolved relative to the config file that names it */
-    char ordering[32];  /* "natural" (default), "hilbert", "rcm", "random" or "random:SEED" */
-    rt_params gen;      /* generator arguments (rows, seed, bandwidth, scale, ...) */
-    rt_src_loc loc;
-    /* Added by config: where `generator:` or `file:` is written, and where each generator
-     * argument is (gen_locs[i] belongs to gen.item[i]), so checks point at the exact line. */
-    rt_src_loc source_loc;
-    rt_src_loc gen_locs[RT_MAX_PARAMS];
-} rt_matrix_cfg;
-
-typedef struct rt_kernel_cfg {
-    char name[96]; /* registry name, e.g. "spmm.cpu.csr" */
-    int n_params;
-    rt_param_domain *params;
-    int n_constraints;
-    char (*constraints)[512]; /* expressions, e.g. "register_tile * block <=
-                                 device.max_threads_per_block" */
-    rt_src_loc *constraint_locs;
-    rt_src_loc loc;
-    rt_src_loc name_loc; /* added by config: where the kernel's name is written */
-} rt_kernel_cfg;
-
-typedef struct rt_measure_cfg {
-    char mode[8];           /* "hot" or "cold" (caches flushed before each repetition) */
-    int warmup;             /* untimed executions before sampling */
-    int min_reps;           /* at least this many samples */
-    int max_reps;           /* at most this many samples */
-    double max_time_s;      /* stop sampling a point after this much measured time */
-    double target_rel_ci;   /* stop once the median's CI half-width / median falls below this */
-    double confidence;      /* of that interval, e.g. 0.95 */
-    double point_timeout_s; /* a single execution longer than this records the point as timeout */
-} rt_measure_cfg;
-
-typedef struct rt_search_cfg {
-    char strategy[16]; /* a name of the strategy table (harness/search/rt_strategy_table.h) */
-    int budget;        /* points per (kernel, matrix, problem); 0 = all */
-    uint64_t seed;
-    double max_time_s;  /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
-    int prune_bound;    /* search.prune: bound: skip a candidate whose roofline bound exceeds the
-                           best time measured in its sweep (rt_prune.h); 0 = run every candidate */
-    double stop_within; /* search.stop_within: with prune_bound, end a sweep once its best point
-                           is within this fraction of its own bound; 0 = never */
-    rt_strategy_opts options; /* search.options, checked against the strategy's table */
-} rt_search_cfg;
-
-#define RT_PLOT_STACK_MAX    8
-#define RT_PLOT_WHERE_MAX    4 /* fields a figure's `where` may restrict */
-#define RT_PLOT_WHERE_VALUES 8 /* values each of them may take */
-
-/* One condition of a figure's `where`: the points whose field (a word as x or series take it:
- * kernel, matrix, a parameter, a problem parameter, a metric) has one of the values. */
-typedef struct rt_plot_where {
-    char field[48];
-    int n_values;
-    char values[RT_PLOT_WHERE_VALUES][96];
-} rt_plot_where;
-
-typedef struct rt_plot_cfg {
-    char name[64];   /* file stem; defaults to type-x-y */
-    char type[16];   /* "line", "bars", "stacked", "box", "heatmap", "scaling"
-                        (docs/guides/figures.md) */
-    char x[48];      /* a parameter, problem parameter, "matrix" or "kernel" (bars, stacked, box:
-                        "matrix"; scaling: "ranks"; heatmap: none) */
-    char y[48];      /* an export column or metric, e.g. "gflops" (default), "time_median_s";
-                        scaling: "time_median_s"; heatmap: a metric family, "comm_bytes" */
-    char series[48]; /* one series per value of this column ("" = one series) */
-    char title[160]; /* "" when not given: the plot stage makes one */
-    int logx, logy;  /* 0: not given (the plot stage decides), 1: log axis, -1: linear */
-    /* Added for the regression/figures issue: */
-    char
-        baseline[96]; /* bars: label each bar with its speedup over this series value ("" = none) */
-    int n_stack;      /* stacked: how many values each bar stacks */
-    char stack[RT_PLOT_STACK_MAX][48]; /* stacked: the stacked values, bottom first */
-    int n_where;                       /* conditions every drawn point meets (all of them) */
-    rt_plot_where where[RT_PLOT_WHERE_MAX];
-    rt_src_loc loc;
-} rt_plot_cfg;
-
-typedef struct rt_config {
-    char path[1024];
-    char *text;    /* the text of the file and its includes, as read, for provenance */
-    char hash[17]; /* hex hash of text plus applied overrides */
-    char name[64];
-    char description[512];
-    char machine[1024]; /* "auto" or a path */
-    int n_matrices;
-    rt_matrix_cfg *matrices;
-    int n_problem;
-    rt_param_domain *problem; /* swept problem parameters (K, precision, layout, ...) */
-    int n_kernels;
-    rt_kernel_cfg *kernels;
-    rt_measure_cfg measure;
-    rt_search_cfg search;
-    int n_counters;
-    char (*counters)[96];
-    int n_plots;
-    rt_plot_cfg *plots;
-    double expect_min_efficiency; /* NAN when not set */
-} rt_config;
 
 /* Reads and checks a config. overrides are "dotted.key=value" strings from --set (the value is
  * YAML, so "problem.K=[32,64]" works); n_overrides may be 0. On error err names file:line:col and

@@ -26,6 +26,18 @@ typedef struct rt_metrics {
 #define RT_METRIC_NOISY "noisy"
 /* A pruned point's other number: the best time of its sweep that its roofline bound exceeded. */
 #define RT_METRIC_PRUNE_BEST "prune_best_s"
+/* Early abort (measure.abort_factor): a point stopped after its first repetitions because even
+ * the fastest of them was slower than the factor times its sweep's best time carries "aborted"
+ * (value 1) and that best time; its status stays ok and its samples are the ones it took. */
+#define RT_METRIC_ABORTED    "aborted"
+#define RT_METRIC_ABORT_BEST "abort_best_s"
+/* measure.energy: the device's energy per repetition and its mean power over the repetitions
+ * (app/backend/rt_energy.h), or energy_j unavailable with the reason. */
+#define RT_METRIC_ENERGY "energy_j"
+#define RT_METRIC_POWER  "power_w"
+/* The memory of the device a timed point ran on (bytes), for the tuning table's fallback by
+ * memory size (store/rt_store_tuning.h). */
+#define RT_METRIC_DEVICE_MEMORY "device_memory_bytes"
 
 void rt_metrics_init(rt_metrics *m);
 /* Adds or replaces a readable value. Silently drops entries past RT_MAX_METRICS (returns -1). */

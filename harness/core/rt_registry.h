@@ -23,6 +23,9 @@
  * limit, register spills, ...). Not an error: the point is recorded as infeasible with the reason.
  */
 #define RT_INFEASIBLE 1
+/* Returned by setup when it gave up at a time limit of the run (an NVRTC compile over
+ * measure.compile_timeout_s): the point is recorded as a timeout with the reason. */
+#define RT_TIMED_OUT 2
 
 typedef struct rt_param_schema {
     const char *name;
@@ -61,6 +64,20 @@ typedef struct rt_traffic {
     double bytes[RT_LEVEL_COUNT];
     double net_bytes[RT_TIER_COUNT];
     double net_messages[RT_TIER_COUNT];
+    /* A GPU kernel's links, where its data start in host memory or move between GPUs: bytes host
+     * to device and device to host over the host link (PCIe, C2C) and into its GPUs from other
+     * GPUs (NVLink). 0: none. */
+    double h2d_bytes, d2h_bytes, peer_bytes;
+    /* Devices the rank's work spreads over (0 or 1: one): the bound divides the flops and the
+     * level and link bytes by it (the busiest device does at least the mean). */
+    int devices;
+    /* 1: the FP64 flops run on tensor cores (cuBLAS DGEMM on compute capability 8.0 and later),
+     * bounded by the machine's fp64_tensor_gflops (the term is left out where it has none). */
+    int fp64_tensor;
+    /* 1: the kernel overlaps its network transfers with its work (a pipeline; or other workers
+     * compute while some write into other ranks' memory): the bound is max(intra, inter) rather
+     * than their sum. */
+    int overlap;
 } rt_traffic;
 
 /* What a kernel sees of its surroundings. */
@@ -124,22 +141,8 @@ typedef struct rt_footprint {
                                 matrices); counted for each point, resident inputs or not */
 } rt_footprint;
 
-/* The job a family's model-only mode plans for: a virtual job of nranks ranks that is never
- * launched, the machine's tier ceilings for predicted times, and where the rows go. */
-typedef struct rt_model_job {
-    int nranks;               /* the virtual job */
-    int ranks_per_node;       /* 0: one node */
-    int ranks_per_socket;     /* 0: one socket per node */
-    const char *machine_name; /* "" without a machine file (volumes only) */
-    int have_tiers;           /* every tier has a ceiling: times can be predicted */
-    double tier_gbs[RT_TIER_COUNT];
-    double tier_latency_us[RT_TIER_COUNT];
-    const char *out_dir; /* the family writes its files here (<experiment>-model.* by convention) */
-    FILE *out;           /* a table for the reader; NULL for none */
-} rt_model_job;
-
-struct rt_config;
 struct rt_registry;
+struct rt_family_model;
 
 typedef struct rt_family_desc rt_family_desc;
 
@@ -183,13 +186,10 @@ struct rt_family_desc {
      * alone, so the runner records a point that cannot fit as infeasible, with the numbers,
      * before allocating anything (instead of being killed by the OS). NULL: no estimate. */
     int (*footprint)(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);
-    /* Optional: the model-only mode (`rooftune run CONFIG --model-only --ranks N`). Computes in
-     * this one process, running nothing, what the family's kernels named in cfg would do in the
-     * job, and writes one row per point; *n_points receives the rows written. NULL: the family
-     * has none, and --model-only says so. */
-    int (*model)(const rt_family_desc *self, const struct rt_config *cfg,
-                 const struct rt_registry *reg, const rt_model_job *job, int *n_points,
-                 rt_err *err);
+    /* Optional: the model-only mode (`rooftune run CONFIG --model-only --ranks N`): a per-point
+     * hook and its table's columns (rt_family_model.h). NULL: the family has none, and
+     * --model-only says so. */
+    const struct rt_family_model *model;
 };
 
 #define RT_REGISTRY_MAX_FAMILIES 16

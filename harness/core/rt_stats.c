@@ -146,28 +146,6 @@ int rt_stats_median_ci(const double *samples, int n, double confidence, double *
     return 0;
 }
 
-int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps, double elapsed_s,
-                         double max_time_s, double target_rel_ci, double confidence)
-{
-    if (max_reps > 0 && n >= max_reps)
-        return 1;
-    if (n < min_reps)
-        return 0;
-    if (max_time_s > 0.0 && elapsed_s >= max_time_s)
-        return 1;
-    if (!(target_rel_ci > 0.0)) {
-        /* With no count, time or precision limit, nothing would ever end the loop. */
-        const int unbounded = max_reps <= 0 && !(max_time_s > 0.0);
-        return unbounded && n >= 1;
-    }
-    if (n < 1)
-        return 0;
-    double lo, hi, rel;
-    if (rt_stats_median_ci(samples, n, confidence, &lo, &hi, &rel, NULL, NULL) != 0)
-        return 1;
-    return rel <= target_rel_ci;
-}
-
 typedef struct tagged {
     double v;
     int from_a;

@@ -1,5 +1,6 @@
-/* rt_stats: summary statistics of timing samples, the stopping rule of adaptive repetitions, and
- * the rank test that `compare` uses to decide whether two sets of samples differ.
+/* rt_stats: summary statistics of timing samples, the median's confidence interval (which the
+ * stopping criteria of rt_criterion.h build on), and the rank test that `compare` uses to decide
+ * whether two sets of samples differ.
  *
  * Timing samples are skewed (a floor set by the hardware, a long tail from interference), so the
  * centre is the median and its uncertainty a distribution-free confidence interval built from order
@@ -31,20 +32,6 @@ int rt_stats_median(const double *samples, int n, double *median, rt_err *err);
  * samples. *achieved (may be NULL) receives the exact coverage of the chosen interval. */
 int rt_stats_median_ci(const double *samples, int n, double confidence, double *lo, double *hi,
                        double *rel_halfwidth, double *achieved, rt_err *err);
-
-/* The stopping rule of adaptive repetitions. Returns 1 when sampling should stop, 0 to take
- * another sample. In order:
- *   n >= max_reps (when max_reps > 0)                    -> stop
- *   n <  min_reps                                        -> continue (min_reps is a hard floor)
- *   max_time_s > 0 and elapsed_s >= max_time_s           -> stop
- *   target_rel_ci > 0 and the median's relative CI half-width at `confidence` <= target -> stop
- *   otherwise                                            -> continue
- * except that with no limit at all (max_reps <= 0, max_time_s <= 0, target_rel_ci <= 0) it stops
- * once min_reps (at least one) samples are in, rather than sampling forever.
- * Invalid arguments (NULL samples with n > 0, confidence outside (0, 1), a NaN sample) and an
- * allocation failure also return 1: more samples could not fix them, and stopping never hangs. */
-int rt_stats_should_stop(const double *samples, int n, int min_reps, int max_reps, double elapsed_s,
-                         double max_time_s, double target_rel_ci, double confidence);
 
 /* Result of a two-sided Mann-Whitney U test of "a and b come from the same distribution". */
 typedef struct rt_stats_mw {

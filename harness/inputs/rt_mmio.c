@@ -1,18 +1,22 @@
-/* getline() is POSIX 2008, beyond C11. */
+/* fdopen() and fcntl() are POSIX 2008, beyond C11. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "rt_mmio.h"
 
 #include <ctype.h>
-#include <sys/stat.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "rt_infile.h"
 #include "rt_memcheck.h"
+#include "rt_outfile.h"
 
 typedef enum mm_format { MM_COORDINATE, MM_ARRAY } mm_format;
 typedef enum mm_field { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
@@ -24,6 +28,10 @@ typedef enum mm_symmetry { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
 /* Per row: CSR offsets plus the bucket offsets and cursors of rt_csr_from_coo. */
 #define MM_BYTES_PER_ROW 24.0
 #define MM_MAX_FIELDS    8
+/* Lines are read in pieces of MM_CHUNK bytes; a Matrix Market line (a banner, a comment, an entry
+ * of three numbers) never comes near MM_LINE_MAX. */
+#define MM_CHUNK    4096
+#define MM_LINE_MAX (1 << 20)
 
 typedef struct mm_reader {
     FILE *f;
@@ -48,26 +56,54 @@ typedef struct mm_coo {
     double *v;
 } mm_coo;
 
-/* Reads the next line into r->line without its line terminator. *eof is set at end of file. */
+/* Reads the next line into r->line without its line terminator. *eof is set at end of file.
+ * A line is read in pieces of at most MM_CHUNK bytes and may not exceed MM_LINE_MAX, so a file of
+ * zero bytes or one endless line fails at its first piece instead of being read whole into
+ * memory. fgets stops only at a line break, the end of the file or a full piece: a piece that
+ * ends otherwise, or holds nothing at all, hides a NUL byte. */
 static int next_line(mm_reader *r, int *eof, rt_err *err)
 {
-    errno = 0;
-    const ssize_t len = getline(&r->line, &r->cap, r->f);
-    if (len < 0) {
-        if (ferror(r->f))
-            return rt_err_set(err, "%s:%" PRId64 ": read error: %s", r->name, r->lineno + 1,
-                              errno ? strerror(errno) : "I/O error");
-        *eof = 1;
-        return 0;
-    }
+    size_t len = 0;
     *eof = 0;
+    for (;;) {
+        if (r->cap < len + MM_CHUNK + 1) {
+            const size_t cap = len + MM_CHUNK + 1;
+            char *grown = realloc(r->line, cap);
+            if (!grown)
+                return rt_err_set(err, "%s:%" PRId64 ": out of memory reading a line", r->name,
+                                  r->lineno + 1);
+            r->line = grown;
+            r->cap = cap;
+        }
+        errno = 0;
+        if (!fgets(r->line + len, MM_CHUNK + 1, r->f)) {
+            if (ferror(r->f))
+                return rt_err_set(err, "%s:%" PRId64 ": read error: %s", r->name, r->lineno + 1,
+                                  errno ? strerror(errno) : "I/O error");
+            if (len == 0) {
+                *eof = 1;
+                return 0;
+            }
+            break; /* the last line has no line break */
+        }
+        const size_t got = strlen(r->line + len);
+        const int newline = got > 0 && r->line[len + got - 1] == '\n';
+        if (got == 0 || (!newline && got < MM_CHUNK && !feof(r->f)))
+            return rt_err_set(err,
+                              "%s:%" PRId64 ": line contains a NUL byte (is this a binary file?)",
+                              r->name, r->lineno + 1);
+        len += got;
+        if (newline || feof(r->f))
+            break;
+        if (len >= MM_LINE_MAX)
+            return rt_err_set(err,
+                              "%s:%" PRId64 ": line is longer than %d bytes (is this a Matrix "
+                              "Market file?)",
+                              r->name, r->lineno + 1, MM_LINE_MAX);
+    }
     r->lineno++;
-    if (strlen(r->line) != (size_t)len)
-        return rt_err_set(err, "%s:%" PRId64 ": line contains a NUL byte (is this a binary file?)",
-                          r->name, r->lineno);
-    size_t n = (size_t)len;
-    while (n > 0 && (r->line[n - 1] == '\n' || r->line[n - 1] == '\r'))
-        r->line[--n] = '\0';
+    while (len > 0 && (r->line[len - 1] == '\n' || r->line[len - 1] == '\r'))
+        r->line[--len] = '\0';
     return 0;
 }
 
@@ -540,9 +576,17 @@ int rt_mmio_read(const char *path, rt_csr *out, rt_err *err)
 int rt_mmio_read_within(const char *path, double max_bytes, rt_csr *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* A regular file only: a FIFO without a writer would block forever, and the reader sizes
+     * its arrays by what the rest of the file can hold. */
+    int fd = -1;
+    int64_t size = 0;
+    if (rt_infile_open(path, "a Matrix Market file", &fd, &size, err) != 0)
+        return -1;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
         return rt_err_set(err, "%s: cannot open Matrix Market file: %s", path, strerror(errno));
+    }
     const int rc = rt_mmio_read_stream_within(f, path, max_bytes, out, err);
     fclose(f);
     return rc;
@@ -574,11 +618,13 @@ int rt_mmio_write_stream(FILE *f, const char *name, const rt_csr *m, rt_err *err
 
 int rt_mmio_write(const char *path, const rt_csr *m, rt_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return rt_err_set(err, "%s: cannot create Matrix Market file: %s", path, strerror(errno));
-    const int rc = rt_mmio_write_stream(f, path, m, err);
-    if (fclose(f) != 0 && rc == 0)
-        return rt_err_set(err, "%s: write failed on close: %s", path, strerror(errno));
-    return rc;
+    /* Written whole or not at all (rt_outfile): a refused matrix or a full disk leaves no file. */
+    rt_outfile o;
+    if (rt_outfile_open(&o, path, err) != 0)
+        return rt_err_prefix(err, "Matrix Market file");
+    if (rt_mmio_write_stream(o.f, path, m, err) != 0 && !o.write_errno) {
+        rt_outfile_abort(&o); /* a matrix refused before anything was written */
+        return -1;
+    }
+    return rt_outfile_commit(&o, err); /* a write that failed is reported here, with its reason */
 }

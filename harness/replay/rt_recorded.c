@@ -48,6 +48,18 @@ int rt_recorded_new(const char *kernel, const char *device, const char *unit, in
         }
         r->grid.dim_size[d] = dims[d].n_values;
     }
+    /* Grid indices are products of the value counts: bound them before one overflows. */
+    int64_t size = 1;
+    for (int d = 0; d < n_dims; ++d) {
+        if (size > RT_RECORDED_MAX_GRID / r->grid.dim_size[d]) {
+            rt_recorded_free(r);
+            return rt_err_set(err,
+                              "the recorded space's grid (the product of its %d parameters' value "
+                              "counts) has more than %lld points, more than a search can address",
+                              n_dims, (long long)RT_RECORDED_MAX_GRID);
+        }
+        size *= r->grid.dim_size[d];
+    }
     *out = r;
     return 0;
 }
@@ -66,6 +78,14 @@ int rt_recorded_add(rt_recorded *r, const int64_t *coords, double time, double b
         if (coords[d] < 0 || coords[d] >= r->grid.dim_size[d])
             return rt_err_set(err, "coordinate %lld of parameter '%s' is out of range",
                               (long long)coords[d], r->dims[d].name);
+    if (!(time == INFINITY || (time > 0 && time <= RT_RECORDED_TIME_MAX)))
+        return rt_err_set(err,
+                          "time %g is not a positive number of at most %g (a failed "
+                          "configuration has no time)",
+                          time, RT_RECORDED_TIME_MAX);
+    if (!(isnan(bound) || (bound > 0 && bound <= RT_RECORDED_TIME_MAX)))
+        return rt_err_set(err, "roofline bound %g is not a positive number of at most %g", bound,
+                          RT_RECORDED_TIME_MAX);
     if ((r->n_points & (r->n_points - 1)) == 0) { /* grow at powers of two */
         const int64_t cap = r->n_points ? 2 * r->n_points : 64;
         int64_t *ix = realloc(r->index, (size_t)cap * sizeof *ix);
@@ -82,7 +102,7 @@ int rt_recorded_add(rt_recorded *r, const int64_t *coords, double time, double b
                               (long long)cap);
     }
     r->index[r->n_points] = grid_index(r, coords);
-    r->time[r->n_points] = isnan(time) ? INFINITY : time;
+    r->time[r->n_points] = time;
     r->bound[r->n_points] = bound;
     r->n_points++;
     return 0;

@@ -29,6 +29,16 @@
 #include "rt_strategy.h"
 
 #define RT_RECORDED_NAME_MAX 64
+/* The most JSON text a recorded space may hold (after decompression): the reader keeps it and
+ * json-c's tree in memory, several times the text, so a 10 MB gzip that expands to gigabytes is
+ * refused at this size instead of exhausting the host. Real Kernel Tuner caches are a few MB. */
+#define RT_RECORDED_MAX_BYTES ((long long)64 << 20)
+/* Recorded times and bounds lie in (0, RT_RECORDED_TIME_MAX] in the file's unit: 1e9 ms is 11
+ * days. Zero, negatives, NaN and the like are refused (the scores divide by them). */
+#define RT_RECORDED_TIME_MAX 1e9
+/* The largest grid (product of the parameters' value counts) a recorded space may span: what the
+ * search strategies address (GRID_MAX_POINTS of harness/search/rt_strategy.c). */
+#define RT_RECORDED_MAX_GRID ((int64_t)1 << 30)
 
 typedef struct rt_recorded_dim {
     char name[RT_RECORDED_NAME_MAX];
@@ -66,7 +76,10 @@ int rt_recorded_load(const char *path, const rt_recorded_select *sel, rt_recorde
 
 /* Builds a recorded space from parallel arrays (used by the loaders and the tests): dims with
  * their value lists, then add configurations one by one with rt_recorded_add (coordinates), then
- * rt_recorded_finish sorts them and refuses duplicates. */
+ * rt_recorded_finish sorts them and refuses duplicates. rt_recorded_new refuses a grid larger than
+ * RT_RECORDED_MAX_GRID; rt_recorded_add refuses a time that is neither INFINITY (a failed
+ * configuration) nor in (0, RT_RECORDED_TIME_MAX], and a bound that is neither NAN (none) nor in
+ * that range. */
 int rt_recorded_new(const char *kernel, const char *device, const char *unit, int n_dims,
                     const rt_recorded_dim *dims, rt_recorded **out, rt_err *err);
 int rt_recorded_add(rt_recorded *r, const int64_t *coords, double time, double bound, rt_err *err);

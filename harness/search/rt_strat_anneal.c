@@ -106,7 +106,7 @@ const rt_strategy_ops rt_strat_anneal_ops = {
     {"anneal",
      "simulated annealing over one-step moves, the last improving move first; restarts from the "
      "best point, then from a random one",
-     an_options, RT_N_OPTIONS(an_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     an_options, RT_N_OPTIONS(an_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     an_init,
     an_propose,
     an_observe,

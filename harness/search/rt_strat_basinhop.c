@@ -64,7 +64,7 @@ static void bh_observe(rt_strategy *s, int64_t index, double obj)
 const rt_strategy_ops rt_strat_basinhop_ops = {
     {"basinhop",
      "basin hopping: the same descent as ils, with Metropolis acceptance between local optima",
-     bh_options, RT_N_OPTIONS(bh_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     bh_options, RT_N_OPTIONS(bh_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     bh_init,
     bh_propose,
     bh_observe,

@@ -347,7 +347,7 @@ const rt_strategy_ops rt_strat_bayes_ops = {
      "Bayesian optimisation: Gaussian process (Matern 5/2, length scale by marginal likelihood) "
      "on standardised log times, expected improvement over random points and the one-parameter "
      "moves of the 3 best; the first tenth of the budget (4 to 10 points) is random",
-     bo_options, RT_N_OPTIONS(bo_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     bo_options, RT_N_OPTIONS(bo_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     bo_init,
     bo_propose,
     NULL,

@@ -106,7 +106,7 @@ const rt_strategy_ops rt_strat_diffevo_ops = {
     {"diffevo",
      "differential evolution DE/best/1/bin on coordinates (dithered F), rounded to the nearest "
      "open point of the grid",
-     de_options, RT_N_OPTIONS(de_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     de_options, RT_N_OPTIONS(de_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     de_init,
     de_propose,
     de_observe,

@@ -21,12 +21,13 @@ static int64_t ex_propose(rt_strategy *s)
     return rt_strat_take_in_order(s, &st->cursor);
 }
 
-/* Budget 0 means the whole space; infeasible points are yielded in a live run; no seed. */
+/* Budget 0 means the whole space; infeasible points are yielded in a live run; no seed; the
+ * order does not depend on the results (search.parallel may use it). */
 const rt_strategy_ops rt_strat_exhaustive_ops = {
     {"exhaustive",
      "every point in index order (first parameter slowest, values as listed); a live run records "
      "infeasible points with their reason",
-     NULL, 0, 0, 1, 1},
+     NULL, 0, 0, 1, 1, 1},
     ex_init,
     ex_propose,
     NULL,

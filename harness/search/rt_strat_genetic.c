@@ -93,7 +93,7 @@ const rt_strategy_ops rt_strat_genetic_ops = {
     {"genetic",
      "steady-state genetic algorithm: the best points are the population; binary tournament, "
      "uniform crossover, mutation of each parameter with probability 1/dims",
-     ga_options, RT_N_OPTIONS(ga_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     ga_options, RT_N_OPTIONS(ga_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     ga_init,
     ga_propose,
     ga_observe,

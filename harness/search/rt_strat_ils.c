@@ -62,7 +62,7 @@ const rt_strategy_ops rt_strat_ils_ops = {
      "greedy iterated local search: from the best of a few random points, first-improvement "
      "descent over one-parameter moves, adjacent values first; at a local optimum, perturbs the "
      "best point",
-     ils_options, RT_N_OPTIONS(ils_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     ils_options, RT_N_OPTIONS(ils_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     ils_init,
     ils_propose,
     ils_observe,

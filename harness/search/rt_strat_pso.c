@@ -113,7 +113,7 @@ static void pso_observe(rt_strategy *s, int64_t index, double obj)
 
 const rt_strategy_ops rt_strat_pso_ops = {
     {"pso", "particle swarm on coordinates, rounded to the nearest open point of the grid",
-     pso_options, RT_N_OPTIONS(pso_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     pso_options, RT_N_OPTIONS(pso_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     pso_init,
     pso_propose,
     pso_observe,

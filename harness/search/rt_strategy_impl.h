@@ -16,7 +16,8 @@
 #define RT_N_OPTIONS(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 /* A strategy's file defines one, positionally: {info}, init, propose, observe, release, where info
- * is {name, summary, options, n_options, default_budget[, yields_infeasible, ignores_seed]}. */
+ * is {name, summary, options, n_options, default_budget, yields_infeasible, ignores_seed,
+ * ignores_results} (all of them: -Wextra warns of a missing one). */
 typedef struct rt_strategy_ops {
     rt_strategy_info info; /* name, summary, options, budget rule: what the table shows */
     /* Allocates s->state; may read options with rt_strat_option. */

@@ -62,13 +62,33 @@ const char *const *rt_strategy_names(int *n)
     return k_names;
 }
 
-static void list_names(char *buf, size_t len)
+/* The names of the strategies that pass `keep` (every one when keep is NULL), as "a, b or c". */
+static void join_names(char *buf, size_t len, int (*keep)(const rt_strategy_info *))
 {
+    int kept[N_OPS], n = 0;
+    for (int i = 0; i < N_OPS; ++i)
+        if (!keep || keep(&k_ops[i]->info))
+            kept[n++] = i;
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < N_OPS && used < len; ++i)
+    for (int j = 0; j < n && used < len; ++j)
         used += (size_t)snprintf(buf + used, len - used, "%s%s",
-                                 i == 0 ? "" : (i == N_OPS - 1 ? " or " : ", "), k_names[i]);
+                                 j == 0 ? "" : (j == n - 1 ? " or " : ", "), k_names[kept[j]]);
+}
+
+static void list_names(char *buf, size_t len)
+{
+    join_names(buf, len, NULL);
+}
+
+static int is_blind(const rt_strategy_info *info)
+{
+    return info->ignores_results;
+}
+
+void rt_strategy_blind_names(char *buf, size_t len)
+{
+    join_names(buf, len, is_blind);
 }
 
 int rt_strategy_check_name(const char *name, const char *what, rt_err *err)

@@ -25,6 +25,10 @@ const rt_strategy_info *rt_strategy_find(const char *name);
 /* Every name, in list order, as one array (for "expected one of" messages); *n gets the count. */
 const char *const *rt_strategy_names(int *n);
 
+/* The names of the strategies whose order does not depend on the results (ignores_results), as
+ * "a, b or c", into buf: what search.parallel accepts. */
+void rt_strategy_blind_names(char *buf, size_t len);
+
 /* 0 when name is a strategy; else an error "what 'name' is unknown (did you mean ...); use ..."
  * listing every strategy. */
 int rt_strategy_check_name(const char *name, const char *what, rt_err *err);

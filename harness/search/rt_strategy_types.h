@@ -32,6 +32,10 @@ typedef struct rt_strategy_info {
     int yields_infeasible;
     /* 1: the sequence does not depend on the seed (exhaustive). */
     int ignores_seed;
+    /* 1: the sequence does not depend on the reported objectives (exhaustive, random), so a run
+     * may keep several points in flight (search.parallel) and visit the points a serial run
+     * does. */
+    int ignores_results;
 } rt_strategy_info;
 
 /* Option values given by a user (config search.options, replay --option): name = value. */

@@ -51,11 +51,17 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
     s->space = space;
     s->budget = rt_search_budget_for(cfg, rt_space_size(space));
     /* The space's parameters in order are the grid's dimensions (the first slowest, as
-     * rt_space_index numbers them), so an index means the same point to both. */
+     * rt_space_index numbers them), so an index means the same point to both. A space without
+     * parameters (a kernel whose schema has none) is one point, index 0: the grid of one
+     * dimension with one value. */
     rt_grid grid = {
         .n_dims = rt_space_n_dims(space), .feasible = space_feasible, .ctx = (void *)space};
     for (int d = 0; d < grid.n_dims; ++d)
         grid.dim_size[d] = rt_space_dim_size(space, d);
+    if (grid.n_dims == 0) {
+        grid.n_dims = 1;
+        grid.dim_size[0] = 1;
+    }
     const rt_strategy_args args = {.name = name,
                                    .budget = s->budget,
                                    .max_time_s = cfg->max_time_s,

@@ -6,7 +6,8 @@
  * the same points in the same order (tests/search/test_live_replay.c).
  *
  * exhaustive yields infeasible points too (the runner records them with their reason; they use no
- * budget); every other strategy skips them silently (counted by rt_search_skipped).
+ * budget); every other strategy skips them silently (rt_strategy_counts_of(rt_search_driver())
+ * counts them).
  *
  * Budget: feasible points to yield; 0 = the strategy's default (the whole space for exhaustive,
  * min(size, 50) for the others; rt_search_budget_for). search.max_time_s stops any strategy after
@@ -30,8 +31,9 @@ typedef struct rt_search rt_search;
  * option or a negative budget. An empty strategy name means exhaustive. */
 int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err);
 
-/* The budget rt_search_create sets for cfg on a space of `size` points (the progress count uses
- * it too); -1 for an unknown strategy. */
+/* The budget rule, written once (rt_strategy_budget_for of the table): the budget
+ * rt_search_create sets for cfg on a space of `size` points; the runner's sweeps and progress
+ * count use it too. -1 for an unknown strategy. */
 int64_t rt_search_budget_for(const rt_search_cfg *cfg, int64_t size);
 
 /* Returns 1 with the next index, 0 when the search is finished. If checking a candidate's

@@ -115,6 +115,19 @@ static void plugin_stats(void *state, int *compiles, int *cache_hits)
         rt_cuda_ctx_stats(pl->ctx, compiles, cache_hits);
 }
 
+static void plugin_set_compile_limit(void *state, double seconds)
+{
+    cuda_plugin *pl = state;
+    if (pl)
+        rt_cuda_ctx_set_compile_limit(pl->ctx, seconds);
+}
+
+static int plugin_energy(void *state, double *joules, char *why, size_t whylen)
+{
+    cuda_plugin *pl = state;
+    return rt_cuda_ctx_energy(pl->ctx, joules, why, whylen);
+}
+
 static const rt_plugin_api plugin_api = {
     .abi_version = RT_PLUGIN_ABI_VERSION,
     .name = "cuda",
@@ -126,6 +139,8 @@ static const rt_plugin_api plugin_api = {
     .probe_devbuf = rt_cuda_probe_devbuf_ops,
     .stats = plugin_stats,
     .fini = plugin_fini,
+    .set_compile_limit = plugin_set_compile_limit,
+    .energy = plugin_energy,
 };
 
 __attribute__((visibility("default"))) const rt_plugin_api *rooftune_plugin_entry(void);

@@ -146,7 +146,7 @@ static const rt_family_desc dspmm_family_desc = {
     .flops = dspmm_flops,
     .nonzeros = dspmm_nonzeros,
     .wants_whole_matrix = 1,
-    .model = dspmm_model_only,
+    .model = &dspmm_model,
 };
 
 const rt_family_desc *rt_dspmm_family(void)

@@ -335,3 +335,10 @@ int eg_dag_execute(const eg_dag *d, const int *order, eg_schedule s, eg_mem *m, 
         return -1;
     return 0;
 }
+
+void eg_task_init(eg_task *t, const char *name, int64_t tile)
+{
+    memset(t, 0, sizeof *t);
+    t->name = name;
+    t->tile = tile;
+}

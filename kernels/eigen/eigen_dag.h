@@ -65,6 +65,9 @@ typedef struct eg_task {
     int n_pred;
 } eg_task;
 
+/* An empty task (no operands, no operations) named `name`, of tile `tile`. */
+void eg_task_init(eg_task *t, const char *name, int64_t tile);
+
 typedef enum eg_schedule { EG_SCHED_KBK = 0, EG_SCHED_DAG = 1, EG_SCHED_GRAPH = 2 } eg_schedule;
 
 /* "kbk", "dag" or "graph" (the CUDA kernels' schema offers "graph"); -1 when unknown. */

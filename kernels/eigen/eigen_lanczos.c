@@ -17,6 +17,7 @@
 #include "eigen_solver_impl.h"
 
 typedef struct lan {
+    eg_algo base; /* first: the buffers below */
     int64_t m;
     eg_bvec q, w;
     eg_small *h, *nn;      /* per tile partials */
@@ -60,9 +61,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = "X'Y project";
-            t.tile = i;
+            eg_task_init(&t, "X'Y project", i);
             const int sh = eg_task_operand(&t, L->h[i].obj, EG_WRITE);
             const int sq = eg_task_operand(&t, L->q.obj[i], EG_READ);
             const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
@@ -79,9 +78,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = "X*Y orthogonalise";
-            t.tile = i;
+            eg_task_init(&t, "X*Y orthogonalise", i);
             const int sw = eg_task_operand(&t, L->w.obj[i], EG_RW);
             const int sq = eg_task_operand(&t, L->q.obj[i], EG_READ);
             const int sh = eg_task_operand(&t, L->hs.obj, EG_READ);
@@ -95,9 +92,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X'Y norm";
-        t.tile = i;
+        eg_task_init(&t, "X'Y norm", i);
         const int sn = eg_task_operand(&t, L->nn[i].obj, EG_WRITE);
         const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
         eg_op_gemm_tn(&t.op[t.n_ops++], eg_tile_rows(&s->til, i), 1, 1, sw,
@@ -114,9 +109,7 @@ static int lan_build(eg_solver *s, int64_t k, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X*Y next vector";
-        t.tile = i;
+        eg_task_init(&t, "X*Y next vector", i);
         const int sq = eg_task_operand(&t, L->q.obj[i], EG_RW);
         const int sw = eg_task_operand(&t, L->w.obj[i], EG_READ);
         const int ss = eg_task_operand(&t, L->sc.obj, EG_READ);
@@ -168,65 +161,25 @@ static int lan_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
-static void lan_free(eg_solver *s)
-{
-    lan *L = s->algo;
-    if (!L)
-        return;
-    eg_bvec_free(&L->q);
-    eg_bvec_free(&L->w);
-    for (int64_t i = 0; i < s->til.ntiles; ++i) {
-        if (L->h)
-            eg_small_free(&L->h[i]);
-        if (L->nn)
-            eg_small_free(&L->nn[i]);
-    }
-    free(L->h);
-    free(L->nn);
-    eg_small_free(&L->hs);
-    eg_small_free(&L->nsum);
-    eg_small_free(&L->sc);
-    free(L->alpha);
-    free(L->beta);
-    free(L->d);
-    free(L->e);
-    free(L->z);
-    free(L);
-    s->algo = NULL;
-}
-
 int eg_lanczos_setup(eg_solver *s, rt_err *err)
 {
-    lan *L = calloc(1, sizeof *L);
+    lan *L = eg_algo_new(s, sizeof *L, lan_build, lan_start, lan_finish, "Lanczos", err);
     if (!L)
-        return rt_err_set(err, "Lanczos: out of memory");
-    s->algo = L;
-    s->build = lan_build;
-    s->start = lan_start;
-    s->finish = lan_finish;
-    s->free_algo = lan_free;
-    const int64_t m = s->cfg.iters, nt = s->til.ntiles;
+        return -1;
+    const int64_t m = s->cfg.iters;
     L->m = m;
-    eg_mem *mm = &s->mem;
-    if (eg_bvec_init(&L->q, &s->til, m + 1, "Q tile", mm, err) != 0 ||
-        eg_bvec_init(&L->w, &s->til, 1, "w tile", mm, err) != 0)
-        return -1;
-    L->h = calloc((size_t)nt, sizeof *L->h);
-    L->nn = calloc((size_t)nt, sizeof *L->nn);
-    L->alpha = calloc((size_t)m, sizeof *L->alpha);
-    L->beta = calloc((size_t)m, sizeof *L->beta);
-    L->d = calloc((size_t)m, sizeof *L->d);
-    L->e = calloc((size_t)m, sizeof *L->e);
-    L->z = calloc((size_t)(m * m), sizeof *L->z);
-    if (!L->h || !L->nn || !L->alpha || !L->beta || !L->d || !L->e || !L->z)
-        return rt_err_set(err, "Lanczos: out of memory for %lld steps", (long long)m);
-    for (int64_t i = 0; i < nt; ++i)
-        if (eg_small_init(&L->h[i], m + 1, 1, "projection partial", i, mm, err) != 0 ||
-            eg_small_init(&L->nn[i], 1, 1, "norm partial", i, mm, err) != 0)
-            return -1;
-    if (eg_small_init(&L->hs, m + 1, 1, "projection", 0, mm, err) != 0 ||
-        eg_small_init(&L->nsum, 1, 1, "norm", 0, mm, err) != 0 ||
-        eg_small_init(&L->sc, 1, 1, "scale", 0, mm, err) != 0)
-        return -1;
-    return 0;
+    /* The basis and the work vector over the tiles, the m-step recurrence's host arrays, and the
+     * projections and norms reduced per tile, then summed. */
+    L->base.bufs =
+        (eg_buffers){.nv = 2,
+                     .v = {{&L->q, m + 1, "Q tile"}, {&L->w, 1, "w tile"}},
+                     .nd = 5,
+                     .d = {{&L->alpha, m}, {&L->beta, m}, {&L->d, m}, {&L->e, m}, {&L->z, m * m}},
+                     .ns = 5,
+                     .s = {{NULL, &L->h, m + 1, 1, "projection partial"},
+                           {NULL, &L->nn, 1, 1, "norm partial"},
+                           {&L->hs, NULL, m + 1, 1, "projection"},
+                           {&L->nsum, NULL, 1, 1, "norm"},
+                           {&L->sc, NULL, 1, 1, "scale"}}};
+    return eg_algo_buffers(s, "Lanczos", err);
 }

@@ -26,6 +26,7 @@
 #include "eigen_solver_impl.h"
 
 typedef struct lob {
+    eg_algo base; /* first: the buffers below */
     int64_t b;
     eg_bvec x[2], p[2], ax[2], ap[2], r, ar, rt;
     eg_small *gr, *ga, *gb;   /* per tile partials */
@@ -159,9 +160,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "residual";
-        t.tile = i;
+        eg_task_init(&t, "residual", i);
         const int64_t rows = eg_tile_rows(&s->til, i);
         const int srt = eg_task_operand(&t, L->rt.obj[i], EG_WRITE);
         const int sax = eg_task_operand(&t, AX->obj[i], EG_READ);
@@ -177,9 +176,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X'Y residual";
-        t.tile = i;
+        eg_task_init(&t, "X'Y residual", i);
         const int sg = eg_task_operand(&t, L->gr[i].obj, EG_WRITE);
         const int sr = eg_task_operand(&t, L->rt.obj[i], EG_READ);
         eg_op_gemm_tn(&t.op[t.n_ops++], eg_tile_rows(&s->til, i), b, b, sr,
@@ -198,9 +195,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
     eg_dag_next_call(&s->dag);
     for (int64_t i = 0; i < nt; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "X*Y scale";
-        t.tile = i;
+        eg_task_init(&t, "X*Y scale", i);
         const int sr = eg_task_operand(&t, L->r.obj[i], EG_WRITE);
         const int st = eg_task_operand(&t, L->rt.obj[i], EG_READ);
         const int sd = eg_task_operand(&t, L->d.obj, EG_READ);
@@ -221,9 +216,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
         eg_small *part = which == 0 ? L->ga : L->gb;
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = which == 0 ? "gram A" : "gram B";
-            t.tile = i;
+            eg_task_init(&t, which == 0 ? "gram A" : "gram B", i);
             const int sg = eg_task_operand(&t, part[i].obj, EG_WRITE);
             for (int bi = 0; bi < 3; ++bi)
                 for (int bj = 0; bj < 3; ++bj) {
@@ -258,9 +251,7 @@ static int lob_build(eg_solver *s, int64_t it, rt_err *err)
         eg_dag_next_call(&s->dag);
         for (int64_t i = 0; i < nt; ++i) {
             eg_task t;
-            memset(&t, 0, sizeof t);
-            t.name = up[u].name;
-            t.tile = i;
+            eg_task_init(&t, up[u].name, i);
             const int so = eg_task_operand(&t, up[u].out->obj[i], EG_WRITE);
             const int sc = eg_task_operand(&t, up[u].coef->obj, EG_READ);
             for (int bi = up[u].first; bi < 3; ++bi) {
@@ -306,96 +297,45 @@ static int lob_finish(eg_solver *s, eg_result *res, rt_err *err)
     return 0;
 }
 
-static void lob_free(eg_solver *s)
-{
-    lob *L = s->algo;
-    if (!L)
-        return;
-    for (int k = 0; k < 2; ++k) {
-        eg_bvec_free(&L->x[k]);
-        eg_bvec_free(&L->p[k]);
-        eg_bvec_free(&L->ax[k]);
-        eg_bvec_free(&L->ap[k]);
-    }
-    eg_bvec_free(&L->r);
-    eg_bvec_free(&L->ar);
-    eg_bvec_free(&L->rt);
-    for (int64_t i = 0; i < s->til.ntiles; ++i) {
-        if (L->gr)
-            eg_small_free(&L->gr[i]);
-        if (L->ga)
-            eg_small_free(&L->ga[i]);
-        if (L->gb)
-            eg_small_free(&L->gb[i]);
-    }
-    free(L->gr);
-    free(L->ga);
-    free(L->gb);
-    eg_small_free(&L->gr_sum);
-    eg_small_free(&L->gsum[0]);
-    eg_small_free(&L->gsum[1]);
-    eg_small_free(&L->lam);
-    eg_small_free(&L->d);
-    eg_small_free(&L->c);
-    eg_small_free(&L->cp);
-    free(L->theta);
-    free(L->res_norm);
-    free(L->wa);
-    free(L->wb);
-    free(L->wbk);
-    free(L->gp);
-    free(L);
-    s->algo = NULL;
-}
-
 int eg_lobpcg_setup(eg_solver *s, rt_err *err)
 {
-    lob *L = calloc(1, sizeof *L);
+    lob *L = eg_algo_new(s, sizeof *L, lob_build, lob_start, lob_finish, "LOBPCG", err);
     if (!L)
-        return rt_err_set(err, "LOBPCG: out of memory");
-    s->algo = L;
-    s->build = lob_build;
-    s->start = lob_start;
-    s->finish = lob_finish;
-    s->free_algo = lob_free;
-    const int64_t b = s->cfg.block, n3 = 3 * b, nt = s->til.ntiles;
+        return -1;
+    const int64_t b = s->cfg.block, n3 = 3 * b;
     L->b = b;
-    eg_mem *m = &s->mem;
-    static const char *names[4] = {"X tile", "P tile", "AX tile", "AP tile"};
-    for (int k = 0; k < 2; ++k) {
-        eg_bvec *vs[4] = {&L->x[k], &L->p[k], &L->ax[k], &L->ap[k]};
-        for (int q = 0; q < 4; ++q)
-            if (eg_bvec_init(vs[q], &s->til, b, names[q], m, err) != 0)
-                return -1;
-    }
-    if (eg_bvec_init(&L->r, &s->til, b, "R tile", m, err) != 0 ||
-        eg_bvec_init(&L->ar, &s->til, b, "AR tile", m, err) != 0 ||
-        eg_bvec_init(&L->rt, &s->til, b, "raw residual tile", m, err) != 0)
-        return -1;
-    L->gr = calloc((size_t)nt, sizeof *L->gr);
-    L->ga = calloc((size_t)nt, sizeof *L->ga);
-    L->gb = calloc((size_t)nt, sizeof *L->gb);
-    L->theta = calloc((size_t)n3, sizeof *L->theta);
-    L->res_norm = calloc((size_t)b, sizeof *L->res_norm);
-    L->wa = calloc((size_t)(n3 * n3), sizeof *L->wa);
-    L->wb = calloc((size_t)(n3 * n3), sizeof *L->wb);
-    L->wbk = calloc((size_t)(b * b), sizeof *L->wbk);
-    L->gp = calloc((size_t)(2 * n3 * n3), sizeof *L->gp);
-    if (!L->gr || !L->ga || !L->gb || !L->theta || !L->res_norm || !L->wa || !L->wb || !L->wbk ||
-        !L->gp)
-        return rt_err_set(err, "LOBPCG: out of memory for the small problem");
-    for (int64_t i = 0; i < nt; ++i)
-        if (eg_small_init(&L->gr[i], b, b, "residual Gram partial", i, m, err) != 0 ||
-            eg_small_init(&L->ga[i], n3, n3, "Gram A partial", i, m, err) != 0 ||
-            eg_small_init(&L->gb[i], n3, n3, "Gram B partial", i, m, err) != 0)
-            return -1;
-    if (eg_small_init(&L->gr_sum, b, b, "residual Gram", 0, m, err) != 0 ||
-        eg_small_init(&L->gsum[0], n3, n3, "Gram A", 0, m, err) != 0 ||
-        eg_small_init(&L->gsum[1], n3, n3, "Gram B", 0, m, err) != 0 ||
-        eg_small_init(&L->lam, b, b, "Ritz values", 0, m, err) != 0 ||
-        eg_small_init(&L->d, b, b, "residual scaling", 0, m, err) != 0 ||
-        eg_small_init(&L->c, n3, b, "X coefficients", 0, m, err) != 0 ||
-        eg_small_init(&L->cp, n3, b, "P coefficients", 0, m, err) != 0)
-        return -1;
-    return 0;
+    /* The blocks X, P, AX, AP (current and next), R, AR and the raw residual over the tiles; the
+     * host work of the 3b x 3b Rayleigh-Ritz; the Gram matrices reduced per tile, then summed,
+     * and the small problem's coefficients. */
+    L->base.bufs = (eg_buffers){.nv = 11,
+                                .v = {{&L->x[0], b, "X tile"},
+                                      {&L->p[0], b, "P tile"},
+                                      {&L->ax[0], b, "AX tile"},
+                                      {&L->ap[0], b, "AP tile"},
+                                      {&L->x[1], b, "X tile"},
+                                      {&L->p[1], b, "P tile"},
+                                      {&L->ax[1], b, "AX tile"},
+                                      {&L->ap[1], b, "AP tile"},
+                                      {&L->r, b, "R tile"},
+                                      {&L->ar, b, "AR tile"},
+                                      {&L->rt, b, "raw residual tile"}},
+                                .nd = 6,
+                                .d = {{&L->theta, n3},
+                                      {&L->res_norm, b},
+                                      {&L->wa, n3 * n3},
+                                      {&L->wb, n3 * n3},
+                                      {&L->wbk, b * b},
+                                      {&L->gp, 2 * n3 * n3}},
+                                .ns = 10,
+                                .s = {{NULL, &L->gr, b, b, "residual Gram partial"},
+                                      {NULL, &L->ga, n3, n3, "Gram A partial"},
+                                      {NULL, &L->gb, n3, n3, "Gram B partial"},
+                                      {&L->gr_sum, NULL, b, b, "residual Gram"},
+                                      {&L->gsum[0], NULL, n3, n3, "Gram A"},
+                                      {&L->gsum[1], NULL, n3, n3, "Gram B"},
+                                      {&L->lam, NULL, b, b, "Ritz values"},
+                                      {&L->d, NULL, b, b, "residual scaling"},
+                                      {&L->c, NULL, n3, b, "X coefficients"},
+                                      {&L->cp, NULL, n3, b, "P coefficients"}}};
+    return eg_algo_buffers(s, "LOBPCG", err);
 }

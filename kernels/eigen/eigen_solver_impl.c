@@ -66,9 +66,7 @@ int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t
 {
     for (int64_t i = 0; i < n; ++i) {
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = name;
-        t.tile = i;
+        eg_task_init(&t, name, i);
         const int ss = eg_task_operand(&t, sum->obj, i == 0 ? EG_WRITE : EG_RW);
         const int sp = eg_task_operand(&t, parts[i].obj, EG_READ);
         const eg_ref rs = eg_ref_small(sum, 0, 0), rp = eg_ref_small(&parts[i], 0, 0);
@@ -82,48 +80,40 @@ int eg_add_reduce(eg_solver *s, const char *name, const eg_small *parts, int64_t
     return 0;
 }
 
+/* A dense operation `kind` (GEAM or a GEMM) of m x n results, inner size k (0 for GEAM), with its
+ * scalars: the output in slot 0, the two inputs in slots 1 and 2. */
+static void op_dense(eg_op *op, eg_op_kind kind, int64_t m, int64_t n, int64_t k, double alpha,
+                     double beta, int s_out, eg_ref out, int s_in1, eg_ref in1, int s_in2,
+                     eg_ref in2)
+{
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->m = m;
+    op->n = n;
+    op->k = k;
+    op->alpha = alpha;
+    op->beta = beta;
+    set_slot(op, 0, s_out, out);
+    set_slot(op, 1, s_in1, in1);
+    set_slot(op, 2, s_in2, in2);
+}
+
 void eg_op_geam(eg_op *op, int64_t t, int64_t w, double alpha, int su, eg_ref u, double beta,
                 int sv, eg_ref v, int sz, eg_ref z)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEAM;
-    op->m = t;
-    op->n = w;
-    op->alpha = alpha;
-    op->beta = beta;
-    set_slot(op, 0, sz, z);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sv, v);
+    op_dense(op, EG_OP_GEAM, t, w, 0, alpha, beta, sz, z, su, u, sv, v);
 }
 
 void eg_op_gemm_nn(eg_op *op, int64_t t, int64_t r, int64_t w, double alpha, int su, eg_ref u,
                    int sm, eg_ref m, double beta, int sz, eg_ref z)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEMM_NN;
-    op->m = t;
-    op->k = r;
-    op->n = w;
-    op->alpha = alpha;
-    op->beta = beta;
-    set_slot(op, 0, sz, z);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sm, m);
+    op_dense(op, EG_OP_GEMM_NN, t, w, r, alpha, beta, sz, z, su, u, sm, m);
 }
 
 void eg_op_gemm_tn(eg_op *op, int64_t t, int64_t r1, int64_t r2, int su, eg_ref u, int sv, eg_ref v,
                    double beta, int sg, eg_ref g)
 {
-    memset(op, 0, sizeof *op);
-    op->kind = EG_OP_GEMM_TN;
-    op->m = r1;
-    op->n = r2;
-    op->k = t;
-    op->alpha = 1.0;
-    op->beta = beta;
-    set_slot(op, 0, sg, g);
-    set_slot(op, 1, su, u);
-    set_slot(op, 2, sv, v);
+    op_dense(op, EG_OP_GEMM_TN, r1, r2, t, 1.0, beta, sg, g, su, u, sv, v);
 }
 
 eg_ref eg_ref_small(const eg_small *m, int64_t row, int64_t col)
@@ -165,9 +155,7 @@ int eg_task_spmm(eg_solver *s, int64_t i, const eg_bvec *x, int64_t xcol, const 
         const eg_ablock *blk = &til->blocks[b];
         const int first = b == til->blk_ptr[i];
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "spmm";
-        t.tile = i;
+        eg_task_init(&t, "spmm", i);
         const int sy = eg_task_operand(&t, y->obj[i], first ? EG_WRITE : EG_RW);
         const int sa = eg_task_operand(&t, blk->obj, EG_READ);
         const int sx = eg_task_operand(&t, x->obj[blk->j], EG_READ);
@@ -190,13 +178,44 @@ int eg_task_spmm(eg_solver *s, int64_t i, const eg_bvec *x, int64_t xcol, const 
     if (til->blk_ptr[i] == til->blk_ptr[i + 1]) {
         /* An empty row tile: y_i = 0 (0 * y_i + 0 * y_i, so no stale value survives). */
         eg_task t;
-        memset(&t, 0, sizeof t);
-        t.name = "spmm (empty rows)";
-        t.tile = i;
+        eg_task_init(&t, "spmm (empty rows)", i);
         const int sy = eg_task_operand(&t, y->obj[i], EG_WRITE);
         const eg_ref ry = eg_ref_tile(y, i, ycol);
         eg_op_geam(&t.op[t.n_ops++], eg_tile_rows(til, i), ncols, 0.0, sy, ry, 0.0, sy, ry, sy, ry);
         last = eg_dag_add(&s->dag, &t, err);
     }
     return last;
+}
+
+void *eg_algo_new(eg_solver *s, size_t bytes, int (*build)(eg_solver *, int64_t, rt_err *),
+                  int (*start)(eg_solver *, rt_err *),
+                  int (*finish)(eg_solver *, eg_result *, rt_err *), const char *who, rt_err *err)
+{
+    eg_algo *a = calloc(1, bytes);
+    if (!a) {
+        rt_err_set(err, "%s: out of memory", who);
+        return NULL;
+    }
+    s->algo = a;
+    s->build = build;
+    s->start = start;
+    s->finish = finish;
+    s->free_algo = eg_algo_free;
+    return a;
+}
+
+int eg_algo_buffers(eg_solver *s, const char *who, rt_err *err)
+{
+    const eg_algo *a = s->algo;
+    return eg_buffers_init(&a->bufs, &s->til, &s->mem, who, err);
+}
+
+void eg_algo_free(eg_solver *s)
+{
+    eg_algo *a = s->algo;
+    if (!a)
+        return;
+    eg_buffers_free(&a->bufs, s->til.ntiles);
+    free(a);
+    s->algo = NULL;
 }

@@ -25,6 +25,22 @@ struct eg_solver {
     void (*free_algo)(eg_solver *s);
 };
 
+/* The state of an algorithm (s->algo) starts with its buffers, so that setting it up and freeing
+ * it is one way for both algorithms. */
+typedef struct eg_algo {
+    eg_buffers bufs;
+} eg_algo;
+
+/* A zeroed state of `bytes` (its first member an eg_algo) as s->algo, with the algorithm's hooks
+ * and eg_algo_free; NULL (err naming who) when memory is short. The caller describes its buffers
+ * in ->bufs and allocates them with eg_algo_buffers. */
+void *eg_algo_new(eg_solver *s, size_t bytes, int (*build)(eg_solver *, int64_t, rt_err *),
+                  int (*start)(eg_solver *, rt_err *),
+                  int (*finish)(eg_solver *, eg_result *, rt_err *), const char *who, rt_err *err);
+int eg_algo_buffers(eg_solver *s, const char *who, rt_err *err);
+/* Frees the buffers of s->algo, then the state. */
+void eg_algo_free(eg_solver *s);
+
 /* Orders and runs the current graph with the configured schedule. */
 int eg_solver_exec(eg_solver *s, rt_err *err);
 

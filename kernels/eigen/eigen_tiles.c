@@ -152,3 +152,56 @@ void eg_small_free(eg_small *s)
     free(s->host);
     s->host = NULL;
 }
+
+int eg_buffers_init(const eg_buffers *b, const eg_tiling *t, eg_mem *m, const char *who,
+                    rt_err *err)
+{
+    for (int i = 0; i < b->nv; ++i)
+        if (eg_bvec_init(b->v[i].v, t, b->v[i].width, b->v[i].what, m, err) != 0)
+            return -1;
+    for (int i = 0; i < b->nd; ++i) {
+        const eg_doubles *d = &b->d[i];
+        *d->p = calloc((size_t)(d->n > 0 ? d->n : 1), sizeof **d->p);
+        if (!*d->p)
+            return rt_err_set(err, "%s: out of memory for %lld doubles", who, (long long)d->n);
+    }
+    const eg_smalls *s = b->s;
+    for (int i = 0; i < b->ns; ++i)
+        if (s[i].per_tile) {
+            *s[i].per_tile =
+                calloc((size_t)(t->ntiles > 0 ? t->ntiles : 1), sizeof **s[i].per_tile);
+            if (!*s[i].per_tile)
+                return rt_err_set(err, "%s: out of memory for %lld tiles' %s", who,
+                                  (long long)t->ntiles, s[i].what);
+        }
+    for (int64_t k = 0; k < t->ntiles; ++k)
+        for (int i = 0; i < b->ns; ++i)
+            if (s[i].per_tile &&
+                eg_small_init(&(*s[i].per_tile)[k], s[i].rows, s[i].cols, s[i].what, k, m, err))
+                return -1;
+    for (int i = 0; i < b->ns; ++i)
+        if (s[i].one && eg_small_init(s[i].one, s[i].rows, s[i].cols, s[i].what, 0, m, err) != 0)
+            return -1;
+    return 0;
+}
+
+void eg_buffers_free(const eg_buffers *b, int64_t ntiles)
+{
+    for (int i = 0; i < b->nv; ++i)
+        eg_bvec_free(b->v[i].v);
+    for (int i = 0; i < b->ns; ++i) {
+        const eg_smalls *s = &b->s[i];
+        if (s->one)
+            eg_small_free(s->one);
+        if (!s->per_tile || !*s->per_tile)
+            continue;
+        for (int64_t k = 0; k < ntiles; ++k)
+            eg_small_free(&(*s->per_tile)[k]);
+        free(*s->per_tile);
+        *s->per_tile = NULL;
+    }
+    for (int i = 0; i < b->nd; ++i) {
+        free(*b->d[i].p);
+        *b->d[i].p = NULL;
+    }
+}

@@ -54,4 +54,40 @@ int eg_small_init(eg_small *s, int64_t rows, int64_t cols, const char *what, int
                   rt_err *err);
 void eg_small_free(eg_small *s);
 
+/* A solver's buffers described once, for their allocation and their release alike: block
+ * vectors over the tiles (eg_bvecs), arrays of n doubles on the host (eg_doubles), and small
+ * matrices (eg_smalls): one, or one per tile (an array of ntiles, each registered with its tile
+ * index as tag). */
+typedef struct eg_bvecs {
+    eg_bvec *v;
+    int64_t width;
+    const char *what;
+} eg_bvecs;
+typedef struct eg_doubles {
+    double **p;
+    int64_t n;
+} eg_doubles;
+typedef struct eg_smalls {
+    eg_small *one;       /* or NULL, and then: */
+    eg_small **per_tile; /* an array of ntiles */
+    int64_t rows, cols;
+    const char *what;
+} eg_smalls;
+
+#define EG_MAX_BUFFERS 16
+typedef struct eg_buffers {
+    int nv, nd, ns;
+    eg_bvecs v[EG_MAX_BUFFERS];
+    eg_doubles d[EG_MAX_BUFFERS];
+    eg_smalls s[EG_MAX_BUFFERS];
+} eg_buffers;
+
+/* Allocates, in this order (the memory manager registers them so): the block vectors, the doubles
+ * (zeroed), the per-tile smalls tile by tile, the single smalls. who names the solver in
+ * messages. 0 or -1; on failure what was allocated is left for eg_buffers_free. */
+int eg_buffers_init(const eg_buffers *b, const eg_tiling *t, eg_mem *m, const char *who,
+                    rt_err *err);
+/* Releases what eg_buffers_init allocated (partly built buffers are fine). */
+void eg_buffers_free(const eg_buffers *b, int64_t ntiles);
+
 #endif

@@ -142,11 +142,13 @@ void gemm_cache_reset(gemm_cache *c)
     pool_reset(&c->p[1]);
 }
 
-int gemm_cache_take(gemm_cache *c, int which, int64_t key, int64_t *slot, int *hit, rt_err *err)
+int gemm_cache_take(gemm_cache *c, int which, int64_t key, int64_t *slot, int *hit, int *used,
+                    rt_err *err)
 {
     pool *p = &c->p[which];
     const int64_t i = map_find(p, key);
     int64_t s = p->map[i];
+    *used = 0;
     if (s >= 0) {
         *hit = 1;
     } else {
@@ -158,8 +160,10 @@ int gemm_cache_take(gemm_cache *c, int which, int64_t key, int64_t *slot, int *h
                               "gemm cache: all %lld slots of the %c pool are pinned by the chunks "
                               "in flight",
                               (long long)p->cap, which == GEMM_POOL_A ? 'A' : 'B');
-        if (p->key[s] >= 0)
+        if (p->key[s] >= 0) {
             map_erase(p, p->key[s]);
+            *used = 1;
+        }
         p->key[s] = key;
         p->map[map_find(p, key)] = s;
     }

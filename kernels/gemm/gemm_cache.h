@@ -23,9 +23,11 @@ void gemm_cache_free(gemm_cache *c);
 void gemm_cache_reset(gemm_cache *c);
 
 /* Takes tile `key` of the pool and pins it: *hit = 1 and its slot when present; else *hit = 0 and
- * the slot of the evicted (or a free) entry, which the caller must fill. Fails when every slot of
- * the pool is pinned. */
-int gemm_cache_take(gemm_cache *c, int pool, int64_t key, int64_t *slot, int *hit, rt_err *err);
+ * the slot of the evicted (or a free) entry, which the caller must fill; *used = 1 when that slot
+ * held a tile since the last reset (its readers must be done before it is overwritten). Fails
+ * when every slot of the pool is pinned. */
+int gemm_cache_take(gemm_cache *c, int pool, int64_t key, int64_t *slot, int *hit, int *used,
+                    rt_err *err);
 /* The slot of tile `key` when present and pinned (a peer may copy from it), else -1. */
 int64_t gemm_cache_pinned_slot(const gemm_cache *c, int pool, int64_t key);
 /* Unpins the tile in `slot` (taken once more than released before). */

@@ -1,5 +1,7 @@
 #include "gemm_cuda_catalog.h"
 
+#include <string.h>
+
 #include "gemm_gpu_map.h"
 #include "gemm_params.h"
 
@@ -14,13 +16,17 @@ static const rt_param_schema tiled_params[] = {
 };
 
 static const rt_param_schema cublas_params[] = {
-    {"math_mode", RT_V_STR, "default|pedantic", "default", 0,
-     "cuBLAS math mode (cublasSetMathMode): the library's default, or CUBLAS_PEDANTIC_MATH"},
+    {"math_mode", RT_V_STR, GEMM_CUBLAS_MATH_MODES, "default", 0,
+     "cuBLAS math mode (cublasSetMathMode): default, pedantic, tf32 (FP32 on TF32 tensor cores), "
+     "bf16x9 (FP32 emulated with BF16), fp64_emulated (FP64 fixed-point emulation)"},
 };
 
 static const rt_param_schema cublasxt_params[] = {
     {"xt_block", RT_V_INT, "0..65536", "0", 0,
      "cublasXt block dimension (the library's tile; 0: the library's default)"},
+    {"xt_gpus", RT_V_INT, "0..64", "1", 0,
+     "devices cublasXt spreads the product over: 1 the rank's own, n devices 0..n-1, 0 every "
+     "device of the host"},
 };
 
 /* Order: the RT_GEMM_CUDA_KIND_* indices. */
@@ -31,10 +37,12 @@ static const rt_cuda_catalog_entry catalog[] = {
      "on streams, lookahead",
      tiled_params, N_OF(tiled_params), "gemm"},
     {RT_GEMM_CUDA_CUBLAS,
-     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; one rank)",
+     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; on R ranks each "
+     "rank runs the whole product on its own GPU at once)",
      cublas_params, N_OF(cublas_params), "gemm"},
     {RT_GEMM_CUDA_CUBLASXT,
-     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library (one rank)",
+     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library over one or all "
+     "GPUs of the host (one rank)",
      cublasxt_params, N_OF(cublasxt_params), "gemm"},
 };
 
@@ -42,4 +50,20 @@ const rt_cuda_catalog_entry *rt_gemm_cuda_catalog(int *n)
 {
     *n = N_OF(catalog);
     return catalog;
+}
+
+int rt_gemm_cublas_mode_applies(const char *word, rt_precision prec)
+{
+    static const struct {
+        const char *word;
+        int fp32, fp64;
+    } modes[] = {{"default", 1, 1},
+                 {"pedantic", 1, 1},
+                 {"tf32", 1, 0},
+                 {"bf16x9", 1, 0},
+                 {"fp64_emulated", 0, 1}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        if (word && strcmp(word, modes[i].word) == 0)
+            return prec == RT_FP64 ? modes[i].fp64 : modes[i].fp32;
+    return -1;
 }

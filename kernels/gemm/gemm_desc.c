@@ -18,7 +18,7 @@ static const rt_family_desc gemm_desc = {
     .flops = gemm_flops,
     .nonzeros = NULL,
     .wants_whole_matrix = 1,
-    .model = gemm_model_only,
+    .model = &gemm_model,
 };
 
 const rt_family_desc *rt_gemm_family(void)

@@ -24,13 +24,22 @@ static uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
-double gemm_value(uint64_t seed, char matrix, int64_t row, int64_t col)
+static uint64_t salt_of(char matrix)
 {
-    const uint64_t salt = matrix == 'A' ? 0xA11CEULL : 0xB0B0ULL;
+    return matrix == 'A' ? 0xA11CEULL : 0xB0B0ULL;
+}
+
+/* 24 random bits are exact in float; an exact zero would hide an unwritten tile. */
+static inline double value_of(uint64_t seed, uint64_t salt, int64_t row, int64_t col)
+{
     const uint64_t x = mix(seed ^ mix(salt ^ ((uint64_t)row << 32) ^ (uint64_t)col));
-    /* 24 random bits are exact in float; an exact zero would hide an unwritten tile. */
     const double v = (double)(x >> 40) * 0x1.0p-23 - 1.0;
     return v == 0.0 ? 0.5 : v;
+}
+
+double gemm_value(uint64_t seed, char matrix, int64_t row, int64_t col)
+{
+    return value_of(seed, salt_of(matrix), row, col);
 }
 
 void gemm_sample_at(const gemm_inputs *in, int64_t s, int64_t *row, int64_t *col)
@@ -48,17 +57,24 @@ void gemm_sample_at(const gemm_inputs *in, int64_t s, int64_t *row, int64_t *col
     }
 }
 
+/* The setup of a large point fills tens of GB: one loop per precision, the hash inlined. */
 void gemm_fill_tile(const gemm_inputs *in, char matrix, int64_t row0, int64_t col0, int64_t rows,
                     int64_t cols, void *tile)
 {
-    for (int64_t c = 0; c < cols; ++c)
-        for (int64_t r = 0; r < rows; ++r) {
-            const double v = gemm_value(in->seed, matrix, row0 + r, col0 + c);
-            if (in->prec == RT_FP64)
-                ((double *)tile)[c * rows + r] = v;
-            else
-                ((float *)tile)[c * rows + r] = (float)v;
+    const uint64_t salt = salt_of(matrix), seed = in->seed;
+    if (in->prec == RT_FP64) {
+        for (int64_t c = 0; c < cols; ++c) {
+            double *dst = (double *)tile + c * rows;
+            for (int64_t r = 0; r < rows; ++r)
+                dst[r] = value_of(seed, salt, row0 + r, col0 + c);
         }
+        return;
+    }
+    for (int64_t c = 0; c < cols; ++c) {
+        float *dst = (float *)tile + c * rows;
+        for (int64_t r = 0; r < rows; ++r)
+            dst[r] = (float)value_of(seed, salt, row0 + r, col0 + c);
+    }
 }
 
 /* N, M, K (0: as N) and the precision of a gemm problem point, as written (M and K not yet

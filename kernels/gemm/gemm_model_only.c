@@ -1,6 +1,6 @@
+/* gemm's model-only hook: see gemm_model_only.h. */
 #include "gemm_model_only.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +9,6 @@
 #include "gemm_family.h"
 #include "gemm_params.h"
 #include "gemm_plan.h"
-#include "rt_path.h"
-#include "rt_problem.h"
-#include "rt_space.h"
-
-static const char *const tier_names[RT_TIER_COUNT] = {"socket", "node", "global"};
 
 /* The tier between two world ranks of the virtual job, as rt_comm assigns it: nodes of
  * ranks_per_node consecutive ranks (0: one node), sockets of ranks_per_socket within a node. */
@@ -34,8 +29,8 @@ typedef struct model_sums {
     double bytes_max[RT_TIER_COUNT];
 } model_sums;
 
-static int model_point(const gemm_plan *pl, const rt_model_job *job, double tile_bytes,
-                       model_sums *out, rt_err *err)
+static int sum_point(const gemm_plan *pl, const rt_model_job *job, double tile_bytes,
+                     model_sums *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
     const int P = pl->p * pl->q;
@@ -71,203 +66,217 @@ static int model_point(const gemm_plan *pl, const rt_model_job *job, double tile
     return 0;
 }
 
-static void csv_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, ",%.17g", v);
-    else
-        fputc(',', f);
-}
+/* The table's columns, in the order of `columns` below. */
+enum {
+    C_EXPERIMENT,
+    C_KERNEL,
+    C_M,
+    C_N,
+    C_K,
+    C_PRECISION,
+    C_T,
+    C_RANKS,
+    C_RANKS_PER_NODE,
+    C_RANKS_PER_SOCKET,
+    C_GRID_P,
+    C_GRID_Q,
+    C_GPUS,
+    C_BLOCK_B,
+    C_BLOCK_C,
+    C_CHUNK_D,
+    C_LOOKAHEAD,
+    C_BUDGET_TILES,
+    C_MEM_CASE,
+    C_BLOCKS_X,
+    C_BLOCKS_Y,
+    C_CHUNKS_Z,
+    C_STATUS,
+    C_REASON,
+    C_TILES_GPU_AVG,
+    C_TILES_GPU_MAX,
+    C_EQ1,
+    C_RATIO_EQ1,
+    C_H2D,
+    C_D2D,
+    C_SHARE_D2D,
+    C_RECV_AVG,
+    C_RECV_MAX,
+    C_EQ_RECV,
+    C_FLOPS_GPU,
+    C_BYTES_MAX,                          /* bytes_<tier>_max of the busiest process */
+    C_TIME = C_BYTES_MAX + RT_TIER_COUNT, /* time_<tier>_s: those bytes at the tier's ceiling */
+    C_MACHINE = C_TIME + RT_TIER_COUNT,
+    N_COLUMNS
+};
 
-/* Reasons and names carry no comma or quote that CSV would need to escape: quote them always,
- * doubling quotes (RFC 4180). */
-static void csv_text(FILE *f, const char *s)
-{
-    fputc(',', f);
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
+#define OWN(name)                                                                                  \
+    {                                                                                              \
+        name, RT_MODEL_INT, RT_MODEL_OWN, 0, 0                                                     \
     }
-    fputc('"', f);
+#define PLAN(name)                                                                                 \
+    {                                                                                              \
+        name, RT_MODEL_INT, RT_MODEL_OWN, 1, 0                                                     \
+    }
+#define RESULT(name)                                                                               \
+    {                                                                                              \
+        name, RT_MODEL_REAL, RT_MODEL_OWN, 1, 0                                                    \
+    }
+
+static const rt_model_column columns[] = {
+    RT_MODEL_COLUMN_EXPERIMENT,
+    RT_MODEL_COLUMN_KERNEL,
+    OWN("M"),
+    OWN("N"),
+    OWN("K"),
+    {"precision", RT_MODEL_TEXT, RT_MODEL_OWN, 0, 0},
+    OWN("t"),
+    RT_MODEL_COLUMNS_JOB,
+    PLAN("grid_p"),
+    PLAN("grid_q"),
+    PLAN("gpus_per_process"),
+    PLAN("block_b"),
+    PLAN("block_c"),
+    PLAN("chunk_d"),
+    PLAN("lookahead"),
+    PLAN("budget_tiles"),
+    {"mem_case", RT_MODEL_TEXT, RT_MODEL_OWN, 1, 0},
+    PLAN("blocks_x"),
+    PLAN("blocks_y"),
+    PLAN("chunks_z"),
+    RT_MODEL_COLUMNS_STATUS,
+    RESULT("tiles_gpu_avg"),
+    RESULT("tiles_gpu_max"),
+    RESULT("model_eq1_tiles_gpu"),
+    RESULT("ratio_tiles_gpu_eq1"),
+    RESULT("tiles_h2d_gpu_avg"),
+    RESULT("tiles_d2d_gpu_avg"),
+    RESULT("share_d2d_loads"),
+    RESULT("mpi_tiles_recv_avg"),
+    RESULT("mpi_tiles_recv_max"),
+    RESULT("model_eq_tiles_recv"),
+    RESULT("flops_gpu"),
+    RESULT("bytes_socket_max"),
+    RESULT("bytes_node_max"),
+    RESULT("bytes_global_max"),
+    RESULT("time_socket_s"),
+    RESULT("time_node_s"),
+    RESULT("time_global_s"),
+    RT_MODEL_COLUMN_MACHINE,
+};
+
+_Static_assert(sizeof columns / sizeof columns[0] == N_COLUMNS, "one column per index");
+
+/* The kernels with a plan to model: those whose schema holds every parameter of the tiled
+ * plan (the baselines, SUMMA, cuBLAS and cublasXt, have none). */
+static int has_plan(const rt_kernel_desc *kernel)
+{
+    static const rt_param_schema plan_params[] = {GEMM_TILED_PARAMS};
+    for (size_t i = 0; i < sizeof plan_params / sizeof plan_params[0]; ++i)
+        if (!rt_kernel_find_param(kernel, plan_params[i].name))
+            return 0;
+    return 1;
 }
 
-static void csv_header(FILE *f)
+static void fill_plan(const gemm_inputs *in, const gemm_plan *pl, const model_sums *s,
+                      const rt_model_job *job, rt_model_row *row)
 {
-    fputs("experiment,kernel,M,N,K,precision,t,ranks,ranks_per_node,ranks_per_socket,grid_p,"
-          "grid_q,gpus_per_process,block_b,block_c,chunk_d,lookahead,budget_tiles,mem_case,"
-          "blocks_x,blocks_y,chunks_z,status,reason,tiles_gpu_avg,tiles_gpu_max,"
-          "model_eq1_tiles_gpu,ratio_tiles_gpu_eq1,tiles_h2d_gpu_avg,tiles_d2d_gpu_avg,"
-          "share_d2d_loads,mpi_tiles_recv_avg,mpi_tiles_recv_max,model_eq_tiles_recv,"
-          "flops_gpu",
-          f);
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        fprintf(f, ",bytes_%s_max", tier_names[t]);
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        fprintf(f, ",time_%s_s", tier_names[t]);
-    fputs(",machine\r\n", f);
-}
-
-typedef struct point_ctx {
-    FILE *csv, *table;
-    const char *experiment, *kernel, *prec;
-    const rt_model_job *job;
-    const gemm_inputs *in;
-    int64_t t;
-} point_ctx;
-
-static void write_infeasible(const point_ctx *c, const char *reason)
-{
-    fprintf(c->csv, "%s,%s,%lld,%lld,%lld,%s,%lld,%d,%d,%d", c->experiment, c->kernel,
-            (long long)c->in->m, (long long)c->in->n, (long long)c->in->k, c->prec, (long long)c->t,
-            c->job->nranks, c->job->ranks_per_node, c->job->ranks_per_socket);
-    fputs(",,,,,,,,,,,,,infeasible", c->csv);
-    csv_text(c->csv, reason);
-    for (int i = 0; i < 11 + 2 * RT_TIER_COUNT; ++i)
-        fputc(',', c->csv);
-    csv_text(c->csv, c->job->machine_name);
-    fputs("\r\n", c->csv);
-    if (c->table)
-        fprintf(c->table, "  %s N=%lld t=%lld infeasible: %s\n", c->kernel, (long long)c->in->n,
-                (long long)c->t, reason);
-}
-
-static void write_ok(const point_ctx *c, const gemm_plan *pl, const model_sums *s)
-{
-    FILE *f = c->csv;
-    fprintf(f,
-            "%s,%s,%lld,%lld,%lld,%s,%lld,%d,%d,%d,%d,%d,%d,%lld,%lld,%lld,%d,%lld,%c,%lld,%lld,"
-            "%lld,ok,\"\"",
-            c->experiment, c->kernel, (long long)c->in->m, (long long)c->in->n, (long long)c->in->k,
-            c->prec, (long long)c->t, c->job->nranks, c->job->ranks_per_node,
-            c->job->ranks_per_socket, pl->p, pl->q, pl->G, (long long)pl->b, (long long)pl->c,
-            (long long)pl->d, pl->l, (long long)pl->budget_tiles, pl->mem_case, (long long)pl->X,
-            (long long)pl->Y, (long long)pl->Z);
+    rt_model_cell *c = row->cell;
+    c[C_GRID_P].i = pl->p;
+    c[C_GRID_Q].i = pl->q;
+    c[C_GPUS].i = pl->G;
+    c[C_BLOCK_B].i = pl->b;
+    c[C_BLOCK_C].i = pl->c;
+    c[C_CHUNK_D].i = pl->d;
+    c[C_LOOKAHEAD].i = pl->l;
+    c[C_BUDGET_TILES].i = pl->budget_tiles;
+    snprintf(c[C_MEM_CASE].s, sizeof c[C_MEM_CASE].s, "%c", pl->mem_case);
+    c[C_BLOCKS_X].i = pl->X;
+    c[C_BLOCKS_Y].i = pl->Y;
+    c[C_CHUNKS_Z].i = pl->Z;
     const double eq1 = gemm_eq1(pl), eqr = gemm_eq_recv(pl);
     const double into = s->h2d_avg + s->d2d_avg;
-    csv_num(f, s->gpu_avg);
-    csv_num(f, s->gpu_max);
-    csv_num(f, eq1);
-    csv_num(f, eq1 > 0 ? s->gpu_avg / eq1 : NAN);
-    csv_num(f, s->h2d_avg);
-    csv_num(f, s->d2d_avg);
-    csv_num(f, into > 0 ? s->d2d_avg / into : 0.0);
-    csv_num(f, s->recv_avg);
-    csv_num(f, s->recv_max);
-    csv_num(f, eqr);
+    c[C_TILES_GPU_AVG].r = s->gpu_avg;
+    c[C_TILES_GPU_MAX].r = s->gpu_max;
+    c[C_EQ1].r = eq1;
+    c[C_RATIO_EQ1].r = eq1 > 0 ? s->gpu_avg / eq1 : NAN;
+    c[C_H2D].r = s->h2d_avg;
+    c[C_D2D].r = s->d2d_avg;
+    c[C_SHARE_D2D].r = into > 0 ? s->d2d_avg / into : 0.0;
+    c[C_RECV_AVG].r = s->recv_avg;
+    c[C_RECV_MAX].r = s->recv_max;
+    c[C_EQ_RECV].r = eqr;
     const double P = (double)pl->p * pl->q;
-    csv_num(f, 2.0 * (double)c->in->m * (double)c->in->n * (double)c->in->k / (P * pl->G));
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        csv_num(f, s->bytes_max[t]);
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        csv_num(f, c->job->have_tiers && c->job->tier_gbs[t] > 0
-                       ? s->bytes_max[t] / (c->job->tier_gbs[t] * 1e9)
-                       : NAN);
-    csv_text(f, c->job->machine_name);
-    fputs("\r\n", f);
-    if (c->table)
-        fprintf(c->table,
-                "  %s N=%lld t=%lld %d x %d x G=%d b=%lld c=%lld d=%lld l=%d case %c | tiles/GPU "
-                "%.0f (Eq. (1) %.0f, ratio %.3f), d2d share %.3f | MPI tiles/process %.0f "
-                "(formula %.0f)\n",
-                c->kernel, (long long)c->in->n, (long long)c->t, pl->p, pl->q, pl->G,
-                (long long)pl->b, (long long)pl->c, (long long)pl->d, pl->l, pl->mem_case,
-                s->gpu_avg, eq1, eq1 > 0 ? s->gpu_avg / eq1 : NAN,
-                into > 0 ? s->d2d_avg / into : 0.0, s->recv_avg, eqr);
+    c[C_FLOPS_GPU].r = 2.0 * (double)in->m * (double)in->n * (double)in->k / (P * pl->G);
+    for (int t = 0; t < RT_TIER_COUNT; ++t) {
+        c[C_BYTES_MAX + t].r = s->bytes_max[t];
+        c[C_TIME + t].r = job->have_tiers && job->tier_gbs[t] > 0
+                              ? s->bytes_max[t] / (job->tier_gbs[t] * 1e9)
+                              : NAN;
+    }
+    const size_t used = strlen(row->line);
+    snprintf(row->line + used, sizeof row->line - used,
+             " %d x %d x G=%d b=%lld c=%lld d=%lld l=%d case %c | tiles/GPU %.0f (Eq. (1) %.0f, "
+             "ratio %.3f), d2d share %.3f | MPI tiles/process %.0f (formula %.0f)",
+             pl->p, pl->q, pl->G, (long long)pl->b, (long long)pl->c, (long long)pl->d, pl->l,
+             pl->mem_case, s->gpu_avg, eq1, eq1 > 0 ? s->gpu_avg / eq1 : NAN, c[C_SHARE_D2D].r,
+             s->recv_avg, eqr);
 }
 
-/* The points of one kernel entry of the config for one problem point. */
-static int model_entry(const rt_family_desc *self, const rt_kernel_cfg *kc,
-                       const rt_kernel_desc *kd, const rt_params *problem, point_ctx *c,
-                       int *n_points, rt_err *err)
+/* The plan of the point for the virtual job, and what it moves. */
+static int plan_point(const rt_model_point *pt, const gemm_inputs *in, const gemm_tiled_cfg *tc,
+                      rt_model_row *row, rt_err *err)
 {
-    void *inputs = NULL; /* sizes and precision only: tiles are never built here */
-    if (self->make_inputs(NULL, problem, &inputs, err) != 0)
+    if (strcmp(pt->kernel->backend, "cuda") == 0 && tc->budget_bytes == 0) {
+        row->ok = 0;
+        snprintf(row->reason, sizeof row->reason,
+                 "gpu_mem_budget = 0 is a share of the device's memory; give it in bytes for "
+                 "--model-only");
+        return 0;
+    }
+    gemm_plan pl;
+    rt_err perr;
+    rt_err_clear(&perr);
+    const int prc = gemm_tiled_plan(in, tc, pt->job->nranks, tc->budget_bytes, &pl, &perr);
+    if (prc == RT_INFEASIBLE) {
+        row->ok = 0;
+        snprintf(row->reason, sizeof row->reason, "%s", perr.msg);
+        return 0;
+    }
+    if (prc != 0)
+        return rt_err_set(err, "%s", perr.msg);
+    model_sums sums;
+    const double tile_bytes = (double)(tc->t * tc->t) * (double)rt_precision_bytes(in->prec);
+    if (sum_point(&pl, pt->job, tile_bytes, &sums, err) != 0)
         return -1;
-    c->in = inputs;
-    rt_space *space = NULL;
-    int rc = rt_space_build(kc, kd, problem, 0, 0, 0, NULL, &space, err);
-    for (int64_t idx = 0; rc == 0 && idx < rt_space_size(space); ++idx) {
-        rt_params params;
-        int feasible = 1;
-        char why[512] = "";
-        gemm_tiled_cfg tc;
-        if (rt_space_point(space, idx, &params, &feasible, why, sizeof why, err) != 0 ||
-            gemm_tiled_cfg_read(kd->params, kd->n_params, kd->name, &params, &tc, err) != 0) {
-            rc = -1;
-            break;
-        }
-        c->t = tc.t;
-        ++*n_points;
-        const int on_gpu = strcmp(kd->backend, "cuda") == 0;
-        if (feasible && on_gpu && tc.budget_bytes == 0) {
-            write_infeasible(c, "gpu_mem_budget = 0 is a share of the device's memory; give it "
-                                "in bytes for --model-only");
-            continue;
-        }
-        if (!feasible) {
-            write_infeasible(c, why);
-            continue;
-        }
-        gemm_plan pl;
-        rt_err perr;
-        rt_err_clear(&perr);
-        const int prc = gemm_tiled_plan(c->in, &tc, c->job->nranks, tc.budget_bytes, &pl, &perr);
-        if (prc == RT_INFEASIBLE) {
-            write_infeasible(c, perr.msg);
-            continue;
-        }
-        if (prc != 0) {
-            rc = rt_err_set(err, "%s", perr.msg);
-            break;
-        }
-        model_sums sums;
-        const double tile_bytes = (double)(tc.t * tc.t) * (double)rt_precision_bytes(c->in->prec);
-        if (model_point(&pl, c->job, tile_bytes, &sums, err) != 0) {
-            rc = -1;
-            break;
-        }
-        write_ok(c, &pl, &sums);
+    fill_plan(in, &pl, &sums, pt->job, row);
+    return 0;
+}
+
+static int model_point(const rt_model_point *pt, rt_model_row *row, rt_err *err)
+{
+    const rt_kernel_desc *kd = pt->kernel;
+    void *inputs = NULL; /* sizes and precision only: tiles are never built here */
+    gemm_tiled_cfg tc;
+    if (gemm_make_inputs(NULL, pt->problem, &inputs, err) != 0)
+        return -1;
+    const gemm_inputs *in = inputs;
+    int rc = gemm_tiled_cfg_read(kd->params, kd->n_params, kd->name, pt->params, &tc, err);
+    if (rc == 0) {
+        rt_model_cell *c = row->cell;
+        c[C_M].i = in->m;
+        c[C_N].i = in->n;
+        c[C_K].i = in->k;
+        snprintf(c[C_PRECISION].s, sizeof c[C_PRECISION].s, "%s",
+                 rt_params_str(pt->problem, "precision", "fp64"));
+        c[C_T].i = tc.t;
+        snprintf(row->line, sizeof row->line, "%s N=%lld t=%lld", kd->name, (long long)in->n,
+                 (long long)tc.t);
+        if (row->ok)
+            rc = plan_point(pt, in, &tc, row, err);
     }
-    rt_space_free(space);
-    self->free_inputs(inputs);
+    gemm_free_inputs(inputs);
     return rc;
 }
 
-int gemm_model_only(const rt_family_desc *self, const rt_config *cfg, const rt_registry *reg,
-                    const rt_model_job *job, int *n_points, rt_err *err)
-{
-    *n_points = 0;
-    char path[PATH_MAX];
-    if (rt_path_format(path, sizeof path, err, "%s/%s-model.csv", job->out_dir, cfg->name) != 0)
-        return rt_err_prefix(err, "--model-only");
-    FILE *csv = fopen(path, "w");
-    if (!csv)
-        return rt_err_set(err, "--model-only: cannot write %s", path);
-    csv_header(csv);
-    point_ctx c = {.csv = csv, .table = job->out, .experiment = cfg->name, .job = job};
-    int rc = 0;
-    for (int64_t pi = 0; pi < rt_problem_count(cfg) && rc == 0; ++pi) {
-        rt_params given, problem;
-        if (rt_problem_point(cfg, pi, &given, err) != 0 ||
-            rt_problem_for_family(self, &given, &problem, err) != 0) {
-            rc = -1;
-            break;
-        }
-        c.prec = rt_params_str(&problem, "precision", "fp64");
-        for (int ki = 0; ki < cfg->n_kernels && rc == 0; ++ki) {
-            const rt_kernel_cfg *kc = &cfg->kernels[ki];
-            const rt_kernel_desc *kd = rt_registry_find_kernel(reg, kc->name);
-            if (!kd || strcmp(kd->family, self->name) != 0 || !strstr(kd->name, ".tiled"))
-                continue; /* the baselines (SUMMA, cuBLAS, cublasXt) have no plan to model */
-            c.kernel = kd->name;
-            rc = model_entry(self, kc, kd, &problem, &c, n_points, err);
-        }
-    }
-    if (fclose(csv) != 0 && rc == 0)
-        rc = rt_err_set(err, "--model-only: writing %s failed", path);
-    if (rc == 0 && job->out)
-        fprintf(job->out, "gemm: %d point(s) modelled, written to %s\n", *n_points, path);
-    return rc;
-}
+const rt_family_model gemm_model = {
+    .columns = columns, .n_columns = N_COLUMNS, .covers = has_plan, .point = model_point};

@@ -1,6 +1,7 @@
 #include "gemm_params.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "rt_schema.h"
 
@@ -15,8 +16,23 @@ int gemm_tiled_cfg_read(const rt_param_schema *schema, int n, const char *kname,
         rt_schema_int(schema, n, kname, p, "d", &cfg->d, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "lookahead", &cfg->lookahead, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "gpu_mem_budget", &cfg->budget_bytes, err) != 0 ||
-        rt_schema_int(schema, n, kname, p, "fail_rank", &cfg->fail_rank, err) != 0)
+        rt_schema_int(schema, n, kname, p, "fail_rank", &cfg->fail_rank, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "ipc_deny", &cfg->ipc_deny, err) != 0)
         return -1;
+    char word[16];
+    if (rt_schema_str(schema, n, kname, p, "transport", word, sizeof word, err) != 0)
+        return -1;
+    if (strcmp(word, "auto") == 0)
+        cfg->transport = GEMM_TRANSPORT_AUTO;
+    else if (strcmp(word, "ipc") == 0)
+        cfg->transport = GEMM_TRANSPORT_IPC;
+    else if (strcmp(word, "mpi") == 0)
+        cfg->transport = GEMM_TRANSPORT_MPI;
+    else
+        return rt_err_set(err, "%s: transport '%s' is not one of auto, ipc, mpi", kname, word);
+    cfg->ipc_ok = cfg->ipc_deny == 0;
+    snprintf(cfg->ipc_why, sizeof cfg->ipc_why, "%s",
+             cfg->ipc_ok ? "" : "IPC is unavailable (test hook ipc_deny = 1)");
     return 0;
 }
 
@@ -62,7 +78,17 @@ int gemm_tiled_plan(const gemm_inputs *in, const gemm_tiled_cfg *cfg, int nranks
         .d = cfg->d,
         .l = (int)cfg->lookahead,
         .budget_tiles = budget_bytes > 0 ? budget_bytes / tile_bytes : 0,
+        .ipc = cfg->transport == GEMM_TRANSPORT_IPC ||
+               (cfg->transport == GEMM_TRANSPORT_AUTO && cfg->ipc_ok),
+        .m = in->m,
+        .n = in->n,
+        .k = in->k,
+        .t = t,
     };
+    if (cfg->transport == GEMM_TRANSPORT_IPC && !cfg->ipc_ok) {
+        rt_err_set(err, "transport = ipc: %s", cfg->ipc_why);
+        return RT_INFEASIBLE;
+    }
     if (budget_bytes > 0 && req.budget_tiles < 1) {
         rt_err_set(err, "gpu_mem_budget of %lld bytes holds no %lld x %lld tile (%lld bytes)",
                    (long long)budget_bytes, (long long)t, (long long)t, (long long)tile_bytes);

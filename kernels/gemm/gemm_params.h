@@ -63,10 +63,36 @@
          0,                                                                                        \
          "bytes of memory per GPU for C, A and B tiles (0: unlimited on the CPU; on a GPU 85% of " \
          "its memory shared by the ranks of the node and the G logical GPUs)"},                    \
+        {"transport",                                                                              \
+         RT_V_STR,                                                                                 \
+         "auto|ipc|mpi",                                                                           \
+         "auto",                                                                                   \
+         0,                                                                                        \
+         "tiles between processes of a node: ipc (pulled GPU to GPU: CUDA IPC; shared memory on "  \
+         "the CPU), mpi (host buffers), auto (ipc where the node's GPUs reach each other); "       \
+         "other nodes: mpi"},                                                                      \
+        {"ipc_deny",                                                                               \
+         RT_V_INT,                                                                                 \
+         "0..1",                                                                                   \
+         "0",                                                                                      \
+         0,                                                                                        \
+         "TEST HOOK: 1 treats IPC as unavailable (transport auto falls back to mpi, ipc is "       \
+         "infeasible)"},                                                                           \
         GEMM_PARAM_FAIL_RANK
 
+typedef enum gemm_transport {
+    GEMM_TRANSPORT_AUTO,
+    GEMM_TRANSPORT_IPC,
+    GEMM_TRANSPORT_MPI
+} gemm_transport;
+
 typedef struct gemm_tiled_cfg {
-    int64_t t, p_req, gpus, b, c, d, lookahead, budget_bytes, fail_rank;
+    int64_t t, p_req, gpus, b, c, d, lookahead, budget_bytes, fail_rank, ipc_deny;
+    gemm_transport transport;
+    /* Whether IPC works between the ranks of a node, and why not: cfg_read sets it from the test
+     * hook; a GPU kernel refines it from the devices (gemm_tiled_plan resolves the transport). */
+    int ipc_ok;
+    char ipc_why[160];
 } gemm_tiled_cfg;
 
 /* Reads the GEMM_TILED_PARAMS of a point (defaults from `schema`). */
@@ -77,8 +103,9 @@ int gemm_tiled_cfg_read(const rt_param_schema *schema, int n_schema, const char 
  * square one with p <= q. Returns 0, or RT_INFEASIBLE with why. */
 int gemm_grid(int nranks, int64_t p_req, int *p, int *q, char *why, size_t whylen);
 
-/* The plan of a point: tiles of the inputs' sizes, the grid, the blocking, and the budget in
- * tiles (budget_bytes <= 0: unlimited). Returns 0, RT_INFEASIBLE (why in err) or -1. */
+/* The plan of a point: tiles of the inputs' sizes, the grid, the blocking, the budget in tiles
+ * (budget_bytes <= 0: unlimited) and the transport (auto: ipc when cfg->ipc_ok; ipc without it is
+ * infeasible, saying why). Returns 0, RT_INFEASIBLE (why in err) or -1. */
 int gemm_tiled_plan(const gemm_inputs *in, const gemm_tiled_cfg *cfg, int nranks,
                     int64_t budget_bytes, gemm_plan *plan, rt_err *err);
 

@@ -30,13 +30,14 @@ static int64_t least_tiles(int64_t b, int64_t cg, int64_t d, int l)
     return b * cg + (int64_t)(l + 1) * (b + cg) * d;
 }
 
-/* The paper's rule for d: the largest divisor of kt whose chunks fit beside the C block. */
+/* The paper's rule for d: the largest divisor of kt whose chunks fit beside the C block, at most
+ * kt / min(kt, GEMM_MIN_CHUNKS) so a block has that many chunks to pipeline (one chunk of all of
+ * k would make its products wait for every load). */
 static int64_t rule_depth(int64_t kt, int64_t b, int64_t cg, int l, int64_t budget)
 {
-    if (budget <= 0)
-        return kt;
-    for (int64_t d = kt; d >= 1; --d)
-        if (kt % d == 0 && least_tiles(b, cg, d, l) <= budget)
+    const int64_t cap = kt / min64(kt, GEMM_MIN_CHUNKS);
+    for (int64_t d = cap; d >= 1; --d)
+        if (kt % d == 0 && (budget <= 0 || least_tiles(b, cg, d, l) <= budget))
             return d;
     return 0;
 }
@@ -62,13 +63,22 @@ int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
                           req->p, req->q, req->G);
     if (req->b < 0 || req->c < 0 || req->d < 0)
         return rt_err_set(err, "gemm plan: b, c and d must be >= 0 (0: the paper's rule)");
+    if (req->t < 0 || (req->t > 0 && (req->m < 1 || req->n < 1 || req->k < 1)))
+        return rt_err_set(err, "gemm plan: sizes %lld x %lld x %lld in tiles of %lld are not valid",
+                          (long long)req->m, (long long)req->n, (long long)req->k,
+                          (long long)req->t);
     *pl = (gemm_plan){.mt = req->mt,
                       .nt = req->nt,
                       .kt = req->kt,
                       .p = req->p,
                       .q = req->q,
                       .G = req->G,
-                      .budget_tiles = req->budget_tiles};
+                      .budget_tiles = req->budget_tiles,
+                      .ipc = req->ipc != 0,
+                      .m = req->m,
+                      .n = req->n,
+                      .k = req->k,
+                      .t = req->t};
     const int64_t T = req->budget_tiles;
     const int64_t G = req->G;
     const int64_t rmax = ceil_div(pl->mt, pl->p), cmax = ceil_div(pl->nt, pl->q);
@@ -86,26 +96,29 @@ int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
         return RT_INFEASIBLE;
     }
     /* Paper's rule: b = c, the C block of one GPU (b x c/G tiles) in at most 3/4 of its memory;
-     * the whole of C when it fits. Shrunk until a chunk of depth 1 fits too. */
-    int64_t s = 0;
-    if (auto_bc) {
-        if (T <= 0 || 4 * rmax * ceil_div(cmax, G) <= 3 * T) {
-            set_blocks(pl, rmax, cmax + G);
-        } else {
-            s = G;
-            while (4 * (s + G) * ((s + G) / G) <= 3 * T)
-                s += G;
-            set_blocks(pl, s, s);
-        }
-    } else {
+     * the whole of C when it fits. Shrunk until a chunk of depth 1 fits too (the whole of C can
+     * fit in 3/4 of the budget and still leave no room for a chunk beside it). */
+    int whole = auto_bc && (T <= 0 || 4 * rmax * ceil_div(cmax, G) <= 3 * T);
+    int64_t s = G;
+    while (auto_bc && T > 0 && 4 * (s + G) * ((s + G) / G) <= 3 * T)
+        s += G;
+    if (!auto_bc)
         set_blocks(pl, b, c);
-    }
+    else if (whole)
+        set_blocks(pl, rmax, cmax + G);
+    else
+        set_blocks(pl, s, s);
     for (;;) {
         pl->l = req->l >= 0 ? req->l : (pl->X * pl->Y == 1 ? 1 : 2);
         pl->d = req->d > 0 ? min64(req->d, pl->kt) : rule_depth(pl->kt, pl->b, pl->cg, pl->l, T);
-        if (pl->d > 0 || !auto_bc || s <= G)
+        if (pl->d > 0 || !auto_bc)
             break;
-        s -= G; /* no depth fits beside this block: take a smaller one */
+        if (whole)
+            whole = 0; /* no depth fits beside all of C: the largest block of 3/4 instead */
+        else if (s > G)
+            s -= G; /* no depth fits beside this block: take a smaller one */
+        else
+            break;
         set_blocks(pl, s, s);
     }
     if (pl->d == 0)
@@ -229,37 +242,129 @@ void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *o
     out->total = out->a_loads + out->b_loads + out->c_writes;
 }
 
-/* GPU 0 works in every block column the process has (block columns start at a multiple of G), so
- * it is the one that takes A from the host; the other GPUs take A from it (device to device). B
- * tiles belong to one GPU each and always come from the host. */
+/* Elements along tile i of a dimension of n elements in tiles of t (t = 0: one per tile). */
+static double tile_elems(int64_t n, int64_t t, int64_t i)
+{
+    return t > 0 ? (double)min64(t, n - i * t) : 1.0;
+}
+
+/* Elements of the tile rows of process row u (the rows of its A and C tiles). */
+static double rows_elems(const gemm_plan *pl, int u)
+{
+    double e = 0.0;
+    for (int64_t i = u; i < pl->mt; i += pl->p)
+        e += tile_elems(pl->m, pl->t, i);
+    return e;
+}
+
+/* Elements of the columns of process column v in block column y (all of its GPUs' with g < 0,
+ * else GPU g's: local columns jl with jl mod G = g). */
+static double block_cols_elems(const gemm_plan *pl, int v, int64_t y, int g)
+{
+    double e = 0.0;
+    const int64_t bc = gemm_plan_block_cols(pl, v, y);
+    for (int64_t jb = 0; jb < bc; ++jb)
+        if (g < 0 || jb % pl->G == g)
+            e += tile_elems(pl->n, pl->t, v + (int64_t)pl->q * (y * pl->c + jb));
+    return e;
+}
+
+static int same_node(const int *tier_of, int rank)
+{
+    return !tier_of || tier_of[rank] != RT_TIER_GLOBAL;
+}
+
+/* With ipc, whether process (u, v) pulls a tile of A owned by process column w (same row) in
+ * block column y from the owner's GPU: a node peer that computes in the block (it holds the tile
+ * for the chunk). Else the tile comes over MPI. */
+static int ipc_a(const gemm_plan *pl, const int *tier_of, int u, int w, int64_t y)
+{
+    return pl->ipc && same_node(tier_of, u * pl->q + w) && gemm_plan_block_cols(pl, w, y) > 0;
+}
+
+/* The same for a tile of B owned by process row w (same column v) in block row x. */
+static int ipc_b(const gemm_plan *pl, const int *tier_of, int w, int v, int64_t x)
+{
+    return pl->ipc && same_node(tier_of, w * pl->q + v) && gemm_plan_block_rows(pl, w, x) > 0;
+}
+
+/* An A tile missed by every GPU that computes in a chunk (those with columns in the block) comes
+ * in once, from host memory or a node peer's GPU, and goes on to the others device to device; A
+ * is loaded at every block column, or once (the first) when the pool holds the process row. A B
+ * tile belongs to one GPU, loaded at every block row, or once per block column when the pool holds
+ * the GPU's B tiles of the block column. Tiles over MPI are received for every chunk that needs
+ * them (whatever the caches hold); ipc tiles are pulled only on a miss. */
 void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
                         gemm_proc_counts *out)
 {
     *out = (gemm_proc_counts){0};
     const int64_t rows = gemm_plan_rows(pl, u), cols = gemm_plan_cols(pl, v);
-    double a_loads = 0.0;
-    for (int g = 0; g < pl->G; ++g) {
-        gemm_gpu_counts c;
-        gemm_model_gpu(pl, u, v, g, &c);
-        a_loads += c.a_loads;
-        out->h2d_b += c.b_loads;
-        out->d2h_c += c.c_writes;
-    }
-    const int64_t yp = busy_block_cols(pl, v, -1);
-    const int64_t xu = ceil_div(rows, pl->b);
-    if (rows > 0 && cols > 0) {
-        const int64_t a_all = rows * pl->kt;
-        out->h2d_a = (double)(pl->pool_a >= a_all ? a_all : yp * a_all);
-    }
-    out->d2d_a = a_loads - out->h2d_a;
     const int64_t kq = gemm_count_mod(pl->kt, pl->q, v), kp = gemm_count_mod(pl->kt, pl->p, u);
-    out->recv_a = (double)(rows * yp * (pl->kt - kq));
-    out->recv_b = (double)(cols * xu * (pl->kt - kp));
+    const int64_t xu = ceil_div(rows, pl->b);
+    const double rel = rows_elems(pl, u);
+    if (rows > 0 && cols > 0) {
+        const int holds = pl->pool_a >= rows * pl->kt;
+        for (int64_t y = 0; y < pl->Y; ++y) {
+            const int64_t bc = gemm_plan_block_cols(pl, v, y);
+            if (bc == 0)
+                continue;
+            const double others = (double)(min64(pl->G, bc) - 1); /* GPUs fed device to device */
+            const double cel = block_cols_elems(pl, v, y, -1);
+            for (int64_t k = 0; k < pl->kt; ++k) {
+                const int w = (int)(k % pl->q);
+                const int ipc = w != v && ipc_a(pl, tier_of, u, w, y);
+                const double el = rel * tile_elems(pl->k, pl->t, k);
+                if (w != v && !ipc)
+                    out->recv_a += (double)rows;
+                if (!holds || y == 0) {
+                    if (ipc) {
+                        out->ipc_a += (double)rows;
+                        out->el_ipc += el;
+                    } else {
+                        out->h2d_a += (double)rows;
+                        out->el_h2d += el;
+                    }
+                    out->d2d_a += (double)rows * others;
+                    out->el_d2d += el * others;
+                }
+                /* B of block column y received for every block row that computes. */
+                const int wb = (int)(k % pl->p);
+                for (int64_t x = 0; x < xu && wb != u; ++x)
+                    if (!ipc_b(pl, tier_of, wb, v, x))
+                        out->recv_b += (double)bc;
+            }
+            for (int g = 0; g < pl->G; ++g) {
+                const int64_t cy = gemm_plan_block_cols_gpu(pl, v, y, g);
+                if (cy == 0)
+                    continue;
+                const double gel = block_cols_elems(pl, v, y, g);
+                const int holds_b = pl->pool_b >= cy * pl->kt;
+                for (int64_t x = 0; x < (holds_b ? 1 : xu); ++x)
+                    for (int64_t k = 0; k < pl->kt; ++k) {
+                        const int w = (int)(k % pl->p);
+                        const double el = gel * tile_elems(pl->k, pl->t, k);
+                        if (w != u && ipc_b(pl, tier_of, w, v, x)) {
+                            out->ipc_b += (double)cy;
+                            out->el_ipc += el;
+                        } else {
+                            out->h2d_b += (double)cy;
+                            out->el_h2d += el;
+                        }
+                    }
+            }
+            out->el_d2h += rel * cel;
+        }
+        out->d2h_c = (double)(rows * cols);
+    }
     /* Sends: own A tiles go, at every block (x, y), to the other processes of the row that have
-     * columns in y; own B tiles to the other processes of the column that have rows in x. */
+     * columns in y; own B tiles to the other processes of the column that have rows in x; except
+     * those that pull them from this process's GPU (ipc). */
     for (int64_t y = 0; y < pl->Y; ++y) {
         for (int w = 0; w < pl->q; ++w) {
-            if (w == v || gemm_plan_block_cols(pl, w, y) == 0)
+            /* w pulls from here when this process computes in the block (it holds the tiles). */
+            if (w == v || gemm_plan_block_cols(pl, w, y) == 0 ||
+                (pl->ipc && same_node(tier_of, u * pl->q + w) &&
+                 gemm_plan_block_cols(pl, v, y) > 0))
                 continue;
             const double n = (double)(rows * kq);
             out->sent_a += n;
@@ -268,7 +373,9 @@ void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
         const int64_t cy = gemm_plan_block_cols(pl, v, y);
         for (int64_t x = 0; x < pl->X; ++x)
             for (int w = 0; w < pl->p; ++w) {
-                if (w == u || gemm_plan_block_rows(pl, w, x) == 0)
+                if (w == u || gemm_plan_block_rows(pl, w, x) == 0 ||
+                    (pl->ipc && same_node(tier_of, w * pl->q + v) &&
+                     gemm_plan_block_rows(pl, u, x) > 0))
                     continue;
                 const double n = (double)(cy * kp);
                 out->sent_b += n;

@@ -19,7 +19,13 @@
  * tiles and an LRU pool of B tiles. Tiles of the l chunks ahead are loaded (pinned) while a chunk
  * computes, so each pool holds at least (l + 1) chunks. How the rest of the budget is split
  * decides the paper's case of Eq. (1): (a) all A and B of the GPU stay; (b) the B tiles of one
- * block column stay (B loaded once), A cycles; (c) both cycle. */
+ * block column stay (B loaded once), A cycles; (c) both cycle.
+ *
+ * Transport between processes (`ipc`): with 0 every tile a process needs from another goes over
+ * MPI (host buffers, staged); with 1 a process pulls the tiles owned by a process of its own node
+ * from that process's GPU (CUDA IPC; shared memory on the CPU) when the owner holds them for the
+ * same chunk (it is active there), and only on a miss; tiles from other nodes, or from an owner
+ * with nothing to compute in the chunk, still go over MPI. */
 #ifndef GEMM_PLAN_H
 #define GEMM_PLAN_H
 
@@ -36,6 +42,10 @@ typedef struct gemm_plan_req {
     int64_t b, c, d;
     int l; /* lookahead; < 0: the paper's rule (1 with one block of C, else 2) */
     int64_t budget_tiles;
+    int ipc; /* 1: tiles between processes of a node go GPU to GPU (above) */
+    /* Sizes in elements and the tile size, for the model's element counts (ragged tiles exact);
+     * t = 0: every tile counts one element (tile counts only). */
+    int64_t m, n, k, t;
 } gemm_plan_req;
 
 typedef struct gemm_plan {
@@ -48,13 +58,21 @@ typedef struct gemm_plan {
     int64_t budget_tiles;   /* <= 0: unlimited */
     int64_t pool_a, pool_b; /* LRU pool capacities per GPU, tiles */
     char mem_case;          /* 'a', 'b' or 'c' (Eq. (1)) */
+    int ipc;                /* as in gemm_plan_req */
+    int64_t m, n, k, t;     /* as in gemm_plan_req */
 } gemm_plan;
 
 /* #{i in [0, n) : i mod m == r}. */
 int64_t gemm_count_mod(int64_t n, int64_t m, int64_t r);
 
 /* Builds the plan. Returns 0, RT_INFEASIBLE (1) with err naming the constraint that fails (a
- * budget too small for the smallest block, c not a multiple of G, ...) or -1 on bad input. */
+ * budget too small for the smallest block, c not a multiple of G, ...) or -1 on bad input.
+ * The paper's rule (b = c = 0, d = 0, l < 0): the largest square block (a multiple of G) whose C
+ * tiles per GPU fit in 3/4 of the budget (all of C when it does), lookahead 1 with one block
+ * else 2, and the largest divisor d of kt whose chunks fit beside it with at least
+ * min(kt, GEMM_MIN_CHUNKS) chunks per block (so loads pipeline with products even when
+ * everything fits); a smaller block when no depth fits. */
+#define GEMM_MIN_CHUNKS 8
 int gemm_plan_make(const gemm_plan_req *req, gemm_plan *plan, rt_err *err);
 
 /* Local tile rows of process row u, local tile columns of process column v. */
@@ -81,14 +99,20 @@ typedef struct gemm_gpu_counts {
 void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *out);
 
 /* Tile counts of one process: transfers into its GPUs by source, and tiles over MPI. tier_of:
- * tier (0..2) of each world rank as seen from this process (p * q entries), or NULL (all tier 0).
- */
+ * tier (0..2) of each world rank as seen from this process (p * q entries), or NULL (all tier 0:
+ * one node). Every A tile a chunk misses on all the process's GPUs that compute in it comes in
+ * once (from host memory, or from a node peer's GPU with ipc) and goes on to the others device to
+ * device; B tiles belong to one GPU each. */
 typedef struct gemm_proc_counts {
     double h2d_a, h2d_b, d2d_a, d2d_b, d2h_c; /* summed over the process's GPUs */
+    double ipc_a, ipc_b;                      /* tiles pulled from a node peer's GPU (ipc) */
     double recv_a, recv_b;                    /* tiles received over MPI */
     double sent_a, sent_b;                    /* tiles sent over MPI */
     double sent_tier[3];                      /* tiles sent, by tier of the receiver */
     double sent_msgs;                         /* messages sent (one tile each) */
+    /* Elements moved (times the element size: bytes), exact with ragged tiles: host to device,
+     * device to host, device to device within the process, from node peers' GPUs. */
+    double el_h2d, el_d2h, el_d2d, el_ipc;
 } gemm_proc_counts;
 void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
                         gemm_proc_counts *out);

@@ -1,5 +1,8 @@
 #include "spdnn_cuda_catalog.h"
 
+#include "rt_cusparse_algs.h"
+#include "spmm_cuda_catalog.h"
+
 /* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled
  * SpMM's parameters, register_tile counting features of a thread. */
 static const rt_param_schema spdnn_fused_params[] = {
@@ -11,12 +14,9 @@ static const rt_param_schema spdnn_fused_params[] = {
     {"register_tile", RT_V_INT, "1..64", "8", 1,
      "REGISTER: features per thread held in registers (grid.y = ceil(live features / "
      "register_tile))"},
-    {"min_blocks", RT_V_INT, "0..32", "1", 1,
-     "NUMBLOCKS of __launch_bounds__ (0: only the block size)"},
-    {"staging", RT_V_STR, "ell|csr", "ell", 1,
-     "storage of W^T per stage: ELL padded per warp (coalesced) or CSR per row"},
-    {"index_bytes", RT_V_INT, "2|4", "2", 1,
-     "bytes per shared-memory index of W^T (2 needs buffsize <= 65536)"},
+    RT_TILED_PARAM_MIN_BLOCKS,
+    RT_TILED_PARAM_STAGING("W^T"),
+    RT_TILED_PARAM_INDEX_BYTES("W^T"),
     {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
      "NNZ_UNROLL: nonzeros of W^T whose value and index are loaded ahead per thread (1: "
      "Listing 1's loop)"},
@@ -34,13 +34,18 @@ static const rt_param_schema spdnn_fused_params[] = {
      "N_BUFFERS: 1 stages with plain loads between barriers (Listing 1); 2 or 3 split shared_kib "
      "into that many stage buffers and gather the next stages with cp.async (sm_80+) while the "
      "current one is consumed"},
-    {"allow_spills", RT_V_INT, "0|1", "0", 0,
-     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+    RT_TILED_PARAM_ALLOW_SPILLS,
 };
 
+/* The baseline's space is every SpMM algorithm cuSPARSE offers, in both layouts of the features. */
 static const rt_param_schema spdnn_cusparse_params[] = {
-    {"alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
-     "cusparseSpMM algorithm for each layer's W^T (CSR); bias and ReLU run as a separate kernel"},
+    {"alg", RT_V_STR, RT_CUSPARSE_SPMM_ALGS, "default", 0,
+     RT_CUSPARSE_SPMM_ALGS_HELP " (each layer's W^T); bias and ReLU run as a separate kernel"},
+    {"layout", RT_V_STR, "col|row", "col", 0,
+     "the features as cuSPARSE's dense operands: col = column-major neurons x live (feature-major "
+     "rows), row = row-major neurons x live (neuron-major rows); compaction is the same"},
+    {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0,
+     RT_CUSPARSE_ELL_BLOCKS_HELP "; it must divide the neurons"},
 };
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -1,5 +1,7 @@
 #include "spmm_cuda_catalog.h"
 
+#include "rt_cusparse_algs.h"
+
 /* Block size, register tile and launch bounds are NVRTC defines (compile_time = 1): each value
  * selects a kernel variant compiled at run time and cached on disk. */
 /* CSR and ELL: one thread per row of C, the same three compile-time parameters. */
@@ -20,14 +22,10 @@ static const rt_param_schema tiled_params[] = {
      "(register_tile * sizeof(value)) staged columns of B per stage"},
     {"register_tile", RT_V_INT, "1..64", "8", 1,
      "REGISTER: columns of C per thread held in registers (grid.y = ceil(K / register_tile))"},
-    {"min_blocks", RT_V_INT, "0..32", "1", 1,
-     "NUMBLOCKS of __launch_bounds__ (0: only the block size)"},
-    {"staging", RT_V_STR, "ell|csr", "ell", 1,
-     "storage of A per stage: ELL padded per warp (coalesced) or CSR per row"},
-    {"index_bytes", RT_V_INT, "2|4", "2", 1,
-     "bytes per shared-memory index of A (2 needs buffsize <= 65536)"},
-    {"allow_spills", RT_V_INT, "0|1", "0", 0,
-     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+    RT_TILED_PARAM_MIN_BLOCKS,
+    RT_TILED_PARAM_STAGING("A"),
+    RT_TILED_PARAM_INDEX_BYTES("A"),
+    RT_TILED_PARAM_ALLOW_SPILLS,
     {"nnz_unroll", RT_V_INT, "1|2|4|8", "1", 1,
      "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread (memory-level "
      "parallelism; costs 2 registers each). 1 is Listing 1's loop"},
@@ -84,27 +82,18 @@ static const rt_param_schema tiled_pipe_params[] = {
     {"vector", RT_V_INT, "0|1|2", "0", 1,
      "1: B staged in 16-byte vectors, 2: C stored in them too (row-major, register_tile and K "
      "multiples of 4 fp32 or 2 fp64 values)"},
-    {"staging", RT_V_STR, "ell|csr", "ell", 1,
-     "storage of A per stage: ELL padded per warp (coalesced) or CSR per row"},
-    {"index_bytes", RT_V_INT, "2|4", "2", 1,
-     "bytes per shared-memory index of A (2 needs buffsize <= 65536)"},
+    RT_TILED_PARAM_STAGING("A"),
+    RT_TILED_PARAM_INDEX_BYTES("A"),
     {"nnz_unroll", RT_V_INT, "1|2|4|8", "4", 1,
      "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread"},
-    {"allow_spills", RT_V_INT, "0|1", "0", 0,
-     "1: run variants that spill registers to local memory; 0: record them as infeasible"},
+    RT_TILED_PARAM_ALLOW_SPILLS,
 };
 
 static const rt_param_schema cusparse_params[] = {
-    {"alg", RT_V_STR,
-     "default|csr_alg1|csr_alg2|csr_alg3|coo_alg1|coo_alg2|coo_alg3|coo_alg4|blocked_ell",
-     "default", 0,
-     "cusparseSpMM algorithm; csr_* and default use CSR, coo_* COO, blocked_ell Blocked-ELL"},
-    {"ell_block", RT_V_INT, "8|16|32|64", "16", 0,
-     "block size of the Blocked-ELL format (alg = blocked_ell only)"},
+    {"alg", RT_V_STR, RT_CUSPARSE_SPMM_ALGS, "default", 0, RT_CUSPARSE_SPMM_ALGS_HELP},
+    {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0, RT_CUSPARSE_ELL_BLOCKS_HELP},
 };
 
-/* spdnn (kernels/spdnn/spdnn_family.h): the fused Tiled SpMM + bias + ReLU layer takes the Tiled
- * SpMM's parameters, register_tile counting features of a thread. */
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static const rt_cuda_catalog_entry catalog[] = {

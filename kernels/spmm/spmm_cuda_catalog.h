@@ -25,6 +25,30 @@ typedef enum rt_spmm_cuda_kind {
     RT_SPMM_CUDA_KIND_COUNT = 5
 } rt_spmm_cuda_kind;
 
+/* Schema entries the Tiled kernels share (spmm.cuda.tiled, spmm.cuda.tiled_pipe, and the sparse
+ * DNN's fused layer, which builds on them: kernels/spdnn); `of` names the sparse matrix ("A",
+ * "W^T"). */
+#define RT_TILED_PARAM_MIN_BLOCKS                                                                  \
+    {                                                                                              \
+        "min_blocks", RT_V_INT, "0..32", "1", 1,                                                   \
+            "NUMBLOCKS of __launch_bounds__ (0: only the block size)"                              \
+    }
+#define RT_TILED_PARAM_STAGING(of)                                                                 \
+    {                                                                                              \
+        "staging", RT_V_STR, "ell|csr", "ell", 1,                                                  \
+            "storage of " of " per stage: ELL padded per warp (coalesced) or CSR per row"          \
+    }
+#define RT_TILED_PARAM_INDEX_BYTES(of)                                                             \
+    {                                                                                              \
+        "index_bytes", RT_V_INT, "2|4", "2", 1,                                                    \
+            "bytes per shared-memory index of " of " (2 needs buffsize <= 65536)"                  \
+    }
+#define RT_TILED_PARAM_ALLOW_SPILLS                                                                \
+    {                                                                                              \
+        "allow_spills", RT_V_INT, "0|1", "0", 0,                                                   \
+            "1: run variants that spill registers to local memory; 0: record them as infeasible"   \
+    }
+
 /* The family's table (what kernels/rt_family_list.h expects of a family with CUDA kernels). */
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog(int *n);
 /* The entry of one kind; NULL for an out-of-range kind. */

@@ -1,13 +1,12 @@
-/* spmm2d_cuda_catalog: names, summaries and parameter schemas of the 2D SpMM and SpGEMM GPU
- * kernels (plain C; see backends/rt_cuda_catalog.h). Entry i is the GPU twin of the i-th CPU
- * kernel of rt_spmm2d_kernels(): stationary_c, stationary_a, stationary_b, summa, summa_a,
- * ws_random, ws_locality, then spgemm2d stationary_c, stationary_a, summa. */
+/* spmm2d_cuda_catalog: names, summaries and parameter schemas of the spmm2d GPU kernels (plain C;
+ * see backends/rt_cuda_catalog.h). Entry i is the GPU twin of the i-th CPU kernel of
+ * rt_spmm2d_kernels(). */
 #ifndef SPMM2D_CUDA_CATALOG_H
 #define SPMM2D_CUDA_CATALOG_H
 
 #include "rt_cuda_catalog.h"
 
-#define RT_SPMM2D_CUDA_COUNT 10
+#define RT_SPMM2D_CUDA_COUNT 7
 
 const rt_cuda_catalog_entry *rt_spmm2d_cuda_catalog(int *n);
 

@@ -5,7 +5,7 @@
 #include "rt_error.h"
 #include "rt_registry.h"
 
-/* Registers the family (or families) and their CPU kernels. */
+/* Registers the family and its CPU kernels. */
 int rt_spmm2d_register(rt_registry *reg, rt_err *err);
 
 #endif

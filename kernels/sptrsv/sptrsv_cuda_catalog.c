@@ -2,9 +2,20 @@
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Every option cuSPARSE 13 offers a triangular solve (the baseline's space). */
 static const rt_param_schema cusparse_params[] = {
+    {"api", RT_V_STR, "spsv|spsm", "spsv", 0,
+     "cusparseSpSV (a vector per right-hand side) or cusparseSpSM (all right-hand sides at once)"},
+    {"format", RT_V_STR, "csr|coo|sell", "csr", 0,
+     "storage format of the triangle: CSR, COO or sliced ELL (slices of 32 rows)"},
+    {"storage", RT_V_STR, "lower|upper", "lower", 0,
+     "lower: L stored (transposed op for the backward solve); upper: L^T stored (transposed op "
+     "for the forward solve)"},
+    {"index", RT_V_STR, "32|64", "32", 0, "index width of the sparse matrix"},
+    {"layout", RT_V_STR, "col|row", "col", 0,
+     "cusparseSpSM's dense B and X: column- or row-major (cusparseSpSV: column only)"},
     {"algorithm", RT_V_STR, "default", "default", 0,
-     "cusparseSpSV algorithm (CUSPARSE_SPSV_ALG_DEFAULT, the only one the library has)"},
+     "CUSPARSE_SPSV_ALG_DEFAULT / CUSPARSE_SPSM_ALG_DEFAULT, the only algorithms the library has"},
 };
 
 /* One warp per row in both row kernels: the block size sets how many rows share a block. */
@@ -45,10 +56,34 @@ static const rt_param_schema distributed_params[] = {
      "give up (naming the missing message) when no expected message arrives for this long"},
 };
 
+/* The persistent kernel: the plan's parameters (sptrsv_ppoint.h) and the launch. */
+static const rt_param_schema persistent_params[] = {
+    {"parts", RT_V_INT, "0..16", "0", 0,
+     "the first `parts` ranks of the job solve, one GPU each (0: every rank; the others wait)"},
+    {"layout", RT_V_STR, "px1|2d|1xp", "px1", 0,
+     "blocks of L to GPUs: px1 (block rows, the paper's P x 1: x is broadcast), 2d (Pr x Pc: x "
+     "broadcast down columns, partial sums reduced along rows), 1xp (block columns: partial "
+     "sums reduced)"},
+    {"map", RT_V_STR, "cyclic|subtree", "cyclic", 0,
+     "owner of a supernode: cyclic (the paper's block cyclic) or subtree (elimination subtrees "
+     "balanced by bytes, a CHOLMOD supernode's pieces on one GPU)"},
+    {"chunk_rows", RT_V_INT, "16..4096", "256", 0,
+     "most rows below a supernode one task multiplies"},
+    {"leaf_kb", RT_V_INT, "0..65536", "0", 0,
+     "leaf subtrees of the elimination tree with at most this many KiB of L are one task each "
+     "(0: none)"},
+    {"threads_per_block", RT_V_INT, "128|256|512|1024", "256", 0, "threads of each block"},
+    {"blocks_per_sm", RT_V_INT, "1|2|4|8", "2", 0,
+     "blocks of the persistent kernel per SM (at most what fits)"},
+    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "30", 0,
+     "a wait longer than this ends the execution, naming the task and what it waited for"},
+};
+
 static const rt_cuda_catalog_entry catalog[] = {
     {RT_SPTRSV_CUDA_CUSPARSE,
-     "cusparseSpSV on L's CSR copy (FP64): the analysis in setup (analysis_s), one solve per "
-     "right-hand side timed with events",
+     "cusparseSpSV / cusparseSpSM (FP64), forward or backward, over every format, storage, index "
+     "width and dense layout the library offers: the analysis in setup (analysis_s), the solve "
+     "timed with events",
      cusparse_params, N_OF(cusparse_params), "sptrsv"},
     {RT_SPTRSV_CUDA_LEVELSET,
      "level-set solve on L's CSR copy: one kernel launch per level of the row DAG, one warp per "
@@ -69,6 +104,11 @@ static const rt_cuda_catalog_entry catalog[] = {
      "distributed solve's messages), each rank's diagonal solves and edge updates as kernels on "
      "its GPU",
      distributed_params, N_OF(distributed_params), "sptrsv"},
+    {RT_SPTRSV_CUDA_PERSISTENT,
+     "message-driven multi-GPU solve, forward or backward, as one persistent kernel per GPU: "
+     "P x 1, 2D or 1 x P blocks, x and partial sums written into the other GPUs' memory over "
+     "CUDA IPC with flags and counters the GPU polls, inverse diagonal blocks",
+     persistent_params, N_OF(persistent_params), "sptrsv"},
 };
 
 const rt_cuda_catalog_entry *rt_sptrsv_cuda_catalog(int *n)

@@ -10,6 +10,7 @@
 #define RT_SPTRSV_CUDA_SYNCFREE    "sptrsv.cuda.syncfree"
 #define RT_SPTRSV_CUDA_SUPERNODAL  "sptrsv.cuda.supernodal"
 #define RT_SPTRSV_CUDA_DISTRIBUTED "sptrsv.cuda.distributed"
+#define RT_SPTRSV_CUDA_PERSISTENT  "sptrsv.cuda.persistent"
 
 /* Order of the catalog's entries. */
 enum {
@@ -17,7 +18,8 @@ enum {
     RT_SPTRSV_CUDA_KIND_LEVELSET = 1,
     RT_SPTRSV_CUDA_KIND_SYNCFREE = 2,
     RT_SPTRSV_CUDA_KIND_SUPERNODAL = 3,
-    RT_SPTRSV_CUDA_KIND_DISTRIBUTED = 4
+    RT_SPTRSV_CUDA_KIND_DISTRIBUTED = 4,
+    RT_SPTRSV_CUDA_KIND_PERSISTENT = 5
 };
 
 const rt_cuda_catalog_entry *rt_sptrsv_cuda_catalog(int *n);

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #endif
 
 #include "rt_clock.h"
+#include "sptrsv_factor_cache.h"
 
 int sptrsv_ordering_parse(const char *s)
 {
@@ -33,6 +35,7 @@ void sptrsv_factor_free(sptrsv_factor *f)
     free(f->rows);
     free(f->valstart);
     free(f->ld);
+    free(f->origin);
     free(f->val);
     free(f->perm);
     rt_csr_free(&f->csr);
@@ -113,9 +116,11 @@ static int alloc_super(sptrsv_factor *f, int64_t nsuper, int64_t nrows_total, in
     f->rows = malloc((size_t)(nrows_total > 0 ? nrows_total : 1) * sizeof *f->rows);
     f->valstart = malloc((size_t)(nsuper > 0 ? nsuper : 1) * sizeof *f->valstart);
     f->ld = malloc((size_t)(nsuper > 0 ? nsuper : 1) * sizeof *f->ld);
+    f->origin = malloc((size_t)(nsuper > 0 ? nsuper : 1) * sizeof *f->origin);
     f->val = malloc((size_t)(nval > 0 ? nval : 1) * sizeof *f->val);
     f->perm = malloc((size_t)(f->n > 0 ? f->n : 1) * sizeof *f->perm);
-    if (!f->first || !f->rowstart || !f->rows || !f->valstart || !f->ld || !f->val || !f->perm)
+    if (!f->first || !f->rowstart || !f->rows || !f->valstart || !f->ld || !f->origin || !f->val ||
+        !f->perm)
         return rt_err_set(
             err, "sptrsv: out of memory for the supernodal factor (%" PRId64 " values)", nval);
     return 0;
@@ -145,6 +150,7 @@ int sptrsv_factor_from_lower(const rt_csr *l, sptrsv_factor *out, rt_err *err)
         out->first[j] = j;
         out->valstart[j] = out->rowstart[j];
         out->ld[j] = out->rowstart[j + 1] - out->rowstart[j];
+        out->origin[j] = j;
         out->perm[j] = j;
     }
     out->first[n] = n;
@@ -196,13 +202,18 @@ static int check_symmetric(const rt_csr *a, rt_err *err)
                 else
                     hi = mid - 1;
             }
-            if (hit < 0 || a->val[hit] != a->val[e])
+            if (hit < 0)
                 return rt_err_set(err,
                                   "the matrix is not symmetric: A(%" PRId64 ",%" PRId64
-                                  ") = %g but A(%" PRId64 ",%" PRId64 ") %s%g (sptrsv needs an "
+                                  ") = %g but A(%" PRId64 ",%" PRId64 ") is absent (sptrsv "
+                                  "needs an SPD matrix with both triangles stored)",
+                                  i + 1, j + 1, a->val[e], j + 1, i + 1);
+            if (a->val[hit] != a->val[e])
+                return rt_err_set(err,
+                                  "the matrix is not symmetric: A(%" PRId64 ",%" PRId64
+                                  ") = %g but A(%" PRId64 ",%" PRId64 ") = %g (sptrsv needs an "
                                   "SPD matrix with both triangles stored)",
-                                  i + 1, j + 1, a->val[e], j + 1, i + 1,
-                                  hit < 0 ? "is absent" : "= ", hit < 0 ? 0.0 : a->val[hit]);
+                                  i + 1, j + 1, a->val[e], j + 1, i + 1, a->val[hit]);
         }
     return 0;
 }
@@ -223,9 +234,10 @@ static int cholmod_fail(cholmod_common *c, const char *what, rt_err *err)
     return rt_err_set(err, "CHOLMOD %s failed (status %d)", what, status);
 }
 
-static int factorise(const rt_csr *a, sptrsv_ordering ordering, int64_t cap, sptrsv_factor *f,
-                     rt_err *err)
+/* CHOLMOD's supernodal factorisation of a, copied out of CHOLMOD's structures into r. */
+static int factorise(const rt_csr *a, sptrsv_ordering ordering, sptrsv_raw_factor *r, rt_err *err)
 {
+    memset(r, 0, sizeof *r);
     if (a->nnz > INT32_MAX || a->rows > INT32_MAX)
         return rt_err_set(err, "the matrix has more than %d nonzeros", INT32_MAX);
     cholmod_common c;
@@ -256,14 +268,14 @@ static int factorise(const rt_csr *a, sptrsv_ordering ordering, int64_t cap, spt
     }
     double t0 = rt_clock_now();
     L = cholmod_analyze(A, &c);
-    f->analyse_s = rt_clock_now() - t0;
+    r->analyse_s = rt_clock_now() - t0;
     if (!L || c.status < CHOLMOD_OK) {
         cholmod_fail(&c, "analysis", err);
         goto done;
     }
     t0 = rt_clock_now();
     cholmod_factorize(A, L, &c);
-    f->factor_s = rt_clock_now() - t0;
+    r->factor_s = rt_clock_now() - t0;
     if (c.status == CHOLMOD_NOT_POSDEF || L->minor < L->n) {
         rt_err_set(err,
                    "the matrix is not positive definite (the Cholesky factorisation broke down at "
@@ -280,39 +292,23 @@ static int factorise(const rt_csr *a, sptrsv_ordering ordering, int64_t cap, spt
         goto done;
     }
     const int *super = L->super, *pi = L->pi, *px = L->px, *ls = L->s, *perm = L->Perm;
-    const int64_t ns = (int64_t)L->nsuper;
-    int64_t nsplit = 0, nrows_total = 0;
-    for (int64_t s = 0; s < ns; ++s) {
-        const int64_t nc = super[s + 1] - super[s], nr = pi[s + 1] - pi[s];
-        const int64_t pieces = cap > 0 ? (nc + cap - 1) / cap : 1;
-        nsplit += pieces;
-        for (int64_t k = 0; k < pieces; ++k)
-            nrows_total += nr - k * (cap > 0 ? cap : 0);
-    }
-    f->n = a->rows;
-    if (alloc_super(f, nsplit, nrows_total, (int64_t)L->xsize, err) != 0)
+    r->n = a->rows;
+    r->nsuper = (int64_t)L->nsuper;
+    r->nrows = pi[L->nsuper];
+    r->nval = (int64_t)L->xsize;
+    if (sptrsv_raw_alloc(r, err) != 0)
         goto done;
-    memcpy(f->val, L->x, L->xsize * sizeof(double));
-    for (int64_t i = 0; i < f->n; ++i)
-        f->perm[i] = perm[i];
-    int64_t t = 0, ro = 0;
-    for (int64_t s = 0; s < ns; ++s) {
-        const int64_t k1 = super[s], k2 = super[s + 1], nr = pi[s + 1] - pi[s];
-        const int64_t step = cap > 0 ? cap : k2 - k1;
-        for (int64_t c0 = k1; c0 < k2; c0 += step, ++t) {
-            const int64_t off = c0 - k1;
-            f->first[t] = c0;
-            f->rowstart[t] = ro;
-            for (int64_t p = off; p < nr; ++p)
-                f->rows[ro++] = ls[pi[s] + p];
-            f->valstart[t] = px[s] + off * nr + off;
-            f->ld[t] = nr;
-        }
+    for (int64_t s = 0; s <= r->nsuper; ++s) {
+        r->super[s] = super[s];
+        r->pi[s] = pi[s];
+        r->px[s] = px[s];
     }
-    f->first[nsplit] = f->n;
-    f->rowstart[nsplit] = ro;
-    f->cholmod_nsuper = ns;
-    rc = build_csr(f, err);
+    for (int64_t q = 0; q < r->nrows; ++q)
+        r->srows[q] = ls[q];
+    memcpy(r->x, L->x, L->xsize * sizeof(double));
+    for (int64_t i = 0; i < r->n; ++i)
+        r->perm[i] = perm[i];
+    rc = 0;
 done:
     if (L)
         cholmod_free_factor(&L, &c);
@@ -321,24 +317,110 @@ done:
     cholmod_finish(&c);
     return rc;
 }
+
+/* The factor of a: from the cache when it holds it, else from CHOLMOD (then into the cache).
+ * Ranks take turns on the key's lock, so only the first one factorises. */
+static int factorise_cached(const rt_csr *a, sptrsv_ordering ordering, const char *dir,
+                            sptrsv_raw_factor *r, int *cached, rt_err *err)
+{
+    *cached = 0;
+    if (!dir || !dir[0])
+        return factorise(a, ordering, r, err);
+    const uint64_t key = sptrsv_factor_cache_key(a, (int)ordering);
+    int fd = -1;
+    if (sptrsv_factor_cache_lock(dir, key, &fd, err) != 0)
+        return rt_err_prefix(err, "sptrsv");
+    char why[1300] = "";
+    int rc = sptrsv_factor_cache_read(dir, key, r, why, sizeof why, err);
+    if (rc == 1) {
+        *cached = 1;
+        rc = 0;
+    } else if (rc == 0) {
+        rc = factorise(a, ordering, r, err);
+        rt_err werr;
+        if (rc == 0 && sptrsv_factor_cache_write(dir, key, r, &werr) != 0)
+            fprintf(stderr, "sptrsv: %s (the factor is used, not kept)\n", werr.msg);
+    }
+    sptrsv_factor_cache_unlock(fd);
+    return rc;
+}
 #endif
 
-int sptrsv_factor_create(const rt_csr *a, sptrsv_ordering ordering, int64_t max_supernode,
-                         sptrsv_factor *out, rt_err *err)
+/* f from CHOLMOD's factor r, every supernode split into pieces of at most cap columns (0: none);
+ * r's values move into f. */
+static int split_raw(sptrsv_raw_factor *r, int64_t cap, sptrsv_factor *f, rt_err *err)
+{
+    const int64_t ns = r->nsuper;
+    int64_t nsplit = 0, nrows_total = 0;
+    for (int64_t s = 0; s < ns; ++s) {
+        const int64_t nc = r->super[s + 1] - r->super[s], nr = r->pi[s + 1] - r->pi[s];
+        const int64_t pieces = cap > 0 ? (nc + cap - 1) / cap : 1;
+        nsplit += pieces;
+        for (int64_t k = 0; k < pieces; ++k)
+            nrows_total += nr - k * (cap > 0 ? cap : 0);
+    }
+    f->n = r->n;
+    if (alloc_super(f, nsplit, nrows_total, 0, err) != 0)
+        return -1;
+    free(f->val);
+    f->val = r->x; /* moved, not copied: the values are the bulk of the factor */
+    f->nval = r->nval;
+    r->x = NULL;
+    for (int64_t i = 0; i < f->n; ++i)
+        f->perm[i] = r->perm[i];
+    int64_t t = 0, ro = 0;
+    for (int64_t s = 0; s < ns; ++s) {
+        const int64_t k1 = r->super[s], k2 = r->super[s + 1], nr = r->pi[s + 1] - r->pi[s];
+        const int64_t step = cap > 0 ? cap : k2 - k1;
+        for (int64_t c0 = k1; c0 < k2; c0 += step, ++t) {
+            const int64_t off = c0 - k1;
+            f->first[t] = c0;
+            f->origin[t] = s;
+            f->rowstart[t] = ro;
+            for (int64_t p = off; p < nr; ++p)
+                f->rows[ro++] = r->srows[r->pi[s] + p];
+            f->valstart[t] = r->px[s] + off * nr + off;
+            f->ld[t] = nr;
+        }
+    }
+    f->first[nsplit] = f->n;
+    f->rowstart[nsplit] = ro;
+    f->cholmod_nsuper = ns;
+    f->analyse_s = r->analyse_s;
+    f->factor_s = r->factor_s;
+    return build_csr(f, err);
+}
+
+int sptrsv_factor_create_cached(const rt_csr *a, sptrsv_ordering ordering, int64_t max_supernode,
+                                const char *cache_dir, sptrsv_factor *out, int *cached, rt_err *err)
 {
     memset(out, 0, sizeof *out);
+    *cached = 0;
     if (check_symmetric(a, err) != 0)
         return rt_err_prefix(err, "sptrsv");
 #ifdef RT_HAVE_CHOLMOD
-    if (factorise(a, ordering, max_supernode, out, err) != 0) {
+    sptrsv_raw_factor r;
+    memset(&r, 0, sizeof r);
+    if (factorise_cached(a, ordering, cache_dir, &r, cached, err) != 0 ||
+        split_raw(&r, max_supernode, out, err) != 0) {
+        sptrsv_raw_free(&r);
         sptrsv_factor_free(out);
         return rt_err_prefix(err, "sptrsv");
     }
+    sptrsv_raw_free(&r);
     return 0;
 #else
     (void)ordering;
     (void)max_supernode;
+    (void)cache_dir;
     return rt_err_set(err, "sptrsv: rooftune was built without CHOLMOD (install "
                            "libsuitesparse-dev and reconfigure)");
 #endif
+}
+
+int sptrsv_factor_create(const rt_csr *a, sptrsv_ordering ordering, int64_t max_supernode,
+                         sptrsv_factor *out, rt_err *err)
+{
+    int cached = 0;
+    return sptrsv_factor_create_cached(a, ordering, max_supernode, NULL, out, &cached, err);
 }

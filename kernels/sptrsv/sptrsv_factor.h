@@ -35,6 +35,7 @@ typedef struct sptrsv_factor {
     int32_t *rows;     /* rowstart[nsuper] */
     int64_t *valstart; /* nsuper */
     int64_t *ld;       /* nsuper */
+    int64_t *origin;   /* nsuper: the CHOLMOD supernode each piece was cut from */
     double *val;
     int64_t nval;               /* entries of val */
     rt_csr csr;                 /* L by rows, diagonal last */
@@ -58,6 +59,12 @@ static inline int64_t sptrsv_nrows(const sptrsv_factor *f, int64_t s)
 int sptrsv_factor_create(const rt_csr *a, sptrsv_ordering ordering, int64_t max_supernode,
                          sptrsv_factor *out, rt_err *err);
 void sptrsv_factor_free(sptrsv_factor *f);
+
+/* The same through the factor cache of cache_dir (sptrsv_factor_cache.h; NULL or "": none):
+ * *cached = 1 when the factorisation was read from it. */
+int sptrsv_factor_create_cached(const rt_csr *a, sptrsv_ordering ordering, int64_t max_supernode,
+                                const char *cache_dir, sptrsv_factor *out, int *cached,
+                                rt_err *err);
 
 /* The supernode of every column (n entries), for the owner of a row. */
 int sptrsv_factor_col_super(const sptrsv_factor *f, int64_t **out, rt_err *err);

@@ -2,12 +2,14 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rt_world_place.h"
 #include "rt_rng.h"
 #include "rt_schema.h"
+#include "sptrsv_factor_cache.h"
 
 static const rt_param_schema sptrsv_problem_params[] = {
     {"nrhs", RT_V_INT, "1..64", "1", 0, "right-hand sides (columns of B and X): > 1 is an SpTRSM"},
@@ -17,6 +19,8 @@ static const rt_param_schema sptrsv_problem_params[] = {
      "split supernodes into pieces of at most this many columns (0: as CHOLMOD made them)"},
     {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
     {"precision", RT_V_STR, "fp64", "fp64", 0, "precision of L, B and X: double only"},
+    {"solve", RT_V_STR, "forward|backward", "forward", 0,
+     "forward: L X = B; backward: L^T X = B (the second half of a Cholesky solve)"},
 };
 #define N_PROBLEM ((int)(sizeof sptrsv_problem_params / sizeof sptrsv_problem_params[0]))
 
@@ -46,7 +50,10 @@ int rt_sptrsv_inputs_create(const rt_csr *a, int64_t nrhs, sptrsv_ordering order
     in->ordering = ordering;
     in->rank = rank;
     in->nranks = nranks;
-    if (sptrsv_factor_create(a, ordering, max_supernode, &in->f, err) != 0 ||
+    char cache_dir[1024];
+    sptrsv_factor_cache_dir(cache_dir, sizeof cache_dir);
+    if (sptrsv_factor_create_cached(a, ordering, max_supernode, cache_dir, &in->f,
+                                    &in->factor_cached, err) != 0 ||
         sptrsv_dag_build(&in->f, &in->dag, err) != 0) {
         rt_sptrsv_inputs_destroy(in);
         return -1;
@@ -68,8 +75,40 @@ int rt_sptrsv_inputs_create(const rt_csr *a, int64_t nrhs, sptrsv_ordering order
     return 0;
 }
 
+/* L^T X = B by rows of L taken last to first: x_i is final once every row below it has been
+ * subtracted, then row i's entries scatter x_i into the rows it couples (column-oriented L^T). */
+static void backward_solve(const rt_sptrsv_inputs *in, double *x)
+{
+    const rt_csr *l = &in->f.csr;
+    const int64_t k = in->nrhs;
+    long double *acc = malloc((size_t)(in->n * k > 0 ? in->n * k : 1) * sizeof *acc);
+    if (!acc) { /* NaN fails the gate, saying nothing is right, rather than crash */
+        for (int64_t i = 0; i < in->n * k; ++i)
+            x[i] = NAN;
+        return;
+    }
+    for (int64_t i = 0; i < in->n * k; ++i)
+        acc[i] = in->b[i];
+    for (int64_t i = in->n - 1; i >= 0; --i) {
+        const int64_t diag = l->rowptr[i + 1] - 1;
+        for (int64_t j = 0; j < k; ++j)
+            x[i * k + j] = (double)(acc[i * k + j] / l->val[diag]);
+        for (int64_t e = l->rowptr[i]; e < diag; ++e) {
+            const long double v = l->val[e];
+            long double *ar = acc + (int64_t)l->colidx[e] * k;
+            for (int64_t j = 0; j < k; ++j)
+                ar[j] -= v * x[i * k + j];
+        }
+    }
+    free(acc);
+}
+
 void sptrsv_reference_solve(const rt_sptrsv_inputs *in, double *x)
 {
+    if (in->backward) {
+        backward_solve(in, x);
+        return;
+    }
     const rt_csr *l = &in->f.csr;
     const int64_t k = in->nrhs;
     long double acc[64];
@@ -88,8 +127,52 @@ void sptrsv_reference_solve(const rt_sptrsv_inputs *in, double *x)
     }
 }
 
+/* A NaN anywhere must show, not vanish in a max. */
+static int keep_max(double *rmax, double r)
+{
+    if (!(fabs(r) <= *rmax))
+        *rmax = isnan(r) ? NAN : fabs(r);
+    return isnan(*rmax);
+}
+
+/* L^T X - B and |L^T| |X| by scattering the rows of L (entry (i, c) of L is (c, i) of L^T). */
+static double backward_residual(const rt_sptrsv_inputs *in, const double *x)
+{
+    const rt_csr *l = &in->f.csr;
+    const int64_t k = in->nrhs, nk = in->n * k;
+    double *r = malloc((size_t)(nk > 0 ? nk : 1) * sizeof *r);
+    double *lx = calloc((size_t)(nk > 0 ? nk : 1), sizeof *lx);
+    if (!r || !lx) {
+        free(r);
+        free(lx);
+        return NAN;
+    }
+    for (int64_t i = 0; i < nk; ++i)
+        r[i] = -in->b[i];
+    for (int64_t i = 0; i < in->n; ++i)
+        for (int64_t e = l->rowptr[i]; e < l->rowptr[i + 1]; ++e)
+            for (int64_t j = 0; j < k; ++j) {
+                const double t = l->val[e] * x[i * k + j];
+                r[(int64_t)l->colidx[e] * k + j] += t;
+                lx[(int64_t)l->colidx[e] * k + j] += fabs(t);
+            }
+    double rmax = 0.0, bmax = 0.0, lxmax = 0.0;
+    for (int64_t i = 0; i < nk && !keep_max(&rmax, r[i]); ++i) {
+        if (fabs(in->b[i]) > bmax)
+            bmax = fabs(in->b[i]);
+        if (lx[i] > lxmax)
+            lxmax = lx[i];
+    }
+    free(r);
+    free(lx);
+    const double denom = bmax + lxmax;
+    return denom > 0.0 && !isnan(rmax) ? rmax / denom : rmax;
+}
+
 double sptrsv_residual(const rt_sptrsv_inputs *in, const double *x)
 {
+    if (in->backward)
+        return backward_residual(in, x);
     const rt_csr *l = &in->f.csr;
     const int64_t k = in->nrhs;
     double rmax = 0.0, bmax = 0.0, lxmax = 0.0;
@@ -101,10 +184,7 @@ double sptrsv_residual(const rt_sptrsv_inputs *in, const double *x)
                 r += t;
                 lx += fabs(t);
             }
-            /* A NaN anywhere must show, not vanish in a max. */
-            if (!(fabs(r) <= rmax))
-                rmax = isnan(r) ? NAN : fabs(r);
-            if (isnan(rmax))
+            if (keep_max(&rmax, r))
                 return NAN;
             if (fabs(in->b[i * k + j]) > bmax)
                 bmax = fabs(in->b[i * k + j]);
@@ -113,6 +193,19 @@ double sptrsv_residual(const rt_sptrsv_inputs *in, const double *x)
         }
     const double denom = bmax + lxmax;
     return denom > 0.0 ? rmax / denom : rmax;
+}
+
+int sptrsv_forward_only(const void *inputs, const char *kernel, char *why, size_t whylen)
+{
+    const rt_sptrsv_inputs *in = inputs;
+    if (in && in->backward) {
+        snprintf(why, whylen,
+                 "%s solves with L only (solve: forward); the backward solve L^T X = B is "
+                 "sptrsv.cuda.cusparse's, sptrsv.cpu.persistent's and sptrsv.cuda.persistent's",
+                 kernel);
+        return RT_INFEASIBLE;
+    }
+    return 0;
 }
 
 void sptrsv_canonical_rows(const rt_sptrsv_inputs *in, const double *x, double *out)
@@ -140,13 +233,14 @@ void sptrsv_factor_metrics(const rt_sptrsv_inputs *in, rt_metrics *m)
     rt_metrics_add(m, "super_edges", "count", (double)in->dag.n_edges, 1);
     rt_metrics_add(m, "cholmod_analyse_s", "s", f->analyse_s, 0);
     rt_metrics_add(m, "cholmod_factor_s", "s", f->factor_s, 0);
+    rt_metrics_add(m, "factor_cached", "flag", (double)in->factor_cached, 0);
 }
 
 static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
 {
     const char *owner = "sptrsv problem";
     int64_t nrhs = 1, cap = 0, seed = 1;
-    char ord[16], prec[16];
+    char ord[16], prec[16], dir[16];
     if (rt_schema_int(sptrsv_problem_params, N_PROBLEM, owner, problem, "nrhs", &nrhs, err) != 0 ||
         rt_schema_int(sptrsv_problem_params, N_PROBLEM, owner, problem, "max_supernode", &cap,
                       err) != 0 ||
@@ -154,7 +248,9 @@ static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **
         rt_schema_str(sptrsv_problem_params, N_PROBLEM, owner, problem, "ordering", ord, sizeof ord,
                       err) != 0 ||
         rt_schema_str(sptrsv_problem_params, N_PROBLEM, owner, problem, "precision", prec,
-                      sizeof prec, err) != 0)
+                      sizeof prec, err) != 0 ||
+        rt_schema_str(sptrsv_problem_params, N_PROBLEM, owner, problem, "solve", dir, sizeof dir,
+                      err) != 0)
         return -1;
     const int o = sptrsv_ordering_parse(ord);
     if (o < 0)
@@ -165,6 +261,7 @@ static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **
     if (rt_sptrsv_inputs_create(a, nrhs, (sptrsv_ordering)o, cap, (uint64_t)seed, rank, nranks, &in,
                                 err) != 0)
         return -1;
+    in->backward = strcmp(dir, "backward") == 0;
     *inputs = in;
     return 0;
 }
@@ -201,13 +298,14 @@ static int sptrsv_reference(const void *inputs, double *out, rt_err *err)
     return 0;
 }
 
-/* The elementwise scale of X: w = M(L)^-1 |L| |X|, where M(L) is L's comparison matrix (|l_ii| on
- * the diagonal, -|l_ij| off it). Substitution is componentwise backward stable, (L + dL) X^ = B
- * with |dL| <= gamma |L|, so |X - X^| <= gamma |L^-1| |L| |X^|, and |L^-1| <= M(L)^-1 for a
- * triangular L (Higham, Accuracy and Stability, Thm 8.12): w bounds each element's error up to
- * the factor gamma, which the gate's tolerance covers. One more forward substitution, in M(L),
- * whose terms are all nonnegative (no cancellation). For a Cholesky factor of an M-matrix (the
- * grid Laplacians) M(L)^-1 = |L^-1| and w is Skeel's componentwise bound itself. */
+/* The elementwise scale of X: w = M(L)^-1 |L| |X| (M(L^T)^-1 |L^T| |X| for the backward solve),
+ * where M(L) is L's comparison matrix (|l_ii| on the diagonal, -|l_ij| off it). Substitution is
+ * componentwise backward stable, (L + dL) X^ = B with |dL| <= gamma |L|, so |X - X^| <= gamma
+ * |L^-1| |L| |X^|, and |L^-1| <= M(L)^-1 for a triangular L (Higham, Accuracy and Stability,
+ * Thm 8.12): w bounds each element's error up to the factor gamma, which the gate's tolerance
+ * covers. One more forward substitution, in M(L), whose terms are all nonnegative (no
+ * cancellation). For a Cholesky factor of an M-matrix (the grid Laplacians) M(L)^-1 = |L^-1| and w
+ * is Skeel's componentwise bound itself. */
 static int sptrsv_reference_scale(const void *inputs, double *scale, rt_err *err)
 {
     const rt_sptrsv_inputs *in = inputs;
@@ -222,16 +320,32 @@ static int sptrsv_reference_scale(const void *inputs, double *scale, rt_err *err
     sptrsv_reference_solve(in, x);
     const rt_csr *l = &in->f.csr;
     const int64_t k = in->nrhs;
-    for (int64_t i = 0; i < in->n; ++i) {
-        const int64_t diag = l->rowptr[i + 1] - 1;
-        const double d = fabs(l->val[diag]);
-        for (int64_t j = 0; j < k; ++j) {
-            double acc = d * fabs(x[i * k + j]);
-            for (int64_t e = l->rowptr[i]; e < diag; ++e) {
-                const int64_t c = (int64_t)l->colidx[e] * k + j;
-                acc += fabs(l->val[e]) * (fabs(x[c]) + w[c]);
+    if (in->backward) {
+        /* The same bound for L^T, by rows of L last to first: w gathers, in the rows an entry
+         * couples, |l_ij| (|x_i| + w_i) once row i is final (the terms stay nonnegative). */
+        memset(w, 0, elems * sizeof *w);
+        for (int64_t i = in->n - 1; i >= 0; --i) {
+            const int64_t diag = l->rowptr[i + 1] - 1;
+            const double d = fabs(l->val[diag]);
+            for (int64_t j = 0; j < k; ++j)
+                w[i * k + j] = (d * fabs(x[i * k + j]) + w[i * k + j]) / d;
+            for (int64_t e = l->rowptr[i]; e < diag; ++e)
+                for (int64_t j = 0; j < k; ++j)
+                    w[(int64_t)l->colidx[e] * k + j] +=
+                        fabs(l->val[e]) * (fabs(x[i * k + j]) + w[i * k + j]);
+        }
+    } else {
+        for (int64_t i = 0; i < in->n; ++i) {
+            const int64_t diag = l->rowptr[i + 1] - 1;
+            const double d = fabs(l->val[diag]);
+            for (int64_t j = 0; j < k; ++j) {
+                double acc = d * fabs(x[i * k + j]);
+                for (int64_t e = l->rowptr[i]; e < diag; ++e) {
+                    const int64_t c = (int64_t)l->colidx[e] * k + j;
+                    acc += fabs(l->val[e]) * (fabs(x[c]) + w[c]);
+                }
+                w[i * k + j] = acc / d;
             }
-            w[i * k + j] = acc / d;
         }
     }
     sptrsv_canonical_rows(in, w, scale);

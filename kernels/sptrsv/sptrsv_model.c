@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sptrsv_block.h"
+#include "sptrsv_pplan.h"
 
 double sptrsv_model_row_bytes(int64_t row_nnz, int64_t nrhs)
 {
@@ -241,5 +242,203 @@ done:
     free(last_on);
     free(h.t);
     free(h.s);
+    return rc;
+}
+
+/* ---- the persistent solve ------------------------------------------------------------------ */
+
+typedef struct psim {
+    const sptrsv_factor *f;
+    const sptrsv_pplan *p;
+    const int *tier;
+    const sptrsv_costs *c;
+    double *diag_end, *chunk_end; /* when each step finished */
+    double *red_ready;            /* parts x nsuper: a part's partial sums of s have left it */
+    int64_t *red_task;            /* parts x nsuper: the task that sent them */
+    double *task_end;
+    int64_t *why;    /* task: the task whose end set its start, -1 none */
+    int *why_remote; /* 1: across a link */
+} psim;
+
+static double hop(const psim *m, int from, int to, double bytes)
+{
+    if (from == to)
+        return m->c->sync_s;
+    const int t = m->tier[from * m->p->o.parts + to];
+    return m->c->lat_s[t] + (m->c->bw_bps[t] > 0.0 ? bytes / m->c->bw_bps[t] : 0.0);
+}
+
+/* When task t's waits are met; *who: the task that met the last one (-1: none). */
+static double ready_at(psim *m, int64_t t, int64_t *who, int *remote)
+{
+    const sptrsv_pplan *p = m->p;
+    const int g = p->task_part[t];
+    const int64_t ns = p->nsuper, k = p->o.nrhs;
+    double ready = 0.0;
+    *who = -1;
+    *remote = 0;
+    for (int64_t w = p->task_wait_ptr[t]; w < p->task_wait_ptr[t + 1]; ++w) {
+        const int64_t code = p->task_wait[w];
+        const int64_t s = code >= 0 ? code : -1 - code;
+        const double bytes = 8.0 * (double)(sptrsv_ncols(m->f, s) * k) + 8.0;
+        if (code >= 0) {
+            const double at = m->diag_end[s] + hop(m, p->home[s], g, bytes);
+            if (at > ready) {
+                ready = at;
+                *who = p->diag_task[s];
+                *remote = p->home[s] != g;
+            }
+            continue;
+        }
+        /* the owner's counter: its own chunks' signals and the other parts' reductions */
+        for (int h = 0; h < p->o.parts; ++h) {
+            if (p->target[(int64_t)h * ns + s] == 0)
+                continue;
+            const double at = h == g ? m->red_ready[(int64_t)h * ns + s] + m->c->sync_s
+                                     : m->red_ready[(int64_t)h * ns + s] + hop(m, h, g, bytes);
+            if (at > ready) {
+                ready = at;
+                *who = m->red_task[(int64_t)h * ns + s];
+                *remote = h != g;
+            }
+        }
+    }
+    return ready;
+}
+
+int sptrsv_model_persistent(const sptrsv_factor *f, const sptrsv_pplan *p, const int *tier,
+                            int workers, const sptrsv_costs *c, sptrsv_prediction *out, rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const int P = p->o.parts;
+    const int64_t ns = p->nsuper, nt = p->ntasks;
+    if (workers < 1 || !(c->unit_bps > 0.0) || !(c->peak_bps > 0.0))
+        return rt_err_set(err, "sptrsv model: %d workers, unit %g B/s, peak %g B/s", workers,
+                          c->unit_bps, c->peak_bps);
+    psim m = {f, p, tier, c, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    int64_t *order = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *order);
+    int64_t *red_task = malloc((size_t)P * (size_t)(ns > 0 ? ns : 1) * sizeof *red_task);
+    m.red_task = red_task;
+    double *cost = calloc((size_t)(nt > 0 ? nt : 1), sizeof *cost);
+    double *free_at = calloc((size_t)P * (size_t)workers, sizeof *free_at);
+    int64_t *last_on = malloc((size_t)P * (size_t)workers * sizeof *last_on);
+    m.diag_end = calloc((size_t)(ns > 0 ? ns : 1), sizeof *m.diag_end);
+    m.chunk_end = calloc((size_t)(p->nchunks > 0 ? p->nchunks : 1), sizeof *m.chunk_end);
+    m.red_ready = calloc((size_t)P * (size_t)(ns > 0 ? ns : 1), sizeof *m.red_ready);
+    m.task_end = calloc((size_t)(nt > 0 ? nt : 1), sizeof *m.task_end);
+    m.why = malloc((size_t)(nt > 0 ? nt : 1) * sizeof *m.why);
+    m.why_remote = calloc((size_t)(nt > 0 ? nt : 1), sizeof *m.why_remote);
+    int rc = 0;
+    if (!order || !red_task || !cost || !free_at || !last_on || !m.diag_end || !m.chunk_end ||
+        !m.red_ready || !m.task_end || !m.why || !m.why_remote) {
+        rc = rt_err_set(err, "sptrsv model: out of memory");
+        goto done;
+    }
+    for (int64_t i = 0; i < (int64_t)P * workers; ++i)
+        last_on[i] = -1;
+    for (int64_t i = 0; i < (int64_t)P * ns; ++i)
+        red_task[i] = -1;
+    /* Every part's tickets in order, merged by key: the plan's keys are a topological order. */
+    {
+        int64_t *pos = malloc((size_t)P * sizeof *pos);
+        if (!pos) {
+            rc = rt_err_set(err, "sptrsv model: out of memory");
+            goto done;
+        }
+        for (int g = 0; g < P; ++g)
+            pos[g] = p->ticket_ptr[g];
+        for (int64_t i = 0; i < nt; ++i) {
+            int best = -1;
+            for (int g = 0; g < P; ++g) {
+                if (pos[g] >= p->ticket_ptr[g + 1])
+                    continue;
+                const int64_t t = p->ticket[pos[g]];
+                if (best < 0 || p->task_key[t] < p->task_key[p->ticket[pos[best]]] ||
+                    (p->task_key[t] == p->task_key[p->ticket[pos[best]]] &&
+                     t < p->ticket[pos[best]]))
+                    best = g;
+            }
+            order[i] = p->ticket[pos[best]++];
+        }
+        free(pos);
+    }
+    int64_t last = -1;
+    for (int64_t i = 0; i < nt; ++i) {
+        const int64_t t = order[i];
+        const int g = p->task_part[t];
+        double *fa = free_at + (int64_t)g * workers;
+        int wk = 0;
+        for (int w = 1; w < workers; ++w)
+            if (fa[w] < fa[wk])
+                wk = w;
+        int64_t who = -1;
+        int remote = 0;
+        double start = ready_at(&m, t, &who, &remote);
+        if (fa[wk] > start) {
+            start = fa[wk];
+            who = last_on[(int64_t)g * workers + wk];
+            remote = 0;
+        }
+        m.why[t] = who;
+        m.why_remote[t] = remote;
+        int busy = 1;
+        for (int w = 0; w < workers; ++w)
+            busy += w != wk && fa[w] > start;
+        double bw = c->peak_bps / busy;
+        if (bw > c->unit_bps)
+            bw = c->unit_bps;
+        double clock = start + c->task_s;
+        cost[t] = c->task_s;
+        for (int64_t q = p->task_step_ptr[t]; q < p->task_step_ptr[t + 1]; ++q) {
+            const int64_t code = p->task_step[q];
+            const double dt = c->step_s + sptrsv_pplan_step_bytes(f, p, code) / bw;
+            clock += dt;
+            cost[t] += dt;
+            if (code >= 0) {
+                m.diag_end[code] = clock;
+                continue;
+            }
+            const int64_t ch = SPTRSV_PSTEP_ID(code);
+            m.chunk_end[ch] = clock;
+            for (int64_t o = p->ch_out_ptr[ch]; o < p->ch_out_ptr[ch + 1]; ++o) {
+                const int64_t at = (int64_t)g * ns + p->ch_out[o];
+                if (clock >= m.red_ready[at]) {
+                    m.red_ready[at] = clock;
+                    red_task[at] = t;
+                }
+            }
+        }
+        m.task_end[t] = clock;
+        fa[wk] = clock;
+        last_on[(int64_t)g * workers + wk] = t;
+        if (last < 0 || clock > m.task_end[last])
+            last = t;
+    }
+    out->schedule_s = last >= 0 ? m.task_end[last] : 0.0;
+    for (int g = 0; g < P; ++g)
+        if (p->bytes_of[g] / c->peak_bps > out->floor_s)
+            out->floor_s = p->bytes_of[g] / c->peak_bps;
+    out->time_s = out->schedule_s > out->floor_s ? out->schedule_s : out->floor_s;
+    /* The critical path, back from the last task through whatever set each start. */
+    for (int64_t t = last, steps = 0; t >= 0 && steps <= nt; t = m.why[t], ++steps) {
+        out->path_tasks++;
+        out->path_compute_s += cost[t];
+        out->path_messages += m.why_remote[t];
+    }
+    out->path_comm_s = out->schedule_s - out->path_compute_s;
+    if (out->path_comm_s < 0.0)
+        out->path_comm_s = 0.0;
+done:
+    free(order);
+    free(red_task);
+    free(cost);
+    free(free_at);
+    free(last_on);
+    free(m.diag_end);
+    free(m.chunk_end);
+    free(m.red_ready);
+    free(m.task_end);
+    free(m.why);
+    free(m.why_remote);
     return rc;
 }

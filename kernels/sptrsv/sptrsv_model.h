@@ -14,7 +14,16 @@
  *    order their inputs become available (list scheduling); x_s reaches each rank of its broadcast
  *    tree after latency + bytes / bandwidth of the tier of every hop from the root. The critical
  *    path is traced back from the last task through whichever made each task wait (an input's
- *    arrival or its rank's previous task), counting tasks and messages on it. */
+ *    arrival or its rank's previous task), counting tasks and messages on it.
+ *  - persistent (sptrsv_pplan.h, one persistent kernel per part): the plan's own schedule. Each
+ *    part has `workers` workers (resident thread blocks) taking its tickets in order; a task
+ *    starts when a worker is free and its waits are met (x after DIAG + a hand-over on the same
+ *    part, or + latency + bytes / bandwidth of the link's tier from another part; a counter
+ *    after its last signal, a reduction after the sending part's last chunk + one link hop);
+ *    a task costs task_s plus, per step, step_s + bytes / bw with
+ *    bw = min(unit_bps, peak_bps / busy workers) (the
+ *    aggregate bandwidth grows with the concurrent work until the part's peak). The prediction is
+ *    the later of that schedule's end and the busiest part's bytes at its peak (floor_s). */
 #ifndef SPTRSV_MODEL_H
 #define SPTRSV_MODEL_H
 
@@ -31,6 +40,7 @@ typedef struct sptrsv_costs {
     double peak_bps; /* bytes/s with every worker busy */
     double sync_s;   /* between two levels (barrier, kernel launch) */
     double task_s;   /* fixed cost of one supernode task */
+    double step_s;   /* persistent: fixed cost of one more step inside a task */
     double lat_s[RT_TIER_COUNT];
     double bw_bps[RT_TIER_COUNT];
 } sptrsv_costs;
@@ -40,6 +50,8 @@ typedef struct sptrsv_prediction {
     double path_compute_s, path_comm_s; /* the critical path's parts (distributed) */
     int64_t path_tasks;                 /* levels, or supernodes on the critical path */
     int64_t path_messages;              /* messages on the critical path */
+    double floor_s;                     /* persistent: the busiest part's bytes at its peak */
+    double schedule_s;                  /* persistent: the simulated schedule's end */
 } sptrsv_prediction;
 
 /* Scalar level sets of the CSR solve with `workers` concurrent workers. */
@@ -55,6 +67,14 @@ void sptrsv_model_syncfree(const sptrsv_factor *f, const sptrsv_dag *d, int64_t 
 int sptrsv_model_distributed(const sptrsv_factor *f, const sptrsv_dag *d, const sptrsv_plan *p,
                              const int *tier, const sptrsv_costs *c, sptrsv_prediction *out,
                              rt_err *err);
+
+struct sptrsv_pplan;
+
+/* The persistent solve of plan p with `workers` workers per part; tier[a * parts + b] as above
+ * (parts a and b are world ranks a and b). sync_s: a hand-over on one part. */
+int sptrsv_model_persistent(const sptrsv_factor *f, const struct sptrsv_pplan *p, const int *tier,
+                            int workers, const sptrsv_costs *c, sptrsv_prediction *out,
+                            rt_err *err);
 
 /* Bytes one CSR row of the level-set solve reads and writes. */
 double sptrsv_model_row_bytes(int64_t row_nnz, int64_t nrhs);

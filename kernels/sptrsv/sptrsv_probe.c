@@ -11,7 +11,11 @@
 
 void sptrsv_probe_tier_matrix(const rt_comm *comm, int *tier)
 {
-    const int P = rt_comm_world_size(comm);
+    sptrsv_probe_tier_matrix_of(comm, rt_comm_world_size(comm), tier);
+}
+
+void sptrsv_probe_tier_matrix_of(const rt_comm *comm, int P, int *tier)
+{
     for (int a = 0; a < P; ++a)
         for (int b = 0; b < P; ++b) {
             const int same_node = rt_comm_node_of(comm, a) == rt_comm_node_of(comm, b);

@@ -16,5 +16,7 @@ int sptrsv_probe_tiers(rt_comm *comm, sptrsv_costs *c, rt_err *err);
 
 /* tier[a * P + b]: the rt_net_tier between world ranks a and b (P = world size). */
 void sptrsv_probe_tier_matrix(const rt_comm *comm, int *tier);
+/* The same for the first P world ranks (P <= world size). */
+void sptrsv_probe_tier_matrix_of(const rt_comm *comm, int P, int *tier);
 
 #endif

@@ -35,6 +35,13 @@ void cupti_text(CUptiResult rc, const char *call, char *out, size_t len)
     snprintf(out, len, "CUPTI %s: %s", call, msg ? msg : "unknown error");
 }
 
+// A failed call: why says so, and the caller returns -1.
+int cupti_fail(CUptiResult rc, const char *call, char *why, size_t why_len)
+{
+    cupti_text(rc, call, why, why_len);
+    return -1;
+}
+
 struct session {
     int initialized;
     CUpti_Profiler_Host_Object *host;
@@ -47,23 +54,18 @@ struct session {
 void session_end(session *s)
 {
     if (s->range) {
-        CUpti_RangeProfiler_Disable_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_Disable_Params p = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
         p.pRangeProfilerObject = s->range;
         cuptiRangeProfilerDisable(&p);
     }
     if (s->host) {
-        CUpti_Profiler_Host_Deinitialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE;
+        CUpti_Profiler_Host_Deinitialize_Params p = {
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
         p.pHostObject = s->host;
         cuptiProfilerHostDeinitialize(&p);
     }
     if (s->initialized) {
-        CUpti_Profiler_DeInitialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
         cuptiProfilerDeInitialize(&p);
     }
     free(s->availability);
@@ -84,58 +86,42 @@ int session_begin(session *s, CUcontext ctx, int device, char *why, size_t why_l
 {
     CUptiResult rc;
     {
-        CUpti_Profiler_Initialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-        if ((rc = cuptiProfilerInitialize(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiProfilerInitialize", why, why_len);
-            return -1;
-        }
+        CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        if ((rc = cuptiProfilerInitialize(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiProfilerInitialize", why, why_len);
         s->initialized = 1;
     }
     const char *chip = NULL;
     {
-        CUpti_Device_GetChipName_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+        CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
         p.deviceIndex = (size_t)device;
-        if ((rc = cuptiDeviceGetChipName(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiDeviceGetChipName", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiDeviceGetChipName(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiDeviceGetChipName", why, why_len);
         chip = p.pChipName;
     }
     {
-        CUpti_Profiler_GetCounterAvailability_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+        CUpti_Profiler_GetCounterAvailability_Params p = {
+            CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
         p.ctx = ctx;
-        if ((rc = cuptiProfilerGetCounterAvailability(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiProfilerGetCounterAvailability", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiProfilerGetCounterAvailability(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiProfilerGetCounterAvailability", why, why_len);
         s->availability = (uint8_t *)malloc(p.counterAvailabilityImageSize);
         if (!s->availability) {
             snprintf(why, why_len, "out of memory for the CUPTI counter availability image");
             return -1;
         }
         p.pCounterAvailabilityImage = s->availability;
-        if ((rc = cuptiProfilerGetCounterAvailability(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiProfilerGetCounterAvailability", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiProfilerGetCounterAvailability(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiProfilerGetCounterAvailability", why, why_len);
     }
     {
-        CUpti_Profiler_Host_Initialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
+        CUpti_Profiler_Host_Initialize_Params p = {
+            CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
         p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
         p.pChipName = chip;
         p.pCounterAvailabilityImage = s->availability;
-        if ((rc = cuptiProfilerHostInitialize(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiProfilerHostInitialize", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiProfilerHostInitialize(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiProfilerHostInitialize", why, why_len);
         s->host = p.pHostObject;
     }
     return 0;
@@ -144,9 +130,8 @@ int session_begin(session *s, CUcontext ctx, int device, char *why, size_t why_l
 // 1 when the host object knows the metric on this chip; why says what CUPTI answered otherwise.
 int metric_known(session *s, const char *name, char *why, size_t why_len)
 {
-    CUpti_Profiler_Host_GetMetricProperties_Params p;
-    memset(&p, 0, sizeof p);
-    p.structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE;
+    CUpti_Profiler_Host_GetMetricProperties_Params p = {
+        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
     p.pHostObject = s->host;
     p.pMetricName = name;
     const CUptiResult rc = cuptiProfilerHostGetMetricProperties(&p);
@@ -162,40 +147,31 @@ int build_config(session *s, const char **metrics, int n, char *why, size_t why_
 {
     CUptiResult rc;
     {
-        CUpti_Profiler_Host_ConfigAddMetrics_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
+        CUpti_Profiler_Host_ConfigAddMetrics_Params p = {
+            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
         p.pHostObject = s->host;
         p.ppMetricNames = metrics;
         p.numMetrics = (size_t)n;
-        if ((rc = cuptiProfilerHostConfigAddMetrics(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiProfilerHostConfigAddMetrics", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiProfilerHostConfigAddMetrics(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiProfilerHostConfigAddMetrics", why, why_len);
     }
-    CUpti_Profiler_Host_GetConfigImageSize_Params ps;
-    memset(&ps, 0, sizeof ps);
-    ps.structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE;
+    CUpti_Profiler_Host_GetConfigImageSize_Params ps = {
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     ps.pHostObject = s->host;
-    if ((rc = cuptiProfilerHostGetConfigImageSize(&ps)) != CUPTI_SUCCESS) {
-        cupti_text(rc, "cuptiProfilerHostGetConfigImageSize", why, why_len);
-        return -1;
-    }
+    if ((rc = cuptiProfilerHostGetConfigImageSize(&ps)) != CUPTI_SUCCESS)
+        return cupti_fail(rc, "cuptiProfilerHostGetConfigImageSize", why, why_len);
     s->config = (uint8_t *)malloc(ps.configImageSize);
     if (!s->config) {
         snprintf(why, why_len, "out of memory for the CUPTI config image");
         return -1;
     }
-    CUpti_Profiler_Host_GetConfigImage_Params pi;
-    memset(&pi, 0, sizeof pi);
-    pi.structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE;
+    CUpti_Profiler_Host_GetConfigImage_Params pi = {
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     pi.pHostObject = s->host;
     pi.configImageSize = ps.configImageSize;
     pi.pConfigImage = s->config;
-    if ((rc = cuptiProfilerHostGetConfigImage(&pi)) != CUPTI_SUCCESS) {
-        cupti_text(rc, "cuptiProfilerHostGetConfigImage", why, why_len);
-        return -1;
-    }
+    if ((rc = cuptiProfilerHostGetConfigImage(&pi)) != CUPTI_SUCCESS)
+        return cupti_fail(rc, "cuptiProfilerHostGetConfigImage", why, why_len);
     return (int)ps.configImageSize;
 }
 
@@ -204,47 +180,35 @@ int enable_range(session *s, CUcontext ctx, const char **metrics, int n, int con
 {
     CUptiResult rc;
     {
-        CUpti_RangeProfiler_Enable_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         p.ctx = ctx;
-        if ((rc = cuptiRangeProfilerEnable(&p)) != CUPTI_SUCCESS) {
-            cupti_text(rc, "cuptiRangeProfilerEnable", why, why_len);
-            return -1;
-        }
+        if ((rc = cuptiRangeProfilerEnable(&p)) != CUPTI_SUCCESS)
+            return cupti_fail(rc, "cuptiRangeProfilerEnable", why, why_len);
         s->range = p.pRangeProfilerObject;
     }
-    CUpti_RangeProfiler_GetCounterDataSize_Params ps;
-    memset(&ps, 0, sizeof ps);
-    ps.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE;
+    CUpti_RangeProfiler_GetCounterDataSize_Params ps = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     ps.pRangeProfilerObject = s->range;
     ps.pMetricNames = metrics;
     ps.numMetrics = (size_t)n;
     ps.maxNumOfRanges = 1;
     ps.maxNumRangeTreeNodes = 1;
-    if ((rc = cuptiRangeProfilerGetCounterDataSize(&ps)) != CUPTI_SUCCESS) {
-        cupti_text(rc, "cuptiRangeProfilerGetCounterDataSize", why, why_len);
-        return -1;
-    }
+    if ((rc = cuptiRangeProfilerGetCounterDataSize(&ps)) != CUPTI_SUCCESS)
+        return cupti_fail(rc, "cuptiRangeProfilerGetCounterDataSize", why, why_len);
     s->counter_data = (uint8_t *)malloc(ps.counterDataSize);
     if (!s->counter_data) {
         snprintf(why, why_len, "out of memory for the CUPTI counter data image");
         return -1;
     }
     *counter_size = ps.counterDataSize;
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params pi;
-    memset(&pi, 0, sizeof pi);
-    pi.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params pi = {
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
     pi.pRangeProfilerObject = s->range;
     pi.counterDataSize = ps.counterDataSize;
     pi.pCounterData = s->counter_data;
-    if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&pi)) != CUPTI_SUCCESS) {
-        cupti_text(rc, "cuptiRangeProfilerCounterDataImageInitialize", why, why_len);
-        return -1;
-    }
-    CUpti_RangeProfiler_SetConfig_Params pc;
-    memset(&pc, 0, sizeof pc);
-    pc.structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE;
+    if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&pi)) != CUPTI_SUCCESS)
+        return cupti_fail(rc, "cuptiRangeProfilerCounterDataImageInitialize", why, why_len);
+    CUpti_RangeProfiler_SetConfig_Params pc = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     pc.pRangeProfilerObject = s->range;
     pc.configSize = (size_t)config_size;
     pc.pConfig = s->config;
@@ -259,10 +223,8 @@ int enable_range(session *s, CUcontext ctx, const char **metrics, int n, int con
     pc.minNestingLevel = 1;
     pc.passIndex = 0;
     pc.targetNestingLevel = 1;
-    if ((rc = cuptiRangeProfilerSetConfig(&pc)) != CUPTI_SUCCESS) {
-        cupti_text(rc, "cuptiRangeProfilerSetConfig", why, why_len);
-        return -1;
-    }
+    if ((rc = cuptiRangeProfilerSetConfig(&pc)) != CUPTI_SUCCESS)
+        return cupti_fail(rc, "cuptiRangeProfilerSetConfig", why, why_len);
     return 0;
 }
 
@@ -273,17 +235,14 @@ int run_passes(session *s, const rt_kernel_desc *k, void *kernel_state, char *wh
 {
     CUptiResult rc;
     for (int pass = 0; pass < kMaxPasses; ++pass) {
-        CUpti_RangeProfiler_Start_Params ps;
-        memset(&ps, 0, sizeof ps);
-        ps.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_Start_Params ps = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         ps.pRangeProfilerObject = s->range;
         if ((rc = cuptiRangeProfilerStart(&ps)) != CUPTI_SUCCESS) {
             cupti_text(rc, "cuptiRangeProfilerStart", why, why_len);
             return 1;
         }
-        CUpti_RangeProfiler_PushRange_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_PushRange_Params pp = {
+            CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
         pp.pRangeProfilerObject = s->range;
         pp.pRangeName = "rooftune_point";
         if ((rc = cuptiRangeProfilerPushRange(&pp)) != CUPTI_SUCCESS) {
@@ -292,14 +251,10 @@ int run_passes(session *s, const rt_kernel_desc *k, void *kernel_state, char *wh
         }
         double seconds = -1;
         const int run_rc = k->run(kernel_state, &seconds, err);
-        CUpti_RangeProfiler_PopRange_Params pq;
-        memset(&pq, 0, sizeof pq);
-        pq.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_PopRange_Params pq = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         pq.pRangeProfilerObject = s->range;
         const CUptiResult pop_rc = cuptiRangeProfilerPopRange(&pq);
-        CUpti_RangeProfiler_Stop_Params pt;
-        memset(&pt, 0, sizeof pt);
-        pt.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_Stop_Params pt = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         pt.pRangeProfilerObject = s->range;
         const CUptiResult stop_rc = cuptiRangeProfilerStop(&pt);
         if (run_rc != 0)
@@ -389,9 +344,8 @@ extern "C" int rt_cuda_collect_counters(void *plugin_state, const rt_kernel_desc
     }
     CUptiResult crc2 = CUPTI_SUCCESS;
     if (rc == 0) {
-        CUpti_RangeProfiler_DecodeData_Params pd;
-        memset(&pd, 0, sizeof pd);
-        pd.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_DecodeData_Params pd = {
+            CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
         pd.pRangeProfilerObject = s.range;
         if ((crc2 = cuptiRangeProfilerDecodeData(&pd)) != CUPTI_SUCCESS) {
             cupti_text(crc2, "cuptiRangeProfilerDecodeData", why, sizeof why);
@@ -399,9 +353,8 @@ extern "C" int rt_cuda_collect_counters(void *plugin_state, const rt_kernel_desc
         }
     }
     if (rc == 0) {
-        CUpti_RangeProfiler_GetCounterDataInfo_Params pi;
-        memset(&pi, 0, sizeof pi);
-        pi.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
+        CUpti_RangeProfiler_GetCounterDataInfo_Params pi = {
+            CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
         pi.pCounterDataImage = s.counter_data;
         pi.counterDataImageSize = counter_size;
         if ((crc2 = cuptiRangeProfilerGetCounterDataInfo(&pi)) != CUPTI_SUCCESS) {
@@ -414,9 +367,8 @@ extern "C" int rt_cuda_collect_counters(void *plugin_state, const rt_kernel_desc
     }
     double values[kMaxNames];
     if (rc == 0) {
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params pe;
-        memset(&pe, 0, sizeof pe);
-        pe.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params pe = {
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
         pe.pHostObject = s.host;
         pe.pCounterDataImage = s.counter_data;
         pe.counterDataImageSize = counter_size;

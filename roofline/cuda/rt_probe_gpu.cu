@@ -137,22 +137,35 @@ int timer_elapsed(const timer *t, double *seconds, const char *what, rt_err *err
     return 0;
 }
 
-template <typename T, int FPE, bool L2>
-int time_ert(const timer *t, T *buf, size_t n, int trials, int blocks, int threads, double *best,
-             rt_err *err)
+// The best (shortest) of kReps timed runs of launch() on the timer's stream; launch returns 0 or
+// fills err and returns -1.
+template <typename F>
+int best_of(const timer *t, F launch, const char *what, double *best, rt_err *err)
 {
     *best = INFINITY;
     for (int r = 0; r < kReps; ++r) {
         cudaEventRecord(t->start, t->stream);
-        ert_kernel<T, FPE, L2><<<blocks, threads, 0, t->stream>>>(buf, n, trials, (T)0.999);
+        if (launch() != 0)
+            return -1;
         cudaEventRecord(t->stop, t->stream);
         double s;
-        if (timer_elapsed(t, &s, "ERT sweep kernel", err) != 0)
+        if (timer_elapsed(t, &s, what, err) != 0)
             return -1;
         if (s < *best)
             *best = s;
     }
     return 0;
+}
+
+template <typename T, int FPE, bool L2>
+int time_ert(const timer *t, T *buf, size_t n, int trials, int blocks, int threads, double *best,
+             rt_err *err)
+{
+    const auto launch = [&] {
+        ert_kernel<T, FPE, L2><<<blocks, threads, 0, t->stream>>>(buf, n, trials, (T)0.999);
+        return 0;
+    };
+    return best_of(t, launch, "ERT sweep kernel", best, err);
 }
 
 struct ceilings {
@@ -216,18 +229,14 @@ int peak_sweep(const timer *t, float *scratch, int sms, double *peak, rt_err *er
         for (int per_sm = 2; per_sm <= 8; per_sm *= 2) {
             const int threads = threads_options[a];
             const int blocks = sms * per_sm * 256 / threads;
-            double best = INFINITY;
-            for (int r = 0; r < kReps; ++r) {
-                cudaEventRecord(t->start, t->stream);
+            const auto launch = [&] {
                 fma_chains<T>
                     <<<blocks, threads, 0, t->stream>>>((T *)scratch, iters, (T)0.9999, (T)1e-4);
-                cudaEventRecord(t->stop, t->stream);
-                double s;
-                if (timer_elapsed(t, &s, "FMA-chain kernel", err) != 0)
-                    return -1;
-                if (s < best)
-                    best = s;
-            }
+                return 0;
+            };
+            double best;
+            if (best_of(t, launch, "FMA-chain kernel", &best, err) != 0)
+                return -1;
             const double flops = 2.0 * 8 * 16 * (double)iters * blocks * threads;
             if (flops / best / 1e9 > *peak)
                 *peak = flops / best / 1e9;
@@ -250,17 +259,13 @@ int shared_sweep(const timer *t, float *scratch, int sms, double *gbs, rt_err *e
         const size_t smem = (size_t)threads * 4 * sizeof(float4);
         for (int per_sm = 1; per_sm <= 4; per_sm *= 2) {
             const int blocks = sms * per_sm;
-            double best = INFINITY;
-            for (int r = 0; r < kReps; ++r) {
-                cudaEventRecord(t->start, t->stream);
+            const auto launch = [&] {
                 shared_read<<<blocks, threads, smem, t->stream>>>(scratch, iters);
-                cudaEventRecord(t->stop, t->stream);
-                double s;
-                if (timer_elapsed(t, &s, "shared-memory kernel", err) != 0)
-                    return -1;
-                if (s < best)
-                    best = s;
-            }
+                return 0;
+            };
+            double best;
+            if (best_of(t, launch, "shared-memory kernel", &best, err) != 0)
+                return -1;
             const double bytes = 8.0 * sizeof(float4) * (double)iters * blocks * threads;
             if (bytes / best / 1e9 > *gbs)
                 *gbs = bytes / best / 1e9;
@@ -277,17 +282,13 @@ int copy_sweep(const timer *t, void *a, void *b, size_t bytes, int sms, double *
         for (int per_sm = 1; per_sm <= 8; per_sm *= 2) {
             const int threads = threads_options[o];
             const int blocks = sms * per_sm * 1024 / threads;
-            double best = INFINITY;
-            for (int r = 0; r < kReps; ++r) {
-                cudaEventRecord(t->start, t->stream);
+            const auto launch = [&] {
                 copy_vec4<<<blocks, threads, 0, t->stream>>>((float4 *)b, (const float4 *)a, n);
-                cudaEventRecord(t->stop, t->stream);
-                double s;
-                if (timer_elapsed(t, &s, "vector copy kernel", err) != 0)
-                    return -1;
-                if (s < best)
-                    best = s;
-            }
+                return 0;
+            };
+            double best;
+            if (best_of(t, launch, "vector copy kernel", &best, err) != 0)
+                return -1;
             const double moved = 2.0 * (double)n * sizeof(float4);
             if (moved / best / 1e9 > *gbs)
                 *gbs = moved / best / 1e9;
@@ -300,19 +301,13 @@ int copy_sweep(const timer *t, void *a, void *b, size_t bytes, int sms, double *
 int memcpy_best(const timer *t, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                 double *gbs, rt_err *err)
 {
-    double best = INFINITY;
-    for (int r = 0; r < kReps; ++r) {
-        cudaEventRecord(t->start, t->stream);
-        cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, kind, t->stream);
-        if (rc != cudaSuccess)
-            return cuda_fail(err, rc, "cudaMemcpyAsync");
-        cudaEventRecord(t->stop, t->stream);
-        double s;
-        if (timer_elapsed(t, &s, "host<->device copy", err) != 0)
-            return -1;
-        if (s < best)
-            best = s;
-    }
+    const auto copy = [&] {
+        const cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, kind, t->stream);
+        return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "cudaMemcpyAsync");
+    };
+    double best;
+    if (best_of(t, copy, "host<->device copy", &best, err) != 0)
+        return -1;
     *gbs = (double)bytes / best / 1e9;
     return 0;
 }

@@ -136,7 +136,7 @@ static void test_full(void)
                  cfg.kernels[1].n_params == 0 && cfg.kernels[1].n_constraints == 0);
     }
 
-    RT_CHECK(strcmp(cfg.measure.mode, "cold") == 0 && cfg.measure.warmup == 0);
+    RT_CHECK(cfg.measure.mode == RT_MEASURE_COLD && cfg.measure.warmup == 0);
     RT_CHECK(cfg.measure.min_reps == 3 && cfg.measure.max_reps == 7);
     RT_CHECK(cfg.measure.max_time_s == 0.5 && cfg.measure.target_rel_ci == 0.1);
     RT_CHECK(cfg.measure.confidence == 0.99 && cfg.measure.point_timeout_s == 5);
@@ -181,7 +181,7 @@ static void test_defaults(void)
     }
     RT_CHECK(strcmp(cfg.name, "tiny") == 0 && cfg.description[0] == '\0');
     RT_CHECK(strcmp(cfg.machine, "auto") == 0);
-    RT_CHECK(strcmp(cfg.measure.mode, "hot") == 0 && cfg.measure.warmup == 2);
+    RT_CHECK(cfg.measure.mode == RT_MEASURE_HOT && cfg.measure.warmup == 2);
     RT_CHECK(cfg.measure.min_reps == 5 && cfg.measure.max_reps == 100);
     RT_CHECK(cfg.measure.max_time_s == 2.0 && cfg.measure.target_rel_ci == 0.02);
     RT_CHECK(cfg.measure.confidence == 0.95 && cfg.measure.point_timeout_s == 30);
@@ -209,7 +209,7 @@ static void test_includes(void)
     RT_CHECK(strcmp(cfg.name, "merged") == 0);
     RT_CHECK(strcmp(cfg.description, "from base") == 0);
     RT_CHECK(cfg.measure.warmup == 1 && cfg.measure.min_reps == 4 && cfg.measure.max_reps == 20);
-    RT_CHECK(strcmp(cfg.measure.mode, "cold") == 0 && cfg.measure.max_time_s == 9);
+    RT_CHECK(cfg.measure.mode == RT_MEASURE_COLD && cfg.measure.max_time_s == 9);
     RT_CHECK(strcmp(cfg.search.strategy, "anneal") == 0 && cfg.search.seed == 6);
     const int64_t k64[] = {64};
     RT_CHECK(ints_are(find_domain(cfg.problem, cfg.n_problem, "K"), k64, 1));
@@ -286,7 +286,7 @@ static void test_overrides(void)
     RT_CHECK(strcmp(cfg.kernels[0].constraints[1], "row_block <= 64") == 0);
     /* Replaced whole: measure now has only the two keys given, the rest are defaults. */
     RT_CHECK(cfg.measure.max_reps == 3 && cfg.measure.min_reps == 2 && cfg.measure.warmup == 2);
-    RT_CHECK(strcmp(cfg.measure.mode, "hot") == 0);
+    RT_CHECK(cfg.measure.mode == RT_MEASURE_HOT);
     RT_CHECK(strcmp(cfg.counters[1], "perf:cycles") == 0);
     RT_CHECK(cfg.description[0] == '\0');
     /* A value from --set is located in the override. */

@@ -10,7 +10,6 @@
  *   test_cuda_gpu <path to librooftune_cuda.so> <cache dir> */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,31 +18,10 @@
 #include "rt_plugin.h"
 #include "rt_registry.h"
 #include "rt_test.h"
+#include "rt_test_gpu.h"
 #include "spmm_traffic.h"
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
-
-#define SKIP 77
-
-static int device_count(void)
-{
-    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        printf("SKIP: no NVIDIA driver (libcuda.so.1 does not open)\n");
-        return 0;
-    }
-    typedef int (*init_fn)(unsigned);
-    typedef int (*count_fn)(int *);
-    init_fn cu_init = (init_fn)dlsym(h, "cuInit");
-    count_fn cu_count = (count_fn)dlsym(h, "cuDeviceGetCount");
-    int n = 0;
-    if (!cu_init || !cu_count || cu_init(0) != 0 || cu_count(&n) != 0)
-        n = 0;
-    dlclose(h);
-    if (n <= 0)
-        printf("SKIP: the NVIDIA driver reports no CUDA device\n");
-    return n;
-}
 
 /* ---------------------------------------------------------------------------------------------
  * Matrices */
@@ -642,23 +620,10 @@ static void timing_report(const rt_registry *reg, const rt_device_info *dev)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <librooftune_cuda.so> <cache dir>\n", argv[0]);
-        return 2;
-    }
-    if (device_count() <= 0)
-        return SKIP;
-    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        fprintf(stderr, "FAIL: the plugin does not load: %s\n", dlerror());
-        return 1;
-    }
-    rt_plugin_entry_fn entry = (rt_plugin_entry_fn)dlsym(h, RT_PLUGIN_ENTRY_SYMBOL);
-    RT_CHECK(entry != NULL);
-    if (!entry)
-        return RT_TEST_RESULT();
-    const rt_plugin_api *api = entry();
-    RT_CHECK(api && api->abi_version == RT_PLUGIN_ABI_VERSION && strcmp(api->name, "cuda") == 0);
+    int status = 0;
+    const rt_plugin_api *api = rt_test_plugin_open(argc, argv, &status);
+    if (!api)
+        return status;
 
     rt_registry reg;
     rt_err err;

@@ -1,8 +1,9 @@
 /* Run-time compilation and the disk cache, without a GPU: NVRTC compiles the real kernel sources
  * for sm_90 with the defines the plugin uses, a second request is a cache hit with the same bytes,
  * define order does not matter, a corrupt or foreign cache file is compiled again, an unwritable
- * cache costs nothing but a note, and garbage (bad defines, broken source) fails with messages
- * that name the source and carry NVRTC's log.
+ * cache costs nothing but a note, a compile over its time limit is abandoned and still reaches
+ * the cache, and garbage (bad defines, broken source) fails with messages that name the source
+ * and carry NVRTC's log.
  *   test_cuda_nvrtc <scratch dir> */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_cuda_nvrtc.h"
@@ -55,6 +57,67 @@ static const char tiny_source[] = "#ifndef SCALE\n#define SCALE 1\n#endif\n"
                                   "extern \"C\" __global__ void tiny(float *x, int n) {\n"
                                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                   "  if (i < n) x[i] *= SCALE;\n}\n";
+
+/* A kernel whose unrolled loop of sines takes NVRTC about a second (40 iterations; the compile
+ * time grows with HEAVY_N). */
+static const char heavy_source[] =
+    "#ifndef HEAVY_N\n#define HEAVY_N 40\n#endif\n"
+    "extern \"C\" __global__ void heavy(float *x) {\n"
+    "  float a = x[threadIdx.x];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < HEAVY_N; ++i) a = a * 1.0001f + sinf(a + i);\n"
+    "  x[threadIdx.x] = a;\n}\n";
+
+/* measure.compile_timeout_s: a compile past the limit is abandoned (RT_CUDA_TIMED_OUT, the limit
+ * and the variant in the message) before its image exists; it goes on in the background and
+ * writes the image to the cache, where the next request finds it; within the limit, and for a
+ * source that does not compile, the threaded path answers as the plain one does. */
+static void test_time_limit(const char *cache)
+{
+    rt_err err;
+    const char *defs[] = {"HEAVY_N=40"};
+    rt_cuda_compile_request req = {"heavy.cu", heavy_source,        defs, 1, "heavy", 9, 0,
+                                   cache,      .time_limit_s = 0.01};
+    char path[4096];
+    RT_CHECK(rt_cuda_cache_path(&req, path, sizeof path, &err) == 0);
+    rt_cuda_image img;
+    const int rc = rt_cuda_compile(&req, &img, &err);
+    RT_CHECK_MSG(rc == RT_CUDA_TIMED_OUT, "rc %d: %s", rc, err.msg);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "heavy.cu") && rt_test_contains(err.msg, "HEAVY_N=40") &&
+                     rt_test_contains(err.msg, "0.01 s (measure.compile_timeout_s): abandoned"),
+                 "%s", err.msg);
+    struct stat st;
+    RT_CHECK_MSG(stat(path, &st) != 0, "the image was cached before the abandoned compile ended");
+    /* The compile goes on and lands in the cache (5 minutes at most on a loaded machine). */
+    const struct timespec tenth = {0, 100000000L};
+    for (int i = 0; i < 3000 && stat(path, &st) != 0; ++i)
+        nanosleep(&tenth, NULL);
+    RT_CHECK_MSG(stat(path, &st) == 0, "the abandoned compile never reached the cache");
+    req.time_limit_s = 0; /* a cache hit needs no limit, but it is the plain path that reads it */
+    RT_CHECK_MSG(rt_cuda_compile(&req, &img, &err) == 0, "%s", err.msg);
+    RT_CHECK(img.from_cache && img.size > 4 && memcmp(img.data, "\177ELF", 4) == 0);
+    rt_cuda_image_free(&img);
+
+    /* Within the limit: compiled on the thread, returned and cached like any compile. */
+    const char *tiny_defs[] = {"SCALE=5"};
+    rt_cuda_compile_request tiny = req;
+    tiny.source_name = "tiny.cu";
+    tiny.source = tiny_source;
+    tiny.defines = tiny_defs;
+    tiny.entry = "tiny";
+    tiny.time_limit_s = 600;
+    RT_CHECK_MSG(rt_cuda_compile(&tiny, &img, &err) == 0, "%s", err.msg);
+    RT_CHECK(!img.from_cache && img.size > 4 && memcmp(img.data, "\177ELF", 4) == 0);
+    rt_cuda_image_free(&img);
+    RT_CHECK(rt_cuda_compile(&tiny, &img, &err) == 0 && img.from_cache);
+    rt_cuda_image_free(&img);
+
+    /* A source that does not compile fails with NVRTC's log through the thread too. */
+    const char broken[] = "extern \"C\" __global__ void tiny(float *x) { x[0] = undeclared; }\n";
+    tiny.source = broken;
+    RT_CHECK(rt_cuda_compile(&tiny, &img, &err) == -1);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "undeclared"), "%s", err.msg);
+}
 
 static void test_cache(const char *cache)
 {
@@ -337,6 +400,7 @@ int main(int argc, char **argv)
         return 2;
     }
     test_cache(cache);
+    test_time_limit(cache);
     test_garbage(cache);
     test_real_sources(cache);
     test_default_dir();

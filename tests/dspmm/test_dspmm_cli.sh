@@ -9,19 +9,13 @@
 #   failure                        a rank that fails (test hook fail_rank, in run and in setup)
 #                                  makes the run fail with that rank named, and nothing hangs.
 #   model                          the model-only CLI: no mpirun, outputs, errors.
-set -euo pipefail
-RT=$1
-ROOT=$2
-WORK=$3
-MPIEXEC=$4
-MODE=$5
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK MPIEXEC MODE -- "$@"
 shift 5
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+rt_scratch "$WORK"
+rt_mpi_env
 export ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 CFG="$ROOT/configs/ci/hierarchical-comm-small.yaml"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 mpirun_rt() { local np=$1; shift; "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" "$RT" "$@"; }
 
 # compare DB CSV: every verified point's metrics against the model row of the same point.

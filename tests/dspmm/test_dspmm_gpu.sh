@@ -9,18 +9,13 @@
 # for the same point. Pipelined points (stages 1, 3, 8; 2 and 3 buffer sets) must all verify with
 # the same bytes per tier whatever the stages. Then a rank that fails (fail_rank, in run and in setup) must fail the point
 # with that rank named, without a hang.
-set -euo pipefail
-RT=$1
-ROOT=$2
-WORK=$3
-MPIEXEC=$4
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 unset ROOFTUNE_NO_CUDA
 CFG="$ROOT/configs/ci/hierarchical-comm-gpu-small.yaml"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
 "$RT" list >"$WORK/list.txt" 2>&1 || fail "rooftune list: $(cat "$WORK/list.txt")"
 line=$(grep -E '^ *dspmm\.cuda\.sender ' "$WORK/list.txt" || true)

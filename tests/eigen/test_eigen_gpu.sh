@@ -5,18 +5,13 @@
 # microbenchmarks' byte counts exact. Exits 77 (skipped) where the CUDA kernels are unavailable
 # (no GPU or no plugin), e.g. on CI.
 #   $1 rooftune  $2 scratch folder  $3 eigen-gpu-small.yaml  $4 eigen-ooc-gpu-small.yaml
-set -euo pipefail
-RT=$1
-WORK=$2
-CFG=$3
-OOC=$4
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK CFG OOC -- "$@"
 if ! "$RT" list 2>/dev/null | grep -E '^  eigen\.cuda\.lobpcg' | grep -vq unavailable; then
   echo "eigen.cuda.lobpcg is unavailable here: skipped"
   exit 77
 fi
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+rt_scratch "$WORK"
 m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 count() { sql "$1" "SELECT COUNT(*) FROM points p WHERE $2"; }
 bad() { sql "$1" "SELECT kernel, matrix, params, status, reason FROM points WHERE status NOT IN ('ok', 'infeasible')"; }

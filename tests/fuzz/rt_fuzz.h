@@ -1,5 +1,5 @@
 /* The libFuzzer harnesses of rooftune (issue 13): each takes one input and feeds it to one parser
- * the way a user's file reaches it. All four live in one instrumented binary (the sources are
+ * the way a user's file reaches it. All five live in one instrumented binary (the sources are
  * compiled once); RT_FUZZ_TARGET picks the harness (see rt_fuzz_main.c). */
 #ifndef RT_FUZZ_H
 #define RT_FUZZ_H
@@ -21,5 +21,8 @@ void rt_fuzz_expr(const uint8_t *data, size_t size);
 void rt_fuzz_mmio(const uint8_t *data, size_t size);
 /* The store opener: the input is the database file, opened read-only and read-write. */
 void rt_fuzz_store(const uint8_t *data, size_t size);
+/* Recorded tuning spaces: the input is a Kernel Tuner cache or a T4 file, plain or gzip; what
+ * loads must round-trip through T4. */
+void rt_fuzz_recorded(const uint8_t *data, size_t size);
 
 #endif

@@ -1,4 +1,4 @@
-/* libFuzzer entry: RT_FUZZ_TARGET (config, expr, mmio or store) names the harness. */
+/* libFuzzer entry: RT_FUZZ_TARGET (config, expr, mmio, store or recorded) names the harness. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +21,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     } harnesses[] = {{"config", rt_fuzz_config},
                      {"expr", rt_fuzz_expr},
                      {"mmio", rt_fuzz_mmio},
-                     {"store", rt_fuzz_store}};
+                     {"store", rt_fuzz_store},
+                     {"recorded", rt_fuzz_recorded}};
     const char *want = getenv("RT_FUZZ_TARGET");
     for (size_t i = 0; want && i < sizeof harnesses / sizeof harnesses[0]; ++i)
         if (strcmp(want, harnesses[i].name) == 0)
             chosen = harnesses[i].fn;
     if (!chosen) {
-        fprintf(stderr, "rt_fuzz: set RT_FUZZ_TARGET to config, expr, mmio or store\n");
+        fprintf(stderr, "rt_fuzz: set RT_FUZZ_TARGET to config, expr, mmio, store or recorded\n");
         exit(2);
     }
     return 0;

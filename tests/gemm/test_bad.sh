@@ -58,4 +58,17 @@ rc=$?
 set -e
 [ "$rc" != 0 ] || fail "lookahead = -2 validated"
 grep -q "lookahead" "$WORK/dom.log" || fail "no message naming lookahead: $(cat "$WORK/dom.log")"
+# Garbage in the new parameters: a transport, a math mode and a GPU count outside their domains.
+for bad in "gemm.cpu.tiled:transport:[tcp]" "gemm.cuda.cublas:math_mode:[fast]" \
+  "gemm.cuda.cublasxt:xt_gpus:[-1]" "gemm.cpu.tiled:ipc_deny:[2]"; do
+  IFS=: read -r kern param value <<<"$bad"
+  printf 'experiment: {name: gemm-bad-param}\nmatrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]\nkernels: [{name: %s, params: {%s: %s}}]\n' \
+    "$kern" "$param" "$value" >"$WORK/param.yaml"
+  set +e
+  "$RT" validate "$WORK/param.yaml" >"$WORK/param.log" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" = 2 ] || fail "$kern $param = $value: validate exited $rc, want 2"
+  grep -q "$param" "$WORK/param.log" || fail "no message naming $param: $(cat "$WORK/param.log")"
+done
 echo "gemm bad input: ok"

@@ -11,19 +11,26 @@
 #include "rt_registry.h"
 #include "rt_test.h"
 
+/* n x n x n tiles on a p x q grid, G GPUs, square blocks of b, chunks of d, lookahead l. */
+static gemm_plan_req req_of(int64_t n, int p, int q, int G, int64_t b, int64_t d, int l,
+                            int64_t budget)
+{
+    return (gemm_plan_req){.mt = n,
+                           .nt = n,
+                           .kt = n,
+                           .p = p,
+                           .q = q,
+                           .G = G,
+                           .b = b,
+                           .c = b,
+                           .d = d,
+                           .l = l,
+                           .budget_tiles = budget};
+}
+
 static gemm_plan plan(int64_t n, int p, int q, int G, int64_t b, int64_t d, int l, int64_t budget)
 {
-    const gemm_plan_req req = {.mt = n,
-                               .nt = n,
-                               .kt = n,
-                               .p = p,
-                               .q = q,
-                               .G = G,
-                               .b = b,
-                               .c = b,
-                               .d = d,
-                               .l = l,
-                               .budget_tiles = budget};
+    const gemm_plan_req req = req_of(n, p, q, G, b, d, l, budget);
     gemm_plan pl;
     rt_err err;
     rt_err_clear(&err);
@@ -124,9 +131,21 @@ static void test_grid_volume(void)
 
 static void test_rule_and_budget(void)
 {
-    /* Unlimited: the whole C, one chunk of all of k, lookahead 1 (one block). */
+    /* Unlimited: the whole C, lookahead 1 (one block), and still 8 chunks or more of k (d = 1 is
+     * the largest divisor of 12 with 12 / d >= 8), so loads pipeline with products. */
     gemm_plan pl = plan(12, 1, 1, 1, 0, 0, -1, 0);
-    RT_CHECK(pl.b == 12 && pl.c == 12 && pl.d == 12 && pl.l == 1 && pl.mem_case == 'a');
+    RT_CHECK(pl.b == 12 && pl.c == 12 && pl.d == 1 && pl.l == 1 && pl.mem_case == 'a');
+    /* 16 tiles of k: d = 2 (8 chunks). */
+    pl = plan(16, 1, 1, 1, 0, 0, -1, 0);
+    RT_CHECK(pl.d == 2 && pl.Z == 8);
+    /* All of C (4 x 4 tiles, 2 per GPU) fits in 3/4 of 16 tiles, but no chunk fits beside it
+     * with lookahead 1 (8 + 2 (4 + 2) > 16): the rule falls back to b = c = 2 (it used to give
+     * up: t = 4096 at 2 GiB on 2 GPUs, issue 32). */
+    const gemm_plan_req whole = {
+        .mt = 4, .nt = 4, .kt = 4, .p = 1, .q = 1, .G = 2, .l = -1, .budget_tiles = 16};
+    rt_err werr;
+    RT_CHECK_MSG(gemm_plan_make(&whole, &pl, &werr) == 0, "%s", werr.msg);
+    RT_CHECK(pl.b == 2 && pl.c == 2 && pl.l == 2 && pl.d == 1);
     /* 100 tiles for 8 x 8 x 8: C (64) fits in 3/4 of them; d = 1 is the largest divisor of 8
      * with 64 + 2 (8 + 8) d <= 100. */
     pl = plan(8, 1, 1, 1, 0, 0, -1, 100);
@@ -185,35 +204,87 @@ static void test_ragged(void)
     RT_CHECK(writes == 70);
 }
 
+/* ipc on a 1 x 2 grid (12^3 tiles, b = c = d = 2, everything fits): process (0, 0) owns the A
+ * tiles of even k; it pulls the other 72 from process (0, 1)'s GPU once (A stays) instead of
+ * receiving them over MPI at each of the 3 block columns (216), and sends none. On two nodes the
+ * same plan falls back to MPI. */
+static void test_ipc(void)
+{
+    gemm_plan_req req = req_of(12, 1, 2, 1, 2, 2, 0, 1000);
+    gemm_plan pl;
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == 0 && pl.mem_case == 'a');
+    gemm_proc_counts pc;
+    gemm_model_process(&pl, 0, 0, NULL, &pc);
+    RT_CHECK(pc.h2d_a == 144 && pc.ipc_a == 0 && pc.recv_a == 216 && pc.sent_a == 216);
+    req.ipc = 1;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == 0 && pl.ipc == 1);
+    gemm_model_process(&pl, 0, 0, NULL, &pc);
+    RT_CHECK_MSG(pc.h2d_a == 72 && pc.ipc_a == 72 && pc.recv_a == 0 && pc.sent_a == 0,
+                 "h2d %g ipc %g recv %g sent %g", pc.h2d_a, pc.ipc_a, pc.recv_a, pc.sent_a);
+    RT_CHECK(pc.h2d_b == 72 && pc.ipc_b == 0 && pc.d2h_c == 72);
+    const int two_nodes[2] = {0, 2};
+    gemm_model_process(&pl, 0, 0, two_nodes, &pc);
+    RT_CHECK(pc.h2d_a == 144 && pc.ipc_a == 0 && pc.recv_a == 216 && pc.sent_a == 216);
+}
+
+/* Elements moved, exact with ragged tiles: 10 x 10 x 10 in tiles of 4 (4, 4, 2), everything
+ * fits. One GPU: A and B in once (200 elements), C back (100). Two GPUs (b = 3, c = 4): one of
+ * them takes A from the host, the other from it (100 device to device); B splits 60 + 40. */
+static void test_elements(void)
+{
+    gemm_plan_req req = req_of(3, 1, 1, 1, 3, 1, 0, 0);
+    req.m = req.n = req.k = 10;
+    req.t = 4;
+    gemm_plan pl;
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == 0);
+    gemm_proc_counts pc;
+    gemm_model_process(&pl, 0, 0, NULL, &pc);
+    RT_CHECK(pc.el_h2d == 200 && pc.el_d2h == 100 && pc.el_d2d == 0 && pc.el_ipc == 0);
+    req.G = 2;
+    req.b = req.c = 4;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) == 0 && pl.b == 3 && pl.c == 4 && pl.cg == 2);
+    gemm_model_process(&pl, 0, 0, NULL, &pc);
+    RT_CHECK_MSG(pc.el_h2d == 200 && pc.el_d2h == 100 && pc.el_d2d == 100, "h2d %g d2h %g d2d %g",
+                 pc.el_h2d, pc.el_d2h, pc.el_d2d);
+    RT_CHECK(pc.h2d_a == 9 && pc.d2d_a == 9 && pc.h2d_b == 9);
+    /* Sizes that do not fit the tile counts are rejected. */
+    req.t = -1;
+    RT_CHECK(gemm_plan_make(&req, &pl, &err) != 0 && rt_test_contains(err.msg, "not valid"));
+}
+
 static void test_cache(void)
 {
     gemm_cache *c = NULL;
     rt_err err;
     RT_CHECK(gemm_cache_create(2, 10, 1, 20, &c, &err) == 0);
     int64_t s1, s2, s3, s;
-    int hit;
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s1, &hit, &err) == 0 && !hit);
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s2, &hit, &err) == 0 && !hit);
+    int hit, used;
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s1, &hit, &used, &err) == 0 && !hit && !used);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s2, &hit, &used, &err) == 0 && !hit && !used);
     RT_CHECK(s1 >= 10 && s1 < 12 && s2 >= 10 && s2 < 12 && s1 != s2);
     /* Both pinned: a third tile has nowhere to go. */
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &err) != 0);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &used, &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "pinned"));
     RT_CHECK(gemm_cache_pinned_slot(c, GEMM_POOL_A, 100) == s1);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s1, &err) == 0);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s2, &err) == 0);
     RT_CHECK(gemm_cache_pinned_slot(c, GEMM_POOL_A, 100) == -1);
     /* 100 used again: 200 is now the least recent and makes room for 300. */
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s, &hit, &err) == 0 && hit && s == s1);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 100, &s, &hit, &used, &err) == 0 && hit && s == s1);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) == 0);
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s3, &hit, &err) == 0 && !hit && s3 == s2);
+    /* ... whose slot held 200 (the caller must wait for its readers before overwriting it). */
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s3, &hit, &used, &err) == 0 && !hit &&
+             s3 == s2 && used);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s3, &err) == 0);
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s, &hit, &err) == 0 && !hit && s == s1);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 200, &s, &hit, &used, &err) == 0 && !hit && s == s1);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) == 0);
     RT_CHECK(gemm_cache_release(c, GEMM_POOL_A, s, &err) != 0); /* not pinned any more */
     /* The B pool is separate. */
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_B, 100, &s, &hit, &err) == 0 && !hit && s == 20);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_B, 100, &s, &hit, &used, &err) == 0 && !hit && s == 20);
     gemm_cache_reset(c);
-    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &err) == 0 && !hit);
+    RT_CHECK(gemm_cache_take(c, GEMM_POOL_A, 300, &s, &hit, &used, &err) == 0 && !hit);
     gemm_cache_free(c);
 }
 
@@ -259,6 +330,8 @@ int main(void)
     test_grid_volume();
     test_rule_and_budget();
     test_ragged();
+    test_ipc();
+    test_elements();
     test_cache();
     test_gpu_map();
     return RT_TEST_RESULT();

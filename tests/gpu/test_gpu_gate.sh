@@ -3,19 +3,11 @@
 # device (FAKE_CUDA_DEVICES=1) with no plugin to load, or no device (0).
 #   $1 rooftune  $2 repository root  $3 folder of the fake libcuda.so.1  $4 rt_gpu_launch
 #   $5 scratch folder  $6 mpiexec
-set -uo pipefail
-RT=$1
-ROOT=$2
-FAKE=$3
-LAUNCH=$4
-WORK=$5
-MPIEXEC=$6
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT ROOT FAKE LAUNCH WORK MPIEXEC -- "$@"
 rm -rf "$WORK" && mkdir -p "$WORK/no-plugin"
 unset ROOFTUNE_NO_CUDA
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
 
 # 1. The gate alone, on list lines.
 . "$ROOT/tests/gpu/rt_gpu_gate.sh"

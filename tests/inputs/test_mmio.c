@@ -81,10 +81,11 @@ static void test_hostile(void)
     rt_err err;
     rt_csr m;
     RT_CHECK(rt_mmio_read(RT_INPUTS_MTX_DIR "/does_not_exist.mtx", &m, &err) != 0 &&
-             rt_test_contains(err.msg, "does_not_exist.mtx: cannot open"));
+             rt_test_contains(err.msg, "cannot open ") &&
+             rt_test_contains(err.msg, "does_not_exist.mtx: No such file"));
 
     RT_CHECK_MSG(rt_mmio_read(RT_INPUTS_MTX_DIR, &m, &err) != 0 &&
-                     rt_test_contains(err.msg, "read error"),
+                     rt_test_contains(err.msg, "it is a folder, not a regular file"),
                  "%s", err.msg);
 
     /* A NUL byte in the data (a binary file given by mistake). */
@@ -259,7 +260,7 @@ static void test_round_trip(void)
     RT_CHECK(rt_mmio_write(path, &a, &err) != 0 && rt_test_contains(err.msg, "invalid"));
     a.colidx[0] = 1;
     RT_CHECK(rt_mmio_write(RT_INPUTS_TMP_DIR "/no/such/dir/x.mtx", &a, &err) != 0 &&
-             rt_test_contains(err.msg, "cannot create"));
+             rt_test_contains(err.msg, "does not exist"));
     rt_csr_free(&a);
 }
 

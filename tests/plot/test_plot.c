@@ -566,7 +566,7 @@ static void case_bad_input(const char *dir, sqlite3 *db)
     snprintf(file_dir, sizeof file_dir, "%s/store.db", dir);
     expect_error(db, "exp1", &spec, 1, file_dir, "not a folder", NULL, __LINE__);
     snprintf(file_dir, sizeof file_dir, "%s/store.db/sub", dir);
-    expect_error(db, "exp1", &spec, 1, file_dir, "cannot create plot folder", NULL, __LINE__);
+    expect_error(db, "exp1", &spec, 1, file_dir, "cannot create the folder", NULL, __LINE__);
 
     /* A figure with nothing to show is skipped, not an error. */
     spec = plot_spec("nothing", "line", "row_block", "only_on_wrong", "");

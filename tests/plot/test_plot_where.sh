@@ -3,15 +3,10 @@
 # `where: {kernel: spmm.cpu.csr}` it shows CSR alone. Also: several values and fields, the
 # condition written into the .dat, and clear errors for a field or value the store does not have.
 #   $1 = rooftune, $2 = repository root, $3 = scratch folder
-set -uo pipefail
-RT=$1
-ROOT=$2
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT ROOT WORK -- "$@"
+rt_scratch "$WORK"
 cat >"$WORK/w.yaml" <<'YAML'
 experiment: {name: where}
 matrices: [{name: band, generator: banded, rows: 2000, bandwidth: 3}]

@@ -23,6 +23,14 @@ committed)
   (cd "$WORK/f1" && find . -name '*.dat' | sort) >"$WORK/f1.list"
   (cd "$WORK/f2" && find . -name '*.dat' | sort) >"$WORK/f2.list"
   cmp -s "$WORK/f1.list" "$WORK/f2.list" || fail "the two regenerations wrote different files"
+  # Drawn again into a folder that already holds them (as `rooftune figures` does into
+  # results/figures): every figure stays, none is taken for stale (the roofline figure's files,
+  # rewritten in place, once were).
+  "$RT" figures --results "$WORK/results" --out "$WORK/f1" >"$WORK/f3.log" 2>&1 ||
+    { cat "$WORK/f3.log"; fail "rooftune figures into an existing folder failed"; }
+  (cd "$WORK/f1" && find . -name '*.dat' | sort) >"$WORK/f3.list"
+  diff "$WORK/f2.list" "$WORK/f3.list" >"$WORK/f3.diff" ||
+    fail "drawing into the existing folder lost or added figures: $(head -5 "$WORK/f3.diff")"
   while read -r f; do
     cmp -s "$WORK/f1/$f" "$WORK/f2/$f" || fail "$f differs between two regenerations"
   done <"$WORK/f1.list"

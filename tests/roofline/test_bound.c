@@ -205,6 +205,88 @@ static void test_bound_errors(const rt_machine *gpu)
     RT_CHECK_MSG(rt_test_contains(err.msg, "fp32_gflops in measured"), "%s", err.msg);
 }
 
+/* The GPUs' links (host-resident and multi-GPU kernels): h2d and d2h each at its own ceiling,
+ * peer bytes at the faster of the socket and node tiers, all divided over the rank's devices;
+ * FP64 tensor-core flops at fp64_tensor_gflops; an overlapped traffic takes the max of intra and
+ * inter. The toy machine: h2d = d2h = 10 GB/s, socket 50, node 25, no fp64_tensor_gflops. */
+static void test_links(const rt_machine *m)
+{
+    rt_err err;
+    rt_bound b;
+    rt_bound_opts o;
+    rt_bound_opts_init(&o);
+    o.precision = RT_FP64;
+    rt_traffic t;
+    memset(&t, 0, sizeof t);
+    /* 1e10 flops at 500 GF/s = 20 ms; 3e8 bytes in at 10 GB/s = 30 ms; 1e8 out = 10 ms; 1e9 peer
+     * bytes at 50 GB/s = 20 ms. */
+    t.flops = 1e10;
+    t.h2d_bytes = 3e8;
+    t.d2h_bytes = 1e8;
+    t.peer_bytes = 1e9;
+    RT_CHECK_MSG(rt_bound_compute(&t, m, &o, &b, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(near(b.bound_s, 0.030) && strcmp(b.limit, "host link (h2d)") == 0, "%g %s",
+                 b.bound_s, b.limit);
+    RT_CHECK(near(b.d2h_s, 0.010) && near(b.peer_s, 0.020) && near(b.compute_s, 0.020));
+    /* Over 2 devices every term halves: 15 ms. */
+    t.devices = 2;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0 && near(b.bound_s, 0.015));
+    t.devices = 0;
+    /* Tensor-core FP64 on a machine without its peak: the flops term is left out (the FMA peak
+     * is no bound for DGEMM); 4e10 flops would have been 80 ms. */
+    t.flops = 4e10;
+    t.fp64_tensor = 1;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(b.compute_s == 0 && near(b.bound_s, 0.030), "%g %g", b.compute_s, b.bound_s);
+    rt_machine tm;
+    RT_CHECK(rt_machine_load_string("name: tc\nkind: gpu\nspec: {fp32_gflops: 1000, fp64_gflops: "
+                                    "500, fp64_tensor_gflops: 1000, dram_gbs: 100, l2_gbs: 400, "
+                                    "shared_gbs: 1000, h2d_gbs: 10, d2h_gbs: 10}\n",
+                                    "tc.yaml", &tm, &err) == 0);
+    RT_CHECK(tm.effective.fp64_tensor_gflops == 1000);
+    /* With it: 4e10 at 1000 GF/s = 40 ms; but no GPU-to-GPU link in this file for the peer
+     * bytes: an error naming the ceiling. */
+    RT_CHECK(rt_bound_compute(&t, &tm, &o, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "peer link") && rt_test_contains(err.msg, "'tc'"), "%s",
+                 err.msg);
+    t.peer_bytes = 0;
+    RT_CHECK(rt_bound_compute(&t, &tm, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.040) && strcmp(b.limit, "fp64 tensor") == 0, "%g %s", b.bound_s,
+                 b.limit);
+    /* Overlap: 40 ms of local work and 1e9 socket bytes (20 ms + 1 us) bound at max = 40 ms, not
+     * the sum. */
+    t.net_bytes[RT_TIER_SOCKET] = 1e9;
+    t.net_messages[RT_TIER_SOCKET] = 1;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0 && near(b.bound_s, 0.030 + 0.020 + 1e-6));
+    t.overlap = 1;
+    RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
+    RT_CHECK_MSG(near(b.bound_s, 0.030), "%g", b.bound_s);
+    /* A cpu machine (a CPU kernel emulating GPUs) has no links: the terms are left out, unless
+     * the file gives a host link. */
+    rt_machine cpu;
+    RT_CHECK(rt_machine_load_string("name: c\nkind: cpu\nspec: {fp32_gflops: 10, fp64_gflops: 5, "
+                                    "dram_gbs: 20, socket: {bandwidth_gbs: 1, latency_us: 0}}\n",
+                                    "cpu.yaml", &cpu, &err) == 0);
+    memset(&t, 0, sizeof t);
+    t.flops = 10;
+    t.h2d_bytes = t.d2h_bytes = t.peer_bytes = 1e12;
+    RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) == 0 && near(b.bound_s, 1e-9));
+    RT_CHECK(rt_machine_load_string("name: c\nkind: cpu\nspec: {fp32_gflops: 10, fp64_gflops: 5, "
+                                    "dram_gbs: 20, h2d_gbs: 1000}\n",
+                                    "cpu.yaml", &cpu, &err) == 0);
+    RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) == 0 && near(b.bound_s, 1.0));
+    t.h2d_bytes = -1;
+    RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "h2d_bytes"), "%s", err.msg);
+    /* The traffic metrics keep the link bytes. */
+    rt_metrics mm;
+    rt_metrics_init(&mm);
+    t.h2d_bytes = 5;
+    RT_CHECK(rt_bound_traffic_metrics(&t, &mm, &err) == 0);
+    const rt_metric *x = rt_metrics_get(&mm, "model_peer_bytes");
+    RT_CHECK(x && x->value == 1e12 && rt_metrics_get(&mm, "model_h2d_bytes")->value == 5);
+}
+
 static void test_checks(void)
 {
     rt_err err;
@@ -275,6 +357,7 @@ int main(void)
     test_intra(&m);
     test_inter(&m);
     test_bound_errors(&m);
+    test_links(&m);
     test_checks();
     return RT_TEST_RESULT();
 }

@@ -4,16 +4,10 @@
 # marker API inactive), never a number; started by likwid-perfctr -m on a machine whose counters
 # can be read, the time per timed execution and the group's events.
 #   $1 = rooftune, $2 = scratch folder, $3 = 1 when LIKWID is compiled in
-set -uo pipefail
-RT=$1
-WORK=$2
-HAVE_LIKWID=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT WORK HAVE_LIKWID -- "$@"
+rt_scratch "$WORK"
 cat >"$WORK/lk.yaml" <<'YAML'
 experiment: {name: likwid}
 matrices: [{name: band, generator: banded, rows: 2000, bandwidth: 3}]

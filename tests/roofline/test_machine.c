@@ -58,6 +58,11 @@ static void test_validation(void)
     /* Negative and zero bandwidths. */
     expect_error("dram_gbs: 100", "dram_gbs: -100", "m.yaml:7:", "positive");
     expect_error("l2_gbs: 400", "l2_gbs: 0", "m.yaml:8:", "spec.l2_gbs");
+    /* The FP64 tensor-core peak (optional) follows the same rules. */
+    expect_error("  fp64_gflops: 500\n", "  fp64_gflops: 500\n  fp64_tensor_gflops: -1\n",
+                 "m.yaml:7:", "spec.fp64_tensor_gflops");
+    expect_error("  fp64_gflops: 500\n", "  fp64_gflops: 500\n  fp64_tensor_gflop: 1\n",
+                 "m.yaml:7:", "did you mean 'fp64_tensor_gflops'");
     /* Missing required ceilings (gpu needs L2, shared memory and the host link). */
     expect_error("  l2_gbs: 400\n", "", "missing required ceiling 'l2_gbs'", "m.yaml:4:");
     expect_error("  d2h_gbs: 10\n", "", "missing required ceiling 'd2h_gbs'", NULL);

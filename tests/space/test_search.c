@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_fake_kernel.h"
 #include "rt_search.h"
 #include "rt_test_grid.h"
 #include "rt_test.h"
@@ -397,8 +398,40 @@ static void test_delegated(void)
     rt_space_free(sp);
 }
 
+/* A kernel whose schema has no parameter: its space is one point, index 0, which every strategy
+ * of the table yields once (the user family's kernel specs may have no parameters). */
+static void test_no_parameters(void)
+{
+    static const rt_kernel_desc bare = {
+        .name = "spmm.cpu.bare", .family = "spmm", .backend = "cpu", RT_FAKE_KERNEL_HOOKS};
+    rt_kernel_cfg k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "spmm.cpu.bare");
+    rt_space *sp = NULL;
+    rt_err err;
+    RT_CHECK(rt_space_build(&k, &bare, NULL, 1, 1, 1, NULL, &sp, &err) == 0);
+    if (!sp)
+        return;
+    RT_CHECK(rt_space_n_dims(sp) == 0 && rt_space_size(sp) == 1);
+    for (int i = 0; i < rt_strategy_count(); ++i) {
+        const char *name = rt_strategy_at(i)->name;
+        const rt_search_cfg c = search_cfg(name, 0, 2);
+        rt_search *se = NULL;
+        RT_CHECK_MSG(rt_search_create(&c, sp, &se, &err) == 0, "%s: %s", name, err.msg);
+        if (!se)
+            continue;
+        int64_t seq[4];
+        const int n = drain(se, seq, 4);
+        RT_CHECK_MSG(n == 1 && seq[0] == 0, "%s yielded %d point(s) of a one-point space", name, n);
+        RT_CHECK(rt_search_budget(se) == 1);
+        rt_search_free(se);
+    }
+    rt_space_free(sp);
+}
+
 int main(void)
 {
+    test_no_parameters();
     test_delegated();
     test_exhaustive();
     test_random();

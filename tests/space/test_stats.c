@@ -90,43 +90,6 @@ static void test_median_ci(void)
     RT_CHECK(rt_stats_median_ci(x, 0, 0.95, &lo, &hi, &rel, NULL, &err) != 0);
 }
 
-static void test_should_stop(void)
-{
-    double tight[50], noisy[50];
-    for (int i = 0; i < 50; ++i) {
-        tight[i] = 1.0 + 0.001 * (i % 5);
-        noisy[i] = 1.0 + (double)((i * 7919) % 50) / 25.0; /* spread over [1, 3) */
-    }
-    /* max_reps always wins. */
-    RT_CHECK(rt_stats_should_stop(noisy, 20, 5, 20, 0.0, 10.0, 0.01, 0.95) == 1);
-    /* min_reps is a floor, even past the time limit. */
-    RT_CHECK(rt_stats_should_stop(tight, 3, 5, 50, 100.0, 1.0, 0.02, 0.95) == 0);
-    /* Out of time. */
-    RT_CHECK(rt_stats_should_stop(noisy, 10, 5, 50, 1.5, 1.0, 0.01, 0.95) == 1);
-    /* Converged: tight samples, a 2% target. */
-    RT_CHECK(rt_stats_should_stop(tight, 10, 5, 50, 0.1, 1.0, 0.02, 0.95) == 1);
-    /* Not converged: noisy samples, time left. */
-    RT_CHECK(rt_stats_should_stop(noisy, 10, 5, 50, 0.1, 1.0, 0.02, 0.95) == 0);
-    /* Too few samples for any 95% interval: keep going even if tight. */
-    RT_CHECK(rt_stats_should_stop(tight, 5, 1, 50, 0.1, 1.0, 0.02, 0.95) == 0);
-    /* No CI target: only count and time decide. */
-    RT_CHECK(rt_stats_should_stop(tight, 30, 5, 50, 0.1, 1.0, 0.0, 0.95) == 0);
-    /* No time limit and no max: CI alone. */
-    RT_CHECK(rt_stats_should_stop(noisy, 40, 5, 0, 1e9, 0.0, 0.02, 0.95) == 0);
-    RT_CHECK(rt_stats_should_stop(tight, 40, 5, 0, 1e9, 0.0, 0.02, 0.95) == 1);
-    /* Garbage stops rather than looping forever. */
-    RT_CHECK(rt_stats_should_stop(NULL, 10, 5, 50, 0.1, 1.0, 0.02, 0.95) == 1);
-    RT_CHECK(rt_stats_should_stop(tight, 10, 5, 50, 0.1, 1.0, 0.02, 7.0) == 1);
-    const double nan_samples[] = {1, 1, NAN, 1, 1, 1, 1, 1};
-    RT_CHECK(rt_stats_should_stop(nan_samples, 8, 5, 50, 0.1, 1.0, 0.02, 0.95) == 1);
-    /* No limit of any kind: stop after min_reps rather than never. */
-    RT_CHECK(rt_stats_should_stop(noisy, 4, 5, 0, 1e9, 0.0, 0.0, 0.95) == 0);
-    RT_CHECK(rt_stats_should_stop(noisy, 5, 5, 0, 1e9, 0.0, 0.0, 0.95) == 1);
-    RT_CHECK(rt_stats_should_stop(noisy, 1, 0, 0, 1e9, 0.0, 0.0, 0.95) == 1);
-    /* n == 0 with min_reps 0 has nothing to judge yet. */
-    RT_CHECK(rt_stats_should_stop(NULL, 0, 0, 50, 0.0, 1.0, 0.02, 0.95) == 0);
-}
-
 static void test_mann_whitney(void)
 {
     rt_stats_mw r;
@@ -201,7 +164,6 @@ int main(void)
 {
     test_summary();
     test_median_ci();
-    test_should_stop();
     test_mann_whitney();
     return RT_TEST_RESULT();
 }

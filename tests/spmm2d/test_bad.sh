@@ -2,15 +2,10 @@
 # ranks and a tile grid finer than the matrix are infeasible points with the reason; SpGEMM of a
 # non-square matrix stops the run with a message; an out-of-domain parameter fails validation.
 # Args: rooftune, this folder, scratch folder, mpiexec.
-set -euo pipefail
-RT=$1
-HERE=$2
-WORK=$3
-MPIEXEC=$4
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT HERE WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 cat >"$WORK/grid.yaml" <<'YAML'
 experiment: {name: spmm2d-bad-grid}
 matrices: [{name: tiny, generator: banded, rows: 40, bandwidth: 3}]

@@ -4,17 +4,11 @@
 # found the same C. Exits 77 (skipped) only where there is no NVIDIA
 # driver or no CUDA device; a GPU host whose plugin does not load fails (tests/gpu/rt_gpu_gate.sh).
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-set -euo pipefail
-RT=$1
-HERE=$2
-WORK=$3
-MPIEXEC=$4
-NP=$5
-CFG=$6
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 fail() { echo "FAIL (gpu, np $NP): $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
 line=$("$RT" list 2>&1 | grep -E '^ *spmm2d\.cuda\.stationary_c ' || true)
 [ -n "$line" ] || fail "rooftune list does not show spmm2d.cuda.stationary_c"

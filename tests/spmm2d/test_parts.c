@@ -18,13 +18,16 @@
 #include "rt_comm.h"
 #include "rt_generators.h"
 #include "rt_kernels.h"
-#include "spmm2d_dist.h"
+#include "sp2_dist.h"
+#include "sp2_problem.h"
+#include "spgemm2d_cpu_kernels.h"
+#include "spgemm2d_family.h"
+#include "spmm2d_cpu_kernels.h"
 #include "spmm2d_family.h"
-#include "spmm2d_kernels.h"
-#include "spmm2d_layout.h"
-#include "spmm2d_local.h"
-#include "spmm2d_queue.h"
-#include "spmm2d_workgrid.h"
+#include "sp2_layout.h"
+#include "sp2_local.h"
+#include "sp2_queue.h"
+#include "sp2_workgrid.h"
 #include "rt_test_mpi.h"
 
 #define CHECK     RT_MPI_CHECK
@@ -394,72 +397,74 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
     rt_err err;
     rt_csr a;
     CHECK(make_matrix(&a, 61, 61, 4, 31) == 0);
-    for (const rt_kernel_desc *const *kp = rt_spmm2d_kernels(); *kp; ++kp) {
-        const rt_kernel_desc *k = *kp;
-        const rt_family_desc *fam = rt_registry_find_family(reg, k->family);
-        CHECK(fam && fam->wants_whole_matrix == 1);
-        for (int pi = 0; pi < 2; ++pi) {
-            rt_params prob, par;
-            rt_params_init(&prob);
-            rt_params_init(&par);
-            rt_params_set(&prob, "precision", rt_value_str(pi ? "fp64" : "fp32"), &err);
-            if (strcmp(k->family, "spmm2d") == 0)
-                rt_params_set(&prob, "N", rt_value_int(9), &err);
-            rt_params_set(&par, "refine", rt_value_int(2), &err);
-            if (rt_kernel_find_param(k, "queue_slots"))
-                rt_params_set(&par, "queue_slots", rt_value_int(1), &err);
-            if (rt_kernel_find_param(k, "prefetch"))
-                rt_params_set(&par, "prefetch", rt_value_int(pi), &err);
-            void *in = NULL;
-            CHECK_MSG(fam->make_inputs(&a, &prob, &in, &err) == 0, "%s", err.msg);
-            const int64_t n = fam->output_elems(in);
-            double *ref = malloc((size_t)(n > 0 ? n : 1) * sizeof *ref);
-            double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
-            CHECK(fam->reference(in, ref, &err) == 0);
-            const rt_kernel_env env = {NULL, NULL, rt_mpi_rank, P, c};
-            void *st = NULL;
-            CHECK_MSG(k->setup(k, in, &par, &env, &st, &err) == 0, "%s: %s", k->name, err.msg);
-            double sec = 0;
-            for (int rep = 0; st && rep < 2; ++rep) {
-                for (int64_t q = 0; q < n; ++q)
-                    out[q] = NAN;
-                CHECK_MSG(k->run(st, &sec, &err) == 0, "%s: %s", k->name, err.msg);
-                CHECK(sec > 0);
-                CHECK_MSG(k->output(st, out, &err) == 0, "%s: %s", k->name, err.msg);
-                const double e = rel_err_global(out, ref, n);
-                CHECK_MSG(e <= fam->tolerance(in), "%s %s: relative error %g", k->name,
-                          pi ? "fp64" : "fp32", e);
-            }
-            if (st) {
-                /* One changed value on the last rank with outputs fails verification. */
-                int has = n > 0, last = -1;
-                int cand = has ? rt_mpi_rank : -1;
-                MPI_Allreduce(&cand, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                if (rt_mpi_rank == last)
-                    out[n / 2] += 1e-3 * (fabs(out[n / 2]) + 1.0);
-                CHECK_MSG(rel_err_global(out, ref, n) > fam->tolerance(in),
-                          "%s: a wrong value passed", k->name);
-                rt_metrics mt;
-                rt_metrics_init(&mt);
-                CHECK(k->metrics(st, &mt, &err) == 0);
-                const rt_metric *tt = rt_metrics_get(&mt, "tasks_total");
-                const rt_metric *te = rt_metrics_get(&mt, "tasks_executed");
-                if (strstr(k->name, ".ws_")) {
-                    CHECK(tt && te && tt->value == te->value && tt->value > 0);
-                } else {
-                    CHECK(!tt && !te);
+    const rt_kernel_desc *const *const lists[2] = {rt_spmm2d_kernels(), rt_spgemm2d_kernels()};
+    for (int li = 0; li < 2; ++li)
+        for (const rt_kernel_desc *const *kp = lists[li]; *kp; ++kp) {
+            const rt_kernel_desc *k = *kp;
+            const rt_family_desc *fam = rt_registry_find_family(reg, k->family);
+            CHECK(fam && fam->wants_whole_matrix == 1);
+            for (int pi = 0; pi < 2; ++pi) {
+                rt_params prob, par;
+                rt_params_init(&prob);
+                rt_params_init(&par);
+                rt_params_set(&prob, "precision", rt_value_str(pi ? "fp64" : "fp32"), &err);
+                if (strcmp(k->family, "spmm2d") == 0)
+                    rt_params_set(&prob, "N", rt_value_int(9), &err);
+                rt_params_set(&par, "refine", rt_value_int(2), &err);
+                if (rt_kernel_find_param(k, "queue_slots"))
+                    rt_params_set(&par, "queue_slots", rt_value_int(1), &err);
+                if (rt_kernel_find_param(k, "prefetch"))
+                    rt_params_set(&par, "prefetch", rt_value_int(pi), &err);
+                void *in = NULL;
+                CHECK_MSG(fam->make_inputs(&a, &prob, &in, &err) == 0, "%s", err.msg);
+                const int64_t n = fam->output_elems(in);
+                double *ref = malloc((size_t)(n > 0 ? n : 1) * sizeof *ref);
+                double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
+                CHECK(fam->reference(in, ref, &err) == 0);
+                const rt_kernel_env env = {NULL, NULL, rt_mpi_rank, P, c};
+                void *st = NULL;
+                CHECK_MSG(k->setup(k, in, &par, &env, &st, &err) == 0, "%s: %s", k->name, err.msg);
+                double sec = 0;
+                for (int rep = 0; st && rep < 2; ++rep) {
+                    for (int64_t q = 0; q < n; ++q)
+                        out[q] = NAN;
+                    CHECK_MSG(k->run(st, &sec, &err) == 0, "%s: %s", k->name, err.msg);
+                    CHECK(sec > 0);
+                    CHECK_MSG(k->output(st, out, &err) == 0, "%s: %s", k->name, err.msg);
+                    const double e = rel_err_global(out, ref, n);
+                    CHECK_MSG(e <= fam->tolerance(in), "%s %s: relative error %g", k->name,
+                              pi ? "fp64" : "fp32", e);
                 }
-                CHECK(rt_metrics_get(&mt, "compute_s_max") &&
-                      rt_metrics_get(&mt, "imbalance_s_avg"));
-                rt_traffic tr;
-                CHECK_MSG(k->traffic(k, in, &par, &env, &tr, &err) == 0, "%s", err.msg);
-                k->teardown(st);
+                if (st) {
+                    /* One changed value on the last rank with outputs fails verification. */
+                    int has = n > 0, last = -1;
+                    int cand = has ? rt_mpi_rank : -1;
+                    MPI_Allreduce(&cand, &last, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+                    if (rt_mpi_rank == last)
+                        out[n / 2] += 1e-3 * (fabs(out[n / 2]) + 1.0);
+                    CHECK_MSG(rel_err_global(out, ref, n) > fam->tolerance(in),
+                              "%s: a wrong value passed", k->name);
+                    rt_metrics mt;
+                    rt_metrics_init(&mt);
+                    CHECK(k->metrics(st, &mt, &err) == 0);
+                    const rt_metric *tt = rt_metrics_get(&mt, "tasks_total");
+                    const rt_metric *te = rt_metrics_get(&mt, "tasks_executed");
+                    if (strstr(k->name, ".ws_")) {
+                        CHECK(tt && te && tt->value == te->value && tt->value > 0);
+                    } else {
+                        CHECK(!tt && !te);
+                    }
+                    CHECK(rt_metrics_get(&mt, "compute_s_max") &&
+                          rt_metrics_get(&mt, "imbalance_s_avg"));
+                    rt_traffic tr;
+                    CHECK_MSG(k->traffic(k, in, &par, &env, &tr, &err) == 0, "%s", err.msg);
+                    k->teardown(st);
+                }
+                fam->free_inputs(in);
+                free(ref);
+                free(out);
             }
-            fam->free_inputs(in);
-            free(ref);
-            free(out);
         }
-    }
     rt_csr_free(&a);
 }
 

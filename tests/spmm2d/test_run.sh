@@ -3,17 +3,11 @@
 # every point verified, work stealing ran each task exactly once, stationary C and the SUMMAs
 # moved exactly the bytes their model predicts, and every SpGEMM variant found the same C.
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-set -euo pipefail
-RT=$1
-HERE=$2
-WORK=$3
-MPIEXEC=$4
-NP=$5
-CFG=$6
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 # Two ranks per emulated node from 4 ranks up (all three tiers in play), one per node below.
 rpn=1
 [ "$NP" -ge 4 ] && rpn=2

@@ -8,6 +8,7 @@
 
 #include "rt_generators.h"
 #include "rt_test.h"
+#include "sptrsv_test_matrix.h"
 #include "sptrsv_block.h"
 #include "sptrsv_cpu_levelset.h"
 #include "sptrsv_family.h"
@@ -81,16 +82,6 @@ static void test_hand_dag(void)
     rt_csr_free(&l);
 }
 
-static void build(rt_csr *a, int stencil, int nx)
-{
-    rt_params args;
-    rt_params_init(&args);
-    rt_err err;
-    RT_CHECK(rt_params_set(&args, "stencil", rt_value_int(stencil), &err) == 0);
-    RT_CHECK(rt_params_set(&args, "nx", rt_value_int(nx), &err) == 0);
-    RT_CHECK_MSG(rt_matrix_build("laplacian", &args, NULL, NULL, a, &err) == 0, "%s", err.msg);
-}
-
 static double rel_err(const double *x, const double *y, int64_t n)
 {
     double num = 0.0, den = 0.0;
@@ -104,7 +95,7 @@ static double rel_err(const double *x, const double *y, int64_t n)
 static void test_solve(int stencil, int nx, int64_t nrhs, sptrsv_ordering ord, int64_t cap)
 {
     rt_csr a;
-    build(&a, stencil, nx);
+    sptrsv_test_laplacian(&a, stencil, nx);
     rt_sptrsv_inputs *in = NULL;
     rt_err err;
     RT_CHECK_MSG(rt_sptrsv_inputs_create(&a, nrhs, ord, cap, 3, 0, 1, &in, &err) == 0, "%s",
@@ -166,7 +157,7 @@ static void expect_error(const rt_csr *a, const char *needle)
 static void test_bad_inputs(void)
 {
     rt_csr a;
-    build(&a, 5, 4);
+    sptrsv_test_laplacian(&a, 5, 4);
     a.val[0] = -4.0; /* indefinite */
     expect_error(&a, "not positive definite");
     a.val[0] = 4.0;
@@ -179,6 +170,13 @@ static void test_bad_inputs(void)
     rt_err err;
     RT_CHECK(rt_csr_from_coo(&a, 2, 2, 2, ri, ci, v, &err) == 0);
     expect_error(&a, "not positive definite");
+    rt_csr_free(&a);
+    /* One triangle only: A(1,2) = 1 but A(2,1) absent; the message ends the clause cleanly (it
+     * once printed "is absent0"). */
+    const int64_t ri2[] = {0, 0, 1}, ci2[] = {0, 1, 1};
+    const double v2[] = {4.0, 1.0, 4.0};
+    RT_CHECK(rt_csr_from_coo(&a, 2, 2, 3, ri2, ci2, v2, &err) == 0);
+    expect_error(&a, "A(2,1) is absent (sptrsv needs an SPD matrix");
     rt_csr_free(&a);
 }
 

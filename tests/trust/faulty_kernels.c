@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cpu_kernel.h"
 #include "rt_clock.h"
 #include "spmm_family.h"
 #include "spmm_traffic.h"
@@ -15,7 +16,6 @@ static const rt_param_schema faulty_params[] = {
      "runs before the fault starts (0: from the first, the verification run)"},
     {"time_divisor", RT_V_REAL, "", "1", 0, "the time reported is the wall time over this"},
 };
-#define N_FAULTY_PARAMS ((int)(sizeof faulty_params / sizeof faulty_params[0]))
 
 typedef struct faulty_state {
     const rt_spmm_inputs *in;
@@ -107,19 +107,10 @@ static int faulty_traffic(const rt_kernel_desc *self, const void *inputs, const 
     return 0;
 }
 
-static const rt_kernel_desc faulty_kernel = {
-    .name = "spmm.cpu.faulty_test",
-    .family = "spmm",
-    .backend = "cpu",
-    .summary = "test only: CSR SpMM that corrupts one element or under-reports its time",
-    .params = faulty_params,
-    .n_params = N_FAULTY_PARAMS,
-    .setup = faulty_setup,
-    .run = faulty_run,
-    .output = faulty_output,
-    .teardown = faulty_teardown,
-    .traffic = faulty_traffic,
-};
+static const rt_kernel_desc faulty_kernel = RT_CPU_KERNEL(
+    "spmm.cpu.faulty_test", "spmm",
+    "test only: CSR SpMM that corrupts one element or under-reports its time", faulty_params, NULL,
+    faulty_setup, faulty_run, faulty_output, NULL, faulty_teardown, faulty_traffic);
 
 int faulty_kernels_register(rt_registry *reg, rt_err *err)
 {

@@ -15,6 +15,7 @@
 #include "gemm_desc.h"
 #include "rt_generators.h"
 #include "rt_verify.h"
+#include "spgemm2d_family.h"
 #include "spmm2d_family.h"
 #include "sptrsv_family.h"
 

@@ -2,15 +2,10 @@
 # matrix or kernel lists; a matrix that cannot be built (0 x 0, nnz = 2^63) has its points recorded
 # as errors saying why and the run goes on with the next matrix (exit 1, run 'complete').
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
-set -uo pipefail
-RT=$1
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT HERE WORK -- "$@"
+rt_scratch "$WORK"
 head='experiment: {name: inputs}
 problem: {K: [4], precision: [fp64]}
 measure: {warmup: 0, min_reps: 2, max_reps: 3, max_time_s: 0.05}'

@@ -3,15 +3,10 @@
 # allocated, and the run goes on. The host's available memory is read from a stand-in meminfo
 # ($ROOFTUNE_MEMINFO: 64 MiB), so the test needs no real shortage.
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
-set -uo pipefail
-RT=$1
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT HERE WORK -- "$@"
+rt_scratch "$WORK"
 printf 'MemTotal:       1048576 kB\nMemFree:         65536 kB\nMemAvailable:    65536 kB\n' >"$WORK/meminfo"
 # 200000 x 200000 banded, fp64. K = 16: B 24.4 MiB, reference + output + scale 73.2 MiB, C 24.4 MiB
 # (122 MiB in all, over 64); K = 2: 15.3 MiB in all.

@@ -7,14 +7,10 @@
 # refuses garbage at `validate` with exit 2 and a message naming the file, line, column, parameter
 # and kernel; a good value of each is accepted (so the refusal is about the value).
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
-set -uo pipefail
-RT=$1
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+. "$(dirname "$0")/../rt_test_lib.sh"
+set +e
+rt_args RT HERE WORK -- "$@"
+rt_scratch "$WORK"
 # write MATRIX PROBLEM KERNEL PARAMS: a one-kernel config in $WORK/c.yaml (params on line 7).
 write() {
   printf '%s\n' "experiment: {name: new-params}" "matrices:" "  - $1" "problem: $2" "kernels:" \

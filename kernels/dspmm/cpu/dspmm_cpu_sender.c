@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include "rt_cpu_kernel.h"
 #include "dspmm_family.h"
 #include "dspmm_part.h"
 #include "dspmm_sender_common.h"
@@ -159,68 +160,60 @@ static int sender_setup(const rt_kernel_desc *self, const void *inputs, const rt
 
 /* ---- One execution ------------------------------------------------------------------------ */
 
+/* One row of the sender's two loops for one value type T (fp32 and fp64 run the same code): a
+ * reduced row (dr += xr, w values) and a level-0 partial row (orow = row r of A_local times the
+ * columns [c0, c0 + w) of B_block). */
+#define DSPMM_SENDER_ROW(T, SUFFIX)                                                                \
+    static void reduce_row_##SUFFIX(T *dr, const T *xr, int64_t w)                                 \
+    {                                                                                              \
+        for (int64_t j = 0; j < w; ++j)                                                            \
+            dr[j] += xr[j];                                                                        \
+    }                                                                                              \
+    static void multiply_row_##SUFFIX(const sender_state *s, T *orow, int64_t r, int64_t c0,       \
+                                      int64_t w)                                                   \
+    {                                                                                              \
+        const T *v = s->b.lval, *b = s->b.bblk;                                                    \
+        for (int64_t j = 0; j < w; ++j)                                                            \
+            orow[j] = (T)0;                                                                        \
+        for (int64_t e = s->b.lrowptr[r]; e < s->b.lrowptr[r + 1]; ++e) {                          \
+            const T a = v[e];                                                                      \
+            const T *brow = b + (int64_t)s->b.lcol[e] * s->b.kb + c0;                              \
+            for (int64_t j = 0; j < w; ++j)                                                        \
+                orow[j] += a * brow[j];                                                            \
+        }                                                                                          \
+    }
+DSPMM_SENDER_ROW(float, fp32)
+DSPMM_SENDER_ROW(double, fp64)
+
 /* dst[map[r]] += src[r] for rows of w values; dst rows have ld ldd and start at column c0. Rows of
  * one map are distinct, so the rows can be reduced in parallel. */
 static void reduce_rows(const sender_state *s, void *dst, int64_t ldd, int64_t c0, const void *src,
                         const int64_t *src_rows, const int64_t *map, int64_t n, int64_t w)
 {
-    if (s->b.prec == RT_FP32) {
-        float *d = dst;
-        const float *x = src;
+    const size_t eb = s->b.esize;
 #pragma omp parallel for schedule(static) num_threads(s->team) if (n * w > 4096)
-        for (int64_t r = 0; r < n; ++r) {
-            float *dr = d + map[r] * ldd + c0;
-            const float *xr = x + (src_rows ? src_rows[r] : r) * w;
-            for (int64_t j = 0; j < w; ++j)
-                dr[j] += xr[j];
-        }
-    } else {
-        double *d = dst;
-        const double *x = src;
-#pragma omp parallel for schedule(static) num_threads(s->team) if (n * w > 4096)
-        for (int64_t r = 0; r < n; ++r) {
-            double *dr = d + map[r] * ldd + c0;
-            const double *xr = x + (src_rows ? src_rows[r] : r) * w;
-            for (int64_t j = 0; j < w; ++j)
-                dr[j] += xr[j];
-        }
+    for (int64_t r = 0; r < n; ++r) {
+        char *dr = (char *)dst + (size_t)(map[r] * ldd + c0) * eb;
+        const char *xr = (const char *)src + (size_t)((src_rows ? src_rows[r] : r) * w) * eb;
+        if (s->b.prec == RT_FP32)
+            reduce_row_fp32((float *)dr, (const float *)xr, w);
+        else
+            reduce_row_fp64((double *)dr, (const double *)xr, w);
     }
 }
 
 /* Level-0 partial rows for columns [c0, c0 + w) of my group: out (rows x w) = A_local * B_block. */
 static void local_multiply(const sender_state *s, void *out, int64_t c0, int64_t w)
 {
-    const int64_t n0 = s->b.role.level_rows[0], kb = s->b.kb;
-    if (s->b.prec == RT_FP32) {
-        float *o = out;
-        const float *v = s->b.lval, *b = s->b.bblk;
+    const int64_t n0 = s->b.role.level_rows[0];
+    const size_t eb = s->b.esize;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(s->team)
-        for (int64_t r = 0; r < n0; ++r) {
-            float *orow = o + r * w;
-            for (int64_t j = 0; j < w; ++j)
-                orow[j] = 0.0f;
-            for (int64_t e = s->b.lrowptr[r]; e < s->b.lrowptr[r + 1]; ++e) {
-                const float a = v[e];
-                const float *brow = b + (int64_t)s->b.lcol[e] * kb + c0;
-                for (int64_t j = 0; j < w; ++j)
-                    orow[j] += a * brow[j];
-            }
-        }
-    } else {
-        double *o = out;
-        const double *v = s->b.lval, *b = s->b.bblk;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(s->team)
-        for (int64_t r = 0; r < n0; ++r) {
-            double *orow = o + r * w;
-            for (int64_t j = 0; j < w; ++j)
-                orow[j] = 0.0;
-            for (int64_t e = s->b.lrowptr[r]; e < s->b.lrowptr[r + 1]; ++e) {
-                const double a = v[e];
-                const double *brow = b + (int64_t)s->b.lcol[e] * kb + c0;
-                for (int64_t j = 0; j < w; ++j)
-                    orow[j] += a * brow[j];
-            }
-        }
+    for (int64_t r = 0; r < n0; ++r) {
+        char *orow = (char *)out + (size_t)(r * w) * eb;
+        if (s->b.prec == RT_FP32)
+            multiply_row_fp32(s, (float *)orow, r, c0, w);
+        else
+            multiply_row_fp64(s, (double *)orow, r, c0, w);
     }
 }
 
@@ -431,25 +424,12 @@ static int sender_traffic(const rt_kernel_desc *self, const void *inputs, const 
     return dspmm_sender_traffic(KNAME, inputs, &cfg, env, t, err);
 }
 
-static const rt_kernel_desc sender_desc = {
-    .name = KNAME,
-    .family = "dspmm",
-    .backend = "cpu",
-    .summary = "distributed sender-multiplies SpMM: batch x data grid, direct or hierarchical "
-               "reduction, minibatch pipelining (host MPI)",
-    .params = sender_params,
-    .n_params = N_SENDER_PARAMS,
-    .unavailable = NULL,
-    .check = sender_check,
-    .setup = sender_setup,
-    .run = sender_run,
-    .output = sender_output,
-    .metrics = sender_metrics,
-    .flush = NULL,
-    .teardown = sender_teardown,
-    .traffic = sender_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc sender_desc =
+    RT_CPU_KERNEL(KNAME, "dspmm",
+                  "distributed sender-multiplies SpMM: batch x data grid, direct or hierarchical "
+                  "reduction, minibatch pipelining (host MPI)",
+                  sender_params, sender_check, sender_setup, sender_run, sender_output,
+                  sender_metrics, sender_teardown, sender_traffic);
 
 const rt_kernel_desc *rt_dspmm_cpu_sender_kernel(void)
 {

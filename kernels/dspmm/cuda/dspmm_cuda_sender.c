@@ -17,6 +17,7 @@
 #include "rt_clock.h"
 #include "rt_schema.h"
 #include "dspmm_cuda_catalog.h"
+#include "rt_cuda_point.h"
 
 #define KNAME RT_DSPMM_CUDA_SENDER
 
@@ -1316,16 +1317,9 @@ static int gpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 
 void rt_dspmm_cuda_sender_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = gpu_check;
-    d->setup = gpu_setup;
-    d->run = gpu_run;
-    d->output = gpu_output;
-    d->metrics = gpu_metrics;
-    d->flush = gpu_flush;
-    d->teardown = gpu_teardown;
-    d->traffic = gpu_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {gpu_check,   gpu_setup, gpu_run,      gpu_output,
+                                              gpu_metrics, gpu_flush, gpu_teardown, gpu_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }
 
 void rt_dspmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "eigen_family.h"
+#include "eigen_hooks.h"
 #include "eigen_micro.h"
 #include "eigen_packed.h"
 #include "rt_schema.h"
+#include "rt_cuda_point.h"
 
 #define MAX_STREAMS 2
 
@@ -118,26 +120,6 @@ static void micro_teardown(void *state)
     free(s->a_bytes);
     free(s->t_nnz);
     free(s);
-}
-
-static int wanted_op(const rt_kernel_desc *self)
-{
-    return strstr(self->name, "spmm") ? EG_SPMM : EG_XTY;
-}
-
-static int micro_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
-{
-    (void)p;
-    (void)env;
-    (void)err;
-    const eg_inputs *in = inputs;
-    if ((int)in->cfg.solver != wanted_op(self)) {
-        snprintf(why, whylen, "%s runs %s; the problem asks for solver %s", self->name,
-                 eg_solver_name((eg_solver_kind)wanted_op(self)), eg_solver_name(in->cfg.solver));
-        return RT_INFEASIBLE;
-    }
-    return 0;
 }
 
 /* A's row tiles packed (eigen_packed.h layout: int32 rowptr from 0, int32 global colidx, val). */
@@ -565,27 +547,10 @@ static int micro_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-static int micro_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
-{
-    (void)self;
-    (void)p;
-    (void)env;
-    (void)err;
-    memset(t, 0, sizeof *t);
-    t->flops = rt_eigen_family()->flops(inputs);
-    return 0;
-}
-
 void eg_micro_cuda_describe(const rt_cuda_catalog_entry *e, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(e, d);
-    d->check = micro_check;
-    d->setup = micro_setup;
-    d->run = micro_run;
-    d->output = micro_output;
-    d->metrics = micro_metrics;
-    d->teardown = micro_teardown;
-    d->traffic = micro_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {eg_hooks_check, micro_setup,     micro_run,
+                                              micro_output,   micro_metrics,   NULL,
+                                              micro_teardown, eg_hooks_traffic};
+    rt_cuda_point_describe(d, e, &hooks, ctx);
 }

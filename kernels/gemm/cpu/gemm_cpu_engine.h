@@ -1,6 +1,10 @@
 /* gemm_cpu_engine: the tiled GEMM's engine on the CPU. Each "GPU" is a host-memory area of the
  * plan's slots (its budget), copies are memcpy and tile products CBLAS calls, so the schedule,
- * the caches and the counters of the GPU kernel run (and are tested) on any machine. */
+ * the caches, the messages and the counters of the GPU kernel run (and are tested) on any
+ * machine. With the ipc transport the slots of a node's processes live in one MPI shared-memory
+ * window and a process copies a peer's tile straight from it, as a GPU does through CUDA IPC;
+ * the engine runs in program order, so the ordering calls are no-ops but for the window's memory
+ * synchronization. */
 #ifndef GEMM_CPU_ENGINE_H
 #define GEMM_CPU_ENGINE_H
 

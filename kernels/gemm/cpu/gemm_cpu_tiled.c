@@ -53,20 +53,21 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
     (void)self;
     const gemm_inputs *in = inputs;
     cpu_tiled *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, KNAME ": out of memory");
     *state = s;
     gemm_tiled_cfg cfg;
-    const int rc = plan_of(inputs, p, env, &cfg, &s->plan, err);
-    if (rc != 0)
-        return rc;
-    const size_t tile_bytes = (size_t)(cfg.t * cfg.t) * rt_precision_bytes(in->prec);
-    if (gemm_cpu_engine_create((int)cfg.gpus, gemm_tiled_slots(&s->plan), tile_bytes, in->prec,
-                               &s->eng, err) != 0 ||
-        gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
-                          gemm_cpu_engine_ops(), s->eng, &s->drv, err) != 0)
-        return rt_err_prefix(err, KNAME);
-    return 0;
+    int rc =
+        s ? plan_of(inputs, p, env, &cfg, &s->plan, err) : rt_err_set(err, KNAME ": out of memory");
+    if (rc == 0) {
+        const size_t tile_bytes = (size_t)(cfg.t * cfg.t) * rt_precision_bytes(in->prec);
+        if (gemm_cpu_engine_create((int)cfg.gpus, gemm_tiled_slots(&s->plan), tile_bytes, in->prec,
+                                   &s->eng, err) != 0 ||
+            gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
+                              gemm_cpu_engine_ops(), s->eng, &s->drv, err) != 0)
+            rc = rt_err_prefix(err, KNAME);
+    }
+    /* Every rank agrees (a rank that failed takes no part in what follows), then, with ipc, the
+     * emulated GPUs of each node share their slots. */
+    return gemm_tiled_connect(rc == 0 ? s->drv : NULL, env->comm, rc, KNAME, err);
 }
 
 static int tiled_run(void *state, double *seconds, rt_err *err)
@@ -94,7 +95,12 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     gemm_plan plan;
     if (plan_of(inputs, p, env, &cfg, &plan, err) != 0)
         return -1;
-    return gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, t, err);
+    /* The emulated GPUs have memories (and links) of their own: copies between them count as
+     * link bytes, spread over G of them. */
+    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, 1, t, err) != 0)
+        return -1;
+    t->devices = (int)cfg.gpus;
+    return 0;
 }
 
 static const rt_kernel_desc tiled_desc = {

@@ -9,14 +9,14 @@
 #include "rt_cuda_ctx.h"
 #include "rt_registry.h"
 
-/* Whether flops belong in a GEMM point's roofline bound on this device. The machine files' FP64
- * ceiling is the FMA-pipe peak (34 TFLOP/s on an H100), but cuBLAS DGEMM runs on the FP64 tensor
- * cores of compute capability 8.0 and later (67 TFLOP/s on an H100): that ceiling is then no
- * lower bound on a GEMM's time, so FP64 flops are left unmodelled there (the efficiency that
- * matters, against cublasDgemm, is stored by the configs' baselines). */
-static inline int gemm_cuda_flops_bounded(const gemm_inputs *in, const rt_device_info *dev)
+/* The flops of a GEMM point's roofline bound: cuBLAS DGEMM runs on the FP64 tensor cores of
+ * compute capability 8.0 and later (67 TFLOP/s on an H100 against the FMA pipes' 34), so the
+ * traffic says so (fp64_tensor) and the bound uses the machine's fp64_tensor_gflops (leaving the
+ * term out on a machine without one); FP32 and older GPUs use the FMA peak. */
+static inline void gemm_cuda_flops_model(const gemm_inputs *in, const rt_device_info *dev,
+                                         rt_traffic *t)
 {
-    return !(in->prec == RT_FP64 && dev && dev->cc_major >= 8);
+    t->fp64_tensor = in->prec == RT_FP64 && dev && dev->cc_major >= 8;
 }
 
 void rt_gemm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);

@@ -1,8 +1,12 @@
-/* The library baselines of the gemm family, on one rank:
+/* The library baselines of the gemm family:
  *   gemm.cuda.cublas    A, B and C already in device memory, one cublasDgemm/Sgemm per execution
- *                       timed with events: the practical peak the tiled kernel is measured
- *                       against (the runner's minimum over repetitions is the paper's "best of");
- *   gemm.cuda.cublasxt  A, B and C in pinned host memory, cublasXtDgemm/Sgemm on this rank's GPU:
+ *                       timed with events, in any of cuBLAS's math modes: the practical peak the
+ *                       tiled kernel is measured against (the runner's minimum over repetitions is
+ *                       the paper's "best of"); on R ranks every rank runs the whole product on
+ *                       its own GPU at once (one GPU's rate with R busy; samples from each rank's
+ *                       own C);
+ *   gemm.cuda.cublasxt  one rank: A, B and C in pinned host memory, cublasXtDgemm/Sgemm on the
+ *                       rank's GPU or all GPUs of the host (xt_gpus), block dimension xt_block:
  *                       the library's own tiling, timed end to end like gemm.cuda.tiled. */
 #include <math.h>
 #include <stdio.h>
@@ -24,6 +28,7 @@ typedef struct blas_state {
     size_t elem;
     int xt;
     void *a, *b, *c; /* device (cublas) or pinned host (cublasXt) */
+    int xt_devices;  /* devices cublasXt runs on */
     cublasHandle_t blas;
     cublasXtHandle_t xth;
     int have_blas, have_xt;
@@ -45,13 +50,45 @@ static double matrix_bytes(const gemm_inputs *in)
 static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
 {
-    (void)p;
-    (void)err;
     const gemm_inputs *in = inputs;
-    if (env->nranks != 1) {
-        snprintf(why, whylen, "%s runs on one rank (a single-GPU baseline); this job has %d",
+    /* cuBLAS on R ranks: each rank multiplies the whole problem on its own GPU, all at once (the
+     * point's GFLOP/s is then one GPU's rate while R of them run: G x it is the bar of a G-rank
+     * tiled run, measured in the same run). cublasXt drives its devices from one process. */
+    const int xt = strcmp(self->name, RT_GEMM_CUDA_CUBLASXT) == 0;
+    /* A math mode that does not touch this precision's products would time the default again:
+     * infeasible, saying so, at no cost (configs list every mode for every precision). */
+    if (!xt) {
+        const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLAS);
+        char mode[16];
+        if (rt_schema_str(e->params, e->n_params, self->name, p, "math_mode", mode, sizeof mode,
+                          err) != 0)
+            return -1;
+        if (rt_gemm_cublas_mode_applies(mode, in->prec) == 0) {
+            snprintf(why, whylen, "math_mode %s does not change %s products (the same as default)",
+                     mode, in->prec == RT_FP64 ? "FP64" : "FP32");
+            return RT_INFEASIBLE;
+        }
+    }
+    if (xt && env->nranks != 1) {
+        snprintf(why, whylen, "%s runs on one rank (it drives its GPUs itself); this job has %d",
                  self->name, env->nranks);
         return RT_INFEASIBLE;
+    }
+    if (xt) {
+        const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLASXT);
+        int64_t want = 0;
+        int count = 0;
+        if (rt_schema_int(e->params, e->n_params, self->name, p, "xt_gpus", &want, err) != 0)
+            return -1;
+        if (cudaGetDeviceCount(&count) != cudaSuccess) {
+            (void)cudaGetLastError();
+            count = 0;
+        }
+        if (want > count) {
+            snprintf(why, whylen, "xt_gpus = %lld but the host has %d device(s)", (long long)want,
+                     count);
+            return RT_INFEASIBLE;
+        }
     }
     const int on_device = self->backend_ctx && strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0;
     if (on_device && env->device &&
@@ -61,6 +98,45 @@ static int blas_check(const rt_kernel_desc *self, const void *inputs, const rt_p
         return RT_INFEASIBLE;
     }
     return 0;
+}
+
+/* Host memory for a matrix: page-aligned, its pages first touched by the threads that fill it,
+ * then pinned (cudaHostRegister; cudaMallocHost would fault tens of GB in from one thread). */
+static void *host_matrix(size_t bytes)
+{
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
+}
+
+static int host_pin(void *p, size_t bytes, const char *what, rt_err *err)
+{
+    const cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (e == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    return rt_err_set(err, "pinning %zu bytes for %s (cudaHostRegister): %s", bytes, what,
+                      cudaGetErrorString(e));
+}
+
+static void host_release(void *p)
+{
+    if (!p)
+        return;
+    if (cudaHostUnregister(p) != cudaSuccess)
+        (void)cudaGetLastError(); /* never pinned: a setup that failed before */
+    free(p);
+}
+
+/* C poisoned with NaN (all bits set) in parallel, so an entry never written fails the gate. */
+static void poison(void *p, size_t bytes)
+{
+    const size_t strip = (size_t)1 << 24;
+    const int64_t n = (int64_t)((bytes + strip - 1) / strip);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const size_t at = (size_t)i * strip;
+        memset((char *)p + at, 0xFF, bytes - at < strip ? bytes - at : strip);
+    }
 }
 
 static void blas_teardown(void *state)
@@ -75,9 +151,9 @@ static void blas_teardown(void *state)
     if (s->have_xt)
         cublasXtDestroy(s->xth);
     if (s->xt) {
-        cudaFreeHost(s->a);
-        cudaFreeHost(s->b);
-        cudaFreeHost(s->c);
+        host_release(s->a);
+        host_release(s->b);
+        host_release(s->c);
     } else {
         rt_cuda_free(s->ctx, s->a);
         rt_cuda_free(s->ctx, s->b);
@@ -97,16 +173,6 @@ static void fill_matrix(const gemm_inputs *in, char which, int64_t rows, int64_t
     }
 }
 
-static int pinned(void **p, size_t bytes, const char *what, rt_err *err)
-{
-    const cudaError_t e = cudaMallocHost(p, bytes);
-    if (e != cudaSuccess) {
-        *p = NULL;
-        return rt_err_set(err, "pinning %zu bytes for %s: %s", bytes, what, cudaGetErrorString(e));
-    }
-    return 0;
-}
-
 static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, int xt,
                              blas_state **out, rt_err *err)
 {
@@ -123,11 +189,17 @@ static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, 
     const size_t ab = (size_t)(in->m * in->k) * s->elem, bb = (size_t)(in->k * in->n) * s->elem;
     const size_t cb = (size_t)(in->m * in->n) * s->elem;
     if (xt) {
-        if (pinned(&s->a, ab, "A", err) != 0 || pinned(&s->b, bb, "B", err) != 0 ||
-            pinned(&s->c, cb, "C", err) != 0)
-            return rt_err_prefix(err, "%s", self->name);
+        s->a = host_matrix(ab);
+        s->b = host_matrix(bb);
+        s->c = host_matrix(cb);
+        if (!s->a || !s->b || !s->c)
+            return rt_err_set(err, "%s: out of host memory for A, B and C", self->name);
         fill_matrix(in, 'A', in->m, in->k, s->a);
         fill_matrix(in, 'B', in->k, in->n, s->b);
+        poison(s->c, cb);
+        if (host_pin(s->a, ab, "A", err) != 0 || host_pin(s->b, bb, "B", err) != 0 ||
+            host_pin(s->c, cb, "C", err) != 0)
+            return rt_err_prefix(err, "%s", self->name);
         return 0;
     }
     int rc;
@@ -135,18 +207,21 @@ static int blas_setup_common(const rt_kernel_desc *self, const gemm_inputs *in, 
         (rc = rt_cuda_alloc(s->ctx, &s->b, bb, "B", err)) != 0 ||
         (rc = rt_cuda_alloc(s->ctx, &s->c, cb, "C", err)) != 0)
         return rc;
-    void *h = NULL;
-    if (pinned(&h, ab > bb ? ab : bb, "the upload", err) != 0)
-        return rt_err_prefix(err, "%s", self->name);
+    const size_t hb = ab > bb ? ab : bb;
+    void *h = host_matrix(hb);
+    if (!h)
+        return rt_err_set(err, "%s: out of host memory for the upload", self->name);
     fill_matrix(in, 'A', in->m, in->k, h);
-    rc = rt_cuda_upload(s->ctx, s->a, h, ab, "A", err);
+    rc = host_pin(h, hb, "the upload", err);
+    if (rc == 0)
+        rc = rt_cuda_upload(s->ctx, s->a, h, ab, "A", err);
     if (rc == 0) {
         fill_matrix(in, 'B', in->k, in->n, h);
         rc = rt_cuda_upload(s->ctx, s->b, h, bb, "B", err);
     }
-    cudaFreeHost(h);
+    host_release(h);
     if (rc != 0)
-        return -1;
+        return rc == RT_INFEASIBLE ? rc : rt_err_prefix(err, "%s", self->name);
     if (rt_cuda_fill(s->ctx, s->c, 0xFF, cb, "C (NaN)", err) != 0)
         return -1;
     if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS)
@@ -168,11 +243,25 @@ static int cublas_setup(const rt_kernel_desc *self, const void *inputs, const rt
         blas_setup_common(self, inputs, 0, (blas_state **)state, err) != 0)
         return -1;
     blas_state *s = *state;
-    const cublasMath_t m =
-        strcmp(mode, "pedantic") == 0 ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH;
-    if (cublasSetMathMode(s->blas, m) != CUBLAS_STATUS_SUCCESS)
-        return rt_err_set(err, "%s: cublasSetMathMode(%s) failed", self->name, mode);
-    return 0;
+    /* The words of the catalog's domain (gemm_cuda_catalog.c), in its order. */
+    static const struct {
+        const char *word;
+        cublasMath_t mode;
+    } modes[] = {{"default", CUBLAS_DEFAULT_MATH},
+                 {"pedantic", CUBLAS_PEDANTIC_MATH},
+                 {"tf32", CUBLAS_TF32_TENSOR_OP_MATH},
+                 {"bf16x9", CUBLAS_FP32_EMULATED_BF16X9_MATH},
+                 {"fp64_emulated", CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; ++i)
+        if (strcmp(mode, modes[i].word) == 0) {
+            const cublasStatus_t st = cublasSetMathMode(s->blas, modes[i].mode);
+            if (st != CUBLAS_STATUS_SUCCESS)
+                return rt_err_set(err, "%s: cublasSetMathMode(%s): cuBLAS status %d", self->name,
+                                  mode, (int)st);
+            return 0;
+        }
+    return rt_err_set(err, "%s: math_mode '%s' is not one of " GEMM_CUBLAS_MATH_MODES, self->name,
+                      mode);
 }
 
 static int cublas_run(void *state, double *seconds, rt_err *err)
@@ -229,15 +318,31 @@ static int blas_output(void *state, double *out, rt_err *err)
 static int blas_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                         const rt_kernel_env *env, rt_traffic *t, rt_err *err)
 {
-    (void)p;
-    (void)err;
     const gemm_inputs *in = inputs;
     memset(t, 0, sizeof *t);
-    if (gemm_cuda_flops_bounded(in, env->device))
-        t->flops = 2.0 * (double)in->m * (double)in->n * (double)in->k;
-    /* Compulsory device-memory bytes only where the data lives on the device. */
-    if (strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0)
+    t->flops = 2.0 * (double)in->m * (double)in->n * (double)in->k;
+    gemm_cuda_flops_model(in, env->device, t);
+    /* cuBLAS: the compulsory device-memory bytes (the data live on the device). cublasXt: the data
+     * start and end in host memory, so A and B cross the host links once at least and C once
+     * back, spread over its devices, overlapped with the products. */
+    if (strcmp(self->name, RT_GEMM_CUDA_CUBLAS) == 0) {
         t->bytes[RT_LEVEL_DRAM] = matrix_bytes(in);
+        return 0;
+    }
+    const double e = (double)rt_precision_bytes(in->prec);
+    t->h2d_bytes = ((double)in->m * in->k + (double)in->k * in->n) * e;
+    t->d2h_bytes = (double)in->m * in->n * e;
+    t->overlap = 1;
+    int64_t want = 0;
+    int count = 0;
+    const rt_cuda_catalog_entry *x = entry(RT_GEMM_CUDA_KIND_CUBLASXT);
+    if (rt_schema_int(x->params, x->n_params, self->name, p, "xt_gpus", &want, err) != 0)
+        return -1;
+    if (want == 0 && cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        count = 1;
+    }
+    t->devices = (int)(want > 0 ? want : count);
     return 0;
 }
 
@@ -246,8 +351,9 @@ static int xt_setup(const rt_kernel_desc *self, const void *inputs, const rt_par
 {
     (void)env;
     const rt_cuda_catalog_entry *e = entry(RT_GEMM_CUDA_KIND_CUBLASXT);
-    int64_t block = 0;
-    if (rt_schema_int(e->params, e->n_params, self->name, p, "xt_block", &block, err) != 0)
+    int64_t block = 0, gpus = 0;
+    if (rt_schema_int(e->params, e->n_params, self->name, p, "xt_block", &block, err) != 0 ||
+        rt_schema_int(e->params, e->n_params, self->name, p, "xt_gpus", &gpus, err) != 0)
         return -1;
     if (blas_setup_common(self, inputs, 1, (blas_state **)state, err) != 0)
         return -1;
@@ -255,9 +361,19 @@ static int xt_setup(const rt_kernel_desc *self, const void *inputs, const rt_par
     if (cublasXtCreate(&s->xth) != CUBLAS_STATUS_SUCCESS)
         return rt_err_set(err, "%s: cublasXtCreate failed", self->name);
     s->have_xt = 1;
-    int dev = rt_cuda_ctx_ordinal(s->ctx);
-    if (cublasXtDeviceSelect(s->xth, 1, &dev) != CUBLAS_STATUS_SUCCESS)
-        return rt_err_set(err, "%s: cublasXtDeviceSelect(%d) failed", self->name, dev);
+    /* xt_gpus 1: the rank's own device; n > 1: devices 0 .. n-1; 0: every device of the host. */
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1)
+        return rt_err_set(err, "%s: no CUDA device", self->name);
+    int devs[64];
+    int n = gpus == 0 ? count : (int)gpus;
+    if (n > 64)
+        n = 64;
+    for (int i = 0; i < n; ++i)
+        devs[i] = n == 1 ? rt_cuda_ctx_ordinal(s->ctx) : i;
+    if (cublasXtDeviceSelect(s->xth, n, devs) != CUBLAS_STATUS_SUCCESS)
+        return rt_err_set(err, "%s: cublasXtDeviceSelect(%d devices) failed", self->name, n);
+    s->xt_devices = n;
     if (block > 0 && cublasXtSetBlockDim(s->xth, (int)block) != CUBLAS_STATUS_SUCCESS)
         return rt_err_set(err, "%s: cublasXtSetBlockDim(%lld) failed", self->name,
                           (long long)block);
@@ -289,6 +405,14 @@ static int xt_run(void *state, double *seconds, rt_err *err)
     return 0;
 }
 
+static int xt_metrics(void *state, rt_metrics *m, rt_err *err)
+{
+    (void)err;
+    const blas_state *s = state;
+    rt_metrics_add(m, "xt_devices", "count", s->xt_devices, 1);
+    return 0;
+}
+
 void rt_gemm_cuda_cublas_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     rt_cuda_catalog_describe(entry(RT_GEMM_CUDA_KIND_CUBLAS), d);
@@ -307,6 +431,7 @@ void rt_gemm_cuda_cublasxt_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
     d->check = blas_check;
     d->setup = xt_setup;
     d->run = xt_run;
+    d->metrics = xt_metrics;
     d->output = blas_output;
     d->teardown = blas_teardown;
     d->traffic = blas_traffic;

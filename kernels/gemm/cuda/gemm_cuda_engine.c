@@ -2,35 +2,56 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-/* Compute streams per logical GPU: a 1024 x 1024 tile product alone does not fill an H100, so the
- * products of different C tiles run side by side. C tile `slot` always goes to stream
- * slot mod GEMM_CUDA_STREAMS, so the updates of one tile (and its write-back) stay in order. */
-#define GEMM_CUDA_STREAMS 4
+#include "gemm_async.h"
+#include "rt_registry.h" /* RT_INFEASIBLE */
+
+/* Compute streams per GPU (gemm_async.h): a 1024 x 1024 tile product alone does not fill an
+ * H100, so the products of different C tiles run side by side. */
+#define GEMM_CUDA_STREAMS GEMM_ASYNC_COMPUTE
 
 typedef struct lgpu {
     int device; /* physical device ordinal (the context's own with gpu_map = logical) */
-    char *mem;  /* slots x tile_bytes */
-    cudaStream_t copy, compute[GEMM_CUDA_STREAMS];
+    char *mem;  /* slots x tile_bytes (cudaMalloc: exportable) */
+    cudaStream_t h2d, p2p, d2h, join, compute[GEMM_CUDA_STREAMS];
+    int have_streams;                       /* h2d, p2p, d2h, join created */
+    int n_compute;                          /* compute streams created */
     cublasHandle_t blas[GEMM_CUDA_STREAMS]; /* one per stream: a handle's workspace is not shared */
-    cudaEvent_t *copied;                    /* per chunk, ring of n_ev */
-    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk and compute stream */
-    cudaEvent_t latest;                       /* re-recorded before each peer copy from here */
-    int n_blas, n_streams;
+    int n_blas;
+    cudaEvent_t *ready;                       /* per slot: its last load */
+    cudaEvent_t *cdone, *cfree;               /* per C slot: last product; write-back done */
+    cudaEvent_t *computed[GEMM_CUDA_STREAMS]; /* per chunk (ring of n_ev) and compute stream */
+    cudaEvent_t *own, *loaded;                /* per chunk (ring): interprocess marks */
+    cudaEvent_t *copied; /* per chunk (ring): loaded's plain twin, for the process's GPUs */
+    cudaEvent_t h2d_mark, p2p_mark;
+    int n_ready, n_c, n_ring; /* events created, for teardown */
+    /* ipc: the node peers' OWN and LOADED marks opened on this GPU's device
+     * ([(peer * gpus + h) * n_ev + i]; NULL for this process and where not opened), which only
+     * this device's streams may wait for (gemm_async.h). GPUs of one device share the first one's
+     * (imports_owner). */
+    cudaEvent_t *r_own, *r_loaded;
+    int imports_owner;
 } lgpu;
 
 struct gemm_cuda_engine {
     rt_cuda_ctx *ctx;
-    int gpus, n_ev;
+    int gpus, n_ev, lookahead;
     int multi;       /* 1: the GPUs are on more than one device (each call selects its device) */
     int peer_access; /* 1: every pair of distinct devices has peer access enabled */
-    int64_t slots;
+    int64_t slots, c_slots;
     size_t tile_bytes;
     rt_precision prec;
     lgpu *g;
+    /* ipc: node peers' slots mapped here, per local GPU ([g][peer * gpus + h], NULL for this
+     * process and where not opened); their marks are per local GPU too (lgpu.r_own). */
+    int shared;
+    MPI_Comm node;
+    int n_node, me;
+    char ***rmem;
 };
 
 #define CK(call, what)                                                                             \
@@ -61,21 +82,17 @@ static int on_device(gemm_cuda_engine *e, int g, rt_err *err)
     return 0;
 }
 
-/* The slots of GPU g on its own device (the context's allocator serves the context's device). */
+/* The slots of GPU g on its own device, with cudaMalloc so that ipc can export them. */
 static int alloc_slots(gemm_cuda_engine *e, int g, size_t bytes, rt_err *err)
 {
-    char what[128];
-    snprintf(what, sizeof what, "the %lld tile slots of GPU %d (device %d)", (long long)e->slots, g,
-             e->g[g].device);
-    if (!e->multi)
-        return rt_cuda_alloc(e->ctx, (void **)&e->g[g].mem, bytes, what, err);
     const cudaError_t rc = cudaMalloc((void **)&e->g[g].mem, bytes);
     if (rc == cudaSuccess)
         return 0;
     e->g[g].mem = NULL;
     (void)cudaGetLastError(); /* out of memory is not sticky */
-    rt_err_set(err, "gemm.cuda: %s: cudaMalloc of %zu bytes: %s", what, bytes,
-               cudaGetErrorString(rc));
+    rt_err_set(err,
+               "gemm.cuda: the %lld tile slots of GPU %d (device %d): cudaMalloc of %zu bytes: %s",
+               (long long)e->slots, g, e->g[g].device, bytes, cudaGetErrorString(rc));
     return rc == cudaErrorMemoryAllocation ? RT_INFEASIBLE : -1;
 }
 
@@ -106,8 +123,60 @@ static int enable_peers(gemm_cuda_engine *e, rt_err *err)
     return 0;
 }
 
+static int make_events(cudaEvent_t **out, int n, unsigned flags, int *made, rt_err *err)
+{
+    *out = calloc((size_t)(n > 0 ? n : 1), sizeof **out);
+    if (!*out)
+        return rt_err_set(err, "gemm.cuda: out of memory for events");
+    for (int i = 0; i < n; ++i) {
+        CK(cudaEventCreateWithFlags(&(*out)[i], flags), "creating an event");
+        if (made)
+            *made = i + 1;
+    }
+    return 0;
+}
+
+/* GPU g's streams, cuBLAS handles and events, on its device. */
+static int make_gpu(gemm_cuda_engine *e, int g, rt_err *err)
+{
+    lgpu *L = &e->g[g];
+    const unsigned plain = cudaEventDisableTiming;
+    const unsigned shareable = cudaEventDisableTiming | cudaEventInterprocess;
+#define N_EV(kind) ((int)gemm_async_events(kind, e->slots, e->c_slots, e->lookahead))
+    CK(cudaStreamCreateWithFlags(&L->h2d, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->p2p, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->d2h, cudaStreamNonBlocking), "creating a stream");
+    CK(cudaStreamCreateWithFlags(&L->join, cudaStreamNonBlocking), "creating a stream");
+    L->have_streams = 1;
+    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
+        CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking), "creating a stream");
+        L->n_compute = j + 1;
+        CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
+        L->n_blas = j + 1;
+        CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
+    }
+    /* As many of each kind as gemm_async may name (gemm_async_events); only OWN and LOADED are
+     * interprocess (gemm_ev_interprocess): a stream of another device must not wait for them. */
+    if (make_events(&L->ready, N_EV(GEMM_EV_READY), plain, &L->n_ready, err) != 0 ||
+        make_events(&L->cdone, N_EV(GEMM_EV_CDONE), plain, NULL, err) != 0 ||
+        make_events(&L->cfree, N_EV(GEMM_EV_CFREE), plain, &L->n_c, err) != 0)
+        return -1;
+    for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
+        if (make_events(&L->computed[j], N_EV(GEMM_EV_COMPUTED) / GEMM_CUDA_STREAMS, plain, NULL,
+                        err) != 0)
+            return -1;
+    if (make_events(&L->own, N_EV(GEMM_EV_OWN), shareable, NULL, err) != 0 ||
+        make_events(&L->copied, N_EV(GEMM_EV_COPIED), plain, NULL, err) != 0 ||
+        make_events(&L->loaded, N_EV(GEMM_EV_LOADED), shareable, &L->n_ring, err) != 0)
+        return -1;
+#undef N_EV
+    CK(cudaEventCreateWithFlags(&L->h2d_mark, plain), "creating an event");
+    CK(cudaEventCreateWithFlags(&L->p2p_mark, plain), "creating an event");
+    return 0;
+}
+
 int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int64_t slots,
-                            size_t tile_bytes, rt_precision prec, int lookahead,
+                            int64_t c_slots, size_t tile_bytes, rt_precision prec, int lookahead,
                             gemm_cuda_engine **out, rt_err *err)
 {
     *out = NULL;
@@ -120,9 +189,12 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
     e->ctx = ctx;
     e->gpus = gpus;
     e->slots = slots;
+    e->c_slots = c_slots;
     e->tile_bytes = tile_bytes;
     e->prec = prec;
-    e->n_ev = 2 * lookahead + 3;
+    e->lookahead = lookahead;
+    e->n_ev = gemm_async_ring(lookahead);
+    e->node = MPI_COMM_NULL;
     e->g = calloc((size_t)gpus, sizeof *e->g);
     if (!e->g)
         return rt_err_set(err, "gemm.cuda: out of memory");
@@ -132,34 +204,13 @@ int gemm_cuda_engine_create(rt_cuda_ctx *ctx, int gpus, const int *devices, int6
         e->multi |= e->g[g].device != own;
     }
     for (int g = 0; g < gpus; ++g) {
-        lgpu *L = &e->g[g];
         if (on_device(e, g, err) != 0)
             return -1;
         const int rc = alloc_slots(e, g, (size_t)slots * tile_bytes, err);
         if (rc != 0)
             return rc;
-        CK(cudaStreamCreateWithFlags(&L->copy, cudaStreamNonBlocking), "creating a stream");
-        L->n_streams = 1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j) {
-            CK(cudaStreamCreateWithFlags(&L->compute[j], cudaStreamNonBlocking),
-               "creating a stream");
-            L->n_streams = j + 2;
-            CKB(cublasCreate(&L->blas[j]), "creating a cuBLAS handle");
-            L->n_blas = j + 1;
-            CKB(cublasSetStream(L->blas[j], L->compute[j]), "binding cuBLAS to a stream");
-            L->computed[j] = calloc((size_t)e->n_ev, sizeof *L->computed[j]);
-            if (!L->computed[j])
-                return rt_err_set(err, "gemm.cuda: out of memory");
-            for (int i = 0; i < e->n_ev; ++i)
-                CK(cudaEventCreateWithFlags(&L->computed[j][i], cudaEventDisableTiming),
-                   "an event");
-        }
-        L->copied = calloc((size_t)e->n_ev, sizeof *L->copied);
-        if (!L->copied)
-            return rt_err_set(err, "gemm.cuda: out of memory");
-        for (int i = 0; i < e->n_ev; ++i)
-            CK(cudaEventCreateWithFlags(&L->copied[i], cudaEventDisableTiming), "an event");
-        CK(cudaEventCreateWithFlags(&L->latest, cudaEventDisableTiming), "an event");
+        if (make_gpu(e, g, err) != 0)
+            return -1;
     }
     if (e->multi && enable_peers(e, err) != 0)
         return -1;
@@ -183,7 +234,48 @@ int gemm_cuda_engine_peer_access(const gemm_cuda_engine *e)
     return e->multi ? e->peer_access : 1;
 }
 
-void gemm_cuda_engine_free(gemm_cuda_engine *e)
+static void destroy_events(cudaEvent_t *ev, int n)
+{
+    for (int i = 0; ev && i < n; ++i)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    free(ev);
+}
+
+/* Unmaps the node peers' slots and closes their events (importers first, then a barrier, so no
+ * process frees memory a peer still maps). */
+static void unshare(gemm_cuda_engine *e)
+{
+    for (int g = 0; e->rmem && g < e->gpus; ++g) {
+        if (!e->rmem[g])
+            continue;
+        /* GPUs on one device share one mapping: close it once, on the first of them. */
+        int first = 1;
+        for (int h = 0; h < g; ++h)
+            first &= e->g[h].device != e->g[g].device;
+        if (first) {
+            (void)cudaSetDevice(e->g[g].device);
+            for (int i = 0; i < e->n_node * e->gpus; ++i)
+                if (e->rmem[g][i])
+                    (void)cudaIpcCloseMemHandle(e->rmem[g][i]);
+        }
+        free(e->rmem[g]);
+    }
+    free(e->rmem);
+    e->rmem = NULL;
+    for (int g = 0; e->g && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        if (L->imports_owner) {
+            destroy_events(L->r_own, e->n_node * e->gpus * e->n_ev);
+            destroy_events(L->r_loaded, e->n_node * e->gpus * e->n_ev);
+        }
+        L->r_own = L->r_loaded = NULL;
+        L->imports_owner = 0;
+    }
+    (void)MPI_Barrier(e->node);
+}
+
+void gemm_cuda_engine_drain(gemm_cuda_engine *e)
 {
     if (!e)
         return;
@@ -193,131 +285,352 @@ void gemm_cuda_engine_free(gemm_cuda_engine *e)
         lgpu *L = &e->g[g];
         if (e->multi)
             (void)cudaSetDevice(L->device);
-        if (L->n_streams > 0)
-            cudaStreamSynchronize(L->copy);
-        for (int j = 0; j + 1 < L->n_streams; ++j)
-            cudaStreamSynchronize(L->compute[j]);
-        for (int i = 0; i < e->n_ev; ++i) {
-            if (L->copied && L->copied[i])
-                cudaEventDestroy(L->copied[i]);
-            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-                if (L->computed[j] && L->computed[j][i])
-                    cudaEventDestroy(L->computed[j][i]);
+        if (L->have_streams) {
+            cudaStreamSynchronize(L->h2d);
+            cudaStreamSynchronize(L->p2p);
+            cudaStreamSynchronize(L->d2h);
+            cudaStreamSynchronize(L->join);
         }
-        if (L->latest)
-            cudaEventDestroy(L->latest);
-        free(L->copied);
+        for (int j = 0; j < L->n_compute; ++j)
+            cudaStreamSynchronize(L->compute[j]);
+    }
+    (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
+}
+
+void gemm_cuda_engine_free(gemm_cuda_engine *e)
+{
+    if (!e)
+        return;
+    rt_err ignored;
+    gemm_cuda_engine_drain(e);
+    if (e->shared)
+        unshare(e);
+    for (int g = 0; e->g && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        if (e->multi)
+            (void)cudaSetDevice(L->device);
+        destroy_events(L->ready, L->n_ready);
+        destroy_events(L->cdone, L->n_c);
+        destroy_events(L->cfree, L->n_c);
         for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            free(L->computed[j]);
+            destroy_events(L->computed[j], L->computed[j] ? e->n_ev : 0);
+        destroy_events(L->own, L->own ? e->n_ev : 0);
+        destroy_events(L->copied, L->copied ? e->n_ev : 0);
+        destroy_events(L->loaded, L->n_ring);
+        if (L->h2d_mark)
+            cudaEventDestroy(L->h2d_mark);
+        if (L->p2p_mark)
+            cudaEventDestroy(L->p2p_mark);
         for (int j = 0; j < L->n_blas; ++j)
             cublasDestroy(L->blas[j]);
-        if (L->n_streams > 0)
-            cudaStreamDestroy(L->copy);
-        for (int j = 0; j + 1 < L->n_streams; ++j)
+        if (L->have_streams) {
+            cudaStreamDestroy(L->h2d);
+            cudaStreamDestroy(L->p2p);
+            cudaStreamDestroy(L->d2h);
+            cudaStreamDestroy(L->join);
+        }
+        for (int j = 0; j < L->n_compute; ++j)
             cudaStreamDestroy(L->compute[j]);
-        if (e->multi && L->mem)
+        if (L->mem)
             cudaFree(L->mem);
-        else
-            rt_cuda_free(e->ctx, L->mem);
     }
     (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
     free(e->g);
     free(e);
 }
 
-static void *host_alloc(void *eng, size_t bytes)
+/* Page-locked memory for the host side of the copies: plain memory the caller fills (its threads
+ * touch the pages in parallel), registered afterwards; cudaMallocHost would fault every page of
+ * a matrix of tens of GB in from one thread. */
+static void *host_alloc(void *dev, size_t bytes)
 {
-    (void)eng;
-    void *p = NULL;
-    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+    (void)dev;
+    const size_t page = 4096;
+    return aligned_alloc(page, (bytes + page - 1) / page * page);
 }
 
-static void host_free(void *eng, void *p)
+static int host_pin(void *dev, void *p, size_t bytes, rt_err *err)
 {
-    (void)eng;
-    if (p)
-        cudaFreeHost(p);
+    (void)dev;
+    const cudaError_t rc = cudaHostRegister(p, bytes, cudaHostRegisterPortable);
+    if (rc == cudaSuccess)
+        return 0;
+    (void)cudaGetLastError();
+    return rt_err_set(err, "gemm.cuda: pinning %zu bytes of host memory (cudaHostRegister): %s",
+                      bytes, cudaGetErrorString(rc));
 }
 
-static int load_host(void *eng, int g, int64_t slot, const void *src, size_t bytes, rt_err *err)
+static void host_free(void *dev, void *p)
 {
-    gemm_cuda_engine *e = eng;
+    (void)dev;
+    if (!p)
+        return;
+    if (cudaHostUnregister(p) != cudaSuccess)
+        (void)cudaGetLastError(); /* never pinned (a setup that failed before) */
+    free(p);
+}
+
+/* What one process exports per GPU: its device, its slots and its interprocess marks. */
+static size_t export_bytes(const gemm_cuda_engine *e)
+{
+    return sizeof(int) + sizeof(cudaIpcMemHandle_t) +
+           2 * (size_t)e->n_ev * sizeof(cudaIpcEventHandle_t);
+}
+
+static int share(void *dev, MPI_Comm node, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    MPI_Comm_rank(node, &e->me);
+    MPI_Comm_size(node, &e->n_node);
+    const size_t per = export_bytes(e), mine = per * (size_t)e->gpus;
+    char *out = calloc(1, mine), *all = calloc((size_t)e->n_node, mine);
+    int rc = out && all ? 0 : rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+    for (int g = 0; rc == 0 && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        char *p = out + per * (size_t)g;
+        memcpy(p, &L->device, sizeof(int));
+        p += sizeof(int);
+        if (on_device(e, g, err) != 0) {
+            rc = -1;
+            break;
+        }
+        cudaError_t c = cudaIpcGetMemHandle((cudaIpcMemHandle_t *)p, L->mem);
+        p += sizeof(cudaIpcMemHandle_t);
+        for (int i = 0; c == cudaSuccess && i < e->n_ev; ++i) {
+            c = cudaIpcGetEventHandle((cudaIpcEventHandle_t *)p, L->own[i]);
+            p += sizeof(cudaIpcEventHandle_t);
+        }
+        for (int i = 0; c == cudaSuccess && i < e->n_ev; ++i) {
+            c = cudaIpcGetEventHandle((cudaIpcEventHandle_t *)p, L->loaded[i]);
+            p += sizeof(cudaIpcEventHandle_t);
+        }
+        if (c != cudaSuccess)
+            rc = rt_err_set(err, "gemm.cuda: exporting GPU %d's slots and events: %s", g,
+                            cudaGetErrorString(c));
+    }
+    /* Everyone takes part in the exchange even after a local failure; the caller agrees next. */
+    if (MPI_Allgather(out ? out : all, (int)mine, MPI_BYTE, all, (int)mine, MPI_BYTE, node) !=
+        MPI_SUCCESS)
+        rc = rt_err_set(err, "gemm.cuda: exchanging the ipc handles (MPI_Allgather) failed");
+    e->node = node;
+    e->shared = 1;
+    const size_t peers = (size_t)e->n_node * (size_t)e->gpus;
+    e->rmem = calloc((size_t)e->gpus, sizeof *e->rmem);
+    if (rc == 0 && !e->rmem)
+        rc = rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+    /* Each peer GPU's slots and marks, opened once per local device (a memory handle maps into
+     * one device; an imported event belongs to the device it was opened on, and a stream of
+     * another device must not wait for it: gemm_async.h). GPUs of one device share them. */
+    for (int g = 0; rc == 0 && g < e->gpus; ++g) {
+        lgpu *L = &e->g[g];
+        int first = -1;
+        for (int h = 0; h < g && first < 0; ++h)
+            if (e->g[h].device == L->device)
+                first = h;
+        e->rmem[g] = calloc(peers, sizeof **e->rmem);
+        if (!e->rmem[g]) {
+            rc = rt_err_set(err, "gemm.cuda: out of memory for the ipc handles");
+            break;
+        }
+        if (first >= 0) {
+            memcpy(e->rmem[g], e->rmem[first], peers * sizeof **e->rmem);
+            L->r_own = e->g[first].r_own;
+            L->r_loaded = e->g[first].r_loaded;
+            continue;
+        }
+        L->imports_owner = 1;
+        L->r_own = calloc(peers * (size_t)e->n_ev, sizeof *L->r_own);
+        L->r_loaded = calloc(peers * (size_t)e->n_ev, sizeof *L->r_loaded);
+        if (!L->r_own || !L->r_loaded || cudaSetDevice(L->device) != cudaSuccess) {
+            rc = rt_err_set(err, "gemm.cuda: opening the ipc handles on device %d", L->device);
+            break;
+        }
+        for (int r = 0; rc == 0 && r < e->n_node; ++r)
+            for (int h = 0; rc == 0 && r != e->me && h < e->gpus; ++h) {
+                const char *p = all + mine * (size_t)r + per * (size_t)h;
+                cudaIpcMemHandle_t mh;
+                memcpy(&mh, p + sizeof(int), sizeof mh);
+                void *ptr = NULL;
+                cudaError_t c = cudaIpcOpenMemHandle(&ptr, mh, cudaIpcMemLazyEnablePeerAccess);
+                if (c != cudaSuccess) {
+                    int where = -1;
+                    memcpy(&where, p, sizeof(int));
+                    rc =
+                        rt_err_set(err,
+                                   "gemm.cuda: opening node rank %d's GPU %d (device %d) on device "
+                                   "%d (cudaIpcOpenMemHandle): %s",
+                                   r, h, where, L->device, cudaGetErrorString(c));
+                    break;
+                }
+                e->rmem[g][(size_t)r * (size_t)e->gpus + (size_t)h] = ptr;
+                const char *q = p + sizeof(int) + sizeof(cudaIpcMemHandle_t);
+                const size_t at = ((size_t)r * (size_t)e->gpus + (size_t)h) * (size_t)e->n_ev;
+                for (int i = 0; c == cudaSuccess && i < 2 * e->n_ev; ++i) {
+                    cudaIpcEventHandle_t eh;
+                    memcpy(&eh, q + (size_t)i * sizeof eh, sizeof eh);
+                    c = cudaIpcOpenEventHandle(i < e->n_ev
+                                                   ? &L->r_own[at + (size_t)i]
+                                                   : &L->r_loaded[at + (size_t)(i - e->n_ev)],
+                                               eh);
+                }
+                if (c != cudaSuccess)
+                    rc = rt_err_set(err,
+                                    "gemm.cuda: opening node rank %d's events on device %d "
+                                    "(cudaIpcOpenEventHandle): %s",
+                                    r, L->device, cudaGetErrorString(c));
+            }
+    }
+    free(out);
+    free(all);
+    rt_err ignored;
+    (void)rt_cuda_ctx_make_current(e->ctx, &ignored);
+    return rc;
+}
+
+static cudaStream_t stream_of(gemm_cuda_engine *e, int g, int st)
+{
+    lgpu *L = &e->g[g];
+    switch (st) {
+    case GEMM_ST_H2D: return L->h2d;
+    case GEMM_ST_P2P: return L->p2p;
+    case GEMM_ST_D2H: return L->d2h;
+    case GEMM_ST_JOIN: return L->join;
+    default: return L->compute[st - GEMM_ST_COMPUTE];
+    }
+}
+
+/* The CUDA event of a gemm_async event: a node peer's as opened on the device of GPU ev.via (NULL
+ * where not opened). */
+static cudaEvent_t event_of(gemm_cuda_engine *e, gemm_ev ev)
+{
+    if (ev.peer >= 0) {
+        if (ev.via < 0 || ev.via >= e->gpus || ev.peer >= e->n_node || ev.g < 0 || ev.g >= e->gpus)
+            return NULL;
+        const lgpu *V = &e->g[ev.via];
+        const cudaEvent_t *r = ev.kind == GEMM_EV_OWN ? V->r_own : V->r_loaded;
+        return r ? r[((size_t)ev.peer * (size_t)e->gpus + (size_t)ev.g) * (size_t)e->n_ev +
+                     (size_t)ev.index]
+                 : NULL;
+    }
+    lgpu *L = &e->g[ev.g];
+    switch (ev.kind) {
+    case GEMM_EV_READY: return L->ready[ev.index];
+    case GEMM_EV_CDONE: return L->cdone[ev.index];
+    case GEMM_EV_CFREE: return L->cfree[ev.index];
+    case GEMM_EV_COMPUTED:
+        return L->computed[ev.index % GEMM_CUDA_STREAMS][ev.index / GEMM_CUDA_STREAMS];
+    case GEMM_EV_OWN: return L->own[ev.index];
+    case GEMM_EV_LOADED: return L->loaded[ev.index];
+    case GEMM_EV_COPIED: return L->copied[ev.index];
+    case GEMM_EV_H2D_MARK: return L->h2d_mark;
+    default: return L->p2p_mark;
+    }
+}
+
+static int record(void *dev, int g, int st, gemm_ev ev, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    /* cudaEventRecord needs the event's own device (gemm_async.h). */
+    if (ev.peer >= 0 || e->g[ev.g].device != e->g[g].device)
+        return rt_err_set(err, "gemm.cuda: GPU %d would record an event of %s GPU %d", g,
+                          ev.peer >= 0 ? "a node peer's" : "another device's", ev.g);
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice, e->g[g].copy),
+    CK(cudaEventRecord(event_of(e, ev), stream_of(e, g, st)), "recording an event");
+    return 0;
+}
+
+static int wait(void *dev, int g, int st, gemm_ev ev, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    const cudaEvent_t x = event_of(e, ev);
+    if (!x)
+        return rt_err_set(err, "gemm.cuda: node rank %d's events are not open here", ev.peer);
+    /* An interprocess event (created or imported) waited for by a stream of another device
+     * crashed libcuda (SIGSEGV in cuStreamWaitEvent, 4 x H100, CUDA 13.0): refused, not issued. */
+    const int home = ev.peer >= 0 ? ev.via : ev.g;
+    if (gemm_ev_interprocess(ev.kind) && e->g[home].device != e->g[g].device)
+        return rt_err_set(err,
+                          "gemm.cuda: GPU %d (device %d) would wait for an interprocess event of "
+                          "device %d",
+                          g, e->g[g].device, e->g[home].device);
+    if (on_device(e, g, err) != 0)
+        return -1;
+    CK(cudaStreamWaitEvent(stream_of(e, g, st), x, 0), "ordering a stream after an event");
+    return 0;
+}
+
+static int host_wait(void *dev, gemm_ev ev, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    CK(cudaEventSynchronize(event_of(e, ev)), "waiting for copies");
+    return 0;
+}
+
+static int h2d(void *dev, int g, int st, int64_t slot, const void *src, size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    if (on_device(e, g, err) != 0)
+        return -1;
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), src, bytes, cudaMemcpyHostToDevice,
+                       stream_of(e, g, st)),
        "copying a tile to the GPU");
     return 0;
 }
 
-static int load_peer(void *eng, int g, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
-                     rt_err *err)
+static int d2d(void *dev, int g, int st, int64_t slot, int src_g, int64_t src_slot, size_t bytes,
+               rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    lgpu *src = &e->g[src_g];
-    if (on_device(e, src_g, err) != 0)
-        return -1;
-    CK(cudaEventRecord(src->latest, src->copy), "ordering a peer copy");
+    gemm_cuda_engine *e = dev;
+    const lgpu *src = &e->g[src_g], *L = &e->g[g];
     if (on_device(e, g, err) != 0)
         return -1;
-    CK(cudaStreamWaitEvent(e->g[g].copy, src->latest, 0), "ordering a peer copy");
-    if (src->device != e->g[g].device)
-        CK(cudaMemcpyPeerAsync(slot_ptr(e, g, slot), e->g[g].device, slot_ptr(e, src_g, src_slot),
-                               src->device, bytes, e->g[g].copy),
+    if (src->device != L->device)
+        CK(cudaMemcpyPeerAsync(slot_ptr(e, g, slot), L->device, slot_ptr(e, src_g, src_slot),
+                               src->device, bytes, stream_of(e, g, st)),
            "copying a tile between devices");
     else
         CK(cudaMemcpyAsync(slot_ptr(e, g, slot), slot_ptr(e, src_g, src_slot), bytes,
-                           cudaMemcpyDeviceToDevice, e->g[g].copy),
+                           cudaMemcpyDeviceToDevice, stream_of(e, g, st)),
            "copying a tile between GPUs");
     return 0;
 }
 
-static int loads_begin(void *eng, int64_t after, rt_err *err)
+static int pull(void *dev, int g, int st, int64_t slot, int peer, int src_g, int64_t src_slot,
+                size_t bytes, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    if (after < 0)
-        return 0;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int h = 0; h < e->gpus; ++h)
-            for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-                CK(cudaStreamWaitEvent(e->g[g].copy, e->g[h].computed[j][after % e->n_ev], 0),
-                   "ordering copies after products");
-    }
-    return 0;
-}
-
-static int loads_end(void *eng, int64_t s, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        CK(cudaEventRecord(e->g[g].copied[s % e->n_ev], e->g[g].copy), "recording copies");
-    }
-    return 0;
-}
-
-static int compute_begin(void *eng, int64_t s, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaStreamWaitEvent(e->g[g].compute[j], e->g[g].copied[s % e->n_ev], 0),
-               "ordering products after copies");
-    }
-    return 0;
-}
-
-static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bslot, int64_t m,
-                     int64_t n, int64_t k, int accumulate, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
+    char *base = e->rmem && e->rmem[g] && peer >= 0 && peer < e->n_node && src_g < e->gpus
+                     ? e->rmem[g][(size_t)peer * (size_t)e->gpus + (size_t)src_g]
+                     : NULL;
+    if (!base)
+        return rt_err_set(err, "gemm.cuda: node rank %d's GPU %d is not mapped here", peer, src_g);
     if (on_device(e, g, err) != 0)
         return -1;
-    const cublasHandle_t h = e->g[g].blas[cslot % GEMM_CUDA_STREAMS];
+    CK(cudaMemcpyAsync(slot_ptr(e, g, slot), base + (size_t)src_slot * e->tile_bytes, bytes,
+                       cudaMemcpyDefault, stream_of(e, g, st)),
+       "copying a tile from a node peer's GPU");
+    return 0;
+}
+
+static int d2h(void *dev, int g, int st, void *dst, int64_t slot, size_t bytes, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    if (on_device(e, g, err) != 0)
+        return -1;
+    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, slot), bytes, cudaMemcpyDeviceToHost,
+                       stream_of(e, g, st)),
+       "copying a C tile to the host");
+    return 0;
+}
+
+static int tile_gemm(void *dev, int g, int st, int64_t cslot, int64_t aslot, int64_t bslot,
+                     int64_t m, int64_t n, int64_t k, int accumulate, rt_err *err)
+{
+    gemm_cuda_engine *e = dev;
+    if (on_device(e, g, err) != 0)
+        return -1;
+    const cublasHandle_t h = e->g[g].blas[st - GEMM_ST_COMPUTE];
     if (e->prec == RT_FP64) {
         const double one = 1.0, beta = accumulate ? 1.0 : 0.0;
         CKB(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one,
@@ -336,65 +649,32 @@ static int tile_gemm(void *eng, int g, int64_t cslot, int64_t aslot, int64_t bsl
     return 0;
 }
 
-static int compute_end(void *eng, int64_t s, rt_err *err)
+static int finish(void *dev, rt_err *err)
 {
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        if (on_device(e, g, err) != 0)
-            return -1;
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaEventRecord(e->g[g].computed[j][s % e->n_ev], e->g[g].compute[j]),
-               "recording products");
-    }
-    return 0;
-}
-
-static int store_c(void *eng, int g, int64_t cslot, void *dst, size_t bytes, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    if (on_device(e, g, err) != 0)
-        return -1;
-    CK(cudaMemcpyAsync(dst, slot_ptr(e, g, cslot), bytes, cudaMemcpyDeviceToHost,
-                       e->g[g].compute[cslot % GEMM_CUDA_STREAMS]),
-       "copying a C tile to the host");
-    return 0;
-}
-
-static int loads_done(void *eng, int64_t s, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
+    gemm_cuda_engine *e = dev;
     for (int g = 0; g < e->gpus; ++g)
-        CK(cudaEventSynchronize(e->g[g].copied[s % e->n_ev]), "waiting for copies");
-    return 0;
-}
-
-static int finish(void *eng, rt_err *err)
-{
-    gemm_cuda_engine *e = eng;
-    for (int g = 0; g < e->gpus; ++g) {
-        CK(cudaStreamSynchronize(e->g[g].copy), "finishing copies");
-        for (int j = 0; j < GEMM_CUDA_STREAMS; ++j)
-            CK(cudaStreamSynchronize(e->g[g].compute[j]), "finishing products");
-    }
+        for (int st = 0; st < GEMM_ST_N; ++st)
+            CK(cudaStreamSynchronize(stream_of(e, g, st)), "finishing the GPU's streams");
     return e->multi ? rt_cuda_ctx_make_current(e->ctx, err) : 0; /* the context's device again */
 }
 
-static const gemm_engine_ops cuda_ops = {
+static const gemm_async_dev cuda_dev = {
     .host_alloc = host_alloc,
+    .host_pin = host_pin,
     .host_free = host_free,
-    .load_host = load_host,
-    .load_peer = load_peer,
-    .loads_begin = loads_begin,
-    .loads_end = loads_end,
-    .compute_begin = compute_begin,
+    .share = share,
+    .record = record,
+    .wait = wait,
+    .host_wait = host_wait,
+    .h2d = h2d,
+    .d2d = d2d,
+    .pull = pull,
+    .d2h = d2h,
     .gemm = tile_gemm,
-    .compute_end = compute_end,
-    .store_c = store_c,
-    .loads_done = loads_done,
     .finish = finish,
 };
 
-const gemm_engine_ops *gemm_cuda_engine_ops(void)
+const gemm_async_dev *gemm_cuda_engine_dev(void)
 {
-    return &cuda_ops;
+    return &cuda_dev;
 }

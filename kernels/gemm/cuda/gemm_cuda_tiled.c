@@ -17,6 +17,7 @@ typedef struct cuda_tiled {
     gemm_plan plan;
     gemm_gpu_map map;
     gemm_cuda_engine *eng;
+    gemm_async *async; /* the engine's streams and events over eng */
     gemm_tiled *drv;
     rt_cuda_ctx *ctx;
 } cuda_tiled;
@@ -28,10 +29,44 @@ static const rt_cuda_catalog_entry *entry(void)
     return rt_cuda_catalog_at(t, n, RT_GEMM_CUDA_KIND_TILED);
 }
 
+/* Whether the GPUs of the node's ranks reach each other (cudaIpcOpenMemHandle needs the devices to
+ * be one or peers): every rank resolves every local rank's map the same way (a rank's own device
+ * is its local rank mod the devices, as the backend chose it), so all agree without a message. */
+static void ipc_reach(gemm_map_mode mode, int gpus, int locals, int count, gemm_tiled_cfg *cfg)
+{
+    for (int r = 0; r < locals && cfg->ipc_ok; ++r)
+        for (int q = r + 1; q < locals && cfg->ipc_ok; ++q) {
+            gemm_gpu_map a, b;
+            char why[256];
+            if (gemm_gpu_map_resolve(mode, gpus, r, locals, count, r % count, &a, why,
+                                     sizeof why) != 0 ||
+                gemm_gpu_map_resolve(mode, gpus, q, locals, count, q % count, &b, why,
+                                     sizeof why) != 0)
+                return; /* the map itself is infeasible: plan_of says so */
+            for (int g = 0; g < gpus && cfg->ipc_ok; ++g)
+                for (int h = 0; h < gpus && cfg->ipc_ok; ++h) {
+                    const int da = a.devices[g], db = b.devices[h];
+                    int ab = 1, ba = 1;
+                    if (da != db && (cudaDeviceCanAccessPeer(&ab, da, db) != cudaSuccess ||
+                                     cudaDeviceCanAccessPeer(&ba, db, da) != cudaSuccess)) {
+                        (void)cudaGetLastError();
+                        ab = 0;
+                    }
+                    if (!ab || !ba) {
+                        cfg->ipc_ok = 0;
+                        snprintf(cfg->ipc_why, sizeof cfg->ipc_why,
+                                 "devices %d and %d (local ranks %d and %d) have no peer access, "
+                                 "so CUDA IPC cannot map one's memory on the other",
+                                 da, db, r, q);
+                    }
+                }
+        }
+}
+
 /* The physical device of each GPU of this rank (gemm_gpu_map.h): the rank's local (node) rank and
  * the ranks of its node, as the backend chose the rank's own device (local rank mod devices). */
 static int map_of(const rt_params *p, const rt_kernel_env *env, rt_cuda_ctx *ctx, int64_t gpus,
-                  gemm_gpu_map *map, rt_err *err)
+                  gemm_tiled_cfg *cfg, gemm_gpu_map *map, rt_err *err)
 {
     const rt_cuda_catalog_entry *e = entry();
     char word[16];
@@ -52,6 +87,8 @@ static int map_of(const rt_params *p, const rt_kernel_env *env, rt_cuda_ctx *ctx
                                         rt_cuda_ctx_ordinal(ctx), map, why, sizeof why);
     if (rc != 0)
         rt_err_set(err, "%s", why);
+    else if (cfg->transport != GEMM_TRANSPORT_MPI)
+        ipc_reach(mode, (int)gpus, locals, count, cfg);
     return rc;
 }
 
@@ -66,7 +103,7 @@ static int plan_of(const void *inputs, const rt_params *p, const rt_kernel_env *
     const rt_cuda_catalog_entry *e = entry();
     if (gemm_tiled_cfg_read(e->params, e->n_params, KNAME, p, cfg, err) != 0)
         return -1;
-    const int mrc = map_of(p, env, ctx, cfg->gpus, map, err);
+    const int mrc = map_of(p, env, ctx, cfg->gpus, cfg, map, err);
     if (mrc != 0)
         return mrc;
     int64_t budget = cfg->budget_bytes;
@@ -113,7 +150,9 @@ static void tiled_teardown(void *state)
         return;
     rt_err ignored;
     (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
-    gemm_tiled_free(s->drv); /* frees pinned host memory through the engine's ops */
+    gemm_cuda_engine_drain(s->eng); /* no copy in flight to or from the host memory freed next */
+    gemm_tiled_free(s->drv);        /* frees pinned host memory through the engine's ops */
+    gemm_async_free(s->async);
     gemm_cuda_engine_free(s->eng);
     free(s);
 }
@@ -123,25 +162,34 @@ static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_
 {
     const gemm_inputs *in = inputs;
     cuda_tiled *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, KNAME ": out of memory");
     *state = s;
-    s->ctx = self->backend_ctx;
     gemm_tiled_cfg cfg;
-    int rc = plan_of(inputs, p, env, s->ctx, &cfg, &s->map, &s->plan, err);
-    if (rc != 0)
-        return rc;
-    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
-        return -1;
-    const size_t tile_bytes = (size_t)(cfg.t * cfg.t) * rt_precision_bytes(in->prec);
-    rc = gemm_cuda_engine_create(s->ctx, (int)cfg.gpus, s->map.devices, gemm_tiled_slots(&s->plan),
-                                 tile_bytes, in->prec, s->plan.l, &s->eng, err);
-    if (rc != 0)
-        return rc;
-    if (gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
-                          gemm_cuda_engine_ops(), s->eng, &s->drv, err) != 0)
-        return rt_err_prefix(err, KNAME);
-    return 0;
+    int rc = s ? 0 : rt_err_set(err, KNAME ": out of memory");
+    if (rc == 0) {
+        s->ctx = self->backend_ctx;
+        rc = plan_of(inputs, p, env, s->ctx, &cfg, &s->map, &s->plan, err);
+    }
+    if (rc == 0)
+        rc = rt_cuda_ctx_make_current(s->ctx, err);
+    if (rc == 0) {
+        const size_t tile_bytes = (size_t)(cfg.t * cfg.t) * rt_precision_bytes(in->prec);
+        rc = gemm_cuda_engine_create(s->ctx, (int)cfg.gpus, s->map.devices,
+                                     gemm_tiled_slots(&s->plan), s->plan.b * s->plan.cg, tile_bytes,
+                                     in->prec, s->plan.l, &s->eng, err);
+    }
+    if (rc == 0)
+        rc = gemm_async_create(gemm_cuda_engine_dev(), s->eng, (int)cfg.gpus,
+                               gemm_tiled_slots(&s->plan), s->plan.l, &s->async, err);
+    if (rc == 0 && gemm_tiled_create(in, &s->plan, cfg.t, env->comm, env->rank, cfg.fail_rank,
+                                     gemm_async_ops(), s->async, &s->drv, err) != 0)
+        rc = rt_err_prefix(err, KNAME);
+    /* Every rank agrees (one whose setup failed takes no part in what follows), then, with ipc,
+     * the node's processes map each other's slots. */
+    rc = gemm_tiled_connect(rc == 0 ? s->drv : NULL, env->comm, rc, KNAME, err);
+    rt_err ignored;
+    if (s && s->ctx)
+        (void)rt_cuda_ctx_make_current(s->ctx, &ignored);
+    return rc;
 }
 
 /* Timed by the runner's wall clock: the data starts and ends in host memory, and gemm_tiled_run
@@ -182,10 +230,13 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     gemm_plan plan;
     if (plan_of(inputs, p, env, self->backend_ctx, &cfg, &map, &plan, err) != 0)
         return -1;
-    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, t, err) != 0)
+    /* Copies between GPUs on distinct devices cross a link (NVLink); logical GPUs share one
+     * device, so their copies stay in its memory. Tiles pulled from a node peer on the same
+     * device likewise; a peer is on another device whenever this process's GPUs are. */
+    if (gemm_tiled_traffic(inputs, &plan, cfg.t, env->comm, env->rank, map.physical, t, err) != 0)
         return -1;
-    if (!gemm_cuda_flops_bounded(inputs, env->device))
-        t->flops = 0.0;
+    t->devices = map.distinct;
+    gemm_cuda_flops_model(inputs, env->device, t);
     return 0;
 }
 

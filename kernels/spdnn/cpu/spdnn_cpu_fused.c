@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cpu_kernel.h"
 #include "rt_clock.h"
 #include "rt_schema.h"
 #include "rt_memcheck.h"
@@ -306,25 +307,12 @@ static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
-static const rt_kernel_desc fused_desc = {
-    .name = "spdnn.cpu.fused",
-    .family = "spdnn",
-    .backend = "cpu",
-    .summary = "sparse DNN inference, OpenMP: fused SpMM + bias + clamped ReLU per layer, dead "
-               "features compacted out",
-    .params = fused_params,
-    .n_params = FUSED_N_PARAMS,
-    .unavailable = NULL,
-    .check = fused_check,
-    .setup = fused_setup,
-    .run = fused_run,
-    .output = fused_output,
-    .metrics = fused_metrics,
-    .flush = NULL,
-    .teardown = fused_teardown,
-    .traffic = fused_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc fused_desc =
+    RT_CPU_KERNEL("spdnn.cpu.fused", "spdnn",
+                  "sparse DNN inference, OpenMP: fused SpMM + bias + clamped ReLU per layer, dead "
+                  "features compacted out",
+                  fused_params, fused_check, fused_setup, fused_run, fused_output, fused_metrics,
+                  fused_teardown, fused_traffic);
 
 const rt_kernel_desc *rt_spdnn_cpu_fused_kernel(void)
 {

@@ -8,10 +8,12 @@
  *                        the survivors through a list (no copy). Parameters as spmm.cuda.tiled:
  *                        block_size, shared_kib, register_tile (features per thread),
  *                        min_blocks, staging, index_bytes, allow_spills.
- *   spdnn.cuda.cusparse  per layer cusparseSpMM on W_l^T (CSR), then a separate bias + ReLU
- *                        kernel, and a gather of the survivors into a dense block for the next
- *                        SpMM (cuSPARSE reads dense operands only): the baseline of the thesis's
- *                        Fig. 2(b). Parameter: alg.
+ *   spdnn.cuda.cusparse  per layer cusparseSpMM on W_l^T (CSR, COO or Blocked-ELL), then a
+ *                        separate bias + ReLU kernel, and a gather of the survivors into a dense
+ *                        block for the next SpMM (cuSPARSE reads dense operands only): the
+ *                        baseline of the thesis's Fig. 2(b). Parameters: alg (every cuSPARSE
+ *                        SpMM algorithm), layout (col|row: the features column- or row-major),
+ *                        ell_block.
  * Both compact the live features between layers on the device (spdnn_cuda_common.h).
  * Metrics: categories, layers_run, feature_layers (deterministic), preprocess_s; the fused
  * kernel adds its plans' facts summed over the layers and its variant's registers, spills and

@@ -6,15 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_nvrtc.h"
-#include "rt_schema.h"
 #include "spdnn_cuda_catalog.h"
-
-/* A block may use more than this much dynamic shared memory only after opting in per function. */
-#define DEFAULT_DYNAMIC_SHARED_LIMIT (48 * 1024)
 
 /* Device lists and ids are int; the family's output helper takes int32_t. */
 _Static_assert(sizeof(int) == sizeof(int32_t), "int must be 32 bits");
@@ -48,74 +43,34 @@ int rt_spdnn_cuda_inputs(const void *inputs, const rt_spdnn_inputs **out, rt_err
     return 0;
 }
 
-/* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
- * (rt_schema_int/_str), applied to the catalog entry's schema. */
 int rt_spdnn_cuda_param_int(const rt_params *p, int index, const char *name, int64_t *out,
                             rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_schema_int(e->params, e->n_params, e->name, p, name, out, err);
+    return rt_cuda_param_int(rt_spdnn_cuda_catalog_at(index), p, name, out, err);
 }
 
 int rt_spdnn_cuda_param_str(const rt_params *p, int index, const char *name, char *out, size_t len,
                             rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spdnn_cuda_catalog_at(index);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", index);
-    return rt_schema_str(e->params, e->n_params, e->name, p, name, out, len, err);
+    return rt_cuda_param_str(rt_spdnn_cuda_catalog_at(index), p, name, out, len, err);
 }
 
-void rt_spdnn_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spdnn_inputs *in,
-                                  char *out, size_t len)
+static void spdnn_problem(const void *checked, char *out, size_t len)
 {
-    char json[384] = "{}";
-    if (p && rt_params_to_json(p, json, sizeof json) < 0)
-        snprintf(json, sizeof json, "{...}");
-    snprintf(out, len, "%s %s on %lld neurons x %lld layers, %lld features", kernel, json,
-             (long long)in->neurons, (long long)in->layers, (long long)in->features);
+    const rt_spdnn_inputs *in = checked;
+    snprintf(out, len, "on %lld neurons x %lld layers, %lld features", (long long)in->neurons,
+             (long long)in->layers, (long long)in->features);
 }
 
-int rt_spdnn_cuda_launch(rt_cuda_ctx *ctx, const rt_cuda_variant *v, const unsigned grid[3],
-                         const unsigned block[3], size_t dynamic_shared, void **args,
-                         const char *what, rt_err *err)
+static int spdnn_inputs(const void *inputs, const void **checked, rt_err *err)
 {
-    const CUfunction fn = (CUfunction)v->function;
-    if (!fn)
-        return rt_err_set(err, "%s: launch of a variant that was never loaded", what);
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-        return 0; /* nothing to compute */
-    CUresult r = CUDA_SUCCESS;
-    if (dynamic_shared > DEFAULT_DYNAMIC_SHARED_LIMIT)
-        r = cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               (int)dynamic_shared);
-    if (r == CUDA_SUCCESS)
-        r = cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                           (unsigned)dynamic_shared, (CUstream)rt_cuda_ctx_stream(ctx), args, NULL);
-    if (r != CUDA_SUCCESS) {
-        const char *name = NULL, *text = NULL;
-        cuGetErrorName(r, &name);
-        cuGetErrorString(r, &text);
-        return rt_err_set(err, "%s: launching the kernel failed: %s: %s", what,
-                          name ? name : "unknown CUresult", text ? text : "");
-    }
-    return 0;
+    const rt_spdnn_inputs *in = NULL;
+    const int rc = rt_spdnn_cuda_inputs(inputs, &in, err);
+    *checked = in;
+    return rc;
 }
 
-int rt_spdnn_cuda_variant(rt_cuda_ctx *ctx, const char *source_name, const char *const *defines,
-                          int n_defines, const char *entry, rt_cuda_variant *v, const char *what,
-                          rt_err *err)
-{
-    const char *source = rt_cuda_source(source_name);
-    if (!source)
-        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", what,
-                          source_name);
-    if (rt_cuda_get_variant(ctx, source_name, source, defines, n_defines, entry, v, err) != 0)
-        return rt_err_prefix(err, "%s", what);
-    return 0;
-}
+const rt_cuda_point_family rt_spdnn_cuda_point = {spdnn_inputs, spdnn_problem};
 
 void rt_spdnn_cuda_pipe_free(rt_spdnn_cuda_pipe *pipe)
 {
@@ -157,11 +112,33 @@ static int alloc_ints(rt_spdnn_cuda_pipe *pipe, int **ptr, size_t bytes, const c
     return rc;
 }
 
+/* The inputs feature-major (row f = feature f's neurons), or neuron-major (row i = neuron i's
+ * features) when row_major. */
+static float *input_features(const rt_spdnn_inputs *in, int row_major, rt_err *err)
+{
+    float *y0 = rt_spdnn_dense_features(in, err);
+    if (!y0 || !row_major)
+        return y0;
+    const size_t n = (size_t)in->neurons, f = (size_t)in->features;
+    float *t = malloc((n * f > 0 ? n * f : 1) * sizeof *t);
+    if (!t) {
+        free(y0);
+        rt_err_set(err, "out of host memory transposing %zu x %zu input features", f, n);
+        return NULL;
+    }
+    for (size_t q = 0; q < f; ++q)
+        for (size_t i = 0; i < n; ++i)
+            t[i * f + q] = y0[q * n + i];
+    free(y0);
+    return t;
+}
+
 int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const rt_spdnn_inputs *in,
-                             const char *what, rt_err *err)
+                             int row_major, const char *what, rt_err *err)
 {
     memset(pipe, 0, sizeof *pipe);
     pipe->ctx = ctx;
+    pipe->row_major = row_major;
     pipe->in = in;
     pipe->features = in->features;
     pipe->neurons = in->neurons;
@@ -201,7 +178,7 @@ int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const r
     pipe->h_count = pinned;
 
     /* Inputs and feature numbers, uploaded once: runs never write them. */
-    float *y0 = rt_spdnn_dense_features(in, err);
+    float *y0 = input_features(in, row_major, err);
     if (!y0)
         return rt_err_prefix(err, "%s", what);
     rc = rt_cuda_upload(ctx, pipe->d_y0, y0, rows, what, err);
@@ -222,9 +199,9 @@ int rt_spdnn_cuda_pipe_setup(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, const r
     char define[RT_CUDA_DEFINE_MAX];
     snprintf(define, sizeof define, "SCAN_BLOCK=%d", RT_SPDNN_CUDA_SCAN_BLOCK);
     const char *const defines[1] = {define};
-    if (rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
+    if (rt_cuda_point_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_flag_count",
                               &pipe->count_v, what, err) != 0 ||
-        rt_spdnn_cuda_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact", &pipe->compact_v,
+        rt_cuda_point_variant(ctx, "spdnn_ops.cu", defines, 1, "rt_spdnn_compact", &pipe->compact_v,
                               what, err) != 0)
         return -1;
     if (pipe->count_v.max_threads_per_block < RT_SPDNN_CUDA_SCAN_BLOCK ||
@@ -260,9 +237,9 @@ int rt_spdnn_cuda_compact(rt_spdnn_cuda_pipe *pipe, int64_t live, const int *ids
     const int *ids = ids_in;
     void *count_args[] = {&active, &count, &chunks};
     void *compact_args[] = {&active, &count, &chunks, (void *)&ids, &list, &ids_out, &count_out};
-    if (rt_spdnn_cuda_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
+    if (rt_cuda_point_launch(pipe->ctx, &pipe->count_v, grid, block, 0, count_args, pipe->what,
                              err) != 0 ||
-        rt_spdnn_cuda_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args, pipe->what,
+        rt_cuda_point_launch(pipe->ctx, &pipe->compact_v, grid, block, 0, compact_args, pipe->what,
                              err) != 0)
         return rt_err_prefix(err, "compacting live features");
     const cudaStream_t stream = (cudaStream_t)rt_cuda_ctx_stream(pipe->ctx);
@@ -313,6 +290,18 @@ static int download_final(const rt_spdnn_cuda_pipe *pipe, float **rows, int **id
     for (int64_t q = 0; rc == 0 && q < count; ++q)
         act[q] = flag[q] != 0;
     free(flag);
+    if (rc == 0 && pipe->row_major && count > 1) {
+        /* Neuron-major (row i = neuron i of every live feature): back to one row per feature. */
+        float *t = malloc(c * (size_t)n * sizeof *t);
+        if (!t)
+            rc = rt_err_set(err, "%s: out of host memory transposing %lld final rows", pipe->what,
+                            (long long)count);
+        for (int64_t q = 0; t && q < count; ++q)
+            for (int64_t i = 0; i < n; ++i)
+                t[q * n + i] = y[i * count + q];
+        free(y);
+        y = t;
+    }
     if (rc != 0) {
         free(y);
         free(id);
@@ -372,15 +361,45 @@ void rt_spdnn_cuda_pipe_metrics(const rt_spdnn_cuda_pipe *pipe, rt_metrics *m, r
     rt_metrics_add(m, "feature_layers", "count", (double)pipe->feature_layers, 1);
 }
 
-int rt_spdnn_cuda_pipe_finish(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
-                              int64_t live, const float *y, const int *ids, double *seconds,
-                              const char *what, rt_err *err)
+int rt_spdnn_cuda_pipe_run(rt_spdnn_cuda_pipe *pipe, rt_cuda_ctx *ctx, int64_t layers,
+                           rt_spdnn_cuda_layer_fn layer, rt_spdnn_cuda_gather_fn gather,
+                           void *state, double *seconds, const char *what, rt_err *err)
 {
+    if (rt_cuda_ctx_make_current(ctx, err) != 0)
+        return -1;
+    /* Layer 0 reads the inputs, all of them (the identity list and ids). */
+    int64_t live = pipe->features;
+    const float *in_y = pipe->d_y0;
+    const int *list = pipe->d_ident, *ids = pipe->d_ident;
+    float *out_y = pipe->d_y[0];
+    pipe->layers_run = 0;
+    pipe->feature_layers = 0;
+    pipe->final_count = 0;
+    if (rt_cuda_timer_start(ctx, what, err) != 0)
+        return -1;
+    for (int64_t l = 0; l < layers && live > 0; ++l) {
+        out_y = pipe->d_y[gather ? 0 : l % 2];
+        if (layer(state, l, in_y, list, live, out_y, err) != 0)
+            return rt_err_prefix(err, "layer %lld", (long long)l);
+        pipe->layers_run = l + 1;
+        pipe->feature_layers += live;
+        if (l == layers - 1)
+            break;
+        int64_t kept = 0;
+        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0 ||
+            (gather &&
+             gather(state, pipe->d_y[1], out_y, pipe->d_list[l % 2], kept, live, err) != 0))
+            return rt_err_prefix(err, "after layer %lld", (long long)l);
+        in_y = gather ? pipe->d_y[1] : out_y;
+        list = gather ? pipe->d_ident : pipe->d_list[l % 2];
+        ids = pipe->d_ids[l % 2];
+        live = kept;
+    }
     double sec = -1.0;
     if (rt_cuda_timer_stop(ctx, &sec, what, err) != 0)
         return -1;
     pipe->final_count = pipe->layers_run == layers ? live : 0;
-    pipe->final_y = y;
+    pipe->final_y = out_y;
     pipe->final_ids = ids;
     if (seconds)
         *seconds = sec;

@@ -35,8 +35,8 @@ typedef struct fused_layer {
 } fused_layer;
 
 typedef struct fused_state {
-    rt_cuda_ctx *ctx;
-    const rt_spdnn_inputs *in;
+    rt_cuda_point pt;          /* context, inputs, kernel and point for messages */
+    const rt_spdnn_inputs *in; /* pt.inputs */
     fused_params fp;
     rt_spdnn_cuda_pipe pipe;
     fused_layer *layer; /* in->layers entries */
@@ -46,7 +46,6 @@ typedef struct fused_state {
     double preprocess_s;
     /* Plan facts over all layers. */
     double stored, nstages, nblocks, staged, max_stages;
-    char what[768];
 } fused_state;
 
 static int read_params(const rt_params *p, fused_params *fp, rt_err *err)
@@ -161,7 +160,7 @@ static void fused_teardown(void *state)
             void *buffers[] = {fl->d_displ,     fl->d_index,    fl->d_value,
                                fl->d_buffdispl, fl->d_mapdispl, fl->d_map};
             for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; ++i)
-                rt_cuda_free(s->ctx, buffers[i]);
+                rt_cuda_free(s->pt.ctx, buffers[i]);
         }
     free(s->layer);
     rt_spdnn_cuda_pipe_free(&s->pipe);
@@ -189,9 +188,9 @@ static int compile_variant(fused_state *s, rt_err *err)
         .register_tile = fp->register_tile,
         .allow_spills = (int)fp->allow_spills,
         .dynamic_shared = fp->dynamic_shared,
-        .what = s->what,
+        .what = s->pt.what,
     };
-    return rt_cuda_prepare_variant(s->ctx, &rq, &s->variant, err);
+    return rt_cuda_prepare_variant(s->pt.ctx, &rq, &s->variant, err);
 }
 
 /* What the device kernel assumes of a plan beyond rt_tiled_plan_verify. */
@@ -228,39 +227,43 @@ static int upload_layer(fused_state *s, int64_t l, const rt_tiled_plan *plan, rt
                                             : plan->nstages * plan->p.block_size + 1;
     const int64_t *displ = plan->p.use_ell ? plan->displ : plan->rowdispl;
     if (!displ)
-        return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->what, (long long)l);
-    snprintf(what, sizeof what, "layer %lld stage ranges of %s", (long long)l, s->what);
-    int rc = rt_cuda_upload_new(s->ctx, displ, (size_t)displ_n * sizeof(int64_t), &fl->d_displ,
+        return rt_err_set(err, "%s: layer %lld's plan has no stage ranges", s->pt.what,
+                          (long long)l);
+    snprintf(what, sizeof what, "layer %lld stage ranges of %s", (long long)l, s->pt.what);
+    int rc = rt_cuda_upload_new(s->pt.ctx, displ, (size_t)displ_n * sizeof(int64_t), &fl->d_displ,
                                 what, err);
     if (rc != 0)
         return rc;
     const void *index =
         plan->p.index_bytes == 2 ? (const void *)plan->index16 : (const void *)plan->index32;
     if (!index && plan->stored > 0)
-        return rt_err_set(err, "%s: layer %lld's plan has no %d-byte indices", s->what,
+        return rt_err_set(err, "%s: layer %lld's plan has no %d-byte indices", s->pt.what,
                           (long long)l, plan->p.index_bytes);
-    snprintf(what, sizeof what, "layer %lld shared-memory indices of %s", (long long)l, s->what);
-    rc = rt_cuda_upload_new(s->ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
+    snprintf(what, sizeof what, "layer %lld shared-memory indices of %s", (long long)l, s->pt.what);
+    rc = rt_cuda_upload_new(s->pt.ctx, index, (size_t)plan->stored * (size_t)plan->p.index_bytes,
                             &fl->d_index, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "layer %lld weights of %s", (long long)l, s->what);
-    rc = rt_cuda_upload_values(s->ctx, plan->value, plan->stored, RT_FP32, &fl->d_value, what, err);
+    snprintf(what, sizeof what, "layer %lld weights of %s", (long long)l, s->pt.what);
+    rc = rt_cuda_upload_values(s->pt.ctx, plan->value, plan->stored, RT_FP32, &fl->d_value, what,
+                               err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "layer %lld buffdispl of %s", (long long)l, s->what);
-    rc = rt_cuda_upload_new(s->ctx, plan->buffdispl, (size_t)(plan->nblocks + 1) * sizeof(int64_t),
-                            &fl->d_buffdispl, what, err);
+    snprintf(what, sizeof what, "layer %lld buffdispl of %s", (long long)l, s->pt.what);
+    rc = rt_cuda_upload_new(s->pt.ctx, plan->buffdispl,
+                            (size_t)(plan->nblocks + 1) * sizeof(int64_t), &fl->d_buffdispl, what,
+                            err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "layer %lld mapdispl of %s", (long long)l, s->what);
-    rc = rt_cuda_upload_new(s->ctx, plan->mapdispl, (size_t)(plan->nstages + 1) * sizeof(int64_t),
-                            &fl->d_mapdispl, what, err);
+    snprintf(what, sizeof what, "layer %lld mapdispl of %s", (long long)l, s->pt.what);
+    rc =
+        rt_cuda_upload_new(s->pt.ctx, plan->mapdispl, (size_t)(plan->nstages + 1) * sizeof(int64_t),
+                           &fl->d_mapdispl, what, err);
     if (rc != 0)
         return rc;
-    snprintf(what, sizeof what, "layer %lld map of %s", (long long)l, s->what);
-    return rt_cuda_upload_new(s->ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t), &fl->d_map,
-                              what, err);
+    snprintf(what, sizeof what, "layer %lld map of %s", (long long)l, s->pt.what);
+    return rt_cuda_upload_new(s->pt.ctx, plan->map, (size_t)plan->nmap * sizeof(int32_t),
+                              &fl->d_map, what, err);
 }
 
 /* Layer l's transpose, plan and checks: a pure function of the layer, so layers build in
@@ -271,20 +274,20 @@ static int plan_layer(const fused_state *s, const rt_tiled_params *pp, int64_t l
     rt_csr wt;
     memset(plan, 0, sizeof *plan);
     if (rt_spdnn_transpose(s->in->layer[l], &wt, err) != 0)
-        return rt_err_prefix(err, "%s: layer %lld", s->what, (long long)l);
+        return rt_err_prefix(err, "%s: layer %lld", s->pt.what, (long long)l);
     if (rt_tiled_plan_build(&wt, pp, plan, err) != 0) {
         rt_csr_free(&wt);
-        return rt_err_prefix(err, "%s: building layer %lld's tiled plan", s->what, (long long)l);
+        return rt_err_prefix(err, "%s: building layer %lld's tiled plan", s->pt.what, (long long)l);
     }
     if (rt_tiled_plan_verify(plan, &wt, err) != 0) {
         rt_csr_free(&wt);
-        return rt_err_prefix(err, "%s: layer %lld's tiled plan is inconsistent", s->what,
+        return rt_err_prefix(err, "%s: layer %lld's tiled plan is inconsistent", s->pt.what,
                              (long long)l);
     }
     rt_csr_free(&wt);
     char why[512];
     if (!plan_fits_kernel(plan, &s->fp, why, sizeof why))
-        return rt_err_set(err, "%s: layer %lld: %s", s->what, (long long)l, why);
+        return rt_err_set(err, "%s: layer %lld: %s", s->pt.what, (long long)l, why);
     return 0;
 }
 
@@ -339,12 +342,14 @@ static int build_layers(fused_state *s, rt_err *err)
     return 0;
 }
 
-static int fused_prepare(fused_state *s, const rt_params *p, rt_err *err)
+static int fused_prepare(void *state, const rt_params *p, rt_err *err)
 {
+    fused_state *s = state;
+    s->in = s->pt.inputs;
     if (read_params(p, &s->fp, err) != 0)
         return -1;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->ctx), &s->fp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->pt.ctx), &s->fp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -354,15 +359,15 @@ static int fused_prepare(fused_state *s, const rt_params *p, rt_err *err)
         return rc;
     const int64_t gx = (s->in->neurons + s->fp.block_size - 1) / s->fp.block_size;
     if (gx > RT_CUDA_MAX_GRID_X)
-        return rt_err_set(err, "%s: %lld blocks of neurons exceed the grid", s->what,
+        return rt_err_set(err, "%s: %lld blocks of neurons exceed the grid", s->pt.what,
                           (long long)gx);
     s->grid_x = (unsigned)gx;
-    if (rt_cuda_occupancy(s->ctx, &s->variant, (int)s->fp.block_size, s->fp.dynamic_shared,
+    if (rt_cuda_occupancy(s->pt.ctx, &s->variant, (int)s->fp.block_size, s->fp.dynamic_shared,
                           &s->occupancy, err) != 0)
-        return rt_err_prefix(err, "%s", s->what);
+        return rt_err_prefix(err, "%s", s->pt.what);
     s->layer = calloc((size_t)s->in->layers, sizeof *s->layer);
     if (!s->layer)
-        return rt_err_set(err, "%s: out of memory for %lld layers", s->what,
+        return rt_err_set(err, "%s: out of memory for %lld layers", s->pt.what,
                           (long long)s->in->layers);
     /* Preprocessing = transposes, plans and uploads of every layer (the plan checks included:
      * they are a small part, and setup is not timed as inference). */
@@ -371,35 +376,21 @@ static int fused_prepare(fused_state *s, const rt_params *p, rt_err *err)
     s->preprocess_s = rt_clock_now() - t0;
     if (rc != 0)
         return rc;
-    return rt_spdnn_cuda_pipe_setup(&s->pipe, s->ctx, s->in, s->what, err);
+    return rt_spdnn_cuda_pipe_setup(&s->pipe, s->pt.ctx, s->in, 0, s->pt.what, err);
 }
 
 static int fused_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                        const rt_kernel_env *env, void **state, rt_err *err)
 {
-    *state = NULL;
-    const rt_spdnn_inputs *in;
-    if (rt_spdnn_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    fused_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    s->ctx = self->backend_ctx;
-    s->in = in;
-    rt_spdnn_cuda_describe_point(self->name, p, in, s->what, sizeof s->what);
-    const int rc = fused_prepare(s, p, err);
-    if (rc != 0) {
-        fused_teardown(s);
-        return rc;
-    }
-    *state = s;
-    return 0;
+    return rt_cuda_point_setup(self, &rt_spdnn_cuda_point, inputs, p, sizeof(fused_state),
+                               fused_prepare, fused_teardown, state, err);
 }
 
 /* Enqueues layer l for `live` features read through `list` from in_y into out_y. */
-static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int *list, int64_t live,
+static int launch_layer(void *state, int64_t l, const float *in_y, const int *list, int64_t live,
                         float *out_y, rt_err *err)
 {
+    fused_state *s = state;
     const fused_layer *fl = &s->layer[l];
     const int64_t ntiles = (live + s->fp.register_tile - 1) / s->fp.register_tile;
     const unsigned grid[3] = {
@@ -418,46 +409,17 @@ static int launch_layer(fused_state *s, int64_t l, const float *in_y, const int 
     void *args[15] = {&a_out,      &a_in,    &a_list,     &a_live,  &a_ntiles,
                       &a_neurons,  &a_displ, &a_index,    &a_value, &a_buffdispl,
                       &a_mapdispl, &a_map,   &a_buffsize, &a_bias,  &a_active};
-    if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0 ||
-        rt_spdnn_cuda_launch(s->ctx, &s->variant, grid, block, s->fp.dynamic_shared, args, s->what,
-                             err) != 0)
-        return rt_err_prefix(err, "layer %lld", (long long)l);
-    return 0;
+    if (rt_spdnn_cuda_clear_flags(&s->pipe, live, err) != 0)
+        return -1;
+    return rt_cuda_point_launch(s->pt.ctx, &s->variant, grid, block, s->fp.dynamic_shared, args,
+                                s->pt.what, err);
 }
 
 static int fused_run(void *state, double *seconds, rt_err *err)
 {
     fused_state *s = state;
-    rt_spdnn_cuda_pipe *pipe = &s->pipe;
-    const int64_t layers = s->in->layers;
-    if (rt_cuda_ctx_make_current(s->ctx, err) != 0)
-        return -1;
-    int64_t live = pipe->features;
-    const float *in_y = pipe->d_y0;
-    const int *list = pipe->d_ident, *ids = pipe->d_ident;
-    float *out_y = pipe->d_y[0];
-    pipe->layers_run = 0;
-    pipe->feature_layers = 0;
-    pipe->final_count = 0;
-    if (rt_cuda_timer_start(s->ctx, s->what, err) != 0)
-        return -1;
-    for (int64_t l = 0; l < layers && live > 0; ++l) {
-        out_y = pipe->d_y[l % 2];
-        if (launch_layer(s, l, in_y, list, live, out_y, err) != 0)
-            return -1;
-        pipe->layers_run = l + 1;
-        pipe->feature_layers += live;
-        if (l == layers - 1)
-            break;
-        int64_t kept = 0;
-        if (rt_spdnn_cuda_compact(pipe, live, ids, (int)(l % 2), &kept, err) != 0)
-            return rt_err_prefix(err, "after layer %lld", (long long)l);
-        in_y = out_y;
-        list = pipe->d_list[l % 2];
-        ids = pipe->d_ids[l % 2];
-        live = kept;
-    }
-    return rt_spdnn_cuda_pipe_finish(pipe, s->ctx, layers, live, out_y, ids, seconds, s->what, err);
+    return rt_spdnn_cuda_pipe_run(&s->pipe, s->pt.ctx, s->in->layers, launch_layer, NULL, s,
+                                  seconds, s->pt.what, err);
 }
 
 static int fused_output(void *state, double *out, rt_err *err)
@@ -484,12 +446,6 @@ static int fused_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-static int fused_flush(void *state, rt_err *err)
-{
-    fused_state *s = state;
-    return rt_cuda_flush_l2(s->ctx, err);
-}
-
 static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                          const rt_kernel_env *env, rt_traffic *t, rt_err *err)
 {
@@ -505,14 +461,8 @@ static int fused_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 void rt_spdnn_cuda_fused_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(rt_spdnn_cuda_catalog_at(FUSED_KIND), d);
-    d->check = fused_check;
-    d->setup = fused_setup;
-    d->run = fused_run;
-    d->output = fused_output;
-    d->metrics = fused_metrics;
-    d->flush = fused_flush;
-    d->teardown = fused_teardown;
-    d->traffic = fused_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {fused_check,    fused_setup,   fused_run,
+                                              fused_output,   fused_metrics, rt_cuda_point_flush,
+                                              fused_teardown, fused_traffic};
+    rt_cuda_point_describe(d, rt_spdnn_cuda_catalog_at(FUSED_KIND), &hooks, ctx);
 }

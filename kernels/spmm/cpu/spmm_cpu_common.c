@@ -182,3 +182,74 @@ int rt_spmm_cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt
         return rt_err_prefix(err, "%s", self->name);
     return 0;
 }
+
+int rt_spmm_cpu_point_begin(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                            const rt_kernel_env *env, size_t state_bytes, void **state, rt_err *err)
+{
+    const rt_spmm_inputs *in = inputs;
+    *state = NULL;
+    if (!in)
+        return rt_err_set(err, "%s: no inputs", self->name);
+    rt_spmm_cpu_point *pt = calloc(1, state_bytes);
+    if (!pt)
+        return rt_err_set(err, "%s: out of memory", self->name);
+    char why[256] = "";
+    const int rc = rt_spmm_cpu_rowwise_params(self, p, env, in->k, &pt->w, why, sizeof why, err);
+    if (rc != 0) {
+        free(pt);
+        if (rc == RT_INFEASIBLE)
+            rt_err_set(err, "%s", why);
+        return rc;
+    }
+    if (rt_spmm_cpu_rowwise_bind(&pt->w, in, &pt->c, err) != 0) {
+        rt_spmm_cpu_rowwise_unbind(&pt->w, &pt->c);
+        free(pt);
+        return rt_err_prefix(err, "%s", self->name);
+    }
+    *state = pt;
+    return 0;
+}
+
+int rt_spmm_cpu_point_values(rt_spmm_cpu_point *pt, const double *val, int64_t n, rt_err *err)
+{
+    if (pt->w.prec == RT_FP32) {
+        pt->val32 = rt_spmm_values_to_float(val, n, err);
+        if (!pt->val32)
+            return -1;
+        pt->w.val = pt->val32;
+    } else {
+        pt->w.val = val;
+    }
+    pt->team_started = rt_cpu_team_size(pt->w.team);
+    return 0;
+}
+
+void rt_spmm_cpu_point_end(rt_spmm_cpu_point *pt)
+{
+    rt_spmm_cpu_rowwise_unbind(&pt->w, &pt->c);
+    free(pt->val32);
+    pt->val32 = NULL;
+}
+
+int rt_spmm_cpu_point_run(void *state, double *seconds, rt_err *err)
+{
+    const rt_spmm_cpu_point *pt = state;
+    rt_spmm_cpu_rowwise_run(&pt->w);
+    *seconds = -1.0; /* the runner's wall clock times host kernels */
+    return 0;
+}
+
+int rt_spmm_cpu_point_output(void *state, double *out, rt_err *err)
+{
+    const rt_spmm_cpu_point *pt = state;
+    rt_spmm_dense_to_rowmajor(&pt->c, out);
+    return 0;
+}
+
+void rt_spmm_cpu_point_metrics(const rt_spmm_cpu_point *pt, rt_metrics *m)
+{
+    /* The team depends on the machine when threads = 0, so it is not a deterministic fact. */
+    rt_metrics_add(m, "threads", "count", (double)pt->team_started, 0);
+    rt_metrics_add(m, "chunks", "count", (double)rt_spmm_cpu_rowwise_chunks(&pt->w), 1);
+    rt_metrics_add(m, "col_block_used", "count", (double)pt->w.col_block, 1);
+}

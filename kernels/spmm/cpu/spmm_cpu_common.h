@@ -43,6 +43,21 @@ typedef struct rt_spmm_cpu_rowwise {
     void *scratch;     /* team * col_block elements of prec: one accumulator per thread */
 } rt_spmm_cpu_rowwise;
 
+/* The schema entries of the row-wise parameters (the start of every such kernel's schema). */
+#define RT_SPMM_CPU_ROW_BLOCK                                                                      \
+    {                                                                                              \
+        "row_block", RT_V_INT, "1..1048576", "256", 0, "rows per OpenMP chunk (dynamic schedule)"  \
+    }
+#define RT_SPMM_CPU_COL_BLOCK                                                                      \
+    {                                                                                              \
+        "col_block", RT_V_INT, "1..65536", "64", 0,                                                \
+            "columns of B/C per sweep over a row's nonzeros (clamped to K)"                        \
+    }
+#define RT_SPMM_CPU_THREADS                                                                        \
+    {                                                                                              \
+        "threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads, 0 = every available core"         \
+    }
+
 /* Reads the row-wise parameters every such kernel shares (row_block, col_block, threads) from p
  * through self's schema into w: col_block is clamped to k (a wider sweep than C has columns is
  * the same sweep), threads resolves to a team. Returns 0, RT_INFEASIBLE (why filled) or -1. */
@@ -67,5 +82,31 @@ int rt_spmm_cpu_traffic(const rt_kernel_desc *self, const void *inputs, const rt
 /* Row chunks of one execution: ceil(rows / row_block). */
 int64_t rt_spmm_cpu_rowwise_chunks(const rt_spmm_cpu_rowwise *w);
 void rt_spmm_cpu_rowwise_run(const rt_spmm_cpu_rowwise *w);
+
+/* The first member of a row-wise kernel's state (csr, ell): the execution, C, A's values in fp32
+ * for fp32 points (fp64 points use A's own array), and the team that ran. */
+typedef struct rt_spmm_cpu_point {
+    rt_spmm_cpu_rowwise w;
+    rt_dense c;
+    float *val32;
+    int team_started;
+} rt_spmm_cpu_point;
+
+/* The setup's first half: a zeroed state of state_bytes (first member an rt_spmm_cpu_point), its
+ * row-wise parameters (RT_INFEASIBLE with the reason in err) and C bound. 0 with *state set, or
+ * RT_INFEASIBLE / -1 with nothing left allocated. */
+int rt_spmm_cpu_point_begin(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                            const rt_kernel_env *env, size_t state_bytes, void **state,
+                            rt_err *err);
+/* A's n values for the point's precision (converted to fp32 for fp32 points) as w.val, and the
+ * team recorded; the setup's last step. 0 or -1. */
+int rt_spmm_cpu_point_values(rt_spmm_cpu_point *pt, const double *val, int64_t n, rt_err *err);
+/* Frees what begin and values allocated (not the state itself). */
+void rt_spmm_cpu_point_end(rt_spmm_cpu_point *pt);
+/* The run and output hooks of such a state, and the metrics every one reports (threads, chunks,
+ * col_block_used). */
+int rt_spmm_cpu_point_run(void *state, double *seconds, rt_err *err);
+int rt_spmm_cpu_point_output(void *state, double *out, rt_err *err);
+void rt_spmm_cpu_point_metrics(const rt_spmm_cpu_point *pt, rt_metrics *m);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_cpu_kernel.h"
 #include "rt_clock.h"
 #include "rt_schema.h"
 #include "spmm_cpu_common.h"
@@ -319,24 +320,11 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
-static const rt_kernel_desc tiled_desc = {
-    .name = "spmm.cpu.tiled",
-    .family = "spmm",
-    .backend = "cpu",
-    .summary = "Tiled SpMM plan (staged B, register tiling) executed on the host as on a GPU",
-    .params = tiled_params,
-    .n_params = TILED_N_PARAMS,
-    .unavailable = NULL,
-    .check = tiled_check,
-    .setup = tiled_setup,
-    .run = tiled_run,
-    .output = tiled_output,
-    .metrics = tiled_metrics,
-    .flush = NULL,
-    .teardown = tiled_teardown,
-    .traffic = tiled_traffic,
-    .backend_ctx = NULL,
-};
+static const rt_kernel_desc tiled_desc =
+    RT_CPU_KERNEL("spmm.cpu.tiled", "spmm",
+                  "Tiled SpMM plan (staged B, register tiling) executed on the host as on a GPU",
+                  tiled_params, tiled_check, tiled_setup, tiled_run, tiled_output, tiled_metrics,
+                  tiled_teardown, tiled_traffic);
 
 const rt_kernel_desc *rt_spmm_cpu_tiled_kernel(void)
 {

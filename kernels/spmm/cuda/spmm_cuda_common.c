@@ -1,5 +1,4 @@
 #include "spmm_cuda_common.h"
-#include "rt_schema.h"
 #include "spmm_traffic.h"
 
 #include <math.h>
@@ -49,35 +48,42 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
     return 0;
 }
 
-/* Parameter values with schema defaults and domain checks: the same rule as every CPU kernel
- * (rt_schema_int/_str), applied to the catalog entry's schema. */
 int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
                            rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(kind);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", kind);
-    return rt_schema_int(e->params, e->n_params, e->name, p, name, out, err);
+    return rt_cuda_param_int(rt_spmm_cuda_catalog_at(kind), p, name, out, err);
 }
 
 int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
                            rt_err *err)
 {
-    const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(kind);
-    if (!e)
-        return rt_err_set(err, "no CUDA catalog entry %d", kind);
-    return rt_schema_str(e->params, e->n_params, e->name, p, name, out, len, err);
+    return rt_cuda_param_str(rt_spmm_cuda_catalog_at(kind), p, name, out, len, err);
 }
+
+static void spmm_problem(const void *checked, char *out, size_t len)
+{
+    const rt_spmm_inputs *in = checked;
+    snprintf(out, len, "on %lld x %lld (nnz %lld), K=%lld %s %s", (long long)in->a->rows,
+             (long long)in->a->cols, (long long)in->a->nnz, (long long)in->k,
+             rt_precision_name(in->prec), rt_layout_name(in->layout));
+}
+
+static int spmm_inputs(const void *inputs, const void **checked, rt_err *err)
+{
+    const rt_spmm_inputs *in = NULL;
+    const int rc = rt_spmm_cuda_inputs(inputs, &in, err);
+    *checked = in;
+    return rc;
+}
+
+const rt_cuda_point_family rt_spmm_cuda_point = {spmm_inputs, spmm_problem};
 
 void rt_spmm_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spmm_inputs *in,
                                  char *out, size_t len)
 {
-    char json[384] = "{}";
-    if (p && rt_params_to_json(p, json, sizeof json) < 0)
-        snprintf(json, sizeof json, "{...}");
-    snprintf(out, len, "%s %s on %lld x %lld (nnz %lld), K=%lld %s %s", kernel, json,
-             (long long)in->a->rows, (long long)in->a->cols, (long long)in->a->nnz,
-             (long long)in->k, rt_precision_name(in->prec), rt_layout_name(in->layout));
+    char problem[384];
+    spmm_problem(in, problem, sizeof problem);
+    rt_cuda_point_name(kernel, p, problem, out, len);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -223,13 +229,13 @@ int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_
 {
     if (rt_spmm_cuda_grid(rows, (int)block_size, k, (int)register_tile, base->cfg.grid, ntiles,
                           err) != 0)
-        return rt_err_prefix(err, "%s", base->what);
+        return rt_err_prefix(err, "%s", base->pt.what);
     base->cfg.block[0] = (unsigned)block_size;
     base->cfg.block[1] = base->cfg.block[2] = 1;
     base->cfg.dynamic_shared_bytes = dynamic_shared;
-    if (rt_cuda_occupancy(base->ctx, &base->variant, (int)block_size, dynamic_shared,
+    if (rt_cuda_occupancy(base->pt.ctx, &base->variant, (int)block_size, dynamic_shared,
                           &base->occupancy, err) != 0)
-        return rt_err_prefix(err, "%s", base->what);
+        return rt_err_prefix(err, "%s", base->pt.what);
     return 0;
 }
 
@@ -243,42 +249,107 @@ int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *w
 
 int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                               size_t state_bytes,
-                              int (*prepare)(void *state, const rt_spmm_inputs *in,
-                                             const rt_params *p, rt_err *err),
+                              int (*prepare)(void *state, const rt_params *p, rt_err *err),
                               void (*teardown)(void *state), void **state, rt_err *err)
 {
-    *state = NULL;
-    const rt_spmm_inputs *in;
-    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
-        return -1;
-    rt_spmm_cuda_launch *l = calloc(1, state_bytes);
-    if (!l)
-        return rt_err_set(err, "out of memory creating the state of %s", self->name);
-    l->ctx = self->backend_ctx;
-    rt_spmm_cuda_describe_point(self->name, p, in, l->what, sizeof l->what);
-    const int rc = prepare(l, in, p, err);
-    if (rc != 0) {
-        teardown(l);
-        return rc;
-    }
-    *state = l;
-    return 0;
+    return rt_cuda_point_setup(self, &rt_spmm_cuda_point, inputs, p, state_bytes, prepare, teardown,
+                               state, err);
 }
 
 int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err)
 {
     rt_spmm_cuda_launch *l = state;
-    return rt_cuda_launch(l->ctx, &l->variant, &l->cfg, l->args, seconds, l->what, err);
+    return rt_cuda_launch(l->pt.ctx, &l->variant, &l->cfg, l->args, seconds, l->pt.what, err);
 }
 
 int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err)
 {
     const rt_spmm_cuda_launch *l = state;
-    return rt_spmm_cuda_dense_output(&l->dense, out, l->what, err);
+    return rt_spmm_cuda_dense_output(&l->dense, out, l->pt.what, err);
 }
 
-int rt_spmm_cuda_launch_flush(void *state, rt_err *err)
+void rt_spmm_cuda_launch_free(rt_spmm_cuda_launch *l, void *const *buffers, int n)
 {
-    rt_spmm_cuda_launch *l = state;
-    return rt_cuda_flush_l2(l->ctx, err);
+    rt_spmm_cuda_dense_free(&l->dense);
+    for (int i = 0; i < n; ++i)
+        rt_cuda_free(l->pt.ctx, buffers[i]);
+    free(l);
+}
+
+int rt_spmm_cuda_upload(rt_spmm_cuda_launch *l, const void *src, size_t bytes, void **dptr,
+                        const char *label, rt_err *err)
+{
+    char what[900];
+    snprintf(what, sizeof what, "%s of %s", label, l->pt.what);
+    return rt_cuda_upload_new(l->pt.ctx, src, bytes, dptr, what, err);
+}
+
+int rt_spmm_cuda_upload_values(rt_spmm_cuda_launch *l, const double *src, int64_t n,
+                               rt_precision prec, void **dptr, const char *label, rt_err *err)
+{
+    char what[900];
+    snprintf(what, sizeof what, "%s of %s", label, l->pt.what);
+    return rt_cuda_upload_values(l->pt.ctx, src, n, prec, dptr, what, err);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * One thread per row of C (csr, ell) */
+
+int rt_spmm_cuda_rows_params(const rt_params *p, int kind, rt_spmm_cuda_rows *r, rt_err *err)
+{
+    if (rt_spmm_cuda_param_int(p, kind, "block_size", &r->block_size, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "register_tile", &r->register_tile, err) != 0 ||
+        rt_spmm_cuda_param_int(p, kind, "min_blocks", &r->min_blocks, err) != 0)
+        return -1;
+    return 0;
+}
+
+int rt_spmm_cuda_rows_check(const rt_kernel_desc *self, int kind, const void *inputs,
+                            const rt_params *p, char *why, size_t whylen, rt_err *err)
+{
+    const rt_spmm_inputs *in;
+    rt_spmm_cuda_rows r;
+    if (rt_spmm_cuda_inputs(inputs, &in, err) != 0 || rt_spmm_cuda_rows_params(p, kind, &r, err))
+        return -1;
+    return rt_cuda_check_launch(rt_cuda_ctx_device(self->backend_ctx), r.block_size, r.min_blocks,
+                                why, whylen);
+}
+
+int rt_spmm_cuda_rows_prepare(rt_spmm_cuda_launch *l, int kind, const rt_params *p,
+                              const char *source, const char *entry, rt_err *err)
+{
+    const rt_spmm_inputs *in = l->pt.inputs;
+    rt_spmm_cuda_rows r;
+    if (rt_spmm_cuda_rows_params(p, kind, &r, err) != 0)
+        return -1;
+    char why[512];
+    if (rt_cuda_check_launch(rt_cuda_ctx_device(l->pt.ctx), r.block_size, r.min_blocks, why,
+                             sizeof why) != 0) {
+        rt_err_set(err, "%s", why);
+        return RT_INFEASIBLE;
+    }
+    rt_cuda_defines defs;
+    rt_spmm_cuda_defines(&defs, in, r.block_size, r.register_tile, r.min_blocks);
+    const rt_cuda_variant_request rq = {
+        .source_name = source,
+        .entry = entry,
+        .defines = &defs,
+        .block_size = r.block_size,
+        .register_tile = r.register_tile,
+        .allow_spills = 1,
+        .dynamic_shared = 0,
+        .what = l->pt.what,
+    };
+    const int rc = rt_cuda_prepare_variant(l->pt.ctx, &rq, &l->variant, err);
+    if (rc != 0)
+        return rc;
+    return rt_spmm_cuda_launch_geometry(l, in->a->rows, in->k, r.block_size, r.register_tile, 0,
+                                        &l->ntiles, err);
+}
+
+int rt_spmm_cuda_launch_dense(rt_spmm_cuda_launch *l, rt_err *err)
+{
+    const rt_spmm_inputs *in = l->pt.inputs;
+    return rt_spmm_cuda_dense_setup(&l->dense, l->pt.ctx, in, in->a->cols, in->a->rows, l->pt.what,
+                                    err);
 }

@@ -10,6 +10,7 @@
 
 #include "rt_cuda_ctx.h"
 #include "rt_cuda_nvrtc.h"
+#include "rt_cuda_point.h"
 #include "rt_cuda_variant.h"
 #include "rt_error.h"
 #include "rt_params.h"
@@ -17,12 +18,20 @@
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
 
+/* The family's memos in the CUDA context (rt_cuda_ctx_memo): the cuSPARSE handle and the plan
+ * summaries of the two Tiled kernels' traffic models. */
+#define RT_SPMM_MEMO_CUSPARSE        "spmm.cusparse"
+#define RT_SPMM_MEMO_TILED_PLAN      "spmm.tiled.plan"
+#define RT_SPMM_MEMO_TILED_PIPE_PLAN "spmm.tiled_pipe.plan"
+
 /* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
  * precision and layout, K >= 1. */
 int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *err);
 
-/* Integer / string parameter of kernel `kind`, falling back to the schema default when the point
- * does not carry it. Fails on a value outside the schema's domain (naming it). */
+/* The family's inputs for the generic CUDA setup (rt_cuda_point.h). */
+extern const rt_cuda_point_family rt_spmm_cuda_point;
+
+/* Integer / string parameter of kernel `kind` (rt_cuda_param_int/_str with its catalog entry). */
 int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
                            rt_err *err);
 int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
@@ -71,13 +80,14 @@ int rt_spmm_cuda_traffic(const rt_spmm_inputs *in, double a_bytes, const char *w
  * member, so the shared hooks below take the kernel's state as this. The kernel keeps its argument
  * values in its own state and points args at their addresses (cuLaunchKernel reads them there). */
 typedef struct rt_spmm_cuda_launch {
-    rt_cuda_ctx *ctx;
+    rt_cuda_point pt; /* context, the checked rt_spmm_inputs, kernel and point for messages */
     rt_spmm_cuda_dense dense;
     rt_cuda_variant variant;
     rt_cuda_launch_cfg cfg;
     double occupancy;
-    void **args;
-    char what[768]; /* kernel and point, for every message */
+    int ntiles;         /* register tiles of K (the launch geometry's) */
+    rt_cuda_args kargs; /* the kernel's argument values */
+    void **args;        /* kargs.args once set */
 } rt_spmm_cuda_launch;
 
 /* The NVRTC defines every SpMM variant (csr, ell, tiled) starts with: precision, layout of B and
@@ -92,18 +102,54 @@ int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_
                                  int64_t block_size, int64_t register_tile, size_t dynamic_shared,
                                  int *ntiles, rt_err *err);
 
-/* The setup hook's body: allocates a zeroed state of state_bytes whose first member is an
- * rt_spmm_cuda_launch, fills its context and description, and runs prepare (upload, compile,
- * launch geometry); on failure the state goes through teardown. Returns prepare's 0,
- * RT_INFEASIBLE or -1. */
+/* The setup hook's body (rt_cuda_point_setup with the spmm inputs): a zeroed state of
+ * state_bytes whose first member is an rt_spmm_cuda_launch, its point filled, then prepare
+ * (upload, compile, launch geometry; the inputs are in pt.inputs); on failure the state goes
+ * through teardown. Returns prepare's 0, RT_INFEASIBLE or -1. */
 int rt_spmm_cuda_launch_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                               size_t state_bytes,
-                              int (*prepare)(void *state, const rt_spmm_inputs *in,
-                                             const rt_params *p, rt_err *err),
+                              int (*prepare)(void *state, const rt_params *p, rt_err *err),
                               void (*teardown)(void *state), void **state, rt_err *err);
-/* The run, output and flush hooks: one timed launch, C back as doubles, the L2 evicted. */
+/* The run and output hooks: one timed launch, C back as doubles (flush: rt_cuda_point_flush). */
 int rt_spmm_cuda_launch_run(void *state, double *seconds, rt_err *err);
 int rt_spmm_cuda_launch_output(void *state, double *out, rt_err *err);
-int rt_spmm_cuda_launch_flush(void *state, rt_err *err);
+/* A single-launch kernel's own parts (rt_kernel_desc's hook types); its setup is
+ * rt_spmm_cuda_launch_setup with prepare and state_bytes, its run, output and flush the shared
+ * ones above (spmm_cuda_describe.c puts them together). */
+typedef struct rt_spmm_cuda_hooks {
+    rt_cuda_check_fn *check;
+    int (*prepare)(void *state, const rt_params *p, rt_err *err);
+    size_t state_bytes;
+    rt_cuda_metrics_fn *metrics;
+    void (*teardown)(void *state);
+    rt_cuda_traffic_fn *traffic;
+} rt_spmm_cuda_hooks;
+
+/* The teardown hook's body: frees B and C, the kernel's n device buffers and the state. */
+void rt_spmm_cuda_launch_free(rt_spmm_cuda_launch *l, void *const *buffers, int n);
+
+/* Uploads bytes (or n values converted to the point's precision) into a new device buffer whose
+ * messages read "<label> of <kernel and point>". 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_upload(rt_spmm_cuda_launch *l, const void *src, size_t bytes, void **dptr,
+                        const char *label, rt_err *err);
+int rt_spmm_cuda_upload_values(rt_spmm_cuda_launch *l, const double *src, int64_t n,
+                               rt_precision prec, void **dptr, const char *label, rt_err *err);
+
+/* The kernels with one thread per row of C (csr, ell): the same three compile-time parameters. */
+typedef struct rt_spmm_cuda_rows {
+    int64_t block_size, register_tile, min_blocks;
+} rt_spmm_cuda_rows;
+
+int rt_spmm_cuda_rows_params(const rt_params *p, int kind, rt_spmm_cuda_rows *r, rt_err *err);
+/* Their check hook's body: the inputs, the parameters and the launch against the device. */
+int rt_spmm_cuda_rows_check(const rt_kernel_desc *self, int kind, const void *inputs,
+                            const rt_params *p, char *why, size_t whylen, rt_err *err);
+/* Their prepare's first half: the parameters, the launch against the device (RT_INFEASIBLE with
+ * the reason), entry `entry` of NVRTC source `source` compiled (spills allowed) and the launch
+ * geometry over A's rows and K (l->ntiles: the register tiles of K). 0, RT_INFEASIBLE or -1. */
+int rt_spmm_cuda_rows_prepare(rt_spmm_cuda_launch *l, int kind, const rt_params *p,
+                              const char *source, const char *entry, rt_err *err);
+/* B and C of a launch kernel: A's columns and rows, no padding (rt_spmm_cuda_dense_setup). */
+int rt_spmm_cuda_launch_dense(rt_spmm_cuda_launch *l, rt_err *err);
 
 #endif

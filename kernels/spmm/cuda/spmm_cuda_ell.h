@@ -2,10 +2,9 @@
 #ifndef SPMM_CUDA_ELL_H
 #define SPMM_CUDA_ELL_H
 
-#include "rt_cuda_ctx.h"
-#include "rt_registry.h"
+#include "spmm_cuda_common.h"
 
-/* Fills d with the catalog entry of spmm.cuda.ell and its hooks; backend_ctx = ctx. */
-void rt_spmm_cuda_ell_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx);
+/* Its own hooks (spmm_cuda_describe.c makes the descriptor). */
+extern const rt_spmm_cuda_hooks rt_spmm_cuda_ell_hooks;
 
 #endif

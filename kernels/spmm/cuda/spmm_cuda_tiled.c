@@ -23,7 +23,6 @@ typedef struct tiled_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
     int64_t buffsize;
-    rt_spmm_tiled_args kargs; /* the kernel's arguments */
 } tiled_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
@@ -93,11 +92,10 @@ static int tiled_check(const rt_kernel_desc *self, const void *inputs, const rt_
 static void tiled_teardown(void *state)
 {
     tiled_state *s = state;
-    if (!s)
-        return;
-    rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.ctx, &s->plan);
-    free(s);
+    if (s) {
+        rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
+        rt_spmm_cuda_launch_free(&s->base, NULL, 0);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -132,20 +130,21 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
         .register_tile = tp->register_tile,
         .allow_spills = (int)tp->allow_spills,
         .dynamic_shared = tp->dynamic_shared,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
-static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
 {
     tiled_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     tiled_params tp;
     if (read_params(p, in, &tp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->base.ctx), in, &tp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->base.pt.ctx), in, &tp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -155,23 +154,21 @@ static int tiled_prepare(void *state, const rt_spmm_inputs *in, const rt_params 
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, tp.block_size, tp.register_tile,
-                                     tp.dynamic_shared, &s->kargs.ntiles, err) != 0)
+                                     tp.dynamic_shared, &s->base.ntiles, err) != 0)
         return -1;
 
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params pp = plan_params(&tp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_CUDA_MEMO_TILED_PLAN, s->base.what, a, &pp,
+    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_PLAN, s->base.pt.what, a, &pp,
                                    in->prec, "shared memory", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_launch_dense(&s->base, err);
     if (rc != 0)
         return rc;
 
-    s->base.args =
-        rt_spmm_tiled_args_bind(&s->kargs, &s->base.dense, &s->plan, a, in->k, tp.buffsize);
+    rt_spmm_tiled_args_bind(&s->base, &s->plan, tp.buffsize);
     return 0;
 }
 
@@ -198,29 +195,11 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     rt_cuda_ctx *ctx = self->backend_ctx;
     const rt_tiled_params pp = plan_params(&tp);
     const rt_spmm_tiled_summary *sum =
-        rt_spmm_tiled_summary_get(ctx, RT_CUDA_MEMO_TILED_PLAN, in->a, &pp, self->name, err);
+        rt_spmm_tiled_summary_get(ctx, RT_SPMM_MEMO_TILED_PLAN, in->a, &pp, self->name, err);
     if (!sum)
         return -1;
     return rt_spmm_tiled_traffic(in, sum, tp.register_tile, self->name, t, err);
 }
 
-static int tiled_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                       const rt_kernel_env *env, void **state, rt_err *err)
-{
-    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(tiled_state), tiled_prepare,
-                                     tiled_teardown, state, err);
-}
-
-void rt_spmm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
-{
-    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED), d);
-    d->check = tiled_check;
-    d->setup = tiled_setup;
-    d->run = rt_spmm_cuda_launch_run;
-    d->output = rt_spmm_cuda_launch_output;
-    d->metrics = tiled_metrics;
-    d->flush = rt_spmm_cuda_launch_flush;
-    d->teardown = tiled_teardown;
-    d->traffic = tiled_traffic;
-    d->backend_ctx = ctx;
-}
+const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_hooks = {
+    tiled_check, tiled_prepare, sizeof(tiled_state), tiled_metrics, tiled_teardown, tiled_traffic};

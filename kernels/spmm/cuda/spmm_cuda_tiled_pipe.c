@@ -23,7 +23,6 @@ typedef struct pipe_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
     rt_spmm_tiled_dev plan;
     int64_t buffsize, stage_split, plan_rows;
-    rt_spmm_tiled_args kargs; /* the kernel's arguments */
 } pipe_state;
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, pipe_params *pp, rt_err *err)
@@ -82,11 +81,10 @@ static int pipe_check(const rt_kernel_desc *self, const void *inputs, const rt_p
 static void pipe_teardown(void *state)
 {
     pipe_state *s = state;
-    if (!s)
-        return;
-    rt_spmm_cuda_dense_free(&s->base.dense);
-    rt_spmm_tiled_dev_free(s->base.ctx, &s->plan);
-    free(s);
+    if (s) {
+        rt_spmm_tiled_dev_free(s->base.pt.ctx, &s->plan);
+        rt_spmm_cuda_launch_free(&s->base, NULL, 0);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -137,9 +135,9 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
         .register_tile = pp->c.register_tile,
         .allow_spills = (int)pp->allow_spills,
         .dynamic_shared = pp->dynamic_shared,
-        .what = s->base.what,
+        .what = s->base.pt.what,
     };
-    return rt_cuda_prepare_variant(s->base.ctx, &rq, &s->base.variant, err);
+    return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
 /* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
@@ -148,29 +146,30 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
 static int split_grid(pipe_state *s, int64_t rows, int64_t plan_rows, int64_t stage_split,
                       int64_t tile_interleave, rt_err *err)
 {
-    const int64_t tiles = tile_interleave ? s->kargs.ntiles : 1;
+    const int64_t tiles = tile_interleave ? s->base.ntiles : 1;
     const int64_t gx = (rows + plan_rows - 1) / plan_rows * stage_split * tiles;
     if (gx > RT_CUDA_MAX_GRID_X)
         return rt_err_set(err,
                           "%s: %lld blocks of %lld rows with stage_split=%lld and %lld register "
                           "tiles along grid.x pass the grid limit 2^31-1",
-                          s->base.what, (long long)gx, (long long)plan_rows, (long long)stage_split,
-                          (long long)tiles);
+                          s->base.pt.what, (long long)gx, (long long)plan_rows,
+                          (long long)stage_split, (long long)tiles);
     s->base.cfg.grid[0] = (unsigned)gx;
     if (tile_interleave)
         s->base.cfg.grid[1] = 1;
     return 0;
 }
 
-static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *p, rt_err *err)
+static int pipe_prepare(void *state, const rt_params *p, rt_err *err)
 {
     pipe_state *s = state;
+    const rt_spmm_inputs *in = s->base.pt.inputs;
     pipe_params pp;
     if (read_params(p, in, &pp, err) != 0)
         return -1;
     const rt_csr *a = in->a;
     char why[512];
-    if (feasible(rt_cuda_ctx_device(s->base.ctx), &pp, why, sizeof why) != 0) {
+    if (feasible(rt_cuda_ctx_device(s->base.pt.ctx), &pp, why, sizeof why) != 0) {
         rt_err_set(err, "%s", why);
         return RT_INFEASIBLE;
     }
@@ -182,7 +181,7 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
     if (rc != 0)
         return rc;
     if (rt_spmm_cuda_launch_geometry(&s->base, a->rows, in->k, pp.c.block_size, pp.c.register_tile,
-                                     pp.dynamic_shared, &s->kargs.ntiles, err) != 0 ||
+                                     pp.dynamic_shared, &s->base.ntiles, err) != 0 ||
         split_grid(s, a->rows, rt_tiled_pipe_plan_rows(&pp.c), pp.c.stage_split,
                    pp.c.tile_interleave, err) != 0)
         return -1;
@@ -190,12 +189,11 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
     /* Preprocessing time = host plan build + upload; the plan checks between them are not part
      * of the method and are not counted. */
     const rt_tiled_params tp = plan_params(&pp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, s->base.what, a, &tp,
-                                   in->prec, "a buffer", &s->plan, err);
+    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, s->base.pt.what, a,
+                                   &tp, in->prec, "a buffer", &s->plan, err);
     if (rc != 0)
         return rc;
-    rc = rt_spmm_cuda_dense_setup(&s->base.dense, s->base.ctx, in, a->cols, a->rows, s->base.what,
-                                  err);
+    rc = rt_spmm_cuda_launch_dense(&s->base, err);
     if (rc != 0)
         return rc;
     if (pp.c.stage_split > 1) {
@@ -205,8 +203,7 @@ static int pipe_prepare(void *state, const rt_spmm_inputs *in, const rt_params *
             (size_t)s->base.dense.c_rows * (size_t)s->base.dense.k * s->base.dense.elem;
     }
 
-    s->base.args =
-        rt_spmm_tiled_args_bind(&s->kargs, &s->base.dense, &s->plan, a, in->k, pp.buffsize);
+    rt_spmm_tiled_args_bind(&s->base, &s->plan, pp.buffsize);
     return 0;
 }
 
@@ -238,7 +235,7 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     rt_cuda_ctx *ctx = self->backend_ctx;
     const rt_tiled_params tp = plan_params(&pp);
     const rt_spmm_tiled_summary *sum =
-        rt_spmm_tiled_summary_get(ctx, RT_CUDA_MEMO_TILED_PIPE_PLAN, in->a, &tp, self->name, err);
+        rt_spmm_tiled_summary_get(ctx, RT_SPMM_MEMO_TILED_PIPE_PLAN, in->a, &tp, self->name, err);
     if (!sum)
         return -1;
     /* As spmm.cuda.tiled: the plan read once, B's referenced rows, C once; shared memory: every
@@ -248,24 +245,5 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     return rt_spmm_tiled_traffic(in, sum, pp.c.register_tile, self->name, t, err);
 }
 
-static int pipe_setup(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
-                      const rt_kernel_env *env, void **state, rt_err *err)
-{
-    (void)env;
-    return rt_spmm_cuda_launch_setup(self, inputs, p, sizeof(pipe_state), pipe_prepare,
-                                     pipe_teardown, state, err);
-}
-
-void rt_spmm_cuda_tiled_pipe_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
-{
-    rt_cuda_catalog_describe(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_TILED_PIPE), d);
-    d->check = pipe_check;
-    d->setup = pipe_setup;
-    d->run = rt_spmm_cuda_launch_run;
-    d->output = rt_spmm_cuda_launch_output;
-    d->metrics = pipe_metrics;
-    d->flush = rt_spmm_cuda_launch_flush;
-    d->teardown = pipe_teardown;
-    d->traffic = pipe_traffic;
-    d->backend_ctx = ctx;
-}
+const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_pipe_hooks = {
+    pipe_check, pipe_prepare, sizeof(pipe_state), pipe_metrics, pipe_teardown, pipe_traffic};

@@ -26,8 +26,8 @@ static int same_params(const rt_tiled_params *x, const rt_tiled_params *y)
            x->bank_lanes == y->bank_lanes;
 }
 
-static void remember_summary(rt_cuda_ctx *ctx, int memo_slot, const rt_csr *a, uint64_t fingerprint,
-                             const rt_tiled_plan *plan)
+static void remember_summary(rt_cuda_ctx *ctx, const char *memo_key, const rt_csr *a,
+                             uint64_t fingerprint, const rt_tiled_plan *plan)
 {
     rt_spmm_tiled_summary *sum = malloc(sizeof *sum);
     if (!sum)
@@ -41,14 +41,16 @@ static void remember_summary(rt_cuda_ctx *ctx, int memo_slot, const rt_csr *a, u
                                    .nstages = plan->nstages,
                                    .nmap = plan->nmap,
                                    .stored = plan->stored};
-    rt_cuda_ctx_set_memo(ctx, memo_slot, sum, free);
+    rt_err ignored;
+    if (rt_cuda_ctx_set_memo(ctx, memo_key, sum, free, &ignored) != 0)
+        free(sum); /* only a cache: the next call builds the plan again */
 }
 
-static const rt_spmm_tiled_summary *find_summary(const rt_cuda_ctx *ctx, int memo_slot,
+static const rt_spmm_tiled_summary *find_summary(const rt_cuda_ctx *ctx, const char *memo_key,
                                                  const rt_csr *a, uint64_t fingerprint,
                                                  const rt_tiled_params *tp)
 {
-    const rt_spmm_tiled_summary *sum = rt_cuda_ctx_memo(ctx, memo_slot);
+    const rt_spmm_tiled_summary *sum = rt_cuda_ctx_memo(ctx, memo_key);
     if (sum && sum->fingerprint == fingerprint && sum->rows == a->rows && sum->cols == a->cols &&
         sum->nnz == a->nnz && same_params(&sum->p, tp))
         return sum;
@@ -123,9 +125,9 @@ static int upload_plan(rt_cuda_ctx *ctx, const char *kernel, const rt_tiled_plan
                   err);
 }
 
-int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, int memo_slot, const char *what, const rt_csr *a,
-                              const rt_tiled_params *tp, rt_precision prec, const char *holder,
-                              rt_spmm_tiled_dev *dev, rt_err *err)
+int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, const char *memo_key, const char *what,
+                              const rt_csr *a, const rt_tiled_params *tp, rt_precision prec,
+                              const char *holder, rt_spmm_tiled_dev *dev, rt_err *err)
 {
     rt_metrics_init(&dev->plan_metrics);
     rt_tiled_plan plan;
@@ -150,7 +152,7 @@ int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, int memo_slot, const char *what,
     rt_tiled_plan_metrics(&plan, &dev->plan_metrics);
     rt_metrics_add(&dev->plan_metrics, "stages_per_block", "count",
                    plan.nblocks > 0 ? (double)plan.nstages / (double)plan.nblocks : 0.0, 1);
-    remember_summary(ctx, memo_slot, a, pattern_fingerprint(a), &plan);
+    remember_summary(ctx, memo_key, a, pattern_fingerprint(a), &plan);
     rt_tiled_plan_free(&plan);
     return rc;
 }
@@ -174,12 +176,12 @@ void rt_spmm_tiled_dev_metrics(const rt_spmm_tiled_dev *dev, rt_metrics *m)
     rt_metrics_add(m, "preprocess_s", "s", dev->preprocess_s, 0);
 }
 
-const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, int memo_slot,
+const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, const char *memo_key,
                                                        const rt_csr *a, const rt_tiled_params *tp,
                                                        const char *what, rt_err *err)
 {
     const uint64_t fp = pattern_fingerprint(a);
-    const rt_spmm_tiled_summary *sum = find_summary(ctx, memo_slot, a, fp, tp);
+    const rt_spmm_tiled_summary *sum = find_summary(ctx, memo_key, a, fp, tp);
     if (sum)
         return sum;
     rt_tiled_plan plan;
@@ -188,9 +190,9 @@ const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, int mem
         rt_err_prefix(err, "traffic model of %s", what);
         return NULL;
     }
-    remember_summary(ctx, memo_slot, a, fp, &plan);
+    remember_summary(ctx, memo_key, a, fp, &plan);
     rt_tiled_plan_free(&plan);
-    sum = find_summary(ctx, memo_slot, a, fp, tp);
+    sum = find_summary(ctx, memo_key, a, fp, tp);
     if (!sum)
         rt_err_set(err, "traffic model of %s: out of memory", what);
     return sum;
@@ -211,25 +213,13 @@ int rt_spmm_tiled_traffic(const rt_spmm_inputs *in, const rt_spmm_tiled_summary 
     return 0;
 }
 
-void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
-                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
-                               int64_t buffsize)
+void rt_spmm_tiled_args_bind(rt_spmm_cuda_launch *l, const rt_spmm_tiled_dev *plan,
+                             int64_t buffsize)
 {
-    a->c = dense->d_c;
-    a->b = dense->d_b;
-    a->displ = plan->d_displ;
-    a->index = plan->d_index;
-    a->value = plan->d_value;
-    a->buffdispl = plan->d_buffdispl;
-    a->mapdispl = plan->d_mapdispl;
-    a->map = plan->d_map;
-    a->nrows = csr->rows;
-    a->ncols = csr->cols;
-    a->k = (int)k;
-    a->buffsize = (int)buffsize;
-    void *const args[13] = {&a->c,        &a->b,     &a->displ,   &a->index,  &a->value,
-                            &a->nrows,    &a->ncols, &a->k,       &a->ntiles, &a->buffdispl,
-                            &a->mapdispl, &a->map,   &a->buffsize};
-    memcpy(a->args, args, sizeof args);
-    return a->args;
+    const rt_spmm_inputs *in = l->pt.inputs;
+    /* (C, B, displ, index, value, nrows, ncols, K, ntiles, buffdispl, mapdispl, map, buffsize) */
+    l->args = rt_cuda_args_set(&l->kargs, "pppppLLiipppi", l->dense.d_c, l->dense.d_b,
+                               plan->d_displ, plan->d_index, plan->d_value, (long long)in->a->rows,
+                               (long long)in->a->cols, (int)in->k, l->ntiles, plan->d_buffdispl,
+                               plan->d_mapdispl, plan->d_map, (int)buffsize);
 }

@@ -1,4 +1,4 @@
-/* spmm_cuda_tiled_plan: a Tiled SpMM plan (kernels/shared/spmm_tiled.h) on the device, for the two
+/* spmm_cuda_tiled_plan: a Tiled SpMM plan (kernels/spmm/spmm_tiled.h) on the device, for the two
  * kernels that run it: Listing 1's (spmm.cuda.tiled) and the pipelined one
  * (spmm.cuda.tiled_pipe). Both build the same host plan, check it against what their device code
  * assumes, upload the same six arrays, report the same plan metrics, and model their traffic from
@@ -25,21 +25,10 @@ typedef struct rt_spmm_tiled_dev {
     rt_metrics plan_metrics; /* rt_tiled_plan_metrics and stages_per_block */
 } rt_spmm_tiled_dev;
 
-/* The 13 arguments both Tiled kernels take (C, B, the plan's arrays, sizes), stored where the
- * launch can point at them: args[i] is the address of the i-th argument. ntiles is filled by the
- * launch geometry before rt_spmm_tiled_args_bind. */
-typedef struct rt_spmm_tiled_args {
-    void *c, *b, *displ, *index, *value, *buffdispl, *mapdispl, *map;
-    long long nrows, ncols;
-    int k, ntiles, buffsize;
-    void *args[13];
-} rt_spmm_tiled_args;
-
-/* Fills a from the dense operands, the uploaded plan and A's shape, in the kernels' argument
- * order, and returns a->args (for rt_spmm_cuda_launch.args). */
-void **rt_spmm_tiled_args_bind(rt_spmm_tiled_args *a, const rt_spmm_cuda_dense *dense,
-                               const rt_spmm_tiled_dev *plan, const rt_csr *csr, int64_t k,
-                               int64_t buffsize);
+/* Sets the 13 arguments both Tiled kernels take (C, B, the plan's arrays, sizes, the launch's
+ * register tiles of K, buffsize) in l->kargs and points l->args at them. */
+void rt_spmm_tiled_args_bind(rt_spmm_cuda_launch *l, const rt_spmm_tiled_dev *plan,
+                             int64_t buffsize);
 
 /* The facts of a plan the traffic model reads. */
 typedef struct rt_spmm_tiled_summary {
@@ -52,19 +41,19 @@ typedef struct rt_spmm_tiled_summary {
 /* Builds A's plan with tp, verifies it (rt_tiled_plan_verify, then what the device code assumes:
  * block_size / warp_size warps per block for ELL staging, at most tp->buffsize staged rows of B
  * per stage, which `holder` names in the message, e.g. "shared memory"), uploads it in the
- * precision prec, fills dev, and remembers its summary in memo_slot of ctx. `what` names the
- * kernel in messages. On failure the arrays uploaded so far stay in dev for
+ * precision prec, fills dev, and remembers its summary in ctx under memo_key (the kernel's own).
+ * `what` names the kernel in messages. On failure the arrays uploaded so far stay in dev for
  * rt_spmm_tiled_dev_free. */
-int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, int memo_slot, const char *what, const rt_csr *a,
-                              const rt_tiled_params *tp, rt_precision prec, const char *holder,
-                              rt_spmm_tiled_dev *dev, rt_err *err);
+int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, const char *memo_key, const char *what,
+                              const rt_csr *a, const rt_tiled_params *tp, rt_precision prec,
+                              const char *holder, rt_spmm_tiled_dev *dev, rt_err *err);
 void rt_spmm_tiled_dev_free(rt_cuda_ctx *ctx, rt_spmm_tiled_dev *dev);
 /* Appends the plan metrics and preprocess_s to m. */
 void rt_spmm_tiled_dev_metrics(const rt_spmm_tiled_dev *dev, rt_metrics *m);
 
-/* The summary of A's plan with tp: the one remembered in memo_slot when it matches A and tp,
+/* The summary of A's plan with tp: the one remembered under memo_key when it matches A and tp,
  * else built now (and remembered). NULL with err set when the plan cannot be built. */
-const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, int memo_slot,
+const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, const char *memo_key,
                                                        const rt_csr *a, const rt_tiled_params *tp,
                                                        const char *what, rt_err *err);
 

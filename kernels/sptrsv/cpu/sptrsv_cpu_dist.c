@@ -100,6 +100,15 @@ static int dist_setup(const rt_kernel_desc *self, const void *inputs, const rt_p
     return 0;
 }
 
+static int dist_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                      const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
+{
+    (void)p;
+    (void)env;
+    (void)err;
+    return sptrsv_forward_only(inputs, self->name, why, whylen);
+}
+
 /* The CPU arithmetic of the engine's hooks: dense block updates into lsum, diagonal solves. */
 static int cpu_begin(void *ctx, rt_err *err)
 {
@@ -206,6 +215,7 @@ static const rt_kernel_desc dist_desc = {
                "trees with MPI-3 RMA puts and a polled counter, no barriers between levels",
     .params = dist_params,
     .n_params = N_PARAMS,
+    .check = dist_check,
     .setup = dist_setup,
     .run = dist_run,
     .output = dist_output,

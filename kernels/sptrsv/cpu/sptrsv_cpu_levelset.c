@@ -31,8 +31,8 @@ static int levelset_check(const rt_kernel_desc *self, const void *inputs, const 
                           const rt_kernel_env *env, char *why, size_t whylen, rt_err *err)
 {
     int64_t threads = 0;
-    (void)self;
-    (void)inputs;
+    if (sptrsv_forward_only(inputs, self->name, why, whylen) != 0)
+        return RT_INFEASIBLE;
     if (rt_schema_int(levelset_params, N_PARAMS, KNAME, p, "threads", &threads, err) != 0)
         return -1;
     int team = 1;

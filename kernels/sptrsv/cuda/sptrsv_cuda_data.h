@@ -28,9 +28,17 @@ typedef struct sptrsv_cuda_data {
     double upload_s;     /* L and B to the device, wall clock */
 } sptrsv_cuda_data;
 
-/* The check hook of every sptrsv GPU kernel: L must fit 32-bit indices. */
+/* The check hook of the sptrsv GPU kernels that solve with L both ways: L must fit 32-bit
+ * indices. */
+int sptrsv_cuda_check_both(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                           const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+/* The same for the forward-only ones, which also refuse `solve: backward`. */
 int sptrsv_cuda_check(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                       const rt_kernel_env *env, char *why, size_t whylen, rt_err *err);
+
+/* Allocates and uploads B and a NaN X only (a kernel that uploads L in a format of its own). */
+int sptrsv_cuda_data_create_vectors(const char *name, rt_cuda_ctx *ctx, const rt_sptrsv_inputs *in,
+                                    int col_major, sptrsv_cuda_data *d, rt_err *err);
 
 /* Allocates and uploads L, B and a NaN X. Returns 0, RT_INFEASIBLE (device full) or -1. */
 int sptrsv_cuda_data_create(const char *name, rt_cuda_ctx *ctx, const rt_sptrsv_inputs *in,

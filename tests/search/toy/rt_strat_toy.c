@@ -47,7 +47,7 @@ static int64_t toy_propose(rt_strategy *s)
 
 const rt_strategy_ops rt_strat_toy_ops = {
     {"toy", "test strategy: coordinate descent around the best point, random jumps", toy_options,
-     RT_N_OPTIONS(toy_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0},
+     RT_N_OPTIONS(toy_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     toy_init,
     toy_propose,
     NULL,

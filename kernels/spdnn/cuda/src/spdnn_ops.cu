@@ -6,6 +6,9 @@
 //                        cuSPARSE baseline's separate activation kernel)
 //   rt_spdnn_gather      copies the listed feature rows into a dense buffer (what cuSPARSE needs
 //                        in place of the fused kernel's indirection)
+//   rt_spdnn_bias_relu_nm, rt_spdnn_gather_nm: the same two for neuron-major features (row i =
+//                        neuron i of every live feature: cuSPARSE's row-major operands), where a
+//                        feature is a column
 // Compaction is two launches over chunks of SCAN_BLOCK features: each block of the second finds
 // its output offset by summing the counts of the chunks before it (at most a few thousand even
 // for 10^7 features), then scans its own flags with warp shuffles. The order is kept, so feature
@@ -96,9 +99,12 @@ extern "C" __global__ void __launch_bounds__(SCAN_BLOCK)
         *count_out = offset + warp_sums[SCAN_BLOCK / WARP_SIZE - 1];
 }
 
-extern "C" __global__ void rt_spdnn_bias_relu(float *__restrict__ Z, long long elements,
-                                              long long neurons, float bias,
-                                              int *__restrict__ active)
+// Z = min(max(Z + bias, 0), YMAX) over the elements, grid-stride; the feature of a positive
+// element is flagged live: element i belongs to feature i / width (feature-major rows of width
+// neurons) or, neuron-major, to feature i % width (rows of width live features).
+template <bool NEURON_MAJOR>
+__device__ __forceinline__ void bias_relu(float *__restrict__ Z, long long elements,
+                                          long long width, float bias, int *__restrict__ active)
 {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < elements;
@@ -107,8 +113,15 @@ extern "C" __global__ void rt_spdnn_bias_relu(float *__restrict__ Z, long long e
         v = v < 0.0f ? 0.0f : (v > YMAX ? YMAX : v);
         Z[i] = v;
         if (v > 0.0f)
-            active[i / neurons] = 1;
+            active[NEURON_MAJOR ? i % width : i / width] = 1;
     }
+}
+
+extern "C" __global__ void rt_spdnn_bias_relu(float *__restrict__ Z, long long elements,
+                                              long long neurons, float bias,
+                                              int *__restrict__ active)
+{
+    bias_relu<false>(Z, elements, neurons, bias, active);
 }
 
 extern "C" __global__ void rt_spdnn_gather(float *__restrict__ dst, const float *__restrict__ src,
@@ -121,5 +134,27 @@ extern "C" __global__ void rt_spdnn_gather(float *__restrict__ dst, const float 
         for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < neurons;
              i += (long long)gridDim.x * blockDim.x)
             to[i] = from[i];
+    }
+}
+
+extern "C" __global__ void rt_spdnn_bias_relu_nm(float *__restrict__ Z, long long elements,
+                                                 long long live, float bias,
+                                                 int *__restrict__ active)
+{
+    bias_relu<true>(Z, elements, live, bias, active);
+}
+
+// dst (neurons x count) gets the listed columns of src (neurons x live): consecutive threads
+// write consecutive columns of a row.
+extern "C" __global__ void rt_spdnn_gather_nm(float *__restrict__ dst,
+                                              const float *__restrict__ src,
+                                              const int *__restrict__ list, int count,
+                                              long long live, long long neurons)
+{
+    for (long long i = blockIdx.y; i < neurons; i += gridDim.y) {
+        const float *from = src + i * live;
+        float *to = dst + i * count;
+        for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < count; p += gridDim.x * blockDim.x)
+            to[p] = from[list[p]];
     }
 }

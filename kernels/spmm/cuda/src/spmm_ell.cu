@@ -1,23 +1,8 @@
 // spmm.cuda.ell: C = A * B with A in warp-sliced ELL (rt_ell: slices of `slice_height` consecutive
 // rows padded to the slice's longest row; entry j of row r at slice_ptr[s] + j * h + r % h, padding
 // has column -1). One thread per row, so a warp reads one slice with coalesced loads of A.
-//   RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER, MIN_BLOCKS: as in spmm_csr.cu.
-#ifndef RT_FP64
-#define RT_FP64 0
-#endif
-#ifndef RT_ROW_MAJOR
-#define RT_ROW_MAJOR 1
-#endif
-#ifndef BLOCK_SIZE
-#define BLOCK_SIZE 256
-#endif
-#ifndef REGISTER
-#define REGISTER 4
-#endif
-#ifndef MIN_BLOCKS
-#define MIN_BLOCKS 0
-#endif
-
+//   RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER, MIN_BLOCKS: as in spmm_csr.cu (rt_row_tile.cuh).
+#include "rt_row_tile.cuh"
 #include "rt_kernel_types.cuh"
 
 extern "C" __global__ void RT_LAUNCH_BOUNDS
@@ -37,9 +22,7 @@ rt_spmm_ell(value_t *__restrict__ C, const value_t *__restrict__ B,
         const int k0 = tile * REGISTER;
         const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
         value_t acc[REGISTER];
-#pragma unroll
-        for (int k = 0; k < REGISTER; ++k)
-            acc[k] = 0;
+        rt_row_tile_zero(acc);
         for (int j = 0; j < width; ++j) {
             const long long e = base + (long long)j * slice_height;
             const int c = colidx[e];
@@ -49,29 +32,8 @@ rt_spmm_ell(value_t *__restrict__ C, const value_t *__restrict__ B,
                 continue;
             const value_t a = val[e];
             const long long col = c;
-#if RT_ROW_MAJOR
-            const value_t *b = B + col * K + k0;
-#pragma unroll
-            for (int k = 0; k < REGISTER; ++k)
-                if (k < kcount)
-                    acc[k] += a * b[k];
-#else
-            const value_t *b = B + (long long)k0 * ncols + col;
-#pragma unroll
-            for (int k = 0; k < REGISTER; ++k)
-                if (k < kcount)
-                    acc[k] += a * b[(long long)k * ncols];
-#endif
+            rt_row_tile_fma(acc, a, B, col, K, k0, kcount, ncols);
         }
-#pragma unroll
-        for (int k = 0; k < REGISTER; ++k) {
-            if (k < kcount) {
-#if RT_ROW_MAJOR
-                C[row * K + k0 + k] = acc[k];
-#else
-                C[(long long)(k0 + k) * nrows + row] = acc[k];
-#endif
-            }
-        }
+        rt_row_tile_store(C, acc, row, K, k0, kcount, nrows);
     }
 }

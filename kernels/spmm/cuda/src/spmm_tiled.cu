@@ -34,6 +34,8 @@
 
 #include "rt_tiled_params.cuh"
 #include "rt_kernel_types.cuh"
+#include "rt_nnz_load.cuh"
+#include "rt_row_tile.cuh"
 
 #ifndef NNZ_UNROLL
 #define NNZ_UNROLL 1
@@ -73,9 +75,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
         const int k0 = tile * REGISTER;
         const int kcount = (K - k0 < REGISTER) ? K - k0 : REGISTER;
         value_t acc[REGISTER];
-#pragma unroll
-        for (int k = 0; k < REGISTER; ++k)
-            acc[k] = 0;
+        rt_row_tile_zero(acc);
 
         for (long long s = stage_begin; s < stage_end; ++s) {
             const long long map_begin = mapdispl[s];
@@ -104,11 +104,11 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
             // blocks; an explicit, tunable depth lets the search weigh latency against registers
             // (spilling variants are recorded as infeasible).
 #if STAGING_ELL
-            const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
-            const long long first = displ[slice];
-            const int ell_rows = (int)(displ[slice + 1] - first);
-            const value_t *vp = value + first * WARP_SIZE + lane;
-            const index_t *ip = index + first * WARP_SIZE + lane;
+            const value_t *vp;
+            const index_t *ip;
+            const int ell_rows =
+                rt_nnz_list(displ, value, index, s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block,
+                            WARP_SIZE, lane, vp, ip);
 #pragma unroll 1
             for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
                 // NNZ_UNROLL independent loads of A in flight before the first use: with long rows
@@ -116,12 +116,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
                 // on global-memory latency for every nonzero.
                 value_t a[NNZ_UNROLL];
                 int slot[NNZ_UNROLL];
-#pragma unroll
-                for (int u = 0; u < NNZ_UNROLL; ++u) {
-                    const bool in = m + u < ell_rows;
-                    a[u] = in ? vp[(m + u) * WARP_SIZE] : (value_t)0;
-                    slot[u] = in ? (int)ip[(m + u) * WARP_SIZE] : 0;
-                }
+                rt_nnz_load(vp, ip, m, ell_rows, WARP_SIZE, a, slot);
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
 #pragma unroll
@@ -129,21 +124,15 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
                         acc[k] += RT_SHARED_AT(slot[u], k) * a[u];
             }
 #else
-            const long long r = s * BLOCK_SIZE + threadIdx.x;
-            const long long first = displ[r];
-            const int entries = (int)(displ[r + 1] - first);
-            const value_t *vp = value + first;
-            const index_t *ip = index + first;
+            const value_t *vp;
+            const index_t *ip;
+            const int entries =
+                rt_nnz_list(displ, value, index, s * BLOCK_SIZE + threadIdx.x, 1, 0, vp, ip);
 #pragma unroll 1
             for (int e = 0; e < entries; e += NNZ_UNROLL) {
                 value_t a[NNZ_UNROLL];
                 int slot[NNZ_UNROLL];
-#pragma unroll
-                for (int u = 0; u < NNZ_UNROLL; ++u) {
-                    const bool in = e + u < entries;
-                    a[u] = in ? vp[e + u] : (value_t)0;
-                    slot[u] = in ? (int)ip[e + u] : 0;
-                }
+                rt_nnz_load(vp, ip, e, entries, 1, a, slot);
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
 #pragma unroll
@@ -155,17 +144,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled(
             __syncthreads();
         }
 
-        if (row < nrows) {
-#pragma unroll
-            for (int k = 0; k < REGISTER; ++k) {
-                if (k < kcount) {
-#if RT_ROW_MAJOR
-                    C[row * K + k0 + k] = acc[k];
-#else
-                    C[(long long)(k0 + k) * nrows + row] = acc[k];
-#endif
-                }
-            }
-        }
+        if (row < nrows)
+            rt_row_tile_store(C, acc, row, K, k0, kcount, nrows);
     }
 }

@@ -56,6 +56,7 @@
 
 #include "rt_tiled_params.cuh"
 #include "rt_kernel_types.cuh"
+#include "rt_nnz_load.cuh"
 #include "rt_async_copy.cuh"
 #include "rt_chunk_swizzle.cuh"
 
@@ -465,21 +466,16 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
             const value_t *const buf = shared + (i % N_BUFFERS) * buffer_values;
             const long long s = stage_begin + i;
 #if STAGING_ELL
-            const long long slice = s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
-            const long long first = displ[slice];
-            const int ell_rows = (int)(displ[slice + 1] - first);
-            const value_t *vp = value + first * WARP_SIZE + lane;
-            const index_t *ip = index + first * WARP_SIZE + lane;
+            const value_t *vp;
+            const index_t *ip;
+            const int ell_rows =
+                rt_nnz_list(displ, value, index, s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block,
+                            WARP_SIZE, lane, vp, ip);
 #pragma unroll 1
             for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
                 value_t a[NNZ_UNROLL];
                 int slot[NNZ_UNROLL];
-#pragma unroll
-                for (int u = 0; u < NNZ_UNROLL; ++u) {
-                    const bool in = m + u < ell_rows;
-                    a[u] = in ? vp[(m + u) * WARP_SIZE] : (value_t)0;
-                    slot[u] = in ? (int)ip[(m + u) * WARP_SIZE] : 0;
-                }
+                rt_nnz_load(vp, ip, m, ell_rows, WARP_SIZE, a, slot);
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
                     rt_tile_fma(acc, buf, slot[u], a[u], buffsize, skew);
@@ -526,21 +522,15 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
                     acc[r][j] += part[j];
             }
 #else
-            const long long r = s * BLOCK_SIZE + threadIdx.x;
-            const long long first = displ[r];
-            const int entries = (int)(displ[r + 1] - first);
-            const value_t *vp = value + first;
-            const index_t *ip = index + first;
+            const value_t *vp;
+            const index_t *ip;
+            const int entries =
+                rt_nnz_list(displ, value, index, s * BLOCK_SIZE + threadIdx.x, 1, 0, vp, ip);
 #pragma unroll 1
             for (int e = 0; e < entries; e += NNZ_UNROLL) {
                 value_t a[NNZ_UNROLL];
                 int slot[NNZ_UNROLL];
-#pragma unroll
-                for (int u = 0; u < NNZ_UNROLL; ++u) {
-                    const bool in = e + u < entries;
-                    a[u] = in ? vp[e + u] : (value_t)0;
-                    slot[u] = in ? (int)ip[e + u] : 0;
-                }
+                rt_nnz_load(vp, ip, e, entries, 1, a, slot);
 #pragma unroll
                 for (int u = 0; u < NNZ_UNROLL; ++u)
                     rt_tile_fma(acc, buf, slot[u], a[u], buffsize, skew);

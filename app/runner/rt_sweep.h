@@ -1,0 +1,62 @@
+/* rt_sweep: one sweep of a run (a kernel's space for one matrix and problem point) as a source of
+ * points to measure: the search picks candidates under the budget rule, each is claimed (a point
+ * the store holds hands its stored time back, a dry run only says what it would run, an infeasible
+ * one is recorded with its reason) and the rest are handed out to be measured, here (serial runs,
+ * rank 0 of a parallel one) or by a worker whose result comes back to be recorded here. Every
+ * result teaches the search, the roofline pruning and the sweep's best time (early abort), and the
+ * pruning's stop rule can end the sweep.
+ *
+ * Serial: while rt_sweep_next gives a candidate, rt_sweep_measure it. Parallel (rt_workers.h):
+ * several candidates are in flight at once; the budget counts them, so a sweep never hands out
+ * more than its budget, and a pruned result frees its place as it does in a serial run. */
+#ifndef RT_SWEEP_H
+#define RT_SWEEP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rt_config.h"
+#include "rt_measure.h"
+#include "rt_prune.h"
+#include "rt_run_types.h"
+#include "rt_search.h"
+#include "rt_walk.h"
+
+struct rt_progress;
+
+typedef struct rt_sweep_run {
+    rt_measure_ctx *m;
+    rt_run_summary *sum;
+    const rt_sweep *s;
+    rt_search *search;
+    rt_prune prune;
+    double best; /* the best verified time so far (INFINITY before any) */
+    rt_measure_target tgt;
+    int64_t budget;    /* points that ran (not pruned) the sweep may have */
+    int64_t counted;   /* of those, done */
+    int64_t in_flight; /* handed out, result not yet back */
+    int exhausted;     /* the search has nothing more */
+    int stopped;       /* the pruning's stop rule ended the sweep */
+    struct rt_progress *progress;
+    FILE *log;
+} rt_sweep_run;
+
+/* Starts the sweep's search. base holds what the measurement needs besides the parameters (the
+ * matrix share and its sizes, kernel, family, device, problem); the pruning, the best time and the
+ * search are the sweep's own. */
+int rt_sweep_begin(rt_sweep_run *sw, rt_measure_ctx *m, const rt_config *cfg, const rt_sweep *s,
+                   const rt_measure_target *base, rt_run_summary *sum, struct rt_progress *progress,
+                   FILE *log, rt_err *err);
+/* The next candidate to measure: 1 with its index and parameters, 0 when the sweep hands out
+ * nothing more for now (the budget with what is in flight, the search exhausted, the stop rule,
+ * the run stopping), -1 on a run error. */
+int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *err);
+/* Measures a candidate rt_sweep_next gave, here, and records it. */
+int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, rt_err *err);
+/* Records a candidate a worker measured. */
+int rt_sweep_record(rt_sweep_run *sw, int64_t index, rt_measured *res, rt_err *err);
+/* A candidate whose result will not come (its worker was stopped first): a rerun measures it. */
+void rt_sweep_drop(rt_sweep_run *sw, int64_t index);
+void rt_sweep_end(rt_sweep_run *sw);
+
+#endif

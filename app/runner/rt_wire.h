@@ -1,0 +1,36 @@
+/* rt_wire: messages between the coordinator of parallel tuning and its workers (rt_workers.h),
+ * over MPI (the ranks of the job: a peer is a world rank, the coordinator rank 0) or over
+ * sockets (worker processes one rooftune started: a peer is 0 for the coordinator, 1..n for the
+ * workers). A message is a run of bytes of any length; messages from one peer arrive whole and
+ * in the order they were sent.
+ *
+ * Sends never wait for the receiver to be ready: over MPI they are nonblocking (their buffers are
+ * kept until they complete; rt_wire_flush waits for them), over a socket the kernel buffers them,
+ * so a worker goes on measuring while the coordinator is busy with a point of its own. */
+#ifndef RT_WIRE_H
+#define RT_WIRE_H
+
+#include <stddef.h>
+
+#include "rt_error.h"
+
+struct rt_comm;
+typedef struct rt_wire rt_wire;
+
+/* Messages over the job's world communicator (its own tag, so no collective is disturbed). */
+int rt_wire_open_mpi(struct rt_comm *comm, rt_wire **out, rt_err *err);
+/* Messages over connected sockets: fds[i] is peer first_peer + i. The wire closes them. */
+#define RT_WIRE_MAX_SOCKETS 256
+int rt_wire_open_sockets(const int *fds, int n, int first_peer, rt_wire **out, rt_err *err);
+
+int rt_wire_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *err);
+/* The next message from any peer: 1 with *peer and *data (malloc'd: the caller frees it) of *n
+ * bytes; 0 when wait is 0 and none has arrived; -1 on an error, a socket peer that closed its end
+ * included ("peer 2 closed the connection"). */
+int rt_wire_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err *err);
+/* Waits until every send in flight has completed. */
+int rt_wire_flush(rt_wire *w, rt_err *err);
+/* Frees the wire (sends still in flight are waited for; sockets closed). NULL is fine. */
+void rt_wire_close(rt_wire *w);
+
+#endif

@@ -1,0 +1,602 @@
+#define _POSIX_C_SOURCE 200809L
+#include "rt_workers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt_point_wire.h"
+#include "rt_prune.h"
+
+/* Points a worker may have in flight: the one it measures and the next, so it never waits for the
+ * coordinator between two points. */
+#define DEPTH     2
+#define MSG_MAGIC 0x52544d53u /* "RTMS" */
+
+enum { MSG_ASSIGN = 1, MSG_RESULT, MSG_FAILED, MSG_DROPPED, MSG_END, MSG_BYE, MSG_STATS };
+
+/* Every message starts with this; RESULT carries a packed point after it, FAILED a message. */
+typedef struct msg_head {
+    uint32_t magic, type;
+    uint64_t sweep;          /* which sweep of the walk (both sides count them) */
+    int64_t index;           /* the point's index in the sweep's space */
+    double best, best_bound; /* ASSIGN: the sweep's best time so far and its bound */
+    int32_t a, b;            /* END: stop; BYE: failed; STATS: compiles, cache hits */
+} msg_head;
+
+struct rt_workers {
+    rt_wire *wire;
+    int is_coordinator;
+    /* coordinator */
+    int first_peer, n, local;
+    int *in_flight;
+    int64_t (*queue)[DEPTH]; /* each worker's points in flight, oldest first */
+    /* worker */
+    int coordinator;
+    int bye_seen;
+    int broken; /* a run error: every further point is answered FAILED with it */
+    char broken_msg[RT_ERR_MSG_MAX];
+    int64_t current; /* the point being measured, for the sink */
+    int sent;        /* the sink sent it */
+    uint64_t sweep;
+};
+
+static const char *type_name(uint32_t t)
+{
+    static const char *const names[] = {"?",       "ASSIGN", "RESULT", "FAILED",
+                                        "DROPPED", "END",    "BYE",    "STATS"};
+    return t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+static int send_head(rt_workers *w, int peer, const msg_head *h, const void *tail, size_t n,
+                     rt_err *err)
+{
+    char small[sizeof *h + 640];
+    char *buf = sizeof *h + n <= sizeof small ? small : malloc(sizeof *h + n);
+    if (!buf)
+        return rt_err_set(err, "out of memory for a parallel tuning message");
+    memcpy(buf, h, sizeof *h);
+    if (n > 0)
+        memcpy(buf + sizeof *h, tail, n);
+    const int rc = rt_wire_send(w->wire, peer, buf, sizeof *h + n, err);
+    if (buf != small)
+        free(buf);
+    return rc;
+}
+
+static int send_simple(rt_workers *w, int peer, uint32_t type, int64_t index, int32_t a, int32_t b,
+                       rt_err *err)
+{
+    const msg_head h = {
+        .magic = MSG_MAGIC, .type = type, .sweep = w->sweep, .index = index, .a = a, .b = b};
+    return send_head(w, peer, &h, NULL, 0, err);
+}
+
+/* A message as it arrived: its sender, its head and the bytes after it (inside raw). */
+typedef struct received {
+    int peer;
+    msg_head h;
+    void *raw;
+    const char *tail;
+    size_t tail_n;
+} received;
+
+/* The next message (waiting when wait is set): 1 with it in *m (release it with msg_free), 0
+ * when none is waiting, -1 on error. */
+static int recv_msg(rt_workers *w, int wait, received *m, rt_err *err)
+{
+    memset(m, 0, sizeof *m);
+    size_t n = 0;
+    const int got = rt_wire_recv(w->wire, wait, &m->peer, &m->raw, &n, err);
+    if (got <= 0)
+        return got;
+    if (n < sizeof m->h) {
+        free(m->raw);
+        return rt_err_set(err, "parallel tuning: a message of %zu bytes from peer %d", n, m->peer);
+    }
+    memcpy(&m->h, m->raw, sizeof m->h);
+    if (m->h.magic != MSG_MAGIC) {
+        free(m->raw);
+        return rt_err_set(err, "parallel tuning: peer %d sent a message that is not ours", m->peer);
+    }
+    m->tail = (const char *)m->raw + sizeof m->h;
+    m->tail_n = n - sizeof m->h;
+    return 1;
+}
+
+static void msg_free(received *m)
+{
+    free(m->raw);
+    m->raw = NULL;
+}
+
+static rt_workers *workers_new(rt_wire *wire, rt_err *err)
+{
+    rt_workers *w = calloc(1, sizeof *w);
+    if (!w) {
+        rt_err_set(err, "out of memory for parallel tuning");
+        return NULL;
+    }
+    w->wire = wire;
+    return w;
+}
+
+int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, rt_workers **out,
+                           rt_err *err)
+{
+    rt_workers *w = workers_new(wire, err);
+    if (!w)
+        return -1;
+    w->is_coordinator = 1;
+    w->first_peer = first_peer;
+    w->n = n;
+    w->local = local;
+    w->in_flight = calloc((size_t)(n > 0 ? n : 1), sizeof *w->in_flight);
+    w->queue = calloc((size_t)(n > 0 ? n : 1), sizeof *w->queue);
+    if (!w->in_flight || !w->queue) {
+        rt_workers_free(w);
+        return rt_err_set(err, "out of memory for %d parallel workers", n);
+    }
+    *out = w;
+    return 0;
+}
+
+int rt_workers_worker(rt_wire *wire, int coordinator, rt_workers **out, rt_err *err)
+{
+    rt_workers *w = workers_new(wire, err);
+    if (!w)
+        return -1;
+    w->coordinator = coordinator;
+    *out = w;
+    return 0;
+}
+
+void rt_workers_free(rt_workers *w)
+{
+    if (!w)
+        return;
+    free(w->in_flight);
+    free(w->queue);
+    free(w);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Coordinator */
+
+/* The worker's oldest point in flight leaves the queue; it must be the one the message names. */
+static int take_point(rt_workers *w, int k, int64_t index, rt_err *err)
+{
+    if (w->in_flight[k] == 0 || w->queue[k][0] != index)
+        return rt_err_set(err,
+                          "parallel tuning: worker %d answered for point %lld, which it was not "
+                          "measuring",
+                          k + w->first_peer, (long long)index);
+    for (int d = 1; d < w->in_flight[k]; ++d)
+        w->queue[k][d - 1] = w->queue[k][d];
+    w->in_flight[k]--;
+    return 0;
+}
+
+static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failure, rt_err *err)
+{
+    for (int k = 0; k < w->n && !*failed; ++k) {
+        while (w->in_flight[k] < DEPTH) {
+            int64_t index;
+            rt_params params;
+            const int rc = rt_sweep_next(sw, &index, &params, failure);
+            if (rc < 0)
+                *failed = 1;
+            if (rc != 1)
+                return 0;
+            const msg_head h = {.magic = MSG_MAGIC,
+                                .type = MSG_ASSIGN,
+                                .sweep = w->sweep,
+                                .index = index,
+                                .best = sw->best,
+                                .best_bound = sw->prune.best_bound};
+            if (send_head(w, w->first_peer + k, &h, NULL, 0, err) != 0) {
+                rt_sweep_drop(sw, index);
+                return -1;
+            }
+            w->queue[k][w->in_flight[k]++] = index;
+        }
+    }
+    return 0;
+}
+
+/* One message from a worker, in this sweep. */
+static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *failed,
+                      rt_err *failure, rt_err *err)
+{
+    const int peer = m->peer;
+    const msg_head *h = &m->h;
+    const char *tail = m->tail;
+    const size_t tail_n = m->tail_n;
+    const int k = peer - w->first_peer;
+    if (k < 0 || k >= w->n)
+        return rt_err_set(err, "parallel tuning: a message from peer %d, not a worker", peer);
+    if (h->sweep != w->sweep)
+        return rt_err_set(err, "parallel tuning: worker %d is in sweep %llu, the run in %llu", peer,
+                          (unsigned long long)h->sweep, (unsigned long long)w->sweep);
+    if (h->type != MSG_RESULT && h->type != MSG_FAILED && h->type != MSG_DROPPED)
+        return rt_err_set(err, "parallel tuning: worker %d sent %s during a sweep", peer,
+                          type_name(h->type));
+    if (take_point(w, k, h->index, err) != 0)
+        return -1;
+    if (h->type == MSG_RESULT) {
+        rt_point_wire pw;
+        if (rt_point_wire_unpack(tail, tail_n, &pw, err) != 0)
+            return rt_err_prefix(err, "from worker %d", peer);
+        const int rc = rt_sweep_record(sw, h->index, &pw.res, err);
+        rt_point_wire_free(&pw);
+        return rc;
+    }
+    rt_sweep_drop(sw, h->index);
+    if (h->type == MSG_FAILED && !*failed) {
+        *failed = 1;
+        rt_err_set(failure, "worker %d: %.*s", peer, (int)tail_n, tail);
+    }
+    return 0;
+}
+
+int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
+{
+    w->sweep++;
+    int failed = 0;
+    rt_err failure;
+    rt_err_clear(&failure);
+    int rc = 0;
+    for (;;) {
+        if (hand_out(w, sw, &failed, &failure, err) != 0) {
+            rc = -1;
+            break;
+        }
+        int local_ran = 0;
+        if (w->local && !failed) {
+            int64_t index;
+            rt_params params;
+            const int got = rt_sweep_next(sw, &index, &params, &failure);
+            if (got < 0 || (got == 1 && rt_sweep_measure(sw, index, &params, &failure) != 0))
+                failed = 1;
+            local_ran = got == 1;
+        }
+        int busy = 0;
+        for (int k = 0; k < w->n; ++k)
+            busy += w->in_flight[k];
+        if (busy == 0 && !local_ran)
+            break;
+        /* Wait for a result unless there is a local point to measure; then take what came. */
+        for (int wait = !local_ran && busy > 0;; wait = 0) {
+            received m;
+            const int got = recv_msg(w, wait, &m, err);
+            if (got < 0) {
+                rc = -1;
+                break;
+            }
+            if (got == 0)
+                break;
+            rc = on_message(w, sw, &m, &failed, &failure, err);
+            msg_free(&m);
+            if (rc != 0)
+                break;
+        }
+        if (rc != 0)
+            break;
+    }
+    /* The sweep ends on every worker; whether the run goes on is decided here. */
+    const int stop = rc != 0 || failed || sw->m->stop;
+    for (int k = 0; k < w->n; ++k) {
+        rt_err ignored;
+        send_simple(w, w->first_peer + k, MSG_END, -1, stop, 0, rc != 0 ? &ignored : err);
+    }
+    if (rc == 0 && failed) {
+        *err = failure;
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Worker */
+
+static int sink_send(void *ctx, const rt_measured *res, rt_err *err)
+{
+    rt_workers *w = ctx;
+    void *bytes = NULL;
+    size_t n = 0;
+    if (rt_point_wire_pack(res, &bytes, &n, err) != 0)
+        return -1;
+    const msg_head h = {
+        .magic = MSG_MAGIC, .type = MSG_RESULT, .sweep = w->sweep, .index = w->current};
+    const int rc = send_head(w, w->coordinator, &h, bytes, n, err);
+    free(bytes);
+    w->sent = rc == 0;
+    return rc;
+}
+
+static int send_failed(rt_workers *w, int64_t index, rt_err *err)
+{
+    const msg_head h = {.magic = MSG_MAGIC, .type = MSG_FAILED, .sweep = w->sweep, .index = index};
+    return send_head(w, w->coordinator, &h, w->broken_msg, strlen(w->broken_msg), err);
+}
+
+/* One point the coordinator handed out, measured here with what it knew of the sweep. */
+static int serve_point(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
+                       const rt_measure_target *base, const msg_head *h, rt_run_summary *sum,
+                       rt_err *err)
+{
+    if (!w->broken) {
+        rt_params params;
+        int feasible = 1;
+        char why[512] = "";
+        rt_err local;
+        rt_err_clear(&local);
+        rt_prune prune;
+        rt_prune_init(&prune, m->cfg->search.prune_bound, 0);
+        prune.best = isnan(h->best) ? INFINITY : h->best;
+        prune.best_bound = h->best_bound;
+        double best = prune.best, objective = INFINITY;
+        rt_measure_target t = *base;
+        t.prune = m->cfg->search.prune_bound ? &prune : NULL;
+        t.sweep_best = &best;
+        w->current = h->index;
+        w->sent = 0;
+        if (rt_space_point(s->space, h->index, &params, &feasible, why, sizeof why, &local) != 0 ||
+            rt_measure_run(m, &t, &params, feasible, why, &objective, sum, &local) != 0) {
+            w->broken = 1;
+            snprintf(w->broken_msg, sizeof w->broken_msg, "%s", local.msg);
+        } else if (!w->sent) {
+            /* A signal stopped the point's inputs: nothing was measured or sent. */
+            return send_simple(w, w->coordinator, MSG_DROPPED, h->index, 0, 0, err);
+        } else {
+            return 0;
+        }
+    }
+    return send_failed(w, h->index, err);
+}
+
+int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
+                     const rt_measure_target *base, rt_run_summary *sum, rt_err *err)
+{
+    w->sweep++;
+    m->sink = sink_send;
+    m->sink_ctx = w;
+    int rc = 0;
+    for (;;) {
+        received got;
+        if (recv_msg(w, 1, &got, err) <= 0) {
+            rc = -1;
+            break;
+        }
+        const msg_head h = got.h;
+        msg_free(&got);
+        if (h.type == MSG_BYE) { /* the coordinator ended the run in the middle of a sweep */
+            w->bye_seen = 1;
+            m->stop = 1;
+            break;
+        }
+        if (h.sweep != w->sweep) {
+            rc = rt_err_set(err,
+                            "parallel tuning: the coordinator is in sweep %llu, this worker "
+                            "in %llu (the config walks differently here)",
+                            (unsigned long long)h.sweep, (unsigned long long)w->sweep);
+            /* The coordinator waits for this point: it learns why it will not come. */
+            if (h.type == MSG_ASSIGN) {
+                rt_err ignored;
+                w->broken = 1;
+                snprintf(w->broken_msg, sizeof w->broken_msg, "%s", err->msg);
+                send_failed(w, h.index, &ignored);
+            }
+            break;
+        }
+        if (h.type == MSG_END) {
+            /* The coordinator alone decides whether the run goes on (and reports why not). */
+            m->stop = h.a != 0;
+            break;
+        }
+        if (h.type != MSG_ASSIGN) {
+            rc = rt_err_set(err, "parallel tuning: the coordinator sent %s during a sweep",
+                            type_name(h.type));
+            break;
+        }
+        if (serve_point(w, m, s, base, &h, sum, err) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    m->sink = NULL;
+    m->sink_ctx = NULL;
+    if (rc == 0)
+        rc = rt_wire_flush(w->wire, err);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * End of the run */
+
+int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits, rt_err *err)
+{
+    if (!w->is_coordinator) {
+        while (!w->bye_seen) {
+            received m;
+            if (recv_msg(w, 1, &m, err) <= 0)
+                return -1;
+            w->bye_seen = m.h.type == MSG_BYE;
+            /* A point handed out after this worker's walk ended (its walk and the coordinator's
+             * differ: a kernel unavailable here, a matrix that failed here only) is answered, so
+             * the coordinator never waits for it. */
+            if (m.h.type == MSG_ASSIGN) {
+                if (!w->broken)
+                    snprintf(w->broken_msg, sizeof w->broken_msg,
+                             "this worker's walk of the config ended before the coordinator's (a "
+                             "kernel, device or matrix differs here)");
+                w->broken = 1;
+                rt_err ignored;
+                send_failed(w, m.h.index, &ignored);
+            }
+            msg_free(&m);
+        }
+        if (send_simple(w, w->coordinator, MSG_STATS, -1, *compiles, *cache_hits, err) != 0)
+            return -1;
+        return rt_wire_flush(w->wire, err);
+    }
+    int rc = 0;
+    for (int k = 0; k < w->n; ++k)
+        if (send_simple(w, w->first_peer + k, MSG_BYE, -1, failed, 0, err) != 0)
+            rc = -1;
+    for (int answered = 0; rc == 0 && answered < w->n;) {
+        received m;
+        if (recv_msg(w, 1, &m, err) <= 0)
+            return -1;
+        msg_free(&m);
+        /* After a sweep that failed, the points its workers were still measuring come back
+         * now: they are not recorded (the run failed; a rerun measures them). */
+        if (failed && (m.h.type == MSG_RESULT || m.h.type == MSG_FAILED || m.h.type == MSG_DROPPED))
+            continue;
+        if (m.h.type != MSG_STATS)
+            return rt_err_set(err, "parallel tuning: worker %d sent %s after the run", m.peer,
+                              type_name(m.h.type));
+        *compiles += m.h.a;
+        *cache_hits += m.h.b;
+        ++answered;
+    }
+    if (rc == 0)
+        rc = rt_wire_flush(w->wire, err);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Worker processes (parallel: gpus) */
+
+/* The launcher's variables make a process think it is a rank of the launcher's job; a worker is
+ * a job of its own, so they stay out of its environment (a user's own MCA settings stay in). */
+static int launcher_variable(const char *kv)
+{
+    static const char *const keep[] = {"OMPI_ALLOW_RUN_AS_ROOT=",
+                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="};
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; ++i)
+        if (strncmp(kv, keep[i], strlen(keep[i])) == 0)
+            return 0;
+    static const char *const launcher_mca[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
+                                               "OMPI_MCA_prte", "OMPI_MCA_initial_wdir"};
+    for (size_t i = 0; i < sizeof launcher_mca / sizeof launcher_mca[0]; ++i)
+        if (strncmp(kv, launcher_mca[i], strlen(launcher_mca[i])) == 0)
+            return 1;
+    if (strncmp(kv, "OMPI_MCA_", 9) == 0)
+        return 0;
+    static const char *const drop[] = {"OMPI_",           "PMIX_",  "PMI_",  "PRTE_",
+                                       "ORTE_",           "HYDRA_", "MPIR_", "MPI_LOCALNRANKS=",
+                                       "MPI_LOCALRANKID="};
+    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; ++i)
+        if (strncmp(kv, drop[i], strlen(drop[i])) == 0)
+            return 1;
+    return 0;
+}
+
+extern char **environ;
+
+static void end_started(int n, const pid_t *pids, const int *fds)
+{
+    for (int i = 0; i < n; ++i) {
+        close(fds[i]);
+        kill(pids[i], SIGTERM);
+    }
+    for (int i = 0; i < n; ++i)
+        waitpid(pids[i], NULL, 0);
+}
+
+int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *pids, rt_err *err)
+{
+    char exe[PATH_MAX];
+    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return rt_err_set(err, "parallel tuning: cannot find this program (/proc/self/exe): %s",
+                          strerror(errno));
+    exe[len] = '\0';
+    int n_env = 0;
+    while (environ[n_env])
+        ++n_env;
+    char **env = calloc((size_t)n_env + 1, sizeof *env);
+    const char **child = calloc((size_t)argc + 6, sizeof *child);
+    if (!env || !child) {
+        free(env);
+        free(child);
+        return rt_err_set(err, "out of memory starting %d workers", n);
+    }
+    for (int i = 0, k = 0; i < n_env; ++i)
+        if (!launcher_variable(environ[i]))
+            env[k++] = environ[i];
+    child[0] = exe;
+    child[1] = "run"; /* a worker runs; the command that started it (tune) records afterwards */
+    for (int i = 1; i < argc; ++i)
+        child[1 + i] = argv[i];
+    char fd_text[16], index_text[16];
+    child[argc + 1] = "--worker-fd";
+    child[argc + 2] = fd_text;
+    child[argc + 3] = "--worker-index";
+    child[argc + 4] = index_text;
+    child[argc + 5] = NULL;
+    int started = 0, rc = 0;
+    for (; started < n; ++started) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+            rc = rt_err_set(err, "parallel tuning: socketpair failed: %s", strerror(errno));
+            break;
+        }
+        snprintf(fd_text, sizeof fd_text, "%d", sv[1]);
+        snprintf(index_text, sizeof index_text, "%d", started);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            /* Only async-signal-safe calls between fork and exec. */
+            fcntl(sv[1], F_SETFD, 0);
+            execve(exe, (char *const *)child, env);
+            _exit(127);
+        }
+        close(sv[1]);
+        if (pid < 0) {
+            close(sv[0]);
+            rc = rt_err_set(err, "parallel tuning: fork failed: %s", strerror(errno));
+            break;
+        }
+        fds[started] = sv[0];
+        pids[started] = pid;
+    }
+    free(env);
+    free(child);
+    if (rc != 0)
+        end_started(started, pids, fds);
+    return rc;
+}
+
+int rt_workers_reap(int n, const pid_t *pids, rt_err *err)
+{
+    int rc = 0;
+    for (int i = 0; i < n; ++i) {
+        int status = 0;
+        pid_t got;
+        do
+            got = waitpid(pids[i], &status, 0);
+        while (got < 0 && errno == EINTR);
+        if (rc != 0)
+            continue;
+        if (got < 0)
+            rc = rt_err_set(err, "worker %d (pid %d): waitpid failed: %s", i, (int)pids[i],
+                            strerror(errno));
+        else if (WIFSIGNALED(status))
+            rc = rt_err_set(err, "worker %d (pid %d) was ended by signal %d", i, (int)pids[i],
+                            WTERMSIG(status));
+        else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+            rc = rt_err_set(err, "worker %d (pid %d) exited with status %d", i, (int)pids[i],
+                            WEXITSTATUS(status));
+    }
+    return rc;
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The multi-GPU triangular solve on a GPU host (issue 32): build, then the modes named on the
+# command line, one rank per GPU (the GPU count comes from nvidia-smi; 1, 2, 4 or 8 GPUs).
+#
+#   validate  (~3 min) ctest -R 'sptrsv\.gpu' (the GPU tests: the persistent kernel on one GPU,
+#             with two or more mpirun -np 2 and the shared- and hidden-GPU fallbacks; the
+#             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI), a
+#             small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer memcheck of it
+#             with 2 ranks (one GPU: 1 rank).
+#   probe     rooftune probe with one rank per GPU (NVLink peer copies among the rest) into
+#             $OUT/probe-<host>.yaml, which a bar of the same call then bounds the points with
+#             (else roofline/machines/<host>.yaml, else the vendor's file).
+#   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
+#             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
+#             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.
+#
+#   ci/gpu-sptrsv-scale.sh validate          (one device call: build, tests, memcheck)
+#   ci/gpu-sptrsv-scale.sh bar               (a second call on the same warm machine; add
+#                                             `probe` before bar where no machine file of the
+#                                             host has probed NVLink figures, e.g. 4 x H100)
+#
+# Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
+# the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
+# in build-gpu/factor-cache (ignored): a second call on the same machine factorises nothing.
+# What comes back ($OUT, at most 8 files): sptrsv-logs.tgz (every log), sptrsv-bar.txt,
+# sptrsv-validate.txt, the store (sptrsv-scaling.db) and the machine probe of the host.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-results/gpu-run}
+logs=$out/sptrsv-logs
+mkdir -p "$logs"
+modes=${*:-validate bar}
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+case "$gpu" in *H200*) kind=h200 ;; *H100*) kind=h100 ;; *) kind=gpu ;; esac
+host=${ROOFTUNE_DEVICE_DIR:-$([ "$ngpu" -gt 1 ] && echo "$kind-x$ngpu" || echo "$kind")}
+base=results/baselines/$host
+mkdir -p "$base"
+budget=${ROOFTUNE_STAGE_SECONDS:-540}
+log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$logs/gpu-sptrsv.log"; }
+
+if [ -d .devkit/debs ]; then
+  eval "$(bash ci/sptrsv-host-env .devkit/debs 2>>"$logs/gpu-sptrsv.log")"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
+export ROOFTUNE_FACTOR_CACHE=${ROOFTUNE_FACTOR_CACHE:-$PWD/build-gpu/factor-cache}
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$(nproc)}
+log "host $host: $ngpu x $gpu, $(nproc) cores, modes: $modes"
+nvidia-smi topo -m >>"$logs/gpu-sptrsv.log" 2>&1
+RT=build-gpu/rooftune
+MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+
+log "build"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
+  -DROOFTUNE_CUDA_ARCHITECTURES=90 >"$logs/build.log" 2>&1 &&
+  cmake --build build-gpu -j"$(nproc)" >>"$logs/build.log" 2>&1 || {
+  log "build FAILED"
+  tail -40 "$logs/build.log"
+  tar czf "$out/sptrsv-logs.tgz" -C "$out" sptrsv-logs
+  exit 1
+}
+grep -E "CHOLMOD|NVSHMEM|CBLAS|CUDA plugin" "$logs/build.log" | tee -a "$logs/gpu-sptrsv.log"
+
+for m in $modes; do
+  case $m in
+  validate)
+    log "validate: ctest -R sptrsv.gpu"
+    (cd build-gpu && timeout "$budget" ctest -R 'sptrsv\.gpu' -j2 --timeout 600 --output-on-failure) \
+      >"$logs/ctest-sptrsv.log" 2>&1
+    log "ctest exit $?"
+    grep -E "tests passed|tests failed|Passed|Failed|Skipped|Not Run" "$logs/ctest-sptrsv.log" |
+      tee "$out/sptrsv-validate.txt"
+    cfg=configs/ci/sptrsv-gpu-persistent-small.yaml
+    small=(--set 'problem.nrhs=[1]' --set 'kernels.2.params.leaf_kb=[16]')
+    np=$([ "$ngpu" -ge 2 ] && echo 2 || echo 1)
+    log "validate: $np-rank run of $cfg"
+    rm -f "$logs"/persist-small.db*
+    timeout "$budget" "${MPI[@]}" -np "$np" $RT run "$cfg" --db "$logs/persist-small.db" \
+      "${small[@]}" >"$logs/persist-small.log" 2>&1
+    log "persistent small exit $?"
+    grep -E "summary" "$logs/persist-small.log" | tee -a "$out/sptrsv-validate.txt"
+    log "validate: compute-sanitizer memcheck, $np ranks"
+    rm -f "$logs"/memcheck.db*
+    timeout "$budget" "${MPI[@]}" -np "$np" compute-sanitizer --tool memcheck --error-exitcode 9 \
+      $RT run configs/ci/sptrsv-gpu-memcheck.yaml --db "$logs/memcheck.db" --quiet \
+      >"$logs/memcheck.log" 2>&1
+    log "memcheck exit $? (9: errors found)"
+    grep -E "ERROR SUMMARY|summary:" "$logs/memcheck.log" | tee -a "$out/sptrsv-validate.txt"
+    sqlite3 "$logs/memcheck.db" "SELECT status, COUNT(*) FROM points GROUP BY status" 2>&1 |
+      tee -a "$out/sptrsv-validate.txt"
+    ;;
+  bar)
+    cfg=configs/paper/sptrsv-scaling.yaml
+    # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
+    # probe (mode probe, before bar), else the committed file of this host, else the vendor's.
+    machine=$out/probe-$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
+    log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db, machine $machine"
+    # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
+    # 2-GPU host in the first run, and the runner said so)
+    export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
+    timeout "$budget" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
+      $RT run "$cfg" --db "$base/sptrsv-scaling.db" --set "machine=$machine" \
+      >"$logs/sptrsv-scaling.log" 2>&1
+    log "bar exit $?"
+    grep -E "summary|resumed|rror" "$logs/sptrsv-scaling.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
+    sqlite3 -header -column "$base/sptrsv-scaling.db" <ci/sptrsv-bar.sql >"$out/sptrsv-bar.txt" 2>&1
+    cat "$out/sptrsv-bar.txt"
+    cp "$base/sptrsv-scaling.db" "$out/sptrsv-scaling.db"
+    ;;
+  probe)
+    log "probe with $ngpu ranks"
+    "${MPI[@]}" -np "$ngpu" $RT probe --out "$out/probe-$host.yaml" >"$logs/probe.log" 2>&1
+    log "probe exit $?"
+    ;;
+  *) log "unknown mode $m" ;;
+  esac
+done
+log "done"
+tar czf "$out/sptrsv-logs.tgz" -C "$out" sptrsv-logs
+rm -rf "$logs"

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Issue 35 on a GPU host: parallel tuning on 1, 2 and 4 GPUs, early abort's saving, the energy
+# objective. Every run tunes configs/tune/tiled-parallel.yaml (64 Tiled SpMM points, exhaustive)
+# into a store of its own under $OUT; what each stage measured goes to $OUT/tune-parallel.txt.
+#
+#   build   the GPU build (ci/gpu-run.sh build)
+#   check   the issue's tests on the GPU build: cuda.tune_gpu (energy from NVML, the compile time
+#           limit, --parallel gpus/ranks on a GPU), cuda.nvml_energy, cuda.nvrtc_cache, the
+#           runner's and the CLI's parallel, Pareto and tuning tests
+#   tune    cold variant cache (each run compiles every variant, as tuning a new space does):
+#           serial (one GPU), then --parallel gpus with 2 and 4 workers (as many as the host has);
+#           per run the wall time, the speedup over serial, whether the verified points and the
+#           best point per sweep are the serial run's, and the bar (>= 1.7x on 2, >= 3.4x on 4)
+#   ranks   the same with --parallel ranks under mpirun -np 2 and 4
+#   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
+#   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
+#   energy  serial, warm cache, measure.energy (at least 0.3 s of repetitions per point): the
+#           energy_j and power_w metrics (or why not), then `rooftune pareto` over time and energy
+#           with its figures (under $OUT/pareto)
+#
+#   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build check tune)
+#
+# The machine kind: 4 GPUs for the full bar (nvidia-h100-x4), 2 for the 2-GPU half.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-results/gpu-run}
+mkdir -p "$out"
+stages=${*:-build check tune}
+summary=$out/tune-parallel.txt
+# ROOFTUNE_BIN, ROOFTUNE_TUNE_CONFIG and ROOFTUNE_GPUS let the script's own logic be tried on a
+# machine without GPUs (CPU workers, a CPU config); on the GPU host they stay unset.
+RT=${ROOFTUNE_BIN:-build-gpu/rooftune}
+CFG=${ROOFTUNE_TUNE_CONFIG:-configs/tune/tiled-parallel.yaml}
+budget=${ROOFTUNE_STAGE_SECONDS:-400}
+if [ -d .devkit/debs ]; then
+  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+gpus=${ROOFTUNE_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
+# Variant caches stay on the GPU host (beside the build, which a warm machine keeps between calls),
+# not under $OUT: the stores and logs are what comes back.
+caches=${ROOFTUNE_TUNE_CACHES:-build-gpu/tune-parallel-caches}
+mkdir -p "$caches"
+say() { echo "$*" | tee -a "$summary"; }
+now() { date +%s.%N; }
+
+# One tuning run: NAME CACHE ARGS...; its wall time goes to $out/NAME.time.
+tune_run() {
+  local name=$1 cache=$2
+  shift 2
+  local db=$out/$name.db
+  rm -f "$db" "$db-wal" "$db-shm" "$db.lock"
+  local t0 t1 rc=0
+  t0=$(now)
+  ROOFTUNE_CACHE_DIR=$cache timeout "$budget" "$@" >"$out/$name.log" 2>&1 || rc=$?
+  t1=$(now)
+  python3 -c "print('%.2f' % ($t1 - $t0))" >"$out/$name.time"
+  say "$name: exit $rc, $(cat "$out/$name.time") s wall, $(grep -m1 '^summary' "$out/$name.log")"
+}
+
+# Every point of a store as one tab-separated line: sweep (kernel, matrix, problem), params,
+# status, verified, median time.
+facts() {
+  $RT export --db "$1" --format csv | python3 -c '
+import csv, sys
+for r in sorted(csv.DictReader(sys.stdin), key=lambda r: (r["kernel"], r["matrix"], r["problem"], r["params"])):
+    print("\t".join([r["kernel"], r["matrix"], r["problem"], r["params"], r["status"], r["verified"],
+                     r["time_median_s"] or "nan"]))
+'
+}
+
+# The run against the serial one: speedup, the same verified points, and per sweep the same best
+# point, or, where the best differs, how much slower the serial run measured the parallel run's
+# best than its own (the noise between two points that near each other).
+compare() { # NAME SERIAL [BAR]
+  local name=$1 serial=$2 bar=${3:-}
+  facts "$out/$serial.db" >"$out/$serial.facts"
+  facts "$out/$name.db" >"$out/$name.facts"
+  local speedup
+  speedup=$(python3 -c "print('%.2f' % ($(cat "$out/$serial.time") / $(cat "$out/$name.time")))")
+  python3 - "$out/$serial.facts" "$out/$name.facts" "$name" "$serial" "$speedup" <<'EOF' | tee -a "$summary"
+import sys
+def load(path):
+    rows = [l.rstrip("\n").split("\t") for l in open(path)]
+    return {tuple(r[:4]): r for r in rows}
+serial, par = load(sys.argv[1]), load(sys.argv[2])
+same_points = {k: v[4:6] for k, v in serial.items()} == {k: v[4:6] for k, v in par.items()}
+def best(rows):
+    out = {}
+    for k, r in rows.items():
+        if r[4] == "ok" and r[5] == "1":
+            t = float(r[6])
+            if k[:3] not in out or t < out[k[:3]][0]:
+                out[k[:3]] = (t, k[3])
+    return out
+bs, bp = best(serial), best(par)
+same_best = all(bp.get(sw, (0, None))[1] == p for sw, (t, p) in bs.items())
+print("  %s vs %s: speedup %sx, same verified points: %s, same best point in every sweep: %s"
+      % (sys.argv[3], sys.argv[4], sys.argv[5], "yes" if same_points else "no",
+         "yes" if same_best else "no"))
+for sw, (t, p) in sorted(bs.items()):
+    q = bp.get(sw, (None, None))[1]
+    if q != p:
+        ts = float(serial[sw + (q,)][6]) if (sw + (q,)) in serial else float("nan")
+        print("    %s %s: %s's best %s (%.4g ms); %s's best %s measured %.4g ms in %s, %+.2f%%"
+              % (sw[0], sw[1], sys.argv[4], p, t * 1e3, sys.argv[3], q, ts * 1e3, sys.argv[4],
+                 (ts / t - 1) * 100))
+EOF
+  if [ -n "$bar" ]; then
+    if python3 -c "import sys; sys.exit(0 if $speedup >= $bar else 1)"; then
+      say "  bar >= ${bar}x: met"
+    else
+      say "  bar >= ${bar}x: NOT met"
+    fi
+  fi
+}
+
+# The warm stages reuse the serial run's variants; without them (another call's machine), one
+# serial run compiles them first (its time is not compared with anything).
+warm_cache() {
+  [ -d "$caches/serial" ] && [ -n "$(ls -A "$caches/serial" 2>/dev/null)" ] && return 0
+  say "  (filling the variant cache first)"
+  tune_run fill-cache "$caches/serial" $RT tune $CFG --db "$out/fill-cache.db" --quiet
+}
+
+for s in $stages; do
+  case $s in
+  build)
+    OUT=$out bash ci/gpu-run.sh build
+    [ -x "$RT" ] || { say "build failed"; exit 1; }
+    ;;
+  check)
+    (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|pareto|tuned)|store\.tuning|core\.pareto' \
+      2>&1) >"$out/check.log"
+    say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
+    grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
+    ;;
+  tune)
+    say "tune (cold variant cache), $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+    rm -rf "$caches/serial" && tune_run serial "$caches/serial" $RT tune $CFG --db "$out/serial.db" --quiet
+    for g in 2 4; do
+      [ "$gpus" -ge "$g" ] || { say "gpus$g: skipped, $gpus GPU(s) here"; continue; }
+      rm -rf "$caches/gpus$g" && tune_run "gpus$g" "$caches/gpus$g" $RT tune $CFG \
+        --db "$out/gpus$g.db" --parallel gpus --workers "$g" --quiet
+      compare "gpus$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+    done
+    ;;
+  ranks)
+    for g in 2 4; do
+      [ "$gpus" -ge "$g" ] || { say "ranks$g: skipped, $gpus GPU(s) here"; continue; }
+      rm -rf "$caches/ranks$g" && tune_run "ranks$g" "$caches/ranks$g" mpirun -np "$g" \
+        $RT tune $CFG --db "$out/ranks$g.db" --parallel ranks --quiet
+      compare "ranks$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+    done
+    ;;
+  warm)
+    say "warm variant cache (the serial run's compiles reused)"
+    warm_cache
+    tune_run serial-warm "$caches/serial" $RT tune $CFG --db "$out/serial-warm.db" --quiet
+    for g in 2 4; do
+      [ "$gpus" -ge "$g" ] || continue
+      tune_run "gpus$g-warm" "$caches/serial" $RT tune $CFG --db "$out/gpus$g-warm.db" \
+        --parallel gpus --workers "$g" --quiet
+      compare "gpus$g-warm" serial-warm
+    done
+    ;;
+  abort)
+    say "early abort (warm cache): measure.abort_factor 1.5 after 2 repetitions"
+    warm_cache
+    tune_run noabort "$caches/serial" $RT tune $CFG --db "$out/noabort.db" --quiet
+    tune_run abort "$caches/serial" $RT tune $CFG --db "$out/abort.db" --quiet \
+      --set measure.abort_factor=1.5 --set measure.abort_reps=2
+    compare abort noabort
+    say "  aborted: $(grep -o '[0-9]* aborted early ([0-9]* repetition(s)' "$out/abort.log" || echo none)"
+    ;;
+  energy)
+    say "energy (warm cache): measure.energy"
+    warm_cache
+    # At least 0.3 s of repetitions per point: the energy counter advances every few tens of
+    # milliseconds, and a shorter loop would read as "did not advance".
+    tune_run energy "$caches/serial" $RT tune $CFG --db "$out/energy.db" --quiet \
+      --set measure.energy=true --set measure.min_time_s=0.3
+    $RT export --db "$out/energy.db" --format csv | python3 -c '
+import csv, json, sys
+rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok"]
+metrics = [json.loads(r["metrics"] or "{}") for r in rows]
+have = [(r, m) for r, m in zip(rows, metrics) if isinstance(m.get("energy_j"), (int, float))]
+print("  %d ok point(s), %d with energy_j" % (len(rows), len(have)))
+for r, m in have[:4]:
+    print("   ", r["matrix"], r["params"], "energy_j", m["energy_j"], "power_w", m.get("power_w"))
+why = [m["energy_j"]["unavailable"] for m in metrics if isinstance(m.get("energy_j"), dict)]
+if why:
+    print("  energy_j unavailable on %d point(s): %s" % (len(why), why[0]))
+' | tee -a "$summary"
+    $RT pareto --db "$out/energy.db" --objectives time_median_s,energy_j --plot "$out/pareto" \
+      >"$out/pareto.log" 2>&1
+    say "  pareto: exit $?; $(head -20 "$out/pareto.log")"
+    ;;
+  *) say "unknown stage $s" ;;
+  esac
+done

@@ -1,0 +1,10 @@
+/* spgemm2d_family: the family "spgemm2d" (kernels/shared/sp2/sp2_problem.h describes the problem,
+ * its output and rates, which spmm2d and spgemm2d share). */
+#ifndef SPGEMM2D_FAMILY_H
+#define SPGEMM2D_FAMILY_H
+
+#include "rt_registry.h"
+
+const rt_family_desc *rt_spgemm2d_family(void);
+
+#endif

@@ -1,0 +1,14 @@
+#include "spgemm2d_register.h"
+
+#include "spgemm2d_cpu_kernels.h"
+#include "spgemm2d_family.h"
+
+int rt_spgemm2d_register(rt_registry *reg, rt_err *err)
+{
+    if (rt_registry_add_family(reg, rt_spgemm2d_family(), err) != 0)
+        return -1;
+    for (const rt_kernel_desc *const *k = rt_spgemm2d_kernels(); *k; ++k)
+        if (rt_registry_add_kernel(reg, *k, err) != 0)
+            return -1;
+    return 0;
+}

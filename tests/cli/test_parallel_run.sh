@@ -1,0 +1,145 @@
+# Parallel tuning (search.parallel) on CPU kernels: worker processes (--parallel gpus --workers N)
+# and MPI ranks (--parallel ranks, mpirun -np 2, and -np 3 resuming a 2-rank run) measure the same points as a serial run
+# (same kernels, matrices, parameters, problems, statuses and verification, infeasible points
+# included), each point whole on one rank, once; resume after --max-points and after SIGINT adds
+# only the missing points; bad input is refused naming the key (exit 2).
+source "$(dirname "$0")/lib.sh"
+MPIEXEC=$4
+cfg="$WORK/par.yaml"
+# 2 matrices x 2 problem points x (3 csr + 1 tiled) = 16 points; row_block 512 is infeasible.
+cat >"$cfg" <<EOF
+experiment: {name: cli-parallel}
+matrices:
+  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
+  - {name: rmat, generator: rmat, scale: 11, edge_factor: 8, seed: 2}
+problem: {K: [8], precision: [fp32, fp64], layout: [row]}
+kernels:
+  - name: spmm.cpu.csr
+    params: {row_block: [32, 256, 512], col_block: [8]}
+    constraints: ["row_block <= 256"]
+  - name: spmm.cpu.tiled
+    params: {register_tile: [4], buffer_kib: [8]}
+measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
+EOF
+export OMP_NUM_THREADS=1
+# The points as a set: what a parallel run must reproduce (times aside).
+points() {
+  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
+            FROM points ORDER BY 1"
+}
+check_like_serial() { # DB LABEL
+  points "$1" >"$WORK/$2.txt"
+  diff "$WORK/serial.txt" "$WORK/$2.txt" >/dev/null ||
+    fail "$2: not the serial run's points: $(diff "$WORK/serial.txt" "$WORK/$2.txt" | head -5)"
+  [ "$(sql "$1" "SELECT COUNT(*) FROM points WHERE ranks != 1")" = 0 ] ||
+    fail "$2: a point measured on more than one rank"
+  [ "$(sql "$1" "SELECT COUNT(*) - COUNT(DISTINCT point_key) FROM points")" = 0 ] ||
+    fail "$2: a point recorded twice"
+  [ "$(sql "$1" "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND (SELECT COUNT(*) FROM
+       samples s WHERE s.point_id = p.id) < 3")" = 0 ] || fail "$2: an ok point without its samples"
+}
+
+"$RT" run "$cfg" --db "$WORK/serial.db" --quiet >/dev/null
+points "$WORK/serial.db" >"$WORK/serial.txt"
+[ "$(wc -l <"$WORK/serial.txt")" = 16 ] || fail "serial run: $(wc -l <"$WORK/serial.txt") points"
+[ "$(sql "$WORK/serial.db" "SELECT COUNT(*) FROM points WHERE status = 'infeasible'")" = 4 ] ||
+  fail "serial run: the infeasible points are missing"
+
+# 1. Three worker processes.
+"$RT" run "$cfg" --db "$WORK/gpus.db" --parallel gpus --workers 3 >"$WORK/gpus.log"
+grep -q "parallel tuning: 3 worker process(es)" "$WORK/gpus.log" || fail "no worker line: $(head -5 "$WORK/gpus.log")"
+grep -q "summary: 16 point(s): 12 measured" "$WORK/gpus.log" || fail "summary: $(grep summary "$WORK/gpus.log")"
+check_like_serial "$WORK/gpus.db" gpus
+[ "$(sql "$WORK/gpus.db" "SELECT status FROM runs")" = complete ] || fail "gpus: run not complete"
+# With early abort and pruning the workers compare with the best time they were handed: the
+# points stay the same (an aborted point is still ok and verified; nothing is pruned against the
+# generic machine file's loose bounds). Whether any point stops here depends on timing;
+# runner.early_abort_ranks_np* check the rule on synthetic times.
+"$RT" run "$cfg" --db "$WORK/gpus-abort.db" --parallel gpus --workers 2 --quiet \
+  --set measure.abort_factor=1.2 --set search.prune=bound >/dev/null
+check_like_serial "$WORK/gpus-abort.db" gpus-abort
+[ "$(sql "$WORK/gpus-abort.db" "SELECT COUNT(*) FROM metrics m JOIN points p ON p.id = m.point_id
+     WHERE m.name = 'abort_best_s' AND NOT p.time_median_s > 1.2 * m.value")" = 0 ] ||
+  fail "an aborted point was not slower than the factor times the best it was handed"
+
+# tune with worker processes: the workers only run (one harvest, by the process started here).
+"$RT" tune "$cfg" --db "$WORK/tune.db" --parallel gpus --workers 2 >"$WORK/tune.log" 2>&1 ||
+  fail "tune --parallel gpus: $(tail -5 "$WORK/tune.log")"
+[ "$(grep -c "^tuning database" "$WORK/tune.log")" = 1 ] || fail "tune: $(grep "tuning database" "$WORK/tune.log")"
+check_like_serial "$WORK/tune.db" tune
+[ "$(sql "$WORK/tune.db" "SELECT COUNT(*) FROM tuning")" -ge 1 ] || fail "tune recorded no entry"
+
+# 2. MPI ranks: 2 (rank 0 measures too; 3 ranks finish the resume below).
+for np in 2; do
+  "$MPIEXEC" --allow-run-as-root --oversubscribe -np $np "$RT" run "$cfg" --db "$WORK/ranks$np.db" \
+    --parallel ranks >"$WORK/ranks$np.log"
+  grep -q "parallel tuning: $np rank(s)" "$WORK/ranks$np.log" || fail "ranks $np: no parallel line"
+  check_like_serial "$WORK/ranks$np.db" "ranks$np"
+  [ "$(sql "$WORK/ranks$np.db" "SELECT COUNT(*) FROM runs")" = 1 ] || fail "ranks $np: one run row"
+done
+
+# 3. Resume: a point budget stops the run after exactly that many points; the same command again
+#    measures only the rest.
+"$RT" run "$cfg" --db "$WORK/resume.db" --parallel gpus --workers 2 --max-points 5 --quiet >/dev/null
+[ "$(sql "$WORK/resume.db" "SELECT COUNT(*) FROM points")" = 5 ] ||
+  fail "--max-points 5: $(sql "$WORK/resume.db" "SELECT COUNT(*) FROM points") points"
+"$RT" run "$cfg" --db "$WORK/resume.db" --parallel gpus --workers 2 >"$WORK/resume.log"
+grep -q "resumed: 5 point(s)" "$WORK/resume.log" || fail "resume: $(grep -E "summary|resumed" "$WORK/resume.log")"
+check_like_serial "$WORK/resume.db" resume
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$cfg" --db "$WORK/resume2.db" \
+  --parallel ranks --max-points 7 --quiet >/dev/null
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 3 "$RT" run "$cfg" --db "$WORK/resume2.db" \
+  --parallel ranks --quiet >/dev/null
+check_like_serial "$WORK/resume2.db" resume-ranks
+
+# 4. SIGINT to the coordinator: its workers finish their points, the run is 'interrupted' with
+#    every point it recorded, no worker process is left, and a rerun completes the set.
+slow="$WORK/slow.yaml"
+sed -e 's/max_reps: 4, max_time_s: 0.05/max_reps: 40, max_time_s: 2/' \
+    -e 's/target_rel_ci: 0.5/target_rel_ci: 0.0001/' "$cfg" >"$slow"
+"$RT" run "$slow" --db "$WORK/int.db" --parallel gpus --workers 2 --quiet >/dev/null 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 300); do
+  n=$(sql "$WORK/int.db" "SELECT COUNT(*) FROM points" 2>/dev/null || echo 0)
+  [ "${n:-0}" -ge 2 ] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 3 ] || fail "interrupted run: exit $rc, want 3: $(cat "$WORK/int.err")"
+[ "$(sql "$WORK/int.db" "SELECT status FROM runs")" = interrupted ] || fail "run not 'interrupted'"
+kept=$(sql "$WORK/int.db" "SELECT COUNT(*) FROM points")
+[ "$kept" -ge 2 ] && [ "$kept" -lt 16 ] || fail "interrupted run kept $kept points"
+if pgrep -f "$WORK/int.db" >/dev/null; then fail "a worker process outlived its coordinator"; fi
+"$RT" run "$slow" --db "$WORK/int.db" --parallel gpus --workers 2 --quiet >/dev/null
+[ "$(sql "$WORK/int.db" "SELECT COUNT(*) FROM points")" = 16 ] &&
+  [ "$(sql "$WORK/int.db" "SELECT COUNT(DISTINCT point_key) FROM points")" = 16 ] ||
+  fail "rerun after SIGINT: not the 16 points once each"
+
+# 5. Bad input: exit 2, naming the key or option.
+expect_usage() { # LABEL ARGS...
+  local label=$1; shift
+  local rc=0
+  "$@" >"$WORK/bad.out" 2>"$WORK/bad.err" || rc=$?
+  [ "$rc" = 2 ] || fail "$label: exit $rc, want 2"
+}
+expect_usage "--parallel bogus" "$RT" run "$cfg" --db "$WORK/bad.db" --parallel bogus
+grep -q "search.parallel" "$WORK/bad.err" || fail "--parallel bogus: $(cat "$WORK/bad.err")"
+expect_usage "--workers -1" "$RT" run "$cfg" --db "$WORK/bad.db" --parallel gpus --workers -1
+grep -q "search.workers" "$WORK/bad.err" || fail "--workers -1: $(cat "$WORK/bad.err")"
+expect_usage "bayes" "$RT" run "$cfg" --db "$WORK/bad.db" --parallel gpus --set search.strategy=bayes
+grep -q "needs search.strategy exhaustive or random" "$WORK/bad.err" ||
+  fail "parallel bayes: $(cat "$WORK/bad.err")"
+expect_usage "--worker-fd alone" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5
+grep -q "go together" "$WORK/bad.err" || fail "--worker-fd alone: $(cat "$WORK/bad.err")"
+expect_usage "--worker-fd 1" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 1 --worker-index 0
+[ ! -e "$WORK/bad.db" ] || fail "a refused run left a store"
+# gpus under mpirun: refused (ranks is the mode for a job), nothing measured.
+rc=0
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$cfg" --db "$WORK/mixed.db" \
+  --parallel gpus --workers 2 >/dev/null 2>"$WORK/mixed.err" || rc=$?
+[ "$rc" != 0 ] || fail "--parallel gpus under mpirun was accepted"
+grep -q "under mpirun use search.parallel: ranks" "$WORK/mixed.err" || fail "mixed: $(cat "$WORK/mixed.err")"
+[ "$(sql "$WORK/mixed.db" "SELECT COUNT(*) FROM points")" = 0 ] || fail "mixed: points recorded"
+echo "parallel run: ok"

@@ -1,0 +1,131 @@
+# Tuned per device, on CPU stand-ins: two stores of one CPU config, the second's points given
+# another device's name by hand, recorded in one tuning database; `best` by device and memory
+# (and --memory-gb's garbage); the C header compiled into a program whose rooftune_tuned_find
+# agrees with `best`, the YAML read back by a YAML parser; `portability --config` writes a config
+# that runs every tuned configuration, and `--table` on two stores of it (the second renamed to
+# the other device) gives each configuration's loss against each device's own best, 0% on the
+# diagonal; bad input exits 2.
+source "$(dirname "$0")/lib.sh"
+CC=$4
+export OMP_NUM_THREADS=1
+cfg="$WORK/tune.yaml"
+cat >"$cfg" <<EOF
+experiment: {name: cli-tuned}
+matrices:
+  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
+problem: {K: [8], precision: [fp64], layout: [row]}
+kernels:
+  - name: spmm.cpu.csr
+    params: {row_block: [16, 64, 256], col_block: [8]}
+measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
+EOF
+other="Other CPU 64GB"
+"$RT" run "$cfg" --db "$WORK/a.db" --quiet >/dev/null
+"$RT" run "$cfg" --db "$WORK/b.db" --quiet >/dev/null
+# The other device: its own name and memory, and its best another configuration than here (the
+# fastest point here made the slowest there), so the two tunings differ.
+best_here=$(sql "$WORK/a.db" "SELECT params FROM points WHERE status = 'ok' ORDER BY time_median_s LIMIT 1")
+sql "$WORK/b.db" "UPDATE points SET device = '$other';
+                  UPDATE metrics SET value = 64e9 WHERE name = 'device_memory_bytes';
+                  UPDATE points SET time_median_s = 1 WHERE params = '$best_here'"
+here=$(sql "$WORK/a.db" "SELECT DISTINCT device FROM points")
+"$RT" tune --from "$WORK/a.db" --tuning-db "$WORK/t.db" >/dev/null
+"$RT" tune --from "$WORK/b.db" --tuning-db "$WORK/t.db" >/dev/null
+[ "$(sql "$WORK/t.db" "SELECT COUNT(*) FROM tuning")" = 2 ] || fail "two tuning entries expected"
+[ "$(sql "$WORK/t.db" "SELECT COUNT(DISTINCT params) FROM tuning")" = 2 ] || fail "the two tunings agree"
+[ "$(sql "$WORK/t.db" "SELECT memory_bytes FROM tuning WHERE device = '$other'")" = 64000000000 ] ||
+  fail "the entry's memory is not the run's"
+
+# best: by device, then by memory among the same architecture (cpu).
+"$RT" best --db "$WORK/t.db" --kernel spmm.cpu.csr --device "$other" >"$WORK/best.out"
+grep -q "matched:   device $other" "$WORK/best.out" || fail "by device: $(cat "$WORK/best.out")"
+"$RT" best --db "$WORK/t.db" --kernel spmm.cpu.csr --arch cpu --memory-gb 60 >"$WORK/best.out"
+grep -q "nearest memory 64 GB (asked 60 GB)" "$WORK/best.out" && grep -q "device:    $other" "$WORK/best.out" ||
+  fail "by memory: $(cat "$WORK/best.out")"
+for bad in abc 0 -1 1e400; do
+  rc=0
+  "$RT" best --db "$WORK/t.db" --kernel spmm.cpu.csr --memory-gb "$bad" >/dev/null 2>"$WORK/bad.err" || rc=$?
+  [ "$rc" = 2 ] && grep -q -- "--memory-gb" "$WORK/bad.err" || fail "--memory-gb $bad: exit $rc"
+done
+
+# The exports: the header in a program, the YAML in a parser.
+"$RT" best --db "$WORK/t.db" --export-header "$WORK/tuned.h" --export-yaml "$WORK/tuned.yaml" >/dev/null
+cat >"$WORK/app.c" <<EOF
+#include <stdio.h>
+#include "tuned.h"
+int main(void)
+{
+    const rooftune_tuned *t = rooftune_tuned_find("spmm.cpu.csr", "$other", "cpu", 8);
+    const rooftune_tuned *a = rooftune_tuned_find("spmm.cpu.csr", "unknown", "cpu", 8);
+    const rooftune_tuned *none = rooftune_tuned_find("spmm.cpu.ell", "$other", "cpu", 8);
+    printf("%s\n%s\n%d %d\n", t ? t->params_json : "-", a ? a->device : "-", none == 0,
+           ROOFTUNE_TUNED_COUNT);
+    return 0;
+}
+EOF
+"$CC" -std=c11 -Wall -Werror -I"$WORK" "$WORK/app.c" -o "$WORK/app" || fail "the header does not compile"
+"$WORK/app" >"$WORK/app.out"
+want=$(sql "$WORK/t.db" "SELECT params FROM tuning WHERE device = '$other'")
+[ "$(sed -n 1p "$WORK/app.out")" = "$want" ] || fail "rooftune_tuned_find: $(cat "$WORK/app.out"), want $want"
+[ "$(sed -n 3p "$WORK/app.out")" = "1 2" ] || fail "header: $(cat "$WORK/app.out")"
+python3 - "$WORK/tuned.yaml" "$other" <<'EOF' || fail "the YAML export does not read back"
+import sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+entries = doc["entries"]
+assert len(entries) == 2, entries
+e = [x for x in entries if x["device"] == sys.argv[2]][0]
+assert e["arch"] == "cpu" and e["memory_gb"] == 64 and e["kernel"] == "spmm.cpu.csr", e
+assert isinstance(e["params"], dict) and e["params"]["col_block"] == 8, e
+assert e["input"]["K"] == 8 and e["provenance"]["source"], e
+EOF
+
+# Portability: the generated config runs both devices' best configurations.
+"$RT" portability --db "$WORK/t.db" --config "$cfg" --out "$WORK/port.yaml" >"$WORK/gen.out"
+grep -q "configuration(s)" "$WORK/gen.out" || fail "generate: $(cat "$WORK/gen.out")"
+"$RT" validate "$WORK/port.yaml" >/dev/null || fail "the generated config does not validate"
+n_cfg=$(sql "$WORK/t.db" "SELECT COUNT(DISTINCT params) FROM tuning")
+"$RT" run "$WORK/port.yaml" --db "$WORK/p1.db" --quiet >/dev/null
+[ "$(sql "$WORK/p1.db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")" = "$n_cfg" ] ||
+  fail "the portability run measured $(sql "$WORK/p1.db" "SELECT COUNT(*) FROM points") points, want $n_cfg"
+cp "$WORK/p1.db" "$WORK/p2.db"
+sql "$WORK/p2.db" "UPDATE points SET device = '$other'"
+"$RT" portability --db "$WORK/t.db" --table "$WORK/p1.db" "$WORK/p2.db" --markdown "$WORK/port.md" \
+  >"$WORK/table.out" || fail "table: $(cat "$WORK/table.out")"
+grep -q "^| tuned on \\\\ run on" "$WORK/port.md" || fail "no summary in the Markdown: $(head -5 "$WORK/port.md")"
+python3 - "$WORK/port.md" "$here" "$other" "$WORK/p1.db" <<'EOF' || fail "the table's numbers"
+import re, sqlite3, sys
+rows = [l.strip().strip("|").split("|") for l in open(sys.argv[1]) if l.startswith("| spmm")]
+rows = [[c.strip() for c in r] for r in rows]
+assert len(rows) == 4, rows  # 2 configurations x 2 devices
+times = dict(sqlite3.connect(sys.argv[4]).execute(
+    "SELECT params, time_median_s FROM points WHERE status = 'ok'").fetchall())
+for r in rows:
+    kernel, matrix, problem, origin, target, params, t, own, loss, src = r
+    assert abs(float(t) - times[params] * 1e3) <= 1e-3 * float(t), r
+    if origin == target:
+        assert loss == "+0.0%", r
+    else:  # the other device's configuration against this one's own, both from this run
+        own_params = [x for x in rows if x[3] == target and x[4] == target][0][5]
+        want = (times[params] / times[own_params] - 1) * 100
+        assert loss != "-" and abs(float(loss.rstrip("%")) - want) < 0.051, (r, want)
+print("table rows:", len(rows))
+EOF
+# Bad input.
+rc=0; "$RT" portability --db "$WORK/t.db" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "portability without a mode: exit $rc"
+rc=0; "$RT" portability --db "$WORK/t.db" --table "$WORK/a.db" --config "$cfg" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "portability with both modes: exit $rc"
+rc=0; "$RT" portability --db "$WORK/t.db" --config "$WORK/missing.yaml" --out "$WORK/x.yaml" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] && [ ! -e "$WORK/x.yaml" ] || fail "missing config: exit $rc"
+rc=0; "$RT" portability --db "$WORK/t.db" --config "$cfg" --out "$WORK/x.yaml" --kernel nope \
+  >/dev/null 2>"$WORK/bad.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "no entry of kernel nope" "$WORK/bad.err" && [ ! -e "$WORK/x.yaml" ] ||
+  fail "unknown kernel: exit $rc: $(cat "$WORK/bad.err")"
+"$RT" run "$HERE/small.yaml" --db "$WORK/other.db" --quiet --set 'kernels=[{name: spmm.cpu.tiled}]' >/dev/null
+rc=0; "$RT" portability --db "$WORK/t.db" --table "$WORK/other.db" >/dev/null 2>"$WORK/bad.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "measured a sweep of the tuning database" "$WORK/bad.err" ||
+  fail "a store of another config: exit $rc: $(cat "$WORK/bad.err")"
+echo garbage >"$WORK/garbage.db"
+rc=0; "$RT" portability --db "$WORK/garbage.db" --table "$WORK/p1.db" >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "garbage tuning db: exit $rc"
+echo "tuned: ok"

@@ -1,0 +1,77 @@
+# Issue 35's GPU paths end to end (skipped, exit 77, without a GPU; rt_gpu_gate): on a tiny Tiled
+# SpMM space,
+#  - measure.energy: every timed point has energy_j and power_w from NVML, in units a GPU can have
+#    (power between 1 W and 2 kW: a mJ/J slip would be 1000x off);
+#  - measure.compile_timeout_s: with a fresh variant cache and a limit no NVRTC compile meets,
+#    every point is recorded timeout naming the limit; the abandoned compiles that finish while
+#    the process lives reach the cache, and the same config then finds them there;
+#  - --parallel gpus (one worker per GPU) and, with two GPUs or more, --parallel ranks under
+#    mpirun: the serial run's points.
+# Args: rooftune, scratch folder, mpiexec.
+set -euo pipefail
+RT=$1
+WORK=$2
+MPIEXEC=$3
+source "$(dirname "$0")/../gpu/rt_gpu_gate.sh"
+rt_gpu_gate "$("$RT" list 2>/dev/null | grep -E '^  spmm\.cuda\.tiled ' || echo "unavailable here: not listed")"
+rm -rf "$WORK" && mkdir -p "$WORK"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+sql() { sqlite3 -batch -noheader "$1" "$2"; }
+cfg="$WORK/tiny.yaml"
+cat >"$cfg" <<EOF
+experiment: {name: gpu-tune-tiny}
+matrices: [{name: band, generator: banded, rows: 200000, bandwidth: 8, seed: 1}]
+problem: {K: [32], precision: [fp32], layout: [col]}
+kernels:
+  - name: spmm.cuda.tiled
+    params: {staging: [ell], register_tile: [1, 2, 4, 8], shared_kib: [48], block_size: [256]}
+measure: {warmup: 2, min_reps: 5, max_reps: 2000, max_time_s: 1, min_time_s: 0.5, target_rel_ci: 0}
+EOF
+export ROOFTUNE_CACHE_DIR="$WORK/cache"
+
+# Energy.
+"$RT" run "$cfg" --db "$WORK/energy.db" --set measure.energy=true --quiet >/dev/null
+ok=$(sql "$WORK/energy.db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
+[ "$ok" -ge 1 ] || fail "no timed point"
+with=$(sql "$WORK/energy.db" "SELECT COUNT(*) FROM points p JOIN metrics e ON e.point_id = p.id
+  AND e.name = 'energy_j' AND e.available = 1 AND e.value > 0 JOIN metrics w ON w.point_id = p.id
+  AND w.name = 'power_w' AND w.value > 1 AND w.value < 2000 WHERE p.status = 'ok'")
+[ "$with" = "$ok" ] || fail "$with of $ok points with energy_j and a plausible power_w: $(sql "$WORK/energy.db" \
+  "SELECT name, available, value, reason FROM metrics WHERE name IN ('energy_j', 'power_w') LIMIT 4")"
+"$RT" pareto --db "$WORK/energy.db" --plot "$WORK/pareto" >"$WORK/pareto.out" || fail "pareto: $(cat "$WORK/pareto.out")"
+[ "$(sql "$WORK/energy.db" "SELECT COUNT(*) FROM pareto")" -ge 1 ] || fail "no front stored"
+
+# Compile time limit: nothing compiles in 1 ms. A CPU sweep after the GPU one keeps the process
+# alive a few seconds, for the abandoned compiles to finish (a process that exits ends them).
+rm -rf "$WORK/cache-limit"
+sed 's/^measure:/  - {name: spmm.cpu.csr, params: {row_block: [16, 32, 64, 128, 256, 512]}}\nmeasure:/' \
+  "$cfg" >"$WORK/limit.yaml"
+ROOFTUNE_CACHE_DIR="$WORK/cache-limit" "$RT" run "$WORK/limit.yaml" --db "$WORK/limit.db" \
+  --set measure.compile_timeout_s=0.001 --quiet >/dev/null || true
+n=$(sql "$WORK/limit.db" "SELECT COUNT(*) FROM points WHERE backend = 'cuda'")
+timeouts=$(sql "$WORK/limit.db" "SELECT COUNT(*) FROM points WHERE status = 'timeout' AND reason
+  LIKE '%measure.compile_timeout_s%abandoned%'")
+[ "$n" = 4 ] && [ "$timeouts" = 4 ] || fail "compile limit: $timeouts of $n points timed out: $(sql "$WORK/limit.db" \
+  "SELECT status, reason FROM points WHERE backend = 'cuda' LIMIT 2")"
+cached=$(ls "$WORK/cache-limit" 2>/dev/null | grep -c '\.cubin$' || true)
+[ "$cached" -ge 1 ] || fail "no abandoned compile reached the cache"
+# The same points without a limit: the cached variants are hits, the others compile.
+ROOFTUNE_CACHE_DIR="$WORK/cache-limit" "$RT" run "$cfg" --db "$WORK/limit2.db" >"$WORK/limit2.out"
+[ "$(sql "$WORK/limit2.db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")" = 4 ] ||
+  fail "after the limit: $(sql "$WORK/limit2.db" "SELECT status, reason FROM points")"
+grep -q "$((4 - cached)) compile(s), $cached cache hit(s)" "$WORK/limit2.out" ||
+  fail "$cached variants cached, but: $(grep summary "$WORK/limit2.out")"
+
+# Parallel: the serial run's points.
+points() { sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||status||'|'||verified||'|'||ranks FROM points ORDER BY 1"; }
+"$RT" run "$cfg" --db "$WORK/serial.db" --quiet >/dev/null
+points "$WORK/serial.db" >"$WORK/serial.txt"
+"$RT" run "$cfg" --db "$WORK/gpus.db" --parallel gpus --quiet >/dev/null
+points "$WORK/gpus.db" | diff "$WORK/serial.txt" - >/dev/null || fail "--parallel gpus: not the serial points"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)
+if [ "$gpus" -ge 2 ]; then
+  "$MPIEXEC" --allow-run-as-root -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" --parallel ranks --quiet >/dev/null
+  points "$WORK/ranks.db" | diff "$WORK/serial.txt" - >/dev/null || fail "--parallel ranks: not the serial points"
+fi
+echo "tune gpu: ok ($gpus GPU(s))"

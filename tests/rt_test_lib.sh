@@ -1,0 +1,48 @@
+# rt_test_lib.sh: what the end-to-end test scripts share. Source it first,
+#   . "$(dirname "$0")/../rt_test_lib.sh"
+# then name the arguments ctest passes and make the scratch folder:
+#   rt_args RT ROOT WORK -- "$@"
+#   rt_scratch "$WORK"
+# Strict mode is on (set -euo pipefail); a script that checks exit codes itself turns -e off
+# after sourcing (set +e).
+set -euo pipefail
+
+# rt_args NAME... -- ARG...: the i-th NAME becomes a global variable holding the i-th ARG (empty
+# when fewer are given).
+rt_args() {
+  local names=()
+  while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
+    names+=("$1")
+    shift
+  done
+  [ "$#" -gt 0 ] && shift
+  local n
+  for n in "${names[@]}"; do
+    printf -v "$n" '%s' "${1-}"
+    [ "$#" -gt 0 ] && shift
+  done
+  return 0
+}
+
+# rt_scratch DIR [SUB...]: DIR empty (its subfolders SUB made).
+rt_scratch() {
+  local dir=$1
+  shift
+  rm -rf "$dir" && mkdir -p "$dir"
+  local sub
+  for sub in "$@"; do mkdir -p "$dir/$sub"; done
+}
+
+# rt_mpi_env: Open MPI may run as root (the CI containers) and oversubscribe the cores.
+rt_mpi_env() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+}
+
+# fail MSG: the test fails with MSG (a script may define its own, e.g. naming its rank count).
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# sql DB QUERY: one value per line.
+sql() { sqlite3 -batch -noheader "$1" "$2"; }

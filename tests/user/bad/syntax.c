@@ -1,0 +1,5 @@
+void add(float *c, const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; ++i)
+        c[i] = a[i] + b[i] + undeclared_thing;
+}

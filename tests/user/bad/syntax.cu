@@ -1,0 +1,6 @@
+extern "C" __global__ void add(float *c, const float *a, const float *b, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x + undeclared_thing;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
