@@ -131,6 +131,22 @@ __device__ __forceinline__ void rt_tma_store_chunk(value_t *p, const value_t (&a
 #endif
 }
 
+// The same into shared memory, as one 16-byte store (st.shared.v4 / v2: NVRTC split the plain
+// vector store into four).
+__device__ __forceinline__ void rt_tma_share_chunk(value_t *p, const value_t (&acc)[REGISTER],
+                                                   int c)
+{
+#if RT_FP64
+    asm volatile("st.shared.v2.f64 [%0], {%1, %2};\n" ::"r"(rt_shared_address(p)),
+                 "d"(acc[c * 2]), "d"(acc[c * 2 + 1])
+                 : "memory");
+#else
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(rt_shared_address(p)),
+                 "f"(acc[c * 4]), "f"(acc[c * 4 + 1]), "f"(acc[c * 4 + 2]), "f"(acc[c * 4 + 3])
+                 : "memory");
+#endif
+}
+
 // The column (within the register tile) of acc's chunk c: c, or with SKEW rotated by skew.
 __device__ __forceinline__ int rt_tma_chunk_column(int c, int skew)
 {
@@ -349,7 +365,7 @@ extern "C" __global__ void RT_TMA_BOUNDS rt_spmm_tiled_tma(
         __syncwarp();
 #pragma unroll
         for (int c = 0; c < CHUNKS; ++c)
-            rt_tma_store_chunk(my_area + rt_tma_chunk_column(c, skew), acc, c);
+            rt_tma_share_chunk(my_area + rt_tma_chunk_column(c, skew), acc, c);
         rt_bulk_fence_shared();
         __syncwarp();
         if (K == REGISTER) {
