@@ -17,19 +17,19 @@ typedef struct tma_set {
 
 static const tma_set sets[] = {
     /* fp64 blk reg minb ell idx unr buf pro mrg skw cb  il  nt */
-    {0, 256, 8, 1, 1, 2, 4, 3, 1, 0, 0, 0, 0, 1},    /* the defaults */
-    {0, 256, 32, 1, 1, 2, 4, 3, 1, 1, 1, 1, 0, 1},   /* K = 32: whole rows, merged, bulk C */
-    {0, 256, 32, 1, 1, 2, 2, 2, 0, 1, 1, 0, 0, 1},   /* no producer warp */
-    {0, 512, 16, 2, 1, 2, 4, 2, 1, 0, 1, 0, 1, 2},   /* interleaved tiles, K = 32 */
-    {0, 512, 32, 2, 1, 2, 2, 2, 1, 0, 1, 1, 1, 4},   /* interleaved tiles, K = 128, bulk C */
-    {0, 128, 128, 1, 1, 2, 2, 3, 1, 1, 1, 1, 0, 1},  /* K = 128 whole rows */
-    {0, 96, 4, 1, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1},     /* CSR, one buffer, 4-byte indices */
-    {0, 64, 8, 1, 0, 2, 8, 4, 1, 0, 1, 1, 1, 3},     /* CSR, four buffers, interleaved */
-    {1, 256, 8, 1, 1, 2, 4, 3, 1, 0, 1, 1, 0, 1},    /* fp64 */
-    {1, 128, 2, 1, 0, 4, 4, 2, 0, 0, 0, 1, 0, 1},    /* fp64, one chunk, bulk C per row */
-    {1, 256, 32, 1, 1, 2, 2, 2, 1, 1, 1, 0, 0, 1},   /* fp64 whole rows, merged */
-    {0, 1024, 8, 1, 1, 2, 4, 2, 0, 0, 1, 0, 0, 1},   /* 1024 consumers, no producer */
-    {0, 992, 8, 1, 1, 2, 4, 2, 1, 0, 1, 1, 0, 1},    /* 992 + 32 */
+    {0, 256, 8, 1, 1, 2, 4, 3, 1, 0, 0, 0, 0, 1},   /* the defaults */
+    {0, 256, 32, 1, 1, 2, 4, 3, 1, 1, 1, 1, 0, 1},  /* K = 32: whole rows, merged, bulk C */
+    {0, 256, 32, 1, 1, 2, 2, 2, 0, 1, 1, 0, 0, 1},  /* no producer warp */
+    {0, 512, 16, 2, 1, 2, 4, 2, 1, 0, 1, 0, 1, 2},  /* interleaved tiles, K = 32 */
+    {0, 512, 32, 2, 1, 2, 2, 2, 1, 0, 1, 1, 1, 4},  /* interleaved tiles, K = 128, bulk C */
+    {0, 128, 128, 1, 1, 2, 2, 3, 1, 1, 1, 1, 0, 1}, /* K = 128 whole rows */
+    {0, 96, 4, 1, 0, 4, 1, 1, 0, 0, 0, 0, 0, 1},    /* CSR, one buffer, 4-byte indices */
+    {0, 64, 8, 1, 0, 2, 8, 4, 1, 0, 1, 1, 1, 3},    /* CSR, four buffers, interleaved */
+    {1, 256, 8, 1, 1, 2, 4, 3, 1, 0, 1, 1, 0, 1},   /* fp64 */
+    {1, 128, 2, 1, 0, 4, 4, 2, 0, 0, 0, 1, 0, 1},   /* fp64, one chunk, bulk C per row */
+    {1, 256, 32, 1, 1, 2, 2, 2, 1, 1, 1, 0, 0, 1},  /* fp64 whole rows, merged */
+    {0, 1024, 8, 1, 1, 2, 4, 2, 0, 0, 1, 0, 0, 1},  /* 1024 consumers, no producer */
+    {0, 992, 8, 1, 1, 2, 4, 2, 1, 0, 1, 1, 0, 1},   /* 992 + 32 */
 };
 
 static void compile_set(const tma_set *s, const char *source)
@@ -81,6 +81,7 @@ int main(void)
         return RT_TEST_RESULT();
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; ++i)
         compile_set(&sets[i], source);
-    printf("%zu define sets of spmm_tiled_tma.cu compiled for sm_90\n", sizeof sets / sizeof sets[0]);
+    printf("%zu define sets of spmm_tiled_tma.cu compiled for sm_90\n",
+           sizeof sets / sizeof sets[0]);
     return RT_TEST_RESULT();
 }

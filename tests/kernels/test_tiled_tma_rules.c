@@ -101,8 +101,7 @@ static void test_rules(void)
                 char why[512];
                 const int rc = rt_tiled_tma_feasible(&c, &dev, why, sizeof why);
                 if (c.merge_runs && c.register_tile != c.k) {
-                    RT_CHECK_MSG(rc == RT_INFEASIBLE && strstr(why, "merge_runs"), "merge %s",
-                                 why);
+                    RT_CHECK_MSG(rc == RT_INFEASIBLE && strstr(why, "merge_runs"), "merge %s", why);
                     continue;
                 }
                 if (c.skew && c.register_tile == 4) {
@@ -242,8 +241,8 @@ static void test_layout(void)
 
 /* The copies of one stage: cover map[0 .. n) once, in order, each a run of consecutive columns
  * inside one window, a 16-byte multiple of row_bytes. */
-static void check_copies(const int32_t *map, int64_t n, int merge, size_t row_bytes,
-                         int64_t *runs, int64_t *n_copies, const char *what)
+static void check_copies(const int32_t *map, int64_t n, int merge, size_t row_bytes, int64_t *runs,
+                         int64_t *n_copies, const char *what)
 {
     const int64_t copies = rt_tiled_tma_stage_copies(map, n, merge, runs);
     RT_CHECK_MSG(copies >= (n > 0) && copies <= n, "%s: %lld copies of %lld rows", what,
@@ -264,8 +263,7 @@ static void check_copies(const int32_t *map, int64_t n, int merge, size_t row_by
             RT_CHECK(runs[i] == 1);
         at = end;
     }
-    RT_CHECK_MSG(at == n, "%s: copies cover %lld of %lld rows", what, (long long)at,
-                 (long long)n);
+    RT_CHECK_MSG(at == n, "%s: copies cover %lld of %lld rows", what, (long long)at, (long long)n);
     *n_copies += copies;
 }
 
@@ -336,8 +334,8 @@ static void test_plans(void)
                 int64_t *runs = malloc((size_t)(l.buffsize > 0 ? l.buffsize : 1) * sizeof *runs);
                 int64_t single = 0, merged = 0;
                 char what[128];
-                snprintf(what, sizeof what, "%s K=%lld variant %d", mats[m].name,
-                         (long long)c.k, variant);
+                snprintf(what, sizeof what, "%s K=%lld variant %d", mats[m].name, (long long)c.k,
+                         variant);
                 for (int64_t s = 0; s < plan.nstages; ++s) {
                     const int64_t n = plan.mapdispl[s + 1] - plan.mapdispl[s];
                     const int32_t *map = plan.map + plan.mapdispl[s];
@@ -353,8 +351,8 @@ static void test_plans(void)
                 RT_CHECK(single == plan.nmap);
                 RT_CHECK(merged <= single);
                 if (mats[m].runs_merge && plan.nmap > 0)
-                    RT_CHECK_MSG(merged * 2 < single, "%s: %lld merged copies of %lld rows",
-                                 what, (long long)merged, (long long)single);
+                    RT_CHECK_MSG(merged * 2 < single, "%s: %lld merged copies of %lld rows", what,
+                                 (long long)merged, (long long)single);
                 free(runs);
                 rt_tiled_plan_free(&plan);
             }

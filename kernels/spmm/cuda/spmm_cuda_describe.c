@@ -1,6 +1,6 @@
 /* The spmm family's CUDA entry point for the plugin (kernels/rt_family_list.h): catalog index to
- * runnable descriptor. The single-launch kernels (csr, ell, tiled, tiled_pipe, tiled_tma) are their own
- * parts (rt_spmm_cuda_hooks) joined to the shared setup, run, output and flush here. */
+ * runnable descriptor. The single-launch kernels (csr, ell, tiled, tiled_pipe, tiled_tma) are their
+ * own parts (rt_spmm_cuda_hooks) joined to the shared setup, run, output and flush here. */
 #include "spmm_cuda_describe.h"
 
 #include <stddef.h>

@@ -171,8 +171,8 @@ static int tma_prepare(void *state, const rt_params *p, rt_err *err)
         return -1;
 
     const rt_tiled_params plan = plan_params(&tp);
-    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_TMA_PLAN, s->base.pt.what,
-                                   a, &plan, in->prec, "a stage buffer", &s->plan, err);
+    rc = rt_spmm_tiled_dev_prepare(s->base.pt.ctx, RT_SPMM_MEMO_TILED_TMA_PLAN, s->base.pt.what, a,
+                                   &plan, in->prec, "a stage buffer", &s->plan, err);
     if (rc != 0)
         return rc;
     rc = rt_spmm_cuda_launch_dense(&s->base, err);

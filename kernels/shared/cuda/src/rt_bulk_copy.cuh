@@ -33,10 +33,10 @@ __device__ __forceinline__ void rt_mbar_init_fence()
 // One arrival that also announces `bytes` more bytes that copies will complete on this phase.
 __device__ __forceinline__ void rt_mbar_arrive_expect_tx(unsigned long long *bar, unsigned bytes)
 {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                     rt_shared_address(bar)),
-                 "r"(bytes)
-                 : "memory");
+    asm volatile(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(rt_shared_address(bar)),
+        "r"(bytes)
+        : "memory");
 }
 
 // One plain arrival (release: this thread's earlier shared-memory reads are done).
@@ -68,11 +68,10 @@ __device__ __forceinline__ void rt_mbar_wait(unsigned long long *bar, unsigned p
 __device__ __forceinline__ void rt_bulk_load(void *dst, const void *src, unsigned bytes,
                                              unsigned long long *bar)
 {
-    asm volatile(
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-            "r"(rt_shared_address(dst)),
-        "l"(src), "r"(bytes), "r"(rt_shared_address(bar))
-        : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], "
+                 "%2, [%3];\n" ::"r"(rt_shared_address(dst)),
+                 "l"(src), "r"(bytes), "r"(rt_shared_address(bar))
+                 : "memory");
 }
 
 // Orders this thread's earlier generic writes of shared memory before later bulk copies that read

@@ -137,8 +137,8 @@ __device__ __forceinline__ void rt_tma_share_chunk(value_t *p, const value_t (&a
                                                    int c)
 {
 #if RT_FP64
-    asm volatile("st.shared.v2.f64 [%0], {%1, %2};\n" ::"r"(rt_shared_address(p)),
-                 "d"(acc[c * 2]), "d"(acc[c * 2 + 1])
+    asm volatile("st.shared.v2.f64 [%0], {%1, %2};\n" ::"r"(rt_shared_address(p)), "d"(acc[c * 2]),
+                 "d"(acc[c * 2 + 1])
                  : "memory");
 #else
     asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(rt_shared_address(p)),
@@ -274,7 +274,7 @@ extern "C" __global__ void RT_TMA_BOUNDS rt_spmm_tiled_tma(
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int b = 0; b < N_BUFFERS; ++b) {
-            rt_mbar_init(&full[b], 1);                // the producer's arrival with the bytes
+            rt_mbar_init(&full[b], 1);               // the producer's arrival with the bytes
             rt_mbar_init(&empty[b], CONSUMER_WARPS); // one arrival per consumer warp
         }
         rt_mbar_init_fence();
@@ -336,12 +336,12 @@ extern "C" __global__ void RT_TMA_BOUNDS rt_spmm_tiled_tma(
             const value_t *vp;
             const index_t *ip;
 #if STAGING_ELL
-            const int count =
-                rt_nnz_list(displ, value, index, s * CONSUMER_WARPS + warp, WARP_SIZE, lane, vp, ip);
+            const int count = rt_nnz_list(displ, value, index, s * CONSUMER_WARPS + warp, WARP_SIZE,
+                                          lane, vp, ip);
             const int stride = WARP_SIZE;
 #else
-            const int count = rt_nnz_list(displ, value, index, s * BLOCK_SIZE + threadIdx.x, 1, 0,
-                                          vp, ip);
+            const int count =
+                rt_nnz_list(displ, value, index, s * BLOCK_SIZE + threadIdx.x, 1, 0, vp, ip);
             const int stride = 1;
 #endif
 #pragma unroll 1
