@@ -90,7 +90,7 @@ for s in $stages; do
   sanitize)
     log "compute-sanitizer"
     for cfg in configs/gpu-sanitize.yaml configs/gpu-sanitize-spdnn.yaml configs/gpu-sanitize-pipe.yaml \
-      configs/gpu-sanitize-banks.yaml; do
+      configs/gpu-sanitize-banks.yaml configs/gpu-sanitize-tma.yaml; do
       for tool in memcheck racecheck; do
         name=$(basename "$cfg" .yaml)-$tool
         timeout "$budget" compute-sanitizer --tool $tool --error-exitcode 9 \

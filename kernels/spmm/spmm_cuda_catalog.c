@@ -89,6 +89,47 @@ static const rt_param_schema tiled_pipe_params[] = {
     RT_TILED_PARAM_ALLOW_SPILLS,
 };
 
+/* The Tiled SpMM with Hopper's bulk copies (cp.async.bulk) and mbarriers: a thread per row of C,
+ * row-major B staged a whole register-tile row per copy into a ring of buffers by a producer warp,
+ * C stored with 16-byte vectors or bulk copies. Infeasible combinations are named by
+ * kernels/spmm/spmm_tiled_tma_rules.h. */
+static const rt_param_schema tiled_tma_params[] = {
+    {"block_size", RT_V_INT, "32..1024", "256", 1,
+     "consumer threads per block (= rows of A per block, a multiple of 32); producer=1 adds one "
+     "warp"},
+    {"buffer_kib", RT_V_INT, "1..227", "32", 0,
+     "shared memory per stage buffer in KiB; buffsize = buffer_kib*1024 / (register_tile * "
+     "sizeof(value)) staged rows of B per stage"},
+    {"n_buffers", RT_V_INT, "1|2|3|4", "3", 1,
+     "N_BUFFERS: stage buffers in the mbarrier ring; the copies of the next stages are in "
+     "flight while the current one is consumed"},
+    {"producer", RT_V_INT, "0|1", "1", 1,
+     "1: a producer warp beside the consumers issues the bulk copies; 0: consumer warp 0 issues "
+     "them n_buffers - 1 stages ahead of its own compute"},
+    {"blocks_per_sm", RT_V_INT, "1|2|3|4", "1", 1,
+     "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' shared memory "
+     "must fit the SM together"},
+    {"register_tile", RT_V_INT, "1..128", "8", 1,
+     "REGISTER: columns of C per thread (grid.y = ceil(K / register_tile)); a multiple of 16 "
+     "bytes of values; = K makes the tile the whole row"},
+    {"merge_runs", RT_V_INT, "0|1", "0", 1,
+     "1: runs of consecutive staged columns (within 32 slots) are one bulk copy; needs "
+     "register_tile = K (whole rows)"},
+    {"skew", RT_V_INT, "0|1", "0", 1,
+     "1: each lane starts its register tile at 16-byte chunk lane mod chunks, so a quarter-warp "
+     "reads different bank groups of the unswizzled staged rows"},
+    {"c_store", RT_V_STR, "direct|bulk", "direct", 1,
+     "direct: each thread stores its tile of C with 16-byte vectors; bulk: each warp writes its "
+     "tiles to shared memory and bulk-copies them (one copy of 32 rows when register_tile = K)"},
+    {"tile_interleave", RT_V_INT, "0|1", "0", 1,
+     "as spmm.cuda.tiled_pipe: 1 puts a block row's register tiles side by side along grid.x"},
+    RT_TILED_PARAM_STAGING("A"),
+    RT_TILED_PARAM_INDEX_BYTES("A"),
+    {"nnz_unroll", RT_V_INT, "1|2|4|8", "4", 1,
+     "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread"},
+    RT_TILED_PARAM_ALLOW_SPILLS,
+};
+
 static const rt_param_schema cusparse_params[] = {
     {"alg", RT_V_STR, RT_CUSPARSE_SPMM_ALGS, "default", 0, RT_CUSPARSE_SPMM_ALGS_HELP},
     {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0, RT_CUSPARSE_ELL_BLOCKS_HELP},
@@ -110,6 +151,10 @@ static const rt_cuda_catalog_entry catalog[] = {
      "Tiled SpMM for Hopper: cp.async multi-buffered staging of B, block rows split over "
      "blocks, 16-byte vectors, a thread or a warp per row of C",
      tiled_pipe_params, N_OF(tiled_pipe_params), "spmm"},
+    {RT_SPMM_CUDA_TILED_TMA,
+     "Tiled SpMM with Hopper bulk copies (TMA, cp.async.bulk) of row-major B into an mbarrier "
+     "ring, a producer warp, register tiles up to whole rows, bulk or vector stores of C",
+     tiled_tma_params, N_OF(tiled_tma_params), "spmm"},
 };
 
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog(int *n)

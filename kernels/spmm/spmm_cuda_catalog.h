@@ -14,6 +14,7 @@
 #define RT_SPMM_CUDA_TILED      "spmm.cuda.tiled"
 #define RT_SPMM_CUDA_CUSPARSE   "spmm.cuda.cusparse"
 #define RT_SPMM_CUDA_TILED_PIPE "spmm.cuda.tiled_pipe"
+#define RT_SPMM_CUDA_TILED_TMA  "spmm.cuda.tiled_tma"
 
 /* Index of each kernel in the family's catalog. */
 typedef enum rt_spmm_cuda_kind {
@@ -22,7 +23,8 @@ typedef enum rt_spmm_cuda_kind {
     RT_SPMM_CUDA_KIND_TILED = 2,
     RT_SPMM_CUDA_KIND_CUSPARSE = 3,
     RT_SPMM_CUDA_KIND_TILED_PIPE = 4,
-    RT_SPMM_CUDA_KIND_COUNT = 5
+    RT_SPMM_CUDA_KIND_TILED_TMA = 5,
+    RT_SPMM_CUDA_KIND_COUNT = 6
 } rt_spmm_cuda_kind;
 
 /* Schema entries the Tiled kernels share (spmm.cuda.tiled, spmm.cuda.tiled_pipe, and the sparse

@@ -18,8 +18,8 @@ static void test_schemas(void)
     RT_CHECK(rt_spmm_cuda_catalog_at(RT_SPMM_CUDA_KIND_COUNT) == NULL);
     RT_CHECK(rt_kernels_cuda_find(NULL) == NULL);
     RT_CHECK(rt_kernels_cuda_find("spmm.cuda.tiled_typo") == NULL);
-    const char *names[] = {RT_SPMM_CUDA_CSR, RT_SPMM_CUDA_ELL, RT_SPMM_CUDA_TILED,
-                           RT_SPMM_CUDA_CUSPARSE, RT_SPMM_CUDA_TILED_PIPE};
+    const char *names[] = {RT_SPMM_CUDA_CSR,      RT_SPMM_CUDA_ELL,        RT_SPMM_CUDA_TILED,
+                           RT_SPMM_CUDA_CUSPARSE, RT_SPMM_CUDA_TILED_PIPE, RT_SPMM_CUDA_TILED_TMA};
     RT_CHECK(sizeof names / sizeof names[0] == RT_SPMM_CUDA_KIND_COUNT);
     for (int i = 0; i < RT_SPMM_CUDA_KIND_COUNT; ++i) {
         const rt_cuda_catalog_entry *e = rt_spmm_cuda_catalog_at(i);

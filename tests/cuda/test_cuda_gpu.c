@@ -429,6 +429,88 @@ static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *de
                       "vector=", "swizzle=1");
 }
 
+/* The bulk-copy Tiled SpMM (spmm.cuda.tiled_tma) over both precisions, both layouts and K = 32,
+ * 12, 8: row-major points with K a multiple of the 16-byte width run and are right (K = 12 and 8
+ * leave part of the last register tile past K: those columns are not copied and not stored), on
+ * every matrix of the sweep (empty rows, a dense row, the wide row's many stages, the empty
+ * matrix: blocks without stages still store zeros). Each point runs the ring a different way: the
+ * producer warp or warp 0 issuing, 1 to 4 buffers of 1-2 KiB (many turns of the ring), ELL and
+ * CSR, skewed chunks, C through bulk stores per row or per warp, interleaved tiles, and whole rows
+ * (register_tile = K) with runs of consecutive columns merged into one copy. Column-major is
+ * refused by the layout rule, fp32 K = 6 by the K rule; on a device below compute capability 9.0
+ * every point is refused by the capability rule. */
+static void tma_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                       const char *mname)
+{
+    static const char *const points[] = {
+        "", /* the defaults: 256 consumers + a producer warp, 3 x 32 KiB, register tile 8 */
+        "block_size=64,buffer_kib=1,n_buffers=2,register_tile=4,producer=0,staging=csr,"
+        "index_bytes=4",
+        "block_size=128,buffer_kib=2,n_buffers=4,register_tile=16,skew=1,c_store=bulk,"
+        "tile_interleave=1",
+        "block_size=96,buffer_kib=1,n_buffers=1,register_tile=8,skew=1,c_store=bulk,staging=csr,"
+        "nnz_unroll=1",
+        "block_size=64,buffer_kib=1,n_buffers=3,register_tile=8,producer=0,nnz_unroll=8"};
+    static const int64_t ks[] = {32, 12, 8, 6};
+    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_TMA);
+    for (int prec = 0; prec < 2; ++prec)
+        for (int layout = 0; layout < 2; ++layout)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+                rt_spmm_inputs *in = NULL;
+                rt_err err;
+                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
+                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 13, &in,
+                                          &err) != 0) {
+                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
+                    continue;
+                }
+                double *ref = reference(in);
+                char label[128];
+                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
+                         prec ? "fp64" : "fp32", layout ? "col" : "row");
+                /* Whole rows: one register tile of K, merged runs, C a warp at a time. */
+                char whole[3][160];
+                snprintf(whole[0], sizeof whole[0],
+                         "block_size=64,buffer_kib=2,n_buffers=3,register_tile=%lld,"
+                         "merge_runs=1,skew=1,c_store=bulk",
+                         (long long)ks[ki]);
+                snprintf(whole[1], sizeof whole[1],
+                         "block_size=128,buffer_kib=1,n_buffers=2,register_tile=%lld,"
+                         "merge_runs=1,producer=0,staging=csr",
+                         (long long)ks[ki]);
+                snprintf(whole[2], sizeof whole[2],
+                         "block_size=32,buffer_kib=4,n_buffers=1,register_tile=%lld,"
+                         "c_store=bulk,nnz_unroll=2",
+                         (long long)ks[ki]);
+                const char *all[8];
+                size_t n = 0;
+                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i)
+                    all[n++] = points[i];
+                for (int i = 0; i < 3; ++i)
+                    all[n++] = whole[i];
+                const int64_t width = prec ? 2 : 4;
+                for (size_t i = 0; i < n; ++i) {
+                    const char *rule = NULL;
+                    if (dev->cc_major < 9)
+                        rule = "compute capability 9.0";
+                    else if (layout)
+                        rule = "layout=col";
+                    else if (ks[ki] % width != 0)
+                        rule = "K=";
+                    if (!rule) {
+                        expect_ok(k, in, dev, all[i], ref, label);
+                        continue;
+                    }
+                    const point_result r = run_point(k, in, dev, all[i], ref);
+                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                                 "%s %s [%s]: status %d (expected refused by '%s'): %s", k->name,
+                                 all[i], label, r.status, rule, r.why);
+                }
+                free(ref);
+                rt_spmm_inputs_destroy(in);
+            }
+}
+
 /* Every cuSPARSE algorithm on every precision and layout: a supported combination must be right,
  * an unsupported one infeasible (never an error); prints the table for the record. */
 static void cusparse_table(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
@@ -684,6 +766,8 @@ int main(int argc, char **argv)
     pipe_vector_points(&reg, &dev, &mats[4], names[4]);
     pipe_swizzle_points(&reg, &dev, &mats[0], names[0]);
     pipe_swizzle_points(&reg, &dev, &mats[4], names[4]);
+    for (int i = 0; i < 5; ++i)
+        tma_points(&reg, &dev, &mats[i], names[i]);
     cusparse_table(&reg, &dev, &mats[0], &mats[4]);
     infeasible_points(&reg, &dev, &mats[0], &mats[3]);
     /* ROOFTUNE_SMOKE_QUICK=1 skips the large timing problem (for runs under compute-sanitizer). */

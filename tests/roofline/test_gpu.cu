@@ -189,8 +189,15 @@ int main(int argc, char **argv)
     if (rd && rd->available) {
         // A copy reads and writes each byte once; allow 10% for ECC, refresh and page tables.
         CHECK(fabs(rd->value - bytes) < 0.1 * bytes, "read %g expected %g", rd->value, bytes);
-        CHECK(wr && wr->available && fabs(wr->value - bytes) < 0.1 * bytes, "write %g expected %g",
-              wr ? wr->value : -1, bytes);
+        // Writes may also count lines dirtied before the range (the memset above, an earlier
+        // replay pass) that the copy evicts from L2: up to one L2 of write-backs more (seen on an
+        // H100: 3.06e8 for 2.68e8, 38 MB over, L2 50 MB).
+        int l2_bytes = 0;
+        cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0);
+        CHECK(wr && wr->available && wr->value > 0.9 * bytes &&
+                  wr->value < 1.1 * bytes + (double)l2_bytes,
+              "write %g expected %g (+ up to %d bytes of L2 write-backs)", wr ? wr->value : -1,
+              bytes, l2_bytes);
         const rt_metric *ffma =
             rt_metrics_get(&m, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum");
         CHECK(ffma && ffma->available && ffma->value == 0, "a copy executes no FFMA");

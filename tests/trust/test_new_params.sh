@@ -54,6 +54,12 @@ case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe warp_rows 16 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe lane_values 4 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe register_tile 128 129
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe nnz_order banks rows
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma producer 0 2
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma n_buffers 4 5
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma merge_runs 1 2
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma skew 1 3
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma c_store bulk tma
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma register_tile 128 129
 dnn='{name: n, generator: sparse_dnn, neurons: 1024, seed: 1}'
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused nnz_unroll 4 3
 case_ "$dnn" "{layers: [2], features: [64]}" spdnn.cuda.fused stage_layout slot row

@@ -1,5 +1,6 @@
 #include "gemm_cuda_engine.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,35 @@ static int alloc_slots(gemm_cuda_engine *e, int g, size_t bytes, rt_err *err)
 
 /* Peer access between every two distinct devices, both ways, so tile copies between GPUs go
  * device to device (cudaMemcpyPeerAsync also works without it, staged through the host: then
- * peer_access stays 0 and the point says so). Access enabled by an earlier point is kept. */
+ * peer_access stays 0 and the point says so). Access enabled by an earlier point is kept; the
+ * pairs enabled so far live in a memo of the context (GEMM_PEERS_MEMO), so a later point does not
+ * ask again: enabling twice returns cudaErrorPeerAccessAlreadyEnabled, which compute-sanitizer
+ * reports as an API error of every such point. */
+#define GEMM_PEERS_MEMO "gemm.peers"
+#define GEMM_PEERS_MAX  64 /* devices a memo row has bits for */
+
+static uint64_t *peers_memo(rt_cuda_ctx *ctx, rt_err *err)
+{
+    uint64_t *rows = rt_cuda_ctx_memo(ctx, GEMM_PEERS_MEMO);
+    if (rows)
+        return rows;
+    rows = calloc(GEMM_PEERS_MAX, sizeof *rows);
+    if (!rows) {
+        rt_err_set(err, "gemm.cuda: out of memory for the peer-access memo");
+        return NULL;
+    }
+    if (rt_cuda_ctx_set_memo(ctx, GEMM_PEERS_MEMO, rows, free, err) != 0) {
+        free(rows);
+        return NULL;
+    }
+    return rows;
+}
+
 static int enable_peers(gemm_cuda_engine *e, rt_err *err)
 {
+    uint64_t *enabled = peers_memo(e->ctx, err);
+    if (!enabled)
+        return -1;
     e->peer_access = 1;
     for (int g = 0; g < e->gpus; ++g)
         for (int h = 0; h < e->gpus; ++h) {
@@ -113,12 +140,17 @@ static int enable_peers(gemm_cuda_engine *e, rt_err *err)
                 e->peer_access = 0;
                 continue;
             }
+            const int known = dg < GEMM_PEERS_MAX && dh < GEMM_PEERS_MAX;
+            if (known && (enabled[dg] >> dh & 1u))
+                continue;
             CK(cudaSetDevice(dg), "selecting a GPU's device");
             const cudaError_t rc = cudaDeviceEnablePeerAccess(dh, 0);
             if (rc == cudaErrorPeerAccessAlreadyEnabled)
-                (void)cudaGetLastError();
+                (void)cudaGetLastError(); /* enabled outside this context's memo */
             else
                 CK(rc, "enabling peer access");
+            if (known)
+                enabled[dg] |= (uint64_t)1 << dh;
         }
     return 0;
 }

@@ -23,6 +23,7 @@
 #define RT_SPMM_MEMO_CUSPARSE        "spmm.cusparse"
 #define RT_SPMM_MEMO_TILED_PLAN      "spmm.tiled.plan"
 #define RT_SPMM_MEMO_TILED_PIPE_PLAN "spmm.tiled_pipe.plan"
+#define RT_SPMM_MEMO_TILED_TMA_PLAN  "spmm.tiled_tma.plan"
 
 /* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
  * precision and layout, K >= 1. */

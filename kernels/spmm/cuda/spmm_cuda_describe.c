@@ -1,6 +1,6 @@
 /* The spmm family's CUDA entry point for the plugin (kernels/rt_family_list.h): catalog index to
- * runnable descriptor. The single-launch kernels (csr, ell, tiled, tiled_pipe) are their own
- * parts (rt_spmm_cuda_hooks) joined to the shared setup, run, output and flush here. */
+ * runnable descriptor. The single-launch kernels (csr, ell, tiled, tiled_pipe, tiled_tma) are their
+ * own parts (rt_spmm_cuda_hooks) joined to the shared setup, run, output and flush here. */
 #include "spmm_cuda_describe.h"
 
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include "spmm_cuda_ell.h"
 #include "spmm_cuda_tiled.h"
 #include "spmm_cuda_tiled_pipe.h"
+#include "spmm_cuda_tiled_tma.h"
 
 static const rt_spmm_cuda_hooks *hooks_of(int kind)
 {
@@ -21,6 +22,7 @@ static const rt_spmm_cuda_hooks *hooks_of(int kind)
     case RT_SPMM_CUDA_KIND_ELL: return &rt_spmm_cuda_ell_hooks;
     case RT_SPMM_CUDA_KIND_TILED: return &rt_spmm_cuda_tiled_hooks;
     case RT_SPMM_CUDA_KIND_TILED_PIPE: return &rt_spmm_cuda_tiled_pipe_hooks;
+    case RT_SPMM_CUDA_KIND_TILED_TMA: return &rt_spmm_cuda_tiled_tma_hooks;
     default: return NULL;
     }
 }

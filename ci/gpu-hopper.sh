@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Issue 34 on an H100 host: the bulk-copy Tiled SpMM (spmm.cuda.tiled_tma) checked and measured
+# against the bar, in stages, from the repository root after the build recipe:
+#
+#   ci/gpu-hopper.sh OUT [--db DB] [stages...]      (default stages: build test sanitize bar summary)
+#
+#   build     ci/gpu-run.sh build (build-gpu/, Release, sm_90; the GPU host's packages first);
+#             skipped when build-gpu/rooftune and the CUDA plugin exist (ROOFTUNE_REBUILD=1 forces)
+#   test      ctest: cuda.gpu_smoke (every CUDA SpMM kernel, spmm.cuda.tiled_tma on every matrix of
+#             the sweep, both precisions and layouts, K = 32, 12, 8, 6: verified or refused by the
+#             named rule), cuda.tma_compile, cuda.catalog, kernels.tiled_tma_rules and
+#             kernels.tiled_pipe_rules; log OUT/hopper-ctest.log
+#   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on configs/gpu-sanitize-tma.yaml
+#             (about 160 launches of the new kernel: mbarrier ring of 1 and 4 buffers, producer warp
+#             or warp 0, ELL and CSR, skew, vector and bulk stores of C, merged runs); logs and
+#             stores OUT/gpu-sanitize-tma-{memcheck,racecheck}.{log,db}
+#   bar       configs/paper/hopper-bar.yaml into DB (default results/baselines/<device>/hopper-bar.db)
+#             for at most ROOFTUNE_STAGE_SECONDS (default 540); a later call resumes where it
+#             stopped (measured points are skipped): call `bar summary` again until the log says
+#             the run completed
+#   summary   ci/hopper-bar.sql on DB (per matrix and K: best Tiled / best cuSPARSE any layout and
+#             row-major / row-major, the geometric means and floors against the bar, the best points,
+#             DRAM traffic on banded-1m at K = 32) into OUT/hopper-bar-summary.txt, and the store
+#             exported as OUT/hopper-bar.csv
+#
+# One device call is at most 10 minutes: give `build test sanitize` in one call and `bar summary`
+# in the next on the warm machine (the bar alone is estimated, not measured, at about 8 minutes).
+# Every stage logs to OUT/gpu-hopper.log; a failing stage is logged and the next one still runs.
+# ROOFTUNE_DEVICE_DIR names the store folder (h100).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
+  echo "usage: ci/gpu-hopper.sh OUT [--db DB] [build|test|sanitize|bar|summary ...]" >&2
+  exit 2
+fi
+out=$1
+shift
+dev=${ROOFTUNE_DEVICE_DIR:-h100}
+db=results/baselines/$dev/hopper-bar.db
+if [ "${1:-}" = --db ]; then
+  [ $# -ge 2 ] || { echo "ci/gpu-hopper.sh: --db needs a path" >&2; exit 2; }
+  db=$2
+  shift 2
+fi
+stages=${*:-build test sanitize bar summary}
+mkdir -p "$out" "$(dirname "$db")"
+out=$(cd "$out" && pwd)
+budget=${ROOFTUNE_STAGE_SECONDS:-540}
+RT=build-gpu/rooftune
+log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-hopper.log"; }
+if [ -d .devkit/debs ]; then
+  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
+fi
+export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
+  >>"$out/gpu-hopper.log" 2>&1 || log "nvidia-smi failed (no GPU?)"
+
+for s in $stages; do
+  case $s in
+  build)
+    if [ -x "$RT" ] && [ -f build-gpu/librooftune_cuda.so ] && [ "${ROOFTUNE_REBUILD:-0}" != 1 ]; then
+      log "build: build-gpu/ exists, incremental"
+      cmake --build build-gpu -j"$(nproc)" >>"$out/build.log" 2>&1 || { log "build FAILED"; tail -40 "$out/build.log"; exit 1; }
+    else
+      OUT=$out bash ci/gpu-run.sh build || { log "build FAILED"; exit 1; }
+    fi
+    ;;
+  test)
+    log "ctest: cuda.gpu_smoke cuda.tma_compile cuda.catalog kernels.tiled_tma_rules kernels.tiled_pipe_rules"
+    (cd build-gpu && ctest --timeout 600 --output-on-failure \
+      -R '^(cuda\.gpu_smoke|cuda\.tma_compile|cuda\.catalog|kernels\.tiled_tma_rules|kernels\.tiled_pipe_rules)$' 2>&1) \
+      >"$out/hopper-ctest.log"
+    log "ctest exit $?"
+    grep -E "tests passed|tests failed|\(Failed\)|Skipped|check failed|FAIL" "$out/hopper-ctest.log" | head -40
+    ;;
+  sanitize)
+    cfg=configs/gpu-sanitize-tma.yaml
+    for tool in memcheck racecheck; do
+      name=gpu-sanitize-tma-$tool
+      rm -f "$out/$name.db"*
+      log "compute-sanitizer --tool $tool $cfg"
+      timeout "$budget" "$sanitizer" --tool $tool --error-exitcode 9 \
+        $RT run "$cfg" --db "$out/$name.db" --quiet >"$out/$name.log" 2>&1
+      rc=$?
+      log "compute-sanitizer $name exit $rc$([ $rc = 9 ] && echo ' (errors reported)')$([ $rc = 124 ] && echo ' (stopped by the budget)')"
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|summary:" "$out/$name.log"
+    done
+    ;;
+  bar)
+    log "bar: configs/paper/hopper-bar.yaml into $db (at most $budget s)"
+    timeout "$budget" $RT run configs/paper/hopper-bar.yaml --db "$db" >>"$out/hopper-bar.log" 2>&1
+    rc=$?
+    log "hopper-bar exit $rc$([ $rc = 124 ] && echo ' (stopped by the budget: call bar again, it resumes)')"
+    grep -E "summary|resumed" "$out/hopper-bar.log" | tail -2
+    ;;
+  summary)
+    [ -f "$db" ] || { log "summary: no store at $db"; continue; }
+    $RT export --db "$db" --format csv --experiment hopper-bar >"$out/hopper-bar.csv" 2>>"$out/gpu-hopper.log" ||
+      log "export FAILED"
+    # The sqlite3 shell when the host has one (with its math functions), else Python's sqlite3
+    # with EXP and LN added and the shell's .print lines echoed.
+    if command -v sqlite3 >/dev/null && sqlite3 :memory: "SELECT EXP(LN(2));" >/dev/null 2>&1; then
+      sqlite3 -header -column "$db" <ci/hopper-bar.sql
+    else
+      python3 - "$db" ci/hopper-bar.sql <<'EOF'
+import math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.create_function("EXP", 1, lambda x: None if x is None else math.exp(x))
+db.create_function("LN", 1, lambda x: None if x is None or x <= 0 else math.log(x))
+text = open(sys.argv[2]).read()
+stmt = ""
+for line in text.splitlines():
+    if line.startswith(".print"):
+        print(line[len(".print"):].strip().strip("'"))
+        continue
+    if line.startswith("--") and not stmt.strip():
+        continue
+    stmt += line + "\n"
+    if sqlite3.complete_statement(stmt):
+        cur = db.execute(stmt)
+        stmt = ""
+        if cur.description:
+            names = [d[0] for d in cur.description]
+            print("  ".join(names))
+            for row in cur.fetchall():
+                print("  ".join("" if v is None else (("%.6g" % v) if isinstance(v, float) else str(v)) for v in row))
+EOF
+    fi >"$out/hopper-bar-summary.txt" 2>&1
+    log "summary written to $out/hopper-bar-summary.txt"
+    cat "$out/hopper-bar-summary.txt"
+    ;;
+  *) log "unknown stage $s" ;;
+  esac
+done
