@@ -400,9 +400,88 @@ static int draw_experiment(struct sqlite3 *db, const char *store_path, const cha
     return 0;
 }
 
+/* The experiments a store holds (at most 64). */
+static int store_experiments(const char *store_path, char (*names)[64], int *n, rt_err *err)
+{
+    struct sqlite3 *db = NULL;
+    if (rt_readonly_open(store_path, &db, err) != 0)
+        return -1;
+    const int rc = rt_store_experiments(db, names, 64, n, err);
+    rt_store_read_close(db);
+    return rc != 0 ? rt_err_prefix(err, "%s", store_path) : 0;
+}
+
+/* How many stores of one device hold each experiment, so two stores of one experiment (a run
+ * on 2 and one on 4 ranks: gemm-bar-Gx1-np2.db, gemm-bar-Gx1-np4.db) get a folder each. */
+typedef struct experiment_count {
+    char name[64];
+    int stores;
+} experiment_count;
+
+typedef struct experiment_counts {
+    experiment_count *items;
+    int n;
+} experiment_counts;
+
+static int count_experiments(const char *dir, const name_list *stores, experiment_counts *out,
+                             rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int s = 0; s < stores->n; ++s) {
+        char path[2700], names[64][64];
+        int n = 0;
+        if (rt_path_format(path, sizeof path, err, "%s/%s", dir, stores->items[s]) != 0 ||
+            store_experiments(path, names, &n, err) != 0)
+            return -1;
+        for (int e = 0; e < n; ++e) {
+            int i = 0;
+            while (i < out->n && strcmp(out->items[i].name, names[e]) != 0)
+                ++i;
+            if (i == out->n) {
+                experiment_count *grown = realloc(out->items, (size_t)(out->n + 1) * sizeof *grown);
+                if (!grown)
+                    return rt_err_set(err, "out of memory counting the experiments of %s", dir);
+                out->items = grown;
+                snprintf(out->items[out->n].name, sizeof out->items[out->n].name, "%s", names[e]);
+                out->items[out->n++].stores = 0;
+            }
+            ++out->items[i].stores;
+        }
+    }
+    return 0;
+}
+
+static int stores_of(const experiment_counts *counts, const char *experiment)
+{
+    for (int i = 0; i < counts->n; ++i)
+        if (strcmp(counts->items[i].name, experiment) == 0)
+            return counts->items[i].stores;
+    return 0;
+}
+
+/* The figures' folder of one experiment of one store: the experiment's name, or, when another
+ * store of the device holds the same experiment, the store's name (without .db), followed by
+ * "-<experiment>" when the store holds more than one experiment. */
+static int figures_folder(char *out, size_t size, const char *out_root, const char *device,
+                          const char *store_path, const char *experiment, int n_experiments,
+                          const experiment_counts *counts, rt_err *err)
+{
+    if (stores_of(counts, experiment) <= 1)
+        return rt_path_format(out, size, err, "%s/%s/%s", out_root, device, experiment);
+    const char *slash = strrchr(store_path, '/');
+    const char *base = slash ? slash + 1 : store_path;
+    size_t len = strlen(base);
+    if (len > 3 && strcmp(base + len - 3, ".db") == 0)
+        len -= 3;
+    if (n_experiments > 1)
+        return rt_path_format(out, size, err, "%s/%s/%.*s-%s", out_root, device, (int)len, base,
+                              experiment);
+    return rt_path_format(out, size, err, "%s/%s/%.*s", out_root, device, (int)len, base);
+}
+
 static int draw_store(const char *device, const char *store_path, const char *out_root,
-                      rt_figures_extra_fn extra, void *extra_ctx, rt_figures_result *res,
-                      rt_err *err)
+                      const experiment_counts *counts, rt_figures_extra_fn extra, void *extra_ctx,
+                      rt_figures_result *res, rt_err *err)
 {
     struct sqlite3 *db = NULL;
     if (rt_readonly_open(store_path, &db, err) != 0)
@@ -421,7 +500,9 @@ static int draw_store(const char *device, const char *store_path, const char *ou
         snprintf(item->device, sizeof item->device, "%s", device);
         snprintf(item->store, sizeof item->store, "%s", store_path);
         snprintf(item->experiment, sizeof item->experiment, "%s", names[e]);
-        snprintf(item->out_dir, sizeof item->out_dir, "%s/%s/%s", out_root, device, names[e]);
+        if (figures_folder(item->out_dir, sizeof item->out_dir, out_root, device, store_path,
+                           names[e], n_names, counts, err) != 0)
+            goto done;
         rt_outdir made;
         old_figures old;
         if (rt_outdir_make(&made, item->out_dir, err) != 0)
@@ -476,6 +557,13 @@ int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figur
             rc = -1;
             break;
         }
+        experiment_counts counts;
+        if (count_experiments(dir, &stores, &counts, err) != 0) {
+            free(counts.items);
+            free(stores.items);
+            rc = -1;
+            break;
+        }
         for (int s = 0; s < stores.n && rc == 0; ++s) {
             char path[2700];
             if (rt_path_format(path, sizeof path, err, "%s/%s", dir, stores.items[s]) != 0) {
@@ -483,8 +571,9 @@ int rt_figures_regenerate(const char *results_dir, const char *out_dir, rt_figur
                 break;
             }
             ++n_stores;
-            rc = draw_store(devices.items[d], path, out_root, extra, extra_ctx, res, err);
+            rc = draw_store(devices.items[d], path, out_root, &counts, extra, extra_ctx, res, err);
         }
+        free(counts.items);
         free(stores.items);
     }
     free(devices.items);

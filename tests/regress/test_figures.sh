@@ -55,6 +55,19 @@ $(diff "$committed/$f" "$WORK/f1/$f" | head -5)"
   side_files >"$WORK/side.after"
   cmp -s "$WORK/side.before" "$WORK/side.after" ||
     fail "figures left -wal/-shm files beside the committed stores: $(comm -13 "$WORK/side.before" "$WORK/side.after")"
+  # Two stores of one device holding the same experiment (a run on 2 and one on 4 ranks) get a
+  # folder each, named after the store; a lone store's folder keeps the experiment's name.
+  mkdir -p "$WORK/twin/baselines/dev"
+  one=$(find "$WORK/results/baselines" -name '*.db' | sort | head -1)
+  cp "$one" "$WORK/twin/baselines/dev/a-np2.db"
+  cp "$one" "$WORK/twin/baselines/dev/a-np4.db"
+  "$RT" figures --results "$WORK/twin" --out "$WORK/twin/f" >"$WORK/twin.log" 2>&1 ||
+    { cat "$WORK/twin.log"; fail "rooftune figures on two stores of one experiment failed"; }
+  for st in a-np2 a-np4; do
+    [ -n "$(find "$WORK/twin/f/dev/$st" -name '*.dat' 2>/dev/null)" ] ||
+      fail "the store $st.db of a shared experiment got no folder of its own: $(ls "$WORK/twin/f/dev")"
+  done
+  [ "$(ls "$WORK/twin/f/dev" | wc -l)" = 2 ] || fail "two stores, folders: $(ls "$WORK/twin/f/dev")"
   # No store at all is an error naming where it looked.
   expect_exit 2 "$RT" figures --results "$WORK/empty" --out "$WORK/f3"
   grep -q "$WORK/empty/baselines" <<<"$OUT" || fail "$OUT"
