@@ -5,6 +5,7 @@
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_generators.h"
+#include "rt_strategy_table.h"
 
 static const char *kind_name(rt_vkind k)
 {
@@ -27,8 +28,9 @@ int rt_cli_list(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0) {
             printf(
                 "usage: rooftune list [--cpu]\n\nLists backends, kernel families and their problem "
-                "parameters, kernels and their\nparameters with domains and defaults, and matrix "
-                "generators. --cpu skips loading CUDA.\n");
+                "parameters, kernels and their\nparameters with domains and defaults, matrix "
+                "generators and search strategies with\ntheir options. --cpu skips loading "
+                "CUDA.\n");
             return RT_EXIT_OK;
         } else if (strcmp(argv[i], "--cpu") == 0) {
             cpu_only = 1;
@@ -66,6 +68,8 @@ int rt_cli_list(int argc, char **argv)
         printf("  %s: %s\n", gd->name, gd->summary ? gd->summary : "");
         print_schema(gd->args, gd->n_args, "      ");
     }
+    printf("\nsearch strategies (search.strategy, search.options):\n");
+    rt_strategy_describe(stdout, "  ", 0);
     rt_cli_env_close(&env);
     return RT_EXIT_OK;
 }

@@ -20,7 +20,8 @@
 #include "rt_store_recorded.h"
 #include "rt_strategy.h"
 
-#define MAX_LIST 16
+#define MAX_LIST       16
+#define MAX_STRATEGIES 64
 
 static void replay_usage(FILE *f)
 {
@@ -37,8 +38,8 @@ static void replay_usage(FILE *f)
         "mean fraction of the optimum reached (optimum / best found).\n"
         "\n"
         "options:\n"
-        "  --strategy LIST    comma-separated strategies, or all (default all): random, genetic,\n"
-        "                     diffevo, ils, basinhop, pso, bayes\n"
+        "  --strategy LIST    comma-separated strategies, or all (default all; listed below)\n"
+        "  --option S.K=V     option K of strategy S (repeatable), e.g. genetic.population=24\n"
         "  --budget LIST      comma-separated evaluation budgets (default 20,50,100,200;\n"
         "                     each 1 to 10^9)\n"
         "  --repeats R        runs per strategy and budget, seeds S..S+R-1 (default 10,\n"
@@ -47,6 +48,12 @@ static void replay_usage(FILE *f)
         "  --label NAME       the space's name in the CSV and the figure (default: file name)\n"
         "  --csv FILE         append one row per strategy and budget (header when new; an\n"
         "                     existing file must be a CSV of this command, same header)\n"
+        "  --trace FILE       write every configuration each search evaluated, in order\n"
+        "                     (strategy,budget,seed,step,configuration), as a live run with\n"
+        "                     the same strategy, options, seed and budget would measure them\n"
+        "  --runs FILE        append every search's best time and evaluations\n"
+        "                     (space,strategy,budget,seed,best,evaluations; header when new;\n"
+        "                     an existing file must be a --runs file, same header)\n"
         "  --plot DIR         draw score against budget, one line per strategy, into DIR\n"
         "                     (<label>-score.{dat,gp,png,svg})\n"
         "  --write-t4 FILE    write the space as a T4 results file (.gz: compressed) and stop\n"
@@ -55,7 +62,45 @@ static void replay_usage(FILE *f)
         "                     exceeds the best time so far (costs no evaluation); needs a\n"
         "                     space with bounds (a rooftune store, or T4 with roofline_bound)\n"
         "  --stop-within F    with --prune: stop once the best point is within F (e.g. 0.1)\n"
-        "                     of its bound\n");
+        "                     of its bound\n"
+        "\n"
+        "strategies (harness/search/rt_strategy_list.h; the same code as a live run's search):\n");
+    rt_strategy_describe(f, "  ", 0);
+}
+
+/* --option STRATEGY.KEY=VALUE into the options of that strategy (opts is indexed like the
+ * strategy table). */
+static int parse_option(const char *text, rt_strategy_opts *opts)
+{
+    char name[64];
+    const char *dot = strchr(text, '.'), *eq = strchr(text, '=');
+    char *end = NULL;
+    const double value = eq ? strtod(eq + 1, &end) : 0;
+    if (!dot || !eq || dot > eq || (size_t)(dot - text) >= sizeof name || end == eq + 1 ||
+        *end != '\0') {
+        fprintf(stderr,
+                "rooftune replay: --option expects STRATEGY.OPTION=NUMBER (e.g. "
+                "genetic.population=24), got '%s'\n",
+                text);
+        return -1;
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(dot - text), text);
+    char key[RT_STRATEGY_OPTION_NAME];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+    rt_err err;
+    int k = 0;
+    while (k < rt_strategy_count() && strcmp(rt_strategy_at(k)->name, name) != 0)
+        ++k;
+    if (k == rt_strategy_count()) {
+        rt_strategy_check_name(name, "--option: strategy", &err);
+        fprintf(stderr, "rooftune replay: %s\n", err.msg);
+        return -1;
+    }
+    if (rt_strategy_opts_set(&opts[k], name, key, value, &err) != 0) {
+        fprintf(stderr, "rooftune replay: --option %s: %s\n", text, err.msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* Splits a comma-separated list; -1 when it has more than cap items (none is dropped). */
@@ -110,6 +155,86 @@ static void write_csv_row(FILE *f, const char *label, const char *strategy,
     rt_csv_text(f, strategy);
     fprintf(f, ",%lld,%d,%.9g,%.9g,%.9g,%.6f,%.6f,%.2f\n", (long long)r->budget, r->repeats,
             r->mean_best, r->random_best, r->optimum, r->score, r->frac_optimum, r->mean_evals);
+}
+
+/* The configuration at a grid index as "name=value;name=value". */
+static void config_text(const rt_recorded *r, int64_t index, char *buf, size_t len)
+{
+    int64_t stride = 1, coord[RT_MAX_PARAMS];
+    for (int d = r->n_dims - 1; d >= 0; --d) {
+        coord[d] = (index / stride) % r->dims[d].n_values;
+        stride *= r->dims[d].n_values;
+    }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < r->n_dims && used < len; ++d)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", d ? ";" : "", r->dims[d].name,
+                                 r->dims[d].values[coord[d]]);
+}
+
+static const char runs_header[] = "space,strategy,budget,seed,best,evaluations";
+static const char trace_header[] = "strategy,budget,seed,step,configuration";
+
+/* Where one strategy and budget's searches are written besides the summary. */
+typedef struct replay_outputs {
+    const char *label;
+    FILE *trace; /* --trace: every evaluated configuration */
+    FILE *runs;  /* --runs: every search's best time and evaluations */
+} replay_outputs;
+
+/* The `repeats` searches of one strategy and budget (seeds seed, seed+1, ...), scored. */
+static int replay_cell(const rt_recorded *r, const char *strategy, const rt_strategy_opts *opts,
+                       long long budget, int repeats, uint64_t seed, const rt_prune *prune,
+                       const replay_outputs *o, rt_replay_result *res, rt_err *err)
+{
+    if (repeats < 1 || budget < 1)
+        return rt_err_set(err, "replay: --repeats and --budget must be at least 1");
+    /* A search evaluates each recorded configuration once at most. */
+    const int64_t cap = budget < r->n_points ? budget : r->n_points;
+    int64_t *visited = o->trace ? malloc((size_t)(cap > 0 ? cap : 1) * sizeof *visited) : NULL;
+    double *best = malloc((size_t)repeats * sizeof *best);
+    if (!best || (o->trace && !visited)) {
+        free(visited);
+        free(best);
+        return rt_err_set(err, "out of memory");
+    }
+    char text[2048];
+    double evals = 0, pruned = 0;
+    int rc = 0;
+    for (int k = 0; k < repeats && rc == 0; ++k) {
+        const uint64_t sk = seed + (uint64_t)k;
+        const rt_strategy_args args = {.name = strategy, .seed = sk, .options = opts};
+        rt_replay_once_result once;
+        rc = rt_replay_once(r, &args, budget, prune, visited, cap, &once, err);
+        if (rc != 0)
+            break;
+        best[k] = once.best;
+        evals += (double)once.evals;
+        pruned += (double)once.pruned;
+        for (int64_t step = 0; o->trace && step < once.n_visited && step < cap; ++step) {
+            config_text(r, visited[step], text, sizeof text);
+            rt_csv_text(o->trace, strategy);
+            fprintf(o->trace, ",%lld,%llu,%lld,", budget, (unsigned long long)sk,
+                    (long long)step + 1);
+            rt_csv_text(o->trace, text);
+            fputc('\n', o->trace);
+        }
+        if (o->runs) {
+            rt_csv_text(o->runs, o->label);
+            fputc(',', o->runs);
+            rt_csv_text(o->runs, strategy);
+            fprintf(o->runs, ",%lld,%llu,%.9g,%lld\n", budget, (unsigned long long)sk, once.best,
+                    (long long)once.evals);
+        }
+    }
+    if (rc == 0) {
+        rt_replay_score(r, budget, best, repeats, res);
+        res->mean_evals = evals / repeats;
+        res->mean_pruned = pruned / repeats;
+    }
+    free(visited);
+    free(best);
+    return rc;
 }
 
 /* score.dat: one block per strategy (budget, score); the script draws one line per block. Both
@@ -192,14 +317,25 @@ int rt_cli_replay(int argc, char **argv)
                                          {"problem", required_argument, NULL, 'P'},
                                          {"prune", required_argument, NULL, 'x'},
                                          {"stop-within", required_argument, NULL, 'w'},
+                                         {"option", required_argument, NULL, 'o'},
+                                         {"trace", required_argument, NULL, 'T'},
+                                         {"runs", required_argument, NULL, 'R'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char strategy_text[512] = "all", budget_text[512] = "20,50,100,200", label[256] = "";
-    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL;
+    const char *csv = NULL, *plot_dir = NULL, *t4_out = NULL, *trace = NULL, *runs = NULL;
     rt_recorded_select sel = {0};
     long long repeats = 10, seed = 1;
     rt_prune prune;
     rt_prune_init(&prune, 0, 0);
+    /* Options per strategy of the table, indexed like it. */
+    rt_strategy_opts strat_opts[MAX_STRATEGIES];
+    memset(strat_opts, 0, sizeof strat_opts);
+    if (rt_strategy_count() > MAX_STRATEGIES) {
+        fprintf(stderr, "rooftune replay: the strategy table has more than %d entries\n",
+                MAX_STRATEGIES);
+        return RT_EXIT_FAILURE;
+    }
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -216,6 +352,8 @@ int rt_cli_replay(int argc, char **argv)
             break;
         case 'l': snprintf(label, sizeof label, "%s", optarg); break;
         case 'c': csv = optarg; break;
+        case 'T': trace = optarg; break;
+        case 'R': runs = optarg; break;
         case 'p': plot_dir = optarg; break;
         case 't': t4_out = optarg; break;
         case 'k': sel.kernel = optarg; break;
@@ -241,6 +379,10 @@ int rt_cli_replay(int argc, char **argv)
             }
             break;
         }
+        case 'o':
+            if (parse_option(optarg, strat_opts) != 0)
+                return RT_EXIT_USAGE;
+            break;
         case 'h': replay_usage(stdout); return RT_EXIT_OK;
         default: replay_usage(stderr); return RT_EXIT_USAGE;
         }
@@ -252,27 +394,32 @@ int rt_cli_replay(int argc, char **argv)
     const char *path = argv[optind];
     if (!label[0])
         base_label(path, label, sizeof label);
-    char *strategies[MAX_LIST];
+    /* The strategies to replay, as positions in the table. */
+    char *strategies[MAX_STRATEGIES];
+    int which[MAX_STRATEGIES];
     int ns;
     if (strcmp(strategy_text, "all") == 0) {
-        ns = rt_strategy_count;
-        for (int i = 0; i < ns; ++i)
-            strategies[i] = (char *)rt_strategy_names[i];
+        ns = rt_strategy_count();
+        for (int i = 0; i < ns; ++i) {
+            strategies[i] = (char *)rt_strategy_at(i)->name;
+            which[i] = i;
+        }
     } else {
-        ns = split_list(strategy_text, strategies, MAX_LIST);
+        ns = split_list(strategy_text, strategies, MAX_STRATEGIES);
         if (ns < 0) {
             fprintf(stderr, "rooftune replay: --strategy lists more than %d strategies\n",
-                    MAX_LIST);
+                    MAX_STRATEGIES);
             return RT_EXIT_USAGE;
         }
-        for (int i = 0; i < ns; ++i)
-            if (!rt_strategy_known(strategies[i])) {
-                fprintf(stderr,
-                        "rooftune replay: --strategy '%s' is unknown; use all or some of random, "
-                        "genetic, diffevo, ils, basinhop, pso, bayes\n",
-                        strategies[i]);
+        for (int i = 0; i < ns; ++i) {
+            rt_err err;
+            if (rt_strategy_check_name(strategies[i], "--strategy", &err) != 0) {
+                fprintf(stderr, "rooftune replay: %s (or all)\n", err.msg);
                 return RT_EXIT_USAGE;
             }
+            for (which[i] = 0; strcmp(rt_strategy_at(which[i])->name, strategies[i]) != 0;)
+                which[i]++;
+        }
     }
     char *budget_items[MAX_LIST];
     const int nb = split_list(budget_text, budget_items, MAX_LIST);
@@ -342,26 +489,38 @@ int rt_cli_replay(int argc, char **argv)
         rt_recorded_free(space);
         return RT_EXIT_USAGE;
     }
-    /* Rows go under the existing ones of a CSV this command wrote (same header), into a file
-     * that replaces it only when complete; anything else is refused and left alone. */
-    rt_outfile csv_out = RT_OUTFILE_NONE;
-    if (csv) {
-        int refused = 0;
-        if (rt_csv_append_open(&csv_out, csv, csv_header, &refused, &err) != 0) {
-            fprintf(stderr, "rooftune replay: --csv: %s\n", err.msg);
-            rt_recorded_free(space);
-            return refused ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-        }
+    /* --csv and --runs: rows go under the existing ones of a file this command wrote (same
+     * header), into a file that replaces it only when complete; anything else is refused and left
+     * alone. --trace starts afresh, written whole (rt_outfile). */
+    rt_outfile csv_out = RT_OUTFILE_NONE, runs_out = RT_OUTFILE_NONE, trace_out = RT_OUTFILE_NONE;
+    int refused = 0;
+    const char *failed = NULL;
+    if (csv && rt_csv_append_open(&csv_out, csv, csv_header, &refused, &err) != 0)
+        failed = "--csv";
+    else if (runs && rt_csv_append_open(&runs_out, runs, runs_header, &refused, &err) != 0)
+        failed = "--runs";
+    else if (trace && rt_outfile_open(&trace_out, trace, &err) != 0)
+        failed = "--trace";
+    if (failed) {
+        fprintf(stderr, "rooftune replay: %s: %s\n", failed, err.msg);
+        rt_outfile_abort(&csv_out);
+        rt_outfile_abort(&runs_out);
+        rt_recorded_free(space);
+        return refused ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
     }
+    const replay_outputs out = {.label = label, .trace = trace_out.f, .runs = runs_out.f};
     rt_replay_result *res = calloc((size_t)(ns * nb), sizeof *res);
     int rc = res ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats", "mean best",
-           "random best", "score", "% optimum", "pruned");
+    if (out.trace)
+        fprintf(out.trace, "%s\n", trace_header);
+    if (res)
+        printf("%-10s %7s %7s %14s %14s %8s %9s %7s\n", "strategy", "budget", "repeats",
+               "mean best", "random best", "score", "% optimum", "pruned");
     for (int s = 0; s < ns && rc == RT_EXIT_OK; ++s)
         for (int b = 0; b < nb && rc == RT_EXIT_OK; ++b) {
             rt_replay_result *r = &res[s * nb + b];
-            if (rt_replay_run(space, strategies[s], budgets[b], (int)repeats, (uint64_t)seed,
-                              &prune, r, &err) != 0) {
+            if (replay_cell(space, strategies[s], &strat_opts[which[s]], budgets[b], (int)repeats,
+                            (uint64_t)seed, &prune, &out, r, &err) != 0) {
                 fprintf(stderr, "rooftune replay: %s\n", err.msg);
                 rc = RT_EXIT_FAILURE;
                 break;
@@ -372,11 +531,15 @@ int rt_cli_replay(int argc, char **argv)
             if (csv)
                 write_csv_row(csv_out.f, label, strategies[s], r);
         }
-    if (csv && rc == RT_EXIT_OK && rt_outfile_commit(&csv_out, &err) != 0) {
-        fprintf(stderr, "rooftune replay: --csv: %s\n", err.msg);
-        rc = RT_EXIT_FAILURE;
+    rt_outfile *const written[] = {&csv_out, &runs_out, &trace_out};
+    static const char *const written_opt[] = {"--csv", "--runs", "--trace"};
+    for (int i = 0; i < 3; ++i) {
+        if (written[i]->f && rc == RT_EXIT_OK && rt_outfile_commit(written[i], &err) != 0) {
+            fprintf(stderr, "rooftune replay: %s: %s\n", written_opt[i], err.msg);
+            rc = RT_EXIT_FAILURE;
+        }
+        rt_outfile_abort(written[i]);
     }
-    rt_outfile_abort(&csv_out);
     if (rc == RT_EXIT_OK && plot_dir &&
         write_plot(plot_dir, label, strategies, ns, budgets, nb, res) != 0)
         rc = RT_EXIT_FAILURE;

@@ -115,7 +115,7 @@ static void split_rows(const rt_csr *a, int rank, int nranks, int64_t *r0, int64
 }
 
 /* Points the run expects, for the progress line: per kernel its parameter combinations, cut by
- * the search's budget rule (rt_search_budget_rule), for every matrix and problem point. Kernels
+ * the search's budget rule (rt_search_budget_for), for every matrix and problem point. Kernels
  * whose backend is absent are skipped by the run, so they are not counted. */
 static int64_t expected_points(const rt_config *cfg, const rt_registry *reg)
 {
@@ -128,7 +128,8 @@ static int64_t expected_points(const rt_config *cfg, const rt_registry *reg)
         for (int p = 0; p < cfg->kernels[ki].n_params; ++p)
             size *=
                 cfg->kernels[ki].params[p].n_values > 0 ? cfg->kernels[ki].params[p].n_values : 1;
-        per_input += rt_search_budget_rule(&cfg->search, size);
+        const int64_t budget = rt_search_budget_for(&cfg->search, size);
+        per_input += budget > 0 ? budget : 0; /* -1: a strategy the config check refuses */
     }
     return per_input * rt_problem_count(cfg) * cfg->n_matrices;
 }

@@ -17,7 +17,7 @@ int rt_sweep_begin(rt_sweep_run *sw, rt_measure_ctx *m, const rt_config *cfg, co
      * without a budget of its own, may yield the whole space, and the sweep ends after `budget`
      * points that were not pruned. Pruning is per sweep (this kernel, matrix and problem point):
      * the tuning table keeps each kernel's best, so a kernel's candidates compete with its own. */
-    sw->budget = rt_search_budget_rule(&cfg->search, rt_space_size(s->space));
+    sw->budget = rt_search_budget_for(&cfg->search, rt_space_size(s->space));
     rt_search_cfg search_cfg = cfg->search;
     if (cfg->search.prune_bound)
         search_cfg.budget = INT32_MAX;

@@ -14,6 +14,7 @@
 #include "rt_criterion.h"
 #include "rt_expr.h"
 #include "rt_ordering.h"
+#include "rt_strategy_table.h"
 #include "rt_strutil.h"
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -52,15 +53,6 @@ static const char *const *plot_types(int *n)
 {
     *n = N_OF(k_plot_types);
     return k_plot_types;
-}
-
-/* The search strategies search.strategy accepts: the one place the config names them. */
-static const char *const *strategy_names(int *n)
-{
-    static const char *const names[] = {"exhaustive", "random",   "anneal", "genetic", "diffevo",
-                                        "ils",        "basinhop", "pso",    "bayes"};
-    *n = N_OF(names);
-    return names;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -375,20 +367,45 @@ static int measure_abort_factor(const rt_cfg_ctx *cx, const rt_yaml_node *n, con
 }
 
 /* Parallel workers measure whole points while the search keeps several in flight: only the
- * strategies whose order does not depend on measured times give the same points as a serial run
- * (the others steer by each result before they pick the next point, rt_search.h). */
+ * strategies whose order does not depend on measured times (ignores_results in the strategy
+ * table) give the same points as a serial run; the others steer by each result before they pick
+ * the next point (rt_strategy.h). */
 static int search_parallel(const rt_cfg_ctx *cx, const rt_yaml_node *n, const char *path,
                            void *base, rt_err *err)
 {
     (void)base;
     const rt_search_cfg *s = &cx->cfg->search;
-    if (s->parallel != RT_PARALLEL_NONE && strcmp(s->strategy, "exhaustive") != 0 &&
-        strcmp(s->strategy, "random") != 0)
-        return RT_CFG_FAIL(err, n, path,
-                           "%s needs search.strategy exhaustive or random (strategy %s picks "
-                           "each point from the result of the one before, so it measures one "
-                           "point at a time)",
-                           k_parallel_modes[s->parallel], s->strategy);
+    const rt_strategy_info *info = rt_strategy_find(s->strategy);
+    if (s->parallel == RT_PARALLEL_NONE || (info && info->ignores_results))
+        return 0;
+    char blind[256];
+    rt_strategy_blind_names(blind, sizeof blind);
+    return RT_CFG_FAIL(err, n, path,
+                       "%s needs search.strategy %s (strategy %s picks each point from the "
+                       "result of the one before, so it measures one point at a time)",
+                       k_parallel_modes[s->parallel], blind, s->strategy);
+}
+
+/* search.options: numbers the chosen strategy's options table accepts (search.strategy is read
+ * before, in table order); the strategy table checks each name and range. */
+static int search_options(const rt_cfg_ctx *cx, const rt_yaml_node *map, const char *path,
+                          void *base, rt_err *err)
+{
+    (void)base;
+    rt_search_cfg *s = &cx->cfg->search;
+    if (rt_cfg_expect_kind(map, path, RT_YAML_MAP, err) != 0)
+        return -1;
+    for (int i = 0; i < map->n; ++i) {
+        char key_path[96];
+        double value;
+        rt_err why;
+        snprintf(key_path, sizeof key_path, "%s.%s", path, map->keys[i]);
+        if (rt_cfg_read_real(map->items[i], key_path, -HUGE_VAL, 1, HUGE_VAL, 1, "a number", &value,
+                             err) != 0)
+            return -1;
+        if (rt_strategy_opts_set(&s->options, s->strategy, map->keys[i], value, &why) != 0)
+            return RT_CFG_FAIL(err, map->items[i], key_path, "%s", why.msg);
+    }
     return 0;
 }
 
@@ -513,7 +530,9 @@ static const rt_config_key k_keys[] = {
     TEXT_KEY("measure.energy", RT_KEY_FLAG, NULL, CFG(measure.energy)),
 
     {.path = "search", .kind = RT_KEY_MAP},
-    CHOICE_KEY("search.strategy", RT_KEY_WORD, strategy_names, "exhaustive", CFG(search.strategy)),
+    /* The strategy table names the strategies (harness/search/rt_strategy_list.h). */
+    CHOICE_KEY("search.strategy", RT_KEY_WORD, rt_strategy_names, "exhaustive",
+               CFG(search.strategy)),
     INT_KEY("search.budget", 0, INT32_MAX, "0", CFG(search.budget)),
     INT_KEY("search.seed", 0, INT64_MAX, "1", CFG(search.seed)),
     REAL_KEY("search.max_time_s", 0, 0, INFINITY, 1, "seconds >= 0", "0", CFG(search.max_time_s)),
@@ -523,6 +542,7 @@ static const rt_config_key k_keys[] = {
     CHOICE_KEY("search.parallel", RT_KEY_ENUM, parallel_modes, "none", CFG(search.parallel),
                .check = search_parallel),
     INT_KEY("search.workers", 0, 4096, "0", CFG(search.workers)),
+    {.path = "search.options", .kind = RT_KEY_CUSTOM, .set = RT_SET_ANY, .read = search_options},
 
     {.path = "counters", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_counters},
     {.path = "user_kernels", .kind = RT_KEY_CUSTOM, .set = RT_SET_ITEMS, .read = read_user_kernels},

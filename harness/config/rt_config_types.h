@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "rt_params.h"
+#include "rt_strategy_types.h"
 
 typedef struct rt_src_loc {
     char file[512];
@@ -84,7 +85,7 @@ typedef struct rt_measure_cfg {
 } rt_measure_cfg;
 
 typedef struct rt_search_cfg {
-    char strategy[16]; /* "exhaustive", "random", "anneal", or one of rt_strategy.h's */
+    char strategy[16]; /* a name of the strategy table (harness/search/rt_strategy_table.h) */
     int budget;        /* points per (kernel, matrix, problem); 0 = all */
     uint64_t seed;
     double max_time_s;  /* rt_strategy.h strategies: no new point after this long; 0 = no limit */
@@ -94,6 +95,7 @@ typedef struct rt_search_cfg {
                            is within this fraction of its own bound; 0 = never */
     int parallel;       /* search.parallel: an rt_parallel_mode, how points are spread */
     int workers;        /* search.workers: worker processes of parallel: gpus (0: one per GPU) */
+    rt_strategy_opts options; /* search.options, checked against the strategy's table */
 } rt_search_cfg;
 
 /* search.parallel: where the points of a sweep are measured. */

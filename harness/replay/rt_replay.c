@@ -64,8 +64,46 @@ void rt_replay_score(const rt_recorded *r, int64_t budget, const double *best, i
     out->score = span > 0 ? (out->random_best - out->mean_best) / span : 1.0;
 }
 
-int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, int repeats,
-                  uint64_t seed, const rt_prune *prune, rt_replay_result *out, rt_err *err)
+int rt_replay_once(const rt_recorded *r, const rt_strategy_args *args, int64_t budget,
+                   const rt_prune *prune, int64_t *visited, int64_t cap, rt_replay_once_result *out,
+                   rt_err *err)
+{
+    const int pruning = prune && prune->enabled;
+    rt_strategy_args a = *args;
+    /* With pruning, skipped candidates use no budget: the strategy may yield more. */
+    a.budget = pruning ? 0 : budget;
+    a.pass_infeasible = 0;
+    rt_strategy *s = NULL;
+    if (rt_strategy_create(&a, &r->grid, &s, err) != 0)
+        return -1;
+    rt_prune pr;
+    rt_prune_init(&pr, pruning, pruning ? prune->stop_within : 0);
+    int64_t i;
+    out->evals = out->n_visited = 0;
+    while (out->evals < budget && !rt_prune_done(&pr) && rt_strategy_next(s, &i) == 1) {
+        const double bound = rt_recorded_bound(r, i);
+        if (rt_prune_skip(&pr, bound)) {
+            rt_strategy_report(s, i, INFINITY);
+            continue;
+        }
+        const double t = rt_recorded_time(r, i);
+        rt_prune_observe(&pr, t, bound);
+        rt_strategy_report(s, i, t);
+        if (visited && out->n_visited < cap)
+            visited[out->n_visited] = i;
+        out->n_visited++;
+        out->evals++;
+    }
+    out->pruned = pr.pruned;
+    out->best = INFINITY;
+    rt_strategy_best(s, NULL, &out->best);
+    rt_strategy_free(s);
+    return 0;
+}
+
+int rt_replay_run(const rt_recorded *r, const char *strategy, const rt_strategy_opts *options,
+                  int64_t budget, int repeats, uint64_t seed, const rt_prune *prune,
+                  rt_replay_result *out, rt_err *err)
 {
     if (repeats < 1)
         return rt_err_set(err, "replay: --repeats must be at least 1, not %d", repeats);
@@ -75,35 +113,17 @@ int rt_replay_run(const rt_recorded *r, const char *strategy, int64_t budget, in
     if (!best)
         return rt_err_set(err, "out of memory");
     double evals = 0, pruned = 0;
-    const int pruning = prune && prune->enabled;
     for (int k = 0; k < repeats; ++k) {
-        rt_strategy *s = NULL;
-        /* With pruning, skipped candidates use no budget: the strategy may yield more. */
-        if (rt_strategy_create(strategy, &r->grid, pruning ? 0 : budget, 0, seed + (uint64_t)k, &s,
-                               err) != 0) {
+        const rt_strategy_args args = {
+            .name = strategy, .seed = seed + (uint64_t)k, .options = options};
+        rt_replay_once_result once;
+        if (rt_replay_once(r, &args, budget, prune, NULL, 0, &once, err) != 0) {
             free(best);
             return -1;
         }
-        rt_prune pr;
-        rt_prune_init(&pr, pruning, pruning ? prune->stop_within : 0);
-        int64_t i, measured = 0;
-        while (measured < budget && !rt_prune_done(&pr) && rt_strategy_next(s, &i) == 1) {
-            const double bound = rt_recorded_bound(r, i);
-            if (rt_prune_skip(&pr, bound)) {
-                rt_strategy_report(s, i, INFINITY);
-                continue;
-            }
-            const double t = rt_recorded_time(r, i);
-            rt_prune_observe(&pr, t, bound);
-            rt_strategy_report(s, i, t);
-            measured++;
-        }
-        evals += (double)measured;
-        pruned += (double)pr.pruned;
-        double b = INFINITY;
-        rt_strategy_best(s, NULL, &b);
-        best[k] = b;
-        rt_strategy_free(s);
+        evals += (double)once.evals;
+        pruned += (double)once.pruned;
+        best[k] = once.best;
     }
     rt_replay_score(r, budget, best, repeats, out);
     out->mean_evals = evals / repeats;

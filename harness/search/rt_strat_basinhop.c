@@ -8,26 +8,31 @@
 
 #include "rt_strategy_impl.h"
 
-/* A local optimum 5% worse than home is accepted with probability 1/e. */
-#define BH_TEMPERATURE   0.05
-#define BH_PERTURB_DIMS  2
-#define BH_PERTURB_TRIES 64
-#define BH_MAX_MOVES     4096
-
 typedef struct bh_state {
-    int64_t current, home;
-    double current_obj, home_obj;
-    int restarting;
-    int64_t moves[BH_MAX_MOVES];
+    rt_strat_descent descent;
+    int64_t home;
+    double home_obj;
+    double temperature;
+    int perturb_dims;
 } bh_state;
+
+static const rt_strategy_option bh_options[] = {
+    {"temperature", 0.05, 1e-6, 100, 0,
+     "a local optimum this much worse (relative) than home is accepted with probability 1/e"},
+    {"perturb", 2, 1, RT_MAX_PARAMS, 1,
+     "a hop gives up to this many parameters of home a random value"},
+};
 
 static int bh_init(rt_strategy *s, rt_err *err)
 {
-    bh_state *st = calloc(1, sizeof *st);
+    bh_state *st = malloc(sizeof *st);
     if (!st)
         return rt_err_set(err, "out of memory for strategy basinhop");
-    st->current = st->home = -1;
-    st->current_obj = st->home_obj = INFINITY;
+    rt_strat_descent_init(&st->descent);
+    st->home = -1;
+    st->home_obj = INFINITY;
+    st->temperature = rt_strat_option(s, "temperature");
+    st->perturb_dims = (int)rt_strat_option(s, "perturb");
     s->state = st;
     return 0;
 }
@@ -35,49 +40,32 @@ static int bh_init(rt_strategy *s, rt_err *err)
 static int64_t bh_propose(rt_strategy *s)
 {
     bh_state *st = s->state;
-    if (st->current < 0)
+    rt_strat_descent *d = &st->descent;
+    if (d->current < 0)
         return -1;
-    const int n = rt_strat_open_neighbours(s, st->current, 1, st->moves, BH_MAX_MOVES);
-    if (n > 0 && rt_strat_take(s, st->moves[0]))
-        return st->moves[0];
+    const int64_t i = rt_strat_descent_move(s, d);
+    if (i >= 0)
+        return i;
     /* current is a local optimum: hop. */
-    const double loss = rt_strat_rel_loss(st->current_obj, st->home_obj);
-    if (st->home < 0 || loss <= 0 || rt_strat_unif(s) < exp(-loss / BH_TEMPERATURE)) {
-        st->home = st->current;
-        st->home_obj = st->current_obj;
+    const double loss = rt_strat_rel_loss(d->current_obj, st->home_obj);
+    if (st->home < 0 || loss <= 0 || rt_strat_unif(s) < exp(-loss / st->temperature)) {
+        st->home = d->current;
+        st->home_obj = d->current_obj;
     }
-    st->restarting = 1;
-    return rt_strat_take_perturbed(s, st->home, BH_PERTURB_DIMS, BH_PERTURB_TRIES);
+    return rt_strat_descent_restart(s, d, st->home, st->perturb_dims);
 }
 
 static void bh_observe(rt_strategy *s, int64_t index, double obj)
 {
     bh_state *st = s->state;
-    if (st->restarting || st->current < 0) {
-        st->restarting = 0;
-        if (isfinite(obj)) {
-            st->current = index;
-            st->current_obj = obj;
-        } else if (st->home >= 0) {
-            st->current = st->home;
-            st->current_obj = st->home_obj;
-        }
-        return;
-    }
-    if (obj < st->current_obj) {
-        st->current = index;
-        st->current_obj = obj;
-    }
+    rt_strat_descent_observe(&st->descent, index, obj, st->home, st->home_obj);
 }
 
-static void bh_release(rt_strategy *s)
-{
-    free(s->state);
-    s->state = NULL;
-}
-
-const rt_strategy_ops rt_strat_basinhop_ops = {.name = "basinhop",
-                                               .init = bh_init,
-                                               .propose = bh_propose,
-                                               .observe = bh_observe,
-                                               .release = bh_release};
+const rt_strategy_ops rt_strat_basinhop_ops = {
+    {"basinhop",
+     "basin hopping: the same descent as ils, with Metropolis acceptance between local optima",
+     bh_options, RT_N_OPTIONS(bh_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
+    bh_init,
+    bh_propose,
+    bh_observe,
+    rt_strat_free_state};

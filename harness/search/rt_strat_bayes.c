@@ -17,18 +17,42 @@
 
 #include "rt_strategy_impl.h"
 
-#define BO_POOL_RANDOM 384
 #define BO_TOP_CENTRES 3
 #define BO_MAX_MOVES   1024
 #define BO_MAX_DATA    400 /* beyond this, only the best points are modelled: the cost is cubic */
 #define BO_NOISE       1e-4
-#define BO_XI          0.01
 static const double bo_length_grid[] = {0.08, 0.15, 0.3, 0.6};
 #define BO_N_LENGTHS ((int)(sizeof bo_length_grid / sizeof bo_length_grid[0]))
 
+/* Relevance search (ard): each parameter's length scale tried at these multiples of the current
+ * one, 0 standing for "this parameter does not matter" (an infinite length scale). */
+static const double bo_ard_steps[] = {0.5, 2.0, 4.0};
+#define BO_N_ARD ((int)(sizeof bo_ard_steps / sizeof bo_ard_steps[0]))
+
 typedef struct bo_state {
     int n_init;
+    int ard;          /* one length scale per parameter, by marginal likelihood */
+    double local;     /* share of steps that only consider the best point's moves */
+    int model_failed; /* failed points enter the model at the worst time (else they stay out) */
+    int64_t steps;    /* model-guided steps so far */
+    int pool;         /* random candidates per step */
+    double xi;        /* expected improvement's exploration margin */
+    int64_t pool_pos; /* where the next pool starts in the seed's random order */
 } bo_state;
+
+static const rt_strategy_option bo_options[] = {
+    {"pool", 384, 1, 65536, 1,
+     "unmeasured points of the random order scored per step, besides the neighbours of the 3 best"},
+    {"xi", 0.01, 0, 10, 0, "exploration margin of expected improvement (standardised log time)"},
+    {"local", 0, -1, 1, 0,
+     "share of steps whose candidates are only the one-parameter moves of the best point; -1: a "
+     "share growing from 0 to 1 over the budget (explore first, then exploit)"},
+    {"failed", 1, 0, 1, 1,
+     "1: a failed configuration enters the model at the worst time seen; 0: it stays out (it is "
+     "never proposed again either way)"},
+    {"ard", 1, 0, 1, 1,
+     "1: a length scale per parameter (automatic relevance), 0: one for all parameters"},
+};
 
 static int bo_init(rt_strategy *s, rt_err *err)
 {
@@ -38,18 +62,24 @@ static int bo_init(rt_strategy *s, rt_err *err)
     /* About a tenth of the budget, between 4 and 10 points. */
     int64_t n0 = s->budget / 10;
     st->n_init = (int)(n0 < 4 ? 4 : (n0 > 10 ? 10 : n0));
+    st->pool = (int)rt_strat_option(s, "pool");
+    st->xi = rt_strat_option(s, "xi");
+    st->ard = (int)rt_strat_option(s, "ard");
+    st->local = rt_strat_option(s, "local");
+    st->model_failed = (int)rt_strat_option(s, "failed");
     s->state = st;
     return 0;
 }
 
-static double matern52(const double *a, const double *b, int nd, double length)
+/* inv_len[d]: 1 / the length scale of parameter d (0: it does not matter). */
+static double matern52(const double *a, const double *b, int nd, const double *inv_len)
 {
     double r2 = 0;
     for (int d = 0; d < nd; ++d) {
-        const double t = a[d] - b[d];
+        const double t = (a[d] - b[d]) * inv_len[d];
         r2 += t * t;
     }
-    const double r = sqrt(5.0 * r2) / length;
+    const double r = sqrt(5.0 * r2);
     return (1.0 + r + r * r / 3.0) * exp(-r);
 }
 
@@ -67,18 +97,18 @@ typedef struct bo_fit {
     double *y;     /* standardised */
     double *chol;  /* n x n lower Cholesky factor, column-major */
     double *alpha; /* K^-1 y */
-    double length;
+    double inv_len[RT_MAX_PARAMS];
     double y_best;
 } bo_fit;
 
-/* Factorises K for one length scale; returns the log marginal likelihood or -INFINITY. */
-static double bo_factor(bo_fit *f, double length)
+/* Factorises K for the length scales inv_len; returns the log marginal likelihood or -INFINITY. */
+static double bo_factor(bo_fit *f, const double *inv_len)
 {
     const int n = f->n;
     for (int j = 0; j < n; ++j)
         for (int i = j; i < n; ++i) {
             const double k =
-                matern52(f->x + (size_t)i * f->nd, f->x + (size_t)j * f->nd, f->nd, length);
+                matern52(f->x + (size_t)i * f->nd, f->x + (size_t)j * f->nd, f->nd, inv_len);
             f->chol[(size_t)j * n + i] = k + (i == j ? BO_NOISE : 0.0);
         }
     if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, f->chol, n) != 0)
@@ -93,31 +123,34 @@ static double bo_factor(bo_fit *f, double length)
 }
 
 /* The data, fitted: 0, or -1 when there is too little or no length scale gives a factor. */
-static int bo_fit_data(rt_strategy *s, bo_fit *f)
+static int bo_fit_data(rt_strategy *s, const bo_state *st, bo_fit *f)
 {
     const int64_t nh = s->n_hist;
     double worst = -INFINITY;
     int finite = 0;
     for (int64_t k = 0; k < nh; ++k)
-        if (isfinite(s->hist_obj[k]) && s->hist_obj[k] > 0) {
+        if (isfinite(s->hist[k].obj) && s->hist[k].obj > 0) {
             finite++;
-            if (log(s->hist_obj[k]) > worst)
-                worst = log(s->hist_obj[k]);
+            if (log(s->hist[k].obj) > worst)
+                worst = log(s->hist[k].obj);
         }
     if (finite < 2)
         return -1;
-    /* Keep the best BO_MAX_DATA points: sort a copy of the history positions by objective. */
+    /* The modelled points (failed ones too when asked); the best BO_MAX_DATA of them: sort a
+     * copy of the history positions by objective. */
     int64_t *order = malloc((size_t)nh * sizeof *order);
     if (!order)
         return -1;
+    int64_t n_data = 0;
     for (int64_t k = 0; k < nh; ++k)
-        order[k] = k;
-    int n = (int)(nh < BO_MAX_DATA ? nh : BO_MAX_DATA);
-    if (nh > BO_MAX_DATA) /* partial selection sort: only when the history is long */
+        if (st->model_failed || (isfinite(s->hist[k].obj) && s->hist[k].obj > 0))
+            order[n_data++] = k;
+    int n = (int)(n_data < BO_MAX_DATA ? n_data : BO_MAX_DATA);
+    if (n_data > BO_MAX_DATA) /* partial selection sort: only when the history is long */
         for (int i = 0; i < n; ++i) {
             int64_t m = i;
-            for (int64_t k = i + 1; k < nh; ++k)
-                if (s->hist_obj[order[k]] < s->hist_obj[order[m]])
+            for (int64_t k = i + 1; k < n_data; ++k)
+                if (s->hist[order[k]].obj < s->hist[order[m]].obj)
                     m = k;
             const int64_t t = order[i];
             order[i] = order[m];
@@ -135,9 +168,9 @@ static int bo_fit_data(rt_strategy *s, bo_fit *f)
     }
     double mean = 0;
     for (int i = 0; i < n; ++i) {
-        const double o = s->hist_obj[order[i]];
+        const double o = s->hist[order[i]].obj;
         f->y[i] = (isfinite(o) && o > 0) ? log(o) : worst;
-        features(s, s->hist_index[order[i]], f->x + (size_t)i * f->nd);
+        features(s, s->hist[order[i]].index, f->x + (size_t)i * f->nd);
         mean += f->y[i];
     }
     free(order);
@@ -157,18 +190,35 @@ static int bo_fit_data(rt_strategy *s, bo_fit *f)
     for (int d = 0; d < f->nd; ++d)
         live += s->grid.dim_size[d] > 1;
     const double scale = sqrt(live > 0 ? (double)live : 1.0);
-    double best_lml = -INFINITY, best_length = 0;
+    double best_lml = -INFINITY, try_len[RT_MAX_PARAMS];
     for (int g = 0; g < BO_N_LENGTHS; ++g) {
-        const double lml = bo_factor(f, bo_length_grid[g] * scale);
+        for (int d = 0; d < f->nd; ++d)
+            try_len[d] = s->grid.dim_size[d] > 1 ? 1.0 / (bo_length_grid[g] * scale) : 0.0;
+        const double lml = bo_factor(f, try_len);
         if (lml > best_lml) {
             best_lml = lml;
-            best_length = bo_length_grid[g] * scale;
+            memcpy(f->inv_len, try_len, sizeof try_len);
         }
     }
     if (!isfinite(best_lml))
         return -1;
-    f->length = best_length;
-    return isfinite(bo_factor(f, best_length)) ? 0 : -1;
+    /* Relevance: one sweep over the parameters, each length scale moved while the likelihood
+     * improves; with more points than parameters, so the data can tell them apart. */
+    for (int d = 0; st->ard && f->n > 2 * live && d < f->nd; ++d) {
+        if (s->grid.dim_size[d] < 2)
+            continue;
+        const double base = f->inv_len[d] > 0 ? f->inv_len[d] : 1.0 / scale;
+        for (int k = 0; k < BO_N_ARD; ++k) {
+            memcpy(try_len, f->inv_len, sizeof try_len);
+            try_len[d] = bo_ard_steps[k] > 0 ? base / bo_ard_steps[k] : 0.0;
+            const double lml = bo_factor(f, try_len);
+            if (lml > best_lml + 1e-9) {
+                best_lml = lml;
+                f->inv_len[d] = try_len[d];
+            }
+        }
+    }
+    return isfinite(bo_factor(f, f->inv_len)) ? 0 : -1;
 }
 
 static void bo_fit_free(bo_fit *f)
@@ -181,17 +231,17 @@ static void bo_fit_free(bo_fit *f)
 
 static int64_t bo_propose(rt_strategy *s)
 {
-    const bo_state *st = s->state;
+    bo_state *st = s->state;
     if (s->n_hist < st->n_init)
         return -1;
     bo_fit f = {0};
-    if (bo_fit_data(s, &f) != 0) {
+    if (bo_fit_data(s, st, &f) != 0) {
         bo_fit_free(&f);
         return -1;
     }
     /* The pool: open neighbours of the best points, then random open points. Duplicates are
      * harmless (the same score twice). */
-    const int cap = BO_TOP_CENTRES * BO_MAX_MOVES + BO_POOL_RANDOM;
+    const int cap = BO_TOP_CENTRES * BO_MAX_MOVES + st->pool;
     int64_t *pool = malloc((size_t)cap * sizeof *pool);
     double *ks = malloc((size_t)cap * f.n * sizeof *ks);
     double *xc = malloc((size_t)cap * f.nd * sizeof *xc);
@@ -203,7 +253,7 @@ static int64_t bo_propose(rt_strategy *s)
     double centre_obj[BO_TOP_CENTRES];
     int n_centres = 0;
     for (int64_t k = 0; k < s->n_hist; ++k) {
-        const double o = s->hist_obj[k];
+        const double o = s->hist[k].obj;
         if (!isfinite(o))
             continue;
         if (n_centres == BO_TOP_CENTRES && o >= centre_obj[BO_TOP_CENTRES - 1])
@@ -214,19 +264,34 @@ static int64_t bo_propose(rt_strategy *s)
             centre_obj[pos] = centre_obj[pos - 1];
             --pos;
         }
-        centres[pos] = s->hist_index[k];
+        centres[pos] = s->hist[k].index;
         centre_obj[pos] = o;
     }
-    for (int c = 0; c < n_centres; ++c)
+    int n_best_moves = 0; /* the pool starts with the best point's moves */
+    for (int c = 0; c < n_centres; ++c) {
         m += rt_strat_open_neighbours(s, centres[c], 1, pool + m, BO_MAX_MOVES);
-    const int sparse = s->grid.feasible_list && s->grid.n_feasible > 0;
-    for (int t = 0; t < 4 * BO_POOL_RANDOM && m < cap; ++t) {
-        const int64_t pos = rt_strat_below(s, sparse ? s->grid.n_feasible : s->size);
-        const int64_t i = sparse ? s->grid.feasible_list[pos] : pos;
-        if (rt_strat_open(s, i))
-            pool[m++] = i;
-        if (t >= BO_POOL_RANDOM && m > 0)
-            break;
+        if (c == 0)
+            n_best_moves = m;
+    }
+    /* A local step (a share `local` of the steps, evenly spread) weighs only the best point's
+     * moves, as a descent would, ranked by the model; when it has none left, every candidate. */
+    const int64_t step = st->steps++;
+    const double share =
+        st->local >= 0 ? st->local : (double)s->n_hist / (double)(s->budget > 1 ? s->budget : 1);
+    const int local =
+        floor((double)(step + 1) * share) > floor((double)step * share) && n_best_moves > 0;
+    /* Random unmeasured points: the next ones of the seed's random order after the last pool's,
+     * from its start again when it runs out (the same on a live space and its recording). */
+    for (int k = 0, wrapped = 0; k < st->pool && m < cap;) {
+        const int64_t i = rt_strat_next_random(s, &st->pool_pos);
+        if (i < 0) {
+            if (wrapped++)
+                break;
+            st->pool_pos = 0;
+            continue;
+        }
+        pool[m++] = i;
+        ++k;
     }
     if (m == 0)
         goto done;
@@ -234,7 +299,7 @@ static int64_t bo_propose(rt_strategy *s)
         features(s, pool[j], xc + (size_t)j * f.nd);
         for (int i = 0; i < f.n; ++i)
             ks[(size_t)j * f.n + i] =
-                matern52(f.x + (size_t)i * f.nd, xc + (size_t)j * f.nd, f.nd, f.length);
+                matern52(f.x + (size_t)i * f.nd, xc + (size_t)j * f.nd, f.nd, f.inv_len);
     }
     double *mu = malloc((size_t)cap * sizeof *mu);
     if (!mu)
@@ -251,13 +316,13 @@ static int64_t bo_propose(rt_strategy *s)
         goto done;
     }
     double best_ei = -1;
-    for (int j = 0; j < m; ++j) {
+    for (int j = 0; j < (local ? n_best_moves : m); ++j) {
         double q = 0;
         for (int i = 0; i < f.n; ++i)
             q += ks[(size_t)j * f.n + i] * ks[(size_t)j * f.n + i];
         const double var = 1.0 + BO_NOISE - q;
         const double sd = var > 1e-12 ? sqrt(var) : 1e-6;
-        const double imp = f.y_best - mu[j] - BO_XI;
+        const double imp = f.y_best - mu[j] - st->xi;
         const double z = imp / sd;
         const double ei = imp * 0.5 * erfc(-z / sqrt(2.0)) +
                           sd * exp(-0.5 * z * z) / sqrt(2.0 * 3.141592653589793);
@@ -277,11 +342,13 @@ done:
     return chosen;
 }
 
-static void bo_release(rt_strategy *s)
-{
-    free(s->state);
-    s->state = NULL;
-}
-
 const rt_strategy_ops rt_strat_bayes_ops = {
-    .name = "bayes", .init = bo_init, .propose = bo_propose, .release = bo_release};
+    {"bayes",
+     "Bayesian optimisation: Gaussian process (Matern 5/2, length scale by marginal likelihood) "
+     "on standardised log times, expected improvement over random points and the one-parameter "
+     "moves of the 3 best; the first tenth of the budget (4 to 10 points) is random",
+     bo_options, RT_N_OPTIONS(bo_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
+    bo_init,
+    bo_propose,
+    NULL,
+    rt_strat_free_state};

@@ -9,21 +9,29 @@
 
 #include "rt_strategy_impl.h"
 
-#define GA_POP               16
-#define GA_BREED_TRIES       32
-#define GA_ADJACENT_MUTATION 0.7
+#define GA_POP_MAX     64
+#define GA_BREED_TRIES 32
 
 typedef struct ga_state {
-    int64_t member[GA_POP];
-    double obj[GA_POP];
-    int n; /* members so far, sorted by objective */
+    int64_t member[GA_POP_MAX];
+    double obj[GA_POP_MAX];
+    int n;   /* members so far, sorted by objective */
+    int pop; /* the population's size */
+    double adjacent;
 } ga_state;
+
+static const rt_strategy_option ga_options[] = {
+    {"population", 16, 2, GA_POP_MAX, 1, "the best this many points breed"},
+    {"adjacent", 0.7, 0, 1, 0, "share of mutations that move to an adjacent value (else random)"},
+};
 
 static int ga_init(rt_strategy *s, rt_err *err)
 {
     ga_state *st = calloc(1, sizeof *st);
     if (!st)
         return rt_err_set(err, "out of memory for strategy genetic");
+    st->pop = (int)rt_strat_option(s, "population");
+    st->adjacent = rt_strat_option(s, "adjacent");
     s->state = st;
     return 0;
 }
@@ -37,7 +45,7 @@ static int tournament(rt_strategy *s, const ga_state *st)
 static int64_t ga_propose(rt_strategy *s)
 {
     ga_state *st = s->state;
-    if (st->n < GA_POP && s->n_hist < 2 * GA_POP)
+    if (st->n < st->pop && s->n_hist < 2 * st->pop)
         return -1;
     if (st->n < 2)
         return -1;
@@ -49,7 +57,7 @@ static int64_t ga_propose(rt_strategy *s)
         for (int d = 0; d < nd; ++d) {
             child[d] = rt_strat_unif(s) < 0.5 ? pa[d] : pb[d];
             if (s->grid.dim_size[d] > 1 && rt_strat_unif(s) < 1.0 / nd) {
-                if (rt_strat_unif(s) < GA_ADJACENT_MUTATION) {
+                if (rt_strat_unif(s) < st->adjacent) {
                     const int64_t v = child[d] + (rt_strat_unif(s) < 0.5 ? -1 : 1);
                     child[d] = v < 0 ? 1 : (v >= s->grid.dim_size[d] ? v - 2 : v);
                 } else {
@@ -69,9 +77,9 @@ static void ga_observe(rt_strategy *s, int64_t index, double obj)
     ga_state *st = s->state;
     if (!isfinite(obj))
         return;
-    if (st->n == GA_POP && obj >= st->obj[GA_POP - 1])
+    if (st->n == st->pop && obj >= st->obj[st->pop - 1])
         return;
-    int pos = st->n < GA_POP ? st->n++ : GA_POP - 1;
+    int pos = st->n < st->pop ? st->n++ : st->pop - 1;
     while (pos > 0 && st->obj[pos - 1] > obj) {
         st->member[pos] = st->member[pos - 1];
         st->obj[pos] = st->obj[pos - 1];
@@ -81,14 +89,12 @@ static void ga_observe(rt_strategy *s, int64_t index, double obj)
     st->obj[pos] = obj;
 }
 
-static void ga_release(rt_strategy *s)
-{
-    free(s->state);
-    s->state = NULL;
-}
-
-const rt_strategy_ops rt_strat_genetic_ops = {.name = "genetic",
-                                              .init = ga_init,
-                                              .propose = ga_propose,
-                                              .observe = ga_observe,
-                                              .release = ga_release};
+const rt_strategy_ops rt_strat_genetic_ops = {
+    {"genetic",
+     "steady-state genetic algorithm: the best points are the population; binary tournament, "
+     "uniform crossover, mutation of each parameter with probability 1/dims",
+     ga_options, RT_N_OPTIONS(ga_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
+    ga_init,
+    ga_propose,
+    ga_observe,
+    rt_strat_free_state};

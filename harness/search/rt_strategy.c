@@ -5,56 +5,42 @@
 #include "rt_clock.h"
 #include "rt_strategy.h"
 #include "rt_strategy_impl.h"
-#include "rt_strutil.h"
-
-static const rt_strategy_ops *const all_ops[] = {
-    &rt_strat_random_ops,   &rt_strat_genetic_ops, &rt_strat_diffevo_ops, &rt_strat_ils_ops,
-    &rt_strat_basinhop_ops, &rt_strat_pso_ops,     &rt_strat_bayes_ops,
-};
-#define N_OPS ((int)(sizeof all_ops / sizeof all_ops[0]))
-
-const char *const rt_strategy_names[] = {"random",   "genetic", "diffevo", "ils",
-                                         "basinhop", "pso",     "bayes"};
-const int rt_strategy_count = N_OPS;
 
 /* Grids larger than this cannot hold a visited bitmap worth having (128 MiB). */
 #define GRID_MAX_POINTS ((int64_t)1 << 30)
 
-/* A strategy that keeps proposing taken points is cut off after this many random draws before
- * the driver scans the grid for what is left. */
+/* The driver's own random stream starts here; the strategies draw from it in turn. */
+#define RNG_SALT 0x6a09e667f3bcc909ULL
 
-static const rt_strategy_ops *find_ops(const char *name)
+static int resolve_options(rt_strategy *s, const rt_strategy_opts *given, rt_err *err)
 {
-    for (int i = 0; i < N_OPS; ++i)
-        if (strcmp(all_ops[i]->name, name) == 0)
-            return all_ops[i];
-    return NULL;
+    const rt_strategy_info *info = &s->ops->info;
+    for (int k = 0; k < info->n_options && k < RT_STRATEGY_MAX_OPTIONS; ++k)
+        s->opt[k] = info->options[k].def;
+    for (int g = 0; given && g < given->n; ++g) {
+        if (rt_strategy_check_option(info->name, given->name[g], given->value[g], err) != 0)
+            return -1;
+        for (int k = 0; k < info->n_options; ++k)
+            if (strcmp(info->options[k].name, given->name[g]) == 0)
+                s->opt[k] = given->value[g];
+    }
+    return 0;
 }
 
-int rt_strategy_known(const char *name)
-{
-    return name && find_ops(name) != NULL;
-}
-
-int rt_strategy_create(const char *name, const rt_grid *grid, int64_t budget, double max_time_s,
-                       uint64_t seed, rt_strategy **out, rt_err *err)
+int rt_strategy_create(const rt_strategy_args *args, const rt_grid *grid, rt_strategy **out,
+                       rt_err *err)
 {
     *out = NULL;
-    const rt_strategy_ops *ops = name ? find_ops(name) : NULL;
-    if (!ops) {
-        const char *hint = name ? rt_suggest(name, rt_strategy_names, N_OPS) : NULL;
-        return rt_err_set(err,
-                          "strategy '%s' is unknown%s%s%s; use random, genetic, diffevo, ils, "
-                          "basinhop, pso or bayes",
-                          name ? name : "(none)", hint ? " (did you mean '" : "", hint ? hint : "",
-                          hint ? "'?)" : "");
-    }
+    const char *name = args ? args->name : NULL;
+    if (rt_strategy_check_name(name, "strategy", err) != 0)
+        return -1;
+    const rt_strategy_ops *ops = rt_strategy_table_ops(name);
     if (!grid || grid->n_dims < 1 || grid->n_dims > RT_MAX_PARAMS)
         return rt_err_set(err, "strategy %s: the grid needs 1 to %d dimensions", name,
                           RT_MAX_PARAMS);
-    if (budget < 0)
+    if (args->budget < 0)
         return rt_err_set(err, "strategy %s: budget must be 0 (all) or positive, not %lld", name,
-                          (long long)budget);
+                          (long long)args->budget);
     int64_t size = 1;
     for (int d = grid->n_dims - 1; d >= 0; --d) {
         if (grid->dim_size[d] < 1)
@@ -75,11 +61,13 @@ int rt_strategy_create(const char *name, const rt_grid *grid, int64_t budget, do
         s->stride[d] = stride;
         stride *= grid->dim_size[d];
     }
-    s->budget = budget > 0 && budget < size ? budget : size;
-    s->max_time_s = max_time_s;
+    s->budget = args->budget > 0 && args->budget < size ? args->budget : size;
+    s->max_time_s = args->max_time_s;
     s->start_s = rt_clock_now();
-    s->seed = seed;
-    s->rng = seed ^ 0x6a09e667f3bcc909ULL;
+    s->seed = args->seed;
+    s->rng = args->seed ^ RNG_SALT;
+    s->pass_infeasible = args->pass_infeasible && ops->info.yields_infeasible;
+    rt_perm_init(&s->perm, size, args->seed);
     s->pending = -1;
     s->best = -1;
     s->best_obj = INFINITY;
@@ -89,7 +77,7 @@ int rt_strategy_create(const char *name, const rt_grid *grid, int64_t budget, do
         return rt_err_set(err, "out of memory for strategy %s over %lld points", name,
                           (long long)size);
     }
-    if (ops->init && ops->init(s, err) != 0) {
+    if (resolve_options(s, args->options, err) != 0 || (ops->init && ops->init(s, err) != 0)) {
         rt_strategy_free(s);
         return -1;
     }
@@ -105,7 +93,14 @@ int rt_strategy_next(rt_strategy *s, int64_t *index)
         return 0;
     if (s->max_time_s > 0 && rt_clock_now() - s->start_s >= s->max_time_s)
         return 0;
+    s->passing = 0;
     int64_t i = s->ops->propose ? s->ops->propose(s) : -1;
+    if (i >= 0 && s->passing) {
+        /* Infeasible, yielded for the record (a live exhaustive walk): no budget, no report. */
+        s->passed++;
+        *index = i;
+        return 1;
+    }
     if (i < 0)
         i = rt_strat_take_random(s);
     if (i < 0)
@@ -130,22 +125,14 @@ void rt_strategy_report(rt_strategy *s, int64_t index, double objective)
     if (s->n_hist == s->hist_cap) {
         /* Out of memory leaves the history short; strategies read it as far as it goes. */
         const int64_t cap = s->hist_cap ? 2 * s->hist_cap : 64;
-        int64_t *hi = realloc(s->hist_index, (size_t)cap * sizeof *hi);
-        if (hi)
-            s->hist_index = hi;
-        double *ho = hi ? realloc(s->hist_obj, (size_t)cap * sizeof *ho) : NULL;
-        if (ho)
-            s->hist_obj = ho;
-        if (!hi || !ho) {
-            if (s->ops->observe)
-                s->ops->observe(s, index, objective);
-            return;
+        rt_strat_sample *grown = realloc(s->hist, (size_t)cap * sizeof *grown);
+        if (grown) {
+            s->hist = grown;
+            s->hist_cap = cap;
         }
-        s->hist_cap = cap;
     }
-    s->hist_index[s->n_hist] = index;
-    s->hist_obj[s->n_hist] = objective;
-    s->n_hist++;
+    if (s->n_hist < s->hist_cap)
+        s->hist[s->n_hist++] = (rt_strat_sample){index, objective};
     if (s->ops->observe)
         s->ops->observe(s, index, objective);
 }
@@ -161,24 +148,14 @@ int rt_strategy_best(const rt_strategy *s, int64_t *index, double *objective)
     return 0;
 }
 
-int64_t rt_strategy_yielded(const rt_strategy *s)
+rt_strategy_counts rt_strategy_counts_of(const rt_strategy *s)
 {
-    return s->yielded;
-}
-
-int64_t rt_strategy_skipped(const rt_strategy *s)
-{
-    return s->skipped;
-}
-
-int64_t rt_strategy_budget(const rt_strategy *s)
-{
-    return s->budget;
+    return (rt_strategy_counts){s->yielded, s->passed, s->skipped, s->budget};
 }
 
 const char *rt_strategy_name(const rt_strategy *s)
 {
-    return s->ops->name;
+    return s->ops->info.name;
 }
 
 void rt_strategy_free(rt_strategy *s)
@@ -188,7 +165,8 @@ void rt_strategy_free(rt_strategy *s)
     if (s->ops && s->ops->release)
         s->ops->release(s);
     free(s->visited);
-    free(s->hist_index);
-    free(s->hist_obj);
+    free(s->order_pos);
+    free(s->order_index);
+    free(s->hist);
     free(s);
 }

@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_clock.h"
-#include "rt_strutil.h"
-
 static int is_visited(const rt_strategy *s, int64_t i)
 {
     return (s->visited[i >> 3] >> (i & 7)) & 1;
@@ -26,8 +23,6 @@ static void shuffle(rt_strategy *s, int64_t *v, int n)
         v[j] = t;
     }
 }
-
-#define RANDOM_TRIES 256
 
 int64_t rt_strat_below(rt_strategy *s, int64_t n)
 {
@@ -176,27 +171,6 @@ int64_t rt_strat_take_perturbed(rt_strategy *s, int64_t center, int max_dims, in
     return -1;
 }
 
-int64_t rt_strat_take_random(rt_strategy *s)
-{
-    const int sparse = s->grid.feasible_list && s->grid.n_feasible > 0;
-    const int64_t n = sparse ? s->grid.n_feasible : s->size;
-    for (int t = 0; t < RANDOM_TRIES; ++t) {
-        const int64_t pos = rt_strat_below(s, n);
-        const int64_t i = sparse ? s->grid.feasible_list[pos] : pos;
-        if (rt_strat_take(s, i))
-            return i;
-    }
-    /* Nearly exhausted: scan from a random start so the order stays seed-dependent. */
-    const int64_t start = rt_strat_below(s, n);
-    for (int64_t k = 0; k < n; ++k) {
-        const int64_t pos = (start + k) % n;
-        const int64_t i = sparse ? s->grid.feasible_list[pos] : pos;
-        if (rt_strat_take(s, i))
-            return i;
-    }
-    return -1;
-}
-
 uint64_t rt_strat_u64(rt_strategy *s)
 {
     uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
@@ -208,4 +182,184 @@ uint64_t rt_strat_u64(rt_strategy *s)
 double rt_strat_unif(rt_strategy *s)
 {
     return (double)(rt_strat_u64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double rt_strat_option(const rt_strategy *s, const char *name)
+{
+    for (int k = 0; k < s->ops->info.n_options; ++k)
+        if (strcmp(s->ops->info.options[k].name, name) == 0)
+            return s->opt[k];
+    return NAN; /* a strategy asking for an option it does not declare: its own bug */
+}
+
+void rt_strat_free_state(rt_strategy *s)
+{
+    free(s->state);
+    s->state = NULL;
+}
+
+/* A sparse grid (a recorded space holds a fraction of its product) puts its feasible list in the
+ * permutation's order instead of walking positions that mostly land outside the space; below this
+ * density the sort costs less than the walk. Both give the same sequence. */
+#define SPARSE_DENSITY 4
+
+static int use_order_list(const rt_strategy *s)
+{
+    return s->grid.feasible_list && s->grid.n_feasible > 0 &&
+           s->grid.n_feasible <= s->size / SPARSE_DENSITY;
+}
+
+typedef struct pos_index {
+    int64_t pos, index;
+} pos_index;
+
+static int cmp_pos(const void *a, const void *b)
+{
+    const int64_t x = ((const pos_index *)a)->pos, y = ((const pos_index *)b)->pos;
+    return x < y ? -1 : x > y;
+}
+
+/* Out of memory leaves the list unbuilt; the walk then gives the same sequence, slower. */
+static void build_order(rt_strategy *s)
+{
+    s->order_built = 1;
+    const int64_t n = s->grid.n_feasible;
+    pos_index *pairs = malloc((size_t)n * sizeof *pairs);
+    s->order_pos = malloc((size_t)n * sizeof *s->order_pos);
+    s->order_index = malloc((size_t)n * sizeof *s->order_index);
+    if (!pairs || !s->order_pos || !s->order_index) {
+        free(pairs);
+        free(s->order_pos);
+        free(s->order_index);
+        s->order_pos = s->order_index = NULL;
+        return;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+        pairs[k].index = s->grid.feasible_list[k];
+        pairs[k].pos = rt_perm_invert(&s->perm, pairs[k].index);
+    }
+    qsort(pairs, (size_t)n, sizeof *pairs, cmp_pos);
+    for (int64_t k = 0; k < n; ++k) {
+        s->order_pos[k] = pairs[k].pos;
+        s->order_index[k] = pairs[k].index;
+    }
+    s->n_order = n;
+    free(pairs);
+}
+
+/* The first k with sorted[k] >= key (n when none). */
+static int64_t lower_bound(const int64_t *sorted, int64_t n, int64_t key)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t rt_strat_next_random(rt_strategy *s, int64_t *pos)
+{
+    if (use_order_list(s) && !s->order_built)
+        build_order(s);
+    if (s->order_pos) {
+        for (int64_t k = lower_bound(s->order_pos, s->n_order, *pos); k < s->n_order; ++k)
+            if (rt_strat_open(s, s->order_index[k])) {
+                *pos = s->order_pos[k] + 1;
+                return s->order_index[k];
+            }
+    } else {
+        for (int64_t p = *pos; p < s->size; ++p) {
+            const int64_t i = rt_perm_apply(&s->perm, p);
+            if (rt_strat_open(s, i)) {
+                *pos = p + 1;
+                return i;
+            }
+        }
+    }
+    *pos = s->size;
+    return -1;
+}
+
+int64_t rt_strat_take_random(rt_strategy *s)
+{
+    const int64_t i = rt_strat_next_random(s, &s->random_pos);
+    if (i >= 0)
+        mark_visited(s, i);
+    return i;
+}
+
+int64_t rt_strat_take_in_order(rt_strategy *s, int64_t *cursor)
+{
+    if (s->pass_infeasible) {
+        /* A live walk: every index, so the runner records why the infeasible ones cannot run. */
+        for (int64_t i = *cursor; i < s->size; ++i) {
+            if (is_visited(s, i))
+                continue;
+            *cursor = i + 1;
+            mark_visited(s, i);
+            if (s->grid.feasible && !s->grid.feasible(s->grid.ctx, i))
+                s->passing = 1;
+            return i;
+        }
+    } else if (s->grid.feasible_list && s->grid.n_feasible > 0) {
+        const int64_t n = s->grid.n_feasible;
+        for (int64_t k = lower_bound(s->grid.feasible_list, n, *cursor); k < n; ++k)
+            if (rt_strat_take(s, s->grid.feasible_list[k])) {
+                *cursor = s->grid.feasible_list[k] + 1;
+                return s->grid.feasible_list[k];
+            }
+    } else {
+        for (int64_t i = *cursor; i < s->size; ++i)
+            if (rt_strat_take(s, i)) {
+                *cursor = i + 1;
+                return i;
+            }
+    }
+    *cursor = s->size;
+    return -1;
+}
+
+#define DESCENT_RESTART_TRIES 64
+
+void rt_strat_descent_init(rt_strat_descent *d)
+{
+    d->current = -1;
+    d->current_obj = INFINITY;
+    d->restarting = 0;
+}
+
+int64_t rt_strat_descent_move(rt_strategy *s, rt_strat_descent *d)
+{
+    if (d->current < 0)
+        return -1;
+    const int n = rt_strat_open_neighbours(s, d->current, 1, d->moves, RT_STRAT_MAX_MOVES);
+    return n > 0 && rt_strat_take(s, d->moves[0]) ? d->moves[0] : -1;
+}
+
+int64_t rt_strat_descent_restart(rt_strategy *s, rt_strat_descent *d, int64_t center, int max_dims)
+{
+    d->restarting = 1;
+    return rt_strat_take_perturbed(s, center, max_dims, DESCENT_RESTART_TRIES);
+}
+
+void rt_strat_descent_observe(rt_strat_descent *d, int64_t index, double obj, int64_t fallback,
+                              double fallback_obj)
+{
+    if (d->restarting || d->current < 0) {
+        d->restarting = 0;
+        if (isfinite(obj)) {
+            d->current = index;
+            d->current_obj = obj;
+        } else if (fallback >= 0) {
+            d->current = fallback;
+            d->current_obj = fallback_obj;
+        }
+    } else if (obj < d->current_obj) {
+        d->current = index;
+        d->current_obj = obj;
+    }
 }

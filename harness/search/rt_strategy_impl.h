@@ -9,26 +9,31 @@
 
 #include "rt_error.h"
 #include "rt_grid.h"
+#include "rt_perm.h"
+#include "rt_strategy_types.h"
 
+/* The length of a strategy's options table, for its rt_strategy_info. */
+#define RT_N_OPTIONS(table) ((int)(sizeof(table) / sizeof((table)[0])))
+
+/* A strategy's file defines one, positionally: {info}, init, propose, observe, release, where info
+ * is {name, summary, options, n_options, default_budget, yields_infeasible, ignores_seed,
+ * ignores_results} (all of them: -Wextra warns of a missing one). */
 typedef struct rt_strategy_ops {
-    const char *name;
-    /* Allocates s->state. */
+    rt_strategy_info info; /* name, summary, options, budget rule: what the table shows */
+    /* Allocates s->state; may read options with rt_strat_option. */
     int (*init)(rt_strategy *s, rt_err *err);
     /* An index taken with rt_strat_take (so unvisited and feasible, now marked visited), or -1
-     * to let the driver draw a random point. */
+     * to let the driver draw the next point of the seed's random order. */
     int64_t (*propose)(rt_strategy *s);
     /* Every yielded point's objective, in order, once (INFINITY for failed). */
     void (*observe)(rt_strategy *s, int64_t index, double objective);
     void (*release)(rt_strategy *s);
 } rt_strategy_ops;
 
-extern const rt_strategy_ops rt_strat_random_ops;
-extern const rt_strategy_ops rt_strat_genetic_ops;
-extern const rt_strategy_ops rt_strat_diffevo_ops;
-extern const rt_strategy_ops rt_strat_ils_ops;
-extern const rt_strategy_ops rt_strat_basinhop_ops;
-extern const rt_strategy_ops rt_strat_pso_ops;
-extern const rt_strategy_ops rt_strat_bayes_ops;
+typedef struct rt_strat_sample {
+    int64_t index;
+    double obj;
+} rt_strat_sample;
 
 struct rt_strategy {
     const rt_strategy_ops *ops;
@@ -41,13 +46,23 @@ struct rt_strategy {
     double start_s;
     uint64_t seed;
     uint64_t rng;
+    double opt[RT_STRATEGY_MAX_OPTIONS]; /* the ops' options, in table order, defaults applied */
+    int pass_infeasible;    /* the caller wants infeasible indices of in-order walks yielded */
+    int passing;            /* propose returned an infeasible index to pass through */
     unsigned char *visited; /* bitmap over the grid: yielded or found infeasible */
-    int64_t yielded;
+    int64_t yielded;        /* feasible points yielded: what the budget counts */
+    int64_t passed;         /* infeasible points yielded for the record */
     int64_t skipped;
     int64_t pending; /* yielded, not yet reported */
+    /* Random order: the next position for rt_strat_take_random; with a sparse feasible list,
+     * the list sorted by position (built on first use) instead of walking the permutation. */
+    rt_perm perm;
+    int64_t random_pos;
+    int64_t *order_pos, *order_index;
+    int64_t n_order;
+    int order_built;
     /* Every reported point, in order. */
-    int64_t *hist_index;
-    double *hist_obj;
+    rt_strat_sample *hist;
     int64_t n_hist;
     int64_t hist_cap;
     int64_t best;
@@ -60,6 +75,9 @@ double rt_strat_unif(rt_strategy *s);              /* [0, 1) */
 int64_t rt_strat_below(rt_strategy *s, int64_t n); /* [0, n) */
 double rt_strat_normal(rt_strategy *s);            /* standard normal */
 
+/* The value of one of the ops' options (by name; the default unless the caller set it). */
+double rt_strat_option(const rt_strategy *s, const char *name);
+
 /* Coordinates <-> index (coords has grid.n_dims entries); rt_strat_index returns -1 when a
  * coordinate is out of range. */
 void rt_strat_coords(const rt_strategy *s, int64_t index, int64_t *coords);
@@ -70,8 +88,18 @@ int64_t rt_strat_index(const rt_strategy *s, const int64_t *coords);
 int rt_strat_open(rt_strategy *s, int64_t index);
 /* rt_strat_open, and on success marks the index visited: the strategy will yield it. */
 int rt_strat_take(rt_strategy *s, int64_t index);
-/* A random unvisited feasible index, taken, or -1 when the grid is exhausted. */
+
+/* The next index of the seed's random order at or after position *pos that is open (not taken),
+ * with *pos moved past it; -1 when none is left. Neither the order nor the result depends on
+ * whether the grid carries a feasible list, so a live space and its recording agree. */
+int64_t rt_strat_next_random(rt_strategy *s, int64_t *pos);
+/* The next open index of the seed's random order, taken, or -1 when the grid is exhausted. */
 int64_t rt_strat_take_random(rt_strategy *s);
+
+/* The next index >= *cursor in index order that is open, taken, with *cursor past it; when the
+ * caller asked for infeasible indices (a live run's exhaustive walk) an infeasible index is
+ * returned too, marked to pass through the driver without using budget. -1 at the end. */
+int64_t rt_strat_take_in_order(rt_strategy *s, int64_t *cursor);
 
 /* The one-parameter moves of center that are open: adjacent values (coordinate +-1) first in
  * random order, then, when `hamming` is set, every other value of each parameter in random order.
@@ -86,7 +114,30 @@ int64_t rt_strat_take_near(rt_strategy *s, const double *x);
  * -1 after `tries` attempts found nothing open. */
 int64_t rt_strat_take_perturbed(rt_strategy *s, int64_t center, int max_dims, int tries);
 
+/* A first-improvement descent over one-parameter moves with restarts (ils, basinhop). */
+#define RT_STRAT_MAX_MOVES 4096
+typedef struct rt_strat_descent {
+    int64_t current;
+    double current_obj;
+    int restarting; /* the next observed point becomes current whatever its objective */
+    int64_t moves[RT_STRAT_MAX_MOVES];
+} rt_strat_descent;
+void rt_strat_descent_init(rt_strat_descent *d);
+/* The first open one-parameter move of the current point (adjacent values first, in random
+ * order), taken; -1 at a local optimum or before the first point. */
+int64_t rt_strat_descent_move(rt_strategy *s, rt_strat_descent *d);
+/* A restart from center: a point differing in up to max_dims parameters, taken (-1 when none is
+ * open); the next observed point then becomes current. */
+int64_t rt_strat_descent_restart(rt_strategy *s, rt_strat_descent *d, int64_t center, int max_dims);
+/* An observed point: after a restart it becomes current (when it failed, fallback does, if any);
+ * otherwise it becomes current when it improves on it. */
+void rt_strat_descent_observe(rt_strat_descent *d, int64_t index, double obj, int64_t fallback,
+                              double fallback_obj);
+
 /* Relative comparison used by acceptance rules: (a - b) / |b|, INFINITY when a is not finite. */
 double rt_strat_rel_loss(double a, double b);
+
+/* The state release every strategy with a single malloc'ed state uses. */
+void rt_strat_free_state(rt_strategy *s);
 
 #endif

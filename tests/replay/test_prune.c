@@ -59,7 +59,8 @@ static void check_space(const rt_recorded *r, const char *strategy, uint64_t see
 {
     rt_strategy *s = NULL;
     rt_err err;
-    RT_CHECK(rt_strategy_create(strategy, &r->grid, 0, 0, seed, &s, &err) == 0);
+    const rt_strategy_args args = {.name = strategy, .seed = seed};
+    RT_CHECK(rt_strategy_create(&args, &r->grid, &s, &err) == 0);
     if (!s)
         return;
     rt_prune p;
@@ -112,13 +113,13 @@ int main(void)
         RT_CHECK(r != NULL);
         if (!r)
             continue;
-        for (int k = 0; k < rt_strategy_count; ++k)
-            check_space(r, rt_strategy_names[k], seed, &pruned);
+        for (int k = 0; k < rt_strategy_count(); ++k)
+            check_space(r, rt_strategy_at(k)->name, seed, &pruned);
         rt_replay_result res;
         rt_prune cfg;
         rt_prune_init(&cfg, 1, 0);
         rt_err err;
-        RT_CHECK(rt_replay_run(r, "ils", r->n_points, 2, seed, &cfg, &res, &err) == 0);
+        RT_CHECK(rt_replay_run(r, "ils", NULL, r->n_points, 2, seed, &cfg, &res, &err) == 0);
         RT_CHECK(res.frac_optimum == 1.0);
         RT_CHECK(res.mean_evals + res.mean_pruned == (double)r->n_points);
         rt_recorded_free(r);

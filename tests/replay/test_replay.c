@@ -63,7 +63,7 @@ static void test_random_search_scores_zero(void)
     RT_CHECK(r != NULL);
     rt_replay_result res;
     rt_err err;
-    RT_CHECK(rt_replay_run(r, "random", 10, 2000, 1, NULL, &res, &err) == 0);
+    RT_CHECK(rt_replay_run(r, "random", NULL, 10, 2000, 1, NULL, &res, &err) == 0);
     RT_CHECK_MSG(fabs(res.score) < 0.05, "random search scored %.3f", res.score);
     RT_CHECK(res.mean_evals == 10);
     rt_recorded_free(r);
@@ -73,16 +73,16 @@ static void test_every_strategy_within_budget(void)
 {
     rt_recorded *r = line_space(60, 1);
     RT_CHECK(r != NULL);
-    for (int k = 0; k < rt_strategy_count; ++k) {
+    for (int k = 0; k < rt_strategy_count(); ++k) {
+        const char *name = rt_strategy_at(k)->name;
         rt_replay_result res;
         rt_err err;
-        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 15, 3, 5, NULL, &res, &err) == 0);
-        RT_CHECK_MSG(res.mean_evals == 15, "%s made %.1f evaluations", rt_strategy_names[k],
-                     res.mean_evals);
+        RT_CHECK(rt_replay_run(r, name, NULL, 15, 3, 5, NULL, &res, &err) == 0);
+        RT_CHECK_MSG(res.mean_evals == 15, "%s made %.1f evaluations", name, res.mean_evals);
         /* With the whole space as budget every strategy finds the optimum. */
-        RT_CHECK(rt_replay_run(r, rt_strategy_names[k], 60, 2, 5, NULL, &res, &err) == 0);
-        RT_CHECK_MSG(res.frac_optimum == 1.0, "%s reached %.3f of the optimum",
-                     rt_strategy_names[k], res.frac_optimum);
+        RT_CHECK(rt_replay_run(r, name, NULL, 60, 2, 5, NULL, &res, &err) == 0);
+        RT_CHECK_MSG(res.frac_optimum == 1.0, "%s reached %.3f of the optimum", name,
+                     res.frac_optimum);
     }
     rt_recorded_free(r);
 }

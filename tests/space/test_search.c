@@ -4,60 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_search.h"
 #include "rt_fake_kernel.h"
+#include "rt_search.h"
+#include "rt_test_grid.h"
 #include "rt_test.h"
-
-static const rt_param_schema grid_params[] = {
-    {"x", RT_V_INT, "", "0", 0, ""},
-    {"y", RT_V_INT, "", "0", 0, ""},
-    {"z", RT_V_INT, "", "0", 0, ""},
-};
-static const rt_kernel_desc grid_kernel = {.name = "spmm.cpu.grid",
-                                           .family = "spmm",
-                                           .backend = "cpu",
-                                           .params = grid_params,
-                                           .n_params = 3,
-                                           RT_FAKE_KERNEL_HOOKS};
-
-typedef struct grid_cfg {
-    rt_kernel_cfg k;
-    rt_param_domain doms[3];
-    rt_value vals[3][1000];
-    char cons[2][512];
-    rt_src_loc locs[2];
-} grid_cfg;
 
 /* An nx x ny (x nz when nz > 0) grid with values 0..n-1 and an optional constraint. */
 static rt_space *make_grid(int nx, int ny, int nz, const char *constraint)
 {
-    static const char *const names[] = {"x", "y", "z"};
-    grid_cfg *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
-    snprintf(g->k.name, sizeof g->k.name, "spmm.cpu.grid");
-    g->k.params = g->doms;
-    const int sizes[3] = {nx, ny, nz};
-    for (int d = 0; d < 3 && sizes[d] > 0; ++d) {
-        snprintf(g->doms[d].name, sizeof g->doms[d].name, "%s", names[d]);
-        g->doms[d].values = g->vals[d];
-        for (int i = 0; i < sizes[d]; ++i)
-            g->vals[d][i] = rt_value_int(i);
-        g->doms[d].n_values = sizes[d];
-        g->k.n_params++;
-    }
-    if (constraint) {
-        snprintf(g->cons[0], sizeof g->cons[0], "%s", constraint);
-        g->k.constraints = g->cons;
-        g->k.constraint_locs = g->locs;
-        g->k.n_constraints = 1;
-    }
-    rt_space *s = NULL;
-    rt_err err;
-    if (rt_space_build(&g->k, &grid_kernel, NULL, 1, 1, 1, NULL, &s, &err) != 0)
-        fprintf(stderr, "make_grid: %s\n", err.msg);
-    free(g);
-    return s;
+    return rt_test_grid_space(nx, ny, nz, 0, 1, constraint);
 }
 
 static rt_search_cfg search_cfg(const char *strategy, int budget, uint64_t seed)
@@ -125,7 +80,9 @@ static void test_exhaustive(void)
     RT_CHECK(n == 20);
     for (int i = 0; i < n && i < 64; ++i)
         RT_CHECK(seq[i] == i);
-    RT_CHECK(rt_search_budget(se) == 20 && rt_search_yielded(se) == 20);
+    RT_CHECK(rt_search_budget(se) == 20 &&
+             (rt_strategy_counts_of(rt_search_driver(se)).yielded +
+              rt_strategy_counts_of(rt_search_driver(se)).passed) == 20);
     rt_search_free(se);
 
     /* With a budget: in order, infeasible points included but not counted. */
@@ -146,7 +103,7 @@ static void test_exhaustive(void)
     c = search_cfg("", 0, 1);
     RT_CHECK(rt_search_create(&c, s, &se, &err) == 0);
     if (se) {
-        RT_CHECK(strcmp(rt_search_strategy(se), "exhaustive") == 0);
+        RT_CHECK(strcmp(rt_strategy_name(rt_search_driver(se)), "exhaustive") == 0);
         rt_search_free(se);
     }
     rt_space_free(s);
@@ -199,7 +156,7 @@ static void test_random(void)
     RT_CHECK(rt_search_create(&c, s, &se, &err) == 0);
     const int nall = drain(se, a, 1000);
     RT_CHECK(nall == 870 && !has_repeats(a, nall, 900));
-    RT_CHECK(rt_search_skipped(se) == 30);
+    RT_CHECK(rt_strategy_counts_of(rt_search_driver(se)).skipped == 30);
     rt_search_free(se);
     rt_space_free(s);
 
@@ -209,7 +166,7 @@ static void test_random(void)
     RT_CHECK(s && rt_search_create(&c, s, &se, &err) == 0);
     if (se) {
         RT_CHECK(drain(se, a, 1000) == 0);
-        RT_CHECK(rt_search_skipped(se) == 100);
+        RT_CHECK(rt_strategy_counts_of(rt_search_driver(se)).skipped == 100);
         rt_search_free(se);
     }
     rt_space_free(s);
@@ -425,7 +382,7 @@ static void test_delegated(void)
         RT_CHECK(rt_search_create(&c, sp, &se, &err) == 0);
         if (!se)
             continue;
-        RT_CHECK(strcmp(rt_search_strategy(se), names[k]) == 0);
+        RT_CHECK(strcmp(rt_strategy_name(rt_search_driver(se)), names[k]) == 0);
         int64_t seq[64];
         const int n = drain(se, seq, 64);
         RT_CHECK_MSG(n == n_feasible, "%s yielded %d of %d feasible points", names[k], n,
@@ -433,8 +390,40 @@ static void test_delegated(void)
         RT_CHECK(!has_repeats(seq, n, rt_space_size(sp)));
         for (int i = 0; i < n && i < 64; ++i)
             RT_CHECK(is_feasible(sp, seq[i]));
-        RT_CHECK(rt_search_skipped(se) == rt_space_size(sp) - n_feasible);
+        RT_CHECK(rt_strategy_counts_of(rt_search_driver(se)).skipped ==
+                 rt_space_size(sp) - n_feasible);
         RT_CHECK(rt_search_best(se, NULL, NULL) == 0);
+        rt_search_free(se);
+    }
+    rt_space_free(sp);
+}
+
+/* A kernel whose schema has no parameter: its space is one point, index 0, which every strategy
+ * of the table yields once (the user family's kernel specs may have no parameters). */
+static void test_no_parameters(void)
+{
+    static const rt_kernel_desc bare = {
+        .name = "spmm.cpu.bare", .family = "spmm", .backend = "cpu", RT_FAKE_KERNEL_HOOKS};
+    rt_kernel_cfg k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "spmm.cpu.bare");
+    rt_space *sp = NULL;
+    rt_err err;
+    RT_CHECK(rt_space_build(&k, &bare, NULL, 1, 1, 1, NULL, &sp, &err) == 0);
+    if (!sp)
+        return;
+    RT_CHECK(rt_space_n_dims(sp) == 0 && rt_space_size(sp) == 1);
+    for (int i = 0; i < rt_strategy_count(); ++i) {
+        const char *name = rt_strategy_at(i)->name;
+        const rt_search_cfg c = search_cfg(name, 0, 2);
+        rt_search *se = NULL;
+        RT_CHECK_MSG(rt_search_create(&c, sp, &se, &err) == 0, "%s: %s", name, err.msg);
+        if (!se)
+            continue;
+        int64_t seq[4];
+        const int n = drain(se, seq, 4);
+        RT_CHECK_MSG(n == 1 && seq[0] == 0, "%s yielded %d point(s) of a one-point space", name, n);
+        RT_CHECK(rt_search_budget(se) == 1);
         rt_search_free(se);
     }
     rt_space_free(sp);
@@ -442,6 +431,7 @@ static void test_delegated(void)
 
 int main(void)
 {
+    test_no_parameters();
     test_delegated();
     test_exhaustive();
     test_random();

@@ -107,7 +107,7 @@ int main(void)
         int n = 0;
         while (se && rt_search_next(se, &idx) == 1 && n < 100)
             ++n;
-        RT_CHECK(n == 12 && rt_search_skipped(se) == 9);
+        RT_CHECK(n == 12 && rt_strategy_counts_of(rt_search_driver(se)).skipped == 9);
         rt_search_free(se);
         rt_space_free(s);
     }

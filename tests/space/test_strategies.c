@@ -72,7 +72,8 @@ static int run(const char *name, int64_t budget, uint64_t seed, int64_t *seq)
     const rt_grid g = make_grid();
     rt_strategy *s = NULL;
     rt_err err;
-    if (rt_strategy_create(name, &g, budget, 0, seed, &s, &err) != 0) {
+    const rt_strategy_args args = {.name = name, .budget = budget, .seed = seed};
+    if (rt_strategy_create(&args, &g, &s, &err) != 0) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
         return -1;
     }
@@ -112,8 +113,9 @@ static void test_strategy(const char *name)
     const int nb2 = run(name, 40, 11, again);
     RT_CHECK(nb2 == 40 && memcmp(seq, again, sizeof(int64_t) * 40) == 0);
     const int nb3 = run(name, 40, 12, again);
-    RT_CHECK_MSG(nb3 == 40 && memcmp(seq, again, sizeof(int64_t) * 40) != 0,
-                 "%s gave the same sequence for seeds 11 and 12", name);
+    const int same = nb3 == 40 && memcmp(seq, again, sizeof(int64_t) * 40) == 0;
+    RT_CHECK_MSG(nb3 == 40 && same == rt_strategy_find(name)->ignores_seed,
+                 "%s gave %s sequence for seeds 11 and 12", name, same ? "the same" : "another");
 }
 
 static void test_unreported_counts_as_failed(void)
@@ -121,7 +123,8 @@ static void test_unreported_counts_as_failed(void)
     const rt_grid g = make_grid();
     rt_strategy *s = NULL;
     rt_err err;
-    RT_CHECK(rt_strategy_create("ils", &g, 10, 0, 3, &s, &err) == 0);
+    const rt_strategy_args ils = {.name = "ils", .budget = 10, .seed = 3};
+    RT_CHECK(rt_strategy_create(&ils, &g, &s, &err) == 0);
     int64_t i;
     int n = 0;
     while (rt_strategy_next(s, &i) == 1)
@@ -136,16 +139,54 @@ static void test_errors(void)
     const rt_grid g = make_grid();
     rt_strategy *s = NULL;
     rt_err err;
-    RT_CHECK(rt_strategy_create("genetc", &g, 10, 0, 3, &s, &err) != 0);
+    rt_strategy_args a = {.name = "genetc", .budget = 10, .seed = 3};
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "did you mean 'genetic'"));
-    RT_CHECK(rt_strategy_create("bayes", &g, -1, 0, 3, &s, &err) != 0);
+    a.name = "bayes";
+    a.budget = -1;
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "budget"));
+    /* Options: unknown, out of range, not whole, or given to a strategy without options. */
+    rt_strategy_opts o = {.n = 1, .name = {"populaton"}, .value = {8}};
+    a = (rt_strategy_args){.name = "genetic", .budget = 10, .options = &o};
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "no option 'populaton' (did you mean 'population'?)"),
+                 "%s", err.msg);
+    snprintf(o.name[0], sizeof o.name[0], "population");
+    o.value[0] = 1000;
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "population must be an integer in [2, 64]"), "%s",
+                 err.msg);
+    o.value[0] = 7.5;
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
+    o.value[0] = NAN;
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
+    a.name = "random";
+    RT_CHECK(rt_strategy_create(&a, &g, &s, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "strategy random has no options"), "%s", err.msg);
+    /* A valid option changes the search: a population of 2 breeds from the start. */
+    int64_t seq_default[40], seq_small[40];
+    a = (rt_strategy_args){.name = "genetic", .budget = 40, .seed = 5};
+    o.value[0] = 2;
+    for (int pass = 0; pass < 2; ++pass) {
+        a.options = pass ? &o : NULL;
+        RT_CHECK(rt_strategy_create(&a, &g, &s, &err) == 0);
+        int64_t i;
+        int n = 0;
+        while (s && rt_strategy_next(s, &i) == 1 && n < 40) {
+            (pass ? seq_small : seq_default)[n++] = i;
+            rt_strategy_report(s, i, objective(i));
+        }
+        RT_CHECK(n == 40);
+        rt_strategy_free(s);
+    }
+    RT_CHECK(memcmp(seq_default, seq_small, sizeof seq_default) != 0);
 }
 
 int main(void)
 {
-    for (int k = 0; k < rt_strategy_count; ++k)
-        test_strategy(rt_strategy_names[k]);
+    for (int k = 0; k < rt_strategy_count(); ++k)
+        test_strategy(rt_strategy_at(k)->name);
     test_unreported_counts_as_failed();
     test_errors();
     return RT_TEST_RESULT();
