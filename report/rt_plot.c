@@ -243,12 +243,8 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
             }
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];
@@ -363,29 +359,19 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fprintf(dat, "\n# '?' marks a combination without a status-ok point\n");
     for (int g = 0; g < xs.n; ++g) {
         rt_plot_write_data_text(dat, t->rows[xs.row[g]].x_text);
-        for (int s = 0; s < ss.n; ++s) {
-            const double v = cells[g * ss.n + s];
-            if (isnan(v))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", v);
-        }
+        for (int s = 0; s < ss.n; ++s)
+            rt_plot_write_value(dat, cells[g * ss.n + s]);
         for (int s = 0; base >= 0 && s < ss.n; ++s) {
             const double v = cells[g * ss.n + s], b = cells[g * ss.n + base];
             const double speedup = fig->y.lower_is_better ? b / v : v / b;
-            if (isnan(v) || isnan(b) || !isfinite(speedup) || !(speedup > 0))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", speedup);
+            /* No bar to compare with, or a zero one: the label is missing, not inf or 0. */
+            const int shown = !isnan(v) && !isnan(b) && isfinite(speedup) && speedup > 0;
+            rt_plot_write_value(dat, shown ? speedup : NAN);
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];

@@ -355,19 +355,12 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         fprintf(dat, " %.10g %lld %lld", total, (long long)p->id, (long long)p->row.n_points);
         for (int k = 0; k < fig->n_stack; ++k) {
             const double v = values[(size_t)r * (size_t)fig->n_stack + (size_t)k];
-            if (isnan(v))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", v);
+            rt_plot_write_value(dat, v);
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];
@@ -599,12 +592,8 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
                     fprintf(dat, "%.10g %.10g\n", pos, values[r][i]);
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;
@@ -818,12 +807,8 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;
@@ -982,12 +967,8 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
             fprintf(dat, " %lld\n", (long long)t.rows[r].n_points);
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;

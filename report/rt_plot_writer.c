@@ -2,6 +2,7 @@
 #include "rt_plot_writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,14 @@ void rt_plot_write_data_text(FILE *f, const char *text)
     fputc('"', f);
 }
 
+void rt_plot_write_value(FILE *f, double v)
+{
+    if (isnan(v))
+        fprintf(f, " ?");
+    else
+        fprintf(f, " %.10g", v);
+}
+
 void rt_plot_write_quoted(FILE *f, const char *text)
 {
     char quoted[2 * 256 + 4];
@@ -61,6 +70,14 @@ int rt_plot_close_output(rt_outfile *o, rt_err *err)
     /* A cut or empty file (a full disk) would pass for a figure's data or script: commit renames
      * the new file into place only when every byte reached it. */
     return rt_outfile_commit(o, err);
+}
+
+int rt_plot_data_to_script(const rt_plot_job *job, const char *stem, rt_outfile *dat,
+                           rt_outfile *gp, rt_err *err)
+{
+    if (rt_plot_close_output(dat, err) != 0)
+        return -1;
+    return rt_plot_open_output(job, stem, "gp", gp, err);
 }
 
 void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_figure *fig,

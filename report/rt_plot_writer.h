@@ -76,11 +76,17 @@ int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ex
                         rt_err *err);
 /* Commits o (any write error is reported with its reason, and the file is then not created). */
 int rt_plot_close_output(rt_outfile *o, rt_err *err);
+/* The step from a figure's data to its script: commits dat (rt_plot_close_output), then opens
+ * out_dir/<stem>.gp into gp. -1 (err set) when either fails; the caller aborts both either way. */
+int rt_plot_data_to_script(const rt_plot_job *job, const char *stem, rt_outfile *dat,
+                           rt_outfile *gp, rt_err *err);
 
 /* Text on a comment line (control characters become spaces, so it stays one line). */
 void rt_plot_write_comment(FILE *f, const char *text);
 /* Text as one double-quoted data column that gnuplot reads as a single field. */
 void rt_plot_write_data_text(FILE *f, const char *text);
+/* " <v>" as a data column, or " ?" where v is NaN (the scripts' `set datafile missing '?'`). */
+void rt_plot_write_value(FILE *f, double v);
 /* Text as a gnuplot single-quoted string literal. */
 void rt_plot_write_quoted(FILE *f, const char *text);
 /* The first comment lines of a .dat: figure, experiment, matrix filter, query. */
