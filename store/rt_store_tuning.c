@@ -465,7 +465,9 @@ int rt_tuning_params_split(sqlite3 *db, const char *params_json, rt_tuning_param
     return rc;
 }
 
-static void yaml_string(FILE *f, const char *s)
+/* A double-quoted string that both a YAML reader and a C compiler read back as s: quotes and
+ * backslashes escaped, control characters (never wanted in names) as spaces. */
+static void quoted_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; ++s) {
@@ -490,17 +492,17 @@ int rt_tuning_export_yaml(sqlite3 *db, FILE *f, rt_err *err)
         rt_tuning_entry e;
         read_entry(s, &e);
         fprintf(f, "  - kernel: ");
-        yaml_string(f, e.kernel);
+        quoted_string(f, e.kernel);
         fprintf(f, "\n    device: ");
-        yaml_string(f, e.device);
+        quoted_string(f, e.device);
         fprintf(f, "\n    arch: ");
-        yaml_string(f, e.arch);
+        quoted_string(f, e.arch);
         if (e.memory_bytes > 0)
             fprintf(f, "\n    memory_gb: %.6g", e.memory_bytes * 1e-9);
         else
             fprintf(f, "\n    memory_gb: null");
         fprintf(f, "\n    input: {matrix: ");
-        yaml_string(f, e.matrix);
+        quoted_string(f, e.matrix);
         fprintf(f, ", rows: %.0f, nnz_per_row: %.2f, K: %g, problem: %s}\n", e.rows, e.nnz_per_row,
                 e.k, sqlite3_column_text(s, 12));
         /* JSON is YAML: the params and provenance objects are written as they are stored. */
@@ -511,17 +513,6 @@ int rt_tuning_export_yaml(sqlite3 *db, FILE *f, rt_err *err)
     }
     sqlite3_finalize(s);
     return ferror(f) ? rt_err_set(err, "cannot write the YAML export") : 0;
-}
-
-static void c_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; ++s) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-    }
-    fputc('"', f);
 }
 
 int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
@@ -549,17 +540,17 @@ int rt_tuning_export_header(sqlite3 *db, FILE *f, rt_err *err)
         rt_tuning_entry e;
         read_entry(s, &e);
         fprintf(f, "    {");
-        c_string(f, e.kernel);
+        quoted_string(f, e.kernel);
         fputs(", ", f);
-        c_string(f, e.device);
+        quoted_string(f, e.device);
         fputs(", ", f);
-        c_string(f, e.arch);
+        quoted_string(f, e.arch);
         fprintf(f, ", %.0f, ", e.memory_bytes > 0 ? e.memory_bytes : 0);
-        c_string(f, e.matrix);
+        quoted_string(f, e.matrix);
         fprintf(f, ", %.0f, %.2f, %g,\n     ", e.rows, e.nnz_per_row, e.k);
-        c_string(f, (const char *)sqlite3_column_text(s, 12));
+        quoted_string(f, (const char *)sqlite3_column_text(s, 12));
         fputs(",\n     ", f);
-        c_string(f, e.params);
+        quoted_string(f, e.params);
         fprintf(f, ", %.9g},\n", e.time_s);
         n++;
     }
