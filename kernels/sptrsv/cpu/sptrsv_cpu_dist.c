@@ -199,11 +199,8 @@ static int dist_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     (void)p;
     (void)env;
     (void)err;
-    /* Per rank: its share of L (supernodes are dealt round robin), B and X. */
-    const double share = 1.0 / (double)in->nranks;
-    const double nnz = (double)in->f.csr.nnz, n = (double)in->n, k = (double)in->nrhs;
-    t->flops = 2.0 * nnz * k * share;
-    t->bytes[RT_LEVEL_DRAM] = (12.0 * nnz + 16.0 * n * k) * share;
+    /* Per rank: its share of L (supernodes are dealt round robin, no row pointers), B and X. */
+    sptrsv_compulsory_traffic(in, 0.0, 1.0 / (double)in->nranks, t);
     return 0;
 }
 

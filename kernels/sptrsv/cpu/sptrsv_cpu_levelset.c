@@ -156,10 +156,8 @@ static int levelset_traffic(const rt_kernel_desc *self, const void *inputs, cons
     (void)p;
     (void)env;
     (void)err;
-    const double nnz = (double)in->f.csr.nnz, n = (double)in->n, k = (double)in->nrhs;
-    t->flops = 2.0 * nnz * k;
-    /* Compulsory: L once (values, indices, row pointers), B read, X written. */
-    t->bytes[RT_LEVEL_DRAM] = 12.0 * nnz + 8.0 * (n + 1.0) + 16.0 * n * k;
+    /* L's CSR copy with 8-byte row pointers. */
+    sptrsv_compulsory_traffic(in, 8.0, 1.0, t);
     return 0;
 }
 
