@@ -174,15 +174,13 @@ static int summa_run(void *state, double *seconds, rt_err *err)
     const gemm_inputs *in = s->in;
     const int64_t t = s->t;
     *seconds = -1.0;
-    char mine[256] = "";
-    const int ok = s->fail_rank != s->rank;
-    if (!ok)
-        snprintf(mine, sizeof mine, "injected failure on rank %d (test hook fail_rank)", s->rank);
-    int all_ok = 1, first = -1;
+    int first = -1;
     char msg[512] = "";
-    if (rt_comm_all_ok_msg(s->comm, ok, mine, &all_ok, &first, msg, sizeof msg) != 0)
+    const int failed =
+        gemm_fail_hook_agree(s->comm, s->fail_rank, s->rank, &first, msg, sizeof msg);
+    if (failed < 0)
         return rt_err_set(err, KNAME ": failure agreement failed");
-    if (!all_ok)
+    if (failed)
         return rt_err_set(err, KNAME ": rank %d failed: %s", first, msg);
     memset(s->sent_bytes, 0, sizeof s->sent_bytes);
     s->sent_tiles = 0.0;
