@@ -120,6 +120,28 @@ void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_fig
     fputc('\n', gp);
 }
 
+void rt_plot_write_text_xtics(FILE *gp, const void *records, size_t stride, size_t row_offset,
+                              const int *at, int n)
+{
+    int longest = 0;
+    fprintf(gp, "set xtics (");
+    for (int g = 0; g < n; ++g) {
+        const char *record = (const char *)records + stride * (size_t)at[g];
+        const rt_plot_row *row = (const rt_plot_row *)(record + row_offset);
+        const int len = (int)strlen(row->x_text);
+        longest = len > longest ? len : longest;
+        if (g)
+            fprintf(gp, ", ");
+        rt_plot_write_quoted(gp, row->x_text);
+        fprintf(gp, " %d", g);
+    }
+    fprintf(gp, ")\n");
+    /* Long or many labels overlap when horizontal. */
+    if (n * (longest + 2) > 90)
+        fprintf(gp, "set xtics rotate by 30 right\n");
+    fprintf(gp, "set xrange [-0.6:%g]\n", n - 0.4);
+}
+
 void rt_plot_write_series_style(FILE *cmd, int k)
 {
     /* The palette has 8 colours; past them the dash pattern keeps series apart. */

@@ -10,6 +10,7 @@
 #ifndef RT_PLOT_WRITER_H
 #define RT_PLOT_WRITER_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rt_config.h"
@@ -95,6 +96,11 @@ void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_fig
 /* The common head of a .gp script: comments, reset, style, title and axis labels. */
 void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_figure *fig,
                              const char *what);
+/* Text x tics at 0, 1, ..., n - 1 and the x range around them, rotated when the labels would
+ * overlap. The g-th label is the x_text of the rt_plot_row at row_offset in record at[g] of the
+ * array records (records of stride bytes: a figure's rows, or larger records holding one). */
+void rt_plot_write_text_xtics(FILE *gp, const void *records, size_t stride, size_t row_offset,
+                              const int *at, int n);
 /* "lt N dt M" of the k-th series: the palette has 8 colours, then the dash pattern changes. */
 void rt_plot_write_series_style(FILE *cmd, int k);
 /* Finishes a figure: the render tail, committing the script, drawing the images when gnuplot is
