@@ -9,6 +9,7 @@
 #include "gemm_cpu_kernels.h"
 #include "gemm_params.h"
 #include "rt_comm.h"
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 
 #define KNAME "gemm.cpu.summa"
@@ -298,21 +299,10 @@ static int summa_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
-static const rt_kernel_desc summa_desc = {
-    .name = KNAME,
-    .family = "gemm",
-    .backend = "cpu",
-    .summary = "bulk-synchronous SUMMA over MPI with the tiled kernels' tiles and grid (CBLAS)",
-    .params = summa_params,
-    .n_params = N_SUMMA,
-    .check = summa_check,
-    .setup = summa_setup,
-    .run = summa_run,
-    .output = summa_output,
-    .metrics = summa_metrics,
-    .teardown = summa_teardown,
-    .traffic = summa_traffic,
-};
+static const rt_kernel_desc summa_desc = RT_CPU_KERNEL(
+    KNAME, "gemm", "bulk-synchronous SUMMA over MPI with the tiled kernels' tiles and grid (CBLAS)",
+    summa_params, summa_check, summa_setup, summa_run, summa_output, summa_metrics, summa_teardown,
+    summa_traffic);
 
 const rt_kernel_desc *rt_gemm_cpu_summa_kernel(void)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "rt_comm.h"
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 #include "sptrsv_block.h"
 #include "sptrsv_calib.h"
@@ -204,22 +205,12 @@ static int dist_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     return 0;
 }
 
-static const rt_kernel_desc dist_desc = {
-    .name = KNAME,
-    .family = "sptrsv",
-    .backend = "cpu",
-    .summary = "message-driven distributed solve: P x 1 block rows, x broadcast along binary "
-               "trees with MPI-3 RMA puts and a polled counter, no barriers between levels",
-    .params = dist_params,
-    .n_params = N_PARAMS,
-    .check = dist_check,
-    .setup = dist_setup,
-    .run = dist_run,
-    .output = dist_output,
-    .metrics = dist_metrics,
-    .teardown = dist_teardown,
-    .traffic = dist_traffic,
-};
+static const rt_kernel_desc dist_desc =
+    RT_CPU_KERNEL(KNAME, "sptrsv",
+                  "message-driven distributed solve: P x 1 block rows, x broadcast along binary "
+                  "trees with MPI-3 RMA puts and a polled counter, no barriers between levels",
+                  dist_params, dist_check, dist_setup, dist_run, dist_output, dist_metrics,
+                  dist_teardown, dist_traffic);
 
 const rt_kernel_desc *rt_sptrsv_cpu_dist_kernel(void)
 {

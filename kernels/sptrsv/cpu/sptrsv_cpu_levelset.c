@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "rt_clock.h"
+#include "rt_cpu_kernel.h"
 #include "rt_cpu_threads.h"
 #include "rt_schema.h"
 #include "sptrsv_calib.h"
@@ -161,22 +162,12 @@ static int levelset_traffic(const rt_kernel_desc *self, const void *inputs, cons
     return 0;
 }
 
-static const rt_kernel_desc levelset_desc = {
-    .name = KNAME,
-    .family = "sptrsv",
-    .backend = "cpu",
-    .summary = "level-set forward solve on L's CSR copy: rows of a level in parallel, a barrier "
-               "between levels (OpenMP)",
-    .params = levelset_params,
-    .n_params = N_PARAMS,
-    .check = levelset_check,
-    .setup = levelset_setup,
-    .run = levelset_run,
-    .output = levelset_output,
-    .metrics = levelset_metrics,
-    .teardown = levelset_teardown,
-    .traffic = levelset_traffic,
-};
+static const rt_kernel_desc levelset_desc =
+    RT_CPU_KERNEL(KNAME, "sptrsv",
+                  "level-set forward solve on L's CSR copy: rows of a level in parallel, a barrier "
+                  "between levels (OpenMP)",
+                  levelset_params, levelset_check, levelset_setup, levelset_run, levelset_output,
+                  levelset_metrics, levelset_teardown, levelset_traffic);
 
 const rt_kernel_desc *rt_sptrsv_cpu_levelset_kernel(void)
 {
