@@ -186,9 +186,7 @@ static int dist_metrics(void *state, rt_metrics *m, rt_err *err)
         snprintf(name, sizeof name, "model_%s_gbs", tiers[t]);
         rt_metrics_add(m, name, "GB/s", s->costs.bw_bps[t] * 1e-9, 0);
     }
-    const double med = sptrsv_runlog_median(&s->log);
-    if (med > 0.0)
-        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
+    sptrsv_runlog_ratio_metric(&s->log, s->pred.time_s, m);
     return 0;
 }
 
