@@ -97,13 +97,7 @@ int rt_compare_samples(const double *base, int n_base, const double *fresh, int 
 typedef struct stored_point {
     int64_t id;
     int store; /* history: which store */
-    char experiment[64];
-    char kernel[96];
-    char matrix[64];
-    char params[1024];
-    char problem[512];
-    int ranks;
-    char device_class[128];
+    rt_point_identity key;
     char status[24];
 } stored_point;
 
@@ -112,8 +106,9 @@ typedef struct point_list {
     stored_point *items;
 } point_list;
 
-static int identity_cmp(const stored_point *a, const stored_point *b)
+static int identity_cmp(const stored_point *pa, const stored_point *pb)
 {
+    const rt_point_identity *a = &pa->key, *b = &pb->key;
     int c;
     if ((c = strcmp(a->experiment, b->experiment)) || (c = strcmp(a->kernel, b->kernel)) ||
         (c = strcmp(a->matrix, b->matrix)) || (c = strcmp(a->params, b->params)) ||
@@ -168,16 +163,17 @@ static int append_point(void *ctx, const rt_store_point *sp, rt_err *err)
     memset(p, 0, sizeof *p);
     p->id = sp->id;
     p->store = sink->store;
-    snprintf(p->experiment, sizeof p->experiment, "%s", sp->experiment);
-    snprintf(p->kernel, sizeof p->kernel, "%s", sp->kernel);
-    snprintf(p->matrix, sizeof p->matrix, "%s", sp->matrix);
-    snprintf(p->params, sizeof p->params, "%s", sp->params);
-    snprintf(p->problem, sizeof p->problem, "%s", sp->problem);
-    p->ranks = sp->ranks;
+    rt_point_identity *k = &p->key;
+    snprintf(k->experiment, sizeof k->experiment, "%s", sp->experiment);
+    snprintf(k->kernel, sizeof k->kernel, "%s", sp->kernel);
+    snprintf(k->matrix, sizeof k->matrix, "%s", sp->matrix);
+    snprintf(k->params, sizeof k->params, "%s", sp->params);
+    snprintf(k->problem, sizeof k->problem, "%s", sp->problem);
+    k->ranks = sp->ranks;
     if (sink->o->ignore_device)
-        snprintf(p->device_class, sizeof p->device_class, "*");
+        snprintf(k->device_class, sizeof k->device_class, "*");
     else
-        rt_compare_device_class(sp->device, p->device_class, sizeof p->device_class);
+        rt_compare_device_class(sp->device, k->device_class, sizeof k->device_class);
     snprintf(p->status, sizeof p->status, "%s", sp->status);
     return 0;
 }
@@ -329,17 +325,6 @@ static int compare_metrics(const metric_list *b, const metric_list *n, rt_compar
 /* ------------------------------------------------------------------------------------------- */
 /* Two stores */
 
-static void fill_identity(rt_compare_entry *e, const stored_point *p)
-{
-    snprintf(e->experiment, sizeof e->experiment, "%s", p->experiment);
-    snprintf(e->kernel, sizeof e->kernel, "%s", p->kernel);
-    snprintf(e->matrix, sizeof e->matrix, "%s", p->matrix);
-    snprintf(e->params, sizeof e->params, "%s", p->params);
-    snprintf(e->problem, sizeof e->problem, "%s", p->problem);
-    e->ranks = p->ranks;
-    snprintf(e->device_class, sizeof e->device_class, "%s", p->device_class);
-}
-
 static int add_entry(rt_compare_report *r, rt_compare_entry **out, rt_err *err)
 {
     void *grown = realloc(r->entries, (size_t)(r->n_entries + 1) * sizeof *r->entries);
@@ -363,7 +348,7 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
     if (add_entry(r, &e, err) != 0)
         return -1;
     const int index = r->n_entries - 1;
-    fill_identity(e, pb);
+    e->key = pb->key;
     e->side = RT_COMPARE_BOTH;
     e->base_id = pb->id;
     e->new_id = pn->id;
@@ -392,7 +377,7 @@ static int compare_pair(struct sqlite3 *base, const char *base_label, struct sql
     if (timed_status(pb->status) && timed_status(pn->status) && sb->n > 0 && sn->n > 0) {
         if (rt_compare_samples(sb->x, sb->n, sn->x, sn->n, &r->opts, &e->verdict, &e->ratio,
                                &e->ratio_lo, &e->ratio_hi, &e->p_value, err) != 0)
-            return rt_err_prefix(err, "%s %s", pb->kernel, pb->matrix);
+            return rt_err_prefix(err, "%s %s", pb->key.kernel, pb->key.matrix);
         rt_stats_median(sb->x, sb->n, &e->base_median, NULL);
         rt_stats_median(sn->x, sn->n, &e->new_median, NULL);
     } else {
@@ -434,7 +419,7 @@ static int add_one_sided(rt_compare_report *r, const stored_point *p, rt_compare
     rt_compare_entry *e = NULL; /* set by add_entry; = NULL quiets -O3 -Wmaybe-uninitialized */
     if (add_entry(r, &e, err) != 0)
         return -1;
-    fill_identity(e, p);
+    e->key = p->key;
     e->side = side;
     if (side == RT_COMPARE_BASE_ONLY) {
         e->base_id = p->id;
@@ -524,17 +509,6 @@ void rt_compare_report_free(rt_compare_report *r)
 /* ------------------------------------------------------------------------------------------- */
 /* History over several stores */
 
-static void history_identity(rt_history_point *h, const stored_point *p)
-{
-    snprintf(h->experiment, sizeof h->experiment, "%s", p->experiment);
-    snprintf(h->kernel, sizeof h->kernel, "%s", p->kernel);
-    snprintf(h->matrix, sizeof h->matrix, "%s", p->matrix);
-    snprintf(h->params, sizeof h->params, "%s", p->params);
-    snprintf(h->problem, sizeof h->problem, "%s", p->problem);
-    h->ranks = p->ranks;
-    snprintf(h->device_class, sizeof h->device_class, "%s", p->device_class);
-}
-
 /* The change points of one identity, whose records are group[0..n_group-1] (by store). */
 static int history_group(struct sqlite3 *const *stores, const char *const *labels,
                          const stored_point *group, int n_group, rt_history_report *h, rt_err *err)
@@ -582,13 +556,13 @@ static int history_group(struct sqlite3 *const *stores, const char *const *label
     h->points = grown;
     rt_history_point *hp = &h->points[h->n_points++];
     memset(hp, 0, sizeof *hp);
-    history_identity(hp, &group[0]);
+    hp->key = group[0].key;
     hp->n_stores = n_sets;
     hp->medians = medians;
     medians = NULL;
     int found = 0;
     if (rt_compare_change_points(sets, counts, n_sets, &h->opts, cps, n_group, &found, err) != 0) {
-        rt_err_prefix(err, "%s %s %s", hp->kernel, hp->matrix, hp->params);
+        rt_err_prefix(err, "%s %s %s", hp->key.kernel, hp->key.matrix, hp->key.params);
         goto done;
     }
     if (found > 0) {

@@ -52,9 +52,8 @@ typedef enum rt_status_change {
     RT_STATUS_CHANGED = 2 /* changed without getting worse (e.g. wrong -> ok) */
 } rt_status_change;
 
-/* One point identity and what happened to it. */
-typedef struct rt_compare_entry {
-    rt_compare_side side;
+/* What makes two stores' points the same point: they are compared, and a history follows it. */
+typedef struct rt_point_identity {
     char experiment[64];
     char kernel[96];
     char matrix[64];
@@ -62,6 +61,12 @@ typedef struct rt_compare_entry {
     char problem[512];
     int ranks;
     char device_class[128];
+} rt_point_identity;
+
+/* One point identity and what happened to it. */
+typedef struct rt_compare_entry {
+    rt_compare_side side;
+    rt_point_identity key;
     int64_t base_id, new_id; /* points.id, 0 when absent */
     char base_status[24], new_status[24];
     int n_base, n_new;              /* samples */
@@ -113,13 +118,7 @@ typedef struct rt_change_point {
 } rt_change_point;
 
 typedef struct rt_history_point {
-    char experiment[64];
-    char kernel[96];
-    char matrix[64];
-    char params[1024];
-    char problem[512];
-    int ranks;
-    char device_class[128];
+    rt_point_identity key;
     int n_stores;    /* stores where the point was timed */
     double *medians; /* per store (n_total entries), NAN where the point is missing */
 } rt_history_point;

@@ -34,10 +34,11 @@ static void format_change(double ratio, char *buf, size_t len)
         snprintf(buf, len, "%+.1f%%", (ratio - 1) * 100);
 }
 
-static void describe_point(char *buf, size_t len, const rt_compare_entry *e)
+/* A point's identity on one line, as the text reports name points (compare and history alike). */
+static void describe_point(char *buf, size_t len, const rt_point_identity *k)
 {
-    snprintf(buf, len, "%s %s %s %s %s ranks=%d [%s]", e->experiment, e->kernel, e->matrix,
-             e->params, e->problem, e->ranks, e->device_class);
+    snprintf(buf, len, "%s %s %s %s %s ranks=%d [%s]", k->experiment, k->kernel, k->matrix,
+             k->params, k->problem, k->ranks, k->device_class);
 }
 
 static const char *metric_kind_text(rt_metric_change_kind k)
@@ -121,7 +122,7 @@ void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base
         if (!header++)
             fputc('\n', f);
         char what[2048], tb[32], tn[32], ch[32];
-        describe_point(what, sizeof what, e);
+        describe_point(what, sizeof what, &e->key);
         if (timing) {
             format_time(e->base_median, tb, sizeof tb);
             format_time(e->new_median, tn, sizeof tn);
@@ -148,7 +149,7 @@ void rt_compare_write_text(FILE *f, const rt_compare_report *r, const char *base
         if (!listed++)
             fputc('\n', f);
         char what[2048];
-        describe_point(what, sizeof what, e);
+        describe_point(what, sizeof what, &e->key);
         fprintf(f, "ONLY    %s: only in %s (%s)\n", what,
                 e->side == RT_COMPARE_BASE_ONLY ? base_label : new_label,
                 e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
@@ -171,19 +172,19 @@ static void md_cell(FILE *f, const char *text)
     }
 }
 
-static void md_identity(FILE *f, const rt_compare_entry *e)
+static void md_identity(FILE *f, const rt_point_identity *k)
 {
     fputs("| ", f);
-    md_cell(f, e->experiment);
+    md_cell(f, k->experiment);
     fputs(" | ", f);
-    md_cell(f, e->kernel);
+    md_cell(f, k->kernel);
     fputs(" | ", f);
-    md_cell(f, e->matrix);
+    md_cell(f, k->matrix);
     fputs(" | `", f);
-    md_cell(f, e->params);
+    md_cell(f, k->params);
     fputs("` | `", f);
-    md_cell(f, e->problem);
-    fprintf(f, "` | %d | ", e->ranks);
+    md_cell(f, k->problem);
+    fprintf(f, "` | %d | ", k->ranks);
 }
 
 void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *base_label,
@@ -219,7 +220,7 @@ void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *
         format_time(e->base_median, tb, sizeof tb);
         format_time(e->new_median, tn, sizeof tn);
         format_change(e->ratio, ch, sizeof ch);
-        md_identity(f, e);
+        md_identity(f, &e->key);
         const int loud = e->verdict == RT_VERDICT_SLOWER;
         fprintf(f, "%s%s%s | %s | %s | %s | ", loud ? "**" : "", rt_verdict_name(e->verdict),
                 loud ? "**" : "", tb, tn, ch);
@@ -241,7 +242,7 @@ void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *
                    "| baseline | new |\n|---|---|---|---|---|---:|---|---|---:|---:|\n");
         for (int m = 0; m < r->n_metric_changes; ++m) {
             const rt_compare_metric_change *c = &r->metric_changes[m];
-            md_identity(f, &r->entries[c->entry]);
+            md_identity(f, &r->entries[c->entry].key);
             md_cell(f, c->name);
             fprintf(f, " | %s | %.17g | %.17g |\n", metric_kind_text(c->kind), c->base_value,
                     c->new_value);
@@ -255,17 +256,11 @@ void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *
             const rt_compare_entry *e = &r->entries[k];
             if (e->side == RT_COMPARE_BOTH)
                 continue;
-            md_identity(f, e);
+            md_identity(f, &e->key);
             fprintf(f, "%s | %s |\n", e->side == RT_COMPARE_BASE_ONLY ? "baseline" : "new",
                     e->side == RT_COMPARE_BASE_ONLY ? e->base_status : e->new_status);
         }
     }
-}
-
-static void history_describe(char *buf, size_t len, const rt_history_point *p)
-{
-    snprintf(buf, len, "%s %s %s %s %s ranks=%d [%s]", p->experiment, p->kernel, p->matrix,
-             p->params, p->problem, p->ranks, p->device_class);
 }
 
 void rt_history_write_text(FILE *f, const rt_history_report *h, const char *const *labels)
@@ -281,7 +276,7 @@ void rt_history_write_text(FILE *f, const rt_history_report *h, const char *cons
         const rt_change_point *cp = &h->changes[c];
         const rt_history_point *p = &h->points[cp->entry];
         char what[2048], tb[32], ta[32], ch[32];
-        history_describe(what, sizeof what, p);
+        describe_point(what, sizeof what, &p->key);
         format_time(cp->before_median, tb, sizeof tb);
         format_time(cp->after_median, ta, sizeof ta);
         format_change(cp->ratio, ch, sizeof ch);
@@ -315,19 +310,11 @@ void rt_history_write_markdown(FILE *f, const rt_history_report *h, const char *
     for (int c = 0; c < h->n_changes; ++c) {
         const rt_change_point *cp = &h->changes[c];
         const rt_history_point *p = &h->points[cp->entry];
-        rt_compare_entry e;
-        memset(&e, 0, sizeof e);
-        snprintf(e.experiment, sizeof e.experiment, "%s", p->experiment);
-        snprintf(e.kernel, sizeof e.kernel, "%s", p->kernel);
-        snprintf(e.matrix, sizeof e.matrix, "%s", p->matrix);
-        snprintf(e.params, sizeof e.params, "%s", p->params);
-        snprintf(e.problem, sizeof e.problem, "%s", p->problem);
-        e.ranks = p->ranks;
         char tb[32], ta[32], ch[32];
         format_time(cp->before_median, tb, sizeof tb);
         format_time(cp->after_median, ta, sizeof ta);
         format_change(cp->ratio, ch, sizeof ch);
-        md_identity(f, &e);
+        md_identity(f, &p->key);
         fprintf(f, "%d | %s | %s | %s%s%s | %.2g |\n", cp->after, tb, ta, cp->ratio > 1 ? "**" : "",
                 ch, cp->ratio > 1 ? "**" : "", cp->p_value);
     }

@@ -142,26 +142,6 @@ static void axis_range_settings(FILE *gp, const rt_plot_table *t, int log_y)
         fprintf(gp, "set yrange [0:*]\n");
 }
 
-static void write_xtics(FILE *gp, const rt_plot_table *t, const distinct *xs)
-{
-    int longest = 0;
-    fprintf(gp, "set xtics (");
-    for (int g = 0; g < xs->n; ++g) {
-        const char *label = t->rows[xs->row[g]].x_text;
-        const int len = (int)strlen(label);
-        longest = len > longest ? len : longest;
-        if (g)
-            fprintf(gp, ", ");
-        rt_plot_write_quoted(gp, label);
-        fprintf(gp, " %d", g);
-    }
-    fprintf(gp, ")\n");
-    /* Long or many labels overlap when horizontal. */
-    if (xs->n * (longest + 2) > 90)
-        fprintf(gp, "set xtics rotate by 30 right\n");
-    fprintf(gp, "set xrange [-0.6:%g]\n", xs->n - 0.4);
-}
-
 /* The log base of the x axis (0: linear), or -1 with err set when logx cannot be honoured. */
 static int line_log_x(const figure *fig, const rt_plot_table *t, int n_distinct_x, rt_err *err)
 {
@@ -243,12 +223,8 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
             }
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];
@@ -258,7 +234,7 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
     if (log_x)
         fprintf(gp, "set logscale x %d\nset format x '%%g'\n", log_x);
     if (!numeric_x) {
-        write_xtics(gp, t, &xs);
+        rt_plot_write_text_xtics(gp, t->rows, sizeof t->rows[0], 0, xs.row, xs.n);
     } else {
         /* Keep the first and last points off the frame, without rounding out to tics. */
         fprintf(gp, "set autoscale xfix\nset offsets graph 0.03, graph 0.03, graph 0.05, 0\n");
@@ -363,29 +339,19 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fprintf(dat, "\n# '?' marks a combination without a status-ok point\n");
     for (int g = 0; g < xs.n; ++g) {
         rt_plot_write_data_text(dat, t->rows[xs.row[g]].x_text);
-        for (int s = 0; s < ss.n; ++s) {
-            const double v = cells[g * ss.n + s];
-            if (isnan(v))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", v);
-        }
+        for (int s = 0; s < ss.n; ++s)
+            rt_plot_write_value(dat, cells[g * ss.n + s]);
         for (int s = 0; base >= 0 && s < ss.n; ++s) {
             const double v = cells[g * ss.n + s], b = cells[g * ss.n + base];
             const double speedup = fig->y.lower_is_better ? b / v : v / b;
-            if (isnan(v) || isnan(b) || !isfinite(speedup) || !(speedup > 0))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", speedup);
+            /* No bar to compare with, or a zero one: the label is missing, not inf or 0. */
+            const int shown = !isnan(v) && !isnan(b) && isfinite(speedup) && speedup > 0;
+            rt_plot_write_value(dat, shown ? speedup : NAN);
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];
@@ -398,7 +364,7 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     fprintf(gp, "set style fill solid 0.85 border lc rgb '#404040'\n");
     fprintf(gp, "set boxwidth %.6g absolute\n", width);
     fprintf(gp, "set grid noxtics\n");
-    write_xtics(gp, t, &xs);
+    rt_plot_write_text_xtics(gp, t->rows, sizeof t->rows[0], 0, xs.row, xs.n);
     axis_range_settings(gp, t, fig->logy > 0);
     fprintf(gp, "set offsets 0, 0, graph 0.08, 0\n"); /* room for the value labels */
     if (!fig->has_series)

@@ -4,6 +4,7 @@
  * other figures (rt_plot_writer.h); docs/guides/figures.md describes what each one draws. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,25 +174,6 @@ static int series_position(const best_set *b, const index_list *ss, int r)
     return -1;
 }
 
-/* xtics at 0, 1, ... with the x values as text; rotated when they would overlap. */
-static void write_group_tics(FILE *gp, const best_set *b, const index_list *xs)
-{
-    int longest = 0;
-    fprintf(gp, "set xtics (");
-    for (int g = 0; g < xs->n; ++g) {
-        const char *label = b->items[xs->at[g]].row.x_text;
-        const int len = (int)strlen(label);
-        longest = len > longest ? len : longest;
-        fprintf(gp, "%s", g ? ", " : "");
-        rt_plot_write_quoted(gp, label);
-        fprintf(gp, " %d", g);
-    }
-    fprintf(gp, ")\n");
-    if (xs->n * (longest + 2) > 90)
-        fprintf(gp, "set xtics rotate by 30 right\n");
-    fprintf(gp, "set xrange [-0.6:%g]\n", xs->n - 0.4);
-}
-
 /* Runs a plot command built in a memory stream through the render tail. */
 typedef struct command_buf {
     FILE *f;
@@ -355,19 +337,12 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         fprintf(dat, " %.10g %lld %lld", total, (long long)p->id, (long long)p->row.n_points);
         for (int k = 0; k < fig->n_stack; ++k) {
             const double v = values[(size_t)r * (size_t)fig->n_stack + (size_t)k];
-            if (isnan(v))
-                fprintf(dat, " ?");
-            else
-                fprintf(dat, " %.10g", v);
+            rt_plot_write_value(dat, v);
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     char what[300];
@@ -599,12 +574,8 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
                     fprintf(dat, "%.10g %.10g\n", pos, values[r][i]);
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;
@@ -616,7 +587,8 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     rt_plot_write_gp_header(gp, job, &shown, what);
     fprintf(gp, "set style fill solid 0.35 border\nset boxwidth %.6g absolute\n", slot * 0.8);
     fprintf(gp, "set grid noxtics\n");
-    write_group_tics(gp, &b, &xs);
+    rt_plot_write_text_xtics(gp, b.items, sizeof b.items[0], offsetof(best_point, row), xs.at,
+                             xs.n);
     /* Like every other figure, times and rates read against zero unless a log axis is asked for
      * (the tail of a skewed distribution can then be read too). */
     if (fig->logy > 0)
@@ -818,12 +790,8 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         }
         fputc('\n', dat);
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;
@@ -982,12 +950,8 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
             fprintf(dat, " %lld\n", (long long)t.rows[r].n_points);
         }
     }
-    const int dat_rc = rt_plot_close_output(&dat_out, err);
     dat = NULL;
-    if (dat_rc != 0)
-        goto done;
-
-    if (rt_plot_open_output(job, fig->stem, "gp", &gp_out, err) != 0)
+    if (rt_plot_data_to_script(job, fig->stem, &dat_out, &gp_out, err) != 0)
         goto done;
     gp = gp_out.f;
     figure shown = *fig;

@@ -2,6 +2,7 @@
 #include "rt_plot_writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,14 @@ void rt_plot_write_data_text(FILE *f, const char *text)
     fputc('"', f);
 }
 
+void rt_plot_write_value(FILE *f, double v)
+{
+    if (isnan(v))
+        fprintf(f, " ?");
+    else
+        fprintf(f, " %.10g", v);
+}
+
 void rt_plot_write_quoted(FILE *f, const char *text)
 {
     char quoted[2 * 256 + 4];
@@ -61,6 +70,14 @@ int rt_plot_close_output(rt_outfile *o, rt_err *err)
     /* A cut or empty file (a full disk) would pass for a figure's data or script: commit renames
      * the new file into place only when every byte reached it. */
     return rt_outfile_commit(o, err);
+}
+
+int rt_plot_data_to_script(const rt_plot_job *job, const char *stem, rt_outfile *dat,
+                           rt_outfile *gp, rt_err *err)
+{
+    if (rt_plot_close_output(dat, err) != 0)
+        return -1;
+    return rt_plot_open_output(job, stem, "gp", gp, err);
 }
 
 void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_figure *fig,
@@ -101,6 +118,28 @@ void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_fig
     fprintf(gp, "\nset ylabel ");
     rt_plot_write_quoted(gp, fig->y.label);
     fputc('\n', gp);
+}
+
+void rt_plot_write_text_xtics(FILE *gp, const void *records, size_t stride, size_t row_offset,
+                              const int *at, int n)
+{
+    int longest = 0;
+    fprintf(gp, "set xtics (");
+    for (int g = 0; g < n; ++g) {
+        const char *record = (const char *)records + stride * (size_t)at[g];
+        const rt_plot_row *row = (const rt_plot_row *)(record + row_offset);
+        const int len = (int)strlen(row->x_text);
+        longest = len > longest ? len : longest;
+        if (g)
+            fprintf(gp, ", ");
+        rt_plot_write_quoted(gp, row->x_text);
+        fprintf(gp, " %d", g);
+    }
+    fprintf(gp, ")\n");
+    /* Long or many labels overlap when horizontal. */
+    if (n * (longest + 2) > 90)
+        fprintf(gp, "set xtics rotate by 30 right\n");
+    fprintf(gp, "set xrange [-0.6:%g]\n", n - 0.4);
 }
 
 void rt_plot_write_series_style(FILE *cmd, int k)

@@ -10,6 +10,7 @@
 #ifndef RT_PLOT_WRITER_H
 #define RT_PLOT_WRITER_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rt_config.h"
@@ -76,11 +77,17 @@ int rt_plot_open_output(const rt_plot_job *job, const char *stem, const char *ex
                         rt_err *err);
 /* Commits o (any write error is reported with its reason, and the file is then not created). */
 int rt_plot_close_output(rt_outfile *o, rt_err *err);
+/* The step from a figure's data to its script: commits dat (rt_plot_close_output), then opens
+ * out_dir/<stem>.gp into gp. -1 (err set) when either fails; the caller aborts both either way. */
+int rt_plot_data_to_script(const rt_plot_job *job, const char *stem, rt_outfile *dat,
+                           rt_outfile *gp, rt_err *err);
 
 /* Text on a comment line (control characters become spaces, so it stays one line). */
 void rt_plot_write_comment(FILE *f, const char *text);
 /* Text as one double-quoted data column that gnuplot reads as a single field. */
 void rt_plot_write_data_text(FILE *f, const char *text);
+/* " <v>" as a data column, or " ?" where v is NaN (the scripts' `set datafile missing '?'`). */
+void rt_plot_write_value(FILE *f, double v);
 /* Text as a gnuplot single-quoted string literal. */
 void rt_plot_write_quoted(FILE *f, const char *text);
 /* The first comment lines of a .dat: figure, experiment, matrix filter, query. */
@@ -89,6 +96,11 @@ void rt_plot_write_data_intro(FILE *f, const rt_plot_job *job, const rt_plot_fig
 /* The common head of a .gp script: comments, reset, style, title and axis labels. */
 void rt_plot_write_gp_header(FILE *gp, const rt_plot_job *job, const rt_plot_figure *fig,
                              const char *what);
+/* Text x tics at 0, 1, ..., n - 1 and the x range around them, rotated when the labels would
+ * overlap. The g-th label is the x_text of the rt_plot_row at row_offset in record at[g] of the
+ * array records (records of stride bytes: a figure's rows, or larger records holding one). */
+void rt_plot_write_text_xtics(FILE *gp, const void *records, size_t stride, size_t row_offset,
+                              const int *at, int n);
 /* "lt N dt M" of the k-th series: the palette has 8 colours, then the dash pattern changes. */
 void rt_plot_write_series_style(FILE *cmd, int k);
 /* Finishes a figure: the render tail, committing the script, drawing the images when gnuplot is

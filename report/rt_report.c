@@ -383,13 +383,13 @@ static void write_entries(FILE *f, const rt_compare_report *r, entry_set which)
                                   : e->side == RT_COMPARE_NEW_ONLY ? "only new"
                                                                    : rt_verdict_name(e->verdict);
             fprintf(f, "<tr><td class=\"%s\">%s</td>", rt_verdict_name(e->verdict), verdict);
-            cell_text(f, e->kernel);
-            cell_text(f, e->matrix);
+            cell_text(f, e->key.kernel);
+            cell_text(f, e->key.matrix);
             fputs("<td><code>", f);
-            html(f, e->params);
+            html(f, e->key.params);
             fputs("</code></td><td><code>", f);
-            html(f, e->problem);
-            fprintf(f, "</code></td><td class=\"num\">%d</td><td class=\"num\">", e->ranks);
+            html(f, e->key.problem);
+            fprintf(f, "</code></td><td class=\"num\">%d</td><td class=\"num\">", e->key.ranks);
             format_ms(f, e->base_median);
             fputs("</td><td class=\"num\">", f);
             format_ms(f, e->new_median);

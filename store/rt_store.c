@@ -170,6 +170,15 @@ static int db_fail(const rt_store *st, rt_err *err, const char *what)
     return rt_err_set(err, "result store '%s': %s: %s", st->path, what, sqlite3_errmsg(st->db));
 }
 
+/* Runs a prepared write to its end and frees it: 0, or -1 with err saying what failed and why
+ * (db_fail). */
+static int step_write(rt_store *st, sqlite3_stmt *s, const char *what, rt_err *err)
+{
+    const int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, what);
+}
+
 /* The *_bare helpers leave the store path out of the message: they run inside operations
  * (a point) whose caller puts the path and the point's identity in front. */
 static int exec_bare(rt_store *st, const char *sql, const char *what, rt_err *err)
@@ -522,10 +531,8 @@ int rt_store_begin_run(rt_store *st, const rt_provenance *prov, const char *expe
         sqlite3_bind_text(s, 14, prov->config_text, -1, SQLITE_TRANSIENT);
     BIND_FIELD(s, 15, prov->config_hash);
     BIND_OPT(s, 16, prov->command_line);
-    const int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return db_fail(st, err, "recording the start of a run");
+    if (step_write(st, s, "recording the start of a run", err) != 0)
+        return -1;
     *run_id = sqlite3_last_insert_rowid(st->db);
     return 0;
 }
@@ -549,10 +556,8 @@ int rt_store_end_run(rt_store *st, int64_t run_id, const char *status, rt_err *e
         return -1;
     sqlite3_bind_text(s, 1, status, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 2, run_id);
-    const int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return db_fail(st, err, "recording the end of a run");
+    if (step_write(st, s, "recording the end of a run", err) != 0)
+        return -1;
     if (sqlite3_changes(st->db) != 1)
         return rt_err_set(err, "result store '%s': there is no run with id %lld to end", st->path,
                           (long long)run_id);
@@ -569,10 +574,8 @@ int rt_store_mark_stale_runs(rt_store *st, int *n_marked, rt_err *err)
     sqlite3_stmt *s = NULL;
     if (prepare(st, sql, &s, err) != 0)
         return -1;
-    const int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return db_fail(st, err, "marking runs left 'running' as interrupted");
+    if (step_write(st, s, "marking runs left 'running' as interrupted", err) != 0)
+        return -1;
     *n_marked = sqlite3_changes(st->db);
     return 0;
 }
@@ -610,13 +613,9 @@ int rt_store_add_matrix(rt_store *st, int64_t run_id, const rt_matrix_record *m,
     BIND_OPT(s, 8, m->file);
     BIND_OPT(s, 9, m->ordering);
     bind_real(s, 10, m->load_s);
-    const int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE) {
-        db_fail(st, err, "recording a matrix");
+    if (step_write(st, s, "recording a matrix", err) != 0)
         return rt_err_prefix(err, "matrix '%.*s' of run %lld", (int)sizeof m->name, m->name,
                              (long long)run_id);
-    }
     return 0;
 }
 
@@ -835,10 +834,8 @@ int rt_store_set_bound(rt_store *st, int64_t point_id, double bound_s, double ef
     if (reason)
         sqlite3_bind_text(s, 4, reason, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 5, point_id);
-    const int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    if (rc != SQLITE_DONE)
-        return db_fail(st, err, "updating a point's roofline bound");
+    if (step_write(st, s, "updating a point's roofline bound", err) != 0)
+        return -1;
     if (sqlite3_changes(st->db) != 1)
         return rt_err_set(err, "result store '%s': there is no point with id %lld to update",
                           st->path, (long long)point_id);

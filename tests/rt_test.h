@@ -4,6 +4,7 @@
 #define RT_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int rt_test_failures = 0;
@@ -30,6 +31,32 @@ static int rt_test_failures = 0;
 static inline int rt_test_contains(const char *haystack, const char *needle)
 {
     return haystack && needle && strstr(haystack, needle) != NULL;
+}
+
+/* The whole of dir/name as a NUL-terminated string, its length in *size when size is not NULL;
+ * NULL when it cannot be read. The caller frees it. */
+static inline char *rt_test_read_file(const char *dir, const char *name, long *size)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)len + 1);
+    if (data && fread(data, 1, (size_t)len, f) != (size_t)len) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data) {
+        data[len] = '\0';
+        if (size)
+            *size = len;
+    }
+    return data;
 }
 
 #define RT_TEST_RESULT() (rt_test_failures == 0 ? 0 : 1)

@@ -107,14 +107,8 @@ static int plugin_path(const rt_backend_options *opt, char *buf, size_t len, rt_
                    ? 0
                    : rt_err_prefix(err, "ROOFTUNE_PLUGIN_DIR");
     char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (rt_path_exe_dir(exe, sizeof exe) == 0)
         return rt_path_format(buf, len, err, "%s/librooftune_cuda.so", exe);
-    }
     return rt_path_format(buf, len, err, "librooftune_cuda.so");
 }
 

@@ -55,12 +55,7 @@ int rt_cli_env_user_kernels(rt_cli_env *env, rt_config *cfg, rt_err *err)
     if (rt_backend_default_cache_dir(cache, sizeof cache, err) != 0)
         return rt_err_prefix(err, "user_kernels");
     /* The worker is built beside the rooftune binary. */
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (rt_path_exe_dir(exe, sizeof exe) == 0) {
         if (rt_path_format(worker, sizeof worker, err, "%s/rooftune-user-worker", exe) != 0)
             return rt_err_prefix(err, "user_kernels");
     }
@@ -159,12 +154,7 @@ int rt_cli_machine_dir(char *buf, unsigned long len, rt_err *err)
                    : rt_err_prefix(err, "ROOFTUNE_MACHINE_DIR");
     /* The binary lives in <source>/build/; machine files in <source>/roofline/machines. */
     char exe[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (rt_path_exe_dir(exe, sizeof exe) == 0) {
         char candidate[PATH_MAX + 64];
         if (rt_path_format(candidate, sizeof candidate, err, "%s/../roofline/machines", exe) != 0)
             return rt_err_prefix(err, "the machine folder");

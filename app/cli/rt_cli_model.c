@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/stat.h>
-
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_machine.h"
@@ -59,26 +57,6 @@ int rt_cli_model_run(const rt_config *cfg, const rt_registry *reg, const rt_cli_
     }
     job.machine_name = machine_name;
     return rt_model_run(cfg, reg, &job, o->out_dir, o->out, n_points, err);
-}
-
-/* mkdir -p of the folder that holds `path`. */
-static int make_parent(const char *path, rt_err *err)
-{
-    char dir[PATH_MAX];
-    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
-        return -1;
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; ++p)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0777);
-            *p = '/';
-        }
-    mkdir(dir, 0777);
-    return 0;
 }
 
 int rt_cli_run_model_only(const char *config_path, const char *const *sets, int n_sets,
@@ -139,10 +117,10 @@ int rt_cli_run_model_only(const char *config_path, const char *const *sets, int 
         char probe[PATH_MAX];
         dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", out) == 0 &&
                  rt_path_format(probe, sizeof probe, &err, "%s/x", out) == 0 &&
-                 make_parent(probe, &err) == 0;
+                 rt_path_make_parent(probe, &err) == 0;
     } else if (db) {
         dir_ok = rt_path_format(out_dir, sizeof out_dir, &err, "%s", db) == 0 &&
-                 make_parent(db, &err) == 0;
+                 rt_path_make_parent(db, &err) == 0;
         char *slash = strrchr(out_dir, '/');
         if (slash)
             *slash = '\0';

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
@@ -60,28 +59,6 @@ static void run_usage(FILE *f)
         "\n"
         "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
         "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
-}
-
-/* mkdir -p of the folder that holds `path`; fails only when the path does not fit the buffer
- * (mkdir's own errors show when the file is opened there). */
-static int ensure_parent_dir(const char *path, rt_err *err)
-{
-    char dir[PATH_MAX];
-    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
-        return -1;
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; ++p) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0777);
-            *p = '/';
-        }
-    }
-    mkdir(dir, 0777);
-    return 0;
 }
 
 int rt_cli_run(int argc, char **argv)
@@ -256,7 +233,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
     /* The command line is kept whole in the provenance or the run is refused: a cut one would not
      * reproduce the run. */
     char cmdline[sizeof((rt_provenance *)0)->command_line] = "rooftune";
-    ok = (rank != 0 || dry_run || ensure_parent_dir(db, &err) == 0) &&
+    ok = (rank != 0 || dry_run || rt_path_make_parent(db, &err) == 0) &&
          rt_cli_machine_dir(machine_dir, sizeof machine_dir, &err) == 0;
     for (int i = 0; ok && i < argc; ++i) {
         const size_t used = strlen(cmdline);

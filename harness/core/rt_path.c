@@ -1,7 +1,12 @@
+#define _POSIX_C_SOURCE 200809L
 #include "rt_path.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int rt_path_format(char *buf, size_t len, rt_err *err, const char *fmt, ...)
 {
@@ -23,5 +28,39 @@ int rt_path_format(char *buf, size_t len, rt_err *err, const char *fmt, ...)
         buf[0] = '\0';
         return -1;
     }
+    return 0;
+}
+
+int rt_path_exe_dir(char *buf, size_t len)
+{
+    if (!buf || len < 2)
+        return -1;
+    const ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash)
+        *slash = '\0';
+    return 0;
+}
+
+int rt_path_make_parent(const char *path, rt_err *err)
+{
+    char dir[PATH_MAX];
+    if (rt_path_format(dir, sizeof dir, err, "%s", path) != 0)
+        return -1;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; ++p) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0777);
+            *p = '/';
+        }
+    }
+    mkdir(dir, 0777);
     return 0;
 }

@@ -13,4 +13,13 @@
 int rt_path_format(char *buf, size_t len, rt_err *err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The folder of the running executable (/proc/self/exe without its file name) into buf (len
+ * bytes), for files installed next to it. Returns -1 when the link cannot be read; callers then
+ * fall back to a path relative to the working folder. */
+int rt_path_exe_dir(char *buf, size_t len);
+
+/* mkdir -p of the folder that holds path (mode 0777 before the umask). Fails (-1, err set) only
+ * when path does not fit PATH_MAX; mkdir's own errors show when the file is opened there. */
+int rt_path_make_parent(const char *path, rt_err *err);
+
 #endif

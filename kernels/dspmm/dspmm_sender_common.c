@@ -233,6 +233,18 @@ int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *er
     return 0;
 }
 
+void dspmm_exec_fail_mpi(dspmm_exec_ctx *x, const char *who, const char *what, int rc)
+{
+    if (!x->ok)
+        return;
+    x->ok = 0;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, text, &len);
+    rt_err_set(&x->err, "%s: %s%s%s", who, what, text[0] ? ": " : "", text);
+}
+
 int dspmm_sender_finish(dspmm_sender_base *b, int ok, const rt_err *local, rt_err *err)
 {
     b->t_wall += rt_clock_now() - b->t_begin;

@@ -163,6 +163,18 @@ double dspmm_pipeline_model(int64_t chunks, double compute_s, double communicate
 /* One message of `bytes` to world rank peer: counted with rt_comm_count_to (the job's per-tier
  * counters) and in the kernel's tallies. */
 int dspmm_sender_count(dspmm_sender_base *b, int peer, int64_t bytes, rt_err *err);
+
+/* An execution's outcome on this rank: ok until the first failure, whose message err keeps (later
+ * ones are dropped); the ranks agree on it at the end (dspmm_sender_finish). */
+typedef struct dspmm_exec_ctx {
+    int ok;
+    rt_err err;
+} dspmm_exec_ctx;
+
+/* Records a failed MPI call (rc, MPI's text added when it has one) as "<who>: <what>[: text]",
+ * unless a failure is recorded already. */
+void dspmm_exec_fail_mpi(dspmm_exec_ctx *x, const char *who, const char *what, int rc);
+
 /* End of an execution: stops the wall clock, applies the fail_rank hook, then agrees with every
  * rank. ok/local: this rank's outcome. Returns 0 when every rank succeeded; else -1 with err naming
  * the first failed rank and its message (this rank's own error when it failed). */

@@ -36,6 +36,20 @@ int gemm_tiled_cfg_read(const rt_param_schema *schema, int n, const char *kname,
     return 0;
 }
 
+int gemm_fail_hook_agree(rt_comm *comm, int64_t fail_rank, int rank, int *first, char *msg,
+                         size_t len)
+{
+    char mine[256] = "";
+    const int ok = fail_rank != rank;
+    if (!ok)
+        snprintf(mine, sizeof mine, "injected failure on rank %d (test hook fail_rank)", rank);
+    int all_ok = 1;
+    *first = -1;
+    if (rt_comm_all_ok_msg(comm, ok, mine, &all_ok, first, msg, len) != 0)
+        return -1;
+    return all_ok ? 0 : 1;
+}
+
 int gemm_grid(int nranks, int64_t p_req, int *p, int *q, char *why, size_t whylen)
 {
     if (p_req > 0) {

@@ -9,6 +9,7 @@
 
 #include "gemm_family.h"
 #include "gemm_plan.h"
+#include "rt_comm.h"
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
@@ -98,6 +99,12 @@ typedef struct gemm_tiled_cfg {
 /* Reads the GEMM_TILED_PARAMS of a point (defaults from `schema`). */
 int gemm_tiled_cfg_read(const rt_param_schema *schema, int n_schema, const char *kname,
                         const rt_params *p, gemm_tiled_cfg *cfg, rt_err *err);
+
+/* The fail_rank test hook, agreed by every rank before any message so that none waits for a failed
+ * one: 0 when no rank fails; 1 when one does (*first names the first, msg says why: len bytes);
+ * -1 when the agreement itself failed (rt_comm_last_error says why). */
+int gemm_fail_hook_agree(rt_comm *comm, int64_t fail_rank, int rank, int *first, char *msg,
+                         size_t len);
 
 /* The p x q grid for `nranks` ranks: p_req when it divides them, else (p_req = 0) the most
  * square one with p <= q. Returns 0, or RT_INFEASIBLE with why. */

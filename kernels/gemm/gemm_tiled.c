@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gemm_cache.h"
+#include "gemm_params.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
 
@@ -710,15 +711,13 @@ int gemm_tiled_run(gemm_tiled *s, rt_err *err)
 {
     const gemm_plan *pl = &s->pl;
     /* The failure test hook, agreed before any message so that no rank waits for a failed one. */
-    char mine[256] = "";
-    const int ok = s->fail_rank != s->rank;
-    if (!ok)
-        snprintf(mine, sizeof mine, "injected failure on rank %d (test hook fail_rank)", s->rank);
-    int all_ok = 1, first = -1;
+    int first = -1;
     char msg[512] = "";
-    if (rt_comm_all_ok_msg(s->comm, ok, mine, &all_ok, &first, msg, sizeof msg) != 0)
+    const int failed =
+        gemm_fail_hook_agree(s->comm, s->fail_rank, s->rank, &first, msg, sizeof msg);
+    if (failed < 0)
         return rt_err_set(err, "gemm: failure agreement: %s", rt_comm_last_error(s->comm));
-    if (!all_ok)
+    if (failed)
         return rt_err_set(err, "gemm: rank %d failed: %s", first, msg);
 
     memset(s->cnt, 0, sizeof s->cnt);

@@ -213,6 +213,14 @@ void sptrsv_canonical_rows(const rt_sptrsv_inputs *in, const double *x, double *
     memcpy(out, x + in->row0 * in->nrhs, (size_t)((in->row1 - in->row0) * in->nrhs) * sizeof *out);
 }
 
+void sptrsv_compulsory_traffic(const rt_sptrsv_inputs *in, double rowptr_bytes, double share,
+                               rt_traffic *t)
+{
+    const double nnz = (double)in->f.csr.nnz, n = (double)in->n, k = (double)in->nrhs;
+    t->flops = 2.0 * nnz * k * share;
+    t->bytes[RT_LEVEL_DRAM] = (12.0 * nnz + rowptr_bytes * (n + 1.0) + 16.0 * n * k) * share;
+}
+
 void sptrsv_factor_metrics(const rt_sptrsv_inputs *in, rt_metrics *m)
 {
     const sptrsv_factor *f = &in->f;

@@ -70,6 +70,12 @@ int sptrsv_forward_only(const void *inputs, const char *kernel, char *why, size_
  * (not deterministic). */
 void sptrsv_factor_metrics(const rt_sptrsv_inputs *in, rt_metrics *m);
 
+/* The compulsory traffic of one solve into t, times share (a rank's part of it): 2 flops per
+ * nonzero of L and right-hand side; L once (8-byte values and 4-byte column indices, plus
+ * rowptr_bytes per row pointer: 0 where the kernel walks L by supernodes), B read and X written. */
+void sptrsv_compulsory_traffic(const rt_sptrsv_inputs *in, double rowptr_bytes, double share,
+                               rt_traffic *t);
+
 /* Copies the canonical rows of a full solution into out (the output hook's job). */
 void sptrsv_canonical_rows(const rt_sptrsv_inputs *in, const double *x, double *out);
 

@@ -21,3 +21,10 @@ double sptrsv_runlog_median(sptrsv_runlog *log)
     qsort(log->t, (size_t)log->n, sizeof log->t[0], cmp_double);
     return log->n % 2 ? log->t[log->n / 2] : 0.5 * (log->t[log->n / 2 - 1] + log->t[log->n / 2]);
 }
+
+void sptrsv_runlog_ratio_metric(sptrsv_runlog *log, double predicted_s, rt_metrics *m)
+{
+    const double med = sptrsv_runlog_median(log);
+    if (med > 0.0)
+        rt_metrics_add(m, "model_over_measured", "ratio", predicted_s / med, 0);
+}

@@ -3,6 +3,8 @@
 #ifndef SPTRSV_RUNLOG_H
 #define SPTRSV_RUNLOG_H
 
+#include "rt_metrics.h"
+
 #define SPTRSV_RUNLOG_MAX 4096
 
 typedef struct sptrsv_runlog {
@@ -14,5 +16,8 @@ typedef struct sptrsv_runlog {
 void sptrsv_runlog_add(sptrsv_runlog *log, double seconds);
 /* Median of the recorded times; 0 when none. Sorts the log. */
 double sptrsv_runlog_median(sptrsv_runlog *log);
+/* model_over_measured: predicted_s over the median of the recorded times, added to m when any
+ * time was recorded. Sorts the log. */
+void sptrsv_runlog_ratio_metric(sptrsv_runlog *log, double predicted_s, rt_metrics *m);
 
 #endif

@@ -34,15 +34,24 @@ static int lookup(const char *name, void *ctx, double *out)
     return -1;
 }
 
-static void value_is(const char *text, double expected)
+/* text parsed (err cleared), or NULL and a failed check when it does not parse. */
+static rt_expr *parsed(const char *text, rt_err *err)
 {
     rt_expr *e = NULL;
-    rt_err err;
-    rt_err_clear(&err);
-    if (rt_expr_parse(text, &e, &err) != 0) {
-        RT_CHECK_MSG(0, "parse of [%s] failed: %s", text, err.msg);
-        return;
+    rt_err_clear(err);
+    if (rt_expr_parse(text, &e, err) != 0) {
+        RT_CHECK_MSG(0, "parse of [%s] failed: %s", text, err->msg);
+        return NULL;
     }
+    return e;
+}
+
+static void value_is(const char *text, double expected)
+{
+    rt_err err;
+    rt_expr *e = parsed(text, &err);
+    if (!e)
+        return;
     double v = NAN;
     const int rc = rt_expr_eval(e, lookup, NULL, &v, &err);
     RT_CHECK_MSG(rc == 0 && v == expected, "[%s] gave %g (rc %d: %s), expected %g", text, v, rc,
@@ -53,13 +62,10 @@ static void value_is(const char *text, double expected)
 
 static void eval_fails(const char *text, const char *fragment)
 {
-    rt_expr *e = NULL;
     rt_err err;
-    rt_err_clear(&err);
-    if (rt_expr_parse(text, &e, &err) != 0) {
-        RT_CHECK_MSG(0, "parse of [%s] failed: %s", text, err.msg);
+    rt_expr *e = parsed(text, &err);
+    if (!e)
         return;
-    }
     double v;
     RT_CHECK_MSG(rt_expr_eval(e, lookup, NULL, &v, &err) != 0, "[%s] should fail", text);
     RT_CHECK_MSG(rt_test_contains(err.msg, fragment), "[%s]: [%s] lacks [%s]", text, err.msg,

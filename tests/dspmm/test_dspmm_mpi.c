@@ -227,15 +227,25 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
     return 1;
 }
 
-static void test_points(int rpn, int rps)
+/* The communication layer with rpn ranks per node and rps per socket; NULL (a failed check) when
+ * it cannot be made. */
+static rt_comm *open_comm(int rpn, int rps)
 {
     rt_comm_opts o = {.ranks_per_node = rpn, .ranks_per_socket = rps};
     rt_comm *comm = NULL;
     rt_err err;
     if (rt_comm_create(&o, &comm, &err) != 0) {
         CHECK(0, "rt_comm_create(%d, %d): %s", rpn, rps, err.msg);
-        return;
+        return NULL;
     }
+    return comm;
+}
+
+static void test_points(int rpn, int rps)
+{
+    rt_comm *comm = open_comm(rpn, rps);
+    if (!comm)
+        return;
     rt_csr mats[2];
     make_matrix(&mats[0], 150, 130, 5, 0, 11);
     make_matrix(&mats[1], 160, 160, 4, 1, 12);
@@ -259,13 +269,9 @@ static void test_points(int rpn, int rps)
 /* Pipelined equals unpipelined exactly: the same reductions in the same order per column. */
 static void test_stages(int rpn, int rps)
 {
-    rt_comm_opts o = {.ranks_per_node = rpn, .ranks_per_socket = rps};
-    rt_comm *comm = NULL;
-    rt_err err;
-    if (rt_comm_create(&o, &comm, &err) != 0) {
-        CHECK(0, "rt_comm_create(%d, %d): %s", rpn, rps, err.msg);
+    rt_comm *comm = open_comm(rpn, rps);
+    if (!comm)
         return;
-    }
     rt_csr a;
     make_matrix(&a, 150, 130, 5, 0, 21);
     static const char *const comms[] = {"direct", "node", "socket+node"};

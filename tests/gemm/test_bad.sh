@@ -3,14 +3,10 @@
 # (test hook fail_rank) makes the point an error naming it and the run ends with status 1 but
 # complete; out-of-domain parameters fail validation naming the parameter.
 # Args: rooftune, scratch folder, mpiexec.
-set -euo pipefail
-RT=$1
-WORK=$2
-MPIEXEC=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 cat >"$WORK/bad.yaml" <<'YAML'
 experiment: {name: gemm-bad}
 matrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]

@@ -6,17 +6,11 @@
 # nothing goes over MPI inside a node and something is pulled; auto with IPC denied falls back to
 # MPI; both transports compute the same C.
 # Args: rooftune, scratch folder, mpiexec, NP, RPN, config.
-set -euo pipefail
-RT=$1
-WORK=$2
-MPIEXEC=$3
-NP=$4
-RPN=$5
-CFG=$6
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK MPIEXEC NP RPN CFG -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 fail() { echo "FAIL (np $NP, $RPN per node): $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 prm() { echo "json_extract(p.params, '\$.$1')"; }
 db="$WORK/ipc.db"

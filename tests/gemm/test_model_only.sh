@@ -4,14 +4,9 @@
 # 1008 with two GPUs of which 432 device to device; 168 tiles received by every process of a
 # 2 x 3 grid), then the paper's scale (144 ranks, 3 GPUs each) in seconds.
 # Args: rooftune, scratch folder, small config, paper model config, machine file.
-set -euo pipefail
-RT=$1
-WORK=$2
-SMALL=$3
-PAPER=$4
-MACHINE=$5
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK SMALL PAPER MACHINE -- "$@"
 rm -rf "$WORK" && mkdir -p "$WORK/np1" "$WORK/np6" "$WORK/paper"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 "$RT" run "$SMALL" --model-only --ranks 1 --out "$WORK/np1" >"$WORK/np1.log" 2>&1 ||
   fail "model-only on 1 rank: $(tail -3 "$WORK/np1.log")"
 "$RT" run "$SMALL" --model-only --ranks 6 --ranks-per-node 2 --out "$WORK/np6" >"$WORK/np6.log" 2>&1 ||

@@ -4,14 +4,10 @@
 # (per rank and emulated GPU) over that ceiling;
 # with a fast link the same points stay ok, each with a bound below its time. One and two ranks.
 # Args: rooftune, scratch folder, mpiexec.
-set -euo pipefail
-RT=$1
-WORK=$2
-MPIEXEC=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 machine() { # NAME H2D_GBS: the other ceilings too fast to matter
   cat >"$WORK/$1.yaml" <<YAML

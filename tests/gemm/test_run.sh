@@ -4,16 +4,11 @@
 # over MPI equal the plan's model, and equal the paper's closed forms where the tiles divide the
 # sizes; bytes per tier equal the traffic model; lookahead and the budget never change C.
 # Args: rooftune, scratch folder, mpiexec, NP, config.
-set -euo pipefail
-RT=$1
-WORK=$2
-MPIEXEC=$3
-NP=$4
-CFG=$5
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK MPIEXEC NP CFG -- "$@"
+rt_scratch "$WORK"
+rt_mpi_env
 fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 rpn=1
 [ "$NP" -ge 4 ] && rpn=2
 db="$WORK/gemm.db"

@@ -21,6 +21,16 @@ static void set_problem(rt_params *p, int64_t k, const char *prec, const char *l
 }
 
 /* The family reference equals the dense product of the triplets, in every layout/precision. */
+/* A 5 x 6 random matrix (about half its entries, seed 3) as CSR: the cases about parameters. */
+static void small_matrix(rt_csr *a)
+{
+    kt_coo m;
+    kt_coo_random(&m, 5, 6, 0.5, 3, NULL, 0);
+    rt_err err;
+    RT_CHECK(kt_coo_to_csr(&m, a, &err) == 0);
+    kt_coo_free(&m);
+}
+
 static void test_reference(void)
 {
     const rt_family_desc *fam = rt_spmm_family();
@@ -90,11 +100,9 @@ static void test_reference(void)
 static void test_defaults(void)
 {
     const rt_family_desc *fam = rt_spmm_family();
-    kt_coo m;
-    kt_coo_random(&m, 5, 6, 0.5, 3, NULL, 0);
     rt_csr a;
+    small_matrix(&a);
     rt_err err;
-    RT_CHECK(kt_coo_to_csr(&m, &a, &err) == 0);
     rt_params p;
     rt_params_init(&p);
     void *vin = NULL;
@@ -105,18 +113,15 @@ static void test_defaults(void)
         fam->free_inputs(vin);
     }
     rt_csr_free(&a);
-    kt_coo_free(&m);
 }
 
 /* Garbage problem parameters and matrices are refused with a message naming the culprit. */
 static void test_garbage(void)
 {
     const rt_family_desc *fam = rt_spmm_family();
-    kt_coo m;
-    kt_coo_random(&m, 5, 6, 0.5, 3, NULL, 0);
     rt_csr a;
+    small_matrix(&a);
     rt_err err;
-    RT_CHECK(kt_coo_to_csr(&m, &a, &err) == 0);
     struct {
         const char *name;
         rt_value value;
@@ -158,7 +163,6 @@ static void test_garbage(void)
     RT_CHECK(rt_spmm_inputs_create(&a, 4, RT_FP32, (rt_layout)9, 1, &in, &err) != 0);
     RT_CHECK(in == NULL);
     rt_csr_free(&a);
-    kt_coo_free(&m);
 }
 
 /* Matrices with no rows, no columns, no nonzeros. */

@@ -4,22 +4,8 @@
 
 #include "rt_registry.h"
 #include "rt_test.h"
+#include "rt_test_device.h"
 #include "spmm_tiled_pipe_rules.h"
-
-/* The H100 SXM's limits as the CUDA runtime reports them. */
-static rt_device_info h100(void)
-{
-    rt_device_info d;
-    memset(&d, 0, sizeof d);
-    d.max_shared_per_block = 48 * 1024;
-    d.max_shared_per_block_optin = 232448; /* 227 KiB */
-    d.max_shared_per_sm = 233472;          /* 228 KiB */
-    d.max_threads_per_sm = 2048;
-    d.max_threads_per_block = 1024;
-    d.sm_count = 132;
-    d.warp_size = 32;
-    return d;
-}
 
 static rt_tiled_pipe_config base(void)
 {
@@ -64,7 +50,7 @@ static void expect_runs(const rt_tiled_pipe_config *c, const rt_device_info *dev
 
 int main(void)
 {
-    const rt_device_info dev = h100();
+    const rt_device_info dev = rt_test_h100();
     rt_tiled_pipe_config c = base();
 
     /* Sizes: 48 KiB of fp32 rows 8 wide is 1536 slots per buffer, two buffers 96 KiB. */

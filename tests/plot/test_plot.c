@@ -136,30 +136,6 @@ static void drop_temp_dir(char *dir)
     free(dir);
 }
 
-static char *read_file(const char *dir, const char *name, long *size)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)len + 1);
-    if (data && fread(data, 1, (size_t)len, f) != (size_t)len) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    if (data) {
-        data[len] = '\0';
-        if (size)
-            *size = len;
-    }
-    return data;
-}
-
 static int file_exists(const char *dir, const char *name)
 {
     char path[2048];
@@ -186,7 +162,7 @@ static void check_figure_files(const char *dir, const char *stem, int with_image
         char name[256];
         snprintf(name, sizeof name, "%s.%s", stem, exts[e]);
         long size = 0;
-        char *data = read_file(dir, name, &size);
+        char *data = rt_test_read_file(dir, name, &size);
         RT_CHECK_MSG(data && size > 0, "%s/%s missing or empty", dir, name);
         if (data && e == 2)
             RT_CHECK_MSG(size > 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0, "%s is not a PNG",
@@ -268,7 +244,7 @@ static void case_line(const char *dir, sqlite3 *db)
 
     /* Best gflops per (kernel, row_block) over matrices and col_block: 4 points each; the
      * wrong point (1000) and the other experiment (500) must not show. */
-    char *dat = read_file(dir, "perf-vs-rb.dat", NULL);
+    char *dat = rt_test_read_file(dir, "perf-vs-rb.dat", NULL);
     RT_CHECK(dat != NULL);
     if (dat) {
         static const char *const expect[] = {"# query: SELECT",
@@ -282,7 +258,7 @@ static void case_line(const char *dir, sqlite3 *db)
         RT_CHECK(!rt_test_contains(dat, " 500 "));
     }
     free(dat);
-    char *gp = read_file(dir, "perf-vs-rb.gp", NULL);
+    char *gp = rt_test_read_file(dir, "perf-vs-rb.gp", NULL);
     RT_CHECK(gp != NULL);
     if (gp) {
         RT_CHECK_MSG(rt_test_contains(gp, "set logscale x 2"), "powers of two get a log2 axis");
@@ -295,7 +271,7 @@ static void case_line(const char *dir, sqlite3 *db)
     free(gp);
 
     /* kernel_s is a time (unit s): the best is the minimum, 1 / max gflops. */
-    dat = read_file(dir, "time-vs-rb.dat", NULL);
+    dat = rt_test_read_file(dir, "time-vs-rb.dat", NULL);
     if (dat) {
         static const char *const expect[] = {"# index 0: col_block = 8\n", "64 0.07407407407 4\n",
                                              "128 0.06896551724 4\n", "# index 1: col_block = 16\n",
@@ -303,11 +279,11 @@ static void case_line(const char *dir, sqlite3 *db)
         RT_CHECK_MSG(in_order(dat, expect, 5), "time-vs-rb.dat:\n%s", dat);
     }
     free(dat);
-    gp = read_file(dir, "time-vs-rb.gp", NULL);
+    gp = rt_test_read_file(dir, "time-vs-rb.gp", NULL);
     RT_CHECK(gp && rt_test_contains(gp, "set ylabel 'kernel_s (seconds)'"));
     free(gp);
 
-    dat = read_file(dir, "perf-vs-matrix.dat", NULL);
+    dat = rt_test_read_file(dir, "perf-vs-matrix.dat", NULL);
     if (dat) {
         static const char *const expect[] = {"# columns: x_index matrix gflops n_points",
                                              "0 \"band\" 6 6\n1 \"web\" 16 6\n\n\n",
@@ -315,7 +291,7 @@ static void case_line(const char *dir, sqlite3 *db)
         RT_CHECK_MSG(in_order(dat, expect, 3), "perf-vs-matrix.dat:\n%s", dat);
     }
     free(dat);
-    gp = read_file(dir, "perf-vs-matrix.gp", NULL);
+    gp = rt_test_read_file(dir, "perf-vs-matrix.gp", NULL);
     RT_CHECK(gp && rt_test_contains(gp, "set xtics ('band' 0, 'web' 1)"));
     RT_CHECK(gp && !rt_test_contains(gp, "logscale x"));
     free(gp);
@@ -324,7 +300,7 @@ static void case_line(const char *dir, sqlite3 *db)
     rt_plot_cfg linear = plot_spec("linear", "line", "row_block", "gflops", "");
     linear.logx = -1;
     RT_CHECK_MSG(rt_plot_experiment(db, "exp1", &linear, 1, dir, &res, &err) == 0, "%s", err.msg);
-    gp = read_file(dir, "linear.gp", NULL);
+    gp = rt_test_read_file(dir, "linear.gp", NULL);
     RT_CHECK(gp && !rt_test_contains(gp, "logscale x") && rt_test_contains(gp, "unset key"));
     free(gp);
 }
@@ -344,7 +320,7 @@ static void case_bars(const char *dir, sqlite3 *db)
     check_figure_files(dir, "bars-matrix-dram_bytes", 1);
 
     /* Time: the best is the minimum: 1 / (max gflops of each matrix and kernel). */
-    char *dat = read_file(dir, "best-time.dat", NULL);
+    char *dat = rt_test_read_file(dir, "best-time.dat", NULL);
     RT_CHECK(dat != NULL);
     if (dat) {
         static const char *const expect[] = {"\"spmm.cpu.csr\" \"spmm.cpu.ell\"\n",
@@ -353,7 +329,7 @@ static void case_bars(const char *dir, sqlite3 *db)
         RT_CHECK_MSG(in_order(dat, expect, 3), "best-time.dat:\n%s", dat);
     }
     free(dat);
-    char *gp = read_file(dir, "best-time.gp", NULL);
+    char *gp = rt_test_read_file(dir, "best-time.gp", NULL);
     RT_CHECK(gp != NULL);
     if (gp) {
         RT_CHECK(rt_test_contains(gp, "with boxes"));
@@ -362,7 +338,7 @@ static void case_bars(const char *dir, sqlite3 *db)
         RT_CHECK(rt_test_contains(gp, "set ylabel 'median time (seconds)'"));
     }
     free(gp);
-    dat = read_file(dir, "bars-matrix-dram_bytes.dat", NULL);
+    dat = rt_test_read_file(dir, "bars-matrix-dram_bytes.dat", NULL);
     RT_CHECK(dat && rt_test_contains(dat, "\"band\" 256000 256000\n"));
     free(dat);
 }
@@ -380,7 +356,7 @@ static void case_defaults(const char *dir, sqlite3 *db)
     check_figure_files(dir, "gflops-vs-col_block-band", 1);
     check_figure_files(dir, "gflops-vs-col_block-web", 1);
     check_figure_files(dir, "best-gflops-per-matrix", 1);
-    char *dat = read_file(dir, "gflops-vs-col_block-band.dat", NULL);
+    char *dat = rt_test_read_file(dir, "gflops-vs-col_block-band.dat", NULL);
     if (dat) {
         static const char *const expect[] = {"matrix 'band'", "kernel = spmm.cpu.csr",
                                              "8 5.5 3\n16 6 3\n", "kernel = spmm.cpu.ell",
@@ -390,7 +366,7 @@ static void case_defaults(const char *dir, sqlite3 *db)
     }
     RT_CHECK(dat != NULL);
     free(dat);
-    dat = read_file(dir, "best-gflops-per-matrix.dat", NULL);
+    dat = rt_test_read_file(dir, "best-gflops-per-matrix.dat", NULL);
     RT_CHECK(dat && in_order(dat, (const char *const[]){"\"band\" 6 7\n", "\"web\" 16 17\n"}, 2));
     free(dat);
 
@@ -595,11 +571,11 @@ static void case_bad_input(const char *dir, sqlite3 *db)
     check_render(&res, 2, __LINE__);
     check_figure_files(dir, "_._evil_name", 1);
     check_figure_files(dir, "bars", 1);
-    char *gp = read_file(dir, "_._evil_name.gp", NULL);
+    char *gp = rt_test_read_file(dir, "_._evil_name.gp", NULL);
     RT_CHECK(gp && rt_test_contains(gp, "set title 'it''s a \"title\" \\ with newline'"));
     RT_CHECK(gp && rt_test_contains(gp, "title 'it''s \"odd\" \\ k'"));
     free(gp);
-    char *dat = read_file(dir, "bars.dat", NULL);
+    char *dat = rt_test_read_file(dir, "bars.dat", NULL);
     RT_CHECK_MSG(dat && rt_test_contains(dat, "\"m 1\" 3 1\n\"m 2\" 5 ?\n"), "%s",
                  dat ? dat : ""); /* plain never ran on m 2 */
     free(dat);

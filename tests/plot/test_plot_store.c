@@ -18,27 +18,6 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-static char *read_all(const char *dir, const char *name)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)len + 1);
-    if (data && fread(data, 1, (size_t)len, f) != (size_t)len) {
-        free(data);
-        data = NULL;
-    }
-    if (data)
-        data[len] = '\0';
-    fclose(f);
-    return data;
-}
-
 static int add(rt_store *st, int64_t run, const char *kernel, int row_block, double gflops,
                rt_point_status status, rt_err *err)
 {
@@ -150,7 +129,7 @@ int main(void)
         res.gnuplot_missing == !have_gnuplot &&
             rt_test_contains(res.message, have_gnuplot ? ".png, .svg" : "gnuplot not found"),
         "gnuplot %s: %s", have_gnuplot ? "found" : "missing", res.message);
-    char *dat = read_all(out, "gflops-vs-row_block-band.dat");
+    char *dat = rt_test_read_file(out, "gflops-vs-row_block-band.dat", NULL);
     RT_CHECK_MSG(dat && rt_test_contains(dat, "32 1 1\n64 2 1\n128 3 1\n") &&
                      rt_test_contains(dat, "32 2.5 1\n64 3.5 1\n128 4.5 1\n") &&
                      !rt_test_contains(dat, "999"),
@@ -165,7 +144,7 @@ int main(void)
     snprintf(spec.series, sizeof spec.series, "kernel");
     RT_CHECK_MSG(rt_plot_experiment(rt_store_db(st), "real", &spec, 1, out, &res, &err) == 0, "%s",
                  err.msg);
-    dat = read_all(out, "line-K-dram_bytes.dat");
+    dat = rt_test_read_file(out, "line-K-dram_bytes.dat", NULL);
     RT_CHECK_MSG(dat && rt_test_contains(dat, "32 12800 3\n"), "%s", dat ? dat : "(missing)");
     free(dat);
     /* An unavailable metric is NULL in the store: nothing to draw, so the figure is skipped. */

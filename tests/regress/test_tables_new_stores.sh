@@ -4,11 +4,9 @@
 # dimensions. The sparse-DNN bar gets a row-major row and the best of either layout names its
 # layout; a point with enough samples feeds a ratio, a point with none is marked and feeds none.
 #   $1 = repository root, $2 = scratch folder
-set -euo pipefail
-ROOT=$1
-WORK=$2
-fail() { echo "FAIL: $*" >&2; exit 1; }
-rm -rf "$WORK" && mkdir -p "$WORK/h100"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args ROOT WORK -- "$@"
+rt_scratch "$WORK" h100
 cp "$ROOT"/results/baselines/h100/*.db "$WORK/h100/"
 COLS="run_id, experiment, kernel, backend, family, matrix, params, problem, ranks, device, point_key, status,
       verified, time_median_s, gflops, flops, measured_at"

@@ -16,6 +16,7 @@
 #include "rt_machine.h"
 #include "rt_probe.h"
 #include "rt_test.h"
+#include "probe_test_world.h"
 
 static int positive(double v)
 {
@@ -119,21 +120,12 @@ static int test_cpu(const char *scratch, const char *machines)
 
 static int test_mpi(int rpn, int rps, const char *tier)
 {
-    MPI_Init(NULL, NULL);
-    rt_err err;
-    rt_comm_opts co = {rpn, rps};
-    rt_comm *comm = NULL;
-    if (rt_comm_create(&co, &comm, &err) != 0) {
-        fprintf(stderr, "rt_comm_create: %s\n", err.msg);
-        MPI_Finalize();
+    rt_comm *comm = probe_test_comm(NULL, NULL, rpn, rps);
+    if (!comm)
         return 1;
-    }
+    rt_err err;
     const int me = rt_comm_world_rank(comm);
-    int want = -1;
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        if (strcmp(tier, rt_machine_tier_name((rt_net_tier)t)) == 0)
-            want = t;
-    RT_CHECK(want >= 0);
+    const int want = probe_test_tier(tier);
 
     rt_probe_opts o;
     rt_probe_opts_init(&o);

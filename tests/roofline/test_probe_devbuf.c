@@ -32,6 +32,7 @@
 #include "rt_machine.h"
 #include "rt_probe.h"
 #include "rt_test.h"
+#include "probe_test_world.h"
 
 #define MAX_MAPS 16
 
@@ -215,21 +216,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s <rpn> <rps> <tier> <scratch>\n", argv[0]);
         return 2;
     }
-    MPI_Init(&argc, &argv);
-    rt_err err;
-    rt_comm_opts co = {atoi(argv[1]), atoi(argv[2])};
-    rt_comm *comm = NULL;
-    if (rt_comm_create(&co, &comm, &err) != 0) {
-        fprintf(stderr, "rt_comm_create: %s\n", err.msg);
-        MPI_Finalize();
+    rt_comm *comm = probe_test_comm(&argc, &argv, atoi(argv[1]), atoi(argv[2]));
+    if (!comm)
         return 1;
-    }
+    rt_err err;
     const int me = rt_comm_world_rank(comm);
-    int want = -1;
-    for (int t = 0; t < RT_TIER_COUNT; ++t)
-        if (strcmp(argv[3], rt_machine_tier_name((rt_net_tier)t)) == 0)
-            want = t;
-    RT_CHECK(want >= 0);
+    const int want = probe_test_tier(argv[3]);
     const int same_node = want != RT_TIER_GLOBAL;
 
     fake_gpu g;

@@ -2,17 +2,12 @@
 # point is verified by the runner's gate, the distributed solve's messages are all received once,
 # and a failing rank (fail_rank) makes its points fail with that rank named, without hanging.
 #   $1 rooftune  $2 repository root  $3 scratch folder  $4 mpiexec
-set -euo pipefail
-RT=$1
-ROOT=$2
-WORK=$3
-MPIEXEC=$4
-rm -rf "$WORK" && mkdir -p "$WORK"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 CFG="$ROOT/configs/ci/sptrsv-small.yaml"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 3 "$RT" run "$CFG" --db "$WORK/ok.db" \
   --ranks-per-node 1 > "$WORK/ok.log" 2>&1 || { cat "$WORK/ok.log"; fail "run failed"; }

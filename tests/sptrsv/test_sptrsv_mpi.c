@@ -17,6 +17,7 @@
 #include "sptrsv_cpu_dist.h"
 #include "sptrsv_family.h"
 #include "rt_test_mpi.h"
+#include "sptrsv_test_world.h"
 
 #define CHECK RT_MPI_CHECK_MSG
 
@@ -114,26 +115,11 @@ done:
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rt_mpi_rank);
     int P = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    rt_comm_opts opts = {.ranks_per_node = argc > 1 ? atoi(argv[1]) : 0};
-    rt_comm *comm = NULL;
-    rt_err err;
-    if (rt_comm_create(&opts, &comm, &err) != 0) {
-        fprintf(stderr, "%s\n", err.msg);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    rt_comm *comm = sptrsv_test_world_begin(&argc, &argv, &P);
     one_case(comm, 7, 5, 1, 0, -1);
     one_case(comm, 5, 10, 5, 0, -1);
     one_case(comm, 5, 8, 2, 2, -1);
     one_case(comm, 7, 4, 1, 0, P - 1);
-    int total = 0;
-    MPI_Allreduce(&rt_mpi_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    rt_comm_free(comm);
-    MPI_Finalize();
-    if (rt_mpi_rank == 0)
-        printf("sptrsv mpi np %d: %s (%d failed checks)\n", P, total ? "FAILED" : "ok", total);
-    return total ? 1 : 0;
+    return sptrsv_test_world_end(comm, "sptrsv mpi", P);
 }

@@ -9,17 +9,12 @@
 #   - parts beyond the job (4 on 2 ranks) is infeasible with the counts;
 #   - a bad layout or solve is a config error (exit 2) naming it.
 #   $1 rooftune  $2 repository root  $3 scratch folder  $4 mpiexec
-set -euo pipefail
-RT=$1
-ROOT=$2
-WORK=$3
-MPIEXEC=$4
-rm -rf "$WORK" && mkdir -p "$WORK"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK MPIEXEC -- "$@"
+rt_scratch "$WORK"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ROOFTUNE_NO_CUDA=1 OMP_WAIT_POLICY=passive
 CFG="$ROOT/configs/ci/sptrsv-persistent-small.yaml"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 K="kernel = 'sptrsv.cpu.persistent'"
 

@@ -3,13 +3,9 @@
 # what was kept, a rerun resumes, a run killed with -9 is marked 'interrupted' by the next, and a
 # SIGINT while a family builds its inputs stops the run within seconds.
 #   $1 = rooftune, $2 = this folder, $3 = scratch folder
-set -euo pipefail
-RT=$1
-HERE=$2
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT HERE WORK -- "$@"
+rt_scratch "$WORK"
 db="$WORK/s.db"
 
 # wait_points DB N: until the store holds N points (at most 60 s).

@@ -4,12 +4,10 @@
 # crash, hang or compute the wrong thing are recorded with the reason while the run goes on and
 # the store stays whole; a reference that is missing or does not match is named.
 #   $1 rooftune  $2 the source tree  $3 a scratch folder  $4 mpiexec (unused)
-set -euo pipefail
-RT=$1 SRC=$2 WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT SRC WORK -- "$@"
+rt_scratch "$WORK"
 export ROOFTUNE_CACHE_DIR=$WORK/cache
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 cp -r "$SRC/tests/user/bad" "$WORK/bad"
 cd "$WORK/bad"
 

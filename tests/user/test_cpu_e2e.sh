@@ -4,12 +4,10 @@
 # `best`; resume, and no resume once a source changes; a search strategy with bound pruning; two
 # MPI ranks; compare (the CI gate), export and figures.
 #   $1 rooftune  $2 the source tree  $3 a scratch folder  $4 mpiexec
-set -euo pipefail
+. "$(dirname "$0")/../rt_test_lib.sh"
 RT=$1 SRC=$2 WORK=$3 MPIEXEC=${4:-mpirun}
-rm -rf "$WORK" && mkdir -p "$WORK"
+rt_scratch "$WORK"
 export ROOFTUNE_CACHE_DIR=$WORK/cache
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
 cd "$SRC"
 # Few repetitions: the test checks what is recorded, not how fast.
 Q=(--set measure.max_reps=8 --set measure.max_time_s=0.05)

@@ -219,21 +219,11 @@ static void local_multiply(const sender_state *s, void *out, int64_t c0, int64_t
 
 /* Execution context: the first local failure is kept, and the protocol goes on regardless, so
  * every partner still gets (and sends) every message it expects. */
-typedef struct exec_ctx {
-    int ok;
-    rt_err err;
-} exec_ctx;
+typedef dspmm_exec_ctx exec_ctx;
 
 static void exec_fail(exec_ctx *x, const char *what, int rc)
 {
-    if (!x->ok)
-        return;
-    x->ok = 0;
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_string(rc, text, &len);
-    rt_err_set(&x->err, "%s: %s%s%s", KNAME, what, text[0] ? ": " : "", text);
+    dspmm_exec_fail_mpi(x, KNAME, what, rc);
 }
 
 /* Posts hop k for one chunk of width w: receives into rbuf, sends from src (my level-k buffer).

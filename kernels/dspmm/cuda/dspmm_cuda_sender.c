@@ -713,21 +713,11 @@ static int gpu_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
 
 /* The first local failure is kept and the protocol goes on regardless, so every partner still
  * gets (and sends) every message it expects; the agreement at the end fails the execution. */
-typedef struct exec_ctx {
-    int ok;
-    rt_err err;
-} exec_ctx;
+typedef dspmm_exec_ctx exec_ctx;
 
 static void fail_mpi(gpu_state *s, exec_ctx *x, const char *what, int rc)
 {
-    if (!x->ok)
-        return;
-    x->ok = 0;
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    if (rc != MPI_SUCCESS)
-        MPI_Error_string(rc, text, &len);
-    rt_err_set(&x->err, "%s: %s%s%s", s->what, what, text[0] ? ": " : "", text);
+    dspmm_exec_fail_mpi(x, s->what, what, rc);
 }
 
 static void fail_cuda(gpu_state *s, exec_ctx *x, const char *what, cudaError_t e)

@@ -9,6 +9,7 @@
 #include "gemm_cpu_kernels.h"
 #include "gemm_params.h"
 #include "rt_comm.h"
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 
 #define KNAME "gemm.cpu.summa"
@@ -174,15 +175,13 @@ static int summa_run(void *state, double *seconds, rt_err *err)
     const gemm_inputs *in = s->in;
     const int64_t t = s->t;
     *seconds = -1.0;
-    char mine[256] = "";
-    const int ok = s->fail_rank != s->rank;
-    if (!ok)
-        snprintf(mine, sizeof mine, "injected failure on rank %d (test hook fail_rank)", s->rank);
-    int all_ok = 1, first = -1;
+    int first = -1;
     char msg[512] = "";
-    if (rt_comm_all_ok_msg(s->comm, ok, mine, &all_ok, &first, msg, sizeof msg) != 0)
+    const int failed =
+        gemm_fail_hook_agree(s->comm, s->fail_rank, s->rank, &first, msg, sizeof msg);
+    if (failed < 0)
         return rt_err_set(err, KNAME ": failure agreement failed");
-    if (!all_ok)
+    if (failed)
         return rt_err_set(err, KNAME ": rank %d failed: %s", first, msg);
     memset(s->sent_bytes, 0, sizeof s->sent_bytes);
     s->sent_tiles = 0.0;
@@ -300,21 +299,10 @@ static int summa_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
-static const rt_kernel_desc summa_desc = {
-    .name = KNAME,
-    .family = "gemm",
-    .backend = "cpu",
-    .summary = "bulk-synchronous SUMMA over MPI with the tiled kernels' tiles and grid (CBLAS)",
-    .params = summa_params,
-    .n_params = N_SUMMA,
-    .check = summa_check,
-    .setup = summa_setup,
-    .run = summa_run,
-    .output = summa_output,
-    .metrics = summa_metrics,
-    .teardown = summa_teardown,
-    .traffic = summa_traffic,
-};
+static const rt_kernel_desc summa_desc = RT_CPU_KERNEL(
+    KNAME, "gemm", "bulk-synchronous SUMMA over MPI with the tiled kernels' tiles and grid (CBLAS)",
+    summa_params, summa_check, summa_setup, summa_run, summa_output, summa_metrics, summa_teardown,
+    summa_traffic);
 
 const rt_kernel_desc *rt_gemm_cpu_summa_kernel(void)
 {

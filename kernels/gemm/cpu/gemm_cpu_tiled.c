@@ -4,6 +4,7 @@
 #include "gemm_cpu_engine.h"
 #include "gemm_cpu_kernels.h"
 #include "gemm_params.h"
+#include "rt_cpu_kernel.h"
 
 #define KNAME "gemm.cpu.tiled"
 
@@ -103,22 +104,12 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
     return 0;
 }
 
-static const rt_kernel_desc tiled_desc = {
-    .name = KNAME,
-    .family = "gemm",
-    .backend = "cpu",
-    .summary = "chunked blocked GEMM over MPI (PaRSEC generic GEMM) with emulated GPUs: "
-               "host-memory budgets, LRU tile caches with peer reuse, lookahead; CBLAS tiles",
-    .params = tiled_params,
-    .n_params = N_TILED,
-    .check = tiled_check,
-    .setup = tiled_setup,
-    .run = tiled_run,
-    .output = tiled_output,
-    .metrics = tiled_metrics,
-    .teardown = tiled_teardown,
-    .traffic = tiled_traffic,
-};
+static const rt_kernel_desc tiled_desc =
+    RT_CPU_KERNEL(KNAME, "gemm",
+                  "chunked blocked GEMM over MPI (PaRSEC generic GEMM) with emulated GPUs: "
+                  "host-memory budgets, LRU tile caches with peer reuse, lookahead; CBLAS tiles",
+                  tiled_params, tiled_check, tiled_setup, tiled_run, tiled_output, tiled_metrics,
+                  tiled_teardown, tiled_traffic);
 
 const rt_kernel_desc *rt_gemm_cpu_tiled_kernel(void)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "rt_comm.h"
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 #include "sptrsv_block.h"
 #include "sptrsv_calib.h"
@@ -185,9 +186,7 @@ static int dist_metrics(void *state, rt_metrics *m, rt_err *err)
         snprintf(name, sizeof name, "model_%s_gbs", tiers[t]);
         rt_metrics_add(m, name, "GB/s", s->costs.bw_bps[t] * 1e-9, 0);
     }
-    const double med = sptrsv_runlog_median(&s->log);
-    if (med > 0.0)
-        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
+    sptrsv_runlog_ratio_metric(&s->log, s->pred.time_s, m);
     return 0;
 }
 
@@ -199,30 +198,17 @@ static int dist_traffic(const rt_kernel_desc *self, const void *inputs, const rt
     (void)p;
     (void)env;
     (void)err;
-    /* Per rank: its share of L (supernodes are dealt round robin), B and X. */
-    const double share = 1.0 / (double)in->nranks;
-    const double nnz = (double)in->f.csr.nnz, n = (double)in->n, k = (double)in->nrhs;
-    t->flops = 2.0 * nnz * k * share;
-    t->bytes[RT_LEVEL_DRAM] = (12.0 * nnz + 16.0 * n * k) * share;
+    /* Per rank: its share of L (supernodes are dealt round robin, no row pointers), B and X. */
+    sptrsv_compulsory_traffic(in, 0.0, 1.0 / (double)in->nranks, t);
     return 0;
 }
 
-static const rt_kernel_desc dist_desc = {
-    .name = KNAME,
-    .family = "sptrsv",
-    .backend = "cpu",
-    .summary = "message-driven distributed solve: P x 1 block rows, x broadcast along binary "
-               "trees with MPI-3 RMA puts and a polled counter, no barriers between levels",
-    .params = dist_params,
-    .n_params = N_PARAMS,
-    .check = dist_check,
-    .setup = dist_setup,
-    .run = dist_run,
-    .output = dist_output,
-    .metrics = dist_metrics,
-    .teardown = dist_teardown,
-    .traffic = dist_traffic,
-};
+static const rt_kernel_desc dist_desc =
+    RT_CPU_KERNEL(KNAME, "sptrsv",
+                  "message-driven distributed solve: P x 1 block rows, x broadcast along binary "
+                  "trees with MPI-3 RMA puts and a polled counter, no barriers between levels",
+                  dist_params, dist_check, dist_setup, dist_run, dist_output, dist_metrics,
+                  dist_teardown, dist_traffic);
 
 const rt_kernel_desc *rt_sptrsv_cpu_dist_kernel(void)
 {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "rt_clock.h"
+#include "rt_cpu_kernel.h"
 #include "rt_cpu_threads.h"
 #include "rt_schema.h"
 #include "sptrsv_calib.h"
@@ -142,9 +143,7 @@ static int levelset_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "model_unit_gbs", "GB/s", s->costs.unit_bps * 1e-9, 0);
     rt_metrics_add(m, "model_peak_gbs", "GB/s", s->costs.peak_bps * 1e-9, 0);
     rt_metrics_add(m, "model_sync_us", "us", s->costs.sync_s * 1e6, 0);
-    const double med = sptrsv_runlog_median(&s->log);
-    if (med > 0.0)
-        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
+    sptrsv_runlog_ratio_metric(&s->log, s->pred.time_s, m);
     return 0;
 }
 
@@ -156,29 +155,17 @@ static int levelset_traffic(const rt_kernel_desc *self, const void *inputs, cons
     (void)p;
     (void)env;
     (void)err;
-    const double nnz = (double)in->f.csr.nnz, n = (double)in->n, k = (double)in->nrhs;
-    t->flops = 2.0 * nnz * k;
-    /* Compulsory: L once (values, indices, row pointers), B read, X written. */
-    t->bytes[RT_LEVEL_DRAM] = 12.0 * nnz + 8.0 * (n + 1.0) + 16.0 * n * k;
+    /* L's CSR copy with 8-byte row pointers. */
+    sptrsv_compulsory_traffic(in, 8.0, 1.0, t);
     return 0;
 }
 
-static const rt_kernel_desc levelset_desc = {
-    .name = KNAME,
-    .family = "sptrsv",
-    .backend = "cpu",
-    .summary = "level-set forward solve on L's CSR copy: rows of a level in parallel, a barrier "
-               "between levels (OpenMP)",
-    .params = levelset_params,
-    .n_params = N_PARAMS,
-    .check = levelset_check,
-    .setup = levelset_setup,
-    .run = levelset_run,
-    .output = levelset_output,
-    .metrics = levelset_metrics,
-    .teardown = levelset_teardown,
-    .traffic = levelset_traffic,
-};
+static const rt_kernel_desc levelset_desc =
+    RT_CPU_KERNEL(KNAME, "sptrsv",
+                  "level-set forward solve on L's CSR copy: rows of a level in parallel, a barrier "
+                  "between levels (OpenMP)",
+                  levelset_params, levelset_check, levelset_setup, levelset_run, levelset_output,
+                  levelset_metrics, levelset_teardown, levelset_traffic);
 
 const rt_kernel_desc *rt_sptrsv_cpu_levelset_kernel(void)
 {

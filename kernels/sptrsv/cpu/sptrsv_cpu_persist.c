@@ -12,6 +12,7 @@
 
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_cpu_kernel.h"
 #include "rt_schema.h"
 #include "sptrsv_family.h"
 #include "sptrsv_pexec.h"
@@ -423,23 +424,13 @@ static int persist_traffic(const rt_kernel_desc *self, const void *inputs, const
     return 0;
 }
 
-static const rt_kernel_desc persist_desc = {
-    .name = KNAME,
-    .family = "sptrsv",
-    .backend = "cpu",
-    .summary = "the persistent message-driven solve (forward or backward) on CPU ranks: the plan "
-               "of sptrsv.cuda.persistent, threads as workers, shared-memory windows for x, "
-               "partial sums, flags and counters",
-    .params = persist_params,
-    .n_params = N_PARAMS,
-    .check = persist_check,
-    .setup = persist_setup,
-    .run = persist_run,
-    .output = persist_output,
-    .metrics = persist_metrics,
-    .teardown = persist_teardown,
-    .traffic = persist_traffic,
-};
+static const rt_kernel_desc persist_desc = RT_CPU_KERNEL(
+    KNAME, "sptrsv",
+    "the persistent message-driven solve (forward or backward) on CPU ranks: the plan "
+    "of sptrsv.cuda.persistent, threads as workers, shared-memory windows for x, "
+    "partial sums, flags and counters",
+    persist_params, persist_check, persist_setup, persist_run, persist_output, persist_metrics,
+    persist_teardown, persist_traffic);
 
 const rt_kernel_desc *rt_sptrsv_cpu_persist_kernel(void)
 {

@@ -178,9 +178,8 @@ static int levelset_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "model_unit_gbs", "GB/s", s->costs.unit_bps * 1e-9, 0);
     rt_metrics_add(m, "model_peak_gbs", "GB/s", s->costs.peak_bps * 1e-9, 0);
     rt_metrics_add(m, "model_launch_us", "us", s->costs.sync_s * 1e6, 0);
-    const double med = sptrsv_runlog_median(&s->log);
-    if (med > 0.0 && s->pred.time_s > 0.0)
-        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
+    if (s->pred.time_s > 0.0) /* a ratio only where the model predicted a time */
+        sptrsv_runlog_ratio_metric(&s->log, s->pred.time_s, m);
     return 0;
 }
 

@@ -370,9 +370,8 @@ static int persist_metrics(void *state, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "model_sync_samples", "count", (double)s->cal.sync_samples, 0);
     rt_metrics_add(m, "calib_nowait_s", "s", s->cal.nowait_s, 0);
     rt_metrics_add(m, "calib_trace_s", "s", s->cal.trace_s, 0);
-    const double med = sptrsv_runlog_median(&s->log);
-    if (med > 0.0 && s->pred.time_s > 0.0)
-        rt_metrics_add(m, "model_over_measured", "ratio", s->pred.time_s / med, 0);
+    if (s->pred.time_s > 0.0) /* a ratio only where the model predicted a time */
+        sptrsv_runlog_ratio_metric(&s->log, s->pred.time_s, m);
     return 0;
 }
 
