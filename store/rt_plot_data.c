@@ -423,7 +423,7 @@ static int table_add(rt_plot_table *t, rt_err *err)
 }
 
 /* Copies a column as text and tells whether it is a number. */
-static int read_value(sqlite3_stmt *stmt, int col, char *text, size_t len, double *value)
+int rt_plot_read_value(struct sqlite3_stmt *stmt, int col, char *text, size_t len, double *value)
 {
     const int type = sqlite3_column_type(stmt, col);
     const unsigned char *raw = sqlite3_column_text(stmt, col);
@@ -465,7 +465,7 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         char y_text[RT_PLOT_TEXT_MAX];
         double y_value = 0;
-        const int y_numeric = read_value(stmt, 2, y_text, sizeof y_text, &y_value);
+        const int y_numeric = rt_plot_read_value(stmt, 2, y_text, sizeof y_text, &y_value);
         const int y_type = sqlite3_column_type(stmt, 2);
         if (!y_numeric && y_type != SQLITE_INTEGER && y_type != SQLITE_FLOAT) {
             rt_err_set(err,
@@ -482,9 +482,9 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
             return -1;
         }
         rt_plot_row *row = &t->rows[t->n - 1];
-        row->x_numeric = read_value(stmt, 0, row->x_text, sizeof row->x_text, &row->x);
+        row->x_numeric = rt_plot_read_value(stmt, 0, row->x_text, sizeof row->x_text, &row->x);
         row->series_numeric =
-            read_value(stmt, 1, row->series, sizeof row->series, &row->series_value);
+            rt_plot_read_value(stmt, 1, row->series, sizeof row->series, &row->series_value);
         row->y = y_value;
         row->n_points = sqlite3_column_int64(stmt, 3);
     }

@@ -76,6 +76,13 @@ int rt_plot_data_resolve(struct sqlite3 *db, const char *experiment, const char 
 /* A field that puts every point in one series named label. */
 void rt_plot_data_constant(const char *label, rt_plot_field *out);
 
+/* Copies column `col` of a figure query's row as text (at most len bytes) and tells whether it
+ * holds a finite number (1, *value set) or not (0): a numeric column as stored, a text column
+ * when all of it is a number, trailing spaces allowed. The one reader of the figure data and of
+ * rt_plot_query, so both take a value the same way. */
+struct sqlite3_stmt;
+int rt_plot_read_value(struct sqlite3_stmt *stmt, int col, char *text, size_t len, double *value);
+
 /* Reads the best y per (series, x) of experiment's status-ok points, optionally only those on
  * matrix (NULL: all). y must hold numbers; text in y is an error naming the value. t is
  * initialized here; free it with rt_plot_data_table_free (also after an error). */

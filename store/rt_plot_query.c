@@ -21,31 +21,6 @@ static char *plain_copy(char *q)
     return copy;
 }
 
-static int parse_number(const char *text, double *value)
-{
-    if (!text || !*text)
-        return 0;
-    char *end;
-    const double v = strtod(text, &end);
-    if (*end != '\0' || !isfinite(v))
-        return 0;
-    *value = v;
-    return 1;
-}
-
-/* Copies a column as text and tells whether it holds a finite number. */
-static int read_value(sqlite3_stmt *stmt, int col, char *text, size_t len, double *value)
-{
-    const int type = sqlite3_column_type(stmt, col);
-    const unsigned char *raw = sqlite3_column_text(stmt, col);
-    snprintf(text, len, "%s", raw ? (const char *)raw : "");
-    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-        *value = sqlite3_column_double(stmt, col);
-        return isfinite(*value) ? 1 : 0;
-    }
-    return parse_number(text, value);
-}
-
 int rt_plot_query_points(sqlite3 *db, const char *experiment, const rt_plot_field *x,
                          const rt_plot_field *y, const rt_plot_field *series, const char *matrix,
                          rt_plot_point **items, int *n, int *cap, char **query, rt_err *err)
@@ -74,7 +49,7 @@ int rt_plot_query_points(sqlite3 *db, const char *experiment, const rt_plot_fiel
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         char y_text[RT_PLOT_TEXT_MAX];
         double yv = 0;
-        if (!read_value(stmt, 3, y_text, sizeof y_text, &yv)) {
+        if (!rt_plot_read_value(stmt, 3, y_text, sizeof y_text, &yv)) {
             const int type = sqlite3_column_type(stmt, 3);
             if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
                 continue; /* infinite: nothing a figure can place */
@@ -98,9 +73,10 @@ int rt_plot_query_points(sqlite3 *db, const char *experiment, const rt_plot_fiel
         rt_plot_point *b = &(*items)[(*n)++];
         memset(b, 0, sizeof *b);
         b->id = sqlite3_column_int64(stmt, 0);
-        b->row.x_numeric = read_value(stmt, 1, b->row.x_text, sizeof b->row.x_text, &b->row.x);
+        b->row.x_numeric =
+            rt_plot_read_value(stmt, 1, b->row.x_text, sizeof b->row.x_text, &b->row.x);
         b->row.series_numeric =
-            read_value(stmt, 2, b->row.series, sizeof b->row.series, &b->row.series_value);
+            rt_plot_read_value(stmt, 2, b->row.series, sizeof b->row.series, &b->row.series_value);
         b->row.y = yv;
     }
     sqlite3_finalize(stmt);
@@ -142,7 +118,7 @@ int rt_plot_query_values(sqlite3 *db, const rt_plot_field *fields, int n, int64_
             continue;
         char cell[RT_PLOT_TEXT_MAX];
         double v;
-        if (read_value(stmt, k, cell, sizeof cell, &v)) {
+        if (rt_plot_read_value(stmt, k, cell, sizeof cell, &v)) {
             values[k] = v;
         } else if (sqlite3_column_type(stmt, k) == SQLITE_TEXT) {
             *text_col = k;
