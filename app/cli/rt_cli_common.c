@@ -12,6 +12,7 @@
 #include "rt_cli.h"
 #include "rt_comm.h"
 #include "rt_config.h"
+#include "rt_criterion.h"
 #include "rt_kernels.h"
 #include "rt_machine.h"
 #include "rt_path.h"
@@ -218,4 +219,17 @@ int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket
         return -1;
     }
     return 0;
+}
+
+int rt_cli_reps_warn(const struct rt_config *cfg, FILE *log)
+{
+    const rt_criterion_params p = {.target_rel_ci = cfg->measure.target_rel_ci,
+                                   .confidence = cfg->measure.confidence,
+                                   .max_noise = cfg->measure.max_noise};
+    char msg[512];
+    if (!rt_criterion_check_reps(cfg->measure.stop, &p, cfg->measure.max_reps, msg, sizeof msg))
+        return 0;
+    if (log)
+        fprintf(log, "  warning: %s\n", msg);
+    return 1;
 }

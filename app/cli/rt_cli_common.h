@@ -3,6 +3,8 @@
 #ifndef RT_CLI_COMMON_H
 #define RT_CLI_COMMON_H
 
+#include <stdio.h>
+
 #include "rt_backend.h"
 #include "rt_error.h"
 #include "rt_registry.h"
@@ -15,6 +17,12 @@ typedef struct rt_cli_env {
     int backend_open;
     struct rt_user_set *user; /* the config's kernel specs (rt_cli_env_user_kernels), or NULL */
 } rt_cli_env;
+
+/* Writes a warning to log (when not NULL) if the config's measure.max_reps is below what its
+ * stopping criterion needs to judge a point (every timed point would be recorded noisy); returns
+ * 1 when it warned. */
+struct rt_config;
+int rt_cli_reps_warn(const struct rt_config *cfg, FILE *log);
 
 /* Registers the built-in families and kernels and opens the backend (CUDA when a device is
  * present and cpu_only is 0). local_rank picks the GPU. */

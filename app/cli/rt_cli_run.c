@@ -275,6 +275,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
                          .argv = (const char *const *)argv,
                          .worker_fd = (int)worker_fd};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
+    if (rank == 0)
+        rt_cli_reps_warn(&cfg, quiet ? NULL : stdout);
     rt_run_summary sum;
     rt_interrupt_install();
     if (rt_run_experiment(&cfg, &env.registry, &env.backend, comm, &ro, &sum, &err) != 0) {

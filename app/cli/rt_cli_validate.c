@@ -137,6 +137,7 @@ int rt_cli_validate(int argc, char **argv)
         printf("%s\n", with_inputs ? "; every family's inputs and reference built" : "");
         for (int k = 0; k < totals.n_empty_kernels; ++k)
             printf("  note: %s (its points are recorded infeasible)\n", totals.empty_kernels[k]);
+        rt_cli_reps_warn(&cfg, stdout);
     }
     rt_cli_env_close(&env);
     rt_config_free(&cfg);

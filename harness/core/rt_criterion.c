@@ -2,6 +2,7 @@
 #include "rt_criterion.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,11 @@ static double confidence_value(const rt_criterion_params *p, const void *state,
     if (n < 1 || rt_stats_median_ci(samples, n, p->confidence, &lo, &hi, &rel, NULL, NULL) != 0)
         return NAN;
     return rel;
+}
+
+static int confidence_min_samples(const rt_criterion_params *p)
+{
+    return rt_stats_median_ci_min_samples(p->confidence);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -64,6 +70,12 @@ static void noise_add(void *state, const double *samples, int n)
     const double noise = noise_of(s);
     if (isfinite(noise))
         s->window[s->n_estimates++ % NOISE_WINDOW] = noise;
+}
+
+static int noise_min_samples(const rt_criterion_params *p)
+{
+    (void)p;
+    return NOISE_MIN_SAMPLES;
 }
 
 static double noise_target(const rt_criterion_params *p)
@@ -105,7 +117,8 @@ static const rt_criterion_ops k_criteria[] = {
      .quantity = "the median's confidence interval",
      .target_key = "measure.target_rel_ci",
      .target = confidence_target,
-     .value = confidence_value},
+     .value = confidence_value,
+     .min_samples = confidence_min_samples},
     {.name = "noise",
      .quantity = "the samples' relative standard deviation",
      .target_key = "measure.max_noise",
@@ -113,7 +126,8 @@ static const rt_criterion_ops k_criteria[] = {
      .add = noise_add,
      .target = noise_target,
      .value = noise_value,
-     .settled = noise_settled},
+     .settled = noise_settled,
+     .min_samples = noise_min_samples},
 };
 
 static const char *const k_names[] = {"confidence", "noise"};
@@ -134,6 +148,28 @@ const char *const *rt_criterion_names(int *n)
 {
     *n = N_OF(k_names);
     return k_names;
+}
+
+int rt_criterion_min_samples(int index, const rt_criterion_params *p)
+{
+    const rt_criterion_ops *ops = rt_criterion_at(index);
+    return ops && ops->min_samples && p ? ops->min_samples(p) : 0;
+}
+
+int rt_criterion_check_reps(int index, const rt_criterion_params *p, int max_reps, char *msg,
+                            size_t len)
+{
+    const rt_criterion_ops *ops = rt_criterion_at(index);
+    const int need = rt_criterion_min_samples(index, p);
+    if (!ops || max_reps <= 0 || need <= max_reps || ops->target(p) <= 0)
+        return 0;
+    if (msg && len > 0)
+        snprintf(msg, len,
+                 "measure.max_reps = %d: the stopping criterion '%s' (%s) needs at least %d "
+                 "samples, so no point can meet %s and every timed point will be recorded noisy "
+                 "(raise measure.max_reps to %d, or choose another measure.stop)",
+                 max_reps, ops->name, ops->quantity, need, ops->target_key, need);
+    return 1;
 }
 
 struct rt_criterion {

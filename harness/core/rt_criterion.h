@@ -57,6 +57,8 @@ typedef struct rt_criterion_ops {
     /* Optional: 1 when more samples will not bring the quantity down (it settled above the
      * target): the point stops, missing its target. */
     int (*settled)(const rt_criterion_params *p, const void *state, int n);
+    /* Optional: the fewest samples the quantity can be estimated from (0: any number). */
+    int (*min_samples)(const rt_criterion_params *p);
 } rt_criterion_ops;
 
 /* The table of criteria, in the order the config's error messages list them. */
@@ -64,6 +66,15 @@ int rt_criterion_count(void);
 const rt_criterion_ops *rt_criterion_at(int index);
 /* The names, for the config's choice of measure.stop (a static table of rt_criterion_count()). */
 const char *const *rt_criterion_names(int *n);
+
+/* The fewest samples criterion `index` of the table can judge a point from, under p; 0 when any
+ * number will do. A config whose max_reps is below it can never meet its target: every timed
+ * point would be recorded noisy (rt_criterion_check_reps says so). */
+int rt_criterion_min_samples(int index, const rt_criterion_params *p);
+/* When max_reps (> 0) is below what criterion `index` needs, writes a warning naming both into
+ * msg (the config keys to change) and returns 1; else 0. */
+int rt_criterion_check_reps(int index, const rt_criterion_params *p, int max_reps, char *msg,
+                            size_t len);
 
 typedef struct rt_criterion rt_criterion;
 

@@ -128,6 +128,17 @@ static int ci_sorted(const double *s, int n, double confidence, double *lo, doub
     return 0;
 }
 
+int rt_stats_median_ci_min_samples(double confidence)
+{
+    if (!(confidence > 0.0 && confidence < 1.0))
+        return 0;
+    double cdf = 0.0;
+    for (int n = 1; n <= 4096; ++n)
+        if (binomial_half_quantile(n, 0.5 * (1.0 - confidence), &cdf) >= 0)
+            return n;
+    return 0;
+}
+
 int rt_stats_median_ci(const double *samples, int n, double confidence, double *lo, double *hi,
                        double *rel_halfwidth, double *achieved, rt_err *err)
 {

@@ -30,6 +30,11 @@ int rt_stats_median(const double *samples, int n, double *median, rt_err *err);
  * With too few samples for any interval to reach the confidence (fewer than 6 at 0.95), lo/hi are
  * the extreme samples and *rel_halfwidth is INFINITY: not an error, the caller should take more
  * samples. *achieved (may be NULL) receives the exact coverage of the chosen interval. */
+/* The fewest samples from which the median's distribution-free interval at `confidence` exists
+ * (6 at 0.95, 8 at 0.99): with fewer, even the widest interval (smallest to largest sample)
+ * covers the median with less than that probability, and rt_stats_median_ci gives an infinite
+ * relative half-width. 0 for a confidence outside (0, 1). */
+int rt_stats_median_ci_min_samples(double confidence);
 int rt_stats_median_ci(const double *samples, int n, double confidence, double *lo, double *hi,
                        double *rel_halfwidth, double *achieved, rt_err *err);
 

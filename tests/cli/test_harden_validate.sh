@@ -28,6 +28,14 @@ expect 2 "the family's reference: .*nev = 4 exceeds the 1 Lanczos steps" \
   "$RT" validate "$E" --set 'problem.iters=[1]' --inputs
 expect 2 "matrix st125-6x5x4, .*the matrix has 120 rows, fewer than the 300-column subspace" \
   "$RT" validate "$E" --set 'problem.nev=[100]' --set 'problem.block=[100]' --inputs
+# a max_reps too small for the stopping criterion is warned about (every point would be noisy):
+# the median's 95% interval needs 6 samples, the noise rule 5
+expect 0 "warning: measure.max_reps = 5: the stopping criterion 'confidence' .* needs at least 6 samples" \
+  "$RT" validate "$E" --set measure.min_reps=1 --set measure.max_reps=5 --set measure.target_rel_ci=0.05
+expect 0 "valid\." "$RT" validate "$E" --set measure.min_reps=1 --set measure.max_reps=6 --set measure.target_rel_ci=0.05
+! grep -q "warning: measure.max_reps" "$WORK/out.txt" || fail "warned with enough samples: $(cat "$WORK/out.txt")"
+expect 0 "valid\." "$RT" validate "$E" --set measure.min_reps=1 --set measure.max_reps=5 --set measure.stop=noise --set measure.max_noise=0.02
+! grep -q "warning: measure.max_reps" "$WORK/out.txt" || fail "warned for the noise rule at 5 samples: $(cat "$WORK/out.txt")"
 # and run refuses the same before measuring or storing anything
 expect 2 "division by zero" "$RT" run "$E" --db "$WORK/e.db" \
   --set 'kernels.1.constraints=["tile / (gpu_mem_budget - 45000) > 0"]'

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_criterion.h"
+#include "rt_stats.h"
 #include "rt_test.h"
 
 #define N_STREAM 400
@@ -271,8 +272,49 @@ static void test_table(void)
     RT_CHECK(rt_criterion_at(-1) == NULL && rt_criterion_at(n) == NULL);
 }
 
+/* The fewest samples each criterion can judge from, and the warning a config gets when its
+ * max_reps is below that (every point would be recorded noisy: the 4 x H100 out-of-core GEMM
+ * store's five samples against the median's 95% interval). */
+static void test_min_samples(void)
+{
+    RT_CHECK(rt_stats_median_ci_min_samples(0.95) == 6);
+    RT_CHECK(rt_stats_median_ci_min_samples(0.99) == 8);
+    RT_CHECK(rt_stats_median_ci_min_samples(0.5) == 2);
+    RT_CHECK(rt_stats_median_ci_min_samples(1.0) == 0 && rt_stats_median_ci_min_samples(0) == 0);
+    /* Five samples: no interval at 95%; six: the widest one. */
+    const double five[] = {1.0, 1.01, 0.99, 1.02, 0.98, 1.0};
+    double lo, hi, rel;
+    RT_CHECK(rt_stats_median_ci(five, 5, 0.95, &lo, &hi, &rel, NULL, NULL) == 0 && isinf(rel));
+    RT_CHECK(rt_stats_median_ci(five, 6, 0.95, &lo, &hi, &rel, NULL, NULL) == 0 && isfinite(rel));
+
+    int n = 0;
+    const char *const *names = rt_criterion_names(&n);
+    int confidence = -1, noise = -1;
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(names[i], "confidence") == 0)
+            confidence = i;
+        if (strcmp(names[i], "noise") == 0)
+            noise = i;
+    }
+    RT_CHECK(confidence >= 0 && noise >= 0);
+    const rt_criterion_params p = {.target_rel_ci = 0.05, .confidence = 0.95, .max_noise = 0.02};
+    RT_CHECK(rt_criterion_min_samples(confidence, &p) == 6);
+    RT_CHECK(rt_criterion_min_samples(noise, &p) == 5);
+    char msg[512] = "";
+    RT_CHECK(rt_criterion_check_reps(confidence, &p, 5, msg, sizeof msg) == 1);
+    RT_CHECK(strstr(msg, "measure.max_reps = 5") && strstr(msg, "at least 6"));
+    RT_CHECK(rt_criterion_check_reps(confidence, &p, 6, msg, sizeof msg) == 0);
+    RT_CHECK(rt_criterion_check_reps(confidence, &p, 0, msg, sizeof msg) == 0); /* no limit */
+    RT_CHECK(rt_criterion_check_reps(noise, &p, 5, msg, sizeof msg) == 0);
+    RT_CHECK(rt_criterion_check_reps(noise, &p, 4, msg, sizeof msg) == 1);
+    /* A target of 0 never stops a point: nothing to warn about. */
+    const rt_criterion_params never = {.target_rel_ci = 0, .confidence = 0.95};
+    RT_CHECK(rt_criterion_check_reps(confidence, &never, 3, msg, sizeof msg) == 0);
+}
+
 int main(void)
 {
+    test_min_samples();
     test_confidence_limits();
     test_min_time();
     test_noise();
