@@ -33,4 +33,20 @@ high=$(cv | awk '$1 < 0.05' | tail -1 | awk '{printf "%.1f", 100 * $1}')
 outlier=$(cv | awk '$1 >= 0.05' | awk '{printf "%.1f\n", 100 * $1}' | paste -sd,)
 grep -q "${low}-${high} % for every point but one cublasXt point (${outlier} %)" "$dir/README.md" ||
   fail "README.md should say ${low}-${high} % and one point at ${outlier} %"
+# The 4 x H100 README's noise statements: the noisy points of the 1xG store (all cublasXt, per GPU
+# count) and their spread, and the out-of-core points' spread.
+x4_noisy=$(sqlite3 -noheader "$x4/gemm-bar-1xG.db" "SELECT COUNT(*), MIN(kernel), MAX(kernel),
+  SUM(json_extract(params, '$.xt_gpus') = 1), SUM(json_extract(params, '$.xt_gpus') = 2),
+  SUM(json_extract(params, '$.xt_gpus') = 4), printf('%.1f', 100 * MIN(time_stddev_s / time_mean_s)),
+  printf('%.1f', 100 * MAX(time_stddev_s / time_mean_s))
+  FROM points p WHERE status = 'ok' AND EXISTS (SELECT 1 FROM metrics m WHERE m.point_id = p.id
+  AND m.name = 'noisy' AND m.value = 1)")
+[ "$x4_noisy" = "6|gemm.cuda.cublasxt|gemm.cuda.cublasxt|1|2|3|3.0|5.0" ] ||
+  fail "h100-x4/gemm-bar-1xG.db's noisy points are '$x4_noisy', not what README.md says"
+grep -q "six cublasXt points missed the 2 % target (one on 1 GPU, two on 2, three on" "$x4/README.md" &&
+  grep -q "relative standard deviation is 3.0-5.0 %" "$x4/README.md" || fail "h100-x4/README.md's noise sentence changed"
+ooc=$(sqlite3 -noheader "$x4/gemm-bar-ooc.db" "SELECT printf('%.2f-%.2f', 100 * MIN(time_stddev_s /
+  time_mean_s), 100 * MAX(time_stddev_s / time_mean_s)) FROM points WHERE status = 'ok'")
+grep -q "standard deviations are $ooc %" "$x4/README.md" ||
+  fail "h100-x4/README.md should give the out-of-core points' spread as $ooc %"
 echo "gemm.bar_summary: summary regenerated identically; noise ${low}-${high} %, one point ${outlier} %"
