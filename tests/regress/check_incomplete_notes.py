@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""results.incomplete_notes: the numbers that results/incomplete/README.md and the Hopper page
+(docs/families/spmm-hopper.md) state about the partial GPU runs are the data's own: the sparse-DNN
+store (results/incomplete/h100/spdnn-inference.db), the Hopper bar's export
+(results/incomplete/h100-x2/hopper-bar.csv) and the racecheck log beside it.
+
+usage: check_incomplete_notes.py ROOT [--readme=PATH] [--hopper=PATH]
+(the page options put a copy in place of a page, so a test can prove a wrong number fails)."""
+import csv
+import json
+import os
+import re
+import sqlite3
+import sys
+
+root = sys.argv[1]
+pages = {"readme": os.path.join(root, "results/incomplete/README.md"),
+         "hopper": os.path.join(root, "docs/families/spmm-hopper.md")}
+for a in sys.argv[2:]:
+    key, _, path = a[2:].partition("=")
+    pages[key] = path
+text = {k: " ".join(open(p).read().split()) for k, p in pages.items()}
+failures = []
+
+
+def says(page, statement, why):
+    if " ".join(statement.split()) not in text[page]:
+        failures.append(f"{pages[page]}: should say '{statement}' ({why})")
+
+
+# The sparse-DNN store: dnn-1024's best fused median, the best cuSPARSE point per layout, their
+# samples and the speedups.
+db = sqlite3.connect(os.path.join(root, "results/incomplete/h100/spdnn-inference.db"))
+ok = "status = 'ok' AND matrix = 'dnn-1024'"
+fused = db.execute(f"SELECT MIN(time_median_s) FROM points WHERE {ok} "
+                   "AND kernel = 'spdnn.cuda.fused'").fetchone()[0]
+best = {}
+for params, t, n in db.execute(
+        f"SELECT params, time_median_s, (SELECT COUNT(*) FROM samples s WHERE s.point_id = p.id) "
+        f"FROM points p WHERE {ok} AND kernel = 'spdnn.cuda.cusparse'"):
+    p = json.loads(params)
+    if p["layout"] not in best or t < best[p["layout"]][0]:
+        best[p["layout"]] = (t, p["alg"].upper(), n)
+says("readme", f"best median is {1e3 * fused:.1f} ms", "dnn-1024's best fused point")
+row, col = best["row"], best["col"]
+says("readme", f"({row[1]}, {1e3 * row[0]:.1f} ms: {row[0] / fused:.2f}x)",
+     "the best row-major cuSPARSE point")
+says("readme", f"({col[1]}, {1e3 * col[0]:.1f} ms: {col[0] / fused:.2f}x)",
+     "the best column-major cuSPARSE point")
+if row[2] != col[2]:
+    failures.append(f"the best points have {row[2]} and {col[2]} samples: the README says one count")
+says("readme", f"every one of them {row[2]} samples", "the samples of the quoted points")
+run = db.execute("SELECT git_revision, git_dirty, status FROM runs").fetchall()
+if len(run) != 1 or run[0][1] != 0:
+    failures.append(f"the sparse-DNN store should hold one clean run, holds {run}")
+else:
+    says("readme", f"| {run[0][0][:7]} (clean) |", "the store's revision")
+
+# The Hopper export: row-major K = 32, the new kernel's best against tiled_pipe's, and the
+# points the shared-memory rule refused.
+rows = list(csv.DictReader(open(os.path.join(root, "results/incomplete/h100-x2/hopper-bar.csv"))))
+def best_ms(matrix, kernel, layout, k):
+    ts = [float(r["time_median_s"]) for r in rows
+          if r["status"] == "ok" and r["matrix"] == matrix and r["kernel"] == kernel
+          and json.loads(r["problem"])["layout"] == layout and json.loads(r["problem"])["K"] == k]
+    return 1e3 * min(ts)
+for m in ("banded-1m", "stencil7-96"):
+    tma, pipe = best_ms(m, "spmm.cuda.tiled_tma", "row", 32), best_ms(m, "spmm.cuda.tiled_pipe", "row", 32)
+    if not 1.9 <= pipe / tma <= 2.2:
+        failures.append(f"{m}: tiled_tma {tma:.3f} ms, tiled_pipe {pipe:.3f} ms: not '2x faster'")
+tma_rows = [r for r in rows if r["kernel"] == "spmm.cuda.tiled_tma"]
+def count(pred):
+    return sum(1 for r in tma_rows if pred(r))
+col = count(lambda r: r["status"] == "infeasible" and r["reason"].startswith("layout=col"))
+smem = count(lambda r: r["status"] == "infeasible" and "shared memory" in r["reason"])
+spill = count(lambda r: r["status"] == "infeasible" and r["reason"].startswith("register spills"))
+ran = count(lambda r: r["status"] == "ok")
+if col + smem + spill + ran != len(tma_rows):
+    failures.append("the new kernel's points have statuses the page does not count")
+says("hopper", f"Of the new kernel's {len(tma_rows)} points in that run, {col} were column-major",
+     "the export's column-major refusals")
+says("hopper", f"{smem} were refused by the shared-memory rule", "the export's refusals")
+says("hopper", f"{spill} by register spills, and {ran} ran", "the export's spills and measured points")
+log = open(os.path.join(root, "results/incomplete/h100-x2/gpu-sanitize-tma-racecheck.log")).read()
+hazards = re.search(r"RACECHECK SUMMARY: \d+ hazards displayed \((\d+) errors", log).group(1)
+says("hopper", f"racecheck reported {hazards} hazards", "the racecheck log's summary")
+says("readme", f"{hazards} hazards, each between", "the racecheck log's summary")
+bw = best_ms("banded-1m-bw64", "spmm.cuda.tiled_tma", "row", 32) > best_ms(
+    "banded-1m-bw64", "spmm.cuda.tiled_pipe", "row", 32)
+if not bw:
+    failures.append("banded-1m-bw64: the page says the new kernel is slower there")
+
+for f in failures:
+    print("FAIL", f)
+print(f"incomplete notes: {len(failures)} wrong")
+sys.exit(1 if failures else 0)
