@@ -223,7 +223,7 @@ static int replay_cell(const rt_recorded *r, const char *strategy, const rt_stra
             rt_csv_text(o->runs, o->label);
             fputc(',', o->runs);
             rt_csv_text(o->runs, strategy);
-            fprintf(o->runs, ",%lld,%llu,%.9g,%lld\n", budget, (unsigned long long)sk, once.best,
+            fprintf(o->runs, ",%lld,%llu,%.17g,%lld\n", budget, (unsigned long long)sk, once.best,
                     (long long)once.evals);
         }
     }

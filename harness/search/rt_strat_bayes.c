@@ -9,7 +9,8 @@
  * triangular solves (dpotrs, dtrtrs) from LAPACKE.
  * Acquisition: expected improvement over a pool of random unmeasured points and every open
  * one-parameter move of the best points (where the optimum usually is once the model is good).
- * The first points are random (an initial design the model can stand on). */
+ * The first points are an initial design the model can stand on: random points of the seed's
+ * order, each after the first the farthest from those measured among a window of the order. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ typedef struct bo_state {
     int pool;         /* random candidates per step */
     double xi;        /* expected improvement's exploration margin */
     int64_t pool_pos; /* where the next pool starts in the seed's random order */
+    int design;       /* candidates per initial point (maximin); 1: the random order itself */
 } bo_state;
 
 static const rt_strategy_option bo_options[] = {
@@ -52,6 +54,9 @@ static const rt_strategy_option bo_options[] = {
      "never proposed again either way)"},
     {"ard", 1, 0, 1, 1,
      "1: a length scale per parameter (automatic relevance), 0: one for all parameters"},
+    {"design", 32, 1, 4096, 1,
+     "initial design: each initial point after the first is, of this many unmeasured points of "
+     "the random order, the farthest from the measured ones (maximin); 1: random points"},
 };
 
 static int bo_init(rt_strategy *s, rt_err *err)
@@ -67,6 +72,7 @@ static int bo_init(rt_strategy *s, rt_err *err)
     st->ard = (int)rt_strat_option(s, "ard");
     st->local = rt_strat_option(s, "local");
     st->model_failed = (int)rt_strat_option(s, "failed");
+    st->design = (int)rt_strat_option(s, "design");
     s->state = st;
     return 0;
 }
@@ -229,11 +235,52 @@ static void bo_fit_free(bo_fit *f)
     free(f->alpha);
 }
 
+/* An initial point spread out from the measured ones: of the first `design` open points of the
+ * seed's random order, the one whose nearest measured point (scaled coordinates) is farthest; the
+ * first point, and a design of 1, are the driver's random points. Taken, or -1. */
+static int64_t bo_design_point(rt_strategy *s, bo_state *st)
+{
+    if (st->design <= 1 || s->n_hist == 0)
+        return -1;
+    const int nd = s->grid.n_dims;
+    double *xh = malloc((size_t)s->n_hist * (size_t)nd * sizeof *xh);
+    if (!xh)
+        return -1;
+    for (int64_t k = 0; k < s->n_hist; ++k)
+        features(s, s->hist[k].index, xh + (size_t)k * nd);
+    int64_t chosen = -1;
+    double chosen_d = -1;
+    double x[RT_MAX_PARAMS];
+    int64_t pos = 0;
+    for (int c = 0; c < st->design; ++c) {
+        const int64_t i = rt_strat_next_random(s, &pos);
+        if (i < 0)
+            break;
+        features(s, i, x);
+        double nearest = INFINITY;
+        for (int64_t k = 0; k < s->n_hist; ++k) {
+            double d2 = 0;
+            for (int d = 0; d < nd; ++d) {
+                const double t = x[d] - xh[(size_t)k * nd + d];
+                d2 += t * t;
+            }
+            if (d2 < nearest)
+                nearest = d2;
+        }
+        if (nearest > chosen_d) {
+            chosen_d = nearest;
+            chosen = i;
+        }
+    }
+    free(xh);
+    return chosen >= 0 && rt_strat_take(s, chosen) ? chosen : -1;
+}
+
 static int64_t bo_propose(rt_strategy *s)
 {
     bo_state *st = s->state;
     if (s->n_hist < st->n_init)
-        return -1;
+        return bo_design_point(s, st);
     bo_fit f = {0};
     if (bo_fit_data(s, st, &f) != 0) {
         bo_fit_free(&f);
