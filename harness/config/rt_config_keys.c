@@ -258,6 +258,23 @@ static int kernel_constraints(const rt_cfg_ctx *cx, const rt_yaml_node *seq, con
     return 0;
 }
 
+/* The text items of a sequence into items (seq->n slots of item_size bytes each, allocated by the
+ * caller), each one's location into locs when given; an error names the item (path[i]). */
+static int read_text_items(const rt_yaml_node *seq, const char *path, char *items, size_t item_size,
+                           rt_src_loc *locs, rt_err *err)
+{
+    for (int i = 0; i < seq->n; ++i) {
+        char item_path[48];
+        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
+        if (locs)
+            rt_cfg_loc_of(seq->items[i], &locs[i]);
+        if (rt_cfg_read_text(seq->items[i], item_path, 0, items + (size_t)i * item_size, item_size,
+                             err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int read_counters(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const char *path,
                          void *base, rt_err *err)
 {
@@ -271,12 +288,11 @@ static int read_counters(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const ch
     if (!cfg->counters)
         return RT_CFG_FAIL(err, seq, path, "out of memory");
     cfg->n_counters = seq->n;
+    if (read_text_items(seq, path, cfg->counters[0], sizeof cfg->counters[0], NULL, err) != 0)
+        return -1;
     for (int i = 0; i < seq->n; ++i) {
         char item_path[48];
         snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
-        if (rt_cfg_read_text(seq->items[i], item_path, 0, cfg->counters[i], sizeof cfg->counters[i],
-                             err) != 0)
-            return -1;
         for (int j = 0; j < i; ++j)
             if (strcmp(cfg->counters[j], cfg->counters[i]) == 0)
                 return RT_CFG_FAIL(err, seq->items[i], item_path,
@@ -303,15 +319,8 @@ static int read_user_kernels(const rt_cfg_ctx *cx, const rt_yaml_node *seq, cons
     if (!cfg->user_kernels || !cfg->user_kernel_locs)
         return RT_CFG_FAIL(err, seq, path, "out of memory");
     cfg->n_user_kernels = seq->n;
-    for (int i = 0; i < seq->n; ++i) {
-        char item_path[48];
-        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
-        rt_cfg_loc_of(seq->items[i], &cfg->user_kernel_locs[i]);
-        if (rt_cfg_read_text(seq->items[i], item_path, 0, cfg->user_kernels[i],
-                             sizeof cfg->user_kernels[i], err) != 0)
-            return -1;
-    }
-    return 0;
+    return read_text_items(seq, path, cfg->user_kernels[0], sizeof cfg->user_kernels[0],
+                           cfg->user_kernel_locs, err);
 }
 
 /* ---------------------------------------------------------------------------------------------
