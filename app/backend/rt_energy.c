@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_path.h"
+
 static int powercap_read(double *joules, char *why, size_t whylen)
 {
     const char *root = getenv("ROOFTUNE_POWERCAP");
@@ -13,15 +15,23 @@ static int powercap_read(double *joules, char *why, size_t whylen)
     snprintf(path, sizeof path, "%s/intel-rapl:0/energy_uj",
              root && *root ? root : "/sys/class/powercap");
     FILE *f = fopen(path, "r");
+    /* The reason is a metric's (a short buffer): a deep path keeps its end, which names the file.
+     */
+    int cut = 0;
     if (!f) {
-        snprintf(why, whylen, "no CPU energy counter: %s: %s", path, strerror(errno));
+        const char *what = strerror(errno);
+        const size_t fixed = strlen("no CPU energy counter: : ") + strlen(what) + 1;
+        const char *shown = rt_path_tail(path, whylen > fixed ? whylen - fixed : 0, &cut);
+        snprintf(why, whylen, "no CPU energy counter: %s%s: %s", cut ? "..." : "", shown, what);
         return -1;
     }
     unsigned long long uj = 0;
     const int got = fscanf(f, "%llu", &uj);
     fclose(f);
     if (got != 1) {
-        snprintf(why, whylen, "%s does not hold a count of microjoules", path);
+        const size_t fixed = strlen(" does not hold a count of microjoules") + 1;
+        const char *shown = rt_path_tail(path, whylen > fixed ? whylen - fixed : 0, &cut);
+        snprintf(why, whylen, "%s%s does not hold a count of microjoules", cut ? "..." : "", shown);
         return -1;
     }
     *joules = (double)uj * 1e-6;

@@ -64,3 +64,16 @@ int rt_path_make_parent(const char *path, rt_err *err)
     mkdir(dir, 0777);
     return 0;
 }
+
+const char *rt_path_tail(const char *path, size_t room, int *cut)
+{
+    const size_t len = strlen(path);
+    *cut = 0;
+    if (len <= room)
+        return path;
+    *cut = 1;
+    const size_t keep = room > 4 ? room - 4 : 0;
+    const char *tail = path + len - keep;
+    const char *slash = strchr(tail, '/');
+    return slash ? slash : tail;
+}

@@ -22,4 +22,9 @@ int rt_path_exe_dir(char *buf, size_t len);
  * when path does not fit PATH_MAX; mkdir's own errors show when the file is opened there. */
 int rt_path_make_parent(const char *path, rt_err *err);
 
+/* For a message of limited room: path itself when it has at most `room` characters, else its
+ * last part of at most room - 4 characters starting at a '/' (the end names the file), with
+ * *cut set so the caller writes "..." before it. */
+const char *rt_path_tail(const char *path, size_t room, int *cut);
+
 #endif

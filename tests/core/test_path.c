@@ -9,6 +9,13 @@ int main(void)
 {
     rt_err err;
     rt_err_clear(&err);
+    /* A path for a short message keeps its end, from a '/', and says it was cut. */
+    int cut = -1;
+    RT_CHECK(strcmp(rt_path_tail("/a/b", 10, &cut), "/a/b") == 0 && cut == 0);
+    const char *deep = "/tmp/dddddddddddddddddddd/fresh/no-powercap/intel-rapl:0/energy_uj";
+    const char *tail = rt_path_tail(deep, 40, &cut);
+    RT_CHECK_MSG(cut == 1 && strcmp(tail, "/no-powercap/intel-rapl:0/energy_uj") == 0, "%s", tail);
+    RT_CHECK(strlen(tail) <= 36);
     char buf[16];
     RT_CHECK(rt_path_format(buf, sizeof buf, &err, "%s/%s", "dir", "file") == 0);
     RT_CHECK(strcmp(buf, "dir/file") == 0);
