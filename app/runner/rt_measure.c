@@ -607,7 +607,7 @@ typedef struct energy_mark {
     int wanted;
     double joules; /* NAN when the counter could not be read */
     double t0;
-    char why[224];
+    char why[sizeof(((rt_metric *)0)->reason)]; /* becomes the metric's reason: its size */
 } energy_mark;
 
 static void energy_begin(const point_run *p, energy_mark *e)
@@ -626,7 +626,7 @@ static int energy_end(point_run *p, const energy_mark *e, int n, rt_err *err)
     if (!e->wanted)
         return 0;
     double e1 = NAN;
-    char why[224];
+    char why[sizeof e->why];
     snprintf(why, sizeof why, "%s", e->why);
     if (!isnan(e->joules) &&
         rt_energy_read(p->m->be, p->t->kernel->backend, &e1, why, sizeof why) != 0)
