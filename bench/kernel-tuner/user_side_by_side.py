@@ -9,7 +9,8 @@ exhaustively:
   spec.yaml, this space, search exhaustive); from its store: the best verified point, the points
   evaluated (recorded, not infeasible), and the wall time of the command (process start, inputs,
   the reference, NVRTC compiles into a fresh variant cache, verification and adaptive timing).
-- Kernel Tuner: kernel_tuner.tune_kernel(lang="cupy", strategy="brute_force") with the same
+- Kernel Tuner: kernel_tuner.tune_kernel(lang="cupy", or "nvcuda" where the GPU host's Python
+  has CUDA Python but not CuPy; strategy="brute_force") with the same
   tune_params, restrictions, grid divisors and dynamic shared memory, its default 7 iterations per
   configuration, the answer from NumPy and a normwise check with rooftune's tolerance; the wall
   time of the call (compiles, verification, benchmarking).
@@ -139,7 +140,7 @@ def run_kernel_tuner(args, out):
     results, env = kernel_tuner.tune_kernel(
         "conv2d", source, (w, h), arguments, dict(SPACE), grid_div_x=["block_size_x", "tile_x"],
         grid_div_y=["block_size_y", "tile_y"], restrictions=KT_RESTRICTIONS,
-        answer=[answer] + [None] * 6, verify=verify, lang="cupy", strategy="brute_force",
+        answer=[answer] + [None] * 6, verify=verify, lang=args.lang, strategy="brute_force",
         smem_args={"size": shared_bytes}, iterations=7, quiet=True)
     wall = time.perf_counter() - t0
     times = {}
@@ -148,7 +149,23 @@ def run_kernel_tuner(args, out):
         if isinstance(t, (int, float)):
             times[key_of(r)] = float(t)
     return {"times_ms": times, "evaluated": len(results), "wall_s": wall,
-            "version": kernel_tuner.__version__, "device": env.get("device_name", "")}
+            "version": kernel_tuner.__version__, "device": env.get("device_name", ""),
+            "backend": BACKEND_NAMES[args.lang]}
+
+
+# Kernel Tuner's backends that compile with NVRTC as rooftune does: CuPy's, else CUDA Python's
+# (cuda.bindings), whichever the GPU host's Python holds.
+BACKEND_NAMES = {"cupy": "CuPy", "nvcuda": "CUDA Python (cuda.bindings)"}
+
+
+def pick_backend():
+    for lang, module in (("cupy", "cupy"), ("nvcuda", "cuda.bindings.driver")):
+        try:
+            __import__(module)
+            return lang
+        except ImportError:
+            continue
+    sys.exit("neither CuPy nor CUDA Python (cuda.bindings) imports: Kernel Tuner has no backend")
 
 
 def fmt(p):
@@ -161,7 +178,10 @@ def main():
     ap.add_argument("--out", default="results/user-side-by-side")
     ap.add_argument("--w", type=int, default=2048)
     ap.add_argument("--h", type=int, default=2048)
+    ap.add_argument("--lang", choices=["auto", "cupy", "nvcuda"], default="auto")
     args = ap.parse_args()
+    if args.lang == "auto":
+        args.lang = pick_backend()
     os.makedirs(args.out, exist_ok=True)
     rt = run_rooftune(args, args.out)
     kt = run_kernel_tuner(args, args.out)
@@ -185,11 +205,11 @@ def main():
                          text=True).stdout.strip()
     with open(os.path.join(args.out, "user_side_by_side.md"), "w") as f:
         f.write("# rooftune and Kernel Tuner on the 2D convolution kernel spec\n\n")
-        f.write("%s, device %s, rooftune %s, Kernel Tuner %s (CuPy backend), Python %s; problem "
+        f.write("%s, device %s, rooftune %s, Kernel Tuner %s (%s backend), Python %s; problem "
                 "%d x %d, filter %d x %d; space of %d configurations, %d after the restrictions "
                 "(both tools), swept exhaustively by each. Made by "
                 "bench/kernel-tuner/user_side_by_side.sh.\n\n" %
-                (stamp, rt["device"], git, kt["version"], platform.python_version(), args.w,
+                (stamp, rt["device"], git, kt["version"], kt["backend"], platform.python_version(), args.w,
                  args.h, FW, FH, space, kt["evaluated"]))
         f.write("rooftune's time is the median of its adaptive repetitions (at least 7); Kernel "
                 "Tuner's the mean of its 7 iterations. rooftune's wall time includes its process, "

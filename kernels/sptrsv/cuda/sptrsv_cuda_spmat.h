@@ -4,7 +4,8 @@
  *     longest row, column index -1 in the padding; refused, infeasible, when the padding would
  *     more than quadruple the entries);
  *   - storage: L as it is (lower) or its transpose stored explicitly (upper: the CSR of L^T,
- *     built on the host), so that either triangle can be the one the library reads;
+ *     built by cusparseCsr2cscEx2 on the device, or on the host when the device has no room
+ *     or the sizes exceed 32 bits), so that either triangle can be the one the library reads;
  *   - indices: 32 or 64 bits.
  * The descriptor carries the fill mode of what is stored and a non-unit diagonal. */
 #ifndef SPTRSV_CUDA_SPMAT_H
