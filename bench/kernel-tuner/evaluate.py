@@ -27,35 +27,18 @@ Kernel Tuner comes from PYTHONPATH (bench/kernel-tuner/spaces.sh installs it int
 """
 import argparse
 import csv
-import gzip
 import json
 import multiprocessing
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+from kt_cache import label_of, plain_copy
+
 FIELDS = ["tool", "space", "strategy", "budget", "seed", "best", "evaluations", "seconds", "note"]
-
-
-def label_of(path):
-    name = os.path.basename(path)
-    for suffix in (".gz", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def plain_copy(path, folder):
-    """tune_cache wants an uncompressed .json it may reopen; give it a private copy."""
-    out = os.path.join(folder, label_of(path) + ".json")
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return out
 
 
 def first_distinct(results, keys, budget):
