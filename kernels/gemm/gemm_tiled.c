@@ -164,6 +164,32 @@ static int pulls_b(const gemm_tiled *s, int w, int64_t x)
     return s->pl.ipc && same_node(s, w * s->pl.q + s->v) && gemm_plan_block_rows(&s->pl, w, x) > 0;
 }
 
+/* One tile of n elements to dest: counted by the tier it crosses and, unless buf is NULL (a dry
+ * pass that only counts, for the model), posted as a request of ring slot r and told to the
+ * communication layer's counters. */
+static int send_tile(gemm_tiled *s, int r, int dest, const char *buf, int64_t n, int tag,
+                     const char *what, double bytes[3], double msgs[3], rt_err *err)
+{
+    const int64_t len = (int64_t)((size_t)n * s->elem);
+    const int tier = s->tier_of[dest];
+    bytes[tier] += (double)len;
+    msgs[tier] += 1.0;
+    if (!buf)
+        return 0;
+    const int rc = MPI_Isend(buf, (int)n, s->type, dest, tag, s->mpi, &s->sq[r][s->nsq[r]++]);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, what, err);
+    return rt_comm_count_to(s->comm, dest, len, err);
+}
+
+/* Posts the receive of one tile of n elements from src into buf, a request of ring slot r. */
+static int recv_tile(gemm_tiled *s, int r, int src, char *buf, int64_t n, int tag, const char *what,
+                     rt_err *err)
+{
+    const int rc = MPI_Irecv(buf, (int)n, s->type, src, tag, s->mpi, &s->rq[r][s->nrq[r]++]);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
 /* Sends (dry: only counts, for the model) the rank's own tiles that chunk s needs elsewhere, but
  * not to the node peers that pull them from this process's GPU. */
 static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], double msgs[3],
@@ -189,16 +215,8 @@ static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], do
                 const int dest = s->u * pl->q + w;
                 if (pl->ipc && same_node(s, dest) && bc > 0)
                     continue; /* dest pulls it from here */
-                const int tier = s->tier_of[dest];
-                bytes[tier] += (double)((size_t)n * s->elem);
-                msgs[tier] += 1.0;
-                if (dry)
-                    continue;
-                const int rc = MPI_Isend(a_local(s, il, k), (int)n, s->type, dest, GEMM_TAG_A,
-                                         s->mpi, &s->sq[r][s->nsq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "sending a tile of A", err);
-                if (rt_comm_count_to(s->comm, dest, (int64_t)((size_t)n * s->elem), err) != 0)
+                if (send_tile(s, r, dest, dry ? NULL : a_local(s, il, k), n, GEMM_TAG_A,
+                              "sending a tile of A", bytes, msgs, err) != 0)
                     return -1;
             }
         }
@@ -216,16 +234,8 @@ static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], do
                 const int dest = w * pl->q + s->v;
                 if (pl->ipc && same_node(s, dest) && br > 0)
                     continue;
-                const int tier = s->tier_of[dest];
-                bytes[tier] += (double)((size_t)n * s->elem);
-                msgs[tier] += 1.0;
-                if (dry)
-                    continue;
-                const int rc = MPI_Isend(b_local(s, k, jl), (int)n, s->type, dest, GEMM_TAG_B,
-                                         s->mpi, &s->sq[r][s->nsq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "sending a tile of B", err);
-                if (rt_comm_count_to(s->comm, dest, (int64_t)((size_t)n * s->elem), err) != 0)
+                if (send_tile(s, r, dest, dry ? NULL : b_local(s, k, jl), n, GEMM_TAG_B,
+                              "sending a tile of B", bytes, msgs, err) != 0)
                     return -1;
             }
         }
@@ -254,10 +264,9 @@ static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
                     continue;
                 const int64_t n = tile_len(in->m, s->t, i) * tile_len(in->k, s->t, k);
                 const int src = s->u * pl->q + (int)(k % pl->q);
-                const int rc = MPI_Irecv(ring_a(s, chunk, ib, kk), (int)n, s->type, src, GEMM_TAG_A,
-                                         s->mpi, &s->rq[r][s->nrq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "receiving a tile of A", err);
+                if (recv_tile(s, r, src, ring_a(s, chunk, ib, kk), n, GEMM_TAG_A,
+                              "receiving a tile of A", err) != 0)
+                    return -1;
                 s->cnt[CNT_RECV_A] += 1.0;
             }
         }
@@ -269,10 +278,9 @@ static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
                 const int64_t j = s->v + (int64_t)pl->q * (y * pl->c + jb);
                 const int64_t n = tile_len(in->k, s->t, k) * tile_len(in->n, s->t, j);
                 const int src = (int)(k % pl->p) * pl->q + s->v;
-                const int rc = MPI_Irecv(ring_b(s, chunk, kk, jb), (int)n, s->type, src, GEMM_TAG_B,
-                                         s->mpi, &s->rq[r][s->nrq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "receiving a tile of B", err);
+                if (recv_tile(s, r, src, ring_b(s, chunk, kk, jb), n, GEMM_TAG_B,
+                              "receiving a tile of B", err) != 0)
+                    return -1;
                 s->cnt[CNT_RECV_B] += 1.0;
             }
         }
