@@ -164,6 +164,27 @@ static int pulls_b(const gemm_tiled *s, int w, int64_t x)
     return s->pl.ipc && same_node(s, w * s->pl.q + s->v) && gemm_plan_block_rows(&s->pl, w, x) > 0;
 }
 
+/* The chunk's geometry, shared by the steps that post and load it. */
+typedef struct chunk_at {
+    int64_t s, y, x, z, br, bc, k0, kd;
+    int f, nact; /* flight slot; GPUs that compute in the chunk (0 .. nact-1) */
+} chunk_at;
+
+static chunk_at chunk_of(const gemm_tiled *s, int64_t chunk)
+{
+    const gemm_plan *pl = &s->pl;
+    chunk_at c;
+    c.s = chunk;
+    gemm_plan_chunk_at(pl, chunk, &c.y, &c.x, &c.z);
+    c.br = gemm_plan_block_rows(pl, s->u, c.x);
+    c.bc = gemm_plan_block_cols(pl, s->v, c.y);
+    c.k0 = gemm_plan_chunk_k0(pl, c.z);
+    c.kd = gemm_plan_chunk_depth(pl, c.z);
+    c.f = (int)(chunk % s->flight);
+    c.nact = (int)imin(pl->G, c.bc); /* GPU g has columns in the block iff g < bc */
+    return c;
+}
+
 /* One tile of n elements to dest: counted by the tier it crosses and, unless buf is NULL (a dry
  * pass that only counts, for the model), posted as a request of ring slot r and told to the
  * communication layer's counters. */
@@ -192,15 +213,12 @@ static int recv_tile(gemm_tiled *s, int r, int src, char *buf, int64_t n, int ta
 
 /* Sends (dry: only counts, for the model) the rank's own tiles that chunk s needs elsewhere, but
  * not to the node peers that pull them from this process's GPU. */
-static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], double msgs[3],
+static int send_chunk(gemm_tiled *s, const chunk_at *c, int dry, double bytes[3], double msgs[3],
                       rt_err *err)
 {
     const gemm_plan *pl = &s->pl;
-    int64_t y, x, z;
-    gemm_plan_chunk_at(pl, chunk, &y, &x, &z);
-    const int64_t br = gemm_plan_block_rows(pl, s->u, x), bc = gemm_plan_block_cols(pl, s->v, y);
-    const int64_t k0 = gemm_plan_chunk_k0(pl, z), kd = gemm_plan_chunk_depth(pl, z);
-    const int r = (int)(chunk % s->ring);
+    const int64_t y = c->y, x = c->x, br = c->br, bc = c->bc, k0 = c->k0, kd = c->kd;
+    const int r = (int)(c->s % s->ring);
     const gemm_inputs *in = s->in;
     for (int64_t ib = 0; ib < br; ++ib) {
         const int64_t il = x * pl->b + ib, i = s->u + (int64_t)pl->p * il;
@@ -248,10 +266,8 @@ static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], do
 static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
 {
     const gemm_plan *pl = &s->pl;
-    int64_t y, x, z;
-    gemm_plan_chunk_at(pl, chunk, &y, &x, &z);
-    const int64_t br = gemm_plan_block_rows(pl, s->u, x), bc = gemm_plan_block_cols(pl, s->v, y);
-    const int64_t k0 = gemm_plan_chunk_k0(pl, z), kd = gemm_plan_chunk_depth(pl, z);
+    const chunk_at c = chunk_of(s, chunk);
+    const int64_t y = c.y, x = c.x, br = c.br, bc = c.bc, k0 = c.k0, kd = c.kd;
     const int r = (int)(chunk % s->ring);
     const gemm_inputs *in = s->in;
     s->nrq[r] = s->nsq[r] = 0;
@@ -287,34 +303,13 @@ static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
     }
     s->ring_used[r] = s->nrq[r] > 0;
     double bytes[3] = {0, 0, 0}, msgs[3] = {0, 0, 0};
-    if (send_chunk(s, chunk, 0, bytes, msgs, err) != 0)
+    if (send_chunk(s, &c, 0, bytes, msgs, err) != 0)
         return -1;
     for (int k = 0; k < 3; ++k) {
         s->cnt[CNT_SENT_BYTES_T0 + k] += bytes[k];
         s->cnt[CNT_SENT] += msgs[k];
     }
     return 0;
-}
-
-/* The chunk's geometry, shared by the steps that load it. */
-typedef struct chunk_at {
-    int64_t s, y, x, z, br, bc, k0, kd;
-    int f, nact; /* flight slot; GPUs that compute in the chunk (0 .. nact-1) */
-} chunk_at;
-
-static chunk_at chunk_of(const gemm_tiled *s, int64_t chunk)
-{
-    const gemm_plan *pl = &s->pl;
-    chunk_at c;
-    c.s = chunk;
-    gemm_plan_chunk_at(pl, chunk, &c.y, &c.x, &c.z);
-    c.br = gemm_plan_block_rows(pl, s->u, c.x);
-    c.bc = gemm_plan_block_cols(pl, s->v, c.y);
-    c.k0 = gemm_plan_chunk_k0(pl, c.z);
-    c.kd = gemm_plan_chunk_depth(pl, c.z);
-    c.f = (int)(chunk % s->flight);
-    c.nact = (int)imin(pl->G, c.bc); /* GPU g has columns in the block iff g < bc */
-    return c;
 }
 
 /* Takes the chunk's tiles in the caches of the GPUs that compute in it (bookkeeping only): their
@@ -1063,6 +1058,7 @@ int gemm_tiled_traffic(const gemm_inputs *in, const gemm_plan *pl, int64_t t, vo
     s.u = rank / pl->q;
     s.v = rank % pl->q;
     s.ring = 1;
+    s.flight = 1; /* chunk_of's flight slot; nothing is in flight in the model */
     const int P = pl->p * pl->q;
     int tiers[4096];
     s.tier_of = tiers;
@@ -1071,9 +1067,11 @@ int gemm_tiled_traffic(const gemm_inputs *in, const gemm_plan *pl, int64_t t, vo
     for (int r = 0; r < P; ++r)
         tiers[r] = (r == rank || !comm) ? 0 : rt_comm_tier_of(comm, r);
     double bytes[3] = {0, 0, 0}, msgs[3] = {0, 0, 0};
-    for (int64_t c = 0; c < gemm_plan_chunks(pl); ++c)
-        if (send_chunk(&s, c, 1, bytes, msgs, err) != 0)
+    for (int64_t c = 0; c < gemm_plan_chunks(pl); ++c) {
+        const chunk_at at = chunk_of(&s, c);
+        if (send_chunk(&s, &at, 1, bytes, msgs, err) != 0)
             return -1;
+    }
     for (int k = 0; k < 3; ++k) {
         tr->net_bytes[k] = bytes[k];
         tr->net_messages[k] = msgs[k];
