@@ -36,25 +36,9 @@ import sys
 import tempfile
 import time
 
-from kt_cache import label_of, plain_copy
+from kt_shared import best_time, label_of, plain_copy
 
 FIELDS = ["tool", "space", "strategy", "budget", "seed", "best", "evaluations", "seconds", "note"]
-
-
-def first_distinct(results, keys, budget):
-    """Best time among the first `budget` distinct configurations, and how many there were."""
-    seen, best = set(), None
-    for r in results:
-        key = tuple(str(r[k]) for k in keys)
-        if key in seen:
-            continue
-        if len(seen) >= budget:
-            break
-        seen.add(key)
-        t = r.get("time")
-        if isinstance(t, (int, float)) and (best is None or t < best):
-            best = t
-    return best, len(seen)
 
 
 def kt_task(task):
@@ -79,7 +63,7 @@ def kt_task(task):
                     results, _ = kernel_tuner.tune_cache(cache_path, strategy=strategy,
                                                          strategy_options=options, verbose=False,
                                                          quiet=True)
-                    best, distinct = first_distinct(results, keys, budget)
+                    best, distinct = best_time(results, keys, budget)
                     note = "" if "max_fevals" in options else "no max_fevals option"
                     break
                 except ValueError as e:

@@ -24,31 +24,11 @@ import time
 import numpy as np
 import kernel_tuner
 
-from kt_cache import label_of, plain_copy
+from kt_shared import best_time, label_of, plain_copy
 
 DEFAULT_STRATEGIES = ["random_sample", "genetic_algorithm", "diff_evo", "greedy_ils",
                       "basinhopping", "dual_annealing", "pso", "simulated_annealing",
                       "bayes_opt"]
-
-
-def best_time(results, keys, budget=None):
-    """Best time among the first `budget` distinct configurations evaluated (all when None).
-
-    Some strategies return more results than max_fevals (basinhopping, for one, counts its
-    evaluations differently), so the budget is applied here, the same way for every strategy.
-    Failed configurations count as evaluations, as in rooftune's replay."""
-    seen, best = set(), None
-    for r in results:
-        key = tuple(r[k] for k in keys)
-        if key in seen:
-            continue
-        if budget is not None and len(seen) >= budget:
-            break
-        seen.add(key)
-        t = r.get("time")
-        if isinstance(t, (int, float)) and (best is None or t < best):
-            best = t
-    return best, len(seen)
 
 
 def main():

@@ -25,7 +25,7 @@ import math
 import os
 import sys
 
-from kt_cache import label_of
+from kt_shared import label_of
 
 RANDOM = {"rooftune": "random", "kernel_tuner": "random_sample"}
 
