@@ -46,3 +46,15 @@ fail() {
 
 # sql DB QUERY: one value per line.
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# m NAME: the SQL of metric NAME of the point a query names p (... FROM points p WHERE $(m x) > 0).
+m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+
+# rt_need_kernel RT NAME: exits 77 (ctest: skipped) unless `RT list` shows a kernel whose name
+# starts with NAME as available (no GPU or no CUDA plugin here, e.g. on CI).
+rt_need_kernel() {
+  if ! "$1" list 2>/dev/null | grep -E "^  ${2//./\\.}" | grep -vq unavailable; then
+    echo "$2 is unavailable here: skipped"
+    exit 77
+  fi
+}

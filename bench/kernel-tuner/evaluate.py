@@ -27,51 +27,18 @@ Kernel Tuner comes from PYTHONPATH (bench/kernel-tuner/spaces.sh installs it int
 """
 import argparse
 import csv
-import gzip
 import json
 import multiprocessing
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+from kt_shared import best_time, label_of, plain_copy
+
 FIELDS = ["tool", "space", "strategy", "budget", "seed", "best", "evaluations", "seconds", "note"]
-
-
-def label_of(path):
-    name = os.path.basename(path)
-    for suffix in (".gz", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def plain_copy(path, folder):
-    """tune_cache wants an uncompressed .json it may reopen; give it a private copy."""
-    out = os.path.join(folder, label_of(path) + ".json")
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return out
-
-
-def first_distinct(results, keys, budget):
-    """Best time among the first `budget` distinct configurations, and how many there were."""
-    seen, best = set(), None
-    for r in results:
-        key = tuple(str(r[k]) for k in keys)
-        if key in seen:
-            continue
-        if len(seen) >= budget:
-            break
-        seen.add(key)
-        t = r.get("time")
-        if isinstance(t, (int, float)) and (best is None or t < best):
-            best = t
-    return best, len(seen)
 
 
 def kt_task(task):
@@ -96,7 +63,7 @@ def kt_task(task):
                     results, _ = kernel_tuner.tune_cache(cache_path, strategy=strategy,
                                                          strategy_options=options, verbose=False,
                                                          quiet=True)
-                    best, distinct = first_distinct(results, keys, budget)
+                    best, distinct = best_time(results, keys, budget)
                     note = "" if "max_fevals" in options else "no max_fevals option"
                     break
                 except ValueError as e:

@@ -14,11 +14,9 @@ usage: run_kernel_tuner.py OUT.csv SPACE.json[.gz] ... [--strategies a,b] [--bud
 """
 import argparse
 import csv
-import gzip
 import json
 import os
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -26,46 +24,11 @@ import time
 import numpy as np
 import kernel_tuner
 
+from kt_shared import best_time, label_of, plain_copy
+
 DEFAULT_STRATEGIES = ["random_sample", "genetic_algorithm", "diff_evo", "greedy_ils",
                       "basinhopping", "dual_annealing", "pso", "simulated_annealing",
                       "bayes_opt"]
-
-
-def label_of(path):
-    name = os.path.basename(path)
-    for suffix in (".gz", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
-def plain_copy(path, folder):
-    """tune_cache wants an uncompressed .json it may reopen; give it a private copy."""
-    out = os.path.join(folder, label_of(path) + ".json")
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as src, open(out, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return out
-
-
-def best_time(results, keys, budget=None):
-    """Best time among the first `budget` distinct configurations evaluated (all when None).
-
-    Some strategies return more results than max_fevals (basinhopping, for one, counts its
-    evaluations differently), so the budget is applied here, the same way for every strategy.
-    Failed configurations count as evaluations, as in rooftune's replay."""
-    seen, best = set(), None
-    for r in results:
-        key = tuple(r[k] for k in keys)
-        if key in seen:
-            continue
-        if budget is not None and len(seen) >= budget:
-            break
-        seen.add(key)
-        t = r.get("time")
-        if isinstance(t, (int, float)) and (best is None or t < best):
-            best = t
-    return best, len(seen)
 
 
 def main():

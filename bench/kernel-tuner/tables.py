@@ -25,15 +25,9 @@ import math
 import os
 import sys
 
+from kt_shared import label_of
+
 RANDOM = {"rooftune": "random", "kernel_tuner": "random_sample"}
-
-
-def label_of(path):
-    name = os.path.basename(path)
-    for suffix in (".gz", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
 
 
 def space_times(path):

@@ -226,27 +226,55 @@ static int kernel_params(const rt_cfg_ctx *cx, const rt_yaml_node *n, const char
     return rt_cfg_read_domains(n, path, &k->params, &k->n_params, err);
 }
 
+/* A sequence of text items (a kernel's constraints, counters, user_kernels), read one way: seq->n
+ * slots of item_size bytes into *items and, when locs is given, each item's location into *locs,
+ * both allocated here; an error names the item (path[i]). The arrays are handed over before the
+ * items are read, so the caller stores them (and frees them with its config) even on an error. */
+static int read_text_seq(const rt_yaml_node *seq, const char *path, size_t item_size, void **items,
+                         rt_src_loc **locs, int *n, rt_err *err)
+{
+    if (rt_cfg_expect_kind(seq, path, RT_YAML_SEQ, err) != 0)
+        return -1;
+    if (seq->n == 0)
+        return 0;
+    char *text = calloc((size_t)seq->n, item_size);
+    rt_src_loc *at = locs ? calloc((size_t)seq->n, sizeof *at) : NULL;
+    if (!text || (locs && !at)) {
+        free(text);
+        free(at);
+        return RT_CFG_FAIL(err, seq, path, "out of memory");
+    }
+    *items = text;
+    if (locs)
+        *locs = at;
+    *n = seq->n;
+    for (int i = 0; i < seq->n; ++i) {
+        char item_path[200];
+        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
+        if (at)
+            rt_cfg_loc_of(seq->items[i], &at[i]);
+        if (rt_cfg_read_text(seq->items[i], item_path, 0, text + (size_t)i * item_size, item_size,
+                             err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int kernel_constraints(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const char *path,
                               void *base, rt_err *err)
 {
     (void)cx;
     rt_kernel_cfg *k = base;
-    if (rt_cfg_expect_kind(seq, path, RT_YAML_SEQ, err) != 0)
+    void *items = NULL;
+    const int rc = read_text_seq(seq, path, sizeof k->constraints[0], &items, &k->constraint_locs,
+                                 &k->n_constraints, err);
+    k->constraints = items;
+    if (rc != 0)
         return -1;
-    if (seq->n == 0)
-        return 0;
-    k->constraints = calloc((size_t)seq->n, sizeof *k->constraints);
-    k->constraint_locs = calloc((size_t)seq->n, sizeof *k->constraint_locs);
-    if (!k->constraints || !k->constraint_locs)
-        return RT_CFG_FAIL(err, seq, path, "out of memory");
-    k->n_constraints = seq->n;
-    for (int i = 0; i < seq->n; ++i) {
+    for (int i = 0; i < k->n_constraints; ++i) {
         const rt_yaml_node *c = seq->items[i];
         char cpath[200];
         snprintf(cpath, sizeof cpath, "%s[%d]", path, i);
-        rt_cfg_loc_of(c, &k->constraint_locs[i]);
-        if (rt_cfg_read_text(c, cpath, 0, k->constraints[i], sizeof k->constraints[i], err) != 0)
-            return -1;
         /* Syntax is checked here, without the registry, so `validate` catches it anywhere;
          * identifiers are checked against the kernel's schema by rt_config_check. */
         rt_expr *e;
@@ -258,39 +286,18 @@ static int kernel_constraints(const rt_cfg_ctx *cx, const rt_yaml_node *seq, con
     return 0;
 }
 
-/* The text items of a sequence into items (seq->n slots of item_size bytes each, allocated by the
- * caller), each one's location into locs when given; an error names the item (path[i]). */
-static int read_text_items(const rt_yaml_node *seq, const char *path, char *items, size_t item_size,
-                           rt_src_loc *locs, rt_err *err)
-{
-    for (int i = 0; i < seq->n; ++i) {
-        char item_path[48];
-        snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
-        if (locs)
-            rt_cfg_loc_of(seq->items[i], &locs[i]);
-        if (rt_cfg_read_text(seq->items[i], item_path, 0, items + (size_t)i * item_size, item_size,
-                             err) != 0)
-            return -1;
-    }
-    return 0;
-}
-
 static int read_counters(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const char *path,
                          void *base, rt_err *err)
 {
     (void)base;
     rt_config *cfg = cx->cfg;
-    if (rt_cfg_expect_kind(seq, path, RT_YAML_SEQ, err) != 0)
+    void *items = NULL;
+    const int rc =
+        read_text_seq(seq, path, sizeof cfg->counters[0], &items, NULL, &cfg->n_counters, err);
+    cfg->counters = items;
+    if (rc != 0)
         return -1;
-    if (seq->n == 0)
-        return 0;
-    cfg->counters = calloc((size_t)seq->n, sizeof *cfg->counters);
-    if (!cfg->counters)
-        return RT_CFG_FAIL(err, seq, path, "out of memory");
-    cfg->n_counters = seq->n;
-    if (read_text_items(seq, path, cfg->counters[0], sizeof cfg->counters[0], NULL, err) != 0)
-        return -1;
-    for (int i = 0; i < seq->n; ++i) {
+    for (int i = 0; i < cfg->n_counters; ++i) {
         char item_path[48];
         snprintf(item_path, sizeof item_path, "%s[%d]", path, i);
         for (int j = 0; j < i; ++j)
@@ -310,17 +317,11 @@ static int read_user_kernels(const rt_cfg_ctx *cx, const rt_yaml_node *seq, cons
 {
     (void)base;
     rt_config *cfg = cx->cfg;
-    if (rt_cfg_expect_kind(seq, path, RT_YAML_SEQ, err) != 0)
-        return -1;
-    if (seq->n == 0)
-        return 0;
-    cfg->user_kernels = calloc((size_t)seq->n, sizeof *cfg->user_kernels);
-    cfg->user_kernel_locs = calloc((size_t)seq->n, sizeof *cfg->user_kernel_locs);
-    if (!cfg->user_kernels || !cfg->user_kernel_locs)
-        return RT_CFG_FAIL(err, seq, path, "out of memory");
-    cfg->n_user_kernels = seq->n;
-    return read_text_items(seq, path, cfg->user_kernels[0], sizeof cfg->user_kernels[0],
-                           cfg->user_kernel_locs, err);
+    void *items = NULL;
+    const int rc = read_text_seq(seq, path, sizeof cfg->user_kernels[0], &items,
+                                 &cfg->user_kernel_locs, &cfg->n_user_kernels, err);
+    cfg->user_kernels = items;
+    return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -83,19 +83,29 @@ static void *alloc_array(int64_t count, size_t elem, int zeroed, const char *wha
 /* ------------------------------------------------------------------------------------------ */
 /* CSR */
 
+/* The shape every CSR keeps, checked the same way where one is allocated, built from COO entries
+ * or handed in: no negative size, and columns that fit the 32-bit column indices (they halve index
+ * traffic in every kernel). kind names the format in the message and items what nnz counts. */
+static int check_shape(const char *kind, const char *items, int64_t rows, int64_t cols, int64_t nnz,
+                       rt_err *err)
+{
+    if (rows < 0 || cols < 0 || nnz < 0)
+        return rt_err_set(err,
+                          "invalid %s shape %" PRId64 " x %" PRId64 " with %" PRId64
+                          " %s: sizes must not be negative",
+                          kind, rows, cols, nnz, items);
+    if (cols > INT32_MAX)
+        return rt_err_set(err,
+                          "%s with %" PRId64 " columns exceeds the 32-bit column index limit %d",
+                          kind, cols, INT32_MAX);
+    return 0;
+}
+
 int rt_csr_alloc(rt_csr *m, int64_t rows, int64_t cols, int64_t nnz, rt_err *err)
 {
     memset(m, 0, sizeof *m);
-    if (rows < 0 || cols < 0 || nnz < 0)
-        return rt_err_set(err,
-                          "invalid CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " nonzeros: sizes must not be negative",
-                          rows, cols, nnz);
-    /* Column indices are 32-bit (they halve index traffic in every kernel). */
-    if (cols > INT32_MAX)
-        return rt_err_set(err,
-                          "CSR with %" PRId64 " columns exceeds the 32-bit column index limit %d",
-                          cols, INT32_MAX);
+    if (check_shape("CSR", "nonzeros", rows, cols, nnz, err) != 0)
+        return -1;
     if (rows == INT64_MAX)
         return rt_err_set(err, "CSR with %" PRId64 " rows is too large", rows);
     m->rowptr = alloc_array(rows + 1, sizeof *m->rowptr, 1, "CSR row offsets", err);
@@ -127,14 +137,8 @@ int rt_csr_validate(const rt_csr *m, rt_err *err)
 {
     if (!m)
         return rt_err_set(err, "CSR matrix is NULL");
-    if (m->rows < 0 || m->cols < 0 || m->nnz < 0)
-        return rt_err_set(err,
-                          "CSR shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " nonzeros has a negative size",
-                          m->rows, m->cols, m->nnz);
-    if (m->cols > INT32_MAX)
-        return rt_err_set(err, "CSR has %" PRId64 " columns, more than 32-bit indices can address",
-                          m->cols);
+    if (check_shape("CSR", "nonzeros", m->rows, m->cols, m->nnz, err) != 0)
+        return -1;
     if (!m->rowptr)
         return rt_err_set(err, "CSR row offsets are missing (rowptr is NULL)");
     if ((!m->colidx || !m->val) && m->nnz > 0)
@@ -223,15 +227,8 @@ int rt_csr_from_coo(rt_csr *out, int64_t rows, int64_t cols, int64_t nnz, const 
                     const int64_t *ci, const double *v, rt_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (rows < 0 || cols < 0 || nnz < 0)
-        return rt_err_set(err,
-                          "invalid COO shape %" PRId64 " x %" PRId64 " with %" PRId64
-                          " entries: sizes must not be negative",
-                          rows, cols, nnz);
-    if (cols > INT32_MAX)
-        return rt_err_set(err,
-                          "COO with %" PRId64 " columns exceeds the 32-bit column index limit %d",
-                          cols, INT32_MAX);
+    if (check_shape("COO", "entries", rows, cols, nnz, err) != 0)
+        return -1;
     if (nnz > 0 && (!ri || !ci || !v))
         return rt_err_set(err, "COO with %" PRId64 " entries is missing its %s array", nnz,
                           !ri   ? "row index"

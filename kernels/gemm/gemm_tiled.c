@@ -164,131 +164,7 @@ static int pulls_b(const gemm_tiled *s, int w, int64_t x)
     return s->pl.ipc && same_node(s, w * s->pl.q + s->v) && gemm_plan_block_rows(&s->pl, w, x) > 0;
 }
 
-/* Sends (dry: only counts, for the model) the rank's own tiles that chunk s needs elsewhere, but
- * not to the node peers that pull them from this process's GPU. */
-static int send_chunk(gemm_tiled *s, int64_t chunk, int dry, double bytes[3], double msgs[3],
-                      rt_err *err)
-{
-    const gemm_plan *pl = &s->pl;
-    int64_t y, x, z;
-    gemm_plan_chunk_at(pl, chunk, &y, &x, &z);
-    const int64_t br = gemm_plan_block_rows(pl, s->u, x), bc = gemm_plan_block_cols(pl, s->v, y);
-    const int64_t k0 = gemm_plan_chunk_k0(pl, z), kd = gemm_plan_chunk_depth(pl, z);
-    const int r = (int)(chunk % s->ring);
-    const gemm_inputs *in = s->in;
-    for (int64_t ib = 0; ib < br; ++ib) {
-        const int64_t il = x * pl->b + ib, i = s->u + (int64_t)pl->p * il;
-        for (int64_t kk = 0; kk < kd; ++kk) {
-            const int64_t k = k0 + kk;
-            if (k % pl->q != s->v)
-                continue;
-            const int64_t n = tile_len(in->m, s->t, i) * tile_len(in->k, s->t, k);
-            for (int w = 0; w < pl->q; ++w) {
-                if (w == s->v || gemm_plan_block_cols(pl, w, y) == 0)
-                    continue;
-                const int dest = s->u * pl->q + w;
-                if (pl->ipc && same_node(s, dest) && bc > 0)
-                    continue; /* dest pulls it from here */
-                const int tier = s->tier_of[dest];
-                bytes[tier] += (double)((size_t)n * s->elem);
-                msgs[tier] += 1.0;
-                if (dry)
-                    continue;
-                const int rc = MPI_Isend(a_local(s, il, k), (int)n, s->type, dest, GEMM_TAG_A,
-                                         s->mpi, &s->sq[r][s->nsq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "sending a tile of A", err);
-                if (rt_comm_count_to(s->comm, dest, (int64_t)((size_t)n * s->elem), err) != 0)
-                    return -1;
-            }
-        }
-    }
-    for (int64_t kk = 0; kk < kd; ++kk) {
-        const int64_t k = k0 + kk;
-        if (k % pl->p != s->u)
-            continue;
-        for (int64_t jb = 0; jb < bc; ++jb) {
-            const int64_t jl = y * pl->c + jb, j = s->v + (int64_t)pl->q * jl;
-            const int64_t n = tile_len(in->k, s->t, k) * tile_len(in->n, s->t, j);
-            for (int w = 0; w < pl->p; ++w) {
-                if (w == s->u || gemm_plan_block_rows(pl, w, x) == 0)
-                    continue;
-                const int dest = w * pl->q + s->v;
-                if (pl->ipc && same_node(s, dest) && br > 0)
-                    continue;
-                const int tier = s->tier_of[dest];
-                bytes[tier] += (double)((size_t)n * s->elem);
-                msgs[tier] += 1.0;
-                if (dry)
-                    continue;
-                const int rc = MPI_Isend(b_local(s, k, jl), (int)n, s->type, dest, GEMM_TAG_B,
-                                         s->mpi, &s->sq[r][s->nsq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "sending a tile of B", err);
-                if (rt_comm_count_to(s->comm, dest, (int64_t)((size_t)n * s->elem), err) != 0)
-                    return -1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Posts the receives of chunk s (the tiles it needs that other processes own and send), then its
- * sends. Messages between two ranks with one tag are matched in the order both walk the tiles. */
-static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
-{
-    const gemm_plan *pl = &s->pl;
-    int64_t y, x, z;
-    gemm_plan_chunk_at(pl, chunk, &y, &x, &z);
-    const int64_t br = gemm_plan_block_rows(pl, s->u, x), bc = gemm_plan_block_cols(pl, s->v, y);
-    const int64_t k0 = gemm_plan_chunk_k0(pl, z), kd = gemm_plan_chunk_depth(pl, z);
-    const int r = (int)(chunk % s->ring);
-    const gemm_inputs *in = s->in;
-    s->nrq[r] = s->nsq[r] = 0;
-    if (br > 0 && bc > 0) {
-        for (int64_t ib = 0; ib < br; ++ib) {
-            const int64_t i = s->u + (int64_t)pl->p * (x * pl->b + ib);
-            for (int64_t kk = 0; kk < kd; ++kk) {
-                const int64_t k = k0 + kk;
-                if (k % pl->q == s->v || pulls_a(s, (int)(k % pl->q), y))
-                    continue;
-                const int64_t n = tile_len(in->m, s->t, i) * tile_len(in->k, s->t, k);
-                const int src = s->u * pl->q + (int)(k % pl->q);
-                const int rc = MPI_Irecv(ring_a(s, chunk, ib, kk), (int)n, s->type, src, GEMM_TAG_A,
-                                         s->mpi, &s->rq[r][s->nrq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "receiving a tile of A", err);
-                s->cnt[CNT_RECV_A] += 1.0;
-            }
-        }
-        for (int64_t kk = 0; kk < kd; ++kk) {
-            const int64_t k = k0 + kk;
-            if (k % pl->p == s->u || pulls_b(s, (int)(k % pl->p), x))
-                continue;
-            for (int64_t jb = 0; jb < bc; ++jb) {
-                const int64_t j = s->v + (int64_t)pl->q * (y * pl->c + jb);
-                const int64_t n = tile_len(in->k, s->t, k) * tile_len(in->n, s->t, j);
-                const int src = (int)(k % pl->p) * pl->q + s->v;
-                const int rc = MPI_Irecv(ring_b(s, chunk, kk, jb), (int)n, s->type, src, GEMM_TAG_B,
-                                         s->mpi, &s->rq[r][s->nrq[r]++]);
-                if (rc != MPI_SUCCESS)
-                    return mpi_fail(rc, "receiving a tile of B", err);
-                s->cnt[CNT_RECV_B] += 1.0;
-            }
-        }
-    }
-    s->ring_used[r] = s->nrq[r] > 0;
-    double bytes[3] = {0, 0, 0}, msgs[3] = {0, 0, 0};
-    if (send_chunk(s, chunk, 0, bytes, msgs, err) != 0)
-        return -1;
-    for (int k = 0; k < 3; ++k) {
-        s->cnt[CNT_SENT_BYTES_T0 + k] += bytes[k];
-        s->cnt[CNT_SENT] += msgs[k];
-    }
-    return 0;
-}
-
-/* The chunk's geometry, shared by the steps that load it. */
+/* The chunk's geometry, shared by the steps that post and load it. */
 typedef struct chunk_at {
     int64_t s, y, x, z, br, bc, k0, kd;
     int f, nact; /* flight slot; GPUs that compute in the chunk (0 .. nact-1) */
@@ -307,6 +183,133 @@ static chunk_at chunk_of(const gemm_tiled *s, int64_t chunk)
     c.f = (int)(chunk % s->flight);
     c.nact = (int)imin(pl->G, c.bc); /* GPU g has columns in the block iff g < bc */
     return c;
+}
+
+/* One tile of n elements to dest: counted by the tier it crosses and, unless buf is NULL (a dry
+ * pass that only counts, for the model), posted as a request of ring slot r and told to the
+ * communication layer's counters. */
+static int send_tile(gemm_tiled *s, int r, int dest, const char *buf, int64_t n, int tag,
+                     const char *what, double bytes[3], double msgs[3], rt_err *err)
+{
+    const int64_t len = (int64_t)((size_t)n * s->elem);
+    const int tier = s->tier_of[dest];
+    bytes[tier] += (double)len;
+    msgs[tier] += 1.0;
+    if (!buf)
+        return 0;
+    const int rc = MPI_Isend(buf, (int)n, s->type, dest, tag, s->mpi, &s->sq[r][s->nsq[r]++]);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, what, err);
+    return rt_comm_count_to(s->comm, dest, len, err);
+}
+
+/* Posts the receive of one tile of n elements from src into buf, a request of ring slot r. */
+static int recv_tile(gemm_tiled *s, int r, int src, char *buf, int64_t n, int tag, const char *what,
+                     rt_err *err)
+{
+    const int rc = MPI_Irecv(buf, (int)n, s->type, src, tag, s->mpi, &s->rq[r][s->nrq[r]++]);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, what, err);
+}
+
+/* Sends (dry: only counts, for the model) the rank's own tiles that chunk s needs elsewhere, but
+ * not to the node peers that pull them from this process's GPU. */
+static int send_chunk(gemm_tiled *s, const chunk_at *c, int dry, double bytes[3], double msgs[3],
+                      rt_err *err)
+{
+    const gemm_plan *pl = &s->pl;
+    const int64_t y = c->y, x = c->x, br = c->br, bc = c->bc, k0 = c->k0, kd = c->kd;
+    const int r = (int)(c->s % s->ring);
+    const gemm_inputs *in = s->in;
+    for (int64_t ib = 0; ib < br; ++ib) {
+        const int64_t il = x * pl->b + ib, i = s->u + (int64_t)pl->p * il;
+        for (int64_t kk = 0; kk < kd; ++kk) {
+            const int64_t k = k0 + kk;
+            if (k % pl->q != s->v)
+                continue;
+            const int64_t n = tile_len(in->m, s->t, i) * tile_len(in->k, s->t, k);
+            for (int w = 0; w < pl->q; ++w) {
+                if (w == s->v || gemm_plan_block_cols(pl, w, y) == 0)
+                    continue;
+                const int dest = s->u * pl->q + w;
+                if (pl->ipc && same_node(s, dest) && bc > 0)
+                    continue; /* dest pulls it from here */
+                if (send_tile(s, r, dest, dry ? NULL : a_local(s, il, k), n, GEMM_TAG_A,
+                              "sending a tile of A", bytes, msgs, err) != 0)
+                    return -1;
+            }
+        }
+    }
+    for (int64_t kk = 0; kk < kd; ++kk) {
+        const int64_t k = k0 + kk;
+        if (k % pl->p != s->u)
+            continue;
+        for (int64_t jb = 0; jb < bc; ++jb) {
+            const int64_t jl = y * pl->c + jb, j = s->v + (int64_t)pl->q * jl;
+            const int64_t n = tile_len(in->k, s->t, k) * tile_len(in->n, s->t, j);
+            for (int w = 0; w < pl->p; ++w) {
+                if (w == s->u || gemm_plan_block_rows(pl, w, x) == 0)
+                    continue;
+                const int dest = w * pl->q + s->v;
+                if (pl->ipc && same_node(s, dest) && br > 0)
+                    continue;
+                if (send_tile(s, r, dest, dry ? NULL : b_local(s, k, jl), n, GEMM_TAG_B,
+                              "sending a tile of B", bytes, msgs, err) != 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Posts the receives of chunk s (the tiles it needs that other processes own and send), then its
+ * sends. Messages between two ranks with one tag are matched in the order both walk the tiles. */
+static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
+{
+    const gemm_plan *pl = &s->pl;
+    const chunk_at c = chunk_of(s, chunk);
+    const int64_t y = c.y, x = c.x, br = c.br, bc = c.bc, k0 = c.k0, kd = c.kd;
+    const int r = (int)(chunk % s->ring);
+    const gemm_inputs *in = s->in;
+    s->nrq[r] = s->nsq[r] = 0;
+    if (br > 0 && bc > 0) {
+        for (int64_t ib = 0; ib < br; ++ib) {
+            const int64_t i = s->u + (int64_t)pl->p * (x * pl->b + ib);
+            for (int64_t kk = 0; kk < kd; ++kk) {
+                const int64_t k = k0 + kk;
+                if (k % pl->q == s->v || pulls_a(s, (int)(k % pl->q), y))
+                    continue;
+                const int64_t n = tile_len(in->m, s->t, i) * tile_len(in->k, s->t, k);
+                const int src = s->u * pl->q + (int)(k % pl->q);
+                if (recv_tile(s, r, src, ring_a(s, chunk, ib, kk), n, GEMM_TAG_A,
+                              "receiving a tile of A", err) != 0)
+                    return -1;
+                s->cnt[CNT_RECV_A] += 1.0;
+            }
+        }
+        for (int64_t kk = 0; kk < kd; ++kk) {
+            const int64_t k = k0 + kk;
+            if (k % pl->p == s->u || pulls_b(s, (int)(k % pl->p), x))
+                continue;
+            for (int64_t jb = 0; jb < bc; ++jb) {
+                const int64_t j = s->v + (int64_t)pl->q * (y * pl->c + jb);
+                const int64_t n = tile_len(in->k, s->t, k) * tile_len(in->n, s->t, j);
+                const int src = (int)(k % pl->p) * pl->q + s->v;
+                if (recv_tile(s, r, src, ring_b(s, chunk, kk, jb), n, GEMM_TAG_B,
+                              "receiving a tile of B", err) != 0)
+                    return -1;
+                s->cnt[CNT_RECV_B] += 1.0;
+            }
+        }
+    }
+    s->ring_used[r] = s->nrq[r] > 0;
+    double bytes[3] = {0, 0, 0}, msgs[3] = {0, 0, 0};
+    if (send_chunk(s, &c, 0, bytes, msgs, err) != 0)
+        return -1;
+    for (int k = 0; k < 3; ++k) {
+        s->cnt[CNT_SENT_BYTES_T0 + k] += bytes[k];
+        s->cnt[CNT_SENT] += msgs[k];
+    }
+    return 0;
 }
 
 /* Takes the chunk's tiles in the caches of the GPUs that compute in it (bookkeeping only): their
@@ -1055,6 +1058,7 @@ int gemm_tiled_traffic(const gemm_inputs *in, const gemm_plan *pl, int64_t t, vo
     s.u = rank / pl->q;
     s.v = rank % pl->q;
     s.ring = 1;
+    s.flight = 1; /* chunk_of's flight slot; nothing is in flight in the model */
     const int P = pl->p * pl->q;
     int tiers[4096];
     s.tier_of = tiers;
@@ -1063,9 +1067,11 @@ int gemm_tiled_traffic(const gemm_inputs *in, const gemm_plan *pl, int64_t t, vo
     for (int r = 0; r < P; ++r)
         tiers[r] = (r == rank || !comm) ? 0 : rt_comm_tier_of(comm, r);
     double bytes[3] = {0, 0, 0}, msgs[3] = {0, 0, 0};
-    for (int64_t c = 0; c < gemm_plan_chunks(pl); ++c)
-        if (send_chunk(&s, c, 1, bytes, msgs, err) != 0)
+    for (int64_t c = 0; c < gemm_plan_chunks(pl); ++c) {
+        const chunk_at at = chunk_of(&s, c);
+        if (send_chunk(&s, &at, 1, bytes, msgs, err) != 0)
             return -1;
+    }
     for (int k = 0; k < 3; ++k) {
         tr->net_bytes[k] = bytes[k];
         tr->net_messages[k] = msgs[k];

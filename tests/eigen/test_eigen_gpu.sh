@@ -7,12 +7,8 @@
 #   $1 rooftune  $2 scratch folder  $3 eigen-gpu-small.yaml  $4 eigen-ooc-gpu-small.yaml
 . "$(dirname "$0")/../rt_test_lib.sh"
 rt_args RT WORK CFG OOC -- "$@"
-if ! "$RT" list 2>/dev/null | grep -E '^  eigen\.cuda\.lobpcg' | grep -vq unavailable; then
-  echo "eigen.cuda.lobpcg is unavailable here: skipped"
-  exit 77
-fi
+rt_need_kernel "$RT" eigen.cuda.lobpcg
 rt_scratch "$WORK"
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 count() { sql "$1" "SELECT COUNT(*) FROM points p WHERE $2"; }
 bad() { sql "$1" "SELECT kernel, matrix, params, status, reason FROM points WHERE status NOT IN ('ok', 'infeasible')"; }
 

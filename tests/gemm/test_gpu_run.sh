@@ -9,22 +9,13 @@
 # on every rank count, cublasXt on one rank. Exits 77 (skipped) where the CUDA kernels are
 # unavailable (no GPU or no plugin).
 # Args: rooftune, scratch folder, mpiexec, config.
-set -euo pipefail
-RT=$1
-WORK=$2
-MPIEXEC=$3
-CFG=$4
-if ! "$RT" list 2>/dev/null | grep -E '^  gemm\.cuda\.tiled' | grep -vq unavailable; then
-  echo "gemm.cuda.tiled is unavailable here: skipped"
-  exit 77
-fi
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK MPIEXEC CFG -- "$@"
+rt_need_kernel "$RT" gemm.cuda.tiled
 HERE=$(cd "$(dirname "$0")" && pwd)
 MACHINE=${ROOFTUNE_MACHINE:-$(bash "$HERE/../../ci/gpu-machine.sh")}
-rm -rf "$WORK" && mkdir -p "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+rt_scratch "$WORK"
+rt_mpi_env
 prm() { echo "json_extract(p.params, '\$.$1')"; }
 # eq1_mismatch DB WHERE: points (of WHERE, tiles dividing the sizes) whose per-GPU transfers miss
 # Eq. (1) (ratio_tiles_gpu_eq1 = 1), or, where A stays whole outside case (a), miss case (a)'s

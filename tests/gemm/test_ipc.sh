@@ -11,7 +11,6 @@ rt_args RT WORK MPIEXEC NP RPN CFG -- "$@"
 rt_scratch "$WORK"
 rt_mpi_env
 fail() { echo "FAIL (np $NP, $RPN per node): $*" >&2; exit 1; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 prm() { echo "json_extract(p.params, '\$.$1')"; }
 db="$WORK/ipc.db"
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$CFG" --db "$db" \

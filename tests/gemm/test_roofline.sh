@@ -8,7 +8,6 @@
 rt_args RT WORK MPIEXEC -- "$@"
 rt_scratch "$WORK"
 rt_mpi_env
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 machine() { # NAME H2D_GBS: the other ceilings too fast to matter
   cat >"$WORK/$1.yaml" <<YAML
 name: $1

@@ -14,7 +14,6 @@ rpn=1
 db="$WORK/gemm.db"
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$CFG" --db "$db" \
   --ranks-per-node "$rpn" >"$WORK/run.log" 2>&1 || fail "run failed: $(tail -5 "$WORK/run.log")"
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 total=$(sql "$db" "SELECT COUNT(*) FROM points")
 ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
 inf=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'infeasible' AND reason LIKE '%gpu_mem_budget of % tiles is too small%'")

@@ -16,7 +16,6 @@ line=$("$RT" list 2>&1 | grep -E '^ *spmm2d\.cuda\.stationary_c ' || true)
 . "$HERE/../gpu/rt_gpu_gate.sh"
 rt_gpu_gate "$line" # skips (77) only without a GPU; a GPU host with a broken plugin fails
 run() { "$MPIEXEC" --allow-run-as-root --oversubscribe -np "$NP" "$RT" run "$@"; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 
 db="$WORK/spmm.db"
 run "$CFG" --db "$db" >"$WORK/spmm.log" 2>&1 || fail "spmm run failed: $(tail -5 "$WORK/spmm.log")"

@@ -25,7 +25,6 @@ for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_local
   c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cpu.$k'")
   [ "$c" -gt 0 ] || fail "no points of spmm2d.cpu.$k"
 done
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 # Work stealing: tasks executed (summed over ranks) equal the tasks of the grid, and > 0.
 ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
 [ "$ws" = 4 ] || fail "$ws of 4 work-stealing points ran every task exactly once"

@@ -5,18 +5,10 @@
 # merge_levels) and the synchronisation-free ones once. Exits 77 (skipped) where the CUDA kernels are unavailable (no GPU
 # or no plugin), e.g. on CI.
 #   $1 rooftune  $2 scratch folder  $3 config
-set -euo pipefail
-RT=$1
-WORK=$2
-CFG=$3
-if ! "$RT" list 2>/dev/null | grep -E '^  sptrsv\.cuda\.syncfree' | grep -vq unavailable; then
-  echo "sptrsv.cuda.syncfree is unavailable here: skipped"
-  exit 77
-fi
-rm -rf "$WORK" && mkdir -p "$WORK"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK CFG -- "$@"
+rt_need_kernel "$RT" sptrsv.cuda.syncfree
+rt_scratch "$WORK"
 db="$WORK/gpu.db"
 # A hang of the syncfree kernel must fail the test, not stall CI: the ctest TIMEOUT is the bound.
 "$RT" run "$CFG" --db "$db" >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "run failed"; }

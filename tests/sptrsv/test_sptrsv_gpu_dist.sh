@@ -4,20 +4,11 @@
 # every rank's messages received exactly once with none pending. Exits 77 (skipped) where the CUDA
 # kernels are unavailable (no GPU or no plugin), e.g. on CI.
 #   $1 rooftune  $2 scratch folder  $3 config  $4 mpiexec
-set -euo pipefail
-RT=$1
-WORK=$2
-CFG=$3
-MPIEXEC=$4
-if ! "$RT" list 2>/dev/null | grep -E '^  sptrsv\.cuda\.distributed' | grep -vq unavailable; then
-  echo "sptrsv.cuda.distributed is unavailable here: skipped"
-  exit 77
-fi
-rm -rf "$WORK" && mkdir -p "$WORK"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK CFG MPIEXEC -- "$@"
+rt_need_kernel "$RT" sptrsv.cuda.distributed
+rt_scratch "$WORK"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 db="$WORK/dist.db"
 # A lost message must fail the run (poll_timeout_s), and a hang the test (the ctest TIMEOUT).
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$CFG" --db "$db" \

@@ -10,20 +10,11 @@
 #     both naming sptrsv.cuda.distributed, never an error or a hang.
 # Exits 77 (skipped) where the CUDA kernels are unavailable.
 #   $1 rooftune  $2 scratch folder  $3 config  $4 mpiexec
-set -euo pipefail
-RT=$1
-WORK=$2
-CFG=$3
-MPIEXEC=$4
-if ! "$RT" list 2>/dev/null | grep -E '^  sptrsv\.cuda\.persistent' | grep -vq unavailable; then
-  echo "sptrsv.cuda.persistent is unavailable here: skipped"
-  exit 77
-fi
-rm -rf "$WORK" && mkdir -p "$WORK"
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT WORK CFG MPIEXEC -- "$@"
+rt_need_kernel "$RT" sptrsv.cuda.persistent
+rt_scratch "$WORK"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sql() { sqlite3 -batch -noheader "$1" "$2"; }
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 K="kernel = 'sptrsv.cuda.persistent'"
 check() { # $1 store, $2 expected persistent points
   local db=$1 want=$2 ok res md

@@ -15,7 +15,6 @@ rt_scratch "$WORK"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ROOFTUNE_NO_CUDA=1 OMP_WAIT_POLICY=passive
 CFG="$ROOT/configs/ci/sptrsv-persistent-small.yaml"
-m() { echo "(SELECT value FROM metrics WHERE point_id = p.id AND name = '$1')"; }
 K="kernel = 'sptrsv.cpu.persistent'"
 
 db="$WORK/np2.db"
