@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A kernel spec's identity end to end through the CLI. A point names its spec by identity
 # (<family>@<hash of its family, arguments and reference>), never by path, so:
-#   - a spec more than 200 characters deep, named by an absolute path as a deep CI checkout
-#     gives, runs, verifies, is stored, and a second run on the store resumes every point;
+#   - a spec more than 200 characters deep (over 520: past the 511 a config location's file
+#     name keeps), named by an absolute path as a deep CI checkout gives, runs, verifies, is
+#     stored, and a second run on the store resumes every point;
 #   - the same spec copied to a shallow folder compares equal to it in another store;
 #   - two specs both called spec.yaml in different folders never share points: with the same
 #     family and other arguments, run into one store; with other families, in one config;
@@ -21,7 +22,7 @@ spec_of() { sql "$1" "SELECT DISTINCT json_extract(problem, '\$.spec') FROM poin
 
 # --- A spec more than 200 characters deep, run from another folder by its absolute path. ------
 deep=$tmp/checkout
-while [ "${#deep}" -le 220 ]; do deep=$deep/a-rather-deep-folder; done
+while [ "${#deep}" -le 520 ]; do deep=$deep/a-rather-deep-folder; done
 mkdir -p "$deep" && cp "$SRC"/examples/user/vecadd/* "$deep/"
 [ "${#deep}" -gt 200 ] && [ "${deep:0:1}" = / ] || fail "the folder is not deep: $deep"
 cd /
