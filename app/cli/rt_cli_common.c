@@ -61,24 +61,14 @@ int rt_cli_env_user_kernels(rt_cli_env *env, rt_config *cfg, rt_err *err)
             return rt_err_prefix(err, "user_kernels");
     }
     const char *paths[RT_USER_MAX_SPECS];
-    char resolved[RT_USER_MAX_SPECS][PATH_MAX];
     if (cfg->n_user_kernels > RT_USER_MAX_SPECS) {
         const rt_src_loc *at = &cfg->user_kernel_locs[RT_USER_MAX_SPECS];
         return rt_err_set(err, "%s:%d:%d: user_kernels: %d specs, at most %d in one config",
                           at->file, at->line, at->col, cfg->n_user_kernels, RT_USER_MAX_SPECS);
     }
-    /* A spec's path is relative to the folder of the file that names it. */
-    for (int i = 0; i < cfg->n_user_kernels; ++i) {
-        const rt_src_loc *at = &cfg->user_kernel_locs[i];
-        const char *slash = strrchr(at->file, '/');
-        const int dir = cfg->user_kernels[i][0] != '/' && slash ? (int)(slash - at->file) : -1;
-        if ((dir >= 0 ? rt_path_format(resolved[i], sizeof resolved[i], err, "%.*s/%s", dir,
-                                       at->file, cfg->user_kernels[i])
-                      : rt_path_format(resolved[i], sizeof resolved[i], err, "%s",
-                                       cfg->user_kernels[i])) != 0)
-            return rt_err_prefix(err, "%s:%d:%d: user_kernels[%d]", at->file, at->line, at->col, i);
-        paths[i] = resolved[i];
-    }
+    /* The config resolved each against the folder of the file that names it. */
+    for (int i = 0; i < cfg->n_user_kernels; ++i)
+        paths[i] = cfg->user_kernels[i];
     const rt_user_options opt = {
         .cache_dir = cache, .worker_path = worker, .timeout_s = cfg->measure.point_timeout_s};
     if (rt_user_set_load(paths, cfg->n_user_kernels, &opt, &env->registry, &env->user, err) != 0) {

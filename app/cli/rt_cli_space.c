@@ -58,10 +58,10 @@ static int check_sweep(const rt_space *space, const char *where, kernel_tally *k
 static int check_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
                         const char *where, rt_err *err)
 {
-    if (!fam->make_inputs)
+    if (!rt_family_has_inputs(fam))
         return 0;
     void *inputs = NULL;
-    if (fam->make_inputs(a, problem, &inputs, err) != 0)
+    if (rt_family_make_inputs(fam, a, problem, NULL, &inputs, err) != 0)
         return rt_err_prefix(err, "%s: the family's inputs", where);
     int rc = 0;
     if (fam->reference && fam->output_elems) {

@@ -160,11 +160,7 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
     rt_measure_release_inputs(m);
     /* A family that builds for minutes polls for a signal, so SIGINT does not wait for it. */
     const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
-    const int built =
-        t->family->make_inputs_until
-            ? t->family->make_inputs_until(t->local, t->problem, &on_signal, &m->inputs, err)
-            : t->family->make_inputs(t->local, t->problem, &m->inputs, err);
-    if (built != 0)
+    if (rt_family_make_inputs(t->family, t->local, t->problem, &on_signal, &m->inputs, err) != 0)
         return rt_err_prefix(err, "inputs for matrix '%s'", t->matrix->name);
     m->in_family = t->family;
     m->in_matrix = t->local;
@@ -348,7 +344,7 @@ static int step_inputs(point_run *p, rt_err *err)
     }
 
     /* The whole point's memory, before anything of it is allocated. */
-    if (t->family->footprint) {
+    if (rt_family_has_footprint(t->family)) {
         outcome flo = OUT_OK;
         local_msg[0] = '\0';
         rt_point_memory_in mi = {.inputs_resident = inputs_current(m, t, rec->problem_json),
@@ -356,7 +352,7 @@ static int step_inputs(point_run *p, rt_err *err)
                                  .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
                                  .host_available = rt_point_memory_host_available(),
                                  .device_memory = t->device->global_mem_bytes};
-        if (t->family->footprint(t->local, t->problem, &mi.fp, &local) != 0) {
+        if (rt_family_footprint(t->family, t->local, t->problem, &mi.fp, &local) != 0) {
             flo = OUT_ERROR;
             snprintf(local_msg, sizeof local_msg, "%s", local.msg);
         } else if (!rt_point_memory_fits(&mi, local_msg, sizeof local_msg)) {

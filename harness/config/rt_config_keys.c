@@ -310,8 +310,10 @@ static int read_counters(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const ch
     return 0;
 }
 
-/* user_kernels: kernel spec paths as written (kernels/user); the app resolves each against the
- * folder of the file its location names and registers their kernels before the check. */
+/* user_kernels: kernel spec paths (kernels/user), each resolved here against the folder of the
+ * file that names it, as a matrix's file is: the folder comes from the YAML tree in full, where
+ * a location's file name (rt_src_loc) would cut a deep one. The app registers their kernels
+ * before the check. */
 static int read_user_kernels(const rt_cfg_ctx *cx, const rt_yaml_node *seq, const char *path,
                              void *base, rt_err *err)
 {
@@ -321,7 +323,26 @@ static int read_user_kernels(const rt_cfg_ctx *cx, const rt_yaml_node *seq, cons
     const int rc = read_text_seq(seq, path, sizeof cfg->user_kernels[0], &items,
                                  &cfg->user_kernel_locs, &cfg->n_user_kernels, err);
     cfg->user_kernels = items;
-    return rc;
+    if (rc != 0)
+        return rc;
+    for (int i = 0; i < seq->n; ++i) {
+        char written[sizeof cfg->user_kernels[0]], dir[sizeof cfg->user_kernels[0]];
+        snprintf(written, sizeof written, "%s", cfg->user_kernels[i]);
+        const int dir_ok = rt_config_tree_base_dir(cx->tree, seq->items[i], dir, sizeof dir) == 0;
+        if (!dir_ok && written[0] != '/')
+            return RT_CFG_FAIL(err, seq->items[i], path,
+                               "the config's folder is longer than %zu characters", sizeof dir - 1);
+        const int w =
+            written[0] == '/' || dir[0] == '\0'
+                ? snprintf(cfg->user_kernels[i], sizeof cfg->user_kernels[i], "%s", written)
+                : snprintf(cfg->user_kernels[i], sizeof cfg->user_kernels[i], "%s%s%s", dir,
+                           dir[strlen(dir) - 1] == '/' ? "" : "/", written);
+        if (w < 0 || (size_t)w >= sizeof cfg->user_kernels[i])
+            return RT_CFG_FAIL(err, seq->items[i], path,
+                               "'%s' in the config's folder is longer than %zu characters", written,
+                               sizeof cfg->user_kernels[i] - 1);
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -158,9 +158,9 @@ typedef struct rt_config {
     int n_plots;
     rt_plot_cfg *plots;
     double expect_min_efficiency; /* NAN when not set */
-    /* user_kernels: kernel specs (kernels/user, docs/families/user.md), paths as written (each
-     * relative to the folder of the file its location names); the app registers their kernels
-     * before the config is checked. */
+    /* user_kernels: kernel specs (kernels/user, docs/families/user.md), paths resolved against
+     * the folder of the file that names each (absolute ones as written); the app registers
+     * their kernels before the config is checked. */
     int n_user_kernels;
     char (*user_kernels)[1024];
     rt_src_loc *user_kernel_locs;

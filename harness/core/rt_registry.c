@@ -105,6 +105,39 @@ int rt_registry_add_family(rt_registry *reg, const rt_family_desc *fam, rt_err *
     return 0;
 }
 
+int rt_family_has_inputs(const rt_family_desc *fam)
+{
+    return fam->make_inputs_ctx || fam->make_inputs_until || fam->make_inputs;
+}
+
+int rt_family_has_footprint(const rt_family_desc *fam)
+{
+    return fam->footprint_ctx || fam->footprint;
+}
+
+int rt_family_make_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
+                          const rt_stop *stop, void **inputs, rt_err *err)
+{
+    *inputs = NULL;
+    if (fam->make_inputs_ctx)
+        return fam->make_inputs_ctx(fam->ctx, a, problem, inputs, err);
+    if (fam->make_inputs_until)
+        return fam->make_inputs_until(a, problem, stop, inputs, err);
+    if (fam->make_inputs)
+        return fam->make_inputs(a, problem, inputs, err);
+    return rt_err_set(err, "family '%s' builds no inputs", fam->name);
+}
+
+int rt_family_footprint(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
+                        rt_footprint *out, rt_err *err)
+{
+    if (fam->footprint_ctx)
+        return fam->footprint_ctx(fam->ctx, a, problem, out, err);
+    if (fam->footprint)
+        return fam->footprint(a, problem, out, err);
+    return rt_err_set(err, "family '%s' has no footprint estimate", fam->name);
+}
+
 int rt_registry_add_kernel(rt_registry *reg, const rt_kernel_desc *k, rt_err *err)
 {
     if (!k->name || !k->family || !k->backend || !k->setup || !k->run || !k->output || !k->teardown)

@@ -190,7 +190,29 @@ struct rt_family_desc {
      * hook and its table's columns (rt_family_model.h). NULL: the family has none, and
      * --model-only says so. */
     const struct rt_family_model *model;
+    /* Optional: state of the family's own, with the two hooks that take it. When given they take
+     * the place of make_inputs and footprint. A family made at run time needs them (a kernel
+     * spec's, kernels/user): its hooks are shared by every family made the same way, and what
+     * tells them apart (the spec, found by a path that may be longer than any parameter) cannot
+     * ride in the problem. Callers reach the hooks through rt_family_make_inputs and
+     * rt_family_footprint, which pick the one to call. */
+    const void *ctx;
+    int (*make_inputs_ctx)(const void *ctx, const rt_csr *a, const rt_params *problem,
+                           void **inputs, rt_err *err);
+    int (*footprint_ctx)(const void *ctx, const rt_csr *a, const rt_params *problem,
+                         rt_footprint *out, rt_err *err);
 };
+
+/* Whether the family builds inputs (any make_inputs hook) and estimates its footprint. */
+int rt_family_has_inputs(const rt_family_desc *fam);
+int rt_family_has_footprint(const rt_family_desc *fam);
+/* The family's inputs for one matrix and problem point: make_inputs_ctx, make_inputs_until
+ * (polling stop, which may be NULL) or make_inputs, the first the family has. */
+int rt_family_make_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
+                          const rt_stop *stop, void **inputs, rt_err *err);
+/* The family's footprint estimate (footprint_ctx or footprint); only when it has one. */
+int rt_family_footprint(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
+                        rt_footprint *out, rt_err *err);
 
 #define RT_REGISTRY_MAX_FAMILIES 16
 #define RT_REGISTRY_MAX_KERNELS  256

@@ -11,12 +11,26 @@
 #include "user_build.h"
 #include "user_npy.h"
 
-static int load_spec(const rt_params *problem, user_spec **spec, rt_err *err)
+/* The spec read again from the registered one's path (the full path stays in this host-side
+ * state; the problem carries only the identity), so a spec or source edited since the run
+ * started is caught here rather than measured under the old one's name. */
+static int load_spec(const user_spec *registered, const rt_params *problem, user_spec **spec,
+                     rt_err *err)
 {
-    const char *path = rt_params_str(problem, "spec", NULL);
-    if (!path || !*path)
-        return rt_err_set(err, "the problem has no 'spec' parameter naming the kernel spec");
-    return user_spec_load(path, spec, err);
+    *spec = NULL;
+    const char *id = rt_params_str(problem, "spec", NULL);
+    if (!id || strcmp(id, registered->identity) != 0)
+        return rt_err_set(err, "%s: the problem's 'spec' is '%s', not this spec's identity '%s'",
+                          registered->path, id ? id : "(none)", registered->identity);
+    if (user_spec_load(registered->path, spec, err) != 0)
+        return -1;
+    if (strcmp((*spec)->hash, registered->hash) != 0) {
+        user_spec_free(*spec);
+        *spec = NULL;
+        return rt_err_set(err, "%s or a source it names changed since the run started; run again",
+                          registered->path);
+    }
+    return 0;
 }
 
 /* Every array's element count at this problem point. */
@@ -203,14 +217,15 @@ static void free_inputs(void *p)
     free(in);
 }
 
-static int make_inputs(const rt_csr *a, const rt_params *problem, void **out, rt_err *err)
+static int make_inputs(const void *ctx, const rt_csr *a, const rt_params *problem, void **out,
+                       rt_err *err)
 {
     *out = NULL;
     user_inputs *in = calloc(1, sizeof *in);
     if (!in)
         return rt_err_set(err, "out of memory for a user kernel's inputs");
     in->problem = *problem;
-    int rc = load_spec(problem, &in->spec, err);
+    int rc = load_spec(ctx, problem, &in->spec, err);
     const user_spec *s = in->spec;
     if (rc == 0)
         rc = array_counts(s, problem, in->count, err);
@@ -279,12 +294,13 @@ static double flops(const void *p)
     return ((const user_inputs *)p)->flops;
 }
 
-static int footprint(const rt_csr *a, const rt_params *problem, rt_footprint *fp, rt_err *err)
+static int footprint(const void *ctx, const rt_csr *a, const rt_params *problem, rt_footprint *fp,
+                     rt_err *err)
 {
     memset(fp, 0, sizeof *fp);
     user_spec *s = NULL;
     int64_t count[USER_MAX_ARGS];
-    if (load_spec(problem, &s, err) != 0)
+    if (load_spec(ctx, problem, &s, err) != 0)
         return -1;
     const int rc = array_counts(s, problem, count, err);
     for (int i = 0; rc == 0 && i < s->n_args; ++i) {
@@ -311,12 +327,13 @@ void user_family_describe(const user_spec *s, rt_family_desc *d)
     d->summary = s->summary[0] ? s->summary : "a user kernel spec (kernels/user)";
     d->problem_params = s->problem_schema;
     d->n_problem_params = 1 + s->n_problem;
-    d->make_inputs = make_inputs;
+    d->ctx = s;
+    d->make_inputs_ctx = make_inputs;
     d->free_inputs = free_inputs;
     d->output_elems = output_elems;
     d->tolerance = tolerance;
     d->reference = reference;
     d->reference_scale = s->elementwise ? reference_scale : NULL;
     d->flops = flops;
-    d->footprint = footprint;
+    d->footprint_ctx = footprint;
 }

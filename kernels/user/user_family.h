@@ -1,7 +1,8 @@
 /* user_family: the family a kernel spec forms. Its descriptor is built when the spec is
- * registered; its hooks are those of every user family, and they find the spec again through the
- * family's problem parameter `spec` (its path), because a family's hooks get only the matrix and
- * the problem. The matrix is not used: a user kernel's problem is its own arguments.
+ * registered; its hooks are those of every user family, and they get the registered spec as the
+ * descriptor's ctx (its full path stays there, host-side). The problem parameter `spec` holds
+ * only the spec's identity (user_spec.h), whatever the length of its path, and the hooks check
+ * that it is this spec's. The matrix is not used: a user kernel's problem is its own arguments.
  *
  * The inputs of a problem point are the arrays' first contents, built once and shared by every
  * kernel of the family (each kernel copies them into memory of its own, with guard zones), and the
@@ -25,7 +26,7 @@
 #define USER_ELEMENT_FACTOR 2.0
 
 typedef struct user_inputs {
-    user_spec *spec; /* read again from the problem's `spec` */
+    user_spec *spec; /* read again from the registered spec's path */
     rt_params problem;
     int64_t count[USER_MAX_ARGS]; /* arrays: elements */
     void *data[USER_MAX_ARGS];    /* arrays: first contents */

@@ -205,8 +205,8 @@ static int read_problem(user_spec *s, const rt_yaml_node *map, rt_err *err)
             return fail(err, v, path, "'%s' is not a parameter name", map->keys[i]);
         if (strcmp(map->keys[i], "spec") == 0)
             return fail(err, v, path,
-                        "'spec' is the family's own problem parameter (this "
-                        "file's path); name yours differently");
+                        "'spec' is the family's own problem parameter (the spec's "
+                        "identity); name yours differently");
         snprintf(p->name, sizeof p->name, "%s", map->keys[i]);
         const rt_yaml_node *def = v;
         if (v->kind == RT_YAML_MAP) {
@@ -832,6 +832,59 @@ static void default_tolerance(user_spec *s)
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * The spec's identity */
+
+/* Folds v into h byte by byte (least significant first), so the identity is the same on every
+ * host. */
+static uint64_t fold_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return rt_hash64(b, sizeof b, h);
+}
+
+/* A hash of a parsed YAML tree: its scalars' text and its shape, not how it was written
+ * (comments, layout, flow or block style, quotes, the order of a map's keys). */
+static uint64_t tree_hash(const rt_yaml_node *n)
+{
+    if (n->kind == RT_YAML_SCALAR)
+        return rt_hash64(n->scalar, strlen(n->scalar), 's');
+    if (n->kind == RT_YAML_SEQ) {
+        uint64_t h = fold_u64('q', (uint64_t)n->n);
+        for (int i = 0; i < n->n; ++i)
+            h = fold_u64(h, tree_hash(n->items[i]));
+        return h;
+    }
+    /* Keys in any order: each pair hashed on its own, the pairs summed. */
+    uint64_t sum = 0;
+    for (int i = 0; i < n->n; ++i)
+        sum += rt_hash64(n->keys[i], strlen(n->keys[i]), tree_hash(n->items[i]));
+    return fold_u64(fold_u64('m', (uint64_t)n->n), sum);
+}
+
+/* What the spec's kernels are given and must compute: the family's name, the arguments (types,
+ * sizes, first contents, outputs) and the reference. Left out on purpose: where the spec lies
+ * (a moved checkout compares equal), the kernels and their sources (an edited kernel keeps its
+ * points comparable, with `compare` and the CI gate), the summary, the tolerance, the flops and
+ * bytes models, and the problem parameters' defaults and domains (a point's problem carries its
+ * own values). The contents of files the spec names are not read into it either. */
+static const char *const k_identity_keys[] = {"family", "arguments", "reference"};
+
+static void make_identity(user_spec *s, const rt_yaml_node *root)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < N_OF(k_identity_keys); ++i) {
+        const rt_yaml_node *v = rt_yaml_map_get(root, k_identity_keys[i]);
+        h = rt_hash64(k_identity_keys[i], strlen(k_identity_keys[i]), h);
+        h = fold_u64(h, v ? tree_hash(v) : 0);
+    }
+    char hex[17];
+    rt_hash_hex(h, hex);
+    snprintf(s->identity, sizeof s->identity, "%s@%s", s->family, hex);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * The whole spec */
 
 static void hash_text(uint64_t *h, const char *text)
@@ -879,12 +932,9 @@ static int convert(user_spec *s, const rt_yaml_node *root, rt_err *err)
 int user_spec_load(const char *path, user_spec **out, rt_err *err)
 {
     *out = NULL;
-    if (strlen(path) >= RT_STR_MAX)
-        return rt_err_set(err,
-                          "%s: the spec's path is %zu characters; the family keeps it as its "
-                          "problem parameter 'spec', at most %d (run rooftune from a folder "
-                          "nearer the spec)",
-                          path, strlen(path), RT_STR_MAX - 1);
+    if (strlen(path) >= USER_PATH_MAX)
+        return rt_err_set(err, "%s: the spec's path is %zu characters (at most %d)", path,
+                          strlen(path), USER_PATH_MAX - 1);
     user_spec *s = calloc(1, sizeof *s);
     if (!s)
         return rt_err_set(err, "%s: out of memory for the spec", path);
@@ -895,10 +945,6 @@ int user_spec_load(const char *path, user_spec **out, rt_err *err)
         *(slash == s->dir ? slash + 1 : slash) = '\0';
     else
         s->dir[0] = '\0';
-    s->problem_schema[0] = (rt_param_schema){
-        "spec", RT_V_STR,
-        "",     s->path,
-        0,      "the kernel spec (user_kernels:) this family comes from, as the config names it"};
     char *text = NULL;
     size_t len = 0;
     rt_yaml_node *root = NULL;
@@ -908,6 +954,15 @@ int user_spec_load(const char *path, user_spec **out, rt_err *err)
     if (rc == 0)
         rc = convert(s, root, err);
     if (rc == 0) {
+        /* The only value the parameter takes: a config that sets another fails validation. */
+        make_identity(s, root);
+        s->problem_schema[0] = (rt_param_schema){
+            .name = "spec",
+            .kind = RT_V_STR,
+            .domain = s->identity,
+            .default_value = s->identity,
+            .help = "the kernel spec (user_kernels:) this family comes from: its family and a hash "
+                    "of its arguments and reference"};
         uint64_t h = 0;
         hash_text(&h, text);
         for (int i = 0; i < s->n_kernels; ++i)

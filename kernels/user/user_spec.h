@@ -101,13 +101,17 @@ typedef struct user_problem_param {
 } user_problem_param;
 
 typedef struct user_spec {
-    char path[USER_PATH_MAX]; /* as given to user_spec_load */
+    char path[USER_PATH_MAX]; /* as given to user_spec_load; kept here, never in a point */
     char dir[USER_PATH_MAX];  /* its folder ("" for the current one) */
     char hash[17];            /* the spec's text and every source it names */
+    /* "<family>@<16 hex digits>": what the kernels are given and must compute (make_identity in
+     * user_spec.c says what it covers), whatever the path; the value of the problem parameter
+     * `spec`, so it is in every stored point and its point_key. */
+    char identity[RT_STR_MAX];
     char family[RT_NAME_MAX];
     char summary[256];
-    /* The family's problem parameters: [0] is "spec" (this file's path, how the family's inputs
-     * find the spec again), then the spec's own. */
+    /* The family's problem parameters: [0] is "spec" (the identity, its only value), then the
+     * spec's own. */
     int n_problem;
     user_problem_param problem[USER_MAX_PROBLEM];
     rt_param_schema problem_schema[1 + USER_MAX_PROBLEM];

@@ -119,13 +119,12 @@ set +e
 "$RT" validate cfg3.yaml >c3.txt 2>&1; rc=$?
 set -e
 [ "$rc" = 2 ] && grep -q "cfg3.yaml:2:.*missing.yaml" c3.txt || fail "a missing spec: $(cat c3.txt)"
+# A long path is not a mistake: the point carries the spec's identity, not its path (a spec more
+# than 200 characters deep runs end to end in user.spec_identity).
 long=$(printf 'd%.0s' $(seq 1 100))
-mkdir -p "$long" && cp base.yaml "$long/case.yaml"
+mkdir -p "$long" && cp base.yaml "$long/case.yaml" && cp good.c "$long/"
 sed "s#user_kernels: \[case.yaml\]#user_kernels: [$long/case.yaml]#" cfg.yaml >cfg4.yaml
-set +e
-"$RT" validate cfg4.yaml >c4.txt 2>&1; rc=$?
-set -e
-[ "$rc" = 2 ] && grep -q "problem parameter 'spec', at most 95" c4.txt || fail "a long spec path: $(cat c4.txt)"
+"$RT" validate cfg4.yaml >c4.txt 2>&1 || fail "a long spec path: $(cat c4.txt)"
 
 # --- C. References: missing, mismatching, or disagreeing. -----------------------------------
 # Inputs and expected outputs as .npy files (written here without numpy).

@@ -190,7 +190,9 @@ static void test_guard_and_spec(void)
     RT_CHECK(s->n_args == 3 && s->n_outputs == 1 && s->n_kernels == 2 && s->elementwise);
     RT_CHECK(s->kernels[1].cuda && !s->kernels[0].cuda && s->kernels[1].n_params == 2);
     RT_CHECK(strcmp(s->kernels[1].params[1].domain, "32..1024") == 0);
-    RT_CHECK(strcmp(s->problem_schema[0].default_value, p) == 0);
+    /* The problem parameter `spec` is the identity, its only value. */
+    RT_CHECK(strcmp(s->problem_schema[0].default_value, s->identity) == 0 &&
+             strcmp(s->problem_schema[0].domain, s->identity) == 0);
 
     /* The guards: whole after staging, and each kind of damage named. */
     int64_t counts[3] = {10, 20, 0};
@@ -240,6 +242,101 @@ static void test_guard_and_spec(void)
     user_spec_free(s);
 }
 
+/* Makes work/rel and every folder above it. */
+static void make_dirs(const char *rel)
+{
+    char p[1000];
+    path_of(p, sizeof p, rel);
+    for (char *c = p + strlen(work) + 1; *c; ++c)
+        if (*c == '/') {
+            *c = '\0';
+            mkdir(p, 0777);
+            *c = '/';
+        }
+    mkdir(p, 0777);
+}
+
+/* A spec's text and kernel source written to work/dir/spec.yaml and loaded. */
+static user_spec *load_in(const char *dir, const char *text, const char *kc)
+{
+    char name[1000], p[1000];
+    make_dirs(dir);
+    snprintf(name, sizeof name, "%s/k.c", dir);
+    write_bytes(name, kc, strlen(kc));
+    const char *kcu = "extern \"C\" __global__ void g(float *c, const double *a, int n) {}\n";
+    snprintf(name, sizeof name, "%s/k.cu", dir);
+    write_bytes(name, kcu, strlen(kcu));
+    snprintf(name, sizeof name, "%s/spec.yaml", dir);
+    write_bytes(name, text, strlen(text));
+    path_of(p, sizeof p, name);
+    user_spec *s = NULL;
+    rt_err err;
+    RT_CHECK_MSG(user_spec_load(p, &s, &err) == 0, "%s: %s", dir, err.msg);
+    RT_CHECK(!s || strcmp(s->path, p) == 0);
+    return s;
+}
+
+/* A text with the first `from` replaced by `to`. */
+static void edited(char *out, size_t len, const char *from, const char *to)
+{
+    const char *at = strstr(k_spec, from);
+    RT_CHECK_MSG(at != NULL, "no '%s' in the spec", from);
+    if (at)
+        snprintf(out, len, "%.*s%s%s", (int)(at - k_spec), k_spec, to, at + strlen(from));
+}
+
+/* The spec's identity, the problem parameter `spec`: the same wherever the spec lies and however
+ * long its path; the same across an edit of a kernel, the tolerance or the layout; different for
+ * other arguments or another reference, whatever the file's name. */
+static void test_identity(void)
+{
+    const char *kc = "void k(float *c, const double *a, int n) {}\n";
+    user_spec *base = load_in("id/a", k_spec, kc);
+    if (!base)
+        return;
+    RT_CHECK_MSG(strncmp(base->identity, "t@", 2) == 0 && strlen(base->identity) == 18 &&
+                     strspn(base->identity + 2, "0123456789abcdef") == 16,
+                 "%s", base->identity);
+
+    /* A folder 40 levels down: the path is over 200 characters, the identity is the same. */
+    char deep[600] = "id/deep";
+    for (int i = 0; i < 40; ++i)
+        strcat(deep, "/level");
+    user_spec *s = load_in(deep, k_spec, kc);
+    RT_CHECK(s && strlen(s->path) > 200 && strcmp(s->identity, base->identity) == 0 &&
+             strcmp(s->hash, base->hash) == 0);
+    user_spec_free(s);
+
+    /* Same arguments and reference: the identity stays, the hash (resume) changes. */
+    char text[2048];
+    s = load_in("id/kernel", k_spec, "void k(float *c, const double *a, int n) { c[0] = 1; }\n");
+    RT_CHECK(s && strcmp(s->identity, base->identity) == 0 && strcmp(s->hash, base->hash) != 0);
+    user_spec_free(s);
+    edited(text, sizeof text, "tolerance: {normwise: 1e-6, elementwise: 1e-5}\n",
+           "# looser\ntolerance: {normwise: 1e-5}\n");
+    s = load_in("id/tolerance", text, kc);
+    RT_CHECK(s && strcmp(s->identity, base->identity) == 0 && strcmp(s->hash, base->hash) != 0);
+    user_spec_free(s);
+    edited(text, sizeof text, "{name: c, type: float, size: n, output: true}",
+           "{output: true, size: \"n\", name: c, type: float}   # reordered");
+    s = load_in("id/layout", text, kc);
+    RT_CHECK(s && strcmp(s->identity, base->identity) == 0);
+    user_spec_free(s);
+
+    /* Another first content or another reference: another identity, though the file is called
+     * spec.yaml too. */
+    edited(text, sizeof text, "seed: 3", "seed: 4");
+    s = load_in("id/seed", text, kc);
+    RT_CHECK(s && strcmp(s->identity, base->identity) != 0);
+    user_spec_free(s);
+    edited(text, sizeof text, "reference: {kernel: t.cpu.k}",
+           "reference: {kernel: t.cpu.k, params: {unroll: 4}}");
+    s = load_in("id/reference", text, kc);
+    RT_CHECK(s && strcmp(s->identity, base->identity) != 0);
+    user_spec_free(s);
+    user_spec_free(base);
+}
+
 static void test_diag(void)
 {
     char out[512];
@@ -272,6 +369,7 @@ int main(int argc, char **argv)
     RT_CHECK(USER_ELEMENT_FACTOR == RT_VERIFY_ELEMENT_FACTOR);
     test_npy();
     test_guard_and_spec();
+    test_identity();
     test_diag();
     return RT_TEST_RESULT();
 }
