@@ -260,7 +260,7 @@ int rt_roofline_check(double measured_s, double bound_s, double tolerance, rt_ro
 }
 
 int rt_roofline_check_dram(double counted_bytes, double compulsory_bytes, double tolerance,
-                           rt_roofline_verdict *v, rt_err *err)
+                           double cache_bytes, rt_roofline_verdict *v, rt_err *err)
 {
     if (check_args(counted_bytes, compulsory_bytes, "counted DRAM bytes", "compulsory bytes",
                    &tolerance, err) != 0)
@@ -269,18 +269,20 @@ int rt_roofline_check_dram(double counted_bytes, double compulsory_bytes, double
     v->efficiency = NAN;
     v->reason[0] = '\0';
     v->status = RT_ROOFLINE_OK;
-    if (v->ratio < 1 - tolerance) {
+    const double slack = isfinite(cache_bytes) && cache_bytes > 0 ? cache_bytes : 0;
+    if (counted_bytes < (1 - tolerance) * compulsory_bytes - slack) {
         v->status = RT_ROOFLINE_ABOVE;
         snprintf(v->reason, sizeof v->reason,
                  "DRAM traffic below compulsory: counters saw %.4g bytes, the model requires "
-                 "%.4g (ratio %.3f < %.3f): the traffic model or the counters are wrong",
-                 counted_bytes, compulsory_bytes, v->ratio, 1 - tolerance);
+                 "%.4g (ratio %.3f < %.3f, after %.3g bytes the cache may hold): the traffic "
+                 "model or the counters are wrong",
+                 counted_bytes, compulsory_bytes, v->ratio, 1 - tolerance, slack);
     }
     return 0;
 }
 
 int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double tolerance,
-                                  rt_roofline_verdict *v, rt_err *err)
+                                  double cache_bytes, rt_roofline_verdict *v, rt_err *err)
 {
     const rt_metric *rd = rt_metrics_get(m, "dram_bytes_read");
     const rt_metric *wr = rt_metrics_get(m, "dram_bytes_write");
@@ -289,7 +291,8 @@ int rt_roofline_dram_ratio_metric(rt_metrics *m, double compulsory_bytes, double
     if (check_args(rd->value + wr->value, compulsory_bytes, "counted DRAM bytes",
                    "compulsory bytes", &tolerance, err) != 0)
         return -1;
-    if (rt_roofline_check_dram(rd->value + wr->value, compulsory_bytes, tolerance, v, err) != 0)
+    if (rt_roofline_check_dram(rd->value + wr->value, compulsory_bytes, tolerance, cache_bytes, v,
+                               err) != 0)
         return -1;
     if (rt_metrics_add(m, "dram_bytes_ratio", "ratio", v->ratio, 0) != 0)
         return rt_err_set(err,

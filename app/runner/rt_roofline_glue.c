@@ -242,8 +242,9 @@ void rt_roofline_glue_bound(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k
      * L2 between repetitions: a cache-resident working set in hot mode is read from the L2 by the
      * counter pass too (found on the H100: 0.03-0.8 of the compulsory bytes, all honest). */
     if (rd && wr && rd->available && wr->available && all.bytes[RT_LEVEL_DRAM] > 0 &&
-        rt_roofline_dram_ratio_metric(metrics, all.bytes[RT_LEVEL_DRAM],
-                                      RT_ROOFLINE_DEFAULT_TOLERANCE, &v, &err) == 0 &&
+        rt_roofline_dram_ratio_metric(
+            metrics, all.bytes[RT_LEVEL_DRAM], RT_ROOFLINE_DEFAULT_TOLERANCE,
+            hot && env->device ? (double)env->device->l2_bytes : 0, &v, &err) == 0 &&
         v.status == RT_ROOFLINE_ABOVE && rec->status == RT_POINT_OK && !cache_resident) {
         rec->status = RT_POINT_ABOVE_ROOFLINE;
         snprintf(rec->reason, sizeof rec->reason, "%s", v.reason);
