@@ -2,7 +2,12 @@
 --   sqlite3 -header -column results/baselines/<host>/sptrsv-scaling.db < ci/sptrsv-bar.sql
 -- Verified points only (status ok; above_roofline points are shown apart). "best 1-GPU" is the
 -- fastest verified sptrsv.cuda.supernodal or sptrsv.cuda.cusparse point of the matrix, measured
--- in the same run; speedups are its median over each persistent point's median.
+-- in the same run (the issue's baselines); speedups are its median over each persistent point's
+-- median. The stricter reading counts the persistent solve on one GPU among the single-GPU
+-- solves too (strict_x_*): a multi-GPU speedup a sceptic accepts is one over every single-GPU
+-- solve measured. A run resumed in the same store (a device call stopped by its time limit, the
+-- next one going on) is one run: the points of every run of the latest run's revision and config
+-- count; a point kept twice (it cannot be: resumption skips recorded points) would count once.
 CREATE TEMP VIEW m AS
   SELECT p.id, p.run_id, p.matrix, p.kernel, p.params, p.status, p.time_median_s AS t, p.ci_rel,
          p.bound_s, p.efficiency,
@@ -15,10 +20,15 @@ CREATE TEMP VIEW m AS
          (SELECT value FROM metrics WHERE point_id = p.id AND name = 'part_link_bytes_max') AS link_b,
          (SELECT value FROM metrics WHERE point_id = p.id AND name = 'noisy') AS noisy
   FROM points p
-  WHERE p.run_id = (SELECT MAX(run_id) FROM points);
+  WHERE p.run_id IN (SELECT r.id FROM runs r, (SELECT git_revision, config_hash FROM runs
+                                               ORDER BY id DESC LIMIT 1) l
+                     WHERE r.git_revision = l.git_revision AND r.config_hash = l.config_hash);
 
-SELECT 'runs in the store' AS what, COUNT(DISTINCT run_id) AS n,
-       (SELECT status FROM runs ORDER BY id DESC LIMIT 1) AS last_run_status FROM points;
+SELECT 'runs in the store' AS what, (SELECT COUNT(*) FROM runs) AS n,
+       (SELECT COUNT(DISTINCT run_id) FROM m) AS counted,
+       (SELECT substr(git_revision, 1, 7) || CASE git_dirty WHEN 0 THEN ' (clean)' ELSE ' (dirty)' END
+        FROM runs ORDER BY id DESC LIMIT 1) AS revision,
+       (SELECT status FROM runs ORDER BY id DESC LIMIT 1) AS last_run_status;
 
 SELECT matrix, kernel, status, COUNT(*) AS points FROM m GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 
@@ -49,19 +59,26 @@ WHERE m.kernel = 'sptrsv.cuda.persistent'
 ORDER BY 1, 2, m.t;
 
 -- the bar, per matrix: the best persistent point on 2 and 4 GPUs over the best single-GPU solve
-SELECT b.matrix, printf('%.3g', (SELECT MAX(nnz_l) FROM m WHERE m.matrix = b.matrix)) AS nnz_l,
-       printf('%.3f', b.t * 1e3) AS best_1gpu_ms,
-       printf('%.2f', b.t / (SELECT MIN(t) FROM m WHERE m.matrix = b.matrix AND m.status = 'ok'
-                              AND m.kernel = 'sptrsv.cuda.persistent' AND m.parts = 2)) AS x_2gpus,
-       printf('%.2f', b.t / (SELECT MIN(t) FROM m WHERE m.matrix = b.matrix AND m.status = 'ok'
-                              AND m.kernel = 'sptrsv.cuda.persistent' AND m.parts = 4)) AS x_4gpus,
-       CASE WHEN (SELECT MAX(nnz_l) FROM m WHERE m.matrix = b.matrix) >= 2e8
-                 AND b.t / (SELECT MIN(t) FROM m WHERE m.matrix = b.matrix AND m.status = 'ok'
-                            AND m.kernel = 'sptrsv.cuda.persistent' AND m.parts = 2) >= 1.5
-                 AND b.t / (SELECT MIN(t) FROM m WHERE m.matrix = b.matrix AND m.status = 'ok'
-                            AND m.kernel = 'sptrsv.cuda.persistent' AND m.parts = 4) >= 2.0
-            THEN 'met' ELSE 'not met' END AS bar
-FROM best1 b ORDER BY 1;
+-- (the issue's baselines), and over every single-GPU solve, ours included (strict)
+CREATE TEMP VIEW bestp AS
+  SELECT matrix,
+         (SELECT MIN(t) FROM m o WHERE o.matrix = b.matrix AND o.status = 'ok'
+            AND o.kernel = 'sptrsv.cuda.persistent' AND o.parts = 1) AS p1,
+         (SELECT MIN(t) FROM m o WHERE o.matrix = b.matrix AND o.status = 'ok'
+            AND o.kernel = 'sptrsv.cuda.persistent' AND o.parts = 2) AS p2,
+         (SELECT MIN(t) FROM m o WHERE o.matrix = b.matrix AND o.status = 'ok'
+            AND o.kernel = 'sptrsv.cuda.persistent' AND o.parts = 4) AS p4,
+         (SELECT MAX(nnz_l) FROM m o WHERE o.matrix = b.matrix) AS nnz_l, b.t AS t
+  FROM best1 b;
+SELECT matrix, printf('%.3g', nnz_l) AS nnz_l, printf('%.3f', t * 1e3) AS best_1gpu_ms,
+       printf('%.2f', t / p2) AS x_2gpus, printf('%.2f', t / p4) AS x_4gpus,
+       CASE WHEN nnz_l >= 2e8 AND t / p2 >= 1.5 AND t / p4 >= 2.0 THEN 'met' ELSE 'not met' END AS bar,
+       printf('%.3f', MIN(t, COALESCE(p1, t)) * 1e3) AS strict_1gpu_ms,
+       printf('%.2f', MIN(t, COALESCE(p1, t)) / p2) AS strict_x_2gpus,
+       printf('%.2f', MIN(t, COALESCE(p1, t)) / p4) AS strict_x_4gpus,
+       CASE WHEN nnz_l >= 2e8 AND MIN(t, COALESCE(p1, t)) / p2 >= 1.5
+                 AND MIN(t, COALESCE(p1, t)) / p4 >= 2.0 THEN 'met' ELSE 'not met' END AS strict_bar
+FROM bestp ORDER BY 1;
 
 -- the model: persistent points within 30% of their measured median (bar: at least 80%)
 SELECT COUNT(*) AS persistent_points,

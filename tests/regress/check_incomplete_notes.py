@@ -97,6 +97,43 @@ bw = best_ms("banded-1m-bw64", "spmm.cuda.tiled_tma", "row", 32) > best_ms(
 if not bw:
     failures.append("banded-1m-bw64: the page says the new kernel is slower there")
 
+# The triangular solve's 4-GPU store: the runs counted (every run of the latest revision and
+# config, as ci/sptrsv-bar.sql counts them), the baselines, the persistent solve on 1, 2 and 4
+# GPUs, both readings of the bar, the model's share.
+db = sqlite3.connect(os.path.join(root, "results/incomplete/h200-x4/sptrsv-scaling.db"))
+runs = db.execute("SELECT id, git_revision, git_dirty, config_hash FROM runs ORDER BY id").fetchall()
+if len({(r[1], r[3]) for r in runs}) != 1 or any(r[2] != 0 for r in runs):
+    failures.append(f"the sptrsv store should hold clean runs of one revision and config: {runs}")
+else:
+    says("readme", f"| {runs[0][1][:7]} (clean) | `configs/paper/sptrsv-scaling.yaml` under "
+         f"`mpirun -np 4`", "the sptrsv store's revision")
+def tmin(kernel, parts=None):
+    q = ("SELECT MIN(time_median_s) FROM points p WHERE status = 'ok' AND matrix = 'lap3d7-84' "
+         "AND kernel = ?")
+    args = [kernel]
+    if parts is not None:
+        q += (" AND (SELECT value FROM metrics WHERE point_id = p.id AND name = 'parts') = ?")
+        args.append(parts)
+    return db.execute(q, args).fetchone()[0]
+sn, cs = tmin("sptrsv.cuda.supernodal"), tmin("sptrsv.cuda.cusparse")
+p1, p2, p4 = (tmin("sptrsv.cuda.persistent", g) for g in (1, 2, 4))
+best1 = min(sn, cs)
+ok_cs = db.execute("SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cuda.cusparse' "
+                   "AND status = 'ok'").fetchone()[0]
+says("readme", f"{ok_cs} of the 28 cuSPARSE option sets", "the cuSPARSE points measured")
+says("readme", f"sptrsv.cuda.supernodal at {1e3 * sn:.3f} ms (cusparseSpSV's best, CSR, "
+     f"{1e3 * cs:.3f} ms)", "the single-GPU baselines")
+says("readme", f"{1e3 * p1:.3f} ms on one GPU, {1e3 * p2:.3f} ms on 2 and {1e3 * p4:.3f} ms on 4",
+     "the persistent solve's best per GPU count")
+says("readme", f"{best1 / p2:.2f}x on 2 GPUs and {best1 / p4:.2f}x on 4", "the bar's ratios")
+strict = min(best1, p1)
+says("readme", f"{strict / p2:.2f}x and {strict / p4:.2f}x (not met)", "the strict ratios")
+moms = [r[0] for r in db.execute(
+    "SELECT m.value FROM points p JOIN metrics m ON m.point_id = p.id AND "
+    "m.name = 'model_over_measured' WHERE p.kernel = 'sptrsv.cuda.persistent' AND p.status = 'ok'")]
+within = sum(1 for v in moms if 0.7 <= v <= 1.3)
+says("readme", f"within 30% on {within} of {len(moms)} persistent points", "the model's share")
+
 for f in failures:
     print("FAIL", f)
 print(f"incomplete notes: {len(failures)} wrong")
