@@ -11,18 +11,20 @@ The protocol (docs/guides/tuning.md, "One protocol for both tools"):
   valid time counts the slowest valid time;
 - Kernel Tuner: every strategy of its strategy_map (the installed version's), each run with
   max_fevals = budget (strategies that refuse the option run without it and are cut at `budget`
-  distinct configurations), seeds 1..repeats through Python's and NumPy's generators; a run that
+  distinct configurations), seeds S..S+repeats-1 (S = --seed, 1 for the tables) through Python's
+  and NumPy's generators; a run that
   evaluates fewer distinct configurations than the budget is kept and marked (the tables report
   it); an exception is recorded as the run's note;
-- rooftune: every strategy of its table, seeds 1..repeats;
+- rooftune: every strategy of its table, the same seeds (a --seed other than 1 is the held-out
+  check: seeds the tables were not made with);
 - scores (tables.py) use one S_opt and one exact S_random(b) computed from the cache file.
 
 Rows are appended to OUT/runs.csv (tool, space, strategy, budget, seed, best, evaluations,
 seconds, note); rows already there are skipped, so an interrupted evaluation resumes.
 
 usage: evaluate.py OUT SPACE.json[.gz]... [--tools rooftune,kernel_tuner] [--budgets 20,50,100,200]
-       [--repeats 10] [--kt-strategies all|a,b] [--rooftune build/rooftune] [--jobs N]
-       [--time-limit S]
+       [--repeats 10] [--seed 1] [--kt-strategies all|a,b] [--rooftune build/rooftune]
+       [--jobs N] [--time-limit S]
 Kernel Tuner comes from PYTHONPATH (bench/kernel-tuner/spaces.sh installs it into .cache/kt).
 """
 import argparse
@@ -89,13 +91,14 @@ def kt_strategies(requested):
     return names if requested == "all" else requested.split(",")
 
 
-def rooftune_rows(rooftune, space, label, budgets, repeats):
+def rooftune_rows(rooftune, space, label, budgets, repeats, first_seed):
     with tempfile.TemporaryDirectory() as tmp:
         runs = os.path.join(tmp, "runs.csv")
         t0 = time.time()
         subprocess.run([rooftune, "replay", space, "--strategy", "all", "--label", label,
                         "--budget", ",".join(map(str, budgets)), "--repeats", str(repeats),
-                        "--runs", runs], check=True, stdout=subprocess.DEVNULL)
+                        "--seed", str(first_seed), "--runs", runs], check=True,
+                       stdout=subprocess.DEVNULL)
         seconds = time.time() - t0
         with open(runs) as f:
             rows = list(csv.DictReader(f))
@@ -117,6 +120,7 @@ def main():
     ap.add_argument("--tools", default="rooftune,kernel_tuner")
     ap.add_argument("--budgets", default="20,50,100,200")
     ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1, help="the first seed (1 for the tables)")
     ap.add_argument("--kt-strategies", default="all")
     ap.add_argument("--rooftune", default="build/rooftune")
     ap.add_argument("--jobs", type=int, default=1)
@@ -124,7 +128,7 @@ def main():
                     help="Kernel Tuner's time_limit per run in seconds (0: none)")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    seeds = list(range(1, args.repeats + 1))
+    seeds = list(range(args.seed, args.seed + args.repeats))
     tools = args.tools.split(",")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "runs.csv")
@@ -143,7 +147,8 @@ def main():
                 label = label_of(space)
                 if any(k[:2] == ("rooftune", label) for k in done):
                     continue
-                for row in rooftune_rows(args.rooftune, space, label, budgets, args.repeats):
+                for row in rooftune_rows(args.rooftune, space, label, budgets, args.repeats,
+                                         args.seed):
                     w.writerow(row)
                 f.flush()
                 print("rooftune", label, file=sys.stderr)

@@ -57,4 +57,18 @@ if python3 "$src/bench/kernel-tuner/tables.py" out3 runs.csv --spaces notcache.j
   fail "tables.py accepted a space that is not a cache"
 fi
 grep -q "notcache.json" bad.txt || { cat bad.txt; fail "the error does not name notcache.json"; }
+# evaluate.py --seed (the held-out check): rooftune's rows are seeds S..S+repeats-1, the runs that
+# `rooftune replay --seed S` makes.
+python3 "$src/bench/kernel-tuner/evaluate.py" held space.json --tools rooftune --budgets 3,6 \
+  --repeats 4 --seed 11 --rooftune "$rt" 2>/dev/null
+"$rt" replay space.json --strategy all --budget 3,6 --repeats 4 --seed 11 --runs held.csv >/dev/null
+python3 - held/runs.csv held.csv <<'PY'
+import csv, sys
+got = {(r["strategy"], r["budget"], r["seed"]): r["best"] for r in csv.DictReader(open(sys.argv[1]))}
+ref = {(r["strategy"], r["budget"], r["seed"]): r["best"] for r in csv.DictReader(open(sys.argv[2]))}
+assert sorted({int(k[2]) for k in got}) == [11, 12, 13, 14], sorted({k[2] for k in got})
+assert set(got) == set(ref), (sorted(got), sorted(ref))
+for k, b in ref.items():
+    assert (got[k] == "" and b == "inf") or float(got[k]) == float(b), (k, got[k], b)
+PY
 echo "eval tables: OK"
