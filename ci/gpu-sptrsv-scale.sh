@@ -10,6 +10,12 @@
 #   probe     rooftune probe with one rank per GPU (NVLink peer copies among the rest) into
 #             $OUT/probe-<host>.yaml, which a bar of the same call then bounds the points with
 #             (else roofline/machines/<host>.yaml, else the vendor's file).
+#   blas      (~1-2 min) CHOLMOD's factorisation of a smaller factor (7-point 60^3) with
+#             OPENBLAS_NUM_THREADS 1, 8, the cores per GPU and every core, each from an empty
+#             factor cache, one rank: the fastest count is used by a bar of the same call (the
+#             first 4 x H200 run factorised lap3d7-84 at 8.5 GFLOP/s on 64 cores, 215 s, no
+#             faster than the 2-core build machine, so the BLAS threads were working against
+#             each other or not at all); the times go to $OUT/sptrsv-blas.txt.
 #   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
 #             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
 #             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.
@@ -109,6 +115,34 @@ for m in $modes; do
     sqlite3 -header -column "$base/sptrsv-scaling.db" <ci/sptrsv-bar.sql >"$out/sptrsv-bar.txt" 2>&1
     cat "$out/sptrsv-bar.txt"
     cp "$base/sptrsv-scaling.db" "$out/sptrsv-scaling.db"
+    ;;
+  blas)
+    bcfg=$logs/sptrsv-blas.yaml
+    cat >"$bcfg" <<'YAML'
+experiment: {name: sptrsv-blas}
+matrices:
+  - {name: lap3d7-60, generator: laplacian, stencil: 7, nx: 60}
+problem: {nrhs: [1], ordering: [metis], max_supernode: [128], solve: [forward]}
+kernels:
+  - name: sptrsv.cpu.levelset
+measure: {mode: hot, warmup: 0, min_reps: 1, max_reps: 1}
+YAML
+    best_t=0 best_s=
+    for t in 1 8 $(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1)) "$(nproc)"; do
+      rm -rf "$logs/blas-cache" "$logs/blas-$t.db"*
+      mkdir -p "$logs/blas-cache"
+      OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t ROOFTUNE_FACTOR_CACHE=$logs/blas-cache \
+        timeout 300 $RT run "$bcfg" --db "$logs/blas-$t.db" --quiet >"$logs/blas-$t.log" 2>&1
+      f=$(sqlite3 "$logs/blas-$t.db" "SELECT value FROM metrics WHERE name = 'cholmod_factor_s' LIMIT 1" 2>/dev/null)
+      echo "OPENBLAS_NUM_THREADS=$t cholmod_factor_s=${f:-none}" | tee -a "$out/sptrsv-blas.txt"
+      if [ -n "$f" ] && { [ -z "$best_s" ] || awk "BEGIN{exit !($f < $best_s)}"; }; then
+        best_t=$t best_s=$f
+      fi
+    done
+    if [ "$best_t" -gt 0 ]; then
+      export OPENBLAS_NUM_THREADS=$best_t
+      log "blas: OPENBLAS_NUM_THREADS=$best_t factorised fastest (${best_s} s)"
+    fi
     ;;
   probe)
     log "probe with $ngpu ranks"
