@@ -12,6 +12,7 @@
 #include "rt_criterion.h"
 #include "rt_energy.h"
 #include "rt_interrupt.h"
+#include "rt_path.h"
 #include "rt_point_memory.h"
 #include "rt_progress.h"
 #include "rt_roofline_glue.h"
@@ -339,7 +340,7 @@ static int step_inputs(point_run *p, rt_err *err)
 
     if (t->input_error) {
         rec->status = RT_POINT_ERROR;
-        snprintf(rec->reason, sizeof rec->reason, "%s", t->input_error);
+        rt_path_fit_text(t->input_error, rec->reason, sizeof rec->reason);
         return STEP_RECORD;
     }
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <nvrtc.h>
 
 #include "rt_clock.h"
+#include "rt_path.h"
 #include "rt_strutil.h"
 
 /* Options every variant is compiled with. They are part of the cache key: changing them here
@@ -198,9 +200,11 @@ static int cache_read(const char *path, const char *key, rt_cuda_image *out)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        if (errno != ENOENT)
-            snprintf(out->cache_note, sizeof out->cache_note, "cannot read %s: %s", path,
-                     strerror(errno));
+        if (errno != ENOENT) {
+            char note[PATH_MAX + 160];
+            snprintf(note, sizeof note, "cannot read %s: %s", path, strerror(errno));
+            rt_path_fit_text(note, out->cache_note, sizeof out->cache_note);
+        }
         return 0;
     }
     char magic[8];
@@ -233,8 +237,10 @@ static int cache_read(const char *path, const char *key, rt_cuda_image *out)
     free(stored_key);
     if (!ok) {
         free(data);
-        snprintf(out->cache_note, sizeof out->cache_note,
-                 "cache file %s is corrupt or stale; compiled again", path);
+        /* a deep cache folder must not push "corrupt" out of the note */
+        char note[PATH_MAX + 160];
+        snprintf(note, sizeof note, "cache file %s is corrupt or stale; compiled again", path);
+        rt_path_fit_text(note, out->cache_note, sizeof out->cache_note);
         return 0;
     }
     out->data = data;

@@ -77,3 +77,42 @@ const char *rt_path_tail(const char *path, size_t room, int *cut)
     const char *slash = strchr(tail, '/');
     return slash ? slash : tail;
 }
+
+/* A path in a message ends where a file name cannot go on in practice: blanks, quotes,
+ * brackets, separators, and the ':' before a line number. */
+static int path_char(char c)
+{
+    return c && !strchr(" \t\n'\"(),;:", c);
+}
+
+void rt_path_fit_text(const char *text, char *out, size_t len)
+{
+    if (!out || len == 0)
+        return;
+    const size_t n = strlen(text);
+    if (n < len) {
+        memcpy(out, text, n + 1);
+        return;
+    }
+    size_t o = 0;
+    for (const char *p = text; *p && o + 1 < len;) {
+        const int starts = *p == '/' && (p == text || !path_char(p[-1]));
+        size_t plen = 0;
+        if (starts)
+            while (path_char(p[plen]))
+                ++plen;
+        if (starts && plen > 48) {
+            /* the last two parts: back from the end over two '/' */
+            size_t keep = plen, slashes = 0;
+            while (keep > 0 && slashes < 2)
+                if (p[--keep] == '/')
+                    ++slashes;
+            const int w = snprintf(out + o, len - o, "...%.*s", (int)(plen - keep), p + keep);
+            o += w < 0 ? 0 : ((size_t)w < len - o ? (size_t)w : len - o - 1);
+            p += plen;
+            continue;
+        }
+        out[o++] = *p++;
+    }
+    out[o] = '\0';
+}

@@ -27,4 +27,11 @@ int rt_path_make_parent(const char *path, rt_err *err);
  * *cut set so the caller writes "..." before it. */
 const char *rt_path_tail(const char *path, size_t room, int *cut);
 
+/* text into out (len bytes) for a message of limited room (a point's reason): as it is when it
+ * fits, else with every absolute path of more than 48 characters in it written as ".../" and its
+ * last two parts ("/a/b/c/work/zero.mtx:2: ..." becomes ".../work/zero.mtx:2: ..."), so that a
+ * deep checkout's paths do not push the message's point (what failed, and why) past the end; cut
+ * at len - 1 if it still does not fit. */
+void rt_path_fit_text(const char *text, char *out, size_t len);
+
 #endif

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_path.h"
+
 void user_diag_rewrite(const char *text, const char *source, char *out, size_t len)
 {
     const size_t slen = strlen(source);
@@ -62,5 +64,9 @@ void user_diag_nvrtc(const char *source, const char *msg, char *out, size_t len)
         return;
     }
     user_diag_errors(log, lines, sizeof lines);
-    snprintf(out, len, "NVRTC could not compile %s: %s", source, lines);
+    /* a deep checkout's path, named in the heading and in every error line, must not push the
+     * line number and the error past the reason's end */
+    char whole[sizeof lines + 4200];
+    snprintf(whole, sizeof whole, "NVRTC could not compile %s: %s", source, lines);
+    rt_path_fit_text(whole, out, len);
 }

@@ -26,6 +26,25 @@ int main(void)
     RT_CHECK(buf[0] == '\0');
     RT_CHECK_MSG(rt_test_contains(err.msg, "path too long (17 bytes, at most 15): abcdefgh/ijklmn"),
                  "%s", err.msg);
+    /* A message with deep paths, for a reason of 200 characters: the paths lose their start, the
+     * message keeps its point; a message that fits is left alone. */
+    char deep_dir[400] = "";
+    for (int i = 0; i < 90; ++i)
+        strcat(deep_dir, "/d");
+    char msg[1200], fit[200];
+    snprintf(msg, sizeof msg,
+             "%s/work/mixed.yaml:6:5: matrix 'zero': %s/work/zero.mtx:2: size line: a 0 x 0 "
+             "matrix has nothing to multiply",
+             deep_dir, deep_dir);
+    rt_path_fit_text(msg, fit, sizeof fit);
+    RT_CHECK_MSG(strcmp(fit, ".../work/mixed.yaml:6:5: matrix 'zero': .../work/zero.mtx:2: size "
+                             "line: a 0 x 0 matrix has nothing to multiply") == 0,
+                 "%s", fit);
+    rt_path_fit_text("/short/path.mtx:2: bad", fit, sizeof fit);
+    RT_CHECK(strcmp(fit, "/short/path.mtx:2: bad") == 0);
+    char tiny[12];
+    rt_path_fit_text(msg, tiny, sizeof tiny);
+    RT_CHECK_MSG(strcmp(tiny, ".../work/mi") == 0, "%s", tiny);
     /* A NULL err is allowed (the caller only needs to know it did not fit). */
     RT_CHECK(rt_path_format(buf, sizeof buf, NULL, "%0300d", 0) == -1);
     RT_CHECK(buf[0] == '\0');
