@@ -246,11 +246,9 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
         goto done;
     FILE *const cmd = command.f;
     for (int s = 0; s < ss.n; ++s) {
-        rt_plot_write_plot_item(cmd, fig->stem, s);
-        fprintf(cmd, "index %d using %s with linespoints ", s, numeric_x ? "1:2" : "1:3");
-        rt_plot_write_series_style(cmd, s);
-        fprintf(cmd, " title ");
-        rt_plot_write_quoted(cmd, t->rows[ss.row[s]].series);
+        rt_plot_write_series_item(cmd, fig->stem, s,
+                                  numeric_x ? "1:2 with linespoints" : "1:3 with linespoints",
+                                  t->rows[ss.row[s]].series);
     }
     fputc('\n', cmd);
     rc = rt_plot_command_finish(job, fig, &gp_out, &command, err);

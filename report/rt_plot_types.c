@@ -564,11 +564,9 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
-        rt_plot_write_plot_item(cmd.f, fig->stem, s);
-        fprintf(cmd.f, "index %d using 1:3:4:5:6 with candlesticks whiskerbars 0.5 ", s);
-        rt_plot_write_series_style(cmd.f, s);
-        fprintf(cmd.f, " title ");
-        rt_plot_write_quoted(cmd.f, b.items[ss.at[s]].row.series);
+        rt_plot_write_series_item(cmd.f, fig->stem, s,
+                                  "1:3:4:5:6 with candlesticks whiskerbars 0.5",
+                                  b.items[ss.at[s]].row.series);
         fprintf(cmd.f,
                 ", \\\n     '' index %d using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
                 "notitle",
@@ -936,11 +934,8 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
     if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
-        rt_plot_write_plot_item(cmd.f, fig->stem, s);
-        fprintf(cmd.f, "index %d using 1:2 with linespoints ", s);
-        rt_plot_write_series_style(cmd.f, s);
-        fprintf(cmd.f, " title ");
-        rt_plot_write_quoted(cmd.f, t.rows[ss.at[s]].series);
+        rt_plot_write_series_item(cmd.f, fig->stem, s, "1:2 with linespoints",
+                                  t.rows[ss.at[s]].series);
         int has_ideal = 0;
         const int last = s + 1 < ss.n ? ss.at[s + 1] : t.n;
         for (int r = ss.at[s]; r < last; ++r)

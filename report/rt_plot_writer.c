@@ -156,6 +156,16 @@ void rt_plot_write_plot_item(FILE *cmd, const char *stem, int k)
         fprintf(cmd, ", \\\n     '' ");
 }
 
+void rt_plot_write_series_item(FILE *cmd, const char *stem, int k, const char *how,
+                               const char *title)
+{
+    rt_plot_write_plot_item(cmd, stem, k);
+    fprintf(cmd, "index %d using %s ", k, how);
+    rt_plot_write_series_style(cmd, k);
+    fprintf(cmd, " title ");
+    rt_plot_write_quoted(cmd, title);
+}
+
 int rt_plot_command_open(rt_plot_command *c, const char *path, rt_err *err)
 {
     memset(c, 0, sizeof *c);

@@ -107,6 +107,10 @@ void rt_plot_write_series_style(FILE *cmd, int k);
  * continuation (a comma, gnuplot's line-continuing backslash, a new line, then "     '' ": the
  * same data file) for the others. */
 void rt_plot_write_plot_item(FILE *cmd, const char *stem, int k);
+/* The plot item of series k, whose rows are block k of the data file (gnuplot's `index k`):
+ * "index k using <how> ", the series' style and its title. */
+void rt_plot_write_series_item(FILE *cmd, const char *stem, int k, const char *how,
+                               const char *title);
 /* Finishes a figure: the render tail, committing the script, drawing the images when gnuplot is
  * present (rt_plot_render: they replace the old ones only when both are drawn). gp is committed or
  * abandoned whatever happens. */
