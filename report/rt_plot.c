@@ -175,9 +175,8 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
 {
     distinct xs = {0}, ss = {0};
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
-    FILE *dat = NULL, *gp = NULL, *cmd = NULL;
-    char *command = NULL;
-    size_t command_len = 0;
+    FILE *dat = NULL, *gp = NULL;
+    rt_plot_command command = {0};
     int rc = -1;
 
     if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
@@ -243,30 +242,19 @@ static int write_line(plot_job *job, const figure *fig, const rt_plot_table *t, 
     if (!fig->has_series)
         fprintf(gp, "unset key\n");
 
-    cmd = open_memstream(&command, &command_len);
-    if (!cmd) {
-        rt_err_set(err, "out of memory writing %s", gp_out.path);
+    if (rt_plot_command_open(&command, gp_out.path, err) != 0)
         goto done;
-    }
+    FILE *const cmd = command.f;
     for (int s = 0; s < ss.n; ++s) {
-        if (s == 0)
-            fprintf(cmd, "plot '%s.dat' ", fig->stem);
-        else
-            fprintf(cmd, ", \\\n     '' ");
-        fprintf(cmd, "index %d using %s with linespoints ", s, numeric_x ? "1:2" : "1:3");
-        rt_plot_write_series_style(cmd, s);
-        fprintf(cmd, " title ");
-        rt_plot_write_quoted(cmd, t->rows[ss.row[s]].series);
+        rt_plot_write_series_item(cmd, fig->stem, s,
+                                  numeric_x ? "1:2 with linespoints" : "1:3 with linespoints",
+                                  t->rows[ss.row[s]].series);
     }
     fputc('\n', cmd);
-    fclose(cmd);
-    cmd = NULL;
-    rc = rt_plot_finish_figure(job, fig, &gp_out, command, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &command, err);
     gp = NULL;
 done:
-    rt_outfile_abort(&dat_out);
-    rt_outfile_abort(&gp_out);
-    free(command);
+    rt_plot_release_figure(&dat_out, &gp_out, &command);
     free(xs.row);
     free(ss.row);
     return rc;
@@ -277,9 +265,8 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     distinct xs = {0}, ss = {0};
     double *cells = NULL;
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
-    FILE *dat = NULL, *gp = NULL, *cmd = NULL;
-    char *command = NULL;
-    size_t command_len = 0;
+    FILE *dat = NULL, *gp = NULL;
+    rt_plot_command command = {0};
     int rc = -1;
 
     if (distinct_x(t, &xs, err) != 0 || distinct_series(t, &ss, err) != 0)
@@ -370,19 +357,14 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
     if (!fig->has_series)
         fprintf(gp, "unset key\n");
 
-    cmd = open_memstream(&command, &command_len);
-    if (!cmd) {
-        rt_err_set(err, "out of memory writing %s", gp_out.path);
+    if (rt_plot_command_open(&command, gp_out.path, err) != 0)
         goto done;
-    }
+    FILE *const cmd = command.f;
     const int rotate_labels = ss.n * xs.n > 24;
     for (int pass = 0; pass < 2; ++pass) { /* boxes first, then their labels on top */
         for (int s = 0; s < ss.n; ++s) {
             const double offset = (s - (ss.n - 1) / 2.0) * width;
-            if (pass == 0 && s == 0)
-                fprintf(cmd, "plot '%s.dat' ", fig->stem);
-            else
-                fprintf(cmd, ", \\\n     '' ");
+            rt_plot_write_plot_item(cmd, fig->stem, pass * ss.n + s);
             if (pass == 0) {
                 fprintf(cmd, "using ($0%+.6g):%d with boxes ", offset, s + 2);
                 rt_plot_write_series_style(cmd, s);
@@ -405,14 +387,10 @@ static int write_bars(plot_job *job, const figure *fig, const rt_plot_table *t, 
         }
     }
     fputc('\n', cmd);
-    fclose(cmd);
-    cmd = NULL;
-    rc = rt_plot_finish_figure(job, fig, &gp_out, command, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &command, err);
     gp = NULL;
 done:
-    rt_outfile_abort(&dat_out);
-    rt_outfile_abort(&gp_out);
-    free(command);
+    rt_plot_release_figure(&dat_out, &gp_out, &command);
     free(cells);
     free(xs.row);
     free(ss.row);

@@ -174,41 +174,6 @@ static int series_position(const best_set *b, const index_list *ss, int r)
     return -1;
 }
 
-/* Runs a plot command built in a memory stream through the render tail. */
-typedef struct command_buf {
-    FILE *f;
-    char *text;
-    size_t len;
-} command_buf;
-
-static int command_open(command_buf *c, const char *path, rt_err *err)
-{
-    memset(c, 0, sizeof *c);
-    c->f = open_memstream(&c->text, &c->len);
-    if (!c->f)
-        return rt_err_set(err, "out of memory writing %s", path);
-    return 0;
-}
-
-static void command_close(command_buf *c)
-{
-    if (c->f)
-        fclose(c->f);
-    c->f = NULL;
-}
-
-/* The end of every figure writer, on success and on error alike: whatever of the .dat and the .gp
- * is still open is abandoned, its temporary removed (rt_plot_finish_figure already committed gp
- * when the figure was finished), and the plot command is closed. */
-static void release_figure(rt_outfile *dat, rt_outfile *gp, command_buf *cmd)
-{
-    rt_outfile_abort(dat);
-    rt_outfile_abort(gp);
-    command_close(cmd);
-    free(cmd->text);
-    cmd->text = NULL;
-}
-
 /* "time (seconds)" -> "seconds": the unit in a field's label, for combined axis labels. */
 static void label_unit(const char *label, char *unit, size_t len)
 {
@@ -248,7 +213,7 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     int *order = NULL;
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
-    command_buf cmd = {0};
+    rt_plot_command cmd = {0};
     int rc = -1;
     if (fetch_best(job, fig, &b, err) != 0)
         goto done;
@@ -373,7 +338,7 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
         fprintf(gp, "set xtics rotate by 30 right\n");
     if (any_missing)
         fprintf(gp, "# '?' cells stack nothing\n");
-    if (command_open(&cmd, gp_out.path, err) != 0)
+    if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int k = 0; k < fig->n_stack; ++k) {
         if (k == 0)
@@ -387,11 +352,10 @@ int rt_plot_draw_stacked(plot_job *job, const figure *fig, rt_err *err)
     /* The total above each bar. */
     fprintf(cmd.f, ", \\\n     '' using 0:2:(gprintf('%%.4g', $2)) with labels center "
                    "offset 0,0.7 font ',9' notitle\n");
-    command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &cmd, err);
     gp = NULL;
 done:
-    release_figure(&dat_out, &gp_out, &cmd);
+    rt_plot_release_figure(&dat_out, &gp_out, &cmd);
     free(values);
     free(order);
     best_set_free(&b);
@@ -500,7 +464,7 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
     int *counts = NULL;
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
-    command_buf cmd = {0};
+    rt_plot_command cmd = {0};
     int rc = -1;
     if (fetch_best(job, fig, &b, err) != 0)
         goto done;
@@ -597,14 +561,12 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
         fprintf(gp, "set yrange [0:*]\nset offsets 0, 0, graph 0.05, 0\n");
     if (!fig->has_series)
         fprintf(gp, "unset key\n");
-    if (command_open(&cmd, gp_out.path, err) != 0)
+    if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
-        fprintf(cmd.f, s ? ", \\\n     '' " : "plot '%s.dat' ", fig->stem);
-        fprintf(cmd.f, "index %d using 1:3:4:5:6 with candlesticks whiskerbars 0.5 ", s);
-        rt_plot_write_series_style(cmd.f, s);
-        fprintf(cmd.f, " title ");
-        rt_plot_write_quoted(cmd.f, b.items[ss.at[s]].row.series);
+        rt_plot_write_series_item(cmd.f, fig->stem, s,
+                                  "1:3:4:5:6 with candlesticks whiskerbars 0.5",
+                                  b.items[ss.at[s]].row.series);
         fprintf(cmd.f,
                 ", \\\n     '' index %d using 1:7:7:7:7 with candlesticks lt -1 lw 2 "
                 "notitle",
@@ -616,11 +578,10 @@ int rt_plot_draw_box(plot_job *job, const figure *fig, rt_err *err)
                 "'#404040' title 'outliers'",
                 ss.n);
     fputc('\n', cmd.f);
-    command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &cmd, err);
     gp = NULL;
 done:
-    release_figure(&dat_out, &gp_out, &cmd);
+    rt_plot_release_figure(&dat_out, &gp_out, &cmd);
     for (int r = 0; values && r < b.n; ++r)
         free(values[r]);
     free(values);
@@ -665,7 +626,7 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
     double *cells = NULL;
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
-    command_buf cmd = {0};
+    rt_plot_command cmd = {0};
     int rc = -1;
     char *query = NULL;
     rt_store_metric *metrics = NULL;
@@ -820,7 +781,7 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
              unit[0] ? ")" : "");
     rt_plot_write_quoted(gp, cb);
     fprintf(gp, "\n");
-    if (command_open(&cmd, gp_out.path, err) != 0)
+    if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     fprintf(cmd.f,
             "plot '%s.dat' using 2:1:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder "
@@ -830,12 +791,11 @@ int rt_plot_draw_heatmap(plot_job *job, const figure *fig, rt_err *err)
         fprintf(cmd.f, ", \\\n     '' using 2:1:(gprintf('%%.3g', $3)) with labels font ',8' "
                        "tc rgb '#808080' notitle");
     fputc('\n', cmd.f);
-    command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &cmd, err);
     gp = NULL;
 done:
     free(metrics);
-    release_figure(&dat_out, &gp_out, &cmd);
+    rt_plot_release_figure(&dat_out, &gp_out, &cmd);
     free(cells);
     free(query);
     return rc;
@@ -857,7 +817,7 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
     }
     rt_outfile dat_out = RT_OUTFILE_NONE, gp_out = RT_OUTFILE_NONE;
     FILE *dat = NULL, *gp = NULL;
-    command_buf cmd = {0};
+    rt_plot_command cmd = {0};
     int rc = -1;
     double *shown_y = NULL, *ideal = NULL;
     index_list ss = {0};
@@ -971,14 +931,11 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
                 mode == RT_PLOT_SCALE_SPEEDUP ? 2 : 10);
     else
         fprintf(gp, "set yrange [0:*]\n");
-    if (command_open(&cmd, gp_out.path, err) != 0)
+    if (rt_plot_command_open(&cmd, gp_out.path, err) != 0)
         goto done;
     for (int s = 0; s < ss.n; ++s) {
-        fprintf(cmd.f, s ? ", \\\n     '' " : "plot '%s.dat' ", fig->stem);
-        fprintf(cmd.f, "index %d using 1:2 with linespoints ", s);
-        rt_plot_write_series_style(cmd.f, s);
-        fprintf(cmd.f, " title ");
-        rt_plot_write_quoted(cmd.f, t.rows[ss.at[s]].series);
+        rt_plot_write_series_item(cmd.f, fig->stem, s, "1:2 with linespoints",
+                                  t.rows[ss.at[s]].series);
         int has_ideal = 0;
         const int last = s + 1 < ss.n ? ss.at[s + 1] : t.n;
         for (int r = ss.at[s]; r < last; ++r)
@@ -988,11 +945,10 @@ int rt_plot_draw_scaling(plot_job *job, const figure *fig, rt_err *err)
                     s % 8 + 1, s == 0 ? "title 'ideal (dashed)'" : "notitle");
     }
     fputc('\n', cmd.f);
-    command_close(&cmd);
-    rc = rt_plot_finish_figure(job, fig, &gp_out, cmd.text, err);
+    rc = rt_plot_command_finish(job, fig, &gp_out, &cmd, err);
     gp = NULL;
 done:
-    release_figure(&dat_out, &gp_out, &cmd);
+    rt_plot_release_figure(&dat_out, &gp_out, &cmd);
     free(shown_y);
     free(ideal);
     free(ss.at);

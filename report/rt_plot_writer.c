@@ -148,6 +148,56 @@ void rt_plot_write_series_style(FILE *cmd, int k)
     fprintf(cmd, "lt %d dt %d", k % 8 + 1, k / 8 % 5 + 1);
 }
 
+void rt_plot_write_plot_item(FILE *cmd, const char *stem, int k)
+{
+    if (k == 0)
+        fprintf(cmd, "plot '%s.dat' ", stem);
+    else
+        fprintf(cmd, ", \\\n     '' ");
+}
+
+void rt_plot_write_series_item(FILE *cmd, const char *stem, int k, const char *how,
+                               const char *title)
+{
+    rt_plot_write_plot_item(cmd, stem, k);
+    fprintf(cmd, "index %d using %s ", k, how);
+    rt_plot_write_series_style(cmd, k);
+    fprintf(cmd, " title ");
+    rt_plot_write_quoted(cmd, title);
+}
+
+int rt_plot_command_open(rt_plot_command *c, const char *path, rt_err *err)
+{
+    memset(c, 0, sizeof *c);
+    c->f = open_memstream(&c->text, &c->len);
+    if (!c->f)
+        return rt_err_set(err, "out of memory writing %s", path);
+    return 0;
+}
+
+static void command_close(rt_plot_command *c)
+{
+    if (c->f)
+        fclose(c->f);
+    c->f = NULL;
+}
+
+int rt_plot_command_finish(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
+                           rt_plot_command *c, rt_err *err)
+{
+    command_close(c);
+    return rt_plot_finish_figure(job, fig, gp, c->text, err);
+}
+
+void rt_plot_release_figure(rt_outfile *dat, rt_outfile *gp, rt_plot_command *cmd)
+{
+    rt_outfile_abort(dat);
+    rt_outfile_abort(gp);
+    command_close(cmd);
+    free(cmd->text);
+    cmd->text = NULL;
+}
+
 /* Finishes a figure: the script's render tail, committing it, drawing the images. */
 int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
                           const char *plot_command, rt_err *err)

@@ -103,11 +103,38 @@ void rt_plot_write_text_xtics(FILE *gp, const void *records, size_t stride, size
                               const int *at, int n);
 /* "lt N dt M" of the k-th series: the palette has 8 colours, then the dash pattern changes. */
 void rt_plot_write_series_style(FILE *cmd, int k);
+/* The start of the k-th item of a plot command: "plot '<stem>.dat' " for the first, a
+ * continuation (a comma, gnuplot's line-continuing backslash, a new line, then "     '' ": the
+ * same data file) for the others. */
+void rt_plot_write_plot_item(FILE *cmd, const char *stem, int k);
+/* The plot item of series k, whose rows are block k of the data file (gnuplot's `index k`):
+ * "index k using <how> ", the series' style and its title. */
+void rt_plot_write_series_item(FILE *cmd, const char *stem, int k, const char *how,
+                               const char *title);
 /* Finishes a figure: the render tail, committing the script, drawing the images when gnuplot is
  * present (rt_plot_render: they replace the old ones only when both are drawn). gp is committed or
  * abandoned whatever happens. */
 int rt_plot_finish_figure(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
                           const char *plot_command, rt_err *err);
+
+/* A figure's plot command, written to f (a memory stream) while the .gp is still open, since the
+ * script's render tail repeats it for each image format. Start it as {0}, so that
+ * rt_plot_release_figure may run on any path. */
+typedef struct rt_plot_command {
+    FILE *f;
+    char *text;
+    size_t len;
+} rt_plot_command;
+
+/* Opens c->f (path: the script's, for the message). */
+int rt_plot_command_open(rt_plot_command *c, const char *path, rt_err *err);
+/* Ends the command (closing c->f) and finishes the figure with it (rt_plot_finish_figure). */
+int rt_plot_command_finish(rt_plot_job *job, const rt_plot_figure *fig, rt_outfile *gp,
+                           rt_plot_command *c, rt_err *err);
+/* The end of every figure writer, on success and on error alike: whatever of the .dat and the .gp
+ * is still open is abandoned, its temporary removed (rt_plot_finish_figure already committed gp
+ * when the figure was finished), and the plot command is closed and freed. */
+void rt_plot_release_figure(rt_outfile *dat, rt_outfile *gp, rt_plot_command *cmd);
 /* 1 when v is a positive integral power of two. */
 int rt_plot_is_power_of_two(double v);
 

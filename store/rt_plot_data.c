@@ -435,6 +435,20 @@ int rt_plot_read_value(struct sqlite3_stmt *stmt, int col, char *text, size_t le
     return parse_number(text, value);
 }
 
+int rt_plot_read_y(sqlite3_stmt *stmt, int col, const rt_plot_field *y, double *value, rt_err *err)
+{
+    char text[RT_PLOT_TEXT_MAX];
+    if (rt_plot_read_value(stmt, col, text, sizeof text, value))
+        return 1;
+    const int type = sqlite3_column_type(stmt, col);
+    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+        return 0;
+    return rt_err_set(err,
+                      "'%s' cannot be plotted as y: it holds text such as '%s' (give a numeric "
+                      "column, parameter or metric, e.g. gflops or time_median_s)",
+                      y->name, text);
+}
+
 int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field *x,
                        const rt_plot_field *y, const rt_plot_field *series, const char *matrix,
                        rt_plot_table *t, rt_err *err)
@@ -463,19 +477,13 @@ int rt_plot_data_fetch(sqlite3 *db, const char *experiment, const rt_plot_field 
         return -1;
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        char y_text[RT_PLOT_TEXT_MAX];
         double y_value = 0;
-        const int y_numeric = rt_plot_read_value(stmt, 2, y_text, sizeof y_text, &y_value);
-        const int y_type = sqlite3_column_type(stmt, 2);
-        if (!y_numeric && y_type != SQLITE_INTEGER && y_type != SQLITE_FLOAT) {
-            rt_err_set(err,
-                       "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
-                       "numeric column, parameter or metric, e.g. gflops or time_median_s)",
-                       y->name, y_text);
+        const int y_placed = rt_plot_read_y(stmt, 2, y, &y_value, err);
+        if (y_placed < 0) {
             sqlite3_finalize(stmt);
             return -1;
         }
-        if (!y_numeric)
+        if (!y_placed)
             continue; /* infinite: nothing a figure can place */
         if (table_add(t, err) != 0) {
             sqlite3_finalize(stmt);

@@ -82,6 +82,12 @@ void rt_plot_data_constant(const char *label, rt_plot_field *out);
  * rt_plot_query, so both take a value the same way. */
 struct sqlite3_stmt;
 int rt_plot_read_value(struct sqlite3_stmt *stmt, int col, char *text, size_t len, double *value);
+/* Column `col` of a figure query's row as the figure's y (named y->name in the message): 1 and
+ * *value when it is a finite number; 0 when it is a number no figure can place (infinite: the
+ * caller skips the row); -1 (err set, naming the value) when it is text, which cannot be plotted.
+ * The figure data and rt_plot_query take y through it, so both refuse the same values. */
+int rt_plot_read_y(struct sqlite3_stmt *stmt, int col, const rt_plot_field *y, double *value,
+                   rt_err *err);
 
 /* Reads the best y per (series, x) of experiment's status-ok points, optionally only those on
  * matrix (NULL: all). y must hold numbers; text in y is an error naming the value. t is

@@ -47,19 +47,14 @@ int rt_plot_query_points(sqlite3 *db, const char *experiment, const rt_plot_fiel
     }
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        char y_text[RT_PLOT_TEXT_MAX];
         double yv = 0;
-        if (!rt_plot_read_value(stmt, 3, y_text, sizeof y_text, &yv)) {
-            const int type = sqlite3_column_type(stmt, 3);
-            if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
-                continue; /* infinite: nothing a figure can place */
-            rt_err_set(err,
-                       "'%s' cannot be plotted as y: it holds text such as '%s' (give a "
-                       "numeric column, parameter or metric, e.g. gflops or time_median_s)",
-                       y->name, y_text);
+        const int y_placed = rt_plot_read_y(stmt, 3, y, &yv, err);
+        if (y_placed < 0) {
             sqlite3_finalize(stmt);
             return -1;
         }
+        if (!y_placed)
+            continue; /* infinite: nothing a figure can place */
         if (*n == *cap) {
             const int grown_cap = *cap ? 2 * *cap : 32;
             void *grown = realloc(*items, (size_t)grown_cap * sizeof **items);

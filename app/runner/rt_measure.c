@@ -2,6 +2,7 @@
 #include "rt_measure.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,47 @@ static int agree(rt_measure_ctx *m, outcome local, const char *local_msg, outcom
     else
         snprintf(msg, msglen, "%s", buf);
     return 0;
+}
+
+/* What one rank saw in a step before the ranks agree: its outcome and, unless OUT_OK, why. err
+ * takes the error of what the step called; step_fail turns it (or any text) into the reason. */
+typedef struct step_local {
+    outcome out;
+    char msg[512];
+    rt_err err;
+} step_local;
+
+static void step_local_init(step_local *l)
+{
+    l->out = OUT_OK;
+    l->msg[0] = '\0';
+    rt_err_clear(&l->err);
+}
+
+static void step_fail(step_local *l, outcome out, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void step_fail(step_local *l, outcome out, const char *fmt, ...)
+{
+    l->out = out;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->msg, sizeof l->msg, fmt, ap);
+    va_end(ap);
+}
+
+/* A signal on any rank stops every rank: 1 when one came (m->interrupted_by and m->stop set), 0
+ * when none did, -1 when communication fails. */
+static int agree_interrupt(rt_measure_ctx *m, rt_err *err)
+{
+    double sig = (double)rt_interrupt_signal();
+    if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
+        return rt_err_set(err, "communication failed while checking for an interrupt");
+    if (!(sig > 0))
+        return 0;
+    m->interrupted_by = (int)sig;
+    m->stop = 1;
+    return 1;
 }
 
 int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,
@@ -194,17 +236,14 @@ static int check_output(rt_measure_ctx *m, void *state, const rt_kernel_desc *ke
                         double tolerance, rt_verify_result *vr, int *gate_error, char *msg,
                         size_t msglen, rt_err *err)
 {
-    rt_err local;
-    rt_err_clear(&local);
-    char local_msg[512] = "";
-    outcome lo = OUT_OK, g = OUT_OK;
+    step_local l;
+    step_local_init(&l);
+    outcome g = OUT_OK;
     for (int64_t i = 0; i < m->n_out; ++i)
         m->output[i] = NAN;
-    if (kernel->output(state, m->output, &local) != 0) {
-        lo = OUT_ERROR;
-        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-    }
-    if (agree(m, lo, local_msg, &g, msg, msglen, err) != 0)
+    if (kernel->output(state, m->output, &l.err) != 0)
+        step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+    if (agree(m, l.out, l.msg, &g, msg, msglen, err) != 0)
         return -1;
     *gate_error = g != OUT_OK;
     if (*gate_error)
@@ -246,6 +285,27 @@ typedef struct point_run {
     void *state;
     int have_state;
 } point_run;
+
+/* The end of a step: the ranks agree on its outcome (agree), and a point that failed on any rank
+ * gets the status of the worst outcome and the agreed reason, after "<context>: " when context is
+ * not NULL. STEP_NEXT when every rank succeeded, STEP_RECORD when the point failed, -1 when
+ * communication failed. */
+static int settle(point_run *p, const step_local *l, const char *context, rt_err *err)
+{
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    if (agree(p->m, l->out, l->msg, &g, msg, sizeof msg, err) != 0)
+        return -1;
+    if (g == OUT_OK)
+        return STEP_NEXT;
+    rt_point_record *rec = &p->res.rec;
+    rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE
+                  : g == OUT_TIMEOUT  ? RT_POINT_TIMEOUT
+                                      : RT_POINT_ERROR;
+    snprintf(rec->reason, sizeof rec->reason, "%s%s%s", context ? context : "", context ? ": " : "",
+             msg);
+    return STEP_RECORD;
+}
 
 /* The point's identity: names, parameters, and the key the store resumes by. */
 static int step_identify(point_run *p, rt_err *err)
@@ -332,11 +392,6 @@ static int step_inputs(point_run *p, rt_err *err)
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
     rt_point_record *rec = &p->res.rec;
-    outcome g = OUT_OK;
-    char msg[512] = "";
-    char local_msg[512] = "";
-    rt_err local;
-    rt_err_clear(&local);
 
     if (t->input_error) {
         rec->status = RT_POINT_ERROR;
@@ -346,46 +401,40 @@ static int step_inputs(point_run *p, rt_err *err)
 
     /* The whole point's memory, before anything of it is allocated. */
     if (rt_family_has_footprint(t->family)) {
-        outcome flo = OUT_OK;
-        local_msg[0] = '\0';
+        step_local fl;
+        step_local_init(&fl);
         rt_point_memory_in mi = {.inputs_resident = inputs_current(m, t, rec->problem_json),
                                  .device_kernel = strcmp(t->kernel->backend, "cpu") != 0,
                                  .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
                                  .host_available = rt_point_memory_host_available(),
                                  .device_memory = t->device->global_mem_bytes};
-        if (rt_family_footprint(t->family, t->local, t->problem, &mi.fp, &local) != 0) {
-            flo = OUT_ERROR;
-            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-        } else if (!rt_point_memory_fits(&mi, local_msg, sizeof local_msg)) {
-            flo = OUT_INFEASIBLE;
-        }
-        if (agree(m, flo, local_msg, &g, msg, sizeof msg, err) != 0)
-            return -1;
-        if (g != OUT_OK) {
-            rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE : RT_POINT_ERROR;
-            snprintf(rec->reason, sizeof rec->reason, "%s", msg);
-            return STEP_RECORD;
-        }
+        if (rt_family_footprint(t->family, t->local, t->problem, &mi.fp, &fl.err) != 0)
+            step_fail(&fl, OUT_ERROR, "%s", fl.err.msg);
+        else if (!rt_point_memory_fits(&mi, fl.msg, sizeof fl.msg))
+            fl.out = OUT_INFEASIBLE;
+        const int rc = settle(p, &fl, NULL, err);
+        if (rc != STEP_NEXT)
+            return rc;
     }
 
-    /* Inputs and reference (shared by all kernels of the problem point). */
-    outcome lo = OUT_OK;
-    if (ensure_inputs(m, t, rec->problem_json, &local) != 0) {
-        lo = OUT_ERROR;
-        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-    }
-    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
+    /* Inputs and reference (shared by all kernels of the problem point). Not settled: without
+     * them the point is not recorded, the run stops. */
+    step_local l;
+    step_local_init(&l);
+    if (ensure_inputs(m, t, rec->problem_json, &l.err) != 0)
+        step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+    outcome g = OUT_OK;
+    char msg[512] = "";
+    if (agree(m, l.out, l.msg, &g, msg, sizeof msg, err) != 0)
         return -1;
     if (g != OUT_OK) {
         /* A signal on any rank while the inputs were built stopped them: the run ends as
          * interrupted, with nothing recorded for this point (a rerun measures it). */
-        double sig = (double)rt_interrupt_signal();
-        if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
-            return rt_err_set(err, "communication failed while checking for an interrupt");
-        if (sig > 0) {
+        const int signalled = agree_interrupt(m, err);
+        if (signalled < 0)
+            return -1;
+        if (signalled) {
             rt_measure_release_inputs(m);
-            m->interrupted_by = (int)sig;
-            m->stop = 1;
             return STEP_DONE;
         }
         /* Without inputs nothing of this problem can run: that is a run error. */
@@ -438,51 +487,37 @@ static int step_setup(point_run *p, rt_err *err)
     rt_point_record *rec = &p->res.rec;
     const rt_params *params = p->params;
     const rt_kernel_env *env = &p->env;
-    outcome g = OUT_OK;
-    char msg[512] = "";
-    char local_msg[512] = "";
-    rt_err local;
-    rt_err_clear(&local);
+    step_local l;
+    step_local_init(&l);
 
-    outcome lo = OUT_OK;
-    local_msg[0] = '\0';
     if (t->kernel->check) {
         char kwhy[512] = "";
         const int c =
-            t->kernel->check(t->kernel, m->inputs, params, env, kwhy, sizeof kwhy, &local);
-        if (c == RT_INFEASIBLE) {
-            lo = OUT_INFEASIBLE;
-            snprintf(local_msg, sizeof local_msg, "%s", kwhy);
-        } else if (c != 0) {
-            lo = OUT_ERROR;
-            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-        }
+            t->kernel->check(t->kernel, m->inputs, params, env, kwhy, sizeof kwhy, &l.err);
+        if (c == RT_INFEASIBLE)
+            step_fail(&l, OUT_INFEASIBLE, "%s", kwhy);
+        else if (c != 0)
+            step_fail(&l, OUT_ERROR, "%s", l.err.msg);
     }
-    if (lo == OUT_OK) {
+    if (l.out == OUT_OK) {
         const double t0 = rt_clock_now();
-        const int s = t->kernel->setup(t->kernel, m->inputs, params, env, &p->state, &local);
+        const int s = t->kernel->setup(t->kernel, m->inputs, params, env, &p->state, &l.err);
         rec->setup_s = rt_clock_now() - t0;
         if (s == 0)
             p->have_state = 1;
         else {
-            lo = s == RT_INFEASIBLE ? OUT_INFEASIBLE : s == RT_TIMED_OUT ? OUT_TIMEOUT : OUT_ERROR;
-            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
+            step_fail(&l,
+                      s == RT_INFEASIBLE  ? OUT_INFEASIBLE
+                      : s == RT_TIMED_OUT ? OUT_TIMEOUT
+                                          : OUT_ERROR,
+                      "%s", l.err.msg);
             if (p->state) { /* a failed setup may leave a partial state to tear down */
                 t->kernel->teardown(p->state);
                 p->state = NULL;
             }
         }
     }
-    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-        return -1;
-    if (g != OUT_OK) {
-        rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE
-                      : g == OUT_TIMEOUT  ? RT_POINT_TIMEOUT
-                                          : RT_POINT_ERROR;
-        snprintf(rec->reason, sizeof rec->reason, "%s", msg);
-        return STEP_RECORD;
-    }
-    return STEP_NEXT;
+    return settle(p, &l, NULL, err);
 }
 
 /* The verification gate: one execution, compared with the reference. */
@@ -491,27 +526,22 @@ static int step_verify(point_run *p, rt_err *err)
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
     rt_point_record *rec = &p->res.rec;
-    outcome g = OUT_OK;
-    char msg[512] = "";
-    char local_msg[512] = "";
-    rt_err local;
-    rt_err_clear(&local);
+    step_local l;
+    step_local_init(&l);
 
-    outcome lo = OUT_OK;
-    local_msg[0] = '\0';
     double sec = 0;
-    if (t->kernel->run(p->state, &sec, &local) != 0) {
-        lo = OUT_ERROR;
-        snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-    }
-    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-        return -1;
+    if (t->kernel->run(p->state, &sec, &l.err) != 0)
+        step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+    const int rc = settle(p, &l, NULL, err);
+    if (rc != STEP_NEXT)
+        return rc;
     rt_verify_result vr;
     int gate_error = 0;
-    if (g == OUT_OK && check_output(m, p->state, t->kernel, rec->tolerance, &vr, &gate_error, msg,
-                                    sizeof msg, err) != 0)
+    char msg[512] = "";
+    if (check_output(m, p->state, t->kernel, rec->tolerance, &vr, &gate_error, msg, sizeof msg,
+                     err) != 0)
         return -1;
-    if (g != OUT_OK || gate_error) {
+    if (gate_error) {
         rec->status = RT_POINT_ERROR;
         snprintf(rec->reason, sizeof rec->reason, "%s", msg);
         return STEP_RECORD;
@@ -533,31 +563,25 @@ static int step_warmup(point_run *p, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
-    rt_point_record *rec = &p->res.rec;
     const rt_measure_cfg *mc = &m->cfg->measure;
-    outcome g = OUT_OK;
-    char msg[512] = "";
-    char local_msg[512] = "";
-    rt_err local;
-    rt_err_clear(&local);
+    step_local l;
+    step_local_init(&l);
 
-    outcome lo = OUT_OK;
-    local_msg[0] = '\0';
-    for (int w = 0; w < mc->warmup && lo == OUT_OK; ++w) {
+    for (int w = 0; w < mc->warmup && l.out == OUT_OK; ++w) {
         double sec;
-        if (t->kernel->run(p->state, &sec, &local) != 0) {
-            lo = OUT_ERROR;
-            snprintf(local_msg, sizeof local_msg, "warm-up: %s", local.msg);
-        }
+        if (t->kernel->run(p->state, &sec, &l.err) != 0)
+            step_fail(&l, OUT_ERROR, "warm-up: %s", l.err.msg);
     }
-    if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-        return -1;
-    if (g != OUT_OK) {
-        rec->status = RT_POINT_ERROR;
-        snprintf(rec->reason, sizeof rec->reason, "%s", msg);
-        return STEP_RECORD;
-    }
-    return STEP_NEXT;
+    return settle(p, &l, NULL, err);
+}
+
+/* The fastest of the point's first n repetitions. */
+static double fastest_sample(const point_run *p, int n)
+{
+    double fastest = INFINITY;
+    for (int i = 0; i < n; ++i)
+        fastest = p->m->samples[i] < fastest ? p->m->samples[i] : fastest;
+    return fastest;
 }
 
 /* Early abort (measure.abort_factor k): after abort_reps repetitions, and after each further one,
@@ -571,10 +595,7 @@ static int should_abort(const point_run *p, int n)
     const double *best = p->t->sweep_best;
     if (!(mc->abort_factor >= 1) || !best || !isfinite(*best) || n < mc->abort_reps)
         return 0;
-    double fastest = INFINITY;
-    for (int i = 0; i < n; ++i)
-        fastest = p->m->samples[i] < fastest ? p->m->samples[i] : fastest;
-    return fastest > mc->abort_factor * *best;
+    return fastest_sample(p, n) > mc->abort_factor * *best;
 }
 
 /* Both numbers of an aborted point: its fastest repetition (the samples keep all of them) and
@@ -582,9 +603,7 @@ static int should_abort(const point_run *p, int n)
 static void note_abort(point_run *p, int n)
 {
     const rt_measure_cfg *mc = &p->m->cfg->measure;
-    double fastest = INFINITY;
-    for (int i = 0; i < n; ++i)
-        fastest = p->m->samples[i] < fastest ? p->m->samples[i] : fastest;
+    const double fastest = fastest_sample(p, n);
     const double best = *p->t->sweep_best;
     p->res.aborted = 1;
     rt_metrics_add(&p->res.metrics, RT_METRIC_ABORTED, "", 1.0, 0);
@@ -657,12 +676,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     const rt_measure_target *t = p->t;
     rt_point_record *rec = &p->res.rec;
     const rt_measure_cfg *mc = &m->cfg->measure;
-    outcome g = OUT_OK;
-    char msg[512] = "";
-    char local_msg[512] = "";
-    rt_err local;
-    rt_err_clear(&local);
-    outcome lo;
+    step_local l;
 
     const int cold = mc->mode == RT_MEASURE_COLD;
     const rt_rep_limits limits = {.min_reps = mc->min_reps,
@@ -677,13 +691,11 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     energy_mark energy;
     energy_begin(p, &energy);
     while (!stop) {
-        lo = OUT_OK;
+        step_local_init(&l);
         if (cold) {
             if (t->kernel->flush) {
-                if (t->kernel->flush(p->state, &local) != 0) {
-                    lo = OUT_ERROR;
-                    snprintf(local_msg, sizeof local_msg, "cache flush: %s", local.msg);
-                }
+                if (t->kernel->flush(p->state, &l.err) != 0)
+                    step_fail(&l, OUT_ERROR, "cache flush: %s", l.err.msg);
             } else if (m->flush) {
                 rt_cacheflush_flush(m->flush);
             }
@@ -693,21 +705,17 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
         double sec = -1.0;
         rt_roofline_glue_timed_begin(m->roofline);
         const double t0 = rt_clock_now();
-        if (lo == OUT_OK && t->kernel->run(p->state, &sec, &local) != 0) {
-            lo = OUT_ERROR;
-            snprintf(local_msg, sizeof local_msg, "%s", local.msg);
-        }
+        if (l.out == OUT_OK && t->kernel->run(p->state, &sec, &l.err) != 0)
+            step_fail(&l, OUT_ERROR, "%s", l.err.msg);
         const double wall = rt_clock_now() - t0;
         rt_roofline_glue_timed_end(m->roofline);
         if (sec < 0)
             sec = wall;
-        if (agree(m, lo, local_msg, &g, msg, sizeof msg, err) != 0)
-            return -1;
-        if (g != OUT_OK) {
-            rec->status = RT_POINT_ERROR;
-            snprintf(rec->reason, sizeof rec->reason, "repetition %d: %s", n, msg);
-            return STEP_RECORD;
-        }
+        char context[48];
+        snprintf(context, sizeof context, "repetition %d", n);
+        const int rc = settle(p, &l, context, err);
+        if (rc != STEP_NEXT)
+            return rc;
         double smax = sec, smin = sec, savg = sec;
         if (rt_comm_time_reduce(m->comm, sec, &smax, &smin, &savg, err) != 0)
             return rt_err_prefix(err, "combining sample times");
@@ -744,6 +752,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     if (rec->status == RT_POINT_OK) {
         rt_verify_result vr;
         int gate_error = 0;
+        char msg[512] = "";
         if (check_output(m, p->state, t->kernel, rec->tolerance, &vr, &gate_error, msg, sizeof msg,
                          err) != 0)
             return -1;
@@ -923,14 +932,7 @@ int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, 
     if (m->opt->max_points > 0 && m->new_points >= m->opt->max_points)
         m->stop = 1;
     /* A signal on any rank stops every rank here, after a point is safely recorded. */
-    double sig = (double)rt_interrupt_signal();
-    if (rt_comm_max_double(m->comm, sig, &sig, err) != 0)
-        return rt_err_set(err, "communication failed while checking for an interrupt");
-    if (sig > 0) {
-        m->interrupted_by = (int)sig;
-        m->stop = 1;
-    }
-    return 0;
+    return agree_interrupt(m, err) < 0 ? -1 : 0;
 }
 
 /* One point: its identity, then (claim) the resume check, then (run) the measurement and the

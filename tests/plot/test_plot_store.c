@@ -12,6 +12,7 @@
 #include "rt_plot_data.h"
 #include "rt_store.h"
 #include "rt_test.h"
+#include "rt_test_point.h"
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -27,32 +28,22 @@ static int add(rt_store *st, int64_t run, const char *kernel, int row_block, dou
     rt_metrics_add(&metrics, "dram_bytes", "bytes", 100.0 * row_block, 1);
     rt_metrics_unavailable(&metrics, "l2_misses", "count", "perf_event_paranoid=3");
     rt_point_record pt;
-    memset(&pt, 0, sizeof pt);
-    snprintf(pt.experiment, sizeof pt.experiment, "real");
+    char key[sizeof pt.point_key];
+    snprintf(key, sizeof key, "%s-%d-%d", kernel, row_block, (int)status);
+    rt_test_point(&pt, "real", key, samples, 3);
+    /* What the figures tell apart: kernel, row_block, status and speed. */
     snprintf(pt.kernel, sizeof pt.kernel, "%s", kernel);
-    snprintf(pt.backend, sizeof pt.backend, "cpu");
-    snprintf(pt.family, sizeof pt.family, "spmm");
-    snprintf(pt.matrix, sizeof pt.matrix, "band");
     snprintf(pt.params_json, sizeof pt.params_json, "{\"row_block\":%d}", row_block);
     snprintf(pt.problem_json, sizeof pt.problem_json, "{\"K\":32}");
-    snprintf(pt.device, sizeof pt.device, "cpu");
-    snprintf(pt.point_key, sizeof pt.point_key, "%s-%d-%d", kernel, row_block, (int)status);
-    pt.ranks = 1;
     pt.status = status;
     pt.verified = status == RT_POINT_OK;
     pt.rel_error = status == RT_POINT_OK ? 1e-7 : 0.5;
-    pt.tolerance = 1e-5;
-    pt.n_samples = 3;
-    pt.samples = samples;
     pt.time_median_s = 1.0 / gflops;
     pt.time_min_s = pt.time_max_s = pt.time_mean_s = pt.time_median_s;
     pt.time_stddev_s = 0;
-    pt.ci_rel = 0.01;
     pt.flops = 1e9;
     pt.gflops = gflops;
     pt.gnnz_s = gflops / 2;
-    pt.bound_s = NAN;
-    pt.efficiency = NAN;
     pt.metrics = &metrics;
     return rt_store_add_point(st, run, &pt, NULL, err);
 }

@@ -1,4 +1,5 @@
-/* Helpers shared by the store tests: a scratch directory, point records, one-value queries. */
+/* Helpers shared by the store tests: a scratch directory, provenance, one-value queries (point
+ * records: rt_test_point.h). */
 #ifndef STORE_TEST_UTIL_H
 #define STORE_TEST_UTIL_H
 
@@ -14,6 +15,7 @@
 
 #include "rt_store.h"
 #include "rt_test.h"
+#include "rt_test_point.h"
 
 typedef struct scratch {
     char dir[512];
@@ -59,41 +61,6 @@ static inline void test_provenance(rt_provenance *p, const char *build_id, const
     p->config_text = "experiment: {name: test}\n";
     snprintf(p->device, sizeof p->device, "cpu");
     snprintf(p->command_line, sizeof p->command_line, "rooftune run configs/test.yaml");
-}
-
-/* A plausible verified point; the caller points samples at its own array. */
-static inline void test_point(rt_point_record *pt, const char *experiment, const char *key,
-                              const double *samples, int n_samples)
-{
-    memset(pt, 0, sizeof *pt);
-    snprintf(pt->experiment, sizeof pt->experiment, "%s", experiment);
-    snprintf(pt->kernel, sizeof pt->kernel, "spmm.cpu.csr");
-    snprintf(pt->backend, sizeof pt->backend, "cpu");
-    snprintf(pt->family, sizeof pt->family, "spmm");
-    snprintf(pt->matrix, sizeof pt->matrix, "band");
-    snprintf(pt->params_json, sizeof pt->params_json, "{\"col_block\":8,\"row_block\":64}");
-    snprintf(pt->problem_json, sizeof pt->problem_json, "{\"K\":32,\"precision\":\"fp32\"}");
-    snprintf(pt->device, sizeof pt->device, "cpu");
-    snprintf(pt->point_key, sizeof pt->point_key, "%s", key);
-    pt->ranks = 1;
-    pt->status = RT_POINT_OK;
-    pt->verified = 1;
-    pt->rel_error = 1.5e-7;
-    pt->tolerance = 1e-5;
-    pt->n_samples = n_samples;
-    pt->samples = samples;
-    pt->time_median_s = n_samples ? samples[n_samples / 2] : NAN;
-    pt->time_min_s = 0.001;
-    pt->time_max_s = 0.003;
-    pt->time_mean_s = 0.002;
-    pt->time_stddev_s = 0.0005;
-    pt->ci_rel = 0.01;
-    pt->flops = 2e9;
-    pt->gflops = 1000.0 / 3.0;
-    pt->gnnz_s = 0.1 + 0.2;
-    pt->bound_s = NAN;
-    pt->efficiency = NAN;
-    pt->setup_s = 0.25;
 }
 
 /* One integer from a query; -12345 when the query fails or returns no row. */

@@ -281,7 +281,7 @@ static void case_roundtrip(const scratch *s)
     const double rank_min[5] = {0.0011, 0.0012, 0.0013, 0.0014, 0.0015};
     const double rank_avg[5] = {0.0016, 0.0017, 0.0018, 0.0019, 0.00195};
     rt_point_record pt;
-    test_point(&pt, "quickstart", "00000000000000a1", samples5, 5);
+    rt_test_point(&pt, "quickstart", "00000000000000a1", samples5, 5);
     pt.samples_rank_min = rank_min;
     pt.samples_rank_avg = rank_avg;
     pt.metrics = &metrics;
@@ -350,7 +350,7 @@ static void case_roundtrip(const scratch *s)
 
     /* A wrong point: no samples, no rank arrays, NAN error, no metrics. */
     rt_point_record wrong;
-    test_point(&wrong, "quickstart", "00000000000000a2", NULL, 0);
+    rt_test_point(&wrong, "quickstart", "00000000000000a2", NULL, 0);
     wrong.status = RT_POINT_WRONG;
     wrong.verified = 0;
     wrong.rel_error = NAN;
@@ -365,7 +365,7 @@ static void case_roundtrip(const scratch *s)
     RT_CHECK_MSG(strcmp(sql_text(db, q, txt, sizeof txt), "wrong|0|1|1") == 0, "%s", txt);
     /* Samples without rank arrays store NULL min/avg. */
     rt_point_record single;
-    test_point(&single, "quickstart", "00000000000000a3", samples5, 2);
+    rt_test_point(&single, "quickstart", "00000000000000a3", samples5, 2);
     int64_t p3 = 0;
     RT_CHECK_MSG(rt_store_add_point(st, run, &single, &p3, &err) == 0, "%s", err.msg);
     snprintf(q, sizeof q,
@@ -374,7 +374,7 @@ static void case_roundtrip(const scratch *s)
              (long long)p3);
     RT_CHECK(sql_int(db, q) == 2);
     /* point_id output is optional. */
-    test_point(&single, "quickstart", "00000000000000a4", samples5, 1);
+    rt_test_point(&single, "quickstart", "00000000000000a4", samples5, 1);
     RT_CHECK_MSG(rt_store_add_point(st, run, &single, NULL, &err) == 0, "%s", err.msg);
 
     /* The roofline check updates a point. */
@@ -464,7 +464,7 @@ static void case_resume(const scratch *s)
     RT_CHECK(rt_store_point_done(st, "rev1/GNU-12", "hash1", "k1", &done, &err) == 0 && done == 0);
 
     rt_point_record pt;
-    test_point(&pt, "sweep", "k1", NULL, 0);
+    rt_test_point(&pt, "sweep", "k1", NULL, 0);
     pt.status = RT_POINT_INFEASIBLE; /* any status counts as measured */
     RT_CHECK_MSG(rt_store_add_point(st, run, &pt, NULL, &err) == 0, "%s", err.msg);
     /* The run was interrupted: its committed points still count. */
@@ -522,7 +522,7 @@ static void case_rollback(const scratch *s)
     rt_metrics_add(&metrics, "flops", "count", 2e9, 1);
     rt_metrics_unavailable(&metrics, "dram_bytes", "bytes", "no counters");
     rt_point_record pt;
-    test_point(&pt, "rb", "r1", samples5, 5);
+    rt_test_point(&pt, "rb", "r1", samples5, 5);
     pt.metrics = &metrics;
 
     /* samples NULL while n_samples > 0. */
@@ -636,7 +636,7 @@ static void case_concurrency(const scratch *s)
     int64_t run = 0;
     RT_CHECK(rt_store_begin_run(writer, &prov, "conc", &run, &err) == 0);
     rt_point_record pt;
-    test_point(&pt, "conc", "c1", samples5, 5);
+    rt_test_point(&pt, "conc", "c1", samples5, 5);
     RT_CHECK(rt_store_add_point(writer, run, &pt, NULL, &err) == 0);
     RT_CHECK(sql_int(rdb, "SELECT count(*) FROM points") == 1); /* committed: visible */
 
@@ -692,9 +692,9 @@ static void case_concurrency(const scratch *s)
     RT_CHECK(rt_store_point_done(reader, "b", "h", "c2", &done, &err) == 0 && done == 1);
 
     /* Both handles write in turn. */
-    test_point(&pt, "conc", "c3", samples5, 3);
+    rt_test_point(&pt, "conc", "c3", samples5, 3);
     RT_CHECK_MSG(rt_store_add_point(reader, run, &pt, NULL, &err) == 0, "%s", err.msg);
-    test_point(&pt, "conc", "c4", samples5, 4);
+    rt_test_point(&pt, "conc", "c4", samples5, 4);
     RT_CHECK_MSG(rt_store_add_point(writer, run, &pt, NULL, &err) == 0, "%s", err.msg);
     RT_CHECK(sql_int(wdb, "SELECT count(*) FROM points") == 4);
     RT_CHECK(sql_int(rdb, "SELECT count(*) FROM samples") == 5 + 3 + 4);

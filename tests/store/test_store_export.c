@@ -41,14 +41,14 @@ static int build_fixture(const scratch *s, rt_store **out, rt_err *err)
     if (rc == 0)
         rc = rt_store_begin_run(st, &prov, "empty", &run_empty, err);
     rt_point_record pt;
-    test_point(&pt, "spmm", "p1", samples5, 5);
+    rt_test_point(&pt, "spmm", "p1", samples5, 5);
     snprintf(pt.reason, sizeof pt.reason, "%s", reason_csv);
     pt.metrics = &metrics;
     pt.bound_s = 0.001;
     pt.efficiency = 0.5;
     if (rc == 0)
         rc = rt_store_add_point(st, run_spmm, &pt, NULL, err);
-    test_point(&pt, "gemm", "p2", NULL, 0);
+    rt_test_point(&pt, "gemm", "p2", NULL, 0);
     snprintf(pt.kernel, sizeof pt.kernel, "gemm.cpu.blocked");
     pt.status = RT_POINT_WRONG;
     pt.verified = 0;
@@ -57,7 +57,7 @@ static int build_fixture(const scratch *s, rt_store **out, rt_err *err)
     snprintf(pt.params_json, sizeof pt.params_json, "{}");
     if (rc == 0)
         rc = rt_store_add_point(st, run_gemm, &pt, NULL, err);
-    test_point(&pt, "spmm", "p3", samples5, 3);
+    rt_test_point(&pt, "spmm", "p3", samples5, 3);
     snprintf(pt.reason, sizeof pt.reason, "%s", reason_utf8);
     snprintf(pt.params_json, sizeof pt.params_json, "{\"staging\":\"ell,\\\"x\\\"\",\"tile\":4}");
     pt.ranks = 4;
