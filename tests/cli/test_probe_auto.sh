@@ -7,9 +7,9 @@ mkdir -p "$WORK/machines"
 cp "$ROOT"/roofline/machines/*.yaml "$WORK/machines/"
 export ROOFTUNE_MACHINE_DIR="$WORK/machines"
 "$RT" probe --cpu --quick --install >"$WORK/probe.log" 2>&1 || fail "probe --install: $(cat "$WORK/probe.log")"
-probed=$(ls "$WORK/machines"/local-*.yaml 2>/dev/null | head -n 1)
+probed=$(ls "$WORK/machines"/local-*.yaml 2>/dev/null | sed -n 1p)
 [ -n "$probed" ] || fail "probe --install wrote no local-*.yaml into the machine folder: $(cat "$WORK/probe.log")"
-name=$(sed -n 's/^name: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$probed" | head -n 1)
+name=$(sed -n 's/^name: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$probed" | sed -n 1p)
 [ -n "$name" ] || fail "the probed file has no name: $(head -5 "$probed")"
 "$RT" run "$HERE/small.yaml" --db "$WORK/s.db" --set kernels.0.params.row_block=[32] \
   --set problem.layout=[row] >"$WORK/run.log" 2>&1 || fail "run: $(tail -3 "$WORK/run.log")"

@@ -28,7 +28,7 @@ cv() {
     sqlite3 -noheader "$db" "SELECT time_stddev_s / time_mean_s FROM points WHERE status = 'ok'"
   done | sort -g
 }
-low=$(cv | awk '$1 < 0.05' | head -1 | awk '{printf "%.1f", 100 * $1}')
+low=$(cv | awk '$1 < 0.05' | sed -n 1p | awk '{printf "%.1f", 100 * $1}')
 high=$(cv | awk '$1 < 0.05' | tail -1 | awk '{printf "%.1f", 100 * $1}')
 outlier=$(cv | awk '$1 >= 0.05' | awk '{printf "%.1f\n", 100 * $1}' | paste -sd,)
 grep -q "${low}-${high} % for every point but one cublasXt point (${outlier} %)" "$dir/README.md" ||

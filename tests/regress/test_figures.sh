@@ -58,7 +58,9 @@ $(diff "$committed/$f" "$WORK/f1/$f" | head -5)"
   # Two stores of one device holding the same experiment (a run on 2 and one on 4 ranks) get a
   # folder each, named after the store; a lone store's folder keeps the experiment's name.
   mkdir -p "$WORK/twin/baselines/dev"
-  one=$(find "$WORK/results/baselines" -name '*.db' | sort | head -1)
+  # sed reads the whole list: `head -1` would leave sort writing into a closed pipe (SIGPIPE),
+  # which pipefail turns into a silent exit when the list outgrows one write (a deep checkout)
+  one=$(find "$WORK/results/baselines" -name '*.db' | sort | sed -n 1p)
   cp "$one" "$WORK/twin/baselines/dev/a-np2.db"
   cp "$one" "$WORK/twin/baselines/dev/a-np4.db"
   "$RT" figures --results "$WORK/twin" --out "$WORK/twin/f" >"$WORK/twin.log" 2>&1 ||
