@@ -82,12 +82,12 @@ static int ils_one_apart(int n_dims, const int64_t *a, const int64_t *b)
 
 /* One step of the near-tie walk from the descent's local optimum: a measured point one parameter
  * away from a point of the walk, not tabu and within the tolerance of the optimum the walk left,
- * drawn at random, becomes current. At random rather than the fastest: the fastest near-tie is
- * typically the optimum with a parameter that hardly matters changed (another block width of the
- * same tiling), whose neighbourhood repeats the optimum's, while the way out of a basin two
- * parameters deep starts from a slower one. Any point of the walk, not only the last, so a
- * near-tie whose own neighbours are all slow does not end it. 0 when none is left or the walk is
- * long enough. */
+ * drawn at random, becomes current. At random rather than the fastest: the fastest near-tie can be
+ * the optimum with a parameter that hardly matters changed (on convolution_MI250X another block
+ * width of the same tiling), whose neighbourhood repeats the optimum's, while the way out of a
+ * basin two parameters deep may start from a slower one. Any point of the walk, not only the last,
+ * so a near-tie whose own neighbours are all slow does not end it. 0 when none is left or the walk
+ * is long enough. */
 static int ils_walk_step(rt_strategy *s, ils_state *st)
 {
     ils_walk *w = &st->walk;
