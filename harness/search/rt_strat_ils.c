@@ -166,8 +166,8 @@ static void ils_observe(rt_strategy *s, int64_t index, double obj)
 const rt_strategy_ops rt_strat_ils_ops = {
     {"ils",
      "greedy iterated local search: from the best of a few random points, first-improvement "
-     "descent over one-parameter moves, adjacent values first; at a local optimum, walks its "
-     "measured near-ties (tabu), then perturbs the best point",
+     "descent over one-parameter moves, adjacent values first; at a local optimum, perturbs the "
+     "best point (with plateau > 0, first walks the optimum's measured near-ties)",
      ils_options, RT_N_OPTIONS(ils_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     ils_init,
     ils_propose,
