@@ -77,10 +77,14 @@ static void step_fail(step_local *l, outcome out, const char *fmt, ...)
 static void step_fail(step_local *l, outcome out, const char *fmt, ...)
 {
     l->out = out;
+    /* Formatted whole, then fitted: a deep checkout's paths in a kernel's message must not push
+     * what failed past the end of the point's reason (rt_path_fit_text). */
+    char whole[RT_ERR_MSG_MAX + 64];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(l->msg, sizeof l->msg, fmt, ap);
+    vsnprintf(whole, sizeof whole, fmt, ap);
     va_end(ap);
+    rt_path_fit_text(whole, l->msg, sizeof l->msg);
 }
 
 /* A signal on any rank stops every rank: 1 when one came (m->interrupted_by and m->stop set), 0
