@@ -13,7 +13,7 @@
 #   blas      (~1-2 min) CHOLMOD's factorisation of a smaller factor (7-point 60^3) with
 #             OPENBLAS_NUM_THREADS 1, 8, the cores per GPU and every core, each from an empty
 #             factor cache, one rank: the fastest count is used by a bar of the same call (the
-#             first 4 x H200 run factorised lap3d7-84 at 8.5 GFLOP/s on 64 cores, 215 s, no
+#             first 4 x H200 run factorised lap3d7-84 at 8.5 GFLOP/s on 64 cores, 215.5 s, no
 #             faster than the 2-core build machine, so the BLAS threads were working against
 #             each other or not at all); the times go to $OUT/sptrsv-blas.txt.
 #   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
