@@ -144,6 +144,16 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
     return 0;
 }
 
+void rt_measure_use_comm(rt_measure_ctx *m, void *comm)
+{
+    if (m->comm == comm)
+        return;
+    rt_measure_release_inputs(m);
+    m->comm = comm;
+    m->rank = rt_comm_world_rank(m->comm);
+    m->nranks = rt_comm_world_size(m->comm);
+}
+
 void rt_measure_release_inputs(rt_measure_ctx *m)
 {
     if (m->inputs && m->in_family)
@@ -935,6 +945,14 @@ int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, 
     m->new_points++;
     if (m->opt->max_points > 0 && m->new_points >= m->opt->max_points)
         m->stop = 1;
+    /* Rank 0's count decides: in a run whose other sweeps were spread over the ranks
+     * (kernels[i].parallel), rank 0 recorded points the others never saw. */
+    if (m->nranks > 1) {
+        double stop = m->rank == 0 ? (double)m->stop : 0.0;
+        if (rt_comm_max_double(m->comm, stop, &stop, err) != 0)
+            return rt_err_set(err, "communication failed while agreeing to stop");
+        m->stop = stop > 0;
+    }
     /* A signal on any rank stops every rank here, after a point is safely recorded. */
     return agree_interrupt(m, err) < 0 ? -1 : 0;
 }

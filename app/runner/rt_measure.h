@@ -108,6 +108,11 @@ int rt_measure_run(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
  * line, the store (rank 0), the point budget and the interrupt check. */
 int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, rt_err *err);
 void rt_measure_release_inputs(rt_measure_ctx *m);
+/* The job the next points are measured with: a run that spreads some kernels' points over its
+ * ranks (a job of one rank each) and has others span every rank switches between the two per
+ * sweep. The inputs built for the other job are released (a family may have shaped them by rank
+ * and size). */
+void rt_measure_use_comm(rt_measure_ctx *m, void *comm);
 void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum);
 void rt_measure_free(rt_measure_ctx *m);
 

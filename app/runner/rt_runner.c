@@ -58,6 +58,9 @@ typedef struct run {
     /* Parallel tuning (search.parallel, rt_workers.h): every point is measured whole on one rank
      * (measure_comm: a job of that rank alone), the coordinator records it. */
     int parallel;        /* an rt_parallel_mode; none for dry runs */
+    int spanning;        /* parallel: ranks with kernel entries whose points span every rank
+                            (kernels[i].parallel: none): their sweeps are measured as in a run
+                            without parallel tuning, on the whole job */
     int coordinator;     /* this process hands out the points and owns the store */
     rt_comm *self_comm;  /* the one-rank job points are measured with (parallel) */
     rt_wire *wire;       /* to the workers, or to the coordinator */
@@ -283,8 +286,10 @@ static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape
     ms->nnz = shape[2] = full.nnz;
     int64_t row0, row1;
     split_rows(&full, r->rank, r->nranks, &row0, &row1);
-    if (r->nranks == 1 || r->parallel) { /* parallel: each rank measures whole points alone */
-        ms->local = full;                /* take ownership, no copy */
+    /* parallel: each rank measures whole points alone; with spanning entries the whole matrix
+     * is kept beside this rank's rows, for the spread sweeps */
+    if (r->nranks == 1 || (r->parallel && !r->spanning)) {
+        ms->local = full; /* take ownership, no copy */
         return RT_WALK_MATRIX_OK;
     }
     ok = rt_csr_row_block(&ms->local, &full, row0, row1, err) == 0;
@@ -335,6 +340,33 @@ static int walk_stopped(void *ctx)
     return r->failed || r->mctx.stop;
 }
 
+/* Whether kernel entry kc's points are spread over the workers (a run without parallel tuning
+ * spreads none): kernels[i].parallel, else search.parallel. */
+static int entry_spreads(const rt_config *cfg, const rt_kernel_cfg *kc)
+{
+    if (kc->parallel != RT_KERNEL_PARALLEL_SEARCH)
+        return kc->parallel == RT_KERNEL_PARALLEL_RANKS;
+    return cfg->search.parallel != RT_PARALLEL_NONE;
+}
+
+/* The run's parallel tuning: search.parallel, or ranks when that is none but some kernel entry
+ * spreads its points over the ranks; *spanning: ranks with some entry whose points span every
+ * rank (the config check refuses kernels[i].parallel beside gpus). */
+static int run_parallel_mode(const rt_config *cfg, int *spanning)
+{
+    int spreads = 0, spans = 0;
+    for (int ki = 0; ki < cfg->n_kernels; ++ki) {
+        const int s = entry_spreads(cfg, &cfg->kernels[ki]);
+        spreads |= s;
+        spans |= !s;
+    }
+    int mode = cfg->search.parallel;
+    if (mode == RT_PARALLEL_NONE && spreads)
+        mode = RT_PARALLEL_RANKS;
+    *spanning = mode == RT_PARALLEL_RANKS && spans;
+    return mode;
+}
+
 /* A sweep of a matrix that could not be built: one error point saying why (its parameter space
  * depends on the matrix, so the kernel's own parameters are not enumerated). */
 static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
@@ -359,13 +391,17 @@ static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
 static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
 {
     run *r = ctx;
+    /* spread: this sweep's points go to the workers; else every rank takes part in each */
+    const int spread = r->parallel && entry_spreads(r->cfg, s->kernel_cfg);
+    if (r->spanning)
+        rt_measure_use_comm(&r->mctx, spread ? r->self_comm : r->comm);
     if (!s->space) {
-        if (r->parallel && !r->coordinator)
+        if (spread && !r->coordinator)
             return 0; /* the coordinator records the matrix's failure */
         return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
     }
-    const rt_csr *share =
-        (s->family->wants_whole_matrix && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
+    const int whole = s->family->wants_whole_matrix || (spread && r->spanning);
+    const rt_csr *share = (whole && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
     const rt_measure_target base = {.matrix = s->matrix,
                                     .local = share,
                                     .rows_total = r->ms.rows,
@@ -376,7 +412,7 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
                                     .family = s->family,
                                     .device = rt_backend_device(r->be, s->kernel->backend),
                                     .problem = s->problem};
-    if (r->parallel && !r->coordinator) {
+    if (spread && !r->coordinator) {
         const int rc = rt_workers_serve(r->workers, &r->mctx, s, &base, r->sum, err);
         if (rc != 0)
             r->failed = 1;
@@ -389,7 +425,7 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
         return -1;
     }
     int rc = 0;
-    if (r->parallel) {
+    if (spread) {
         rc = rt_workers_coordinate(r->workers, &sw, err);
     } else {
         int64_t index;
@@ -443,7 +479,7 @@ static int start_gpu_workers(run *r, rt_err *err)
  * workers. Every role measures with a job of its own rank alone. */
 static int step_parallel(run *r, rt_err *err)
 {
-    r->parallel = r->opt->dry_run ? RT_PARALLEL_NONE : r->cfg->search.parallel;
+    r->parallel = r->opt->dry_run ? RT_PARALLEL_NONE : run_parallel_mode(r->cfg, &r->spanning);
     if (r->parallel == RT_PARALLEL_NONE)
         return 0;
     const int child = r->opt->worker_fd > 0;
@@ -454,7 +490,9 @@ static int step_parallel(run *r, rt_err *err)
         if (rt_wire_open_mpi(r->comm, &r->wire, err) != 0)
             return -1;
         if (r->coordinator) {
-            logf_rank0(r, "parallel tuning: %d rank(s), each measuring whole points\n", r->nranks);
+            logf_rank0(r, "parallel tuning: %d rank(s), each measuring whole points%s\n", r->nranks,
+                       r->spanning ? " (kernels with parallel: none: every rank in each point)"
+                                   : "");
             return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, &r->workers, err);
         }
         return rt_workers_worker(r->wire, 0, &r->workers, err);

@@ -15,6 +15,7 @@
 #include "rt_generators.h"
 #include "rt_ordering.h"
 #include "rt_registry.h"
+#include "rt_strategy_table.h"
 #include "rt_strutil.h"
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -372,6 +373,32 @@ static int check_problem(const rt_config *cfg, const rt_registry *reg, rt_err *e
     return 0;
 }
 
+/* kernels[i].parallel against the run's search keys: an entry spread over the ranks needs a
+ * strategy whose order ignores the results (as search.parallel does); worker processes of
+ * search.parallel: gpus are not one MPI job, so no entry can span them or spread differently. */
+static int check_kernel_parallel(const rt_config *cfg, const rt_kernel_cfg *kc, int ki, rt_err *err)
+{
+    if (kc->parallel == RT_KERNEL_PARALLEL_SEARCH)
+        return 0;
+    const char *mine = kc->parallel == RT_KERNEL_PARALLEL_NONE ? "none" : "ranks";
+    if (cfg->search.parallel == RT_PARALLEL_GPUS)
+        return fail_loc(err, &kc->loc,
+                        "kernels[%d].parallel: %s inside search.parallel: gpus (its worker "
+                        "processes are not one MPI job); run under mpirun with search.parallel: "
+                        "ranks, or leave kernels[%d].parallel out",
+                        ki, mine, ki);
+    const rt_strategy_info *info = rt_strategy_find(cfg->search.strategy);
+    if (kc->parallel == RT_KERNEL_PARALLEL_RANKS && !(info && info->ignores_results)) {
+        char blind[256];
+        rt_strategy_blind_names(blind, sizeof blind);
+        return fail_loc(err, &kc->loc,
+                        "kernels[%d].parallel: ranks needs search.strategy %s (strategy %s picks "
+                        "each point from the result of the one before)",
+                        ki, blind, cfg->search.strategy);
+    }
+    return 0;
+}
+
 int rt_config_check(const rt_config *cfg, const rt_registry *reg, rt_err *err)
 {
     if (!cfg || !reg)
@@ -400,7 +427,9 @@ int rt_config_check(const rt_config *cfg, const rt_registry *reg, rt_err *err)
                             "kernels[%d].name: kernel '%s' names family "
                             "'%s', which is not registered",
                             ki, k->name, k->family);
-        if (check_kernel_params(kc, ki, k, err) != 0 || check_constraints(kc, ki, k, fam, err) != 0)
+        if (check_kernel_params(kc, ki, k, err) != 0 ||
+            check_constraints(kc, ki, k, fam, err) != 0 ||
+            check_kernel_parallel(cfg, kc, ki, err) != 0)
             return -1;
     }
     if (check_problem(cfg, reg, err) != 0)

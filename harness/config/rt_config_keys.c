@@ -26,7 +26,8 @@
 
 static const char *const k_modes[] = {"hot", "cold"};
 static const char *const k_prune_modes[] = {"none", "bound"};
-static const char *const k_parallel_modes[] = {"none", "ranks", "gpus"}; /* rt_parallel_mode */
+static const char *const k_parallel_modes[] = {"none", "ranks", "gpus"};    /* rt_parallel_mode */
+static const char *const k_kernel_parallel[] = {"search", "none", "ranks"}; /* rt_kernel_parallel */
 static const char *const k_orderings[] = {"natural", "hilbert", "rcm", "random", "metis"};
 static const char *const k_plot_types[] = {"line", "bars", "stacked", "box", "heatmap", "scaling"};
 
@@ -41,6 +42,12 @@ static const char *const *prune_modes(int *n)
 {
     *n = N_OF(k_prune_modes);
     return k_prune_modes;
+}
+
+static const char *const *kernel_parallel_modes(int *n)
+{
+    *n = N_OF(k_kernel_parallel);
+    return k_kernel_parallel;
 }
 
 static const char *const *parallel_modes(int *n)
@@ -534,6 +541,7 @@ static const rt_config_key k_keys[] = {
      .kind = RT_KEY_CUSTOM,
      .set = RT_SET_ITEMS,
      .read = kernel_constraints},
+    CHOICE_KEY("kernels.#.parallel", RT_KEY_ENUM, kernel_parallel_modes, "search", KER(parallel)),
 
     {.path = "measure", .kind = RT_KEY_MAP, .finish = measure_finish},
     CHOICE_KEY("measure.mode", RT_KEY_ENUM, measure_modes, "hot", CFG(measure.mode)),
@@ -609,6 +617,7 @@ static const rt_config_key k_keys[] = {
 
 _Static_assert(sizeof(rt_measure_mode) == sizeof(int), "ENUM keys fill an int");
 _Static_assert(sizeof(rt_parallel_mode) == sizeof(int), "ENUM keys fill an int");
+_Static_assert(sizeof(rt_kernel_parallel) == sizeof(int), "ENUM keys fill an int");
 
 /* ---------------------------------------------------------------------------------------------
  * Queries */

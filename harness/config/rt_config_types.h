@@ -58,7 +58,19 @@ typedef struct rt_kernel_cfg {
     rt_src_loc *constraint_locs;
     rt_src_loc loc;
     rt_src_loc name_loc; /* added by config: where the kernel's name is written */
+    /* kernels.#.parallel: an rt_kernel_parallel, how this entry's points are spread over the
+     * ranks (search: as search.parallel says) */
+    int parallel;
 } rt_kernel_cfg;
+
+/* kernels.#.parallel: one entry's points spread differently from the run's search.parallel, so
+ * one MPI run can measure kernels that span the ranks (every rank in each point) beside
+ * single-device ones spread over the ranks (one point per rank at a time). */
+typedef enum rt_kernel_parallel {
+    RT_KERNEL_PARALLEL_SEARCH = 0, /* as search.parallel */
+    RT_KERNEL_PARALLEL_NONE = 1,   /* every rank takes part in every point of this entry */
+    RT_KERNEL_PARALLEL_RANKS = 2   /* each rank measures whole points of this entry */
+} rt_kernel_parallel;
 
 /* measure.mode: cold flushes caches before each repetition. */
 typedef enum rt_measure_mode { RT_MEASURE_HOT = 0, RT_MEASURE_COLD = 1 } rt_measure_mode;

@@ -1,4 +1,4 @@
-# Parallel tuning (search.parallel) on CPU kernels: worker processes (--parallel gpus --workers N)
+# Parallel tuning (search.parallel, kernels[i].parallel) on CPU kernels: worker processes (--parallel gpus --workers N)
 # and MPI ranks (--parallel ranks, mpirun -np 2, and -np 3 resuming a 2-rank run) measure the same points as a serial run
 # (same kernels, matrices, parameters, problems, statuses and verification, infeasible points
 # included), each point whole on one rank, once; resume after --max-points and after SIGINT adds
@@ -117,7 +117,41 @@ if pgrep -f "$WORK/int.db" >/dev/null; then fail "a worker process outlived its 
   [ "$(sql "$WORK/int.db" "SELECT COUNT(DISTINCT point_key) FROM points")" = 16 ] ||
   fail "rerun after SIGINT: not the 16 points once each"
 
-# 5. Bad input: exit 2, naming the key or option.
+# 5. One MPI run, two kinds of kernel entry (kernels[i].parallel): the CSR kernel's points span
+#    both ranks (ranks = 2, each rank its rows, as without parallel tuning), the tiled kernel's are
+#    spread (ranks = 1). Once with search.parallel: ranks and the CSR entry saying none, once with
+#    search.parallel left none and the tiled entry saying ranks; the second is stopped by
+#    --max-points (every rank agrees to stop, whoever recorded what) and resumed.
+span="$WORK/span.yaml"
+awk '/name: spmm.cpu.csr/ {print; print "    parallel: none"; next} {print}' "$cfg" >"$span"
+spread="$WORK/spread.yaml"
+awk '/name: spmm.cpu.tiled/ {print; print "    parallel: ranks"; next} {print}' "$cfg" >"$spread"
+check_mixed() { # DB LABEL
+  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
+            FROM points ORDER BY 1" >"$WORK/$2.txt"
+  diff "$WORK/serial.txt" "$WORK/$2.txt" >/dev/null ||
+    fail "$2: not the serial run's points: $(diff "$WORK/serial.txt" "$WORK/$2.txt" | head -5)"
+  [ "$(sql "$1" "SELECT COUNT(*) FROM points WHERE ranks != 2 AND kernel = 'spmm.cpu.csr'")" = 0 ] ||
+    fail "$2: a CSR point not measured by both ranks"
+  [ "$(sql "$1" "SELECT COUNT(*) FROM points WHERE ranks != 1 AND kernel = 'spmm.cpu.tiled'")" = 0 ] ||
+    fail "$2: a tiled point not measured by one rank"
+  [ "$(sql "$1" "SELECT COUNT(*) - COUNT(DISTINCT point_key) FROM points")" = 0 ] ||
+    fail "$2: a point recorded twice"
+}
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$span" --db "$WORK/span.db" \
+  --parallel ranks >"$WORK/span.log" || fail "span: $(tail -3 "$WORK/span.log")"
+grep -q "parallel: none: every rank in each point" "$WORK/span.log" || fail "span: no parallel line"
+check_mixed "$WORK/span.db" span
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$spread" --db "$WORK/spread.db" \
+  --max-points 5 --quiet >/dev/null || fail "spread --max-points 5 failed"
+[ "$(sql "$WORK/spread.db" "SELECT COUNT(*) FROM points")" = 5 ] ||
+  fail "spread --max-points 5: $(sql "$WORK/spread.db" "SELECT COUNT(*) FROM points") points"
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$spread" --db "$WORK/spread.db" \
+  >"$WORK/spread.log" || fail "spread resume: $(tail -3 "$WORK/spread.log")"
+grep -q "resumed: 5 point(s)\|5 resumed" "$WORK/spread.log" || fail "spread resume: $(grep summary "$WORK/spread.log")"
+check_mixed "$WORK/spread.db" spread
+
+# 6. Bad input: exit 2, naming the key or option.
 expect_usage() { # LABEL ARGS...
   local label=$1; shift
   local rc=0
@@ -134,6 +168,12 @@ grep -q "needs search.strategy exhaustive or random" "$WORK/bad.err" ||
 expect_usage "--worker-fd alone" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5
 grep -q "go together" "$WORK/bad.err" || fail "--worker-fd alone: $(cat "$WORK/bad.err")"
 expect_usage "--worker-fd 1" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 1 --worker-index 0
+expect_usage "span gpus" "$RT" run "$span" --db "$WORK/bad.db" --parallel gpus --workers 2
+grep -q "kernels\[0\].parallel: none inside search.parallel: gpus" "$WORK/bad.err" ||
+  fail "span gpus: $(cat "$WORK/bad.err")"
+expect_usage "spread bayes" "$RT" run "$spread" --db "$WORK/bad.db" --set search.strategy=bayes
+grep -q "kernels\[1\].parallel: ranks needs search.strategy" "$WORK/bad.err" ||
+  fail "spread bayes: $(cat "$WORK/bad.err")"
 [ ! -e "$WORK/bad.db" ] || fail "a refused run left a store"
 # gpus under mpirun: refused (ranks is the mode for a job), nothing measured.
 rc=0

@@ -124,7 +124,7 @@ static void test_hybrid_hands_on_plateau(void)
 {
     int differ = 0;
     for (uint64_t seed = 1; seed <= SEEDS; ++seed) {
-        walk_run on, off;
+        walk_run on = {0}, off = {0}; /* zeroed: a failed run leaves them as they were */
         RT_CHECK(run("hybrid", NULL, 0, seed, BUDGET, &on) == 0);
         RT_CHECK(run("hybrid", "plateau", 0, seed, BUDGET, &off) == 0);
         RT_CHECK(on.n == BUDGET && off.n == BUDGET);
