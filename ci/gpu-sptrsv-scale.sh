@@ -25,6 +25,9 @@
 #                                             `probe` before bar where no machine file of the
 #                                             host has probed NVLink figures, e.g. 4 x H100)
 #
+# ROOFTUNE_DEADLINE=<epoch seconds> caps every stage at the time left before it (a device call's
+# limit), ROOFTUNE_STAGE_SECONDS (540) each stage.
+#
 # Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
 # the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
 # in build-gpu/factor-cache (ignored): a second call on the same machine factorises nothing.
@@ -43,6 +46,17 @@ host=${ROOFTUNE_DEVICE_DIR:-$([ "$ngpu" -gt 1 ] && echo "$kind-x$ngpu" || echo "
 base=results/baselines/$host
 mkdir -p "$base"
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
+# ROOFTUNE_DEADLINE (seconds since the epoch): a stage gets no more than what is left before it,
+# so a device call's time limit stops nothing in the middle of writing its output
+left() {
+  local b=$budget
+  if [ -n "${ROOFTUNE_DEADLINE:-}" ]; then
+    local l=$((ROOFTUNE_DEADLINE - $(date +%s)))
+    [ "$l" -lt "$b" ] && b=$l
+    [ "$b" -lt 10 ] && b=10
+  fi
+  echo "$b"
+}
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$logs/gpu-sptrsv.log"; }
 
 if [ -d .devkit/debs ]; then
@@ -107,7 +121,7 @@ for m in $modes; do
     # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
     # 2-GPU host in the first run, and the runner said so)
     export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
-    timeout "$budget" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
+    timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
       $RT run "$cfg" --db "$base/sptrsv-scaling.db" --set "machine=$machine" \
       >"$logs/sptrsv-scaling.log" 2>&1
     log "bar exit $?"
@@ -132,7 +146,7 @@ YAML
       rm -rf "$logs/blas-cache" "$logs/blas-$t.db"*
       mkdir -p "$logs/blas-cache"
       OPENBLAS_NUM_THREADS=$t OMP_NUM_THREADS=$t ROOFTUNE_FACTOR_CACHE=$logs/blas-cache \
-        timeout 300 $RT run "$bcfg" --db "$logs/blas-$t.db" --quiet >"$logs/blas-$t.log" 2>&1
+        timeout "$(left)" $RT run "$bcfg" --db "$logs/blas-$t.db" --quiet >"$logs/blas-$t.log" 2>&1
       f=$(sqlite3 "$logs/blas-$t.db" "SELECT value FROM metrics WHERE name = 'cholmod_factor_s' LIMIT 1" 2>/dev/null)
       echo "OPENBLAS_NUM_THREADS=$t cholmod_factor_s=${f:-none}" | tee -a "$out/sptrsv-blas.txt"
       if [ -n "$f" ] && { [ -z "$best_s" ] || awk "BEGIN{exit !($f < $best_s)}"; }; then
