@@ -17,26 +17,46 @@ for a in sys.argv[2:]:
     if a.startswith("--page="):
         page = a[len("--page="):]
 text = " ".join(open(page).read().split())
-folder = os.path.join(root, "results/baselines/h200-x4/user-side-by-side")
 failures = []
-rows = {r["tool"]: r for r in csv.DictReader(open(os.path.join(folder, "user_side_by_side.csv")))}
-same = rows["rooftune"]["best configuration"] == rows["Kernel Tuner"]["best configuration"]
-claims_same = "Both tools found the same best configuration" in text
-if same != claims_same:
-    failures.append(f"the page {'says' if claims_same else 'does not say'} both tools found the "
-                    f"same best configuration; the table says {same}")
-run = sqlite3.connect(os.path.join(folder, "rooftune.db")).execute(
-    "SELECT git_revision, git_dirty, status, device FROM runs").fetchall()
-if len(run) != 1 or run[0][1] != 0 or run[0][2] != "complete":
-    failures.append(f"the side by side's store should hold one clean complete run: {run}")
-else:
+
+
+def check_folder(host, numbers):
+    """The folder's table against the page: same best configuration, provenance; numbers: whether
+    the page states this run's evaluation counts, wall times and rates."""
+    folder = os.path.join(root, "results/baselines", host, "user-side-by-side")
+    rows = {r["tool"]: r for r in csv.DictReader(open(os.path.join(folder, "user_side_by_side.csv")))}
+    same = rows["rooftune"]["best configuration"] == rows["Kernel Tuner"]["best configuration"]
+    claims_same = "Both tools found the same best configuration on both GPUs" in text
+    if same != claims_same:
+        failures.append(f"{host}: the page {'says' if claims_same else 'does not say'} both tools "
+                        f"found the same best configuration; the table says {same}")
+    run = sqlite3.connect(os.path.join(folder, "rooftune.db")).execute(
+        "SELECT git_revision, git_dirty, status, device FROM runs").fetchall()
+    if len(run) != 1 or run[0][1] != 0 or run[0][2] != "complete":
+        failures.append(f"{host}: the side by side's store should hold one clean complete run: {run}")
+        return
     rev, device = run[0][0][:7], run[0][3]
     table = open(os.path.join(folder, "user_side_by_side.md")).read()
     if f"device {device}, rooftune {rev}" not in table:
-        failures.append("the table's provenance line does not name the store's device and revision")
+        failures.append(f"{host}: the table's provenance line does not name the store's device and revision")
     backend = "CuPy" if "(CuPy backend)" in table else "CUDA Python"
     if f"clean tree {rev}, Kernel Tuner 1.5.0 with {backend}" not in text:
-        failures.append(f"the page should say 'clean tree {rev}, Kernel Tuner 1.5.0 with {backend}'")
+        failures.append(f"{host}: the page should say 'clean tree {rev}, Kernel Tuner 1.5.0 with {backend}'")
+    if numbers:
+        r, k = rows["rooftune"], rows["Kernel Tuner"]
+        want = (f"rooftune evaluated {r['configurations evaluated']} configurations in "
+                f"{r['wall time (s)']} s ({r['evaluations per second']} a second), Kernel Tuner "
+                f"{k['configurations evaluated']} in {k['wall time (s)']} s "
+                f"({k['evaluations per second']} a second)")
+        if want not in text:
+            failures.append(f"{host}: the page should say '{want}'")
+        faster = "Kernel Tuner" if float(k["wall time (s)"]) < float(r["wall time (s)"]) else "rooftune"
+        if f"so {faster} is the faster of the two at sweeping this space" not in text:
+            failures.append(f"{host}: the page should name {faster} the faster at sweeping")
+
+
+check_folder("h100", True)
+check_folder("h200-x4", False)
 for f in failures:
     print("FAIL", f)
 print(f"side by side notes: {len(failures)} wrong")
