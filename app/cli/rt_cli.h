@@ -29,8 +29,11 @@ int rt_cli_tune(int argc, char **argv);
 int rt_cli_best(int argc, char **argv);
 int rt_cli_pareto(int argc, char **argv);
 int rt_cli_portability(int argc, char **argv);
-/* `run` under another command's name (tune): its messages begin "rooftune <cmd>:". */
-int rt_cli_run_as(const char *cmd, int argc, char **argv);
+/* `run` under another command's name (tune): its messages begin "rooftune <cmd>:". *owner (may be
+ * NULL) is set to 1 in the process that owns the store (rank 0 of an MPI job, not a worker
+ * process of --parallel gpus), 0 in the others: what follows the run on the store (tune's
+ * harvest) is that process's alone. */
+int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner);
 
 /* The source tree's default folders, resolved relative to the executable (build/rooftune ->
  * ../roofline/machines) with an environment override (ROOFTUNE_MACHINE_DIR). */

@@ -63,11 +63,13 @@ static void run_usage(FILE *f)
 
 int rt_cli_run(int argc, char **argv)
 {
-    return rt_cli_run_as("run", argc, argv);
+    return rt_cli_run_as("run", argc, argv, NULL);
 }
 
-int rt_cli_run_as(const char *cmd, int argc, char **argv)
+int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
 {
+    if (owner)
+        *owner = 1; /* one process until MPI says otherwise */
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
                                              {"set", required_argument, 0, 's'},
                                              {"dry-run", no_argument, 0, 'n'},
@@ -189,6 +191,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv)
         return RT_EXIT_USAGE;
     int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);
+    if (owner)
+        *owner = rank == 0 && worker_fd <= 0;
 
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);

@@ -132,8 +132,11 @@ int rt_cli_tune(int argc, char **argv)
         rc = RT_EXIT_USAGE;
     } else {
         /* `run` with this command's name in its messages. */
-        rc = rt_cli_run_as("tune", run_argc, run_argv);
-        if (rc == RT_EXIT_OK || rc == RT_EXIT_ATTENTION) {
+        int owner = 1;
+        rc = rt_cli_run_as("tune", run_argc, run_argv, &owner);
+        /* Under mpirun every rank ran; the store's owner alone records the tuning entries
+         * (two ranks harvesting at once found the store locked by each other). */
+        if (owner && (rc == RT_EXIT_OK || rc == RT_EXIT_ATTENTION)) {
             const int hrc = harvest(db, tuning_db ? tuning_db : db, arch);
             if (hrc != RT_EXIT_OK)
                 rc = hrc;

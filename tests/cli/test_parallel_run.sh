@@ -78,6 +78,28 @@ for np in 2; do
   [ "$(sql "$WORK/ranks$np.db" "SELECT COUNT(*) FROM runs")" = 1 ] || fail "ranks $np: one run row"
 done
 
+# tune under mpirun: every rank runs, the store's owner (rank 0) alone records the tuning entries
+# (two ranks harvesting at once found the store locked by each other: exit 2 on the 4 x H200 host)
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" tune "$cfg" --db "$WORK/tune-ranks.db" \
+  --parallel ranks >"$WORK/tune-ranks.log" 2>&1 || fail "tune --parallel ranks: $(tail -5 "$WORK/tune-ranks.log")"
+[ "$(grep -c "^tuning database" "$WORK/tune-ranks.log")" = 1 ] ||
+  fail "tune --parallel ranks: $(grep "tuning database" "$WORK/tune-ranks.log")"
+check_like_serial "$WORK/tune-ranks.db" tune-ranks
+[ "$(sql "$WORK/tune-ranks.db" "SELECT COUNT(*) FROM tuning")" -ge 1 ] || fail "tune ranks recorded no entry"
+
+# A rank bound to fewer cores than its share of the host is told so (mpirun binds ranks to cores
+# by default); taskset stands in for the launcher's binding.
+# (Only where this test itself may use every online core: a container's cpuset would warn too.)
+if command -v taskset >/dev/null && [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ] &&
+  [ "$(nproc)" = "$(getconf _NPROCESSORS_ONLN)" ]; then
+  taskset -c 0 "$RT" run "$cfg" --db "$WORK/bound.db" --dry-run >"$WORK/bound.log" 2>&1 ||
+    fail "bound dry run: $(tail -3 "$WORK/bound.log")"
+  grep -q "this rank may run on 1 of the host's $(getconf _NPROCESSORS_ONLN) cores" "$WORK/bound.log" ||
+    fail "no binding warning: $(grep -i warning "$WORK/bound.log")"
+  "$RT" run "$cfg" --db "$WORK/bound.db" --dry-run >"$WORK/unbound.log" 2>&1
+  ! grep -q "this rank may run on" "$WORK/unbound.log" || fail "binding warning without a binding"
+fi
+
 # 3. Resume: a point budget stops the run after exactly that many points; the same command again
 #    measures only the rest.
 "$RT" run "$cfg" --db "$WORK/resume.db" --parallel gpus --workers 2 --max-points 5 --quiet >/dev/null
