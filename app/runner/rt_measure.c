@@ -10,6 +10,7 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_world_place.h"
 #include "rt_criterion.h"
 #include "rt_energy.h"
 #include "rt_interrupt.h"
@@ -115,6 +116,9 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
     m->opt = opt;
     m->rank = rt_comm_world_rank(m->comm);
     m->nranks = rt_comm_world_size(m->comm);
+    /* The families' inputs are built for this job: a rank measuring whole points alone (parallel
+     * tuning) holds the whole problem, not its 1/N share of MPI_COMM_WORLD's. */
+    rt_world_place_declare(m->rank, m->nranks);
     m->samples_cap = cfg->measure.max_reps > 0 ? cfg->measure.max_reps : 1;
     m->samples = calloc((size_t)m->samples_cap, sizeof(double));
     m->rank_min = calloc((size_t)m->samples_cap, sizeof(double));
@@ -152,6 +156,7 @@ void rt_measure_use_comm(rt_measure_ctx *m, void *comm)
     m->comm = comm;
     m->rank = rt_comm_world_rank(m->comm);
     m->nranks = rt_comm_world_size(m->comm);
+    rt_world_place_declare(m->rank, m->nranks);
 }
 
 void rt_measure_release_inputs(rt_measure_ctx *m)
@@ -180,6 +185,7 @@ void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
 void rt_measure_free(rt_measure_ctx *m)
 {
     rt_measure_release_inputs(m);
+    rt_world_place_declare(0, 0);
     free(m->samples);
     free(m->rank_min);
     free(m->rank_avg);

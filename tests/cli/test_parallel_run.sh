@@ -173,6 +173,37 @@ check_mixed "$WORK/span.db" span
 grep -q "resumed: 5 point(s)\|5 resumed" "$WORK/spread.log" || fail "spread resume: $(grep summary "$WORK/spread.log")"
 check_mixed "$WORK/spread.db" spread
 
+# A rank measuring whole points builds the whole problem: the triangular solve's inputs (which
+# split the rows by the job's place) are those of a one-rank job, so a spread point verifies all
+# of x and records the whole solve's flops, as a serial run does (they were 1/N of it: the first
+# 4 x H200 bar recorded its single-GPU solves' GFLOP/s at a quarter). The persistent solve spans.
+if "$RT" list 2>/dev/null | grep "sptrsv.cpu.levelset" | grep -qv unavailable; then
+  sp="$WORK/sp.yaml"
+  cat >"$sp" <<'YAML'
+experiment: {name: cli-parallel-sptrsv}
+matrices:
+  - {name: lap, generator: laplacian, stencil: 7, nx: 14}
+problem: {nrhs: [1], ordering: [metis], max_supernode: [128], solve: [forward]}
+kernels:
+  - name: sptrsv.cpu.levelset
+  - name: sptrsv.cpu.persistent
+    params: {parts: [1, 2]}
+    parallel: none
+measure: {warmup: 1, min_reps: 6, max_reps: 8, max_time_s: 0.2, target_rel_ci: 0.2}
+YAML
+  "$RT" run "$sp" --db "$WORK/sp1.db" --quiet >/dev/null || fail "sptrsv serial run"
+  "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$sp" --db "$WORK/sp2.db" \
+    --parallel ranks --quiet >/dev/null || fail "sptrsv spread run"
+  serial_flops=$(sql "$WORK/sp1.db" "SELECT flops FROM points WHERE kernel = 'sptrsv.cpu.levelset'")
+  sp_row=$(sql "$WORK/sp2.db" "SELECT flops || '|' || ranks || '|' || status FROM points
+                               WHERE kernel = 'sptrsv.cpu.levelset'")
+  [ "$sp_row" = "$serial_flops|1|ok" ] ||
+    fail "spread sptrsv point: $sp_row, want the serial run's flops $serial_flops on one rank, ok"
+  [ "$(sql "$WORK/sp2.db" "SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cpu.persistent'
+        AND ranks = 2 AND status = 'ok' AND flops = $serial_flops")" = 2 ] ||
+    fail "spanning persistent points: $(sql "$WORK/sp2.db" "SELECT ranks, status, flops FROM points")"
+fi
+
 # 6. Bad input: exit 2, naming the key or option.
 expect_usage() { # LABEL ARGS...
   local label=$1; shift
