@@ -12,10 +12,12 @@
 #             (else roofline/machines/<host>.yaml, else the vendor's file).
 #   blas      (~1-2 min) CHOLMOD's factorisation of a smaller factor (7-point 60^3) with
 #             OPENBLAS_NUM_THREADS 1, 8, the cores per GPU and every core, each from an empty
-#             factor cache, one rank: the fastest count is used by a bar of the same call (the
-#             first 4 x H200 run factorised lap3d7-84 at 8.5 GFLOP/s on 64 cores, 215.5 s, no
-#             faster than the 2-core build machine, so the BLAS threads were working against
-#             each other or not at all); the times go to $OUT/sptrsv-blas.txt.
+#             factor cache, one rank: the fastest count is used by a bar of the same call. On
+#             the 64-core 4 x H200 host (20f2f30) 1, 8, 16 and 64 threads took 15.85, 4.11, 2.99
+#             and 45.41 s: every core is 15x slower than the cores per GPU, the BLAS threads
+#             working against each other (why the first run there, at 64, factorised lap3d7-84
+#             no faster than the 2-core build machine); at 16 the bar factorised lap3d7-84 in
+#             18.1 s (results/baselines/h200-x4/). The times go to $OUT/sptrsv-blas.txt.
 #   bar       configs/paper/sptrsv-scaling.yaml under mpirun -np <GPUs> into
 #             results/baselines/<host>/sptrsv-scaling.db (resumed if present), then the strong-
 #             scaling table and the bar's ratios (ci/sptrsv-bar.sql) into $OUT/sptrsv-bar.txt.

@@ -3,7 +3,9 @@
 (docs/families/spmm-hopper.md) and the sparse-DNN note of results/figures/README.md state about
 the partial GPU runs are the data's own: the sparse-DNN
 store (results/incomplete/h100/spdnn-inference.db), the Hopper bar's export
-(results/incomplete/h100-x2/hopper-bar.csv) and the racecheck log beside it.
+(results/incomplete/h100-x2/hopper-bar.csv) and the racecheck log beside it. (The 4 x H200
+triangular-solve numbers are checked by sptrsv.bar_summary against the complete store in
+results/baselines/h200-x4/.)
 
 usage: check_incomplete_notes.py ROOT [--readme=PATH] [--hopper=PATH] [--figures=PATH]
 (the page options put a copy in place of a page, so a test can prove a wrong number fails)."""
@@ -17,8 +19,7 @@ import sys
 root = sys.argv[1]
 pages = {"readme": os.path.join(root, "results/incomplete/README.md"),
          "hopper": os.path.join(root, "docs/families/spmm-hopper.md"),
-         "figures": os.path.join(root, "results/figures/README.md"),
-         "sptrsv": os.path.join(root, "docs/families/sptrsv.md")}
+         "figures": os.path.join(root, "results/figures/README.md")}
 for a in sys.argv[2:]:
     key, _, path = a[2:].partition("=")
     pages[key] = path
@@ -97,57 +98,6 @@ bw = best_ms("banded-1m-bw64", "spmm.cuda.tiled_tma", "row", 32) > best_ms(
     "banded-1m-bw64", "spmm.cuda.tiled_pipe", "row", 32)
 if not bw:
     failures.append("banded-1m-bw64: the page says the new kernel is slower there")
-
-# The triangular solve's 4-GPU store: the runs counted (every run of the latest revision and
-# config, as ci/sptrsv-bar.sql counts them), the baselines, the persistent solve on 1, 2 and 4
-# GPUs, both readings of the bar, the model's share.
-db = sqlite3.connect(os.path.join(root, "results/incomplete/h200-x4/sptrsv-scaling.db"))
-runs = db.execute("SELECT id, git_revision, git_dirty, config_hash FROM runs ORDER BY id").fetchall()
-if len({(r[1], r[3]) for r in runs}) != 1 or any(r[2] != 0 for r in runs):
-    failures.append(f"the sptrsv store should hold clean runs of one revision and config: {runs}")
-else:
-    says("readme", f"| {runs[0][1][:7]} (clean) | `configs/paper/sptrsv-scaling.yaml` under "
-         f"`mpirun -np 4`", "the sptrsv store's revision")
-def tmin(kernel, parts=None):
-    q = ("SELECT MIN(time_median_s) FROM points p WHERE status = 'ok' AND matrix = 'lap3d7-84' "
-         "AND kernel = ?")
-    args = [kernel]
-    if parts is not None:
-        q += (" AND (SELECT value FROM metrics WHERE point_id = p.id AND name = 'parts') = ?")
-        args.append(parts)
-    return db.execute(q, args).fetchone()[0]
-sn, cs = tmin("sptrsv.cuda.supernodal"), tmin("sptrsv.cuda.cusparse")
-p1, p2, p4 = (tmin("sptrsv.cuda.persistent", g) for g in (1, 2, 4))
-best1 = min(sn, cs)
-ok_cs = db.execute("SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cuda.cusparse' "
-                   "AND status = 'ok'").fetchone()[0]
-says("readme", f"{ok_cs} of the 28 cuSPARSE option sets", "the cuSPARSE points measured")
-says("readme", f"sptrsv.cuda.supernodal at {1e3 * sn:.3f} ms (cusparseSpSV's best, CSR, "
-     f"{1e3 * cs:.3f} ms)", "the single-GPU baselines")
-says("readme", f"{1e3 * p1:.3f} ms on one GPU, {1e3 * p2:.3f} ms on 2 and {1e3 * p4:.3f} ms on 4",
-     "the persistent solve's best per GPU count")
-says("readme", f"{best1 / p2:.2f}x on 2 GPUs and {best1 / p4:.2f}x on 4", "the bar's ratios")
-strict = min(best1, p1)
-says("readme", f"{strict / p2:.2f}x and {strict / p4:.2f}x (not met)", "the strict ratios")
-moms = [r[0] for r in db.execute(
-    "SELECT m.value FROM points p JOIN metrics m ON m.point_id = p.id AND "
-    "m.name = 'model_over_measured' WHERE p.kernel = 'sptrsv.cuda.persistent' AND p.status = 'ok'")]
-within = sum(1 for v in moms if 0.7 <= v <= 1.3)
-says("readme", f"within 30% on {within} of {len(moms)} persistent points", "the model's share")
-# What the sptrsv page says of that run: CHOLMOD's time for the factor, and the sliced-ELL SpSV
-# solves against the best CSR point (the reason for measure.abort_factor).
-fac = db.execute("SELECT MAX(value) FROM metrics WHERE name = 'cholmod_factor_s'").fetchone()[0]
-says("sptrsv", f"factorised lap3d7-84 (nnz(L) 3.89e8) in {fac:.0f} s", "CHOLMOD's time in the store")
-sell = [r[0] for r in db.execute(
-    "SELECT time_median_s FROM points WHERE kernel = 'sptrsv.cuda.cusparse' AND status = 'ok' "
-    "AND json_extract(params, '$.format') = 'sell'")]
-csr = db.execute("SELECT MIN(time_median_s) FROM points WHERE kernel = 'sptrsv.cuda.cusparse' "
-                 "AND status = 'ok' AND json_extract(params, '$.format') = 'csr'").fetchone()[0]
-if not sell:
-    failures.append("the sptrsv store has no sliced-ELL point the page speaks of")
-else:
-    says("sptrsv", f"takes {int(min(sell))}-{int(max(sell))} s a solve on that factor, "
-         f"{min(sell) / csr:.0f}x its CSR", "the sliced-ELL solves against the best CSR point")
 
 for f in failures:
     print("FAIL", f)
