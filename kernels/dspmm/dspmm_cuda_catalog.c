@@ -1,8 +1,7 @@
 #include "dspmm_cuda_catalog.h"
 
 #include "dspmm_sender_common.h"
-
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include "rt_tables.h"
 
 /* dspmm (kernels/dspmm/cuda/dspmm_cuda_sender.h): the CPU sender's algorithm and plan; the
  * transport of each hop is chosen by the tier it crosses. */
@@ -23,15 +22,15 @@ static const rt_param_schema dspmm_sender_params[] = {
 };
 
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_DSPMM_CUDA_SENDER,
-     "distributed SpMM on GPUs, sender multiplies (cuSPARSE): partial rows reduced directly or "
-     "through node (and socket) proxies; CUDA IPC inside a node, pinned host staging + MPI "
-     "between nodes",
-     dspmm_sender_params, N_OF(dspmm_sender_params), "dspmm"},
+    RT_CUDA_ENTRY(RT_DSPMM_CUDA_SENDER,
+                  "distributed SpMM on GPUs, sender multiplies (cuSPARSE): partial rows reduced "
+                  "directly or through node (and socket) proxies; CUDA IPC inside a node, pinned "
+                  "host staging + MPI between nodes",
+                  dspmm_sender_params, "dspmm"),
 };
 
 const rt_cuda_catalog_entry *rt_dspmm_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }

@@ -1,6 +1,6 @@
 #include "eigen_cuda_catalog.h"
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include "rt_tables.h"
 
 /* The CPU kernels' parameters (eigen_cpu.c) plus the kind of host memory the tiles live in. */
 static const rt_param_schema eigen_cuda_params[] = {
@@ -27,26 +27,28 @@ static const rt_param_schema eigen_micro_params[] = {
 };
 
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_EIGEN_CUDA_LOBPCG,
-     "out-of-core block LOBPCG over tiles on the GPU: cuSPARSE SpMM per packed block, cuBLAS "
-     "X*Y and X'*Y, a device pool of gpu_mem_budget bytes run by the memory manager",
-     eigen_cuda_params, N_OF(eigen_cuda_params), "eigen"},
-    {RT_EIGEN_CUDA_LANCZOS,
-     "out-of-core Lanczos (full reorthogonalisation) over tiles on the GPU: cuSPARSE, cuBLAS, "
-     "a device pool of gpu_mem_budget bytes",
-     eigen_cuda_params, N_OF(eigen_cuda_params), "eigen"},
-    {RT_EIGEN_CUDA_SPMM_OOC,
-     "out-of-core SpMM microbenchmark (solver spmm): Y = A X with A's row tiles and Y streamed, "
-     "or in-core cusparseSpMM; transfer and compute time per kernel",
-     eigen_micro_params, N_OF(eigen_micro_params), "eigen"},
-    {RT_EIGEN_CUDA_XTY_OOC,
-     "out-of-core X'*Y microbenchmark (solver xty): row tiles of X and Y streamed into cuBLAS "
-     "partial products, or in-core cublasDgemm; transfer and compute time per kernel",
-     eigen_micro_params, N_OF(eigen_micro_params), "eigen"},
+    RT_CUDA_ENTRY(
+        RT_EIGEN_CUDA_LOBPCG,
+        "out-of-core block LOBPCG over tiles on the GPU: cuSPARSE SpMM per packed block, cuBLAS "
+        "X*Y and X'*Y, a device pool of gpu_mem_budget bytes run by the memory manager",
+        eigen_cuda_params, "eigen"),
+    RT_CUDA_ENTRY(RT_EIGEN_CUDA_LANCZOS,
+                  "out-of-core Lanczos (full reorthogonalisation) over tiles on the GPU: cuSPARSE, "
+                  "cuBLAS, a device pool of gpu_mem_budget bytes",
+                  eigen_cuda_params, "eigen"),
+    RT_CUDA_ENTRY(RT_EIGEN_CUDA_SPMM_OOC,
+                  "out-of-core SpMM microbenchmark (solver spmm): Y = A X with A's row tiles and Y "
+                  "streamed, or in-core cusparseSpMM; transfer and compute time per kernel",
+                  eigen_micro_params, "eigen"),
+    RT_CUDA_ENTRY(
+        RT_EIGEN_CUDA_XTY_OOC,
+        "out-of-core X'*Y microbenchmark (solver xty): row tiles of X and Y streamed into cuBLAS "
+        "partial products, or in-core cublasDgemm; transfer and compute time per kernel",
+        eigen_micro_params, "eigen"),
 };
 
 const rt_cuda_catalog_entry *rt_eigen_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }

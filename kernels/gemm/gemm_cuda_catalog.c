@@ -4,8 +4,7 @@
 
 #include "gemm_gpu_map.h"
 #include "gemm_params.h"
-
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include "rt_tables.h"
 
 static const rt_param_schema tiled_params[] = {
     GEMM_TILED_PARAMS,
@@ -31,24 +30,24 @@ static const rt_param_schema cublasxt_params[] = {
 
 /* Order: the RT_GEMM_CUDA_KIND_* indices. */
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_GEMM_CUDA_TILED,
-     "chunked blocked GEMM over MPI (PaRSEC generic GEMM): data in pinned host memory, G logical "
-     "GPUs each with a memory budget and an LRU tile cache (peer copies), cuBLAS tile products "
-     "on streams, lookahead",
-     tiled_params, N_OF(tiled_params), "gemm"},
-    {RT_GEMM_CUDA_CUBLAS,
-     "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; on R ranks each "
-     "rank runs the whole product on its own GPU at once)",
-     cublas_params, N_OF(cublas_params), "gemm"},
-    {RT_GEMM_CUDA_CUBLASXT,
-     "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library over one or all "
-     "GPUs of the host (one rank)",
-     cublasxt_params, N_OF(cublasxt_params), "gemm"},
+    RT_CUDA_ENTRY(RT_GEMM_CUDA_TILED,
+                  "chunked blocked GEMM over MPI (PaRSEC generic GEMM): data in pinned host "
+                  "memory, G logical GPUs each with a memory budget and an LRU tile cache (peer "
+                  "copies), cuBLAS tile products on streams, lookahead",
+                  tiled_params, "gemm"),
+    RT_CUDA_ENTRY(RT_GEMM_CUDA_CUBLAS,
+                  "cublasDgemm/Sgemm with A, B and C already on the GPU (the practical peak; on R "
+                  "ranks each rank runs the whole product on its own GPU at once)",
+                  cublas_params, "gemm"),
+    RT_CUDA_ENTRY(RT_GEMM_CUDA_CUBLASXT,
+                  "cublasXtDgemm/Sgemm on host-resident (pinned) A, B, C, tiled by the library "
+                  "over one or all GPUs of the host (one rank)",
+                  cublasxt_params, "gemm"),
 };
 
 const rt_cuda_catalog_entry *rt_gemm_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }
 

@@ -1,5 +1,6 @@
 #include "spdnn_cuda_catalog.h"
 
+#include "rt_tables.h"
 #include "rt_cusparse_algs.h"
 #include "spmm_cuda_catalog.h"
 
@@ -48,26 +49,24 @@ static const rt_param_schema spdnn_cusparse_params[] = {
      RT_CUSPARSE_ELL_BLOCKS_HELP "; it must divide the neurons"},
 };
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_SPDNN_CUDA_FUSED,
-     "sparse DNN inference: fused Tiled SpMM + bias + clamped ReLU per layer, dead features "
-     "compacted out on the device",
-     spdnn_fused_params, N_OF(spdnn_fused_params), "spdnn"},
-    {RT_SPDNN_CUDA_CUSPARSE,
-     "sparse DNN inference: cuSPARSE SpMM per layer, then a separate bias + ReLU kernel "
-     "(baseline), dead features compacted out",
-     spdnn_cusparse_params, N_OF(spdnn_cusparse_params), "spdnn"},
+    RT_CUDA_ENTRY(RT_SPDNN_CUDA_FUSED,
+                  "sparse DNN inference: fused Tiled SpMM + bias + clamped ReLU per layer, dead "
+                  "features compacted out on the device",
+                  spdnn_fused_params, "spdnn"),
+    RT_CUDA_ENTRY(RT_SPDNN_CUDA_CUSPARSE,
+                  "sparse DNN inference: cuSPARSE SpMM per layer, then a separate bias + ReLU "
+                  "kernel (baseline), dead features compacted out",
+                  spdnn_cusparse_params, "spdnn"),
 };
 
 const rt_cuda_catalog_entry *rt_spdnn_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }
 
 const rt_cuda_catalog_entry *rt_spdnn_cuda_catalog_at(int kind)
 {
-    return rt_cuda_catalog_at(catalog, N_OF(catalog), kind);
+    return rt_cuda_catalog_at(catalog, RT_N_OF(catalog), kind);
 }

@@ -1,5 +1,6 @@
 #include "spmm_cuda_catalog.h"
 
+#include "rt_tables.h"
 #include "rt_cusparse_algs.h"
 
 /* Block size, register tile and launch bounds are NVRTC defines (compile_time = 1): each value
@@ -135,35 +136,37 @@ static const rt_param_schema cusparse_params[] = {
     {"ell_block", RT_V_INT, RT_CUSPARSE_ELL_BLOCKS, "16", 0, RT_CUSPARSE_ELL_BLOCKS_HELP},
 };
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_SPMM_CUDA_CSR, "CSR SpMM on the GPU, one thread per row, register-tiled over K",
-     row_kernel_params, N_OF(row_kernel_params), "spmm"},
-    {RT_SPMM_CUDA_ELL, "warp-sliced ELL SpMM on the GPU (slices of 32 rows, coalesced A)",
-     row_kernel_params, N_OF(row_kernel_params), "spmm"},
-    {RT_SPMM_CUDA_TILED,
-     "Tiled SpMM (Hidayetoglu): multi-stage shared-memory staging of B, register tiling",
-     tiled_params, N_OF(tiled_params), "spmm"},
-    {RT_SPMM_CUDA_CUSPARSE, "cuSPARSE cusparseSpMM (CSR, COO or Blocked-ELL)", cusparse_params,
-     N_OF(cusparse_params), "spmm"},
-    {RT_SPMM_CUDA_TILED_PIPE,
-     "Tiled SpMM for Hopper: cp.async multi-buffered staging of B, block rows split over "
-     "blocks, 16-byte vectors, a thread or a warp per row of C",
-     tiled_pipe_params, N_OF(tiled_pipe_params), "spmm"},
-    {RT_SPMM_CUDA_TILED_TMA,
-     "Tiled SpMM with Hopper bulk copies (TMA, cp.async.bulk) of row-major B into an mbarrier "
-     "ring, a producer warp, register tiles up to whole rows, bulk or vector stores of C",
-     tiled_tma_params, N_OF(tiled_tma_params), "spmm"},
+    RT_CUDA_ENTRY(RT_SPMM_CUDA_CSR,
+                  "CSR SpMM on the GPU, one thread per row, register-tiled over K",
+                  row_kernel_params, "spmm"),
+    RT_CUDA_ENTRY(RT_SPMM_CUDA_ELL,
+                  "warp-sliced ELL SpMM on the GPU (slices of 32 rows, coalesced A)",
+                  row_kernel_params, "spmm"),
+    RT_CUDA_ENTRY(
+        RT_SPMM_CUDA_TILED,
+        "Tiled SpMM (Hidayetoglu): multi-stage shared-memory staging of B, register tiling",
+        tiled_params, "spmm"),
+    RT_CUDA_ENTRY(RT_SPMM_CUDA_CUSPARSE, "cuSPARSE cusparseSpMM (CSR, COO or Blocked-ELL)",
+                  cusparse_params, "spmm"),
+    RT_CUDA_ENTRY(RT_SPMM_CUDA_TILED_PIPE,
+                  "Tiled SpMM for Hopper: cp.async multi-buffered staging of B, block rows split "
+                  "over blocks, 16-byte vectors, a thread or a warp per row of C",
+                  tiled_pipe_params, "spmm"),
+    RT_CUDA_ENTRY(
+        RT_SPMM_CUDA_TILED_TMA,
+        "Tiled SpMM with Hopper bulk copies (TMA, cp.async.bulk) of row-major B into an mbarrier "
+        "ring, a producer warp, register tiles up to whole rows, bulk or vector stores of C",
+        tiled_tma_params, "spmm"),
 };
 
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }
 
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog_at(int kind)
 {
-    return rt_cuda_catalog_at(catalog, N_OF(catalog), kind);
+    return rt_cuda_catalog_at(catalog, RT_N_OF(catalog), kind);
 }

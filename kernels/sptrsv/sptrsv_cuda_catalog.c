@@ -1,6 +1,6 @@
 #include "sptrsv_cuda_catalog.h"
 
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include "rt_tables.h"
 
 /* Every option cuSPARSE 13 offers a triangular solve (the baseline's space). */
 static const rt_param_schema cusparse_params[] = {
@@ -80,39 +80,42 @@ static const rt_param_schema persistent_params[] = {
 };
 
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_SPTRSV_CUDA_CUSPARSE,
-     "cusparseSpSV / cusparseSpSM (FP64), forward or backward, over every format, storage, index "
-     "width and dense layout the library offers: the analysis in setup (analysis_s), the solve "
-     "timed with events",
-     cusparse_params, N_OF(cusparse_params), "sptrsv"},
-    {RT_SPTRSV_CUDA_LEVELSET,
-     "level-set solve on L's CSR copy: one kernel launch per level of the row DAG, one warp per "
-     "row",
-     levelset_params, N_OF(levelset_params), "sptrsv"},
-    {RT_SPTRSV_CUDA_SYNCFREE,
-     "synchronisation-free solve in one launch: one warp per row, rows taken in level order "
-     "from a ticket counter, each waiting on per-row ready flags in global memory",
-     syncfree_params, N_OF(syncfree_params), "sptrsv"},
-    {RT_SPTRSV_CUDA_SUPERNODAL,
-     "synchronisation-free supernodal solve in one launch: a thread block per supernode taken in "
-     "level order from a ticket, waiting on the supernode's pending-update counter; dense "
-     "diagonal block by 32-column tiles, the rows below added into partial sums with atomics",
-     supernodal_params, N_OF(supernodal_params), "sptrsv"},
-    {RT_SPTRSV_CUDA_DISTRIBUTED,
-     "message-driven multi-GPU solve: P x 1 block layout, one rank per GPU, x broadcast along "
-     "binary trees with MPI-3 RMA puts or CUDA IPC copies and polled counters (the CPU "
-     "distributed solve's messages), each rank's diagonal solves and edge updates as kernels on "
-     "its GPU",
-     distributed_params, N_OF(distributed_params), "sptrsv"},
-    {RT_SPTRSV_CUDA_PERSISTENT,
-     "message-driven multi-GPU solve, forward or backward, as one persistent kernel per GPU: "
-     "P x 1, 2D or 1 x P blocks, x and partial sums written into the other GPUs' memory over "
-     "CUDA IPC with flags and counters the GPU polls, inverse diagonal blocks",
-     persistent_params, N_OF(persistent_params), "sptrsv"},
+    RT_CUDA_ENTRY(RT_SPTRSV_CUDA_CUSPARSE,
+                  "cusparseSpSV / cusparseSpSM (FP64), forward or backward, over every format, "
+                  "storage, index width and dense layout the library offers: the analysis in setup "
+                  "(analysis_s), the solve timed with events",
+                  cusparse_params, "sptrsv"),
+    RT_CUDA_ENTRY(RT_SPTRSV_CUDA_LEVELSET,
+                  "level-set solve on L's CSR copy: one kernel launch per level of the row DAG, "
+                  "one warp per row",
+                  levelset_params, "sptrsv"),
+    RT_CUDA_ENTRY(
+        RT_SPTRSV_CUDA_SYNCFREE,
+        "synchronisation-free solve in one launch: one warp per row, rows taken in level order "
+        "from a ticket counter, each waiting on per-row ready flags in global memory",
+        syncfree_params, "sptrsv"),
+    RT_CUDA_ENTRY(
+        RT_SPTRSV_CUDA_SUPERNODAL,
+        "synchronisation-free supernodal solve in one launch: a thread block per supernode taken "
+        "in level order from a ticket, waiting on the supernode's pending-update counter; dense "
+        "diagonal block by 32-column tiles, the rows below added into partial sums with atomics",
+        supernodal_params, "sptrsv"),
+    RT_CUDA_ENTRY(RT_SPTRSV_CUDA_DISTRIBUTED,
+                  "message-driven multi-GPU solve: P x 1 block layout, one rank per GPU, x "
+                  "broadcast along binary trees with MPI-3 RMA puts or CUDA IPC copies and polled "
+                  "counters (the CPU distributed solve's messages), each rank's diagonal solves "
+                  "and edge updates as kernels on its GPU",
+                  distributed_params, "sptrsv"),
+    RT_CUDA_ENTRY(
+        RT_SPTRSV_CUDA_PERSISTENT,
+        "message-driven multi-GPU solve, forward or backward, as one persistent kernel per GPU: P "
+        "x 1, 2D or 1 x P blocks, x and partial sums written into the other GPUs' memory over CUDA "
+        "IPC with flags and counters the GPU polls, inverse diagonal blocks",
+        persistent_params, "sptrsv"),
 };
 
 const rt_cuda_catalog_entry *rt_sptrsv_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }
