@@ -13,23 +13,18 @@
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 #define GEMM_PARAM_T                                                                               \
-    {                                                                                              \
-        "t", RT_V_INT, "1..16384", "256", 0,                                                       \
-            "tile size: square t x t tiles (the last ones ragged)"                                 \
-    }
+    RT_PARAM_INT("t", "1..16384", "256", "tile size: square t x t tiles (the last ones ragged)")
 #define GEMM_PARAM_P                                                                               \
-    {                                                                                              \
-        "p", RT_V_INT, "0..65536", "0", 0,                                                         \
-            "process rows of the p x q grid (must divide the ranks; 0: the most square grid, p "   \
-            "<= q)"                                                                                \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "p", "0..65536", "0",                                                                      \
+        "process rows of the p x q grid (must divide the ranks; 0: the most square grid, p <= q)")
 #define GEMM_PARAM_FAIL_RANK                                                                       \
-    {                                                                                              \
-        "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
-            "TEST HOOK: this world rank reports a failure at the start of an execution (-1: none)" \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "fail_rank", "-1..1048576", "-1",                                                          \
+        "TEST HOOK: this world rank reports a failure at the start of an execution (-1: none)")
 /* The tiled kernels' table, CPU and CUDA alike. */
 #define GEMM_TILED_PARAMS                                                                          \
     GEMM_PARAM_T, GEMM_PARAM_P,                                                                    \
