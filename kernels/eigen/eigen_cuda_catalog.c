@@ -1,16 +1,16 @@
 #include "eigen_cuda_catalog.h"
 
+#include "eigen_family.h"
 #include "rt_tables.h"
 
 /* The CPU kernels' parameters (eigen_cpu.c) plus the kind of host memory the tiles live in. */
 static const rt_param_schema eigen_cuda_params[] = {
-    {"tile", RT_V_INT, "1..2147483647", "8192", 0, "rows per tile (row and column blocks)"},
+    EIGEN_PARAM_TILE,
     {"schedule", RT_V_STR, "kbk|dag|graph", "dag", 0,
      "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph; "
      "graph: the dag order with its device segments captured as CUDA graphs and replayed (in core, "
      "lobpcg)"},
-    {"gpu_mem_budget", RT_V_INT, "0..1099511627776", "0", 0,
-     "bytes of the device pool; 0: room for every tile (in core)"},
+    EIGEN_PARAM_GPU_MEM_BUDGET,
     {"host_mem", RT_V_STR, "pinned|pageable", "pinned", 0,
      "host copies of the tiles page-locked (cudaHostRegister) or pageable"},
 };

@@ -4,7 +4,6 @@
 #ifndef RT_TABLES_H
 #define RT_TABLES_H
 
-#include "rt_cuda_catalog.h"
 #include "rt_registry.h"
 
 /* Elements of an array whose size is known here (a static table, or an extern one declared with
@@ -17,16 +16,17 @@
         (name), (summary), (params), RT_N_OF(params), (family)                                     \
     }
 
-/* An rt_param_schema entry {name, kind, domain, default, compile_time, help} of kind int or string:
- * a run-time parameter, or with _NVRTC one that selects a variant compiled at run time
+/* An rt_param_schema entry {name, kind, domain, default, compile_time, help} of kind int, string or
+ * real: a run-time parameter, or with _NVRTC one that selects a variant compiled at run time
  * (compile_time 1). For the entries several tables share, kept as #defines: a brace initializer
  * there is laid out over five lines. */
 #define RT_PARAM_ENTRY(name, kind, domain, def, compile_time, help)                                \
     {                                                                                              \
         (name), (kind), (domain), (def), (compile_time), (help)                                    \
     }
-#define RT_PARAM_INT(name, domain, def, help) RT_PARAM_ENTRY(name, RT_V_INT, domain, def, 0, help)
-#define RT_PARAM_STR(name, domain, def, help) RT_PARAM_ENTRY(name, RT_V_STR, domain, def, 0, help)
+#define RT_PARAM_INT(name, domain, def, help)  RT_PARAM_ENTRY(name, RT_V_INT, domain, def, 0, help)
+#define RT_PARAM_STR(name, domain, def, help)  RT_PARAM_ENTRY(name, RT_V_STR, domain, def, 0, help)
+#define RT_PARAM_REAL(name, domain, def, help) RT_PARAM_ENTRY(name, RT_V_REAL, domain, def, 0, help)
 #define RT_PARAM_INT_NVRTC(name, domain, def, help)                                                \
     RT_PARAM_ENTRY(name, RT_V_INT, domain, def, 1, help)
 #define RT_PARAM_STR_NVRTC(name, domain, def, help)                                                \

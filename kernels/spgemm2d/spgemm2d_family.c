@@ -9,7 +9,7 @@
 #include "spmm_family.h"
 
 static const rt_param_schema spgemm2d_problem[] = {
-    {"precision", RT_V_STR, "fp32|fp64", "fp32", 0, "precision of the tiles and the arithmetic"},
+    SP2_PARAM_PRECISION,
     {"seed", RT_V_INT, "", "1", 0, "seed of the verification signature"},
 };
 #define SPGEMM2D_N_PROBLEM ((int)(sizeof spgemm2d_problem / sizeof spgemm2d_problem[0]))

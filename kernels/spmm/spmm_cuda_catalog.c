@@ -32,6 +32,16 @@ static const rt_param_schema tiled_params[] = {
      "parallelism; costs 2 registers each). 1 is Listing 1's loop"},
 };
 
+/* Entries the two Hopper kernels (tiled_pipe, tiled_tma) share. */
+#define HOPPER_PARAM_BLOCKS_PER_SM                                                                 \
+    RT_PARAM_INT_NVRTC(                                                                            \
+        "blocks_per_sm", "1|2|3|4", "1",                                                           \
+        "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' "              \
+        "shared memory must fit the SM together")
+#define HOPPER_PARAM_NNZ_UNROLL                                                                    \
+    RT_PARAM_INT_NVRTC("nnz_unroll", "1|2|4|8", "4",                                               \
+                       "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread")
+
 /* The pipelined Tiled SpMM (Hopper): Listing 1's staging and register tiling, with the staging of
  * B overlapped with compute (cp.async into n_buffers buffers), a residency target, block rows
  * split over several blocks, 16-byte vectors, and a second mapping of threads to C (warp_rows:
@@ -47,9 +57,7 @@ static const rt_param_schema tiled_pipe_params[] = {
     {"n_buffers", RT_V_INT, "1|2|3", "2", 1,
      "N_BUFFERS: shared-memory buffers; with 2 or 3 the next stages are copied (cp.async) while "
      "the current one is consumed"},
-    {"blocks_per_sm", RT_V_INT, "1|2|3|4", "1", 1,
-     "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' shared memory "
-     "must fit the SM together"},
+    HOPPER_PARAM_BLOCKS_PER_SM,
     {"register_tile", RT_V_INT, "1..128", "8", 1,
      "REGISTER: columns of C per thread (warp_rows 0) or per warp (warp_rows > 0, a multiple of "
      "32) held in registers (grid.y = ceil(K / register_tile))"},
@@ -85,8 +93,7 @@ static const rt_param_schema tiled_pipe_params[] = {
      "multiples of 4 fp32 or 2 fp64 values)"},
     RT_TILED_PARAM_STAGING("A"),
     RT_TILED_PARAM_INDEX_BYTES("A"),
-    {"nnz_unroll", RT_V_INT, "1|2|4|8", "4", 1,
-     "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread"},
+    HOPPER_PARAM_NNZ_UNROLL,
     RT_TILED_PARAM_ALLOW_SPILLS,
 };
 
@@ -107,9 +114,7 @@ static const rt_param_schema tiled_tma_params[] = {
     {"producer", RT_V_INT, "0|1", "1", 1,
      "1: a producer warp beside the consumers issues the bulk copies; 0: consumer warp 0 issues "
      "them n_buffers - 1 stages ahead of its own compute"},
-    {"blocks_per_sm", RT_V_INT, "1|2|3|4", "1", 1,
-     "resident blocks asked of every SM (__launch_bounds__ minimum); the blocks' shared memory "
-     "must fit the SM together"},
+    HOPPER_PARAM_BLOCKS_PER_SM,
     {"register_tile", RT_V_INT, "1..128", "8", 1,
      "REGISTER: columns of C per thread (grid.y = ceil(K / register_tile)); a multiple of 16 "
      "bytes of values; = K makes the tile the whole row"},
@@ -126,8 +131,7 @@ static const rt_param_schema tiled_tma_params[] = {
      "as spmm.cuda.tiled_pipe: 1 puts a block row's register tiles side by side along grid.x"},
     RT_TILED_PARAM_STAGING("A"),
     RT_TILED_PARAM_INDEX_BYTES("A"),
-    {"nnz_unroll", RT_V_INT, "1|2|4|8", "4", 1,
-     "NNZ_UNROLL: nonzeros whose value and index are loaded ahead per thread"},
+    HOPPER_PARAM_NNZ_UNROLL,
     RT_TILED_PARAM_ALLOW_SPILLS,
 };
 

@@ -1,6 +1,7 @@
 #include "sptrsv_cuda_catalog.h"
 
 #include "rt_tables.h"
+#include "sptrsv_family.h"
 
 /* Every option cuSPARSE 13 offers a triangular solve (the baseline's space). */
 static const rt_param_schema cusparse_params[] = {
@@ -19,17 +20,19 @@ static const rt_param_schema cusparse_params[] = {
 };
 
 /* One warp per row in both row kernels: the block size sets how many rows share a block. */
+#define WARP_ROWS_THREADS_PER_BLOCK                                                                \
+    RT_PARAM_INT("threads_per_block", "32|64|128|256|512|1024", "256",                             \
+                 "threads per block (a warp per row, so threads_per_block / 32 rows per block)")
+
 static const rt_param_schema levelset_params[] = {
-    {"threads_per_block", RT_V_INT, "32|64|128|256|512|1024", "256", 0,
-     "threads per block (a warp per row, so threads_per_block / 32 rows per block)"},
+    WARP_ROWS_THREADS_PER_BLOCK,
     {"merge_levels", RT_V_INT, "0|1", "0", 0,
      "1: runs of consecutive levels no wider than threads_per_block / 32 rows in one launch of "
      "one block, a block barrier between the levels (0: one launch per level)"},
 };
 
 static const rt_param_schema syncfree_params[] = {
-    {"threads_per_block", RT_V_INT, "32|64|128|256|512|1024", "256", 0,
-     "threads per block (a warp per row, so threads_per_block / 32 rows per block)"},
+    WARP_ROWS_THREADS_PER_BLOCK,
 };
 
 /* A thread block per supernode: the block size is the parallelism inside one supernode. */
@@ -52,8 +55,7 @@ static const rt_param_schema distributed_params[] = {
      "how x travels between ranks: rma (MPI-3 RMA puts from the host copy of X with a polled "
      "counter) or ipc (CUDA IPC: a kernel stores x into the receiver's device X and increments "
      "its counter; every rank on one host, else infeasible); NVSHMEM is not implemented"},
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
-     "give up (naming the missing message) when no expected message arrives for this long"},
+    SPTRSV_PARAM_DIST_POLL_TIMEOUT,
 };
 
 /* The persistent kernel: the plan's parameters (sptrsv_ppoint.h) and the launch. */
@@ -75,8 +77,7 @@ static const rt_param_schema persistent_params[] = {
     {"threads_per_block", RT_V_INT, "128|256|512|1024", "256", 0, "threads of each block"},
     {"blocks_per_sm", RT_V_INT, "1|2|4|8", "2", 0,
      "blocks of the persistent kernel per SM (at most what fits)"},
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "30", 0,
-     "a wait longer than this ends the execution, naming the task and what it waited for"},
+    SPTRSV_PARAM_PERSIST_POLL_TIMEOUT,
 };
 
 static const rt_cuda_catalog_entry catalog[] = {

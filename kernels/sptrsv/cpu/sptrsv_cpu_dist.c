@@ -17,8 +17,7 @@
 #define KNAME "sptrsv.cpu.distributed"
 
 static const rt_param_schema dist_params[] = {
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
-     "give up (naming the missing message) when no expected message arrives for this long"},
+    SPTRSV_PARAM_DIST_POLL_TIMEOUT,
     {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
      "TEST HOOK: this world rank reports a failure after the solve (-1: none)"},
 };

@@ -32,8 +32,7 @@ static const rt_param_schema persist_params[] = {
     {"leaf_kb", RT_V_INT, "0..65536", "0", 0,
      "leaf subtrees with at most this many KiB of L are one task each (0: none)"},
     {"threads", RT_V_INT, "1..256", "2", 0, "OpenMP threads of each rank (its workers)"},
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "30", 0,
-     "a wait longer than this ends the execution, naming the task and what it waited for"},
+    SPTRSV_PARAM_PERSIST_POLL_TIMEOUT,
 };
 #define N_PARAMS ((int)(sizeof persist_params / sizeof persist_params[0]))
 
