@@ -11,7 +11,7 @@
 static const rt_param_schema spmm2d_problem[] = {
     {"N", RT_V_INT, "1..65536", "128", 0, "columns of the dense matrices B and C"},
     SP2_PARAM_PRECISION,
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
+    SPMM_PARAM_SEED,
 };
 #define SPMM2D_N_PROBLEM ((int)(sizeof spmm2d_problem / sizeof spmm2d_problem[0]))
 
