@@ -11,12 +11,12 @@ static const rt_param_schema dspmm_sender_params[] = {
     DSPMM_PARAM_MINIBATCH,
     DSPMM_PARAM_STAGES,
     DSPMM_PARAM_STAGE_BUFFERS,
-    {"intra", RT_V_STR, "ipc|staged", "ipc", 0,
-     "hops inside a node: device to device through CUDA IPC, or staged through pinned host "
-     "memory and MPI like the hops between nodes"},
-    {"spmm_alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
-     "cuSPARSE algorithm of the local multiply (csr_alg2 is cuSPARSE's row-major one; one that "
-     "cuSPARSE rejects makes the point infeasible)"},
+    RT_PARAM_STR("intra", "ipc|staged", "ipc",
+                 "hops inside a node: device to device through CUDA IPC, or staged through pinned "
+                 "host memory and MPI like the hops between nodes"),
+    RT_PARAM_STR("spmm_alg", "default|csr_alg1|csr_alg2", "default",
+                 "cuSPARSE algorithm of the local multiply (csr_alg2 is cuSPARSE's row-major one; "
+                 "one that cuSPARSE rejects makes the point infeasible)"),
     DSPMM_PARAM_FAIL_RANK,
     DSPMM_PARAM_FAIL_AT,
 };

@@ -6,24 +6,26 @@
 /* The CPU kernels' parameters (eigen_cpu.c) plus the kind of host memory the tiles live in. */
 static const rt_param_schema eigen_cuda_params[] = {
     EIGEN_PARAM_TILE,
-    {"schedule", RT_V_STR, "kbk|dag|graph", "dag", 0,
-     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph; "
-     "graph: the dag order with its device segments captured as CUDA graphs and replayed (in core, "
-     "lobpcg)"},
+    RT_PARAM_STR("schedule", "kbk|dag|graph", "dag",
+                 "kbk: call by call, each call staging its operands; dag: depth-first order of the "
+                 "task graph; graph: the dag order with its device segments captured as CUDA "
+                 "graphs and replayed (in core, lobpcg)"),
     EIGEN_PARAM_GPU_MEM_BUDGET,
-    {"host_mem", RT_V_STR, "pinned|pageable", "pinned", 0,
-     "host copies of the tiles page-locked (cudaHostRegister) or pageable"},
+    RT_PARAM_STR("host_mem", "pinned|pageable", "pinned",
+                 "host copies of the tiles page-locked (cudaHostRegister) or pageable"),
 };
 
 /* The microbenchmarks (problem solver spmm or xty): tiles streamed or the in-core baseline. */
 static const rt_param_schema eigen_micro_params[] = {
-    {"mode", RT_V_STR, "ooc|incore", "ooc", 0,
-     "ooc: row tiles streamed through the GPU; incore: operands resident, one library call"},
-    {"tile", RT_V_INT, "1..2147483647", "8192", 0, "rows per streamed tile (ooc)"},
-    {"streams", RT_V_INT, "1..2", "1", 0,
-     "streams the tiles alternate on (2: a tile's copies overlap the previous tile's compute)"},
-    {"host_mem", RT_V_STR, "pinned|pageable", "pinned", 0,
-     "host buffers page-locked (cudaMallocHost) or pageable (malloc)"},
+    RT_PARAM_STR(
+        "mode", "ooc|incore", "ooc",
+        "ooc: row tiles streamed through the GPU; incore: operands resident, one library call"),
+    RT_PARAM_INT("tile", "1..2147483647", "8192", "rows per streamed tile (ooc)"),
+    RT_PARAM_INT(
+        "streams", "1..2", "1",
+        "streams the tiles alternate on (2: a tile's copies overlap the previous tile's compute)"),
+    RT_PARAM_STR("host_mem", "pinned|pageable", "pinned",
+                 "host buffers page-locked (cudaMallocHost) or pageable (malloc)"),
 };
 
 static const rt_cuda_catalog_entry catalog[] = {

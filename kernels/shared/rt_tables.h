@@ -1,6 +1,6 @@
-/* rt_tables: what the families' static tables each wrote out their own way: the length of an
- * array, a CUDA catalog entry (kernels/<f>/<f>_cuda_catalog.c) whose parameter count is taken from
- * its schema array, so that the two cannot disagree, and a parameter schema entry by its kind. */
+/* rt_tables: the families' static tables written one way: the length of an array, a CUDA catalog
+ * entry (kernels/<f>/<f>_cuda_catalog.c) whose parameter count is taken from its schema array, so
+ * that the two cannot disagree, and a parameter schema entry by its kind. */
 #ifndef RT_TABLES_H
 #define RT_TABLES_H
 
@@ -16,10 +16,9 @@
         (name), (summary), (params), RT_N_OF(params), (family)                                     \
     }
 
-/* An rt_param_schema entry {name, kind, domain, default, compile_time, help} of kind int, string or
- * real: a run-time parameter, or with _NVRTC one that selects a variant compiled at run time
- * (compile_time 1). For the entries several tables share, kept as #defines: a brace initializer
- * there is laid out over five lines. */
+/* An rt_param_schema entry {name, kind, domain, default, compile_time, help}, as every schema table
+ * of the kernels writes it: the macro names the kind, and with _NVRTC marks a parameter that
+ * selects a variant compiled at run time (compile_time 1); the others are run-time parameters. */
 #define RT_PARAM_ENTRY(name, kind, domain, def, compile_time, help)                                \
     {                                                                                              \
         (name), (kind), (domain), (def), (compile_time), (help)                                    \

@@ -4,12 +4,13 @@
 #include <stdlib.h>
 
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "rt_world_place.h"
 #include "sp2_problem.h"
 #include "spmm_family.h"
 
 static const rt_param_schema spmm2d_problem[] = {
-    {"N", RT_V_INT, "1..65536", "128", 0, "columns of the dense matrices B and C"},
+    RT_PARAM_INT("N", "1..65536", "128", "columns of the dense matrices B and C"),
     SP2_PARAM_PRECISION,
     SPMM_PARAM_SEED,
 };

@@ -9,11 +9,13 @@
 #include "eigen_family.h"
 #include "eigen_hooks.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 
 static const rt_param_schema eigen_cpu_params[] = {
     EIGEN_PARAM_TILE,
-    {"schedule", RT_V_STR, "kbk|dag", "dag", 0,
-     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph"},
+    RT_PARAM_STR("schedule", "kbk|dag", "dag",
+                 "kbk: call by call, each call staging its operands; dag: depth-first order of the "
+                 "task graph"),
     EIGEN_PARAM_GPU_MEM_BUDGET,
 };
 

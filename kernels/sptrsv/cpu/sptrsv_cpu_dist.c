@@ -6,6 +6,7 @@
 #include "rt_comm.h"
 #include "rt_cpu_kernel.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "sptrsv_block.h"
 #include "sptrsv_calib.h"
 #include "sptrsv_dist_engine.h"
@@ -18,8 +19,8 @@
 
 static const rt_param_schema dist_params[] = {
     SPTRSV_PARAM_DIST_POLL_TIMEOUT,
-    {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
-     "TEST HOOK: this world rank reports a failure after the solve (-1: none)"},
+    RT_PARAM_INT("fail_rank", "-1..1048576", "-1",
+                 "TEST HOOK: this world rank reports a failure after the solve (-1: none)"),
 };
 #define N_PARAMS ((int)(sizeof dist_params / sizeof dist_params[0]))
 
