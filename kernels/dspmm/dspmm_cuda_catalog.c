@@ -1,8 +1,7 @@
 #include "dspmm_cuda_catalog.h"
 
 #include "dspmm_sender_common.h"
-
-#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#include "rt_tables.h"
 
 /* dspmm (kernels/dspmm/cuda/dspmm_cuda_sender.h): the CPU sender's algorithm and plan; the
  * transport of each hop is chosen by the tier it crosses. */
@@ -12,26 +11,26 @@ static const rt_param_schema dspmm_sender_params[] = {
     DSPMM_PARAM_MINIBATCH,
     DSPMM_PARAM_STAGES,
     DSPMM_PARAM_STAGE_BUFFERS,
-    {"intra", RT_V_STR, "ipc|staged", "ipc", 0,
-     "hops inside a node: device to device through CUDA IPC, or staged through pinned host "
-     "memory and MPI like the hops between nodes"},
-    {"spmm_alg", RT_V_STR, "default|csr_alg1|csr_alg2", "default", 0,
-     "cuSPARSE algorithm of the local multiply (csr_alg2 is cuSPARSE's row-major one; one that "
-     "cuSPARSE rejects makes the point infeasible)"},
+    RT_PARAM_STR("intra", "ipc|staged", "ipc",
+                 "hops inside a node: device to device through CUDA IPC, or staged through pinned "
+                 "host memory and MPI like the hops between nodes"),
+    RT_PARAM_STR("spmm_alg", "default|csr_alg1|csr_alg2", "default",
+                 "cuSPARSE algorithm of the local multiply (csr_alg2 is cuSPARSE's row-major one; "
+                 "one that cuSPARSE rejects makes the point infeasible)"),
     DSPMM_PARAM_FAIL_RANK,
     DSPMM_PARAM_FAIL_AT,
 };
 
 static const rt_cuda_catalog_entry catalog[] = {
-    {RT_DSPMM_CUDA_SENDER,
-     "distributed SpMM on GPUs, sender multiplies (cuSPARSE): partial rows reduced directly or "
-     "through node (and socket) proxies; CUDA IPC inside a node, pinned host staging + MPI "
-     "between nodes",
-     dspmm_sender_params, N_OF(dspmm_sender_params), "dspmm"},
+    RT_CUDA_ENTRY(RT_DSPMM_CUDA_SENDER,
+                  "distributed SpMM on GPUs, sender multiplies (cuSPARSE): partial rows reduced "
+                  "directly or through node (and socket) proxies; CUDA IPC inside a node, pinned "
+                  "host staging + MPI between nodes",
+                  dspmm_sender_params, "dspmm"),
 };
 
 const rt_cuda_catalog_entry *rt_dspmm_cuda_catalog(int *n)
 {
-    *n = N_OF(catalog);
+    *n = RT_N_OF(catalog);
     return catalog;
 }

@@ -9,14 +9,15 @@
 
 #include "dspmm_part.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "spmm_scale.h"
 
 const rt_param_schema rt_dspmm_problem_params[RT_DSPMM_N_PROBLEM_PARAMS] = {
-    {"K", RT_V_INT, "1..65536", "32", 0, "columns of the dense matrices B and C"},
-    {"precision", RT_V_STR, "fp32|fp64", "fp32", 0,
-     "precision in which B and C are stored, multiplied, sent and reduced"},
-    {"layout", RT_V_STR, "row", "row", 0, "layout of B and C: row-major only"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
+    SPMM_PARAM_K,
+    RT_PARAM_STR("precision", "fp32|fp64", "fp32",
+                 "precision in which B and C are stored, multiplied, sent and reduced"),
+    RT_PARAM_STR("layout", "row", "row", "layout of B and C: row-major only"),
+    SPMM_PARAM_SEED,
 };
 _Static_assert(sizeof rt_dspmm_problem_params / sizeof rt_dspmm_problem_params[0] ==
                    RT_DSPMM_N_PROBLEM_PARAMS,

@@ -24,48 +24,38 @@
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 /* Parameter schema entries both senders take (the CPU kernel's table and the CUDA kernel's
  * catalog entry, kernels/spmm/spmm_cuda_catalog.c, are built from them). */
 #define DSPMM_PARAM_P_BATCH                                                                        \
-    {                                                                                              \
-        "p_batch", RT_V_INT, "1..65536", "1", 0,                                                   \
-            "batch groups: the columns of B and C are split among them (must divide the ranks)"    \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "p_batch", "1..65536", "1",                                                                \
+        "batch groups: the columns of B and C are split among them (must divide the ranks)")
 #define DSPMM_PARAM_COMM                                                                           \
-    {                                                                                              \
-        "comm", RT_V_STR, "direct|node|socket+node", "direct", 0,                                  \
-            "reduction of partial rows: direct all-to-all, or through node (and socket) proxies"   \
-    }
+    RT_PARAM_STR(                                                                                  \
+        "comm", "direct|node|socket+node", "direct",                                               \
+        "reduction of partial rows: direct all-to-all, or through node (and socket) proxies")
 #define DSPMM_PARAM_MINIBATCH                                                                      \
-    {                                                                                              \
-        "minibatch", RT_V_INT, "0..65536", "0", 0,                                                 \
-            "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage"  \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "minibatch", "0..65536", "0",                                                              \
+        "columns per pipeline stage (0: no pipelining); the last hop overlaps the next stage")
 #define DSPMM_PARAM_STAGES                                                                         \
-    {                                                                                              \
-        "stages", RT_V_INT, "0..65536", "0", 0,                                                    \
-            "pipeline stages: K split into this many near-equal column blocks (0: minibatch)"      \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "stages", "0..65536", "0",                                                                 \
+        "pipeline stages: K split into this many near-equal column blocks (0: minibatch)")
 /* Buffer sets of the pipelined hop: stage s reuses the set of stage s - stage_buffers, and waits
  * (on the device, or on the host where MPI needs it) only for that set to be free. */
 #define DSPMM_MAX_STAGE_BUFFERS 8
 #define DSPMM_PARAM_STAGE_BUFFERS                                                                  \
-    {                                                                                              \
-        "stage_buffers", RT_V_INT, "2..8", "2", 0,                                                 \
-            "buffer sets of the pipelined hop (credits): a stage reuses the set of the stage "     \
-            "this "                                                                                \
-            "many before it"                                                                       \
-    }
+    RT_PARAM_INT("stage_buffers", "2..8", "2",                                                     \
+                 "buffer sets of the pipelined hop (credits): a stage reuses the set of the "      \
+                 "stage this many before it")
 #define DSPMM_PARAM_FAIL_RANK                                                                      \
-    {                                                                                              \
-        "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
-            "TEST HOOK: this world rank reports a failure (-1: none)"                              \
-    }
+    RT_PARAM_INT("fail_rank", "-1..1048576", "-1",                                                 \
+                 "TEST HOOK: this world rank reports a failure (-1: none)")
 #define DSPMM_PARAM_FAIL_AT                                                                        \
-    {                                                                                              \
-        "fail_at", RT_V_STR, "setup|run", "run", 0, "TEST HOOK: where fail_rank fails"             \
-    }
+    RT_PARAM_STR("fail_at", "setup|run", "run", "TEST HOOK: where fail_rank fails")
 
 /* The communication matrix is stored only for jobs of at most this many ranks (a point holds
  * RT_MAX_METRICS metrics). */

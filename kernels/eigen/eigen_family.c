@@ -8,19 +8,23 @@
 #include "eigen_micro.h"
 #include "rt_schema.h"
 #include "rt_stencil_spectrum.h"
+#include "rt_tables.h"
 
 static const rt_param_schema eigen_problem[] = {
-    {"solver", RT_V_STR, "lobpcg|lanczos|spmm|xty", "lobpcg", 0,
-     "block LOBPCG or Lanczos; spmm (Y = A X) and xty (X'Y): the out-of-core microbenchmarks"},
-    {"block", RT_V_INT, "1..128", "48", 0,
-     "LOBPCG block width, and the width of X and Y for spmm and xty (Lanczos ignores it)"},
-    {"nev", RT_V_INT, "1..128", "4", 0, "smallest eigenpairs returned and verified"},
-    {"iters", RT_V_INT, "1..100000", "20", 0, "LOBPCG iterations or Lanczos steps"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the starting block"},
-    {"symmetrize", RT_V_INT, "0..1", "0", 0,
-     "1: solve for (A + A')/2 (R-MAT); 0: a non-symmetric matrix is an error"},
-    {"res_tol", RT_V_REAL, "1e-14..1", "1e-6", 0,
-     "every returned pair must reach ||A x - theta x|| / ||A||_inf below this (the gate)"},
+    RT_PARAM_STR(
+        "solver", "lobpcg|lanczos|spmm|xty", "lobpcg",
+        "block LOBPCG or Lanczos; spmm (Y = A X) and xty (X'Y): the out-of-core microbenchmarks"),
+    RT_PARAM_INT(
+        "block", "1..128", "48",
+        "LOBPCG block width, and the width of X and Y for spmm and xty (Lanczos ignores it)"),
+    RT_PARAM_INT("nev", "1..128", "4", "smallest eigenpairs returned and verified"),
+    RT_PARAM_INT("iters", "1..100000", "20", "LOBPCG iterations or Lanczos steps"),
+    RT_PARAM_INT("seed", "", "1", "seed of the starting block"),
+    RT_PARAM_INT("symmetrize", "0..1", "0",
+                 "1: solve for (A + A')/2 (R-MAT); 0: a non-symmetric matrix is an error"),
+    RT_PARAM_REAL(
+        "res_tol", "1e-14..1", "1e-6",
+        "every returned pair must reach ||A x - theta x|| / ||A||_inf below this (the gate)"),
 };
 #define EIGEN_N_PROBLEM ((int)(sizeof eigen_problem / sizeof eigen_problem[0]))
 

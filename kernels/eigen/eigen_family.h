@@ -18,6 +18,7 @@
 #include "eigen_solver.h"
 #include "rt_matrix.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 typedef struct eg_inputs {
     const rt_csr *a; /* the matrix used: the given one or sym */
@@ -36,5 +37,13 @@ const rt_family_desc *rt_eigen_family(void);
 int eg_inputs_create(const rt_csr *a, const eg_config *problem, int symmetrize, double res_tol,
                      eg_inputs **out, rt_err *err);
 void eg_inputs_destroy(eg_inputs *in);
+
+/* Schema entries of the out-of-core solvers, CPU (cpu/eigen_cpu.c) and CUDA (eigen_cuda_catalog.c).
+ */
+#define EIGEN_PARAM_TILE                                                                           \
+    RT_PARAM_INT("tile", "1..2147483647", "8192", "rows per tile (row and column blocks)")
+#define EIGEN_PARAM_GPU_MEM_BUDGET                                                                 \
+    RT_PARAM_INT("gpu_mem_budget", "0..1099511627776", "0",                                        \
+                 "bytes of the device pool; 0: room for every tile (in core)")
 
 #endif

@@ -4,16 +4,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "rt_tables.h"
 #include "rt_world_place.h"
 #include "rt_schema.h"
 
 /* The problem parameters (gemm_family.h: GEMM_N_PROBLEM entries). */
 const rt_param_schema gemm_problem[GEMM_N_PROBLEM] = {
-    {"N", RT_V_INT, "1..4194304", "256", 0, "columns of B and C (and M, K when they are 0)"},
-    {"M", RT_V_INT, "0..4194304", "0", 0, "rows of A and C (0: N)"},
-    {"K", RT_V_INT, "0..4194304", "0", 0, "columns of A, rows of B (0: N)"},
-    {"precision", RT_V_STR, "fp32|fp64", "fp64", 0, "precision of the tiles and the arithmetic"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of A and B"},
+    RT_PARAM_INT("N", "1..4194304", "256", "columns of B and C (and M, K when they are 0)"),
+    RT_PARAM_INT("M", "0..4194304", "0", "rows of A and C (0: N)"),
+    RT_PARAM_INT("K", "0..4194304", "0", "columns of A, rows of B (0: N)"),
+    RT_PARAM_STR("precision", "fp32|fp64", "fp64", "precision of the tiles and the arithmetic"),
+    RT_PARAM_INT("seed", "", "1", "seed of the values of A and B"),
 };
 
 static uint64_t mix(uint64_t z)

@@ -13,72 +13,45 @@
 #include "rt_error.h"
 #include "rt_params.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 #define GEMM_PARAM_T                                                                               \
-    {                                                                                              \
-        "t", RT_V_INT, "1..16384", "256", 0,                                                       \
-            "tile size: square t x t tiles (the last ones ragged)"                                 \
-    }
+    RT_PARAM_INT("t", "1..16384", "256", "tile size: square t x t tiles (the last ones ragged)")
 #define GEMM_PARAM_P                                                                               \
-    {                                                                                              \
-        "p", RT_V_INT, "0..65536", "0", 0,                                                         \
-            "process rows of the p x q grid (must divide the ranks; 0: the most square grid, p "   \
-            "<= q)"                                                                                \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "p", "0..65536", "0",                                                                      \
+        "process rows of the p x q grid (must divide the ranks; 0: the most square grid, p <= q)")
 #define GEMM_PARAM_FAIL_RANK                                                                       \
-    {                                                                                              \
-        "fail_rank", RT_V_INT, "-1..1048576", "-1", 0,                                             \
-            "TEST HOOK: this world rank reports a failure at the start of an execution (-1: none)" \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "fail_rank", "-1..1048576", "-1",                                                          \
+        "TEST HOOK: this world rank reports a failure at the start of an execution (-1: none)")
 /* The tiled kernels' table, CPU and CUDA alike. */
 #define GEMM_TILED_PARAMS                                                                          \
     GEMM_PARAM_T, GEMM_PARAM_P,                                                                    \
-        {"gpus",  RT_V_INT,                                                                        \
-         "1..64", "1",                                                                             \
-         0,       "G: (logical) GPUs per process, each with its own budget and tile cache"},       \
-        {"b", RT_V_INT, "0..1048576",                                                              \
-         "0", 0,        "tile rows of a process's block of C (0: the paper's rule, b = c)"},       \
-        {"c",                                                                                      \
-         RT_V_INT,                                                                                 \
-         "0..1048576",                                                                             \
-         "0",                                                                                      \
-         0,                                                                                        \
-         "tile columns of a process's block of C, a multiple of gpus (0: the paper's rule)"},      \
-        {"d",                                                                                      \
-         RT_V_INT,                                                                                 \
-         "0..1048576",                                                                             \
-         "0",                                                                                      \
-         0,                                                                                        \
-         "chunk depth in tiles of k (0: the largest divisor of K/t that fits the budget)"},        \
-        {"lookahead",                                                                              \
-         RT_V_INT,                                                                                 \
-         "-1..64",                                                                                 \
-         "-1",                                                                                     \
-         0,                                                                                        \
-         "chunks whose inputs are loaded ahead (-1: the paper's rule, 1 with one block of C, "     \
-         "else 2)"},                                                                               \
-        {"gpu_mem_budget",                                                                         \
-         RT_V_INT,                                                                                 \
-         "0..1099511627776",                                                                       \
-         "0",                                                                                      \
-         0,                                                                                        \
-         "bytes of memory per GPU for C, A and B tiles (0: unlimited on the CPU; on a GPU 85% of " \
-         "its memory shared by the ranks of the node and the G logical GPUs)"},                    \
-        {"transport",                                                                              \
-         RT_V_STR,                                                                                 \
-         "auto|ipc|mpi",                                                                           \
-         "auto",                                                                                   \
-         0,                                                                                        \
-         "tiles between processes of a node: ipc (pulled GPU to GPU: CUDA IPC; shared memory on "  \
-         "the CPU), mpi (host buffers), auto (ipc where the node's GPUs reach each other); "       \
-         "other nodes: mpi"},                                                                      \
-        {"ipc_deny",                                                                               \
-         RT_V_INT,                                                                                 \
-         "0..1",                                                                                   \
-         "0",                                                                                      \
-         0,                                                                                        \
-         "TEST HOOK: 1 treats IPC as unavailable (transport auto falls back to mpi, ipc is "       \
-         "infeasible)"},                                                                           \
+        RT_PARAM_INT("gpus", "1..64", "1",                                                         \
+                     "G: (logical) GPUs per process, each with its own budget and tile cache"),    \
+        RT_PARAM_INT("b", "0..1048576", "0",                                                       \
+                     "tile rows of a process's block of C (0: the paper's rule, b = c)"),          \
+        RT_PARAM_INT(                                                                              \
+            "c", "0..1048576", "0",                                                                \
+            "tile columns of a process's block of C, a multiple of gpus (0: the paper's rule)"),   \
+        RT_PARAM_INT(                                                                              \
+            "d", "0..1048576", "0",                                                                \
+            "chunk depth in tiles of k (0: the largest divisor of K/t that fits the budget)"),     \
+        RT_PARAM_INT("lookahead", "-1..64", "-1",                                                  \
+                     "chunks whose inputs are loaded ahead (-1: the paper's rule, 1 with one "     \
+                     "block of C, else 2)"),                                                       \
+        RT_PARAM_INT(                                                                              \
+            "gpu_mem_budget", "0..1099511627776", "0",                                             \
+            "bytes of memory per GPU for C, A and B tiles (0: unlimited on the CPU; on a GPU 85% " \
+            "of its memory shared by the ranks of the node and the G logical GPUs)"),              \
+        RT_PARAM_STR("transport", "auto|ipc|mpi", "auto",                                          \
+                     "tiles between processes of a node: ipc (pulled GPU to GPU: CUDA IPC; "       \
+                     "shared memory on the CPU), mpi (host buffers), auto (ipc where the node's "  \
+                     "GPUs reach each other); other nodes: mpi"),                                  \
+        RT_PARAM_INT("ipc_deny", "0..1", "0",                                                      \
+                     "TEST HOOK: 1 treats IPC as unavailable (transport auto falls back to mpi, "  \
+                     "ipc is infeasible)"),                                                        \
         GEMM_PARAM_FAIL_RANK
 
 typedef enum gemm_transport {

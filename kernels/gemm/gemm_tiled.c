@@ -145,6 +145,19 @@ static int mpi_fail(int rc, const char *what, rt_err *err)
     return rt_err_set(err, "gemm: %s failed: %s", what, text);
 }
 
+/* Completes the *n requests of a batch (a ring slot's) and empties it; nothing to do when it is
+ * empty. On a failure the batch is left as it was. */
+static int complete_batch(int *n, MPI_Request *rq, const char *what, rt_err *err)
+{
+    if (*n <= 0)
+        return 0;
+    const int rc = MPI_Waitall(*n, rq, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(rc, what, err);
+    *n = 0;
+    return 0;
+}
+
 static int same_node(const gemm_tiled *s, int world)
 {
     return s->tier_of[world] != RT_TIER_GLOBAL;
@@ -481,13 +494,9 @@ static int issue_phase(gemm_tiled *s, const chunk_at *c, int own, rt_err *err)
 static int token_slot(gemm_tiled *s, int64_t chunk, rt_err *err)
 {
     const int ts = (int)(chunk % s->tok_ring);
-    if (s->ntq[ts] > 0) {
-        const int rc = MPI_Waitall(s->ntq[ts], s->tq + (size_t)ts * (size_t)(2 * s->n_mates),
-                                   MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "completing the ipc messages of a chunk", err);
-        s->ntq[ts] = 0;
-    }
+    if (complete_batch(&s->ntq[ts], s->tq + (size_t)ts * (size_t)(2 * s->n_mates),
+                       "completing the ipc messages of a chunk", err) != 0)
+        return -1;
     return ts;
 }
 
@@ -583,12 +592,8 @@ static int load_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
     const gemm_plan *pl = &s->pl;
     const chunk_at c = chunk_of(s, chunk);
     const int r = (int)(chunk % s->ring);
-    if (s->nrq[r] > 0) {
-        const int rc = MPI_Waitall(s->nrq[r], s->rq[r], MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "waiting for the tiles of a chunk", err);
-        s->nrq[r] = 0;
-    }
+    if (complete_batch(&s->nrq[r], s->rq[r], "waiting for the tiles of a chunk", err) != 0)
+        return -1;
     const int active = c.br > 0 && c.bc > 0;
     if (active && take_chunk(s, &c, err) != 0)
         return -1;
@@ -678,13 +683,7 @@ static int compute_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
                     return -1;
     }
     const int r = (int)(chunk % s->ring);
-    if (s->nsq[r] > 0) {
-        const int rc = MPI_Waitall(s->nsq[r], s->sq[r], MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(rc, "waiting for the sends of a chunk", err);
-        s->nsq[r] = 0;
-    }
-    return 0;
+    return complete_batch(&s->nsq[r], s->sq[r], "waiting for the sends of a chunk", err);
 }
 
 /* The end of an execution with ipc: the done messages of the last l + 1 chunks (no load waited for

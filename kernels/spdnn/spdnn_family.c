@@ -14,6 +14,7 @@
 #include "rt_memcheck.h"
 #include "rt_rng.h"
 #include "rt_sort.h"
+#include "rt_tables.h"
 
 #define SPDNN_LAYERS_MAX   100000
 #define SPDNN_FEATURES_MAX 10000000
@@ -24,15 +25,15 @@
 #define SPDNN_FEATURE_STREAM_BASE (UINT64_C(1) << 48)
 
 static const rt_param_schema spdnn_problem_params[] = {
-    {"layers", RT_V_INT, "1..100000", "120", 0, "layers of the network (the challenge: 120)"},
-    {"features", RT_V_INT, "1..10000000", "1000", 0,
-     "input feature vectors, split over MPI ranks (the challenge: 60000)"},
-    {"feature_density", RT_V_REAL, "0..1", "0.3", 0,
-     "mean probability that a neuron of an input feature is active (value 1); each feature's "
-     "own is uniform in [d/2, 3d/2]"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the input features"},
-    {"network_seed", RT_V_INT, "", "1", 0,
-     "seed of layers 1.. (sparse_dnn seed; the config matrix is layer 0)"},
+    RT_PARAM_INT("layers", "1..100000", "120", "layers of the network (the challenge: 120)"),
+    RT_PARAM_INT("features", "1..10000000", "1000",
+                 "input feature vectors, split over MPI ranks (the challenge: 60000)"),
+    RT_PARAM_REAL("feature_density", "0..1", "0.3",
+                  "mean probability that a neuron of an input feature is active (value 1); each "
+                  "feature's own is uniform in [d/2, 3d/2]"),
+    RT_PARAM_INT("seed", "", "1", "seed of the input features"),
+    RT_PARAM_INT("network_seed", "", "1",
+                 "seed of layers 1.. (sparse_dnn seed; the config matrix is layer 0)"),
 };
 #define SPDNN_N_PROBLEM_PARAMS ((int)(sizeof spdnn_problem_params / sizeof spdnn_problem_params[0]))
 

@@ -4,13 +4,14 @@
 #include <stdlib.h>
 
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "rt_world_place.h"
 #include "sp2_problem.h"
 #include "spmm_family.h"
 
 static const rt_param_schema spgemm2d_problem[] = {
-    {"precision", RT_V_STR, "fp32|fp64", "fp32", 0, "precision of the tiles and the arithmetic"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the verification signature"},
+    SP2_PARAM_PRECISION,
+    RT_PARAM_INT("seed", "", "1", "seed of the verification signature"),
 };
 #define SPGEMM2D_N_PROBLEM ((int)(sizeof spgemm2d_problem / sizeof spgemm2d_problem[0]))
 

@@ -8,6 +8,7 @@
 #define SPMM_CUDA_CATALOG_H
 
 #include "rt_cuda_catalog.h"
+#include "rt_tables.h"
 
 #define RT_SPMM_CUDA_CSR        "spmm.cuda.csr"
 #define RT_SPMM_CUDA_ELL        "spmm.cuda.ell"
@@ -31,25 +32,19 @@ typedef enum rt_spmm_cuda_kind {
  * DNN's fused layer, which builds on them: kernels/spdnn); `of` names the sparse matrix ("A",
  * "W^T"). */
 #define RT_TILED_PARAM_MIN_BLOCKS                                                                  \
-    {                                                                                              \
-        "min_blocks", RT_V_INT, "0..32", "1", 1,                                                   \
-            "NUMBLOCKS of __launch_bounds__ (0: only the block size)"                              \
-    }
+    RT_PARAM_INT_NVRTC("min_blocks", "0..32", "1",                                                 \
+                       "NUMBLOCKS of __launch_bounds__ (0: only the block size)")
 #define RT_TILED_PARAM_STAGING(of)                                                                 \
-    {                                                                                              \
-        "staging", RT_V_STR, "ell|csr", "ell", 1,                                                  \
-            "storage of " of " per stage: ELL padded per warp (coalesced) or CSR per row"          \
-    }
+    RT_PARAM_STR_NVRTC("staging", "ell|csr", "ell",                                                \
+                       "storage of " of                                                            \
+                       " per stage: ELL padded per warp (coalesced) or CSR per row")
 #define RT_TILED_PARAM_INDEX_BYTES(of)                                                             \
-    {                                                                                              \
-        "index_bytes", RT_V_INT, "2|4", "2", 1,                                                    \
-            "bytes per shared-memory index of " of " (2 needs buffsize <= 65536)"                  \
-    }
+    RT_PARAM_INT_NVRTC("index_bytes", "2|4", "2",                                                  \
+                       "bytes per shared-memory index of " of " (2 needs buffsize <= 65536)")
 #define RT_TILED_PARAM_ALLOW_SPILLS                                                                \
-    {                                                                                              \
-        "allow_spills", RT_V_INT, "0|1", "0", 0,                                                   \
-            "1: run variants that spill registers to local memory; 0: record them as infeasible"   \
-    }
+    RT_PARAM_INT(                                                                                  \
+        "allow_spills", "0|1", "0",                                                                \
+        "1: run variants that spill registers to local memory; 0: record them as infeasible")
 
 /* The family's table (what kernels/rt_family_list.h expects of a family with CUDA kernels). */
 const rt_cuda_catalog_entry *rt_spmm_cuda_catalog(int *n);

@@ -6,14 +6,15 @@
 #include <string.h>
 
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "spmm_scale.h"
 
 static const rt_param_schema spmm_problem_params[] = {
-    {"K", RT_V_INT, "1..65536", "32", 0, "columns of the dense matrices B and C"},
-    {"precision", RT_V_STR, "fp32|fp64", "fp32", 0,
-     "precision in which B and C are stored and the kernel computes"},
-    {"layout", RT_V_STR, "row|col", "row", 0, "layout of B and C (row- or column-major)"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
+    SPMM_PARAM_K,
+    RT_PARAM_STR("precision", "fp32|fp64", "fp32",
+                 "precision in which B and C are stored and the kernel computes"),
+    RT_PARAM_STR("layout", "row|col", "row", "layout of B and C (row- or column-major)"),
+    SPMM_PARAM_SEED,
 };
 #define SPMM_N_PROBLEM_PARAMS ((int)(sizeof spmm_problem_params / sizeof spmm_problem_params[0]))
 

@@ -4,14 +4,15 @@
 #include <stdlib.h>
 
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "rt_world_place.h"
 #include "sp2_problem.h"
 #include "spmm_family.h"
 
 static const rt_param_schema spmm2d_problem[] = {
-    {"N", RT_V_INT, "1..65536", "128", 0, "columns of the dense matrices B and C"},
-    {"precision", RT_V_STR, "fp32|fp64", "fp32", 0, "precision of the tiles and the arithmetic"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
+    RT_PARAM_INT("N", "1..65536", "128", "columns of the dense matrices B and C"),
+    SP2_PARAM_PRECISION,
+    SPMM_PARAM_SEED,
 };
 #define SPMM2D_N_PROBLEM ((int)(sizeof spmm2d_problem / sizeof spmm2d_problem[0]))
 

@@ -6,21 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_tables.h"
 #include "rt_world_place.h"
 #include "rt_rng.h"
 #include "rt_schema.h"
 #include "sptrsv_factor_cache.h"
 
 static const rt_param_schema sptrsv_problem_params[] = {
-    {"nrhs", RT_V_INT, "1..64", "1", 0, "right-hand sides (columns of B and X): > 1 is an SpTRSM"},
-    {"ordering", RT_V_STR, "amd|metis|natural", "amd", 0,
-     "CHOLMOD's fill-reducing ordering of the factorisation"},
-    {"max_supernode", RT_V_INT, "0..65536", "0", 0,
-     "split supernodes into pieces of at most this many columns (0: as CHOLMOD made them)"},
-    {"seed", RT_V_INT, "", "1", 0, "seed of the values of B"},
-    {"precision", RT_V_STR, "fp64", "fp64", 0, "precision of L, B and X: double only"},
-    {"solve", RT_V_STR, "forward|backward", "forward", 0,
-     "forward: L X = B; backward: L^T X = B (the second half of a Cholesky solve)"},
+    RT_PARAM_INT("nrhs", "1..64", "1", "right-hand sides (columns of B and X): > 1 is an SpTRSM"),
+    RT_PARAM_STR("ordering", "amd|metis|natural", "amd",
+                 "CHOLMOD's fill-reducing ordering of the factorisation"),
+    RT_PARAM_INT(
+        "max_supernode", "0..65536", "0",
+        "split supernodes into pieces of at most this many columns (0: as CHOLMOD made them)"),
+    RT_PARAM_INT("seed", "", "1", "seed of the values of B"),
+    RT_PARAM_STR("precision", "fp64", "fp64", "precision of L, B and X: double only"),
+    RT_PARAM_STR("solve", "forward|backward", "forward",
+                 "forward: L X = B; backward: L^T X = B (the second half of a Cholesky solve)"),
 };
 #define N_PROBLEM ((int)(sizeof sptrsv_problem_params / sizeof sptrsv_problem_params[0]))
 

@@ -29,6 +29,7 @@
 #include "rt_matrix.h"
 #include "rt_metrics.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 #include "sptrsv_dag.h"
 #include "sptrsv_factor.h"
 
@@ -78,5 +79,16 @@ void sptrsv_compulsory_traffic(const rt_sptrsv_inputs *in, double rowptr_bytes, 
 
 /* Copies the canonical rows of a full solution into out (the output hook's job). */
 void sptrsv_canonical_rows(const rt_sptrsv_inputs *in, const double *x, double *out);
+
+/* Schema entries a CPU kernel shares with its CUDA counterpart (sptrsv_cuda_catalog.c): the
+ * message-driven distributed solve's and the persistent solve's waits. */
+#define SPTRSV_PARAM_DIST_POLL_TIMEOUT                                                             \
+    RT_PARAM_REAL(                                                                                 \
+        "poll_timeout_s", "0.001..3600", "60",                                                     \
+        "give up (naming the missing message) when no expected message arrives for this long")
+#define SPTRSV_PARAM_PERSIST_POLL_TIMEOUT                                                          \
+    RT_PARAM_REAL(                                                                                 \
+        "poll_timeout_s", "0.001..3600", "30",                                                     \
+        "a wait longer than this ends the execution, naming the task and what it waited for")
 
 #endif

@@ -15,6 +15,7 @@
 #include "rt_comm.h"
 #include "rt_schema.h"
 #include "rt_cpu_threads.h"
+#include "rt_tables.h"
 
 static const rt_param_schema sender_params[] = {
     DSPMM_PARAM_P_BATCH,
@@ -22,7 +23,7 @@ static const rt_param_schema sender_params[] = {
     DSPMM_PARAM_MINIBATCH,
     DSPMM_PARAM_STAGES,
     DSPMM_PARAM_STAGE_BUFFERS,
-    {"threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads per rank, 0 = every available core"},
+    RT_PARAM_INT("threads", "0..1024", "0", "OpenMP threads per rank, 0 = every available core"),
     DSPMM_PARAM_FAIL_RANK,
     DSPMM_PARAM_FAIL_AT,
 };

@@ -9,13 +9,14 @@
 #include "eigen_family.h"
 #include "eigen_hooks.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 
 static const rt_param_schema eigen_cpu_params[] = {
-    {"tile", RT_V_INT, "1..2147483647", "8192", 0, "rows per tile (row and column blocks)"},
-    {"schedule", RT_V_STR, "kbk|dag", "dag", 0,
-     "kbk: call by call, each call staging its operands; dag: depth-first order of the task graph"},
-    {"gpu_mem_budget", RT_V_INT, "0..1099511627776", "0", 0,
-     "bytes of the device pool; 0: room for every tile (in core)"},
+    EIGEN_PARAM_TILE,
+    RT_PARAM_STR("schedule", "kbk|dag", "dag",
+                 "kbk: call by call, each call staging its operands; dag: depth-first order of the "
+                 "task graph"),
+    EIGEN_PARAM_GPU_MEM_BUDGET,
 };
 
 typedef struct cpu_state {

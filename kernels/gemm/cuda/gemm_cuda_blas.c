@@ -413,27 +413,31 @@ static int xt_metrics(void *state, rt_metrics *m, rt_err *err)
     return 0;
 }
 
-void rt_gemm_cuda_cublas_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+/* The two kernels differ in setup, run and metrics (cublasXt's only); check, output, teardown and
+ * traffic are the same. */
+static void blas_describe(rt_kernel_desc *d, int kind,
+                          int (*setup)(const rt_kernel_desc *, const void *, const rt_params *,
+                                       const rt_kernel_env *, void **, rt_err *),
+                          int (*run)(void *, double *, rt_err *),
+                          int (*metrics)(void *, rt_metrics *, rt_err *), rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(RT_GEMM_CUDA_KIND_CUBLAS), d);
+    rt_cuda_catalog_describe(entry(kind), d);
     d->check = blas_check;
-    d->setup = cublas_setup;
-    d->run = cublas_run;
+    d->setup = setup;
+    d->run = run;
+    d->metrics = metrics;
     d->output = blas_output;
     d->teardown = blas_teardown;
     d->traffic = blas_traffic;
     d->backend_ctx = ctx;
 }
 
+void rt_gemm_cuda_cublas_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
+{
+    blas_describe(d, RT_GEMM_CUDA_KIND_CUBLAS, cublas_setup, cublas_run, NULL, ctx);
+}
+
 void rt_gemm_cuda_cublasxt_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(RT_GEMM_CUDA_KIND_CUBLASXT), d);
-    d->check = blas_check;
-    d->setup = xt_setup;
-    d->run = xt_run;
-    d->metrics = xt_metrics;
-    d->output = blas_output;
-    d->teardown = blas_teardown;
-    d->traffic = blas_traffic;
-    d->backend_ctx = ctx;
+    blas_describe(d, RT_GEMM_CUDA_KIND_CUBLASXT, xt_setup, xt_run, xt_metrics, ctx);
 }

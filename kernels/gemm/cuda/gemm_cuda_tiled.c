@@ -9,6 +9,7 @@
 #include "gemm_gpu_map.h"
 #include "gemm_params.h"
 #include "rt_comm.h"
+#include "rt_cuda_point.h"
 #include "rt_schema.h"
 
 #define KNAME RT_GEMM_CUDA_TILED
@@ -242,13 +243,8 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 void rt_gemm_cuda_tiled_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = tiled_check;
-    d->setup = tiled_setup;
-    d->run = tiled_run;
-    d->output = tiled_output;
-    d->metrics = tiled_metrics;
-    d->teardown = tiled_teardown;
-    d->traffic = tiled_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {tiled_check,    tiled_setup,   tiled_run,
+                                              tiled_output,   tiled_metrics, NULL,
+                                              tiled_teardown, tiled_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

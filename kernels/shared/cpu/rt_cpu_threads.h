@@ -8,10 +8,15 @@
 #include <stdint.h>
 
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 /* A `threads` value above this many times the available cores is infeasible: oversubscribing
  * further only measures the OS scheduler, never the kernel. */
 #define RT_CPU_OVERSUBSCRIBE 4
+
+/* The `threads` schema entry of the CPU kernels whose team defaults to every available core. */
+#define RT_CPU_PARAM_THREADS                                                                       \
+    RT_PARAM_INT("threads", "0..1024", "0", "OpenMP threads, 0 = every available core")
 
 /* Cores this rank may use: the device's sm_count when the harness filled it (the CPU backend puts
  * the cores bound to the rank there), else what OpenMP reports. At least 1. */

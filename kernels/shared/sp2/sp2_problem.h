@@ -41,6 +41,7 @@
 #include "rt_error.h"
 #include "rt_matrix.h"
 #include "rt_registry.h"
+#include "rt_tables.h"
 
 #define SP2_SIG_COLS 8
 
@@ -70,7 +71,10 @@ double sp2_b_value(uint64_t seed, int64_t row, int64_t col);
 /* X(col, s) of the spgemm2d signature, in [-1, 1). */
 double sp2_sig_value(uint64_t seed, int64_t col, int s);
 
-/* The precision parameter of a problem schema (fp32|fp64). */
+/* The precision problem parameter of both families: its schema entry, and its value read from a
+ * problem schema (fp32|fp64). */
+#define SP2_PARAM_PRECISION                                                                        \
+    RT_PARAM_STR("precision", "fp32|fp64", "fp32", "precision of the tiles and the arithmetic")
 int sp2_read_precision(const rt_param_schema *schema, int n, const char *owner, const rt_params *p,
                        rt_precision *prec, rt_err *err);
 

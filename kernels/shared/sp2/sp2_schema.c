@@ -3,36 +3,26 @@
 #include <string.h>
 
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "sp2_schema.h"
 
 /* ---------------------------------------------------------------------------------------------
  * Parameters */
 
 #define P_PR                                                                                       \
-    {                                                                                              \
-        "pr", RT_V_INT, "0..65536", "0", 0,                                                        \
-            "process grid rows (pc = ranks / pr); 0 = the most square grid"                        \
-    }
+    RT_PARAM_INT("pr", "0..65536", "0",                                                            \
+                 "process grid rows (pc = ranks / pr); 0 = the most square grid")
 #define P_REFINE                                                                                   \
-    {                                                                                              \
-        "refine", RT_V_INT, "1..64", "1", 0,                                                       \
-            "tile grid refinement: tile rows = pr * refine, tile columns = pc * refine"            \
-    }
+    RT_PARAM_INT("refine", "1..64", "1",                                                           \
+                 "tile grid refinement: tile rows = pr * refine, tile columns = pc * refine")
 #define P_PREFETCH                                                                                 \
-    {                                                                                              \
-        "prefetch", RT_V_INT, "0..1", "1", 0,                                                      \
-            "1: fetch the next tiles with non-blocking gets during the multiply"                   \
-    }
+    RT_PARAM_INT("prefetch", "0..1", "1",                                                          \
+                 "1: fetch the next tiles with non-blocking gets during the multiply")
 #define P_SLOTS                                                                                    \
-    {                                                                                              \
-        "queue_slots", RT_V_INT, "1..65536", "64", 0,                                              \
-            "slots of each rank's remote accumulation queue"                                       \
-    }
+    RT_PARAM_INT("queue_slots", "1..65536", "64", "slots of each rank's remote accumulation queue")
 #define P_SEED                                                                                     \
-    {                                                                                              \
-        "steal_seed", RT_V_INT, "0..2147483647", "1", 0,                                           \
-            "seed of the order in which idle ranks try other tiles"                                \
-    }
+    RT_PARAM_INT("steal_seed", "0..2147483647", "1",                                               \
+                 "seed of the order in which idle ranks try other tiles")
 
 const rt_param_schema rt_sp2_sc_params[RT_SP2_SC_NPARAMS] = {P_PR, P_REFINE, P_PREFETCH};
 const rt_param_schema rt_sp2_sa_params[RT_SP2_SA_NPARAMS] = {P_PR, P_REFINE, P_PREFETCH, P_SLOTS};

@@ -10,15 +10,16 @@
 #include "rt_clock.h"
 #include "rt_schema.h"
 #include "rt_memcheck.h"
+#include "rt_tables.h"
 #include "spdnn_family.h"
 #include "rt_cpu_threads.h"
 
 #define FUSED_TILE_MAX 64
 
 static const rt_param_schema fused_params[] = {
-    {"feature_tile", RT_V_INT, "1..64", "16", 0,
-     "features computed together per row of W^T (each row read once per tile)"},
-    {"threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads, 0 = every available core"},
+    RT_PARAM_INT("feature_tile", "1..64", "16",
+                 "features computed together per row of W^T (each row read once per tile)"),
+    RT_CPU_PARAM_THREADS,
 };
 #define FUSED_N_PARAMS ((int)(sizeof fused_params / sizeof fused_params[0]))
 

@@ -6,6 +6,7 @@
 
 #include "rt_cpu_kernel.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 #include "spmm_traffic.h"
@@ -14,8 +15,8 @@ static const rt_param_schema ell_params[] = {
     RT_SPMM_CPU_ROW_BLOCK,
     RT_SPMM_CPU_COL_BLOCK,
     RT_SPMM_CPU_THREADS,
-    {"slice_height", RT_V_INT, "1..1024", "32", 0,
-     "rows per ELL slice, each padded to its longest row (32 = one warp)"},
+    RT_PARAM_INT("slice_height", "1..1024", "32",
+                 "rows per ELL slice, each padded to its longest row (32 = one warp)"),
 };
 
 typedef struct ell_state {

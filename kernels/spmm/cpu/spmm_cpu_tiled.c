@@ -9,6 +9,7 @@
 #include "rt_cpu_kernel.h"
 #include "rt_clock.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "spmm_cpu_common.h"
 #include "spmm_family.h"
 #include "spmm_tiled.h"
@@ -17,13 +18,12 @@
 #define TILED_WARP_SIZE 32
 
 static const rt_param_schema tiled_params[] = {
-    {"block_size", RT_V_INT, "32..1024", "256", 0,
-     "rows per thread block (a multiple of 32 with ELL staging)"},
-    {"buffer_kib", RT_V_INT, "1..228", "48", 0, "shared memory per block, KiB"},
-    {"register_tile", RT_V_INT, "1..64", "8", 0, "columns of C computed per work item"},
-    {"staging", RT_V_STR, "ell|csr", "ell", 0,
-     "stage storage: ELL padded per warp, or CSR per row"},
-    {"index_bytes", RT_V_INT, "2|4", "2", 0, "bytes per staged shared-memory index"},
+    RT_PARAM_INT("block_size", "32..1024", "256",
+                 "rows per thread block (a multiple of 32 with ELL staging)"),
+    RT_PARAM_INT("buffer_kib", "1..228", "48", "shared memory per block, KiB"),
+    RT_PARAM_INT("register_tile", "1..64", "8", "columns of C computed per work item"),
+    RT_PARAM_STR("staging", "ell|csr", "ell", "stage storage: ELL padded per warp, or CSR per row"),
+    RT_PARAM_INT("index_bytes", "2|4", "2", "bytes per staged shared-memory index"),
 };
 #define TILED_N_PARAMS ((int)(sizeof tiled_params / sizeof tiled_params[0]))
 

@@ -6,6 +6,7 @@
 #include "rt_comm.h"
 #include "rt_cpu_kernel.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "sptrsv_block.h"
 #include "sptrsv_calib.h"
 #include "sptrsv_dist_engine.h"
@@ -17,10 +18,9 @@
 #define KNAME "sptrsv.cpu.distributed"
 
 static const rt_param_schema dist_params[] = {
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "60", 0,
-     "give up (naming the missing message) when no expected message arrives for this long"},
-    {"fail_rank", RT_V_INT, "-1..1048576", "-1", 0,
-     "TEST HOOK: this world rank reports a failure after the solve (-1: none)"},
+    SPTRSV_PARAM_DIST_POLL_TIMEOUT,
+    RT_PARAM_INT("fail_rank", "-1..1048576", "-1",
+                 "TEST HOOK: this world rank reports a failure after the solve (-1: none)"),
 };
 #define N_PARAMS ((int)(sizeof dist_params / sizeof dist_params[0]))
 

@@ -14,7 +14,7 @@
 #define KNAME "sptrsv.cpu.levelset"
 
 static const rt_param_schema levelset_params[] = {
-    {"threads", RT_V_INT, "0..1024", "0", 0, "OpenMP threads, 0 = every available core"},
+    RT_CPU_PARAM_THREADS,
 };
 #define N_PARAMS ((int)(sizeof levelset_params / sizeof levelset_params[0]))
 

@@ -14,6 +14,7 @@
 #include "rt_comm.h"
 #include "rt_cpu_kernel.h"
 #include "rt_schema.h"
+#include "rt_tables.h"
 #include "sptrsv_family.h"
 #include "sptrsv_pexec.h"
 #include "sptrsv_ppoint.h"
@@ -21,19 +22,18 @@
 #define KNAME "sptrsv.cpu.persistent"
 
 static const rt_param_schema persist_params[] = {
-    {"parts", RT_V_INT, "0..64", "0", 0,
-     "the first `parts` ranks of the job solve (0: every rank; the others wait)"},
-    {"layout", RT_V_STR, "px1|2d|1xp", "px1", 0,
-     "blocks of L to ranks: px1 (the paper's P x 1), 2d (Pr x Pc), 1xp"},
-    {"map", RT_V_STR, "cyclic|subtree", "cyclic", 0,
-     "owner of a supernode: cyclic (the paper's) or subtree (elimination subtrees by bytes)"},
-    {"chunk_rows", RT_V_INT, "1..4096", "256", 0,
-     "most rows below a supernode one task multiplies"},
-    {"leaf_kb", RT_V_INT, "0..65536", "0", 0,
-     "leaf subtrees with at most this many KiB of L are one task each (0: none)"},
-    {"threads", RT_V_INT, "1..256", "2", 0, "OpenMP threads of each rank (its workers)"},
-    {"poll_timeout_s", RT_V_REAL, "0.001..3600", "30", 0,
-     "a wait longer than this ends the execution, naming the task and what it waited for"},
+    RT_PARAM_INT("parts", "0..64", "0",
+                 "the first `parts` ranks of the job solve (0: every rank; the others wait)"),
+    RT_PARAM_STR("layout", "px1|2d|1xp", "px1",
+                 "blocks of L to ranks: px1 (the paper's P x 1), 2d (Pr x Pc), 1xp"),
+    RT_PARAM_STR(
+        "map", "cyclic|subtree", "cyclic",
+        "owner of a supernode: cyclic (the paper's) or subtree (elimination subtrees by bytes)"),
+    RT_PARAM_INT("chunk_rows", "1..4096", "256", "most rows below a supernode one task multiplies"),
+    RT_PARAM_INT("leaf_kb", "0..65536", "0",
+                 "leaf subtrees with at most this many KiB of L are one task each (0: none)"),
+    RT_PARAM_INT("threads", "1..256", "2", "OpenMP threads of each rank (its workers)"),
+    SPTRSV_PARAM_PERSIST_POLL_TIMEOUT,
 };
 #define N_PARAMS ((int)(sizeof persist_params / sizeof persist_params[0]))
 

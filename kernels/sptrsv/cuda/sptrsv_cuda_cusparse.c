@@ -19,6 +19,7 @@
 #include <cusparse.h>
 
 #include "rt_clock.h"
+#include "rt_cuda_point.h"
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
@@ -319,13 +320,8 @@ static int cusparse_metrics(void *state, rt_metrics *m, rt_err *err)
 
 void rt_sptrsv_cuda_cusparse_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = cusparse_check;
-    d->setup = cusparse_setup;
-    d->run = cusparse_run;
-    d->output = cusparse_output;
-    d->metrics = cusparse_metrics;
-    d->teardown = cusparse_teardown;
-    d->traffic = sptrsv_cuda_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {cusparse_check,    cusparse_setup,     cusparse_run,
+                                              cusparse_output,   cusparse_metrics,   NULL,
+                                              cusparse_teardown, sptrsv_cuda_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

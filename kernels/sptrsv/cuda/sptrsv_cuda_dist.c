@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_schema.h"
+#include "rt_cuda_point.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
@@ -275,13 +276,8 @@ static int cuda_dist_traffic(const rt_kernel_desc *self, const void *inputs, con
 
 void rt_sptrsv_cuda_dist_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = cuda_dist_check;
-    d->setup = cuda_dist_setup;
-    d->run = cuda_dist_run;
-    d->output = cuda_dist_output;
-    d->metrics = cuda_dist_metrics;
-    d->teardown = cuda_dist_teardown;
-    d->traffic = cuda_dist_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {cuda_dist_check,    cuda_dist_setup,   cuda_dist_run,
+                                              cuda_dist_output,   cuda_dist_metrics, NULL,
+                                              cuda_dist_teardown, cuda_dist_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

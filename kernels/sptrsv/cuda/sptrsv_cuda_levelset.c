@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_cuda_variant.h"
+#include "rt_cuda_point.h"
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_calib.h"
@@ -185,13 +186,8 @@ static int levelset_metrics(void *state, rt_metrics *m, rt_err *err)
 
 void rt_sptrsv_cuda_levelset_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = sptrsv_cuda_check;
-    d->setup = levelset_setup;
-    d->run = levelset_run;
-    d->output = levelset_output;
-    d->metrics = levelset_metrics;
-    d->teardown = levelset_teardown;
-    d->traffic = sptrsv_cuda_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {sptrsv_cuda_check, levelset_setup,     levelset_run,
+                                              levelset_output,   levelset_metrics,   NULL,
+                                              levelset_teardown, sptrsv_cuda_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

@@ -20,6 +20,7 @@
 
 #include "rt_clock.h"
 #include "rt_comm.h"
+#include "rt_cuda_point.h"
 #include "rt_schema.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
@@ -390,13 +391,8 @@ static int persist_traffic(const rt_kernel_desc *self, const void *inputs, const
 
 void rt_sptrsv_cuda_persistent_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = persist_check;
-    d->setup = persist_setup;
-    d->run = persist_run;
-    d->output = persist_output;
-    d->metrics = persist_metrics;
-    d->teardown = persist_teardown;
-    d->traffic = persist_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {persist_check,    persist_setup,   persist_run,
+                                              persist_output,   persist_metrics, NULL,
+                                              persist_teardown, persist_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

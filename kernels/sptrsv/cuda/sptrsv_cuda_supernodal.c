@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_schema.h"
+#include "rt_cuda_point.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_calib.h"
 #include "sptrsv_cuda_catalog.h"
@@ -173,13 +174,9 @@ static int supernodal_metrics(void *state, rt_metrics *m, rt_err *err)
 
 void rt_sptrsv_cuda_supernodal_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = sptrsv_cuda_check;
-    d->setup = supernodal_setup;
-    d->run = supernodal_run;
-    d->output = supernodal_output;
-    d->metrics = supernodal_metrics;
-    d->teardown = supernodal_teardown;
-    d->traffic = sptrsv_cuda_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {sptrsv_cuda_check,   supernodal_setup,
+                                              supernodal_run,      supernodal_output,
+                                              supernodal_metrics,  NULL,
+                                              supernodal_teardown, sptrsv_cuda_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rt_schema.h"
+#include "rt_cuda_point.h"
 #include "sptrsv_cuda.h"
 #include "sptrsv_cuda_catalog.h"
 #include "sptrsv_cuda_data.h"
@@ -111,13 +112,8 @@ static int syncfree_metrics(void *state, rt_metrics *m, rt_err *err)
 
 void rt_sptrsv_cuda_syncfree_describe(rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
-    rt_cuda_catalog_describe(entry(), d);
-    d->check = sptrsv_cuda_check;
-    d->setup = syncfree_setup;
-    d->run = syncfree_run;
-    d->output = syncfree_output;
-    d->metrics = syncfree_metrics;
-    d->teardown = syncfree_teardown;
-    d->traffic = sptrsv_cuda_traffic;
-    d->backend_ctx = ctx;
+    static const rt_cuda_point_hooks hooks = {sptrsv_cuda_check, syncfree_setup,     syncfree_run,
+                                              syncfree_output,   syncfree_metrics,   NULL,
+                                              syncfree_teardown, sptrsv_cuda_traffic};
+    rt_cuda_point_describe(d, entry(), &hooks, ctx);
 }
