@@ -375,14 +375,52 @@ static int add_item(rt_figures_result *res, rt_figures_item **item, rt_err *err)
     return 0;
 }
 
-/* One experiment's figures into item->out_dir (made already). */
+/* The plots file beside a store: STORE.db -> STORE.plots.yaml (path "" when the name does not end
+ * in .db). */
+static int plots_file_path(const char *store_path, char *path, size_t size, rt_err *err)
+{
+    const size_t len = strlen(store_path);
+    path[0] = '\0';
+    if (len < 3 || strcmp(store_path + len - 3, ".db") != 0)
+        return 0;
+    return rt_path_format(path, size, err, "%.*s.plots.yaml", (int)(len - 3), store_path);
+}
+
+/* The plots file of a store (figures declared after its run, for a store whose config declared
+ * none or other ones: a config's plots are part of its hash, so adding them to the config would
+ * not reach a committed run): *found = 1 with cfg loaded when the file exists and names this
+ * experiment. A file naming none of the store's experiments is an error (draw_store). */
+static int plots_file(const char *store_path, const char *experiment, rt_config *cfg, int *found,
+                      rt_err *err)
+{
+    *found = 0;
+    char path[2100];
+    if (plots_file_path(store_path, path, sizeof path, err) != 0)
+        return -1;
+    if (!path[0] || access(path, F_OK) != 0)
+        return 0;
+    if (rt_config_load(path, NULL, 0, cfg, err) != 0)
+        return -1;
+    if (strcmp(cfg->name, experiment) != 0 || cfg->n_plots == 0) {
+        rt_config_free(cfg);
+        return 0;
+    }
+    *found = 1;
+    return 0;
+}
+
+/* One experiment's figures into item->out_dir (made already): the plots file's plots, else the
+ * recorded config's, else the default set. */
 static int draw_experiment(struct sqlite3 *db, const char *store_path, const char *experiment,
                            rt_figures_extra_fn extra, void *extra_ctx, rt_figures_item *item,
                            rt_figures_result *res, rt_err *err)
 {
     rt_config cfg;
-    int found = 0;
-    if (rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
+    int found = 0, from_file = 0;
+    if (plots_file(store_path, experiment, &cfg, &from_file, err) != 0)
+        return -1;
+    found = from_file;
+    if (!found && rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
         return rt_err_prefix(err, "%s", store_path);
     rt_plot_result pr;
     const int plot_rc = rt_plot_experiment(db, experiment, found ? cfg.plots : NULL,
@@ -392,7 +430,7 @@ static int draw_experiment(struct sqlite3 *db, const char *store_path, const cha
     if (plot_rc != 0)
         return rt_err_prefix(err, "%s: experiment '%s'", store_path, experiment);
     item->n_figures = pr.n_figures;
-    item->recorded_plots = found;
+    item->recorded_plots = from_file ? 2 : found;
     res->gnuplot_missing |= pr.gnuplot_missing;
     snprintf(item->message, sizeof item->message, "%s", pr.message);
     if (extra && extra(extra_ctx, db, experiment, item->out_dir, err) != 0)
@@ -492,6 +530,31 @@ static int draw_store(const char *device, const char *store_path, const char *ou
     if (rt_store_experiments(db, names, 64, &n_names, err) != 0) {
         rt_err_prefix(err, "%s", store_path);
         goto done;
+    }
+    char plots_path[2100];
+    if (plots_file_path(store_path, plots_path, sizeof plots_path, err) != 0)
+        goto done;
+    if (plots_path[0] && access(plots_path, F_OK) == 0) {
+        rt_config pc;
+        if (rt_config_load(plots_path, NULL, 0, &pc, err) != 0)
+            goto done;
+        int named = 0;
+        for (int e = 0; e < n_names; ++e)
+            named |= strcmp(pc.name, names[e]) == 0;
+        const int n_plots = pc.n_plots;
+        char name[sizeof pc.name];
+        snprintf(name, sizeof name, "%s", pc.name);
+        rt_config_free(&pc);
+        if (!named || n_plots == 0) {
+            rt_err_set(err, "%s: %s", plots_path,
+                       !named ? "experiment.name names none of the store's experiments"
+                              : "declares no plots");
+            if (!named)
+                snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+                         " ('%s'; the store holds '%s'%s)", name, names[0],
+                         n_names > 1 ? " and others" : "");
+            goto done;
+        }
     }
     for (int e = 0; e < n_names; ++e) {
         rt_figures_item *item = NULL;

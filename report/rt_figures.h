@@ -37,7 +37,8 @@ typedef struct rt_figures_item {
     char experiment[64];
     char out_dir[2048];
     int n_figures;      /* experiment figures written (the extra ones not counted) */
-    int recorded_plots; /* 1: the recorded config's plots; 0: the default set */
+    int recorded_plots; /* 2: the store's plots file (STORE.plots.yaml); 1: the recorded
+                           config's plots; 0: the default set */
     char message[600];  /* rt_plot's one-line account */
 } rt_figures_item;
 
@@ -48,7 +49,10 @@ typedef struct rt_figures_result {
 } rt_figures_result;
 
 /* Regenerates every figure of every store under <results_dir>/baselines/<device>/<name>.db into
- * <out_dir>/<device>/<experiment>/ (out_dir NULL: <results_dir>/figures). Devices and stores are
+ * <out_dir>/<device>/<experiment>/ (out_dir NULL: <results_dir>/figures), with the plots of the
+ * store's plots file <name>.plots.yaml (experiment.name and plots:, declared after the run; a file
+ * naming none of the store's experiments is an error), else those its recorded config declares,
+ * else the default set. Devices and stores are
  * visited in name order. Each figure file is replaced only when drawn whole (rt_outfile); once an
  * experiment's figures are all drawn, its folder's other .dat/.gp/.png/.svg files (a renamed or
  * dropped figure) are removed, and a failure leaves the old figures in place and removes the

@@ -17,8 +17,10 @@ static void figures_usage(FILE *f)
             "\n"
             "Redraws the figures of every committed store, DIR/baselines/<device>/<name>.db\n"
             "(default DIR: results), into OUT/<device>/<experiment>/ (default OUT: DIR/figures),\n"
-            "with the plots each store's recorded config declares (the default set when it\n"
-            "declares none) and the roofline figure. The .dat files are byte-for-byte stable.\n"
+            "with the plots of the store's plots file DIR/baselines/<device>/<name>.plots.yaml\n"
+            "(figures declared after the run) or else of its recorded config (the default set\n"
+            "when neither declares any) and the roofline figure. The .dat files are\n"
+            "byte-for-byte stable.\n"
             "results/figures/README.md says which paper figure each one reproduces.\n");
 }
 
@@ -92,7 +94,10 @@ int rt_cli_figures(int argc, char **argv)
         const rt_figures_item *it = &res.items[k];
         printf("%s: %s (%s): %d figure(s) from the %s in %s\n", it->device, it->experiment,
                it->store, it->n_figures,
-               it->recorded_plots ? "recorded config's plots" : "default set", it->out_dir);
+               it->recorded_plots == 2   ? "store's plots file"
+               : it->recorded_plots == 1 ? "recorded config's plots"
+                                         : "default set",
+               it->out_dir);
     }
     if (rc != 0) {
         fprintf(stderr, "rooftune figures: %s\n", err.msg);

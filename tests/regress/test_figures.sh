@@ -70,6 +70,24 @@ $(diff "$committed/$f" "$WORK/f1/$f" | head -5)"
       fail "the store $st.db of a shared experiment got no folder of its own: $(ls "$WORK/twin/f/dev")"
   done
   [ "$(ls "$WORK/twin/f/dev" | wc -l)" = 2 ] || fail "two stores, folders: $(ls "$WORK/twin/f/dev")"
+  # A plots file beside a store (STORE.plots.yaml) declares its figures after the run: drawn in
+  # place of the recorded config's or the default set; one naming another experiment is refused,
+  # naming the file.
+  mkdir -p "$WORK/pf/baselines/dev"
+  cp "$one" "$WORK/pf/baselines/dev/p.db"
+  exp=$(sql "$one" "SELECT experiment FROM runs ORDER BY id LIMIT 1")
+  printf 'experiment: {name: %s}\nplots:\n  - {type: bars, series: kernel, name: from-plots-file}\n' \
+    "$exp" >"$WORK/pf/baselines/dev/p.plots.yaml"
+  "$RT" figures --results "$WORK/pf" --out "$WORK/pf/f" >"$WORK/pf.log" 2>&1 ||
+    { cat "$WORK/pf.log"; fail "rooftune figures with a plots file failed"; }
+  grep -q "from the store's plots file" "$WORK/pf.log" || fail "plots file not used: $(cat "$WORK/pf.log")"
+  [ -s "$WORK/pf/f/dev/$exp/from-plots-file.dat" ] ||
+    fail "the plots file's figure is missing: $(ls "$WORK/pf/f/dev/$exp")"
+  printf 'experiment: {name: not-this-one}\nplots:\n  - {type: bars, series: kernel}\n' \
+    >"$WORK/pf/baselines/dev/p.plots.yaml"
+  expect_exit 2 "$RT" figures --results "$WORK/pf" --out "$WORK/pf/g"
+  grep -q "p.plots.yaml: experiment.name names none of the store's experiments ('not-this-one'" <<<"$OUT" ||
+    fail "wrong experiment in a plots file: $OUT"
   # No store at all is an error naming where it looked.
   expect_exit 2 "$RT" figures --results "$WORK/empty" --out "$WORK/f3"
   grep -q "$WORK/empty/baselines" <<<"$OUT" || fail "$OUT"

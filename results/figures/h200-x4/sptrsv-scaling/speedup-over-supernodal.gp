@@ -1,6 +1,6 @@
-# rooftune figure 'best-gflops-per-matrix' (bars): best gflops per matrix, one bar per kernel
-# Reads best-gflops-per-matrix.dat from this folder and writes best-gflops-per-matrix.png and best-gflops-per-matrix.svg next to it.
-# Regenerate: cd results/figures/h200-x4/sptrsv-scaling && gnuplot best-gflops-per-matrix.gp
+# rooftune figure 'speedup-over-supernodal' (bars): best time_median_s per matrix, one bar per kernel, labelled with the speedup over sptrsv.cuda.supernodal
+# Reads speedup-over-supernodal.dat from this folder and writes speedup-over-supernodal.png and speedup-over-supernodal.svg next to it.
+# Regenerate: cd results/figures/h200-x4/sptrsv-scaling && gnuplot speedup-over-supernodal.gp
 
 reset
 set encoding utf8
@@ -18,9 +18,9 @@ set tics nomirror out
 set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
 set key outside right top vertical Left reverse samplen 2 spacing 1.2
 set datafile missing '?'
-set title 'sptrsv-scaling: best GFLOP/s per matrix and kernel'
+set title 'sptrsv-scaling: best time_median_s per matrix and kernel, speedup over sptrsv.cuda.supernodal'
 set xlabel 'matrix'
-set ylabel 'performance (GFLOP/s)'
+set ylabel 'median time (seconds)'
 set style fill solid 0.85 border lc rgb '#404040'
 set boxwidth 0.266667 absolute
 set grid noxtics
@@ -35,20 +35,20 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 } else {
     set terminal png size 1024,640 noenhanced
 }
-set output 'best-gflops-per-matrix.png'
-plot 'best-gflops-per-matrix.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
+set output 'speedup-over-supernodal.png'
+plot 'speedup-over-supernodal.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
      '' using ($0+0):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.persistent', \
      '' using ($0+0.266667):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.supernodal', \
-     '' using ($0-0.266667):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.266667):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle
+     '' using ($0-0.266667):2:(sprintf('%.2fx', column(5))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0):3:(sprintf('%.2fx', column(6))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.266667):4:(sprintf('%.2fx', column(7))) with labels center offset 0,0.7 font ',9' notitle
 
 set terminal svg size 1024,640 font 'Sans,11' noenhanced background rgb 'white'
-set output 'best-gflops-per-matrix.svg'
-plot 'best-gflops-per-matrix.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
+set output 'speedup-over-supernodal.svg'
+plot 'speedup-over-supernodal.dat' using ($0-0.266667):2 with boxes lt 1 dt 1 title 'sptrsv.cuda.cusparse', \
      '' using ($0+0):3 with boxes lt 2 dt 1 title 'sptrsv.cuda.persistent', \
      '' using ($0+0.266667):4 with boxes lt 3 dt 1 title 'sptrsv.cuda.supernodal', \
-     '' using ($0-0.266667):2:(gprintf('%.4g', column(2))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0):3:(gprintf('%.4g', column(3))) with labels center offset 0,0.7 font ',9' notitle, \
-     '' using ($0+0.266667):4:(gprintf('%.4g', column(4))) with labels center offset 0,0.7 font ',9' notitle
+     '' using ($0-0.266667):2:(sprintf('%.2fx', column(5))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0):3:(sprintf('%.2fx', column(6))) with labels center offset 0,0.7 font ',9' notitle, \
+     '' using ($0+0.266667):4:(sprintf('%.2fx', column(7))) with labels center offset 0,0.7 font ',9' notitle
 unset output
