@@ -491,8 +491,9 @@ static int step_parallel(run *r, rt_err *err)
             return -1;
         if (r->coordinator) {
             logf_rank0(r, "parallel tuning: %d rank(s), each measuring whole points%s\n", r->nranks,
-                       r->spanning ? " (kernels with parallel: none: every rank in each point)"
-                                   : "");
+                       r->spanning
+                           ? " (the kernel entries not spread: every rank in each of their points)"
+                           : "");
             return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, &r->workers, err);
         }
         return rt_workers_worker(r->wire, 0, &r->workers, err);

@@ -162,7 +162,7 @@ check_mixed() { # DB LABEL
 }
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$span" --db "$WORK/span.db" \
   --parallel ranks >"$WORK/span.log" || fail "span: $(tail -3 "$WORK/span.log")"
-grep -q "parallel: none: every rank in each point" "$WORK/span.log" || fail "span: no parallel line"
+grep -q "the kernel entries not spread: every rank in each of their points" "$WORK/span.log" || fail "span: no parallel line"
 check_mixed "$WORK/span.db" span
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$spread" --db "$WORK/spread.db" \
   --max-points 5 --quiet >/dev/null || fail "spread --max-points 5 failed"
