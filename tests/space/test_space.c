@@ -14,12 +14,7 @@ static const rt_param_schema test_params[] = {
     {"c", RT_V_STR, "ell|csr", "ell", 1, "a word"},
     {"r", RT_V_REAL, "0..1", "0.5", 0, "a real"},
 };
-static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
-                                           .family = "spmm",
-                                           .backend = "cpu",
-                                           .params = test_params,
-                                           .n_params = 4,
-                                           RT_FAKE_KERNEL_HOOKS};
+static const rt_kernel_desc test_kernel = {RT_FAKE_KERNEL("spmm.cpu.test", "spmm", test_params)};
 
 /* A kernel config assembled in memory, as rt_config_load would produce it. */
 typedef struct cfg_builder {
