@@ -125,63 +125,36 @@ static void expect_dense(const char *name, const rt_csr *m, int64_t rows, int64_
 
 static void test_valid(void)
 {
+    /* file, its shape and its dense row-major picture */
+    const struct {
+        const char *name;
+        int64_t rows, cols;
+        const double *dense;
+    } cases[] = {
+        {"symmetric.mtx", 4, 4,
+         (const double[]){2.0, -1.5, 0, 0, -1.5, 0, 0, 0.25, 0, 0, 4, 0, 0, 0.25, 0, 8}},
+        {"skew.mtx", 3, 3, (const double[]){0, -1.5, 0, 1.5, 0, 2.0, 0, -2.0, 0}},
+        {"pattern.mtx", 3, 4, (const double[]){0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0}},
+        {"pattern_symmetric.mtx", 3, 3, (const double[]){1, 0, 1, 0, 0, 0, 1, 0, 0}},
+        {"integer.mtx", 2, 3, (const double[]){5, 0, -7, 12, 0, 0}},
+        {"array.mtx", 2, 3, (const double[]){1, 0, 3, 4, 5, -6}},
+        {"array_symmetric.mtx", 3, 3, (const double[]){1, 2, 3, 2, 4, 5, 3, 5, 6}},
+        {"array_skew.mtx", 3, 3, (const double[]){0, -1, -2, 1, 0, -3, 2, 3, 0}},
+        {"duplicates.mtx", 3, 3, (const double[]){-1, 0.75, 0, 0, 0, 0, 2, 0, 2}},
+        {"crlf_upper.mtx", 2, 2, (const double[]){1.5, 0, 0, -2.5}},
+    };
     rt_csr m;
-
-    m = read_ok("symmetric.mtx");
-    const double sym[] = {2.0, -1.5, 0, 0, -1.5, 0, 0, 0.25, 0, 0, 4, 0, 0, 0.25, 0, 8};
-    expect_dense("symmetric.mtx", &m, 4, 4, sym);
-    rt_csr_free(&m);
-
-    m = read_ok("skew.mtx");
-    const double skew[] = {0, -1.5, 0, 1.5, 0, 2.0, 0, -2.0, 0};
-    expect_dense("skew.mtx", &m, 3, 3, skew);
-    rt_csr_free(&m);
-
-    m = read_ok("pattern.mtx");
-    const double pat[] = {0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0};
-    expect_dense("pattern.mtx", &m, 3, 4, pat);
-    rt_csr_free(&m);
-
-    m = read_ok("pattern_symmetric.mtx");
-    const double psym[] = {1, 0, 1, 0, 0, 0, 1, 0, 0};
-    expect_dense("pattern_symmetric.mtx", &m, 3, 3, psym);
-    rt_csr_free(&m);
-
-    m = read_ok("integer.mtx");
-    const double ints[] = {5, 0, -7, 12, 0, 0};
-    expect_dense("integer.mtx", &m, 2, 3, ints);
-    rt_csr_free(&m);
-
-    m = read_ok("array.mtx");
-    const double arr[] = {1, 0, 3, 4, 5, -6};
-    expect_dense("array.mtx", &m, 2, 3, arr);
-    rt_csr_free(&m);
-
-    m = read_ok("array_symmetric.mtx");
-    const double asym[] = {1, 2, 3, 2, 4, 5, 3, 5, 6};
-    expect_dense("array_symmetric.mtx", &m, 3, 3, asym);
-    rt_csr_free(&m);
-
-    m = read_ok("array_skew.mtx");
-    const double askew[] = {0, -1, -2, 1, 0, -3, 2, 3, 0};
-    expect_dense("array_skew.mtx", &m, 3, 3, askew);
-    rt_csr_free(&m);
-
-    m = read_ok("duplicates.mtx");
-    const double dup[] = {-1, 0.75, 0, 0, 0, 0, 2, 0, 2};
-    expect_dense("duplicates.mtx", &m, 3, 3, dup);
-    rt_csr_free(&m);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        m = read_ok(cases[i].name);
+        expect_dense(cases[i].name, &m, cases[i].rows, cases[i].cols, cases[i].dense);
+        rt_csr_free(&m);
+    }
 
     m = read_ok("empty_rows.mtx");
     const double er[] = {0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
     expect_dense("empty_rows.mtx", &m, 5, 4, er);
     if (m.rowptr)
         RT_CHECK(m.rowptr[1] == 0 && m.rowptr[3] == 2 && m.rowptr[4] == 2);
-    rt_csr_free(&m);
-
-    m = read_ok("crlf_upper.mtx");
-    const double crlf[] = {1.5, 0, 0, -2.5};
-    expect_dense("crlf_upper.mtx", &m, 2, 2, crlf);
     rt_csr_free(&m);
 
     m = read_ok("no_entries.mtx");
