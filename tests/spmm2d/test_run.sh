@@ -7,6 +7,8 @@
 rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
 rt_scratch "$WORK"
 rt_mpi_env
+# shellcheck source=spmm2d_lib.sh
+. "$HERE/spmm2d_lib.sh"
 fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
 # Two ranks per emulated node from 4 ranks up (all three tiers in play), one per node below.
 rpn=1
@@ -21,10 +23,7 @@ bad=$(sql "$db" "SELECT kernel || ' ' || params || ': ' || status || ' ' || IFNU
 [ -z "$bad" ] || fail "points not ok: $bad"
 ranks=$(sql "$db" "SELECT DISTINCT ranks FROM points")
 [ "$ranks" = "$NP" ] || fail "points recorded with $ranks ranks"
-for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_locality; do
-  c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cpu.$k'")
-  [ "$c" -gt 0 ] || fail "no points of spmm2d.cpu.$k"
-done
+spmm2d_every_kernel "$db" cpu "" ""
 # Work stealing: tasks executed (summed over ranks) equal the tasks of the grid, and > 0.
 ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
 [ "$ws" = 4 ] || fail "$ws of 4 work-stealing points ran every task exactly once"
@@ -51,10 +50,5 @@ if [ "$NP" -ge 4 ]; then
   [ "$grids" = 2 ] || fail "$grids distinct process grids, want 2 (most square and 1 x $NP)"
 fi
 
-db2="$WORK/spgemm.db"
-run "$HERE/spgemm-small.yaml" --db "$db2" >"$WORK/spgemm.log" 2>&1 || fail "spgemm run failed: $(tail -5 "$WORK/spgemm.log")"
-n=$(sql "$db2" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
-[ "$n" = 10 ] || fail "$n of 10 SpGEMM points verified: $(grep -E 'wrong|error' "$WORK/spgemm.log" | head -3)"
-nnz=$(sql "$db2" "SELECT COUNT(DISTINCT value) FROM metrics WHERE name = 'c_nnz'")
-[ "$nnz" = 1 ] || fail "SpGEMM variants disagree on nnz(C): $(sql "$db2" "SELECT DISTINCT value FROM metrics WHERE name = 'c_nnz'")"
+spmm2d_spgemm_run spgemm-small.yaml
 echo "spmm2d run np $NP: ok"
