@@ -58,3 +58,11 @@ rt_need_kernel() {
     exit 77
   fi
 }
+
+# rt_sql_is DB WANT QUERY: true when QUERY's one value in DB is WANT; the value is left in got for
+# the message (a query that fails fails the test):
+#   rt_sql_is "$db" 8 "SELECT COUNT(*) ..." || fail "$got of 8 points ..."
+rt_sql_is() {
+  got=$(sql "$1" "$3") || fail "query failed: $3"
+  [ "$got" = "$2" ]
+}
