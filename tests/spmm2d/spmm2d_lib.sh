@@ -1,5 +1,19 @@
-# spmm2d_lib.sh: what test_run.sh (CPU) and test_gpu_run.sh (CUDA) check alike. Source it after
-# rt_test_lib.sh, with WORK, HERE, fail and run (rooftune run on the ranks) defined.
+# spmm2d_lib.sh: what test_run.sh (CPU) and test_gpu_run.sh (CUDA) share. Source it first, then
+#   spmm2d_start PREFIX "$@"
+# and define run (rooftune run on the ranks).
+. "$(dirname "${BASH_SOURCE[0]}")/../rt_test_lib.sh"
+
+# spmm2d_start PREFIX ARG...: names the arguments (rooftune, this folder, scratch folder, mpiexec,
+# NP, the SpMM config: RT HERE WORK MPIEXEC NP CFG), empties WORK and sets up Open MPI; fail then
+# says "FAIL (PREFIXnp NP): ...".
+spmm2d_start() {
+  fail_prefix=$1
+  shift
+  rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
+  rt_scratch "$WORK"
+  rt_mpi_env
+}
+fail() { echo "FAIL (${fail_prefix}np $NP): $*" >&2; exit 1; }
 
 # spmm2d_every_kernel DB BACKEND AND WHAT: each SpMM 2D kernel of BACKEND has a point in DB (with
 # AND, e.g. " AND status = 'ok'", more conditions); fails with "no WHAT points of KERNEL".

@@ -4,13 +4,9 @@
 # found the same C. Exits 77 (skipped) only where there is no NVIDIA
 # driver or no CUDA device; a GPU host whose plugin does not load fails (tests/gpu/rt_gpu_gate.sh).
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-. "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
-rt_scratch "$WORK"
-rt_mpi_env
 # shellcheck source=spmm2d_lib.sh
-. "$HERE/spmm2d_lib.sh"
-fail() { echo "FAIL (gpu, np $NP): $*" >&2; exit 1; }
+. "$(dirname "$0")/spmm2d_lib.sh"
+spmm2d_start "gpu, " "$@"
 
 line=$("$RT" list 2>&1 | grep -E '^ *spmm2d\.cuda\.stationary_c ' || true)
 [ -n "$line" ] || fail "rooftune list does not show spmm2d.cuda.stationary_c"

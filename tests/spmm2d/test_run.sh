@@ -3,13 +3,9 @@
 # every point verified, work stealing ran each task exactly once, stationary C and the SUMMAs
 # moved exactly the bytes their model predicts, and every SpGEMM variant found the same C.
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-. "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
-rt_scratch "$WORK"
-rt_mpi_env
 # shellcheck source=spmm2d_lib.sh
-. "$HERE/spmm2d_lib.sh"
-fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
+. "$(dirname "$0")/spmm2d_lib.sh"
+spmm2d_start "" "$@"
 # Two ranks per emulated node from 4 ranks up (all three tiers in play), one per node below.
 rpn=1
 [ "$NP" -ge 4 ] && rpn=2
