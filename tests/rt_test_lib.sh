@@ -66,3 +66,19 @@ rt_sql_is() {
   got=$(sql "$1" "$3") || fail "query failed: $3"
   [ "$got" = "$2" ]
 }
+
+# rt_sql_has DB QUERY PATTERN: true when QUERY's output in DB has a line matching the grep PATTERN;
+# the output is left in got for the message (a query that fails fails the test).
+rt_sql_has() {
+  got=$(sql "$1" "$2") || fail "query failed: $2"
+  echo "$got" | grep -q -- "$3"
+}
+
+# rt_validate_refuses RT YAML WORD WHAT: `RT validate YAML` (its output in YAML's name with .log
+# for .yaml) must fail with a message naming WORD; the test fails with "WHAT validated" or the
+# message otherwise.
+rt_validate_refuses() {
+  local log="${2%.yaml}.log"
+  if "$1" validate "$2" >"$log" 2>&1; then fail "$4 validated"; fi
+  grep -q -- "$3" "$log" || fail "no message naming $3: $(cat "$log")"
+}
