@@ -82,3 +82,14 @@ rt_validate_refuses() {
   if "$1" validate "$2" >"$log" 2>&1; then fail "$4 validated"; fi
   grep -q -- "$3" "$log" || fail "no message naming $3: $(cat "$log")"
 }
+
+# rt_net_bytes_modelled DB WHERE WHAT: on every network tier the points of DB matching WHERE moved
+# the bytes their traffic model predicts (model_net_bytes_TIER, none: 0); the test fails listing
+# WHAT (SQL over the points p) of up to 3 that did not.
+rt_net_bytes_modelled() {
+  local t bad
+  for t in socket node global; do
+    bad=$(sql "$1" "SELECT $3 FROM points p WHERE $2 AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 3")
+    [ -z "$bad" ] || fail "measured $t bytes differ from the traffic model: $bad"
+  done
+}

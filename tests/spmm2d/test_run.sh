@@ -27,10 +27,8 @@ ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m
 bd=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m compute_s_max) >= $(m compute_s_avg) AND $(m imbalance_s_max) >= 0 AND $(m flops_imbalance) >= 1")
 [ "$bd" = 38 ] || fail "$bd of 38 points have a consistent breakdown"
 # Measured bytes per tier equal the model's for the variants without queues.
-for t in socket node global; do
-  mism=$(sql "$db" "SELECT kernel || ' ' || params || ' ' || matrix FROM points p WHERE kernel IN ('spmm2d.cpu.stationary_c', 'spmm2d.cpu.summa', 'spmm2d.cpu.summa_a') AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 3")
-  [ -z "$mism" ] || fail "measured $t bytes differ from the model: $mism"
-done
+rt_net_bytes_modelled "$db" "kernel IN ('spmm2d.cpu.stationary_c', 'spmm2d.cpu.summa', 'spmm2d.cpu.summa_a')" \
+  "kernel || ' ' || params || ' ' || matrix"
 if [ "$NP" -gt 1 ]; then
   moved=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m net_bytes_socket_sum) + $(m net_bytes_global_sum) > 0")
   [ "$moved" = 38 ] || fail "only $moved of 38 points moved bytes between ranks"
