@@ -21,13 +21,11 @@
 static rt_tiled_params tparams(int block_size, int64_t buffsize, int warp_size, int use_ell,
                                int index_bytes)
 {
-    rt_tiled_params p;
-    memset(&p, 0, sizeof p);
-    p.block_size = block_size;
-    p.buffsize = buffsize;
-    p.warp_size = warp_size;
-    p.use_ell = use_ell;
-    p.index_bytes = index_bytes;
+    const rt_tiled_params p = {.block_size = block_size,
+                               .buffsize = buffsize,
+                               .warp_size = warp_size,
+                               .use_ell = use_ell,
+                               .index_bytes = index_bytes};
     return p;
 }
 
