@@ -68,15 +68,13 @@ static void cb_constraint(cfg_builder *cb, const char *text, int line)
 
 static rt_device_info test_device(void)
 {
-    rt_device_info d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.backend, sizeof d.backend, "cuda");
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    d.max_shared_per_block_optin = 232448;
-    d.sm_clock_mhz = 1980.0;
+    const rt_device_info d = {.backend = "cuda",
+                              .cc_major = 9,
+                              .cc_minor = 0,
+                              .warp_size = 32,
+                              .max_threads_per_block = 1024,
+                              .max_shared_per_block_optin = 232448,
+                              .sm_clock_mhz = 1980.0};
     return d;
 }
 

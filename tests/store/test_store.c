@@ -258,15 +258,13 @@ static void case_roundtrip(const scratch *s)
              prov.config_text);
     RT_CHECK_MSG(strcmp(sql_text(db, q, txt, sizeof txt), expect) == 0, "%s", txt);
 
-    rt_matrix_record m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "band");
-    m.rows = 20000;
-    m.cols = 20000;
-    m.nnz = 660000;
-    snprintf(m.generator, sizeof m.generator, "banded");
-    snprintf(m.args_json, sizeof m.args_json, "{\"bandwidth\":16,\"seed\":1}");
-    m.load_s = 0.125;
+    rt_matrix_record m = {.name = "band",
+                          .rows = 20000,
+                          .cols = 20000,
+                          .nnz = 660000,
+                          .generator = "banded",
+                          .args_json = "{\"bandwidth\":16,\"seed\":1}",
+                          .load_s = 0.125};
     RT_CHECK_MSG(rt_store_add_matrix(st, run, &m, &err) == 0, "%s", err.msg);
     m.nnz = 660001; /* recorded again in the same run: the latest wins */
     RT_CHECK_MSG(rt_store_add_matrix(st, run, &m, &err) == 0, "%s", err.msg);
