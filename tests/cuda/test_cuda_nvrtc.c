@@ -58,6 +58,21 @@ static const char tiny_source[] = "#ifndef SCALE\n#define SCALE 1\n#endif\n"
                                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                   "  if (i < n) x[i] *= SCALE;\n}\n";
 
+/* A request for tiny_source's kernel with n defines, for compute capability 9.0, cached in cache
+ * (NULL: not cached). */
+static rt_cuda_compile_request tiny_request(const char *const *defines, int n, const char *cache)
+{
+    const rt_cuda_compile_request req = {.source_name = "tiny.cu",
+                                         .source = tiny_source,
+                                         .defines = defines,
+                                         .n_defines = n,
+                                         .entry = "tiny",
+                                         .cc_major = 9,
+                                         .cc_minor = 0,
+                                         .cache_dir = cache};
+    return req;
+}
+
 /* A kernel whose unrolled loop of sines takes NVRTC about a second (40 iterations; the compile
  * time grows with HEAVY_N). */
 static const char heavy_source[] =
@@ -125,14 +140,7 @@ static void test_cache(const char *cache)
     const char *defs_a[] = {"SCALE=2", "UNUSED=7"};
     const char *defs_b[] = {"UNUSED=7", "SCALE=2"}; /* same set, other order */
     const char *defs_c[] = {"SCALE=3", "UNUSED=7"};
-    rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                   .source = tiny_source,
-                                   .defines = defs_a,
-                                   .n_defines = 2,
-                                   .entry = "tiny",
-                                   .cc_major = 9,
-                                   .cc_minor = 0,
-                                   .cache_dir = cache};
+    rt_cuda_compile_request req = tiny_request(defs_a, 2, cache);
     rt_cuda_image first, again, other;
     RT_CHECK_MSG(rt_cuda_compile(&req, &first, &err) == 0, "%s", err.msg);
     RT_CHECK(first.data && first.size > 0 && !first.from_cache && !first.is_ptx);
@@ -255,26 +263,13 @@ static void test_garbage(const char *cache)
     const char *bad_defines[][1] = {{"NOEQUALS"}, {"1X=2"},    {"A=b c"}, {"A="},
                                     {"=3"},       {"A=\"q\""}, {""},      {"A-B=1"}};
     for (size_t i = 0; i < sizeof bad_defines / sizeof bad_defines[0]; ++i) {
-        rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                       .source = tiny_source,
-                                       .defines = bad_defines[i],
-                                       .n_defines = 1,
-                                       .entry = "tiny",
-                                       .cc_major = 9,
-                                       .cc_minor = 0,
-                                       .cache_dir = cache};
+        const rt_cuda_compile_request req = tiny_request(bad_defines[i], 1, cache);
         RT_CHECK_MSG(rt_cuda_compile(&req, &img, &err) != 0, "define '%s' accepted",
                      bad_defines[i][0]);
         RT_CHECK(rt_test_contains(err.msg, "tiny.cu"));
     }
     const char *null_define[] = {NULL};
-    rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                   .source = tiny_source,
-                                   .defines = null_define,
-                                   .n_defines = 1,
-                                   .entry = "tiny",
-                                   .cc_major = 9,
-                                   .cc_minor = 0};
+    rt_cuda_compile_request req = tiny_request(null_define, 1, NULL);
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
     req.n_defines = RT_CUDA_MAX_DEFINES + 1;
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
