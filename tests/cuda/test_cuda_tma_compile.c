@@ -8,6 +8,7 @@
 
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
+#include "rt_test_nvrtc.h"
 #include "rt_test_embedded.h"
 
 typedef struct tma_set {
@@ -60,14 +61,8 @@ static void compile_set(const tma_set *s, const char *source)
         snprintf(text[i], sizeof text[i], "%s=%d", values[i].name, values[i].value);
         defs[i] = text[i];
     }
-    rt_cuda_compile_request req = {.source_name = "spmm_tiled_tma.cu",
-                                   .source = source,
-                                   .defines = defs,
-                                   .n_defines = n,
-                                   .entry = "rt_spmm_tiled_tma",
-                                   .cc_major = 9,
-                                   .cc_minor = 0,
-                                   .cache_dir = NULL};
+    const rt_cuda_compile_request req =
+        rt_test_sm90_request("spmm_tiled_tma.cu", source, "rt_spmm_tiled_tma", defs, n, NULL);
     rt_cuda_image img;
     rt_err err;
     const int rc = rt_cuda_compile(&req, &img, &err);
