@@ -11,3 +11,15 @@ sptrsv_all_ok() {
   res=$(sql "$1" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
   [ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
 }
+
+# sptrsv_mpi_start KERNEL THREADS ARG...: names the arguments of an MPI script (rooftune, scratch
+# folder, config, mpiexec: RT WORK CFG MPIEXEC), exits 77 (skipped) unless KERNEL is available,
+# empties WORK, and lets Open MPI run as root with OMP_NUM_THREADS=THREADS.
+sptrsv_mpi_start() {
+  local kernel=$1 threads=$2
+  shift 2
+  rt_args RT WORK CFG MPIEXEC -- "$@"
+  rt_need_kernel "$RT" "$kernel"
+  rt_scratch "$WORK"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS="$threads"
+}

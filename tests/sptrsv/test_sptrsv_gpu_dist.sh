@@ -7,10 +7,7 @@
 . "$(dirname "$0")/../rt_test_lib.sh"
 # shellcheck source=sptrsv_lib.sh
 . "$(dirname "$0")/sptrsv_lib.sh"
-rt_args RT WORK CFG MPIEXEC -- "$@"
-rt_need_kernel "$RT" sptrsv.cuda.distributed
-rt_scratch "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+sptrsv_mpi_start sptrsv.cuda.distributed 1 "$@"
 db="$WORK/dist.db"
 # A lost message must fail the run (poll_timeout_s), and a hang the test (the ctest TIMEOUT).
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$CFG" --db "$db" \
