@@ -225,14 +225,9 @@ static void test_short_file_and_budget(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/promises_more.mtx", RT_INPUTS_TMP_DIR);
-    FILE *f = fopen(path, "w");
-    RT_CHECK(f != NULL);
-    if (!f)
+    if (rt_test_write_file(path, "%%MatrixMarket matrix coordinate real symmetric\n"
+                                 "20000 20000 10000000\n1 1 1.0\n2 1 2.0\n3 3 3.0\n") != 0)
         return;
-    fputs("%%MatrixMarket matrix coordinate real symmetric\n"
-          "20000 20000 10000000\n1 1 1.0\n2 1 2.0\n3 3 3.0\n",
-          f);
-    fclose(f);
     rt_err err;
     rt_err_clear(&err);
     rt_csr m;
@@ -248,15 +243,11 @@ static void test_short_file_and_budget(void)
                      rt_test_contains(err.msg, "more than the 1000000 bytes allowed"),
                  "got: %s", err.msg);
 
-    /* A valid file within a budget it fits: read as without one; mirrored entries included. */
-    f = fopen(path, "w");
-    RT_CHECK(f != NULL);
-    if (!f)
+    /* A valid file within a budget it fits: read as without one; mirrored entries included. No
+     * final line break: the tightest file the capacity bound must still hold. */
+    if (rt_test_write_file(path, "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+                                 "1 1 1.0\n2 1 2.0\n3 3 3.0") != 0)
         return;
-    fputs("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1.0\n2 1 2.0\n"
-          "3 3 3.0",
-          f); /* no final line break: the tightest file the capacity bound must still hold */
-    fclose(f);
     rt_err_clear(&err);
     RT_CHECK_MSG(rt_mmio_read_within(path, 1e6, &m, &err) == 0, "%s", err.msg);
     if (m.rowptr) {
