@@ -93,3 +93,12 @@ rt_net_bytes_modelled() {
     [ -z "$bad" ] || fail "measured $t bytes differ from the traffic model: $bad"
   done
 }
+
+# rt_abs NAME...: each variable NAME, a path, made absolute (readlink -f).
+rt_abs() {
+  local n p
+  for n in "$@"; do
+    p=$(readlink -f "${!n}")
+    printf -v "$n" '%s' "$p"
+  done
+}
