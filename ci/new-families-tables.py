@@ -134,11 +134,11 @@ def library_options(p):
 
 D = "gemm-tile-size.db"
 peak = fastest(D, "kernel = 'gemm.cuda.cublas'", ["kernel"])[("gemm.cuda.cublas",)]
-out += ["", "### GEMM tile-size sweep on the H100 (gemm-tile-size.db)", "",
+out += section("GEMM tile-size sweep on the H100 (gemm-tile-size.db)",
         f"FP64, N = 20480, data in host memory at the start and end; the fastest cublasDgemm point with the "
         f"data already on the GPU is the practical peak; measured {measured(D)}. For the library kernels the "
-        f"t column gives their own parameters.", "",
-        "| kernel | t | gpu_mem_budget (GiB) | TFLOP/s | of the cublasDgemm peak |", "|---|---:|---:|---:|---:|"]
+        f"t column gives their own parameters.",
+        "| kernel | t | gpu_mem_budget (GiB) | TFLOP/s | of the cublasDgemm peak |", "|---|---:|---:|---:|---:|")
 for p in all_points(D, "1", "kernel, json_extract(params,'$.gpu_mem_budget'), json_extract(params,'$.t'), id"):
     budget = p.params.get("gpu_mem_budget")
     t = p.params["t"] if "t" in p.params else library_options(p)
@@ -147,11 +147,11 @@ for p in all_points(D, "1", "kernel, json_extract(params,'$.gpu_mem_budget'), js
 
 # --- Triangular solve ------------------------------------------------------------------------------
 D = "sptrsv-speedup.db"
-out += ["", "### Sparse triangular solve on the H100 (sptrsv-speedup.db)", "",
+out += section("Sparse triangular solve on the H100 (sptrsv-speedup.db)",
         f"FP64, one right-hand side, factors from CHOLMOD with METIS ordering, measured {measured(D)}. "
         "Speedup is the fastest cusparseSpSV solve time (over its options) over the kernel's fastest "
-        "(above 1: faster than cuSPARSE).", "",
-        "| matrix | kernel | solve (ms) | speedup over cusparseSpSV |", "|---|---|---:|---:|"]
+        "(above 1: faster than cuSPARSE).",
+        "| matrix | kernel | solve (ms) | speedup over cusparseSpSV |", "|---|---|---:|---:|")
 # A store may hold forward and backward solves (the problem's `solve`, forward before it existed):
 # each kernel is set against cuSPARSE on the same solve, which the matrix column names when both are there.
 SOLVE = "COALESCE(json_extract(problem,'$.solve'), 'forward')"
@@ -163,11 +163,11 @@ for (m, sv, k), p in sorted(best.items()):
 
 # --- Budgeted tuning -------------------------------------------------------------------------------
 D = "tiled-spmm-h100.db"
-out += ["", "### Budgeted tuning of the Tiled SpMM on the H100 (tiled-spmm-h100.db)", "",
+out += section("Budgeted tuning of the Tiled SpMM on the H100 (tiled-spmm-h100.db)",
         f"Bayesian search with 4 of the 40 register tiles (10%), measured {measured(D)}, against the "
         f"exhaustive sweep of register-tiling.db (same matrices and problem; another store, measured "
-        f"{measured('register-tiling.db')}).", "",
-        "| matrix | tuned best (ms) | exhaustive best (ms) | tuned reaches |", "|---|---:|---:|---:|"]
+        f"{measured('register-tiling.db')}).",
+        "| matrix | tuned best (ms) | exhaustive best (ms) | tuned reaches |", "|---|---:|---:|---:|")
 tuned = fastest(D, "1", ["matrix"])
 full = fastest("register-tiling.db", "kernel = 'spmm.cuda.tiled' AND problem = "
                "'{\"K\":64,\"layout\":\"col\",\"precision\":\"fp32\",\"seed\":1}'", ["matrix"])
@@ -199,10 +199,10 @@ for n in sorted({k[0] for k in g}):
                f"{f' ({library_options(xt)})' if xt_swept else ''} |")
 
 D = "sptrsv-critical-path.db"
-out += ["", "### Triangular-solve critical path and model on the H100 (sptrsv-critical-path.db)", "",
+out += section("Triangular-solve critical path and model on the H100 (sptrsv-critical-path.db)",
         f"FP64 factors from CHOLMOD (natural ordering for the strip, METIS for the cube); the model's time "
-        f"over the measured median per point, measured {measured(D)}.", "",
-        "| matrix | nrhs | supernodal levels | kernel | measured (ms) | model / measured |", "|---|---:|---:|---|---:|---:|"]
+        f"over the measured median per point, measured {measured(D)}.",
+        "| matrix | nrhs | supernodal levels | kernel | measured (ms) | model / measured |", "|---|---:|---:|---|---:|---:|")
 within = collections.Counter()
 both = rows(D, f"SELECT COUNT(DISTINCT {SOLVE}) FROM points")[0][0] > 1
 for p in all_points(D, "1", f"matrix DESC, {SOLVE}, json_extract(problem,'$.nrhs'), kernel"):
@@ -220,14 +220,14 @@ out += ["", f"The model is within 30% of the measured time on {within['within']}
 
 # --- Eigensolvers ----------------------------------------------------------------------------------
 D = "eigen-out-of-core.db"
-out += ["", "### Out-of-core SpMM and X'Y on the H100 (eigen-out-of-core.db)", "",
+out += section("Out-of-core SpMM and X'Y on the H100 (eigen-out-of-core.db)",
         f"FP64, block of 48 vectors, row tiles streamed through the GPU against the in-core cusparseSpMM / "
         f"cublasDgemm, measured {measured(D)}; the fastest tile per row. The host-to-device bandwidth and the "
         f"overlap are metrics of the point's last repetition (the store keeps no per-repetition metrics), "
-        f"shown for that point, not medians.", "",
+        f"shown for that point, not medians.",
         "| operation | matrix | host memory | streams | best streamed (ms) | in-core (ms) | streamed over in-core | "
         "host-to-device GB/s (last repetition) | overlap (last repetition) |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+        "|---|---|---|---:|---:|---:|---:|---:|---:|")
 incore = fastest(D, "json_extract(params,'$.mode') = 'incore'", ["json_extract(problem,'$.solver')", "matrix"])
 ooc = fastest(D, "json_extract(params,'$.mode') = 'ooc'",
               ["json_extract(problem,'$.solver')", "matrix", "json_extract(params,'$.host_mem')",
@@ -271,13 +271,13 @@ if wrong[0]:
 
 # Issue 20: shared-memory bank conflicts of row-major stages (tiled-banks.db).
 T = "tiled-banks.db"
-out += ["", "### Bank conflicts of the pipelined Tiled SpMM on row-major data (tiled-banks.db)", "",
+out += section("Bank conflicts of the pipelined Tiled SpMM on row-major data (tiled-banks.db)",
         f"FP32, row-major B and C; the thread-per-row kernel with unskewed and skewed reads (skew 0 and 1) "
         f"over the same grid of shapes and the warp mapping (warp_rows > 0), against the fastest cuSPARSE "
         f"point of either layout and against the fastest row-major one (row against row), measured "
-        f"{measured(T)}. Skewed over unskewed: the median over the shapes where both ran without spilling.", "",
+        f"{measured(T)}. Skewed over unskewed: the median over the shapes where both ran without spilling.",
         "| matrix | K | cuSPARSE compared | its GFLOP/s | thread per row, unskewed | skewed | warp mapping | "
-        "skewed over unskewed, same shape (shapes) |", "|---|---:|---|---:|---:|---:|---:|---:|"]
+        "skewed over unskewed, same shape (shapes) |", "|---|---:|---|---:|---:|---:|---:|---:|")
 CLS = """CASE WHEN kernel LIKE '%cusparse' THEN 'c' WHEN json_extract(params,'$.warp_rows') > 0 THEN 'w'
              WHEN json_extract(problem,'$.layout') = 'row' THEN 's' || json_extract(params,'$.skew') END"""
 for lay, lay_name in (("any", "either layout"), ("row", "row-major")):
@@ -416,12 +416,12 @@ out += issue20_bar("tiled-spmm-vs-cusparse.db",
                    "; R-MAT and the naturally ordered XCT matrix as they are.")
 # Fig. 2(a) per layout: the page's table gives each kernel's best over either layout.
 T = "tiled-spmm-vs-cusparse.db"
-out += ["", "### Fig. 2(a) per layout: each kernel's best point in one layout (tiled-spmm-vs-cusparse.db)", "",
+out += section("Fig. 2(a) per layout: each kernel's best point in one layout (tiled-spmm-vs-cusparse.db)",
         f"FP32, the same store as the table above and as Fig. 2(a)'s table (which takes each kernel's best over "
         f"either layout): the best verified point of each kernel per matrix, K and layout of B and C, in GFLOP/s, "
-        f"and Tiled against cuSPARSE in the same layout.", "",
+        f"and Tiled against cuSPARSE in the same layout.",
         "| matrix | K | layout | Listing 1 (best) | pipelined (best) | cuSPARSE (best) | Listing 1 / cuSPARSE | "
-        "pipelined / cuSPARSE | CSR | ELL |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+        "pipelined / cuSPARSE | CSR | ELL |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
 b = fastest(T, "1", ["matrix", "json_extract(problem,'$.K')", "json_extract(problem,'$.layout')", "kernel"])
 for (m, k, lay) in sorted({key[:3] for key in b}, key=lambda x: (x[2] != "row", matrix_order(x[0]), x[1])):
     l1, pipe, cs, csr, ell = [b[(m, k, lay, f"spmm.cuda.{n}")] for n in ("tiled", "tiled_pipe", "cusparse", "csr", "ell")]
@@ -761,11 +761,11 @@ for (m, tile) in sorted({k[:2] for k in b}):
                f"{shown(g, per_iteration(D, g) * 1e3, '{:.2f}')} | {faster(d, g)} | {host * 1e3:.2f} |")
 
 D = "sptrsv-multi-gpu.db"
-out += ["", "### The distributed triangular solve on one H100 (sptrsv-multi-gpu.db)", "",
+out += section("The distributed triangular solve on one H100 (sptrsv-multi-gpu.db)",
         f"FP64, sptrsv.cuda.distributed on 1 rank and on 2 ranks sharing the one H100 (2-GPU hosts were not "
         f"lent), x sent over MPI-3 RMA from page-locked host memory or CUDA IPC, every point verified, measured "
-        f"{measured(D)}.", "",
-        "| matrix | ranks | transport | solve (ms) |", "|---|---:|---|---:|"]
+        f"{measured(D)}.",
+        "| matrix | ranks | transport | solve (ms) |", "|---|---:|---|---:|")
 for m, ranks, tr, t, n, noisy in rows(D, """
     SELECT matrix, ranks, json_extract(params,'$.transport'), time_median_s, n_samples, noisy FROM pts
     WHERE status='ok' AND kernel='sptrsv.cuda.distributed' ORDER BY matrix, ranks, 3"""):

@@ -63,15 +63,12 @@ static int segment(segmenter *sg, int a, int b, rt_err *err)
     }
     if (best < 0)
         return 0;
-    if (sg->found < sg->max) {
-        rt_change_point *c = &sg->out[sg->found];
-        memset(c, 0, sizeof *c);
-        c->after = best;
-        c->before_median = best_lm;
-        c->after_median = best_rm;
-        c->ratio = best_ratio;
-        c->p_value = best_p;
-    }
+    if (sg->found < sg->max)
+        sg->out[sg->found] = (rt_change_point){.after = best,
+                                               .before_median = best_lm,
+                                               .after_median = best_rm,
+                                               .ratio = best_ratio,
+                                               .p_value = best_p};
     ++sg->found;
     /* The medians quoted for a change are of the segment it was found in; the recursion then
      * looks for further steps on either side. */

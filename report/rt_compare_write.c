@@ -174,17 +174,15 @@ static void md_cell(FILE *f, const char *text)
 
 static void md_identity(FILE *f, const rt_point_identity *k)
 {
+    /* Each cell and what follows it: params and problem in code spans. */
+    const char *const cells[] = {k->experiment, k->kernel, k->matrix, k->params, k->problem};
+    static const char *const after[] = {" | ", " | ", " | `", "` | `", "` | "};
     fputs("| ", f);
-    md_cell(f, k->experiment);
-    fputs(" | ", f);
-    md_cell(f, k->kernel);
-    fputs(" | ", f);
-    md_cell(f, k->matrix);
-    fputs(" | `", f);
-    md_cell(f, k->params);
-    fputs("` | `", f);
-    md_cell(f, k->problem);
-    fprintf(f, "` | %d | ", k->ranks);
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; ++i) {
+        md_cell(f, cells[i]);
+        fputs(after[i], f);
+    }
+    fprintf(f, "%d | ", k->ranks);
 }
 
 void rt_compare_write_markdown(FILE *f, const rt_compare_report *r, const char *base_label,

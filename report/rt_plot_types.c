@@ -53,33 +53,31 @@ static int compare_series(const rt_plot_row *a, const rt_plot_row *b)
 }
 
 /* Sort keys: series, x, then the better y first, then the lower id, so that the first row of a
- * (series, x) run is the chosen point and ties always resolve the same way. Two comparators,
- * because qsort cannot carry whether lower is better. */
+ * (series, x) run is the chosen point and ties always resolve the same way. One comparison, two
+ * comparators, because qsort cannot carry whether lower is better. */
 
-static int compare_best_lower(const void *pa, const void *pb)
+static int compare_best(const void *pa, const void *pb, int lower_is_better)
 {
     const best_point *a = pa, *b = pb;
     int c = compare_series(&a->row, &b->row);
     if (!c)
         c = rt_plot_data_compare_x(&a->row, &b->row);
     if (!c)
-        c = (a->row.y > b->row.y) - (a->row.y < b->row.y);
+        c = lower_is_better ? (a->row.y > b->row.y) - (a->row.y < b->row.y)
+                            : (a->row.y < b->row.y) - (a->row.y > b->row.y);
     if (!c)
         c = (a->id > b->id) - (a->id < b->id);
     return c;
 }
 
+static int compare_best_lower(const void *pa, const void *pb)
+{
+    return compare_best(pa, pb, 1);
+}
+
 static int compare_best_higher(const void *pa, const void *pb)
 {
-    const best_point *a = pa, *b = pb;
-    int c = compare_series(&a->row, &b->row);
-    if (!c)
-        c = rt_plot_data_compare_x(&a->row, &b->row);
-    if (!c)
-        c = (a->row.y < b->row.y) - (a->row.y > b->row.y);
-    if (!c)
-        c = (a->id > b->id) - (a->id < b->id);
-    return c;
+    return compare_best(pa, pb, 0);
 }
 
 /* The best status-ok point per (series, x) by fig->y: the smallest y for times, the largest

@@ -17,4 +17,11 @@ void rt_fake_teardown(void *state);
     .setup = rt_fake_setup, .run = rt_fake_run, .output = rt_fake_output,                          \
     .teardown = rt_fake_teardown
 
+/* A fake CPU descriptor named kname of family kfamily whose parameters are the array kparams (an
+ * array, not a pointer: its length is the count): {RT_FAKE_KERNEL("f.cpu.k", "f", params)}, more
+ * fields (.summary) after it. */
+#define RT_FAKE_KERNEL(kname, kfamily, kparams)                                                    \
+    .name = (kname), .family = (kfamily), .backend = "cpu", .params = (kparams),                   \
+    .n_params = (int)(sizeof(kparams) / sizeof((kparams)[0])), RT_FAKE_KERNEL_HOOKS
+
 #endif

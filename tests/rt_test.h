@@ -59,6 +59,16 @@ static inline char *rt_test_read_file(const char *dir, const char *name, long *s
     return data;
 }
 
+/* Writes text to path, replacing the file; 0, or -1 with the failure counted. */
+static inline int rt_test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    const int ok = f && fputs(text, f) >= 0;
+    const int closed = f && fclose(f) == 0;
+    RT_CHECK_MSG(ok && closed, "cannot write %s", path);
+    return ok && closed ? 0 : -1;
+}
+
 #define RT_TEST_RESULT() (rt_test_failures == 0 ? 0 : 1)
 
 #endif

@@ -10,12 +10,7 @@ static const rt_param_schema grid_params[] = {
     {"y", RT_V_INT, "", "0", 0, ""},
     {"z", RT_V_INT, "", "0", 0, ""},
 };
-static const rt_kernel_desc grid_kernel = {.name = "spmm.cpu.grid",
-                                           .family = "spmm",
-                                           .backend = "cpu",
-                                           .params = grid_params,
-                                           .n_params = 3,
-                                           RT_FAKE_KERNEL_HOOKS};
+static const rt_kernel_desc grid_kernel = {RT_FAKE_KERNEL("spmm.cpu.grid", "spmm", grid_params)};
 
 typedef struct grid_cfg {
     rt_kernel_cfg k;

@@ -58,3 +58,47 @@ rt_need_kernel() {
     exit 77
   fi
 }
+
+# rt_sql_is DB WANT QUERY: true when QUERY's one value in DB is WANT; the value is left in got for
+# the message (a query that fails fails the test):
+#   rt_sql_is "$db" 8 "SELECT COUNT(*) ..." || fail "$got of 8 points ..."
+rt_sql_is() {
+  got=$(sql "$1" "$3") || fail "query failed: $3"
+  [ "$got" = "$2" ]
+}
+
+# rt_sql_has DB QUERY PATTERN: true when QUERY's output in DB has a line matching the grep PATTERN;
+# the output is left in got for the message (a query that fails fails the test).
+rt_sql_has() {
+  got=$(sql "$1" "$2") || fail "query failed: $2"
+  echo "$got" | grep -q -- "$3"
+}
+
+# rt_validate_refuses RT YAML WORD WHAT: `RT validate YAML` (its output in YAML's name with .log
+# for .yaml) must fail with a message naming WORD; the test fails with "WHAT validated" or the
+# message otherwise.
+rt_validate_refuses() {
+  local log="${2%.yaml}.log"
+  if "$1" validate "$2" >"$log" 2>&1; then fail "$4 validated"; fi
+  grep -q -- "$3" "$log" || fail "no message naming $3: $(cat "$log")"
+}
+
+# rt_net_bytes_modelled DB WHERE WHAT: on every network tier the points of DB matching WHERE moved
+# the bytes their traffic model predicts (model_net_bytes_TIER, none: 0); the test fails listing
+# WHAT (SQL over the points p) of up to 3 that did not.
+rt_net_bytes_modelled() {
+  local t bad
+  for t in socket node global; do
+    bad=$(sql "$1" "SELECT $3 FROM points p WHERE $2 AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 3")
+    [ -z "$bad" ] || fail "measured $t bytes differ from the traffic model: $bad"
+  done
+}
+
+# rt_abs NAME...: each variable NAME, a path, made absolute (readlink -f).
+rt_abs() {
+  local n p
+  for n in "$@"; do
+    p=$(readlink -f "${!n}")
+    printf -v "$n" '%s' "$p"
+  done
+}

@@ -3,7 +3,14 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <getopt.h>
+
 #include "rt_error.h"
+
+/* Loops over argv's options from the first argument on (optind reset to 1; getopt_long with
+ * shortopts and longopts), c holding each option's code in turn. */
+#define RT_CLI_FOR_EACH_OPTION(c, argc, argv, shortopts, longopts)                                 \
+    for (optind = 1; ((c) = getopt_long((argc), (argv), (shortopts), (longopts), NULL)) != -1;)
 
 /* Exit statuses shared by the subcommands. */
 enum {

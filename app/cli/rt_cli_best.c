@@ -85,9 +85,8 @@ int rt_cli_best(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *path = NULL, *yaml = NULL, *header = NULL;
     rt_tuning_query q = {0};
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "h", opts) {
         switch (c) {
         case 'd': path = optarg; break;
         case 'k': q.kernel = optarg; break;

@@ -99,9 +99,8 @@ int rt_cli_compare(int argc, char **argv)
     rt_compare_opts_init(&o);
     const char *markdown = NULL;
     int history = 0;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 't':
             if (parse_fraction("--threshold", optarg, &o.threshold) != 0)

@@ -27,9 +27,8 @@ int rt_cli_export(int argc, char **argv)
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *format = "csv", *experiment = NULL, *out_path = NULL;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'f': format = optarg; break;

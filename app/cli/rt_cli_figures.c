@@ -69,9 +69,8 @@ int rt_cli_figures(int argc, char **argv)
                                              {0, 0, 0, 0}};
     const char *results = "results", *out = NULL;
     int roofline = 1;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'r': results = optarg; break;
         case 'o': out = optarg; break;

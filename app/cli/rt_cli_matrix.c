@@ -119,9 +119,8 @@ int rt_cli_matrix(int argc, char **argv)
     rt_params_init(&args);
     rt_err err;
     rt_err_clear(&err);
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'c': config = optarg; break;
         case 'n': name = optarg; break;

@@ -56,9 +56,8 @@ int rt_cli_pareto(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *path = NULL, *experiment = NULL, *objectives = "time_median_s,energy_j";
     const char *plot_dir = NULL;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "h", opts) {
         switch (c) {
         case 'd': path = optarg; break;
         case 'e': experiment = optarg; break;

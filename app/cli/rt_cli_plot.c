@@ -43,9 +43,8 @@ int rt_cli_plot(int argc, char **argv)
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *out = NULL, *experiment = NULL, *config = NULL, *machine = NULL;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'o': out = optarg; break;

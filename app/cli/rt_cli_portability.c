@@ -210,9 +210,8 @@ int rt_cli_portability(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0}};
     const char *tuned = NULL, *config = NULL, *out = NULL, *kernel = NULL, *markdown = NULL;
     int want_table = 0;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "h", opts) {
         switch (c) {
         case 'd': tuned = optarg; break;
         case 'c': config = optarg; break;

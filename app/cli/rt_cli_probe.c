@@ -58,9 +58,8 @@ int rt_cli_probe(int argc, char **argv)
     long rpn = 0, rps = 0;
     rt_err err;
     rt_err_clear(&err);
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'o': out_path = optarg; break;
         case 'b': base = optarg; break;

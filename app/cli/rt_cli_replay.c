@@ -336,9 +336,8 @@ int rt_cli_replay(int argc, char **argv)
                 MAX_STRATEGIES);
         return RT_EXIT_FAILURE;
     }
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "h", opts) {
         switch (c) {
         case 's': snprintf(strategy_text, sizeof strategy_text, "%s", optarg); break;
         case 'b': snprintf(budget_text, sizeof budget_text, "%s", optarg); break;

@@ -63,9 +63,8 @@ int rt_cli_report(int argc, char **argv)
     rt_compare_opts_init(&o.compare);
     o.stores = stores;
     int roofline = 1;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'o': o.out_dir = optarg; break;
         case 'd':

@@ -101,9 +101,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     long worker_fd = 0, worker_index = -1;
     rt_err err;
     rt_err_clear(&err);
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'd': db = optarg; break;
         case 's':

@@ -61,9 +61,8 @@ int rt_cli_validate(int argc, char **argv)
                                              {0, 0, 0, 0}};
     const char *sets[MAX_SETS];
     int n_sets = 0, with_inputs = 0, cpu_only = 0;
-    optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         if (c == 's' && n_sets < MAX_SETS) {
             sets[n_sets++] = optarg;
         } else if (c == 's') {

@@ -267,12 +267,7 @@ static int add_node(parser *ps, expr_op op, int col, int a, int b)
         e->nodes = nodes;
         ps->cap_nodes = cap;
     }
-    ast_node *n = &e->nodes[e->n_nodes];
-    memset(n, 0, sizeof *n);
-    n->op = op;
-    n->col = col;
-    n->a = a;
-    n->b = b;
+    e->nodes[e->n_nodes] = (ast_node){.op = op, .col = col, .a = a, .b = b};
     return e->n_nodes++;
 }
 

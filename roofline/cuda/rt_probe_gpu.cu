@@ -137,6 +137,17 @@ int timer_elapsed(const timer *t, double *seconds, const char *what, rt_err *err
     return 0;
 }
 
+// Destroys the timer's events and stream, those created (a member still 0 was not).
+void timer_release(timer *t)
+{
+    if (t->start)
+        cudaEventDestroy(t->start);
+    if (t->stop)
+        cudaEventDestroy(t->stop);
+    if (t->stream)
+        cudaStreamDestroy(t->stream);
+}
+
 // The best (shortest) of kReps timed runs of launch() on the timer's stream; launch returns 0 or
 // fills err and returns -1.
 template <typename F>
@@ -402,12 +413,7 @@ int peer_sweep(FILE *out, size_t bytes, rt_err *err)
                 else if (sec < best)
                     best = sec;
             }
-            if (t.start)
-                cudaEventDestroy(t.start);
-            if (t.stop)
-                cudaEventDestroy(t.stop);
-            if (t.stream)
-                cudaStreamDestroy(t.stream);
+            timer_release(&t);
             cudaFree(src);
             cudaSetDevice(d);
             cudaFree(dst);
@@ -517,11 +523,6 @@ fail:
     cudaFree(a);
     cudaFree(b);
     cudaFree(scratch);
-    if (t.start)
-        cudaEventDestroy(t.start);
-    if (t.stop)
-        cudaEventDestroy(t.stop);
-    if (t.stream)
-        cudaStreamDestroy(t.stream);
+    timer_release(&t);
     return -1;
 }

@@ -26,3 +26,18 @@ no_temporaries() {
   left=$(find "$1" -maxdepth 2 \( -name '.*.rt-*' -o -name '.rt-render-*' \) 2>/dev/null)
   [ -z "$left" ] || fail "temporary files left behind: $left"
 }
+# csr_band_config FILE NAME ROW_BLOCKS MEASURE: writes FILE, a config (experiment NAME) of
+# spmm.cpu.csr at the row_block values ROW_BLOCKS (col_block 8) on a banded 3000 x 3000 matrix of
+# bandwidth 9, K 8, fp64, row-major, measured as MEASURE (the flow map's content).
+csr_band_config() {
+  cat >"$1" <<YAML
+experiment: {name: $2}
+matrices:
+  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
+problem: {K: [8], precision: [fp64], layout: [row]}
+kernels:
+  - name: spmm.cpu.csr
+    params: {row_block: [$3], col_block: [8]}
+measure: {$4}
+YAML
+}

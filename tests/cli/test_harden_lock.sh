@@ -3,16 +3,8 @@
 # while the first is running, and every point is stored once.
 . "$2/lib.sh"
 # A run of a few seconds: 8 points of at least 0.4 s of samples each.
-cat >"$WORK/slow.yaml" <<YAML
-experiment: {name: lock-test}
-matrices:
-  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
-problem: {K: [8], precision: [fp64], layout: [row]}
-kernels:
-  - name: spmm.cpu.csr
-    params: {row_block: [16, 32, 64, 128, 256, 512, 1024, 2048], col_block: [8]}
-measure: {warmup: 1, min_reps: 1, max_reps: 1000000, max_time_s: 0.4, target_rel_ci: 0.000001}
-YAML
+csr_band_config "$WORK/slow.yaml" lock-test "16, 32, 64, 128, 256, 512, 1024, 2048" \
+  "warmup: 1, min_reps: 1, max_reps: 1000000, max_time_s: 0.4, target_rel_ci: 0.000001"
 ln -s s.db "$WORK/link.db"
 "$RT" run "$WORK/slow.yaml" --db "$WORK/s.db" --quiet >"$WORK/a.log" 2>&1 &
 first=$!

@@ -9,16 +9,8 @@ source "$(dirname "$0")/lib.sh"
 CC=$4
 export OMP_NUM_THREADS=1
 cfg="$WORK/tune.yaml"
-cat >"$cfg" <<EOF
-experiment: {name: cli-tuned}
-matrices:
-  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
-problem: {K: [8], precision: [fp64], layout: [row]}
-kernels:
-  - name: spmm.cpu.csr
-    params: {row_block: [16, 64, 256], col_block: [8]}
-measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
-EOF
+csr_band_config "$cfg" cli-tuned "16, 64, 256" \
+  "warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5"
 other="Other CPU 64GB"
 "$RT" run "$cfg" --db "$WORK/a.db" --quiet >/dev/null
 "$RT" run "$cfg" --db "$WORK/b.db" --quiet >/dev/null

@@ -12,12 +12,10 @@
 #      1.0 (every modelled byte crossed) and 1.15 (TCP/IP and MPI headers, acknowledgements);
 #   4. a run with the probed machine file bounds the point with the measured link (not emulated).
 #   $1 rooftune  $2 repository root  $3 scratch folder
-set -euo pipefail
-RT=$(readlink -f "$1")
-ROOT=$(readlink -f "$2")
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-WORK=$(readlink -f "$WORK")
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK -- "$@"
+rt_scratch "$WORK"
+rt_abs RT ROOT WORK
 export ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive RT ROOT WORK
 
 bash "$ROOT/ci/netns-cluster.sh" --nodes 2 --slots 2 --rate 1gbit --delay 20us --timeout 240 \

@@ -4,12 +4,10 @@
 # hierarchical-communication config), the test waits for it (bounded) and checks that the job
 # completed and that its store holds every point, verified, with the run marked complete.
 #   $1 rooftune  $2 repository root  $3 scratch folder
-set -euo pipefail
-RT=$(readlink -f "$1")
-ROOT=$(readlink -f "$2")
-WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK"
-WORK=$(readlink -f "$WORK")
+. "$(dirname "$0")/../rt_test_lib.sh"
+rt_args RT ROOT WORK -- "$@"
+rt_scratch "$WORK"
+rt_abs RT ROOT WORK
 export RT ROOT WORK ROOFTUNE_NO_CUDA=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 export ROOFTUNE_PROBE_ARGS=--quick
 

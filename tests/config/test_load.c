@@ -335,25 +335,31 @@ static void override_fails(const char *set, const char *expected_prefix, const c
 
 static void test_override_errors(void)
 {
-    override_fails("measure.max_rep=3", "--set 'measure.max_rep=3': ",
-                   "unknown setting 'measure.max_rep' (did you mean 'measure.max_reps'?)");
-    override_fails("mesure.warmup=1", "--set 'mesure.warmup=1': ", "did you mean 'measure'?");
-    override_fails("kernels.5.name=x", "--set 'kernels.5.name=x': ",
-                   "'kernels' has 2 items (numbered from 0); there is no item 5");
-    override_fails("kernels.x.name=y", "--set 'kernels.x.name=y': ", "write an item number");
-    override_fails("kernels.0.nme=y",
-                   "--set 'kernels.0.nme=y': ", "did you mean 'kernels.0.name'?");
-    override_fails("problem.K", "--set 'problem.K': ", "expected dotted.path=value");
-    override_fails("=3", "--set '=3': ", "malformed path");
-    override_fails("measure..warmup=3", "--set 'measure..warmup=3': ", "malformed path");
-    override_fails("include=x.yaml", "--set 'include=x.yaml': ", "unknown setting 'include'");
-    override_fails("measure.max_reps=abc", "--set measure.max_reps:1:1: ",
-                   "measure.max_reps: expected an integer >= 1, got 'abc'");
-    override_fails("problem.K=[32,", "--set problem.K:2:1: YAML syntax error: ", "flow node");
-    override_fails("problem.precision.range=[1,2]", "--set 'problem.precision.range=[1,2]': ",
-                   "'problem.precision' is a single value");
-    override_fails("counters.7=x", "--set 'counters.7=x': ", "there is no item 7");
-    override_fails("measure.warmup.x=1", "--set 'measure.warmup.x=1': ", "unknown setting");
+    /* the --set, the start of its message and a fragment of the rest */
+    static const struct {
+        const char *set, *prefix, *fragment;
+    } cases[] = {
+        {"measure.max_rep=3", "--set 'measure.max_rep=3': ",
+         "unknown setting 'measure.max_rep' (did you mean 'measure.max_reps'?)"},
+        {"mesure.warmup=1", "--set 'mesure.warmup=1': ", "did you mean 'measure'?"},
+        {"kernels.5.name=x", "--set 'kernels.5.name=x': ",
+         "'kernels' has 2 items (numbered from 0); there is no item 5"},
+        {"kernels.x.name=y", "--set 'kernels.x.name=y': ", "write an item number"},
+        {"kernels.0.nme=y", "--set 'kernels.0.nme=y': ", "did you mean 'kernels.0.name'?"},
+        {"problem.K", "--set 'problem.K': ", "expected dotted.path=value"},
+        {"=3", "--set '=3': ", "malformed path"},
+        {"measure..warmup=3", "--set 'measure..warmup=3': ", "malformed path"},
+        {"include=x.yaml", "--set 'include=x.yaml': ", "unknown setting 'include'"},
+        {"measure.max_reps=abc",
+         "--set measure.max_reps:1:1: ", "measure.max_reps: expected an integer >= 1, got 'abc'"},
+        {"problem.K=[32,", "--set problem.K:2:1: YAML syntax error: ", "flow node"},
+        {"problem.precision.range=[1,2]",
+         "--set 'problem.precision.range=[1,2]': ", "'problem.precision' is a single value"},
+        {"counters.7=x", "--set 'counters.7=x': ", "there is no item 7"},
+        {"measure.warmup.x=1", "--set 'measure.warmup.x=1': ", "unknown setting"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        override_fails(cases[i].set, cases[i].prefix, cases[i].fragment);
     rt_config cfg;
     rt_err err;
     RT_CHECK(load("minimal.yaml", (const char *const[]){"kernels.0.name=x"}, 1, &cfg, &err) != 0);
@@ -526,12 +532,10 @@ static void test_device_fields(void)
     for (int i = 0; i < n; ++i)
         has_optin |= strcmp(names[i], "max_shared_per_block_optin") == 0;
     RT_CHECK(has_optin);
-    rt_device_info dev;
-    memset(&dev, 0, sizeof dev);
-    dev.max_shared_per_block_optin = 232448;
-    dev.warp_size = 32;
-    dev.sm_clock_mhz = 1980.5;
-    dev.cc_major = 9;
+    const rt_device_info dev = {.max_shared_per_block_optin = 232448,
+                                .warp_size = 32,
+                                .sm_clock_mhz = 1980.5,
+                                .cc_major = 9};
     double v = 0;
     RT_CHECK(rt_config_device_value(&dev, "max_shared_per_block_optin", &v) == 0 && v == 232448);
     RT_CHECK(rt_config_device_value(&dev, "warp_size", &v) == 0 && v == 32);

@@ -22,23 +22,12 @@ static const rt_param_schema fake_tiled_params[] = {
     {"variant", RT_V_STR, "a|b", "a", 1, "code variant"},
 };
 static const rt_kernel_desc fake_tiled = {
-    .name = "fake.cpu.tiled",
-    .family = "fakefam",
-    .backend = "cpu",
-    .summary = "tiled",
-    .params = fake_tiled_params,
-    .n_params = 3,
-    RT_FAKE_KERNEL_HOOKS,
-};
-static const rt_kernel_desc fake_basic = {
-    .name = "fake.cpu.basic",
-    .family = "fakefam",
-    .backend = "cpu",
-    .summary = "basic",
-    .params = NULL,
-    .n_params = 0,
-    RT_FAKE_KERNEL_HOOKS,
-};
+    RT_FAKE_KERNEL("fake.cpu.tiled", "fakefam", fake_tiled_params), .summary = "tiled"};
+static const rt_kernel_desc fake_basic = {.name = "fake.cpu.basic",
+                                          .family = "fakefam",
+                                          .backend = "cpu",
+                                          .summary = "basic",
+                                          RT_FAKE_KERNEL_HOOKS};
 
 /* 0 on success. */
 static int test_registry_init(rt_registry *reg, rt_err *err)

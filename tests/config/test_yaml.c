@@ -114,19 +114,26 @@ static void test_tree(void)
 
 static void test_errors(void)
 {
-    load_fails("a: 1\nb: 2\na: 3\n", "t.yaml:3:1: ", "duplicate key 'a' (first defined at line 1)");
-    load_fails("m:\n  x: 1\n  x: 2\n", "t.yaml:3:3: ", "duplicate key 'x'");
-    load_fails("problem: {K: [32, 64}\n", "t.yaml:1:21: YAML syntax error: ",
-               "did not find expected ',' or ']' (while parsing a flow sequence");
-    load_fails("a: 1\nb:\n\t- 2\n",
-               "t.yaml:3:1: YAML syntax error: ", "found character that cannot start any token");
-    load_fails("a: 'open\nb: 2\n", "t.yaml:3:1: YAML syntax error: ", "quoted scalar");
-    load_fails("a: \xff\xfe\n", "t.yaml:1:4: YAML syntax error: ", "UTF-8");
-    load_fails("a: &x 1\nb: *x\n", "t.yaml:1:4: ", "anchors (&x) are not supported");
-    load_fails("a: 1\nb: *x\n", "t.yaml:2:4: ", "");
-    load_fails("a: 1\n---\nb: 2\n", "t.yaml:2:1: ", "a second YAML document");
-    load_fails("? [a]\n: 1\n", "t.yaml:1:3: ", "a sequence cannot be used as a map key");
-    load_fails("a: !!int 3\n", "t.yaml:1:4: ", "YAML tag '!!int' is not supported");
+    /* the YAML, the start of its message and a fragment of the rest */
+    static const struct {
+        const char *text, *prefix, *fragment;
+    } cases[] = {
+        {"a: 1\nb: 2\na: 3\n", "t.yaml:3:1: ", "duplicate key 'a' (first defined at line 1)"},
+        {"m:\n  x: 1\n  x: 2\n", "t.yaml:3:3: ", "duplicate key 'x'"},
+        {"problem: {K: [32, 64}\n", "t.yaml:1:21: YAML syntax error: ",
+         "did not find expected ',' or ']' (while parsing a flow sequence"},
+        {"a: 1\nb:\n\t- 2\n",
+         "t.yaml:3:1: YAML syntax error: ", "found character that cannot start any token"},
+        {"a: 'open\nb: 2\n", "t.yaml:3:1: YAML syntax error: ", "quoted scalar"},
+        {"a: \xff\xfe\n", "t.yaml:1:4: YAML syntax error: ", "UTF-8"},
+        {"a: &x 1\nb: *x\n", "t.yaml:1:4: ", "anchors (&x) are not supported"},
+        {"a: 1\nb: *x\n", "t.yaml:2:4: ", ""},
+        {"a: 1\n---\nb: 2\n", "t.yaml:2:1: ", "a second YAML document"},
+        {"? [a]\n: 1\n", "t.yaml:1:3: ", "a sequence cannot be used as a map key"},
+        {"a: !!int 3\n", "t.yaml:1:4: ", "YAML tag '!!int' is not supported"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        load_fails(cases[i].text, cases[i].prefix, cases[i].fragment);
     char deep[2100];
     memset(deep, '[', 1000);
     memset(deep + 1000, ']', 1000);

@@ -45,12 +45,7 @@ int main(void)
     RT_CHECK(rt_registry_add_family(&reg, &fam, &err) == 0);
     RT_CHECK(rt_registry_add_family(&reg, &fam, &err) != 0);
     static const rt_param_schema params[] = {{"register_tile", RT_V_INT, "1..64", "8", 1, ""}};
-    static const rt_kernel_desc k = {.name = "spmm.cpu.test",
-                                     .family = "spmm",
-                                     .backend = "cpu",
-                                     .params = params,
-                                     .n_params = 1,
-                                     RT_FAKE_KERNEL_HOOKS};
+    static const rt_kernel_desc k = {RT_FAKE_KERNEL("spmm.cpu.test", "spmm", params)};
     RT_CHECK(rt_registry_add_kernel(&reg, &k, &err) == 0);
     RT_CHECK(rt_registry_add_kernel(&reg, &k, &err) != 0 && rt_test_contains(err.msg, "twice"));
     static const rt_kernel_desc orphan = {
@@ -58,12 +53,7 @@ int main(void)
     RT_CHECK(rt_registry_add_kernel(&reg, &orphan, &err) != 0 &&
              rt_test_contains(err.msg, "unknown family"));
     static const rt_param_schema bad_default[] = {{"b", RT_V_INT, "1..4", "9", 0, ""}};
-    static const rt_kernel_desc badk = {.name = "spmm.cpu.bad",
-                                        .family = "spmm",
-                                        .backend = "cpu",
-                                        .params = bad_default,
-                                        .n_params = 1,
-                                        RT_FAKE_KERNEL_HOOKS};
+    static const rt_kernel_desc badk = {RT_FAKE_KERNEL("spmm.cpu.bad", "spmm", bad_default)};
     RT_CHECK(rt_registry_add_kernel(&reg, &badk, &err) != 0);
     RT_CHECK(rt_registry_find_kernel(&reg, "spmm.cpu.test") == &k);
     RT_CHECK(rt_registry_suggest(&reg, "spmm.cpu.tset") != NULL);

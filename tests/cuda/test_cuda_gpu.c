@@ -298,71 +298,34 @@ static void expect_ok(const rt_kernel_desc *k, const rt_spmm_inputs *in, const r
     n_points_ok += r.status == 0 && r.rel_error <= tol;
 }
 
-static void sweep_matrix(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
-                         const char *mname)
-{
-    static const int64_t ks[] = {1, 7, 33};
-    for (int prec = 0; prec < 2; ++prec)
-        for (int layout = 0; layout < 2; ++layout)
-            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
-                rt_spmm_inputs *in = NULL;
-                rt_err err;
-                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
-                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 7, &in,
-                                          &err) != 0) {
-                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
-                    continue;
-                }
-                double *ref = reference(in);
-                char label[128];
-                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
-                         prec ? "fp64" : "fp32", layout ? "col" : "row");
-                for (size_t i = 0; i < sizeof csr_points / sizeof csr_points[0]; ++i)
-                    expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_CSR), in, dev,
-                              csr_points[i], ref, label);
-                for (size_t i = 0; i < sizeof ell_points / sizeof ell_points[0]; ++i)
-                    expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_ELL), in, dev,
-                              ell_points[i], ref, label);
-                for (size_t i = 0; i < sizeof tiled_points / sizeof tiled_points[0]; ++i)
-                    expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED), in, dev,
-                              tiled_points[i], ref, label);
-                for (size_t i = 0; i < sizeof pipe_points / sizeof pipe_points[0]; ++i)
-                    expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE), in, dev,
-                              pipe_points[i], ref, label);
-                for (size_t i = 0; i < sizeof pipe_bank_points / sizeof pipe_bank_points[0]; ++i) {
-                    const rt_kernel_desc *pipe =
-                        rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
-                    if (layout) {
-                        expect_ok(pipe, in, dev, pipe_bank_points[i], ref, label);
-                        continue;
-                    }
-                    const point_result r = run_point(pipe, in, dev, pipe_bank_points[i], ref);
-                    RT_CHECK_MSG(r.status == RT_INFEASIBLE &&
-                                     rt_test_contains(r.why, "nnz_order=banks"),
-                                 "%s %s [%s]: status %d: %s", pipe->name, pipe_bank_points[i],
-                                 label, r.status, r.why);
-                }
-                expect_ok(rt_registry_find_kernel(reg, RT_SPMM_CUDA_CUSPARSE), in, dev,
-                          "alg=default", ref, label);
-                free(ref);
-                rt_spmm_inputs_destroy(in);
-            }
-}
+/* What a sweep's cases share: the plugin's kernels, the device, and (for the vector sweeps) the
+ * points and the rules that refuse them. */
+typedef struct sweep_ctx {
+    const rt_registry *reg;
+    const rt_device_info *dev;
+    const char *const *points;
+    size_t npoints;
+    const char *row_rule, *col_rule;
+} sweep_ctx;
 
-/* The pipelined Tiled SpMM's 16-byte points over both precisions, both layouts and K = 12, 32, 6:
- * row-major with K a multiple of the vector width runs and is right (K = 12 and 6 leave part of
- * the last register tile past K, zero-filled by whole vectors); every other combination must be
- * refused as infeasible with a reason naming row_rule (K off the width, row-major) or col_rule
- * (column-major), never launched. */
-static void pipe_vector_sweep(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
-                              const char *mname, const char *const *points, size_t npoints,
-                              uint64_t seed, const char *row_rule, const char *col_rule)
+/* One case of a sweep: inputs of one precision, layout and K, their reference and a label. */
+typedef struct sweep_case {
+    const rt_spmm_inputs *in;
+    const double *ref;
+    const char *label;
+    int prec, layout;
+    int64_t k;
+} sweep_case;
+
+/* Calls fn on both precisions, both layouts and every K of ks (nested in that order), on inputs
+ * of a made with seed; inputs that cannot be made are a failure. */
+static void for_each_case(const sweep_ctx *ctx, const rt_csr *a, const char *mname,
+                          const int64_t *ks, size_t nks, uint64_t seed,
+                          void (*fn)(const sweep_ctx *ctx, const sweep_case *c))
 {
-    static const int64_t ks[] = {12, 32, 6};
-    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_PIPE);
     for (int prec = 0; prec < 2; ++prec)
         for (int layout = 0; layout < 2; ++layout)
-            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
+            for (size_t ki = 0; ki < nks; ++ki) {
                 rt_spmm_inputs *in = NULL;
                 rt_err err;
                 if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
@@ -375,21 +338,90 @@ static void pipe_vector_sweep(const rt_registry *reg, const rt_device_info *dev,
                 char label[128];
                 snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
                          prec ? "fp64" : "fp32", layout ? "col" : "row");
-                const int64_t width = prec ? 2 : 4;
-                for (size_t i = 0; i < npoints; ++i) {
-                    if (layout == 0 && ks[ki] % width == 0) {
-                        expect_ok(k, in, dev, points[i], ref, label);
-                        continue;
-                    }
-                    const point_result r = run_point(k, in, dev, points[i], ref);
-                    const char *rule = layout ? col_rule : row_rule;
-                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
-                                 "%s %s [%s]: status %d (expected refused by %s): %s", k->name,
-                                 points[i], label, r.status, rule, r.why);
-                }
+                const sweep_case c = {.in = in,
+                                      .ref = ref,
+                                      .label = label,
+                                      .prec = prec,
+                                      .layout = layout,
+                                      .k = ks[ki]};
+                fn(ctx, &c);
                 free(ref);
                 rt_spmm_inputs_destroy(in);
             }
+}
+
+static void sweep_case_run(const sweep_ctx *ctx, const sweep_case *c)
+{
+    const struct {
+        const char *kernel;
+        const char *const *points;
+        size_t n;
+    } lists[] = {
+        {RT_SPMM_CUDA_CSR, csr_points, sizeof csr_points / sizeof csr_points[0]},
+        {RT_SPMM_CUDA_ELL, ell_points, sizeof ell_points / sizeof ell_points[0]},
+        {RT_SPMM_CUDA_TILED, tiled_points, sizeof tiled_points / sizeof tiled_points[0]},
+        {RT_SPMM_CUDA_TILED_PIPE, pipe_points, sizeof pipe_points / sizeof pipe_points[0]}};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; ++l)
+        for (size_t i = 0; i < lists[l].n; ++i)
+            expect_ok(rt_registry_find_kernel(ctx->reg, lists[l].kernel), c->in, ctx->dev,
+                      lists[l].points[i], c->ref, c->label);
+    for (size_t i = 0; i < sizeof pipe_bank_points / sizeof pipe_bank_points[0]; ++i) {
+        const rt_kernel_desc *pipe = rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_TILED_PIPE);
+        if (c->layout) {
+            expect_ok(pipe, c->in, ctx->dev, pipe_bank_points[i], c->ref, c->label);
+            continue;
+        }
+        const point_result r = run_point(pipe, c->in, ctx->dev, pipe_bank_points[i], c->ref);
+        RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, "nnz_order=banks"),
+                     "%s %s [%s]: status %d: %s", pipe->name, pipe_bank_points[i], c->label,
+                     r.status, r.why);
+    }
+    expect_ok(rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_CUSPARSE), c->in, ctx->dev,
+              "alg=default", c->ref, c->label);
+}
+
+static void sweep_matrix(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                         const char *mname)
+{
+    static const int64_t ks[] = {1, 7, 33};
+    const sweep_ctx ctx = {.reg = reg, .dev = dev};
+    for_each_case(&ctx, a, mname, ks, sizeof ks / sizeof ks[0], 7, sweep_case_run);
+}
+
+static void pipe_vector_case(const sweep_ctx *ctx, const sweep_case *c)
+{
+    const rt_kernel_desc *k = rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_TILED_PIPE);
+    const int64_t width = c->prec ? 2 : 4;
+    for (size_t i = 0; i < ctx->npoints; ++i) {
+        if (c->layout == 0 && c->k % width == 0) {
+            expect_ok(k, c->in, ctx->dev, ctx->points[i], c->ref, c->label);
+            continue;
+        }
+        const point_result r = run_point(k, c->in, ctx->dev, ctx->points[i], c->ref);
+        const char *rule = c->layout ? ctx->col_rule : ctx->row_rule;
+        RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                     "%s %s [%s]: status %d (expected refused by %s): %s", k->name, ctx->points[i],
+                     c->label, r.status, rule, r.why);
+    }
+}
+
+/* The pipelined Tiled SpMM's 16-byte points over both precisions, both layouts and K = 12, 32, 6:
+ * row-major with K a multiple of the vector width runs and is right (K = 12 and 6 leave part of
+ * the last register tile past K, zero-filled by whole vectors); every other combination must be
+ * refused as infeasible with a reason naming row_rule (K off the width, row-major) or col_rule
+ * (column-major), never launched. */
+static void pipe_vector_sweep(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                              const char *mname, const char *const *points, size_t npoints,
+                              uint64_t seed, const char *row_rule, const char *col_rule)
+{
+    static const int64_t ks[] = {12, 32, 6};
+    const sweep_ctx ctx = {.reg = reg,
+                           .dev = dev,
+                           .points = points,
+                           .npoints = npoints,
+                           .row_rule = row_rule,
+                           .col_rule = col_rule};
+    for_each_case(&ctx, a, mname, ks, sizeof ks / sizeof ks[0], seed, pipe_vector_case);
 }
 
 /* 16-byte vectors of the pipelined Tiled SpMM (vector 1: copies of B, 2: and stores of C); the
@@ -429,6 +461,49 @@ static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *de
                       "vector=", "swizzle=1");
 }
 
+static void tma_case(const sweep_ctx *ctx, const sweep_case *c)
+{
+    const rt_kernel_desc *k = rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_TILED_TMA);
+    /* Whole rows: one register tile of K, merged runs, C a warp at a time. */
+    char whole[3][160];
+    snprintf(whole[0], sizeof whole[0],
+             "block_size=64,buffer_kib=2,n_buffers=3,register_tile=%lld,"
+             "merge_runs=1,skew=1,c_store=bulk",
+             (long long)c->k);
+    snprintf(whole[1], sizeof whole[1],
+             "block_size=128,buffer_kib=1,n_buffers=2,register_tile=%lld,"
+             "merge_runs=1,producer=0,staging=csr",
+             (long long)c->k);
+    snprintf(whole[2], sizeof whole[2],
+             "block_size=32,buffer_kib=4,n_buffers=1,register_tile=%lld,"
+             "c_store=bulk,nnz_unroll=2",
+             (long long)c->k);
+    const char *all[8];
+    size_t n = 0;
+    for (size_t i = 0; i < ctx->npoints; ++i)
+        all[n++] = ctx->points[i];
+    for (int i = 0; i < 3; ++i)
+        all[n++] = whole[i];
+    const int64_t width = c->prec ? 2 : 4;
+    for (size_t i = 0; i < n; ++i) {
+        const char *rule = NULL;
+        if (ctx->dev->cc_major < 9)
+            rule = "compute capability 9.0";
+        else if (c->layout)
+            rule = "layout=col";
+        else if (c->k % width != 0)
+            rule = "K=";
+        if (!rule) {
+            expect_ok(k, c->in, ctx->dev, all[i], c->ref, c->label);
+            continue;
+        }
+        const point_result r = run_point(k, c->in, ctx->dev, all[i], c->ref);
+        RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                     "%s %s [%s]: status %d (expected refused by '%s'): %s", k->name, all[i],
+                     c->label, r.status, rule, r.why);
+    }
+}
+
 /* The bulk-copy Tiled SpMM (spmm.cuda.tiled_tma) over both precisions, both layouts and K = 32,
  * 12, 8: row-major points with K a multiple of the 16-byte width run and are right (K = 12 and 8
  * leave part of the last register tile past K: those columns are not copied and not stored), on
@@ -452,63 +527,9 @@ static void tma_points(const rt_registry *reg, const rt_device_info *dev, const 
         "nnz_unroll=1",
         "block_size=64,buffer_kib=1,n_buffers=3,register_tile=8,producer=0,nnz_unroll=8"};
     static const int64_t ks[] = {32, 12, 8, 6};
-    const rt_kernel_desc *k = rt_registry_find_kernel(reg, RT_SPMM_CUDA_TILED_TMA);
-    for (int prec = 0; prec < 2; ++prec)
-        for (int layout = 0; layout < 2; ++layout)
-            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki) {
-                rt_spmm_inputs *in = NULL;
-                rt_err err;
-                if (rt_spmm_inputs_create(a, ks[ki], prec ? RT_FP64 : RT_FP32,
-                                          layout ? RT_COL_MAJOR : RT_ROW_MAJOR, 13, &in,
-                                          &err) != 0) {
-                    RT_CHECK_MSG(0, "inputs: %s", err.msg);
-                    continue;
-                }
-                double *ref = reference(in);
-                char label[128];
-                snprintf(label, sizeof label, "%s K=%lld %s %s", mname, (long long)ks[ki],
-                         prec ? "fp64" : "fp32", layout ? "col" : "row");
-                /* Whole rows: one register tile of K, merged runs, C a warp at a time. */
-                char whole[3][160];
-                snprintf(whole[0], sizeof whole[0],
-                         "block_size=64,buffer_kib=2,n_buffers=3,register_tile=%lld,"
-                         "merge_runs=1,skew=1,c_store=bulk",
-                         (long long)ks[ki]);
-                snprintf(whole[1], sizeof whole[1],
-                         "block_size=128,buffer_kib=1,n_buffers=2,register_tile=%lld,"
-                         "merge_runs=1,producer=0,staging=csr",
-                         (long long)ks[ki]);
-                snprintf(whole[2], sizeof whole[2],
-                         "block_size=32,buffer_kib=4,n_buffers=1,register_tile=%lld,"
-                         "c_store=bulk,nnz_unroll=2",
-                         (long long)ks[ki]);
-                const char *all[8];
-                size_t n = 0;
-                for (size_t i = 0; i < sizeof points / sizeof points[0]; ++i)
-                    all[n++] = points[i];
-                for (int i = 0; i < 3; ++i)
-                    all[n++] = whole[i];
-                const int64_t width = prec ? 2 : 4;
-                for (size_t i = 0; i < n; ++i) {
-                    const char *rule = NULL;
-                    if (dev->cc_major < 9)
-                        rule = "compute capability 9.0";
-                    else if (layout)
-                        rule = "layout=col";
-                    else if (ks[ki] % width != 0)
-                        rule = "K=";
-                    if (!rule) {
-                        expect_ok(k, in, dev, all[i], ref, label);
-                        continue;
-                    }
-                    const point_result r = run_point(k, in, dev, all[i], ref);
-                    RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
-                                 "%s %s [%s]: status %d (expected refused by '%s'): %s", k->name,
-                                 all[i], label, r.status, rule, r.why);
-                }
-                free(ref);
-                rt_spmm_inputs_destroy(in);
-            }
+    const sweep_ctx ctx = {
+        .reg = reg, .dev = dev, .points = points, .npoints = sizeof points / sizeof points[0]};
+    for_each_case(&ctx, a, mname, ks, sizeof ks / sizeof ks[0], 13, tma_case);
 }
 
 /* Every cuSPARSE algorithm on every precision and layout: a supported combination must be right,

@@ -17,6 +17,7 @@
 
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
+#include "rt_test_nvrtc.h"
 #include "rt_test_embedded.h"
 
 static void remove_tree(const char *dir)
@@ -125,14 +126,8 @@ static void test_cache(const char *cache)
     const char *defs_a[] = {"SCALE=2", "UNUSED=7"};
     const char *defs_b[] = {"UNUSED=7", "SCALE=2"}; /* same set, other order */
     const char *defs_c[] = {"SCALE=3", "UNUSED=7"};
-    rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                   .source = tiny_source,
-                                   .defines = defs_a,
-                                   .n_defines = 2,
-                                   .entry = "tiny",
-                                   .cc_major = 9,
-                                   .cc_minor = 0,
-                                   .cache_dir = cache};
+    rt_cuda_compile_request req =
+        rt_test_sm90_request("tiny.cu", tiny_source, "tiny", defs_a, 2, cache);
     rt_cuda_image first, again, other;
     RT_CHECK_MSG(rt_cuda_compile(&req, &first, &err) == 0, "%s", err.msg);
     RT_CHECK(first.data && first.size > 0 && !first.from_cache && !first.is_ptx);
@@ -255,26 +250,15 @@ static void test_garbage(const char *cache)
     const char *bad_defines[][1] = {{"NOEQUALS"}, {"1X=2"},    {"A=b c"}, {"A="},
                                     {"=3"},       {"A=\"q\""}, {""},      {"A-B=1"}};
     for (size_t i = 0; i < sizeof bad_defines / sizeof bad_defines[0]; ++i) {
-        rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                       .source = tiny_source,
-                                       .defines = bad_defines[i],
-                                       .n_defines = 1,
-                                       .entry = "tiny",
-                                       .cc_major = 9,
-                                       .cc_minor = 0,
-                                       .cache_dir = cache};
+        const rt_cuda_compile_request req =
+            rt_test_sm90_request("tiny.cu", tiny_source, "tiny", bad_defines[i], 1, cache);
         RT_CHECK_MSG(rt_cuda_compile(&req, &img, &err) != 0, "define '%s' accepted",
                      bad_defines[i][0]);
         RT_CHECK(rt_test_contains(err.msg, "tiny.cu"));
     }
     const char *null_define[] = {NULL};
-    rt_cuda_compile_request req = {.source_name = "tiny.cu",
-                                   .source = tiny_source,
-                                   .defines = null_define,
-                                   .n_defines = 1,
-                                   .entry = "tiny",
-                                   .cc_major = 9,
-                                   .cc_minor = 0};
+    rt_cuda_compile_request req =
+        rt_test_sm90_request("tiny.cu", tiny_source, "tiny", null_define, 1, NULL);
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
     req.n_defines = RT_CUDA_MAX_DEFINES + 1;
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
@@ -353,14 +337,8 @@ static void test_real_sources(const char *cache)
             snprintf(d[5], sizeof d[5], "STAGING_ELL=%d", variant != 3);
             snprintf(d[6], sizeof d[6], "INDEX_BYTES=%d", variant == 2 ? 4 : 2);
             const char *defs[7] = {d[0], d[1], d[2], d[3], d[4], d[5], d[6]};
-            rt_cuda_compile_request req = {.source_name = sources[s].file,
-                                           .source = text,
-                                           .defines = defs,
-                                           .n_defines = is_tiled ? 7 : 5,
-                                           .entry = sources[s].entry,
-                                           .cc_major = 9,
-                                           .cc_minor = 0,
-                                           .cache_dir = cache};
+            const rt_cuda_compile_request req = rt_test_sm90_request(
+                sources[s].file, text, sources[s].entry, defs, is_tiled ? 7 : 5, cache);
             rt_cuda_image img;
             rt_err err;
             RT_CHECK_MSG(rt_cuda_compile(&req, &img, &err) == 0, "%s variant %d: %s",
@@ -371,13 +349,8 @@ static void test_real_sources(const char *cache)
          * compile time by the source itself. */
         if (is_tiled) {
             const char *defs[] = {"BLOCK_SIZE=48", "STAGING_ELL=1"};
-            rt_cuda_compile_request req = {.source_name = sources[s].file,
-                                           .source = text,
-                                           .defines = defs,
-                                           .n_defines = 2,
-                                           .entry = sources[s].entry,
-                                           .cc_major = 9,
-                                           .cc_minor = 0};
+            const rt_cuda_compile_request req =
+                rt_test_sm90_request(sources[s].file, text, sources[s].entry, defs, 2, NULL);
             rt_cuda_image img;
             rt_err err;
             RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0 &&

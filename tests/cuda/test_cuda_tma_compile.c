@@ -8,6 +8,7 @@
 
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
+#include "rt_test_nvrtc.h"
 #include "rt_test_embedded.h"
 
 typedef struct tma_set {
@@ -34,35 +35,34 @@ static const tma_set sets[] = {
 
 static void compile_set(const tma_set *s, const char *source)
 {
+    /* The defines in this order; NTILES only with interleaved tiles. */
+    const struct {
+        const char *name;
+        int value;
+    } values[] = {{"RT_FP64", s->fp64},
+                  {"RT_ROW_MAJOR", 1},
+                  {"BLOCK_SIZE", s->block},
+                  {"REGISTER", s->reg},
+                  {"MIN_BLOCKS", s->min_blocks},
+                  {"STAGING_ELL", s->ell},
+                  {"INDEX_BYTES", s->index_bytes},
+                  {"NNZ_UNROLL", s->unroll},
+                  {"N_BUFFERS", s->buffers},
+                  {"PRODUCER", s->producer},
+                  {"MERGE_RUNS", s->merge},
+                  {"SKEW", s->skew},
+                  {"C_BULK", s->c_bulk},
+                  {"TILE_INTERLEAVE", s->interleave},
+                  {"NTILES", s->ntiles}};
+    const int n = (int)(sizeof values / sizeof values[0]) - (s->interleave ? 0 : 1);
     char text[16][RT_CUDA_DEFINE_MAX];
     const char *defs[16];
-    int n = 0;
-#define DEF(name, v) snprintf(text[n], sizeof text[n], "%s=%d", name, v), defs[n] = text[n], ++n
-    DEF("RT_FP64", s->fp64);
-    DEF("RT_ROW_MAJOR", 1);
-    DEF("BLOCK_SIZE", s->block);
-    DEF("REGISTER", s->reg);
-    DEF("MIN_BLOCKS", s->min_blocks);
-    DEF("STAGING_ELL", s->ell);
-    DEF("INDEX_BYTES", s->index_bytes);
-    DEF("NNZ_UNROLL", s->unroll);
-    DEF("N_BUFFERS", s->buffers);
-    DEF("PRODUCER", s->producer);
-    DEF("MERGE_RUNS", s->merge);
-    DEF("SKEW", s->skew);
-    DEF("C_BULK", s->c_bulk);
-    DEF("TILE_INTERLEAVE", s->interleave);
-    if (s->interleave)
-        DEF("NTILES", s->ntiles);
-#undef DEF
-    rt_cuda_compile_request req = {.source_name = "spmm_tiled_tma.cu",
-                                   .source = source,
-                                   .defines = defs,
-                                   .n_defines = n,
-                                   .entry = "rt_spmm_tiled_tma",
-                                   .cc_major = 9,
-                                   .cc_minor = 0,
-                                   .cache_dir = NULL};
+    for (int i = 0; i < n; ++i) {
+        snprintf(text[i], sizeof text[i], "%s=%d", values[i].name, values[i].value);
+        defs[i] = text[i];
+    }
+    const rt_cuda_compile_request req =
+        rt_test_sm90_request("spmm_tiled_tma.cu", source, "rt_spmm_tiled_tma", defs, n, NULL);
     rt_cuda_image img;
     rt_err err;
     const int rc = rt_cuda_compile(&req, &img, &err);

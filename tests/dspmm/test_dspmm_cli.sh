@@ -84,15 +84,12 @@ failure)
   set -e
   [ "$rc" = 124 ] && fail "the run hung"
   [ "$rc" = 1 ] || { cat "$WORK/fail.log" >&2; fail "exit status $rc, want 1 (points in error)"; }
-  n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status='error'")
-  [ "$n" = 2 ] || fail "$n points in error, want 2"
+  rt_sql_is "$db" 2 "SELECT COUNT(*) FROM points WHERE status='error'" || fail "$got points in error, want 2"
   r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"run\"%'")
   echo "$r" | grep -q "rank 2" || fail "run failure does not name rank 2: $r"
   echo "$r" | grep -q "injected failure on rank 2" || fail "run failure lost its cause: $r"
-  r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"setup\"%'")
-  echo "$r" | grep -q "^rank 2: .*injected failure on rank 2 in setup" || fail "setup failure: $r"
-  st=$(sql "$db" "SELECT status FROM runs")
-  [ "$st" = complete ] || fail "run status $st"
+  rt_sql_has "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"setup\"%'" "^rank 2: .*injected failure on rank 2 in setup" || fail "setup failure: $got"
+  rt_sql_is "$db" complete "SELECT status FROM runs" || fail "run status $got"
   echo "failure: ok"
   ;;
 model)

@@ -73,8 +73,7 @@ run_case() {
   echo "$summary" | grep -q ' 0 wrong, 0 infeasible, 0 error(s), 0 timeout(s)' ||
     { cat "$WORK/$name.log" >&2; fail "$name: $summary"; }
   local n
-  n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status='ok' AND verified=1 AND ranks=$np AND kernel='dspmm.cuda.sender'")
-  [ "$n" = 24 ] || fail "$name: $n verified GPU points, want 24"
+  rt_sql_is "$db" 24 "SELECT COUNT(*) FROM points WHERE status='ok' AND verified=1 AND ranks=$np AND kernel='dspmm.cuda.sender'" || fail "$name: $got verified GPU points, want 24"
   compare_with_cpu "$db" || fail "$name: GPU and CPU volumes differ"
 }
 
@@ -138,10 +137,7 @@ rc=$?
 set -e
 [ "$rc" = 124 ] && fail "the failure run hung"
 [ "$rc" = 1 ] || { cat "$WORK/fail.log" >&2; fail "failure run: exit status $rc, want 1"; }
-n=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status='error'")
-[ "$n" = 2 ] || fail "$n points in error, want 2"
-r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"run\"%'")
-echo "$r" | grep -q "injected failure on rank 2" || fail "run failure: $r"
-r=$(sql "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"setup\"%'")
-echo "$r" | grep -q "rank 2.*injected failure on rank 2 in setup" || fail "setup failure: $r"
+rt_sql_is "$db" 2 "SELECT COUNT(*) FROM points WHERE status='error'" || fail "$got points in error, want 2"
+rt_sql_has "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"run\"%'" "injected failure on rank 2" || fail "run failure: $got"
+rt_sql_has "$db" "SELECT reason FROM points WHERE params LIKE '%\"fail_at\":\"setup\"%'" "rank 2.*injected failure on rank 2 in setup" || fail "setup failure: $got"
 echo "dspmm.cuda.sender: ok"

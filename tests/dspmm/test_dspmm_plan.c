@@ -259,15 +259,13 @@ static void test_volume_relations(void)
     make_matrix(&a, 600, 600, 8, 0, 0, 0);
     dspmm_model_result r[3];
     for (int kind = 0; kind < 3; ++kind) {
-        dspmm_model_opts o;
-        memset(&o, 0, sizeof o);
-        o.nranks = 12;
-        o.ranks_per_node = 6;
-        o.ranks_per_socket = 3;
-        o.p_batch = 1;
-        o.comm = (dspmm_comm_kind)kind;
-        o.k = 8;
-        o.prec = RT_FP32;
+        const dspmm_model_opts o = {.nranks = 12,
+                                    .ranks_per_node = 6,
+                                    .ranks_per_socket = 3,
+                                    .p_batch = 1,
+                                    .comm = (dspmm_comm_kind)kind,
+                                    .k = 8,
+                                    .prec = RT_FP32};
         char why[128];
         rt_err err;
         RT_CHECK(dspmm_model_run(&a, &o, &r[kind], why, sizeof why, &err) == 0);

@@ -34,10 +34,7 @@ for pair in "model_h2d_bytes:bytes_h2d" "model_d2h_bytes:bytes_d2h"; do
 done
 d=$(sql "$db" "SELECT params FROM points p WHERE $ok AND IFNULL($(m model_peer_bytes), 0) != $(m bytes_d2d) + $(m bytes_ipc) LIMIT 2")
 [ -z "$d" ] || fail "model_peer_bytes differs from the device-to-device bytes: $d"
-for t in socket node global; do
-  d=$(sql "$db" "SELECT params FROM points p WHERE $ok AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 2")
-  [ -z "$d" ] || fail "measured $t bytes differ from the traffic model: $d"
-done
+rt_net_bytes_modelled "$db" "$ok" params
 ipc="$ok AND $(m transport_ipc) = 1"
 nipc=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $ipc")
 [ "$nipc" -ge 12 ] || fail "only $nipc points ran with ipc"

@@ -31,10 +31,7 @@ for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_d2h_c mpi_tiles_recv; do
   bad=$(sql "$db" "SELECT params || ': ' || $(m "$c") || ' vs ' || $(m "model_$c") FROM points p WHERE $tiled AND $(m "$c") != $(m "model_$c") LIMIT 2")
   [ -z "$bad" ] || fail "$c differs from the model: $bad"
 done
-for t in socket node global; do
-  bad=$(sql "$db" "SELECT kernel || ' ' || params FROM points p WHERE status = 'ok' AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 2")
-  [ -z "$bad" ] || fail "measured $t bytes differ from the traffic model: $bad"
-done
+rt_net_bytes_modelled "$db" "status = 'ok'" "kernel || ' ' || params"
 # Where the tiles divide everything (t = 4, b = c = 2 on 12 x 12 x 12 tiles), Eq. (1) and the
 # volume formula hold exactly.
 div="$tiled AND params LIKE '%\"b\":2,%' AND params LIKE '%\"t\":4%'"

@@ -43,65 +43,47 @@ static void expect_error(const char *name, int line, const char *fragment)
 
 static void test_hostile(void)
 {
-    expect_error("truncated.mtx", 6, "expected 3 fields");
-    expect_error("too_few.mtx", 5, "file ends after 3 of the 5 entries declared on line 2");
-    expect_error("too_many.mtx", 5, "more entries than the 2 declared on line 2");
-    expect_error("row_out_of_range.mtx", 4, "row index 5 is outside 1..4");
-    expect_error("col_out_of_range.mtx", 4, "column index 9 is outside 1..3");
-    expect_error("zero_index.mtx", 4,
-                 "row index 0 is outside 1..3 (Matrix Market indices start at 1)");
-    expect_error("overflow_index.mtx", 3, "row index '99999999999999999999' is not an integer");
-    expect_error("huge_sizes.mtx", 2, "bytes of memory on this host");
-    expect_error("huge_cols.mtx", 2, "3000000000 columns exceed the limit of 2147483647");
-    expect_error("negative_size.mtx", 2, "rows = -3 is negative");
-    expect_error("non_number_index.mtx", 4, "column index 'x' is not an integer");
-    expect_error("non_number_value.mtx", 4, "value 'abc' is not a finite real number");
-    expect_error("nan_value.mtx", 3, "value 'nan' is not a finite real number");
-    expect_error("bad_banner.mtx", 1, "missing Matrix Market banner");
-    expect_error("garbled_banner.mtx", 1, "garbled banner");
-    expect_error("no_banner.mtx", 1, "missing Matrix Market banner");
-    expect_error("vector_banner.mtx", 1, "'vector' is not supported");
-    expect_error("complex.mtx", 1, "complex matrices are not supported");
-    expect_error("hermitian.mtx", 1, "hermitian matrices are not supported");
-    expect_error("missing_size.mtx", 4, "file ends before the size line");
-    expect_error("bad_size_line.mtx", 2,
-                 "size line must be 'rows cols nonzeros' (3 numbers), found 2");
-    expect_error("size_not_number.mtx", 2, "cols 'three' is not an integer");
-    expect_error("trailing_fields.mtx", 4, "expected 3 fields 'row col value', found 4");
-    expect_error("trailing_garbage_value.mtx", 4, "value '3.5x' is not a finite real number");
-    expect_error("garbage_after.mtx", 7, "more entries than the 2 declared on line 2");
-    expect_error("skew_diagonal.mtx", 4, "nonzero diagonal entry (2, 2)");
-    expect_error("nonsquare_symmetric.mtx", 2, "must be square");
-    expect_error("integer_not_integer.mtx", 4, "value '1.5' is not an integer");
-    expect_error("array_too_few.mtx", 5, "file ends after 3 of the 4 entries");
-    expect_error("array_too_many.mtx", 5, "more entries than the 2 declared");
-    expect_error("array_pattern.mtx", 1, "'array pattern'");
-    expect_error("empty.mtx", 1, "empty file");
-
-    rt_err err;
-    rt_csr m;
-    RT_CHECK(rt_mmio_read(RT_INPUTS_MTX_DIR "/does_not_exist.mtx", &m, &err) != 0 &&
-             rt_test_contains(err.msg, "cannot open ") &&
-             rt_test_contains(err.msg, "does_not_exist.mtx: No such file"));
-
-    RT_CHECK_MSG(rt_mmio_read(RT_INPUTS_MTX_DIR, &m, &err) != 0 &&
-                     rt_test_contains(err.msg, "it is a folder, not a regular file"),
-                 "%s", err.msg);
-
-    /* A NUL byte in the data (a binary file given by mistake). */
-    char path[1024];
-    snprintf(path, sizeof path, "%s/nul_byte.mtx", RT_INPUTS_TMP_DIR);
-    FILE *f = fopen(path, "wb");
-    RT_CHECK(f != NULL);
-    if (f) {
-        static const char text[] =
-            "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1\0 2.0\n";
-        fwrite(text, 1, sizeof text - 1, f);
-        fclose(f);
-        RT_CHECK(rt_mmio_read(path, &m, &err) != 0 &&
-                 rt_test_contains(err.msg, "nul_byte.mtx:3:") &&
-                 rt_test_contains(err.msg, "NUL byte"));
-    }
+    /* file, the line the message names, a fragment of the message */
+    static const struct {
+        const char *name;
+        int line;
+        const char *fragment;
+    } cases[] = {
+        {"truncated.mtx", 6, "expected 3 fields"},
+        {"too_few.mtx", 5, "file ends after 3 of the 5 entries declared on line 2"},
+        {"too_many.mtx", 5, "more entries than the 2 declared on line 2"},
+        {"row_out_of_range.mtx", 4, "row index 5 is outside 1..4"},
+        {"col_out_of_range.mtx", 4, "column index 9 is outside 1..3"},
+        {"zero_index.mtx", 4, "row index 0 is outside 1..3 (Matrix Market indices start at 1)"},
+        {"overflow_index.mtx", 3, "row index '99999999999999999999' is not an integer"},
+        {"huge_sizes.mtx", 2, "bytes of memory on this host"},
+        {"huge_cols.mtx", 2, "3000000000 columns exceed the limit of 2147483647"},
+        {"negative_size.mtx", 2, "rows = -3 is negative"},
+        {"non_number_index.mtx", 4, "column index 'x' is not an integer"},
+        {"non_number_value.mtx", 4, "value 'abc' is not a finite real number"},
+        {"nan_value.mtx", 3, "value 'nan' is not a finite real number"},
+        {"bad_banner.mtx", 1, "missing Matrix Market banner"},
+        {"garbled_banner.mtx", 1, "garbled banner"},
+        {"no_banner.mtx", 1, "missing Matrix Market banner"},
+        {"vector_banner.mtx", 1, "'vector' is not supported"},
+        {"complex.mtx", 1, "complex matrices are not supported"},
+        {"hermitian.mtx", 1, "hermitian matrices are not supported"},
+        {"missing_size.mtx", 4, "file ends before the size line"},
+        {"bad_size_line.mtx", 2, "size line must be 'rows cols nonzeros' (3 numbers), found 2"},
+        {"size_not_number.mtx", 2, "cols 'three' is not an integer"},
+        {"trailing_fields.mtx", 4, "expected 3 fields 'row col value', found 4"},
+        {"trailing_garbage_value.mtx", 4, "value '3.5x' is not a finite real number"},
+        {"garbage_after.mtx", 7, "more entries than the 2 declared on line 2"},
+        {"skew_diagonal.mtx", 4, "nonzero diagonal entry (2, 2)"},
+        {"nonsquare_symmetric.mtx", 2, "must be square"},
+        {"integer_not_integer.mtx", 4, "value '1.5' is not an integer"},
+        {"array_too_few.mtx", 5, "file ends after 3 of the 4 entries"},
+        {"array_too_many.mtx", 5, "more entries than the 2 declared"},
+        {"array_pattern.mtx", 1, "'array pattern'"},
+        {"empty.mtx", 1, "empty file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        expect_error(cases[i].name, cases[i].line, cases[i].fragment);
 }
 
 static rt_csr read_ok(const char *name)
@@ -143,63 +125,36 @@ static void expect_dense(const char *name, const rt_csr *m, int64_t rows, int64_
 
 static void test_valid(void)
 {
+    /* file, its shape and its dense row-major picture */
+    const struct {
+        const char *name;
+        int64_t rows, cols;
+        const double *dense;
+    } cases[] = {
+        {"symmetric.mtx", 4, 4,
+         (const double[]){2.0, -1.5, 0, 0, -1.5, 0, 0, 0.25, 0, 0, 4, 0, 0, 0.25, 0, 8}},
+        {"skew.mtx", 3, 3, (const double[]){0, -1.5, 0, 1.5, 0, 2.0, 0, -2.0, 0}},
+        {"pattern.mtx", 3, 4, (const double[]){0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0}},
+        {"pattern_symmetric.mtx", 3, 3, (const double[]){1, 0, 1, 0, 0, 0, 1, 0, 0}},
+        {"integer.mtx", 2, 3, (const double[]){5, 0, -7, 12, 0, 0}},
+        {"array.mtx", 2, 3, (const double[]){1, 0, 3, 4, 5, -6}},
+        {"array_symmetric.mtx", 3, 3, (const double[]){1, 2, 3, 2, 4, 5, 3, 5, 6}},
+        {"array_skew.mtx", 3, 3, (const double[]){0, -1, -2, 1, 0, -3, 2, 3, 0}},
+        {"duplicates.mtx", 3, 3, (const double[]){-1, 0.75, 0, 0, 0, 0, 2, 0, 2}},
+        {"crlf_upper.mtx", 2, 2, (const double[]){1.5, 0, 0, -2.5}},
+    };
     rt_csr m;
-
-    m = read_ok("symmetric.mtx");
-    const double sym[] = {2.0, -1.5, 0, 0, -1.5, 0, 0, 0.25, 0, 0, 4, 0, 0, 0.25, 0, 8};
-    expect_dense("symmetric.mtx", &m, 4, 4, sym);
-    rt_csr_free(&m);
-
-    m = read_ok("skew.mtx");
-    const double skew[] = {0, -1.5, 0, 1.5, 0, 2.0, 0, -2.0, 0};
-    expect_dense("skew.mtx", &m, 3, 3, skew);
-    rt_csr_free(&m);
-
-    m = read_ok("pattern.mtx");
-    const double pat[] = {0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0};
-    expect_dense("pattern.mtx", &m, 3, 4, pat);
-    rt_csr_free(&m);
-
-    m = read_ok("pattern_symmetric.mtx");
-    const double psym[] = {1, 0, 1, 0, 0, 0, 1, 0, 0};
-    expect_dense("pattern_symmetric.mtx", &m, 3, 3, psym);
-    rt_csr_free(&m);
-
-    m = read_ok("integer.mtx");
-    const double ints[] = {5, 0, -7, 12, 0, 0};
-    expect_dense("integer.mtx", &m, 2, 3, ints);
-    rt_csr_free(&m);
-
-    m = read_ok("array.mtx");
-    const double arr[] = {1, 0, 3, 4, 5, -6};
-    expect_dense("array.mtx", &m, 2, 3, arr);
-    rt_csr_free(&m);
-
-    m = read_ok("array_symmetric.mtx");
-    const double asym[] = {1, 2, 3, 2, 4, 5, 3, 5, 6};
-    expect_dense("array_symmetric.mtx", &m, 3, 3, asym);
-    rt_csr_free(&m);
-
-    m = read_ok("array_skew.mtx");
-    const double askew[] = {0, -1, -2, 1, 0, -3, 2, 3, 0};
-    expect_dense("array_skew.mtx", &m, 3, 3, askew);
-    rt_csr_free(&m);
-
-    m = read_ok("duplicates.mtx");
-    const double dup[] = {-1, 0.75, 0, 0, 0, 0, 2, 0, 2};
-    expect_dense("duplicates.mtx", &m, 3, 3, dup);
-    rt_csr_free(&m);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        m = read_ok(cases[i].name);
+        expect_dense(cases[i].name, &m, cases[i].rows, cases[i].cols, cases[i].dense);
+        rt_csr_free(&m);
+    }
 
     m = read_ok("empty_rows.mtx");
     const double er[] = {0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
     expect_dense("empty_rows.mtx", &m, 5, 4, er);
     if (m.rowptr)
         RT_CHECK(m.rowptr[1] == 0 && m.rowptr[3] == 2 && m.rowptr[4] == 2);
-    rt_csr_free(&m);
-
-    m = read_ok("crlf_upper.mtx");
-    const double crlf[] = {1.5, 0, 0, -2.5};
-    expect_dense("crlf_upper.mtx", &m, 2, 2, crlf);
     rt_csr_free(&m);
 
     m = read_ok("no_entries.mtx");
@@ -270,14 +225,9 @@ static void test_short_file_and_budget(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/promises_more.mtx", RT_INPUTS_TMP_DIR);
-    FILE *f = fopen(path, "w");
-    RT_CHECK(f != NULL);
-    if (!f)
+    if (rt_test_write_file(path, "%%MatrixMarket matrix coordinate real symmetric\n"
+                                 "20000 20000 10000000\n1 1 1.0\n2 1 2.0\n3 3 3.0\n") != 0)
         return;
-    fputs("%%MatrixMarket matrix coordinate real symmetric\n"
-          "20000 20000 10000000\n1 1 1.0\n2 1 2.0\n3 3 3.0\n",
-          f);
-    fclose(f);
     rt_err err;
     rt_err_clear(&err);
     rt_csr m;
@@ -293,15 +243,11 @@ static void test_short_file_and_budget(void)
                      rt_test_contains(err.msg, "more than the 1000000 bytes allowed"),
                  "got: %s", err.msg);
 
-    /* A valid file within a budget it fits: read as without one; mirrored entries included. */
-    f = fopen(path, "w");
-    RT_CHECK(f != NULL);
-    if (!f)
+    /* A valid file within a budget it fits: read as without one; mirrored entries included. No
+     * final line break: the tightest file the capacity bound must still hold. */
+    if (rt_test_write_file(path, "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n"
+                                 "1 1 1.0\n2 1 2.0\n3 3 3.0") != 0)
         return;
-    fputs("%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1.0\n2 1 2.0\n"
-          "3 3 3.0",
-          f); /* no final line break: the tightest file the capacity bound must still hold */
-    fclose(f);
     rt_err_clear(&err);
     RT_CHECK_MSG(rt_mmio_read_within(path, 1e6, &m, &err) == 0, "%s", err.msg);
     if (m.rowptr) {

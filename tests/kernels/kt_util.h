@@ -83,6 +83,27 @@ static inline void kt_coo_random(kt_coo *m, int64_t rows, int64_t cols, double d
     }
 }
 
+/* rows x cols with row `row` dense (values from kt_value seeded with seed), then the entries (0,
+ * c0) = v0 and (rows - 1, c1) = v1. */
+static inline void kt_coo_dense_row(kt_coo *m, int64_t rows, int64_t cols, int64_t row,
+                                    uint64_t seed, int64_t c0, double v0, int64_t c1, double v1)
+{
+    kt_coo_init(m, rows, cols);
+    uint64_t st = seed;
+    for (int64_t c = 0; c < cols; ++c)
+        kt_coo_add(m, row, c, kt_value(&st));
+    kt_coo_add(m, 0, c0, v0);
+    kt_coo_add(m, rows - 1, c1, v1);
+}
+
+/* rows x 1 with an entry scale * (r + 1) in every step-th row r. */
+static inline void kt_coo_column(kt_coo *m, int64_t rows, int64_t step, double scale)
+{
+    kt_coo_init(m, rows, 1);
+    for (int64_t r = 0; r < rows; r += step)
+        kt_coo_add(m, r, 0, scale * (double)(r + 1));
+}
+
 static inline int kt_coo_to_csr(const kt_coo *m, rt_csr *out, rt_err *err)
 {
     return rt_csr_from_coo(out, m->rows, m->cols, m->n, m->ri, m->ci, m->v, err);

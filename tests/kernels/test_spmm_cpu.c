@@ -30,19 +30,10 @@ static int make_matrices(test_matrix *t)
     kt_coo_random(&t[n].coo, 37, 23, 0.25, 1, empty, 3);
     ++n;
     t[n].name = "one-dense-row";
-    kt_coo_init(&t[n].coo, 9, 300);
-    {
-        uint64_t st = 5;
-        for (int64_t c = 0; c < 300; ++c)
-            kt_coo_add(&t[n].coo, 4, c, kt_value(&st));
-        kt_coo_add(&t[n].coo, 0, 7, 0.5);
-        kt_coo_add(&t[n].coo, 8, 299, -0.75);
-    }
+    kt_coo_dense_row(&t[n].coo, 9, 300, 4, 5, 7, 0.5, 299, -0.75);
     ++n;
     t[n].name = "single-column";
-    kt_coo_init(&t[n].coo, 40, 1);
-    for (int64_t r = 0; r < 40; r += 3)
-        kt_coo_add(&t[n].coo, r, 0, 0.1 * (double)(r + 1));
+    kt_coo_column(&t[n].coo, 40, 3, 0.1);
     ++n;
     t[n].name = "no-nonzeros";
     kt_coo_init(&t[n].coo, 10, 7);

@@ -21,13 +21,11 @@
 static rt_tiled_params tparams(int block_size, int64_t buffsize, int warp_size, int use_ell,
                                int index_bytes)
 {
-    rt_tiled_params p;
-    memset(&p, 0, sizeof p);
-    p.block_size = block_size;
-    p.buffsize = buffsize;
-    p.warp_size = warp_size;
-    p.use_ell = use_ell;
-    p.index_bytes = index_bytes;
+    const rt_tiled_params p = {.block_size = block_size,
+                               .buffsize = buffsize,
+                               .warp_size = warp_size,
+                               .use_ell = use_ell,
+                               .index_bytes = index_bytes};
     return p;
 }
 
@@ -440,19 +438,10 @@ static int edge_matrices(named_csr *t)
     }
     ++n;
     snprintf(t[n].name, sizeof t[n].name, "dense-row-wider-than-buffer");
-    kt_coo_init(&t[n].coo, 35, 5000);
-    {
-        uint64_t st = 9;
-        for (int64_t c = 0; c < 5000; ++c)
-            kt_coo_add(&t[n].coo, 33, c, kt_value(&st));
-        kt_coo_add(&t[n].coo, 0, 4999, 1.5);
-        kt_coo_add(&t[n].coo, 34, 0, -1.5);
-    }
+    kt_coo_dense_row(&t[n].coo, 35, 5000, 33, 9, 4999, 1.5, 0, -1.5);
     ++n;
     snprintf(t[n].name, sizeof t[n].name, "single-column");
-    kt_coo_init(&t[n].coo, 100, 1);
-    for (int64_t r = 0; r < 100; r += 2)
-        kt_coo_add(&t[n].coo, r, 0, 0.01 * (double)(r + 1));
+    kt_coo_column(&t[n].coo, 100, 2, 0.01);
     ++n;
     snprintf(t[n].name, sizeof t[n].name, "rows-not-multiple-of-block"); /* 333 rows */
     kt_coo_random(&t[n].coo, 333, 97, 0.05, 5, NULL, 0);

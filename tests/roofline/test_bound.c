@@ -38,10 +38,7 @@ static void test_intra(const rt_machine *m)
 
     /* Memory-bound: 1e9 flops at 1000 GF/s = 1 ms; 1e9 DRAM bytes at 80 GB/s (measured beats
      * spec) = 12.5 ms. */
-    rt_traffic t;
-    memset(&t, 0, sizeof t);
-    t.flops = 1e9;
-    t.bytes[RT_LEVEL_DRAM] = 1e9;
+    rt_traffic t = {.flops = 1e9, .bytes[RT_LEVEL_DRAM] = 1e9};
     RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
     RT_CHECK_MSG(near(b.bound_s, 0.0125), "%g", b.bound_s);
     RT_CHECK_MSG(strcmp(b.limit, "dram") == 0, "%s", b.limit);
@@ -82,11 +79,10 @@ static void test_intra(const rt_machine *m)
      * DRAM 1.2e8 / 80e9 = 1.5 ms; L2 1.2e8 / 400e9 = 0.3 ms; shared 3e9 / 1000e9 = 3 ms: the
      * shared level limits, and the bound is that level's time alone (a max, not a sum). */
     o.precision = RT_FP32;
-    memset(&t, 0, sizeof t);
-    t.flops = 1e9;
-    t.bytes[RT_LEVEL_DRAM] = 1.2e8;
-    t.bytes[RT_LEVEL_L2] = 1.2e8;
-    t.bytes[RT_LEVEL_SHARED] = 3e9;
+    t = (rt_traffic){.flops = 1e9,
+                     .bytes[RT_LEVEL_DRAM] = 1.2e8,
+                     .bytes[RT_LEVEL_L2] = 1.2e8,
+                     .bytes[RT_LEVEL_SHARED] = 3e9};
     RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
     RT_CHECK_MSG(near(b.bound_s, 3e-3) && strcmp(b.limit, "shared") == 0 &&
                      strcmp(b.intra_limit, "shared") == 0,
@@ -110,20 +106,18 @@ static void test_inter(const rt_machine *m)
     rt_bound b;
     rt_bound_opts o;
     rt_bound_opts_init(&o);
-    rt_traffic t;
-    memset(&t, 0, sizeof t);
     /* intra: 1e9 flops (1 ms) vs 8e7 DRAM bytes at 80 GB/s (1 ms) -> 1 ms.
      * global: 100 messages x 5 us + 1e8 B / 10 GB/s = 0.5 ms + 10 ms = 10.5 ms
      * node:   10 messages x 2 us + 2.5e7 B / 25 GB/s = 0.02 ms + 1 ms = 1.02 ms
      * socket: 4 messages x 1 us + 0 bytes = 0.004 ms
      * inter = 11.524 ms; sum = 12.524 ms; max = 11.524 ms. */
-    t.flops = 1e9;
-    t.bytes[RT_LEVEL_DRAM] = 8e7;
-    t.net_bytes[RT_TIER_GLOBAL] = 1e8;
-    t.net_messages[RT_TIER_GLOBAL] = 100;
-    t.net_bytes[RT_TIER_NODE] = 2.5e7;
-    t.net_messages[RT_TIER_NODE] = 10;
-    t.net_messages[RT_TIER_SOCKET] = 4;
+    const rt_traffic t = {.flops = 1e9,
+                          .bytes[RT_LEVEL_DRAM] = 8e7,
+                          .net_bytes[RT_TIER_GLOBAL] = 1e8,
+                          .net_messages[RT_TIER_GLOBAL] = 100,
+                          .net_bytes[RT_TIER_NODE] = 2.5e7,
+                          .net_messages[RT_TIER_NODE] = 10,
+                          .net_messages[RT_TIER_SOCKET] = 4};
     RT_CHECK(rt_bound_compute(&t, m, &o, &b, &err) == 0);
     RT_CHECK_MSG(near(b.tier_s[RT_TIER_GLOBAL], 10.5e-3), "%g", b.tier_s[RT_TIER_GLOBAL]);
     RT_CHECK_MSG(near(b.tier_s[RT_TIER_NODE], 1.02e-3), "%g", b.tier_s[RT_TIER_NODE]);
@@ -141,8 +135,7 @@ static void test_bound_errors(const rt_machine *gpu)
 {
     rt_err err;
     rt_bound b;
-    rt_traffic t;
-    memset(&t, 0, sizeof t);
+    rt_traffic t = {0};
     RT_CHECK(rt_bound_compute(&t, gpu, NULL, &b, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "empty"), "%s", err.msg);
     t.flops = -1;
@@ -160,9 +153,7 @@ static void test_bound_errors(const rt_machine *gpu)
     RT_CHECK(rt_machine_load_string("name: c\nkind: cpu\nspec: {fp32_gflops: 10, fp64_gflops: 5, "
                                     "dram_gbs: 20}\n",
                                     "cpu.yaml", &cpu, &err) == 0);
-    memset(&t, 0, sizeof t);
-    t.flops = 1;
-    t.bytes[RT_LEVEL_L2] = 100;
+    t = (rt_traffic){.flops = 1, .bytes[RT_LEVEL_L2] = 100};
     RT_CHECK(rt_bound_compute(&t, &cpu, NULL, &b, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "l2_gbs") && rt_test_contains(err.msg, "'c'"), "%s",
                  err.msg);
@@ -216,14 +207,9 @@ static void test_links(const rt_machine *m)
     rt_bound_opts o;
     rt_bound_opts_init(&o);
     o.precision = RT_FP64;
-    rt_traffic t;
-    memset(&t, 0, sizeof t);
     /* 1e10 flops at 500 GF/s = 20 ms; 3e8 bytes in at 10 GB/s = 30 ms; 1e8 out = 10 ms; 1e9 peer
      * bytes at 50 GB/s = 20 ms. */
-    t.flops = 1e10;
-    t.h2d_bytes = 3e8;
-    t.d2h_bytes = 1e8;
-    t.peer_bytes = 1e9;
+    rt_traffic t = {.flops = 1e10, .h2d_bytes = 3e8, .d2h_bytes = 1e8, .peer_bytes = 1e9};
     RT_CHECK_MSG(rt_bound_compute(&t, m, &o, &b, &err) == 0, "%s", err.msg);
     RT_CHECK_MSG(near(b.bound_s, 0.030) && strcmp(b.limit, "host link (h2d)") == 0, "%g %s",
                  b.bound_s, b.limit);

@@ -14,12 +14,7 @@ static const rt_param_schema test_params[] = {
     {"c", RT_V_STR, "ell|csr", "ell", 1, "a word"},
     {"r", RT_V_REAL, "0..1", "0.5", 0, "a real"},
 };
-static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
-                                           .family = "spmm",
-                                           .backend = "cpu",
-                                           .params = test_params,
-                                           .n_params = 4,
-                                           RT_FAKE_KERNEL_HOOKS};
+static const rt_kernel_desc test_kernel = {RT_FAKE_KERNEL("spmm.cpu.test", "spmm", test_params)};
 
 /* A kernel config assembled in memory, as rt_config_load would produce it. */
 typedef struct cfg_builder {
@@ -73,15 +68,13 @@ static void cb_constraint(cfg_builder *cb, const char *text, int line)
 
 static rt_device_info test_device(void)
 {
-    rt_device_info d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.backend, sizeof d.backend, "cuda");
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.warp_size = 32;
-    d.max_threads_per_block = 1024;
-    d.max_shared_per_block_optin = 232448;
-    d.sm_clock_mhz = 1980.0;
+    const rt_device_info d = {.backend = "cuda",
+                              .cc_major = 9,
+                              .cc_minor = 0,
+                              .warp_size = 32,
+                              .max_threads_per_block = 1024,
+                              .max_shared_per_block_optin = 232448,
+                              .sm_clock_mhz = 1980.0};
     return d;
 }
 

@@ -17,12 +17,7 @@ static const rt_param_schema test_params[] = {
     {"b", RT_V_INT, "1..8", "2", 0, ""},
     {"mode", RT_V_STR, "fast|safe", "safe", 0, ""},
 };
-static const rt_kernel_desc test_kernel = {.name = "spmm.cpu.test",
-                                           .family = "spmm",
-                                           .backend = "cpu",
-                                           .params = test_params,
-                                           .n_params = 3,
-                                           RT_FAKE_KERNEL_HOOKS};
+static const rt_kernel_desc test_kernel = {RT_FAKE_KERNEL("spmm.cpu.test", "spmm", test_params)};
 
 static int write_config(const char *path, const char *constraint2)
 {

@@ -9,18 +9,12 @@
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
 #include "rt_test_embedded.h"
+#include "rt_test_nvrtc.h"
 
 static int compile(const char *file, const char *text, const char *entry, const char **defs, int n,
                    rt_err *err)
 {
-    rt_cuda_compile_request req = {.source_name = file,
-                                   .source = text,
-                                   .defines = defs,
-                                   .n_defines = n,
-                                   .entry = entry,
-                                   .cc_major = 9,
-                                   .cc_minor = 0,
-                                   .cache_dir = NULL};
+    const rt_cuda_compile_request req = rt_test_sm90_request(file, text, entry, defs, n, NULL);
     rt_cuda_image img;
     if (rt_cuda_compile(&req, &img, err) != 0)
         return -1;

@@ -4,11 +4,9 @@
 # found the same C. Exits 77 (skipped) only where there is no NVIDIA
 # driver or no CUDA device; a GPU host whose plugin does not load fails (tests/gpu/rt_gpu_gate.sh).
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-. "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
-rt_scratch "$WORK"
-rt_mpi_env
-fail() { echo "FAIL (gpu, np $NP): $*" >&2; exit 1; }
+# shellcheck source=spmm2d_lib.sh
+. "$(dirname "$0")/spmm2d_lib.sh"
+spmm2d_start "gpu, " "$@"
 
 line=$("$RT" list 2>&1 | grep -E '^ *spmm2d\.cuda\.stationary_c ' || true)
 [ -n "$line" ] || fail "rooftune list does not show spmm2d.cuda.stationary_c"
@@ -24,19 +22,11 @@ n=$(sql "$db" "SELECT COUNT(*) FROM points")
 [ "$n" = 96 ] || fail "$n SpMM points, want 96: $(grep -iE 'skip|unavailable|infeasible' "$WORK/spmm.log" | head -3)"
 bad=$(sql "$db" "SELECT kernel || ' ' || params || ' ' || matrix || ': ' || status || ' ' || IFNULL(reason,'') FROM points WHERE status != 'ok' OR verified != 1 LIMIT 3")
 [ -z "$bad" ] || fail "points not ok: $bad"
-for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_locality; do
-  c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cuda.$k' AND status = 'ok'")
-  [ "$c" -gt 0 ] || fail "no verified points of spmm2d.cuda.$k"
-done
+spmm2d_every_kernel "$db" cuda " AND status = 'ok'" "verified "
 ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE 'spmm2d.cuda.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
 [ "$ws" = 16 ] || fail "$ws of 16 work-stealing points ran every task exactly once"
 st=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m staging_s_max) >= $(m staging_s_avg) AND $(m staging_s_avg) >= 0 AND $(m compute_s_max) > 0")
 [ "$st" = 96 ] || fail "$st of 96 points store the staging and compute times"
 
-db2="$WORK/spgemm.db"
-run "$HERE/spgemm-gpu-small.yaml" --db "$db2" >"$WORK/spgemm.log" 2>&1 || fail "spgemm run failed: $(tail -5 "$WORK/spgemm.log")"
-n=$(sql "$db2" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
-[ "$n" = 10 ] || fail "$n of 10 SpGEMM points verified: $(grep -E 'wrong|error' "$WORK/spgemm.log" | head -3)"
-nnz=$(sql "$db2" "SELECT COUNT(DISTINCT value) FROM metrics WHERE name = 'c_nnz'")
-[ "$nnz" = 1 ] || fail "SpGEMM variants disagree on nnz(C): $(sql "$db2" "SELECT DISTINCT value FROM metrics WHERE name = 'c_nnz'")"
+spmm2d_spgemm_run spgemm-gpu-small.yaml
 echo "spmm2d gpu run np $NP: ok"

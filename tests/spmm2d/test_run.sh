@@ -3,11 +3,9 @@
 # every point verified, work stealing ran each task exactly once, stationary C and the SUMMAs
 # moved exactly the bytes their model predicts, and every SpGEMM variant found the same C.
 # Args: rooftune, this folder, scratch folder, mpiexec, NP, the SpMM config.
-. "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT HERE WORK MPIEXEC NP CFG -- "$@"
-rt_scratch "$WORK"
-rt_mpi_env
-fail() { echo "FAIL (np $NP): $*" >&2; exit 1; }
+# shellcheck source=spmm2d_lib.sh
+. "$(dirname "$0")/spmm2d_lib.sh"
+spmm2d_start "" "$@"
 # Two ranks per emulated node from 4 ranks up (all three tiers in play), one per node below.
 rpn=1
 [ "$NP" -ge 4 ] && rpn=2
@@ -21,10 +19,7 @@ bad=$(sql "$db" "SELECT kernel || ' ' || params || ': ' || status || ' ' || IFNU
 [ -z "$bad" ] || fail "points not ok: $bad"
 ranks=$(sql "$db" "SELECT DISTINCT ranks FROM points")
 [ "$ranks" = "$NP" ] || fail "points recorded with $ranks ranks"
-for k in stationary_c stationary_a stationary_b summa summa_a ws_random ws_locality; do
-  c=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'spmm2d.cpu.$k'")
-  [ "$c" -gt 0 ] || fail "no points of spmm2d.cpu.$k"
-done
+spmm2d_every_kernel "$db" cpu "" ""
 # Work stealing: tasks executed (summed over ranks) equal the tasks of the grid, and > 0.
 ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m tasks_total) > 0 AND $(m tasks_total) = $(m tasks_executed)")
 [ "$ws" = 4 ] || fail "$ws of 4 work-stealing points ran every task exactly once"
@@ -32,10 +27,8 @@ ws=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel LIKE '%.ws_%' AND $(m
 bd=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m compute_s_max) >= $(m compute_s_avg) AND $(m imbalance_s_max) >= 0 AND $(m flops_imbalance) >= 1")
 [ "$bd" = 38 ] || fail "$bd of 38 points have a consistent breakdown"
 # Measured bytes per tier equal the model's for the variants without queues.
-for t in socket node global; do
-  mism=$(sql "$db" "SELECT kernel || ' ' || params || ' ' || matrix FROM points p WHERE kernel IN ('spmm2d.cpu.stationary_c', 'spmm2d.cpu.summa', 'spmm2d.cpu.summa_a') AND IFNULL($(m model_net_bytes_$t), 0) != $(m net_bytes_${t}_sum) LIMIT 3")
-  [ -z "$mism" ] || fail "measured $t bytes differ from the model: $mism"
-done
+rt_net_bytes_modelled "$db" "kernel IN ('spmm2d.cpu.stationary_c', 'spmm2d.cpu.summa', 'spmm2d.cpu.summa_a')" \
+  "kernel || ' ' || params || ' ' || matrix"
 if [ "$NP" -gt 1 ]; then
   moved=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $(m net_bytes_socket_sum) + $(m net_bytes_global_sum) > 0")
   [ "$moved" = 38 ] || fail "only $moved of 38 points moved bytes between ranks"
@@ -51,10 +44,5 @@ if [ "$NP" -ge 4 ]; then
   [ "$grids" = 2 ] || fail "$grids distinct process grids, want 2 (most square and 1 x $NP)"
 fi
 
-db2="$WORK/spgemm.db"
-run "$HERE/spgemm-small.yaml" --db "$db2" >"$WORK/spgemm.log" 2>&1 || fail "spgemm run failed: $(tail -5 "$WORK/spgemm.log")"
-n=$(sql "$db2" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")
-[ "$n" = 10 ] || fail "$n of 10 SpGEMM points verified: $(grep -E 'wrong|error' "$WORK/spgemm.log" | head -3)"
-nnz=$(sql "$db2" "SELECT COUNT(DISTINCT value) FROM metrics WHERE name = 'c_nnz'")
-[ "$nnz" = 1 ] || fail "SpGEMM variants disagree on nnz(C): $(sql "$db2" "SELECT DISTINCT value FROM metrics WHERE name = 'c_nnz'")"
+spmm2d_spgemm_run spgemm-small.yaml
 echo "spmm2d run np $NP: ok"

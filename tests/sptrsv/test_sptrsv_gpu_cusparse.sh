@@ -15,22 +15,15 @@ db="$WORK/cusparse.db"
 total=$(sql "$db" "SELECT COUNT(*) FROM points")
 # 1 matrix x 2 nrhs x 2 directions x 2 api x 3 formats x 2 storage x 2 index x 2 layout
 [ "$total" = 192 ] || fail "$total points, expected 192"
-bad=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status NOT IN ('ok', 'infeasible')")
-[ "$bad" = 0 ] || { sql "$db" "SELECT params, problem, status, reason FROM points WHERE status NOT IN ('ok', 'infeasible') LIMIT 5"; fail "$bad points neither verified nor infeasible"; }
-why=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'infeasible' AND reason NOT LIKE '%layout row is cusparseSpSM%' AND reason NOT LIKE '%does not support%' AND reason NOT LIKE '%sliced ELL would store%' AND reason NOT LIKE '%cusparseSpSM takes CSR and COO%'")
-[ "$why" = 0 ] || { sql "$db" "SELECT reason FROM points WHERE status = 'infeasible' LIMIT 3"; fail "$why infeasible points without a known reason"; }
-row=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsv' AND $(j layout) = 'row' AND status = 'infeasible'")
-[ "$row" = 48 ] || fail "$row of 48 SpSV row-major points infeasible"
-csr=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsv' AND $(j format) = 'csr' AND $(j layout) = 'col' AND status = 'ok'")
-[ "$csr" = 16 ] || { sql "$db" "SELECT params, problem, reason FROM points WHERE $(j api) = 'spsv' AND $(j format) = 'csr' AND $(j layout) = 'col' AND status != 'ok' LIMIT 4"; fail "$csr of 16 SpSV CSR points verified"; }
+rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points WHERE status NOT IN ('ok', 'infeasible')" || { sql "$db" "SELECT params, problem, status, reason FROM points WHERE status NOT IN ('ok', 'infeasible') LIMIT 5"; fail "$got points neither verified nor infeasible"; }
+rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points WHERE status = 'infeasible' AND reason NOT LIKE '%layout row is cusparseSpSM%' AND reason NOT LIKE '%does not support%' AND reason NOT LIKE '%sliced ELL would store%' AND reason NOT LIKE '%cusparseSpSM takes CSR and COO%'" || { sql "$db" "SELECT reason FROM points WHERE status = 'infeasible' LIMIT 3"; fail "$got infeasible points without a known reason"; }
+rt_sql_is "$db" 48 "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsv' AND $(j layout) = 'row' AND status = 'infeasible'" || fail "$got of 48 SpSV row-major points infeasible"
+rt_sql_is "$db" 16 "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsv' AND $(j format) = 'csr' AND $(j layout) = 'col' AND status = 'ok'" || { sql "$db" "SELECT params, problem, reason FROM points WHERE $(j api) = 'spsv' AND $(j format) = 'csr' AND $(j layout) = 'col' AND status != 'ok' LIMIT 4"; fail "$got of 16 SpSV CSR points verified"; }
 # cusparseSpSM on sliced ELL: refused at check with its reason (the library's analysis fails there)
-sell=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsm' AND $(j format) = 'sell' AND status = 'infeasible' AND reason LIKE '%cusparseSpSM takes CSR and COO%'")
-[ "$sell" = 32 ] || fail "$sell of 32 SpSM sliced-ELL points refused with the reason"
+rt_sql_is "$db" 32 "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsm' AND $(j format) = 'sell' AND status = 'infeasible' AND reason LIKE '%cusparseSpSM takes CSR and COO%'" || fail "$got of 32 SpSM sliced-ELL points refused with the reason"
 spsm=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $(j api) = 'spsm' AND status = 'ok'")
 [ "$spsm" -gt 0 ] || fail "no cusparseSpSM point verified"
-res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND NOT (IFNULL($(m residual), 1) < 1e-12)")
-[ "$res" = 0 ] || fail "$res verified points with a residual above 1e-12"
-tr=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND $(m transposed_op) != ((json_extract(problem, '\$.solve') = 'backward') != ($(j storage) = 'upper'))")
-[ "$tr" = 0 ] || fail "$tr points used the wrong operation for their stored triangle"
+rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND NOT (IFNULL($(m residual), 1) < 1e-12)" || fail "$got verified points with a residual above 1e-12"
+rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points p WHERE status = 'ok' AND $(m transposed_op) != ((json_extract(problem, '\$.solve') = 'backward') != ($(j storage) = 'upper'))" || fail "$got points used the wrong operation for their stored triangle"
 echo "sptrsv gpu cusparse: $(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'") points verified, $(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'infeasible'") infeasible with their reason"
 sql "$db" "SELECT matrix, json_extract(problem, '\$.solve'), json_extract(problem, '\$.nrhs'), $(j api), $(j format), $(j storage), $(j index), $(j layout), status, printf('%.4g ms', time_median_s * 1e3) FROM points ORDER BY 1, 2, 3, time_median_s" 2>/dev/null | head -60 || true

@@ -5,21 +5,15 @@
 # kernels are unavailable (no GPU or no plugin), e.g. on CI.
 #   $1 rooftune  $2 scratch folder  $3 config  $4 mpiexec
 . "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT WORK CFG MPIEXEC -- "$@"
-rt_need_kernel "$RT" sptrsv.cuda.distributed
-rt_scratch "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+# shellcheck source=sptrsv_lib.sh
+. "$(dirname "$0")/sptrsv_lib.sh"
+sptrsv_mpi_start sptrsv.cuda.distributed 1 "$@"
 db="$WORK/dist.db"
 # A lost message must fail the run (poll_timeout_s), and a hang the test (the ctest TIMEOUT).
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$CFG" --db "$db" \
   --ranks-per-node 1 >"$WORK/run.log" 2>&1 || { cat "$WORK/run.log"; fail "run failed"; }
-total=$(sql "$db" "SELECT COUNT(*) FROM points")
-ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")
 # 2 matrices x 2 nrhs x 2 max_supernode x (1 cpu + 8 cuda: 2 block sizes x 2 shared x 2 transports)
-[ "$total" = 72 ] || fail "$total points, expected 72"
-[ "$ok" = "$total" ] || { sql "$db" "SELECT kernel, params, status, reason FROM points WHERE status != 'ok'"; fail "$ok of $total points ok"; }
-res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE NOT (IFNULL($(m residual), 1) < 1e-12)")
-[ "$res" = 0 ] || fail "$res points with a residual above 1e-12 (or none stored)"
+sptrsv_all_ok "$db" 72
 msg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE kernel = 'sptrsv.cuda.distributed'
         AND $(m messages_received) = $(m messages_expected) AND $(m messages_pending) = 0
         AND $(m messages_duplicated) = 0 AND $(m messages_total) > 0")

@@ -11,10 +11,9 @@
 # Exits 77 (skipped) where the CUDA kernels are unavailable.
 #   $1 rooftune  $2 scratch folder  $3 config  $4 mpiexec
 . "$(dirname "$0")/../rt_test_lib.sh"
-rt_args RT WORK CFG MPIEXEC -- "$@"
-rt_need_kernel "$RT" sptrsv.cuda.persistent
-rt_scratch "$WORK"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+# shellcheck source=sptrsv_lib.sh
+. "$(dirname "$0")/sptrsv_lib.sh"
+sptrsv_mpi_start sptrsv.cuda.persistent 2 "$@"
 K="kernel = 'sptrsv.cuda.persistent'"
 check() { # $1 store, $2 expected persistent points
   local db=$1 want=$2 ok res md

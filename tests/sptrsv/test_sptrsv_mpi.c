@@ -31,23 +31,13 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
                      int64_t fail_rank)
 {
     const int P = rt_comm_world_size(comm);
-    rt_params args;
-    rt_params_init(&args);
+    sptrsv_test_case c;
+    if (sptrsv_test_case_make(&c, stencil, nx, nrhs, cap, 7, P) != 0)
+        return;
+    const rt_sptrsv_inputs *in = c.in;
+    double *const x = c.x, *const ref = c.ref;
+    const int64_t m = c.m;
     rt_err err;
-    rt_params_set(&args, "stencil", rt_value_int(stencil), &err);
-    rt_params_set(&args, "nx", rt_value_int(nx), &err);
-    rt_csr a;
-    if (rt_matrix_build("laplacian", &args, NULL, NULL, &a, &err) != 0) {
-        CHECK(0, "%s", err.msg);
-        return;
-    }
-    rt_sptrsv_inputs *in = NULL;
-    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, cap, 7, rt_mpi_rank, P, &in, &err) !=
-        0) {
-        CHECK(0, "%s", err.msg);
-        rt_csr_free(&a);
-        return;
-    }
     const rt_kernel_desc *k = rt_sptrsv_cpu_dist_kernel();
     rt_params kp;
     rt_params_init(&kp);
@@ -56,9 +46,6 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
     rt_device_info dev = {.sm_count = 1};
     rt_kernel_env env = {.device = &dev, .rank = rt_mpi_rank, .nranks = P, .comm = comm};
     void *st = NULL;
-    const int64_t m = (in->row1 - in->row0) * nrhs;
-    double *x = malloc((size_t)(m > 0 ? m : 1) * sizeof *x);
-    double *ref = malloc((size_t)(m > 0 ? m : 1) * sizeof *ref);
     if (k->setup(k, in, &kp, &env, &st, &err) != 0) {
         CHECK(0, "setup: %s", err.msg);
         goto done;
@@ -79,15 +66,9 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
         }
         CHECK(rc == 0, "run %d: %s", rep, err.msg);
         CHECK(k->output(st, x, &err) == 0, "%s", err.msg);
-        double num = 0.0, den = 0.0, g[2];
-        for (int64_t i = 0; i < m; ++i) {
-            num += (x[i] - ref[i]) * (x[i] - ref[i]);
-            den += ref[i] * ref[i];
-        }
-        double loc[2] = {num, den};
-        MPI_Allreduce(loc, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(sqrt(g[0] / g[1]) < 1e-12, "stencil %d nx %d nrhs %lld: error %g", stencil, nx,
-              (long long)nrhs, sqrt(g[0] / g[1]));
+        const double error = sptrsv_test_case_error(&c);
+        CHECK(error < 1e-12, "stencil %d nx %d nrhs %lld: error %g", stencil, nx, (long long)nrhs,
+              error);
         rt_metrics met;
         rt_metrics_init(&met);
         CHECK(k->metrics(st, &met, &err) == 0, "%s", err.msg);
@@ -107,10 +88,7 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs, int64_t c
     }
     k->teardown(st);
 done:
-    free(x);
-    free(ref);
-    rt_sptrsv_inputs_destroy(in);
-    rt_csr_free(&a);
+    sptrsv_test_case_free(&c);
 }
 
 int main(int argc, char **argv)

@@ -20,14 +20,11 @@ K="kernel = 'sptrsv.cpu.persistent'"
 db="$WORK/np2.db"
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$CFG" --db "$db" --quiet \
   --ranks-per-node 2 >"$WORK/np2.log" 2>&1 || { cat "$WORK/np2.log"; fail "np 2 run failed"; }
-ok=$(sql "$db" "SELECT COUNT(*) FROM points WHERE $K AND status = 'ok'")
-[ "$ok" = 144 ] || { sql "$db" "SELECT params, problem, status, reason FROM points WHERE $K AND status != 'ok' LIMIT 5"; fail "$ok of 144 persistent points verified"; }
-res=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $K AND NOT (IFNULL($(m residual), 1) < 1e-12)")
-[ "$res" = 0 ] || fail "$res persistent points with a residual above 1e-12 (or none stored)"
+rt_sql_is "$db" 144 "SELECT COUNT(*) FROM points WHERE $K AND status = 'ok'" || { sql "$db" "SELECT params, problem, status, reason FROM points WHERE $K AND status != 'ok' LIMIT 5"; fail "$got of 144 persistent points verified"; }
+rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points p WHERE $K AND NOT (IFNULL($(m residual), 1) < 1e-12)" || fail "$got persistent points with a residual above 1e-12 (or none stored)"
 msg=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $K AND $(m parts) = 2 AND $(m x_messages) + $(m partial_messages) > 0")
 [ "$msg" -ge 100 ] || fail "only $msg two-part points moved x or partial sums between the ranks"
-bw=$(sql "$db" "SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cpu.levelset' AND status = 'infeasible' AND reason LIKE '%solve: forward%'")
-[ "$bw" = 6 ] || fail "$bw of 6 backward level-set points infeasible with the reason"
+rt_sql_is "$db" 6 "SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cpu.levelset' AND status = 'infeasible' AND reason LIKE '%solve: forward%'" || fail "$got of 6 backward level-set points infeasible with the reason"
 
 db="$WORK/np4.db"
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$RT" run "$CFG" --db "$db" --quiet \

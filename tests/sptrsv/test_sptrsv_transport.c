@@ -102,28 +102,15 @@ static int t_solve(void *ctx, int64_t u, double *xu, rt_err *err)
 static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs)
 {
     const int P = rt_comm_world_size(comm);
-    rt_params args;
-    rt_params_init(&args);
+    sptrsv_test_case c;
+    if (sptrsv_test_case_make(&c, stencil, nx, nrhs, 0, 3, P) != 0)
+        return;
+    const rt_sptrsv_inputs *in = c.in;
+    double *const x = c.x, *const ref = c.ref;
     rt_err err;
-    rt_params_set(&args, "stencil", rt_value_int(stencil), &err);
-    rt_params_set(&args, "nx", rt_value_int(nx), &err);
-    rt_csr a;
-    rt_sptrsv_inputs *in = NULL;
-    if (rt_matrix_build("laplacian", &args, NULL, NULL, &a, &err) != 0) {
-        CHECK(0, "%s", err.msg);
-        return;
-    }
-    if (rt_sptrsv_inputs_create(&a, nrhs, SPTRSV_ORDER_AMD, 0, 3, rt_mpi_rank, P, &in, &err) != 0) {
-        CHECK(0, "%s", err.msg);
-        rt_csr_free(&a);
-        return;
-    }
     test_ctx t = {.in = in};
     const size_t xb = (size_t)(in->n * nrhs) * sizeof(double);
     t.lsum = malloc(xb > 0 ? xb : 1);
-    const int64_t m = (in->row1 - in->row0) * nrhs;
-    double *x = malloc((size_t)(m > 0 ? m : 1) * sizeof *x);
-    double *ref = malloc((size_t)(m > 0 ? m : 1) * sizeof *ref);
     if (sptrsv_dist_create("transport test", in, comm, 30.0, -1, NULL, &t.engine, &err) != 0) {
         CHECK(0, "create: %s", err.msg);
         goto done;
@@ -160,14 +147,9 @@ static void one_case(rt_comm *comm, int stencil, int nx, int64_t nrhs)
         }
         CHECK(rc == 0, "run %d: %s", rep, err.msg);
         CHECK(sptrsv_dist_fetch_rows(t.engine, in->row0, in->row1, x, &err) == 0, "%s", err.msg);
-        double loc[2] = {0.0, 0.0}, g[2];
-        for (int64_t i = 0; i < m; ++i) {
-            loc[0] += (x[i] - ref[i]) * (x[i] - ref[i]);
-            loc[1] += ref[i] * ref[i];
-        }
-        MPI_Allreduce(loc, g, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(sqrt(g[0] / g[1]) < 1e-12, "stencil %d nx %d nrhs %lld: error %g", stencil, nx,
-              (long long)nrhs, sqrt(g[0] / g[1]));
+        const double error = sptrsv_test_case_error(&c);
+        CHECK(error < 1e-12, "stencil %d nx %d nrhs %lld: error %g", stencil, nx, (long long)nrhs,
+              error);
         rt_metrics met;
         rt_metrics_init(&met);
         CHECK(sptrsv_dist_metrics(t.engine, &met, &err) == 0, "%s", err.msg);
@@ -190,10 +172,7 @@ done:
     rt_rma_win_free(t.xdev);
     sptrsv_dist_free(t.engine);
     free(t.lsum);
-    free(x);
-    free(ref);
-    rt_sptrsv_inputs_destroy(in);
-    rt_csr_free(&a);
+    sptrsv_test_case_free(&c);
 }
 
 int main(int argc, char **argv)

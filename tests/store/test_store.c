@@ -17,6 +17,14 @@ static int open_store(const scratch *s, const char *name, rt_store **st, rt_err 
     return rt_store_open(path, st, err);
 }
 
+/* r.db opened, a failure to open it counted; NULL then. */
+static rt_store *open_r(const scratch *s, rt_err *err)
+{
+    rt_store *st = NULL;
+    RT_CHECK_MSG(open_store(s, "r.db", &st, err) == 0, "%s", err->msg);
+    return st;
+}
+
 /* The details of EXPLAIN QUERY PLAN, joined. */
 static const char *query_plan(sqlite3 *db, const char *sql, char *out, size_t cap)
 {
@@ -37,8 +45,7 @@ static const char *query_plan(sqlite3 *db, const char *sql, char *out, size_t ca
 static void case_schema(const scratch *s)
 {
     rt_err err = {{0}};
-    rt_store *st = NULL;
-    RT_CHECK_MSG(open_store(s, "r.db", &st, &err) == 0, "%s", err.msg);
+    rt_store *st = open_r(s, &err);
     if (!st)
         return;
     sqlite3 *db = rt_store_db(st);
@@ -214,8 +221,7 @@ static int is_iso8601_utc(const char *t)
 static void case_roundtrip(const scratch *s)
 {
     rt_err err = {{0}};
-    rt_store *st = NULL;
-    RT_CHECK_MSG(open_store(s, "r.db", &st, &err) == 0, "%s", err.msg);
+    rt_store *st = open_r(s, &err);
     if (!st)
         return;
     sqlite3 *db = rt_store_db(st);
@@ -252,15 +258,13 @@ static void case_roundtrip(const scratch *s)
              prov.config_text);
     RT_CHECK_MSG(strcmp(sql_text(db, q, txt, sizeof txt), expect) == 0, "%s", txt);
 
-    rt_matrix_record m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "band");
-    m.rows = 20000;
-    m.cols = 20000;
-    m.nnz = 660000;
-    snprintf(m.generator, sizeof m.generator, "banded");
-    snprintf(m.args_json, sizeof m.args_json, "{\"bandwidth\":16,\"seed\":1}");
-    m.load_s = 0.125;
+    rt_matrix_record m = {.name = "band",
+                          .rows = 20000,
+                          .cols = 20000,
+                          .nnz = 660000,
+                          .generator = "banded",
+                          .args_json = "{\"bandwidth\":16,\"seed\":1}",
+                          .load_s = 0.125};
     RT_CHECK_MSG(rt_store_add_matrix(st, run, &m, &err) == 0, "%s", err.msg);
     m.nnz = 660001; /* recorded again in the same run: the latest wins */
     RT_CHECK_MSG(rt_store_add_matrix(st, run, &m, &err) == 0, "%s", err.msg);
@@ -452,8 +456,7 @@ static void case_roundtrip(const scratch *s)
 static void case_resume(const scratch *s)
 {
     rt_err err = {{0}};
-    rt_store *st = NULL;
-    RT_CHECK_MSG(open_store(s, "r.db", &st, &err) == 0, "%s", err.msg);
+    rt_store *st = open_r(s, &err);
     if (!st)
         return;
     rt_provenance prov;

@@ -196,14 +196,20 @@ static const char *cell(const csv_table *t, int row, const char *column)
     return t->field[row][c];
 }
 
-static void case_csv(const scratch *s)
+/* Runs body on the fixture's database (a failure to build it counted), then closes the store. */
+static void with_fixture(const scratch *s, void (*body)(const scratch *s, sqlite3 *db))
 {
     rt_err err = {{0}};
     rt_store *st = NULL;
     RT_CHECK_MSG(build_fixture(s, &st, &err) == 0, "%s", err.msg);
-    if (!st)
-        return;
-    sqlite3 *db = rt_store_db(st);
+    if (st)
+        body(s, rt_store_db(st));
+    rt_store_close(st);
+}
+
+static void case_csv(const scratch *s, sqlite3 *db)
+{
+    rt_err err = {{0}};
     int rc = 0;
     char *text = export_to_string(s, db, "csv", NULL, &err, &rc);
     RT_CHECK_MSG(rc == 0, "%s", err.msg);
@@ -285,17 +291,11 @@ static void case_csv(const scratch *s)
     csv_free(&t);
     RT_CHECK(csv_parse("a,b\"c\r\n", &t) != 0);
     csv_free(&t);
-    rt_store_close(st);
 }
 
-static void case_errors(const scratch *s)
+static void case_errors(const scratch *s, sqlite3 *db)
 {
     rt_err err = {{0}};
-    rt_store *st = NULL;
-    RT_CHECK_MSG(build_fixture(s, &st, &err) == 0, "%s", err.msg);
-    if (!st)
-        return;
-    sqlite3 *db = rt_store_db(st);
     int rc = 0;
 
     char *text = export_to_string(s, db, "csv", "spmv", &err, &rc);
@@ -338,11 +338,10 @@ static void case_errors(const scratch *s)
     text = export_to_string(s, db, "json", NULL, &err, &rc);
     RT_CHECK_MSG(rc == -1 && rt_test_contains(err.msg, "JSON"), "%s", err.msg);
     free(text);
-    rt_store_close(st);
 
     /* An empty store, and a database that is not a store. */
     scratch_path(s, "fresh.db", path, sizeof path);
-    st = NULL;
+    rt_store *st = NULL;
     RT_CHECK(rt_store_open(path, &st, &err) == 0);
     if (st) {
         text = export_to_string(s, rt_store_db(st), "csv", "spmm", &err, &rc);
@@ -406,10 +405,10 @@ int main(int argc, char **argv)
         }
         rt_store_close(st);
     } else if (argc == 2 && strcmp(argv[1], "csv") == 0) {
-        case_csv(&s);
+        with_fixture(&s, case_csv);
         status = RT_TEST_RESULT();
     } else if (argc == 2 && strcmp(argv[1], "errors") == 0) {
-        case_errors(&s);
+        with_fixture(&s, case_errors);
         status = RT_TEST_RESULT();
     } else {
         fprintf(stderr, "usage: test_store_export csv|errors|dump <csv|json> [experiment]\n");
