@@ -223,14 +223,14 @@ def main():
     # over every space it ran.
     def one_strategy(tool, sps, b):
         means = {}
-        for strategy in {k[2] for k in scored if k[0] == tool}:
+        for strategy in sorted({k[2] for k in scored if k[0] == tool}):
             vals = [scored.get((tool, sp, strategy, b)) for sp in sps]
             if sps and all(vals):
                 means[strategy] = (sum(v["score"] for v in vals) / len(vals),
                                    sum(v["frac_optimum"] for v in vals) / len(vals))
         if not means:
             return None
-        strategy = max(means, key=lambda k: means[k][0])
+        strategy = max(means, key=lambda k: means[k][0])  # a tie: the first by name
         return strategy, means[strategy][0], means[strategy][1]
 
     lines += ["", "One strategy for every space (no choice per space): the single strategy with "
