@@ -467,8 +467,12 @@ static int start_gpu_workers(run *r, rt_err *err)
     if (rt_workers_spawn(r->opt->argc, r->opt->argv, n, r->child_fds, r->child_pids, err) != 0)
         return -1;
     r->n_children = n;
-    logf_rank0(r, "parallel tuning: %d worker process(es), one per %s\n", n,
-               r->be->gpu_count > 0 ? "GPU" : "worker (no GPU here: CPU kernels)");
+    const int threads = rt_workers_omp_threads(n);
+    char omp[64] = "OpenMP threads as OMP_NUM_THREADS says";
+    if (threads > 0)
+        snprintf(omp, sizeof omp, "%d OpenMP thread(s) each", threads);
+    logf_rank0(r, "parallel tuning: %d worker process(es), one per %s, %s\n", n,
+               r->be->gpu_count > 0 ? "GPU" : "worker (no GPU here: CPU kernels)", omp);
     if (rt_wire_open_sockets(r->child_fds, n, 1, &r->wire, err) != 0)
         return -1;
     return rt_workers_coordinator(r->wire, 1, n, 0, &r->workers, err);

@@ -1,10 +1,11 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "rt_workers.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -514,6 +515,21 @@ static void end_started(int n, const pid_t *pids, const int *fds)
         waitpid(pids[i], NULL, 0);
 }
 
+int rt_workers_omp_threads(int n)
+{
+    const char *set = getenv("OMP_NUM_THREADS");
+    if ((set && *set) || n <= 0)
+        return 0;
+    long cores = 0;
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+        cores = CPU_COUNT(&mask);
+    if (cores <= 0)
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long each = cores / n;
+    return each >= 1 ? (int)each : 1;
+}
+
 int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *pids, rt_err *err)
 {
     char exe[PATH_MAX];
@@ -525,16 +541,23 @@ int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *
     int n_env = 0;
     while (environ[n_env])
         ++n_env;
-    char **env = calloc((size_t)n_env + 1, sizeof *env);
+    char **env = calloc((size_t)n_env + 2, sizeof *env); /* + OMP_NUM_THREADS */
     const char **child = calloc((size_t)argc + 6, sizeof *child);
     if (!env || !child) {
         free(env);
         free(child);
         return rt_err_set(err, "out of memory starting %d workers", n);
     }
-    for (int i = 0, k = 0; i < n_env; ++i)
+    int k = 0;
+    for (int i = 0; i < n_env; ++i)
         if (!launcher_variable(environ[i]))
             env[k++] = environ[i];
+    char omp[48];
+    const int threads = rt_workers_omp_threads(n);
+    if (threads > 0) {
+        snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
+        env[k++] = omp;
+    }
     child[0] = exe;
     child[1] = "run"; /* a worker runs; the command that started it (tune) records afterwards */
     for (int i = 1; i < argc; ++i)

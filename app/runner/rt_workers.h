@@ -60,6 +60,12 @@ void rt_workers_free(rt_workers *w);
  * (fds[i], this end), with the MPI launcher's variables left out of its environment. pids[i] gets
  * each process id. On failure the ones started are ended. */
 int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *pids, rt_err *err);
+
+/* OpenMP threads for each of n worker processes: 0 when OMP_NUM_THREADS is set (the user's
+ * choice reaches every worker), else this process's usable cores over n (at least 1), which
+ * rt_workers_spawn puts in the workers' environment: n workers of all the cores each would run
+ * n x cores threads in their host phases (inputs, references, plans) at once. */
+int rt_workers_omp_threads(int n);
 /* Waits for the worker processes; fails naming the first that did not exit with status 0 (or
  * what ended it). */
 int rt_workers_reap(int n, const pid_t *pids, rt_err *err);

@@ -62,6 +62,18 @@ check_like_serial "$WORK/gpus-abort.db" gpus-abort
      WHERE m.name = 'abort_best_s' AND NOT p.time_median_s > 1.2 * m.value")" = 0 ] ||
   fail "an aborted point was not slower than the factor times the best it was handed"
 
+# Worker processes share the host's cores for their OpenMP host phases (inputs, references,
+# plans): without OMP_NUM_THREADS each gets the usable cores over the workers (at least 1); a set
+# OMP_NUM_THREADS reaches every worker unchanged.
+env -u OMP_NUM_THREADS "$RT" run "$cfg" --db "$WORK/gpus-omp.db" --parallel gpus --workers 2 >"$WORK/gpus-omp.log" ||
+  fail "gpus without OMP_NUM_THREADS: $(tail -3 "$WORK/gpus-omp.log")"
+share=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))
+grep -q "parallel tuning: 2 worker process(es), .*, $share OpenMP thread(s) each" "$WORK/gpus-omp.log" ||
+  fail "no OpenMP share of $share: $(grep "parallel tuning" "$WORK/gpus-omp.log")"
+grep -q "OpenMP threads as OMP_NUM_THREADS says" "$WORK/gpus.log" ||
+  fail "a set OMP_NUM_THREADS: $(grep "parallel tuning" "$WORK/gpus.log")"
+check_like_serial "$WORK/gpus-omp.db" gpus-omp
+
 # tune with worker processes: the workers only run (one harvest, by the process started here).
 "$RT" tune "$cfg" --db "$WORK/tune.db" --parallel gpus --workers 2 >"$WORK/tune.log" 2>&1 ||
   fail "tune --parallel gpus: $(tail -5 "$WORK/tune.log")"
