@@ -27,8 +27,8 @@
 #                                             `probe` before bar where no machine file of the
 #                                             host has probed NVLink figures, e.g. 4 x H100)
 #
-# ROOFTUNE_DEADLINE=<epoch seconds> caps every stage at the time left before it (a device call's
-# limit), ROOFTUNE_STAGE_SECONDS (540) each stage.
+# ROOFTUNE_DEADLINE_S=<seconds from the start> caps every stage at the time left before it (a
+# device call's limit, as in ci/gpu-gemm-scale.sh), ROOFTUNE_STAGE_SECONDS (540) each stage.
 #
 # Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
 # the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
@@ -37,6 +37,12 @@
 # sptrsv-validate.txt, the store (sptrsv-scaling.db) and the machine probe of the host.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+case ${ROOFTUNE_DEADLINE_S:-0} in
+'' | *[!0-9]*)
+  echo "gpu-sptrsv-scale.sh: ROOFTUNE_DEADLINE_S='$ROOFTUNE_DEADLINE_S' is not a number of seconds" >&2
+  exit 2
+  ;;
+esac
 out=${OUT:-results/gpu-run}
 logs=$out/sptrsv-logs
 mkdir -p "$logs"
@@ -48,12 +54,14 @@ host=${ROOFTUNE_DEVICE_DIR:-$([ "$ngpu" -gt 1 ] && echo "$kind-x$ngpu" || echo "
 base=results/baselines/$host
 mkdir -p "$base"
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
-# ROOFTUNE_DEADLINE (seconds since the epoch): a stage gets no more than what is left before it,
-# so a device call's time limit stops nothing in the middle of writing its output
+# ROOFTUNE_DEADLINE_S (seconds from the script's start, as ci/gpu-gemm-scale.sh takes it): a
+# stage gets no more than what is left before it, so a device call's time limit stops nothing in
+# the middle of writing its output
+t0=$(date +%s)
 left() {
   local b=$budget
-  if [ -n "${ROOFTUNE_DEADLINE:-}" ]; then
-    local l=$((ROOFTUNE_DEADLINE - $(date +%s)))
+  if [ "${ROOFTUNE_DEADLINE_S:-0}" -gt 0 ]; then
+    local l=$((t0 + ROOFTUNE_DEADLINE_S - $(date +%s)))
     [ "$l" -lt "$b" ] && b=$l
     [ "$b" -lt 10 ] && b=10
   fi
