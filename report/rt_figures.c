@@ -388,10 +388,10 @@ static int plots_file_path(const char *store_path, char *path, size_t size, rt_e
 
 /* The plots file of a store (figures declared after its run, for a store whose config declared
  * none or other ones: a config's plots are part of its hash, so adding them to the config would
- * not reach a committed run): *found = 1 with cfg loaded when the file exists and names this
- * experiment. A file naming none of the store's experiments is an error (draw_store). */
-static int plots_file(const char *store_path, const char *experiment, rt_config *cfg, int *found,
-                      rt_err *err)
+ * not reach a committed run), read once: *found = 1 with cfg loaded when the file exists. It must
+ * name one of the store's experiments and declare plots, else an error naming the file. */
+static int load_plots_file(const char *store_path, char (*names)[64], int n_names, rt_config *cfg,
+                           int *found, rt_err *err)
 {
     *found = 0;
     char path[2100];
@@ -401,32 +401,42 @@ static int plots_file(const char *store_path, const char *experiment, rt_config 
         return 0;
     if (rt_config_load(path, NULL, 0, cfg, err) != 0)
         return -1;
-    if (strcmp(cfg->name, experiment) != 0 || cfg->n_plots == 0) {
+    int named = 0;
+    for (int e = 0; e < n_names; ++e)
+        named |= strcmp(cfg->name, names[e]) == 0;
+    if (!named)
+        rt_err_set(err,
+                   "%s: experiment.name names none of the store's experiments ('%s'; the store "
+                   "holds '%s'%s)",
+                   path, cfg->name, n_names > 0 ? names[0] : "", n_names > 1 ? " and others" : "");
+    else if (cfg->n_plots == 0)
+        rt_err_set(err, "%s: declares no plots", path);
+    if (!named || cfg->n_plots == 0) {
         rt_config_free(cfg);
-        return 0;
+        return -1;
     }
     *found = 1;
     return 0;
 }
 
-/* One experiment's figures into item->out_dir (made already): the plots file's plots, else the
- * recorded config's, else the default set. */
+/* One experiment's figures into item->out_dir (made already): the plots file's plots (file: the
+ * store's, NULL when it has none) when they are this experiment's, else the recorded config's,
+ * else the default set. */
 static int draw_experiment(struct sqlite3 *db, const char *store_path, const char *experiment,
-                           rt_figures_extra_fn extra, void *extra_ctx, rt_figures_item *item,
-                           rt_figures_result *res, rt_err *err)
+                           const rt_config *file, rt_figures_extra_fn extra, void *extra_ctx,
+                           rt_figures_item *item, rt_figures_result *res, rt_err *err)
 {
-    rt_config cfg;
-    int found = 0, from_file = 0;
-    if (plots_file(store_path, experiment, &cfg, &from_file, err) != 0)
-        return -1;
-    found = from_file;
-    if (!found && rt_figures_recorded_plots(db, experiment, &cfg, &found, err) != 0)
+    rt_config recorded;
+    int found = 0;
+    const int from_file = file && strcmp(file->name, experiment) == 0;
+    if (!from_file && rt_figures_recorded_plots(db, experiment, &recorded, &found, err) != 0)
         return rt_err_prefix(err, "%s", store_path);
+    const rt_config *plots = from_file ? file : found ? &recorded : NULL;
     rt_plot_result pr;
-    const int plot_rc = rt_plot_experiment(db, experiment, found ? cfg.plots : NULL,
-                                           found ? cfg.n_plots : 0, item->out_dir, &pr, err);
+    const int plot_rc = rt_plot_experiment(db, experiment, plots ? plots->plots : NULL,
+                                           plots ? plots->n_plots : 0, item->out_dir, &pr, err);
     if (found)
-        rt_config_free(&cfg);
+        rt_config_free(&recorded);
     if (plot_rc != 0)
         return rt_err_prefix(err, "%s: experiment '%s'", store_path, experiment);
     item->n_figures = pr.n_figures;
@@ -527,35 +537,14 @@ static int draw_store(const char *device, const char *store_path, const char *ou
     int rc = -1;
     char names[64][64];
     int n_names = 0;
+    rt_config file; /* the store's plots file, when have_file */
+    int have_file = 0;
     if (rt_store_experiments(db, names, 64, &n_names, err) != 0) {
         rt_err_prefix(err, "%s", store_path);
         goto done;
     }
-    char plots_path[2100];
-    if (plots_file_path(store_path, plots_path, sizeof plots_path, err) != 0)
+    if (load_plots_file(store_path, names, n_names, &file, &have_file, err) != 0)
         goto done;
-    if (plots_path[0] && access(plots_path, F_OK) == 0) {
-        rt_config pc;
-        if (rt_config_load(plots_path, NULL, 0, &pc, err) != 0)
-            goto done;
-        int named = 0;
-        for (int e = 0; e < n_names; ++e)
-            named |= strcmp(pc.name, names[e]) == 0;
-        const int n_plots = pc.n_plots;
-        char name[sizeof pc.name];
-        snprintf(name, sizeof name, "%s", pc.name);
-        rt_config_free(&pc);
-        if (!named || n_plots == 0) {
-            rt_err_set(err, "%s: %s", plots_path,
-                       !named ? "experiment.name names none of the store's experiments"
-                              : "declares no plots");
-            if (!named)
-                snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
-                         " ('%s'; the store holds '%s'%s)", name, names[0],
-                         n_names > 1 ? " and others" : "");
-            goto done;
-        }
-    }
     for (int e = 0; e < n_names; ++e) {
         rt_figures_item *item = NULL;
         if (add_item(res, &item, err) != 0)
@@ -574,9 +563,9 @@ static int draw_store(const char *device, const char *store_path, const char *ou
             rt_outdir_undo(&made);
             goto done;
         }
-        const int drawn =
-            draw_experiment(db, store_path, names[e], extra, extra_ctx, item, res, err) == 0 &&
-            remove_stale_figures(item->out_dir, &old, err) == 0;
+        const int drawn = draw_experiment(db, store_path, names[e], have_file ? &file : NULL, extra,
+                                          extra_ctx, item, res, err) == 0 &&
+                          remove_stale_figures(item->out_dir, &old, err) == 0;
         old_figures_free(&old);
         if (!drawn) {
             rt_outdir_undo(&made);
@@ -585,6 +574,8 @@ static int draw_store(const char *device, const char *store_path, const char *ou
     }
     rc = 0;
 done:
+    if (have_file)
+        rt_config_free(&file);
     rt_store_read_close(db);
     return rc;
 }
