@@ -11,6 +11,7 @@
 
 #include "rt_strategy.h"
 #include "rt_test.h"
+#include "rt_test_walk.h"
 
 enum { NA = 16, NB = 4, NC = 4, ND = 2, SIZE = NA * NB * NC * ND, BUDGET = 30, SEEDS = 20 };
 
@@ -63,26 +64,7 @@ static int run(uint64_t seed, int n_opts, const char **names, const double *valu
         o.value[k] = values[k];
     }
     const rt_strategy_args args = {.name = "tpe", .budget = BUDGET, .seed = seed, .options = &o};
-    rt_strategy *s = NULL;
-    rt_err err;
-    if (rt_strategy_create(&args, &g, &s, &err) != 0) {
-        fprintf(stderr, "tpe: %s\n", err.msg);
-        return -1;
-    }
-    int n = 0;
-    int64_t i;
-    *best = INFINITY;
-    while (rt_strategy_next(s, &i) == 1) {
-        if (n < SIZE)
-            seq[n] = i;
-        ++n;
-        const double t = objective(i);
-        if (t < *best)
-            *best = t;
-        rt_strategy_report(s, i, t);
-    }
-    rt_strategy_free(s);
-    return n;
+    return rt_test_walk(&args, &g, objective, seq, SIZE, best);
 }
 
 static void test_determinism(void)

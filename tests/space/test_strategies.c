@@ -9,6 +9,7 @@
 
 #include "rt_strategy.h"
 #include "rt_test.h"
+#include "rt_test_walk.h"
 
 enum { NX = 6, NY = 5, NZ = 4, SIZE = NX * NY * NZ };
 
@@ -70,23 +71,8 @@ static int count_feasible(void)
 static int run(const char *name, int64_t budget, uint64_t seed, int64_t *seq)
 {
     const rt_grid g = make_grid();
-    rt_strategy *s = NULL;
-    rt_err err;
     const rt_strategy_args args = {.name = name, .budget = budget, .seed = seed};
-    if (rt_strategy_create(&args, &g, &s, &err) != 0) {
-        fprintf(stderr, "%s: %s\n", name, err.msg);
-        return -1;
-    }
-    int n = 0;
-    int64_t i;
-    while (rt_strategy_next(s, &i) == 1) {
-        if (n < SIZE)
-            seq[n] = i;
-        ++n;
-        rt_strategy_report(s, i, objective(i));
-    }
-    rt_strategy_free(s);
-    return n;
+    return rt_test_walk(&args, &g, objective, seq, SIZE, NULL);
 }
 
 static void test_strategy(const char *name)
