@@ -239,6 +239,9 @@ grep -q "kernels\[0\].parallel: none inside search.parallel: gpus" "$WORK/bad.er
 expect_usage "spread bayes" "$RT" run "$spread" --db "$WORK/bad.db" --set search.strategy=bayes
 grep -q "kernels\[1\].parallel: ranks needs search.strategy" "$WORK/bad.err" ||
   fail "spread bayes: $(cat "$WORK/bad.err")"
+expect_usage "parallel bogus" "$RT" run "$cfg" --db "$WORK/bad.db" --set kernels.0.parallel=bogus
+grep -q "kernels\[0\].parallel: expected one of search, none, ranks, got 'bogus'" "$WORK/bad.err" ||
+  fail "kernels.0.parallel=bogus: $(cat "$WORK/bad.err")"
 [ ! -e "$WORK/bad.db" ] || fail "a refused run left a store"
 # gpus under mpirun: refused (ranks is the mode for a job), nothing measured.
 rc=0

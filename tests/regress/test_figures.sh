@@ -88,6 +88,15 @@ $(diff "$committed/$f" "$WORK/f1/$f" | head -5)"
   expect_exit 2 "$RT" figures --results "$WORK/pf" --out "$WORK/pf/g"
   grep -q "p.plots.yaml: experiment.name names none of the store's experiments ('not-this-one'" <<<"$OUT" ||
     fail "wrong experiment in a plots file: $OUT"
+  # A plots file that is not YAML, or names a column the store lacks, is refused naming its line.
+  printf 'experiment: {name: %s\nplots: [\n' "$exp" >"$WORK/pf/baselines/dev/p.plots.yaml"
+  expect_exit 2 "$RT" figures --results "$WORK/pf" --out "$WORK/pf/h"
+  grep -q "p.plots.yaml:2:[0-9]*: YAML syntax error" <<<"$OUT" || fail "broken plots file: $OUT"
+  printf 'experiment: {name: %s}\nplots:\n  - {type: line, x: nosuch, y: gflops}\n' "$exp" \
+    >"$WORK/pf/baselines/dev/p.plots.yaml"
+  expect_exit 2 "$RT" figures --results "$WORK/pf" --out "$WORK/pf/i" --no-roofline
+  grep -q "p.plots.yaml:3:5: plots\[0\] .*x: unknown name 'nosuch'" <<<"$OUT" ||
+    fail "plots file naming an unknown column: $OUT"
   # No store at all is an error naming where it looked.
   expect_exit 2 "$RT" figures --results "$WORK/empty" --out "$WORK/f3"
   grep -q "$WORK/empty/baselines" <<<"$OUT" || fail "$OUT"
