@@ -106,7 +106,8 @@ for s in $stages; do
     [ -x "$RT" ] || { note "build failed"; exit 1; }
     ;;
   suite)
-    (cd build-gpu && timeout 1500 ctest -R "gpu|cuda\.|family|runner|user" \
+    # Below the device call's 10 minutes, so the log comes back even when the suite runs long.
+    (cd build-gpu && timeout "${ROOFTUNE_SUITE_SECONDS:-570}" ctest -R "gpu|cuda\.|family|runner|user" \
       -E "gemm.gpu_run|sptrsv.gpu_cusparse" -j4 --timeout 400 --output-on-failure 2>&1) \
       >"$out/ctest-place.log"
     grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Not Run" \
