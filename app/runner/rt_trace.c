@@ -46,9 +46,11 @@ int rt_trace_open(const char *path, const rt_backend *be, int rank, int nranks, 
     rt_trace *t = calloc(1, sizeof *t);
     if (!t)
         return rt_err_set(err, "--timeline: out of memory");
-    if (rt_trace_path(path, rank, nranks, t->path, sizeof t->path, err) != 0) {
+    /* The folder is made now, as --db's is. */
+    if (rt_trace_path(path, rank, nranks, t->path, sizeof t->path, err) != 0 ||
+        rt_path_make_parent(t->path, err) != 0) {
         free(t);
-        return -1;
+        return rt_err_prefix(err, "--timeline %s", path);
     }
     t->be = be;
     *out = t;

@@ -20,8 +20,9 @@ typedef struct rt_trace rt_trace;
 /* The file rank `rank` of `nranks` writes for --timeline path, into out[len]. */
 int rt_trace_path(const char *path, int rank, int nranks, char *out, size_t len, rt_err *err);
 
-/* A tracer writing to path (as rt_trace_path makes it). Refused (-1, err saying so and naming
- * --timeline) when the CUDA backend is not loaded here or its plugin has no timeline. */
+/* A tracer writing to path (as rt_trace_path makes it; its folder is made now, as --db's is).
+ * Refused (-1, err saying so and naming --timeline) when the CUDA backend is not loaded here or
+ * its plugin has no timeline. */
 int rt_trace_open(const char *path, const rt_backend *be, int rank, int nranks, rt_trace **out,
                   rt_err *err);
 

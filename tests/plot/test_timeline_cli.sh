@@ -70,4 +70,17 @@ expect_refusal "binary" "$WORK/binary.csv:1: .*not a timeline CSV" figures --tim
 [ ! -e "$WORK/bad" ] || fail "a refused CSV left a figure folder"
 expect_refusal "missing" "cannot open $WORK/none.csv" figures --timeline "$WORK/none.csv"
 expect_refusal "with --results" "--results does not apply" figures --timeline "$WORK/two.csv" --results "$WORK"
-echo "plot.timeline_cli: refusals and the drawn timeline as expected"
+# The point ci/gpu-timeline.sh traces must stream its tiles (the config's comment says so): the
+# model puts it in case (c), 128 tile loads per GPU against a budget of 64, a third device to
+# device, on 2 GPUs of one process.
+"$RT" run "$ROOT/configs/ci/gemm-gpu-timeline.yaml" --model-only --ranks 1 --out "$WORK/model" \
+  >"$WORK/model.log" 2>&1 || fail "the timeline config's model: $(cat "$WORK/model.log")"
+python3 - "$WORK/model/gemm-gpu-timeline-model.csv" <<'PY' || fail "the timeline config does not stream"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1, rows
+r = rows[0]
+got = (r["mem_case"], r["gpus_per_process"], r["budget_tiles"], r["tiles_gpu_avg"], r["share_d2d_loads"])
+assert got[:4] == ("c", "2", "64", "128") and abs(float(got[4]) - 1 / 3) < 1e-9, got
+PY
+echo "plot.timeline_cli: refusals, the drawn timeline and the traced config's case as expected"
