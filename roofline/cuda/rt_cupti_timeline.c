@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CUPTI asks for buffers as it fills them; one holds tens of thousands of records, so a point's
+/* CUPTI asks for buffers as it fills them; one holds over ten thousand records, so a point's
  * repetitions rarely need more than a few. CUPTI requires 8-byte alignment. */
 #define BUFFER_BYTES ((size_t)4 << 20)
 #define BUFFER_ALIGN 8
@@ -181,9 +181,12 @@ int rt_cupti_timeline_stop(void *plugin_state, rt_err *err)
     pthread_mutex_unlock(&sink_lock);
     if (!active)
         return rt_err_set(err, "timeline: stopped without being started");
-    /* Forced: buffers that are not full are delivered too. The traced work has finished (the
-     * caller's contract), so every record in them is complete. */
-    const CUptiResult flush_rc = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    /* First the buffers whose records are all complete, then (forced) the rest, which are not
+     * full: the traced work has finished (the caller's contract), so their records are complete
+     * too; one that is not would arrive without timestamps and be reported below. */
+    CUptiResult flush_rc = cuptiActivityFlushAll(0);
+    if (flush_rc == CUPTI_SUCCESS)
+        flush_rc = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     disable_kinds(N_KINDS);
     size_t dropped = 0;
     const CUptiResult drop_rc = cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped);
