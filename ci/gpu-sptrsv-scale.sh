@@ -126,7 +126,10 @@ for m in $modes; do
     cfg=configs/paper/sptrsv-scaling.yaml
     # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
     # probe (mode probe, before bar), else the committed file of this host, else the vendor's.
+    # The machine file goes by the GPU kind and count, not by the store's folder: a run into a
+    # renamed folder (ROOFTUNE_DEVICE_DIR) once fell back to the vendor's file.
     machine=$out/probe-$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
     [ -f "$machine" ] || machine=roofline/machines/$host.yaml
     [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
     log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db, machine $machine"

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 
 /* The family: RT_FAKE_TIMED_OUT ones, whatever the matrix. */
-static int timed_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int timed_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                             void **inputs, rt_err *err)
 {
     (void)a;
     (void)problem;
+    (void)job;
     *inputs = calloc(1, sizeof(int));
     return *inputs ? 0 : rt_err_set(err, "out of memory");
 }

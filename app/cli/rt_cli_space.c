@@ -54,14 +54,16 @@ static int check_sweep(const rt_space *space, const char *where, kernel_tally *k
     return 0;
 }
 
-/* The family's inputs and its reference output, as a run makes them before the first point. */
+/* The family's inputs and its reference output, as a run makes them before the first point; for
+ * one process alone (validate runs nothing under MPI), so the whole problem. */
 static int check_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
                         const char *where, rt_err *err)
 {
     if (!rt_family_has_inputs(fam))
         return 0;
     void *inputs = NULL;
-    if (rt_family_make_inputs(fam, a, problem, NULL, &inputs, err) != 0)
+    const rt_job alone = rt_job_alone();
+    if (rt_family_make_inputs(fam, a, problem, &alone, NULL, &inputs, err) != 0)
         return rt_err_prefix(err, "%s: the family's inputs", where);
     int rc = 0;
     if (fam->reference && fam->output_elems) {

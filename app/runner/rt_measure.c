@@ -10,7 +10,6 @@
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
 #include "rt_comm.h"
-#include "rt_world_place.h"
 #include "rt_criterion.h"
 #include "rt_energy.h"
 #include "rt_interrupt.h"
@@ -117,9 +116,6 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
     m->opt = opt;
     m->rank = rt_comm_world_rank(m->comm);
     m->nranks = rt_comm_world_size(m->comm);
-    /* The families' inputs are built for this job: a rank measuring whole points alone (parallel
-     * tuning) holds the whole problem, not its 1/N share of MPI_COMM_WORLD's. */
-    rt_world_place_declare(m->rank, m->nranks);
     m->samples_cap = cfg->measure.max_reps > 0 ? cfg->measure.max_reps : 1;
     m->samples = calloc((size_t)m->samples_cap, sizeof(double));
     m->rank_min = calloc((size_t)m->samples_cap, sizeof(double));
@@ -157,7 +153,6 @@ void rt_measure_use_comm(rt_measure_ctx *m, void *comm)
     m->comm = comm;
     m->rank = rt_comm_world_rank(m->comm);
     m->nranks = rt_comm_world_size(m->comm);
-    rt_world_place_declare(m->rank, m->nranks);
 }
 
 void rt_measure_release_inputs(rt_measure_ctx *m)
@@ -186,7 +181,6 @@ void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
 void rt_measure_free(rt_measure_ctx *m)
 {
     rt_measure_release_inputs(m);
-    rt_world_place_declare(0, 0);
     free(m->samples);
     free(m->rank_min);
     free(m->rank_avg);
@@ -216,6 +210,16 @@ static int inputs_current(const rt_measure_ctx *m, const rt_measure_target *t,
            strcmp(m->in_problem, problem_json) == 0;
 }
 
+/* The job the families build a point's inputs for: the ranks of m->comm, which measure the point
+ * together. A rank measuring whole points alone (parallel tuning, rt_measure_use_comm with a
+ * one-rank communicator) is a one-rank job and gets the whole problem, not the 1/N share its
+ * place in MPI_COMM_WORLD would give. */
+static rt_job measuring_job(const rt_measure_ctx *m)
+{
+    const rt_job job = {.rank = m->rank, .nranks = m->nranks};
+    return job;
+}
+
 static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const char *problem_json,
                          rt_err *err)
 {
@@ -224,7 +228,9 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
     rt_measure_release_inputs(m);
     /* A family that builds for minutes polls for a signal, so SIGINT does not wait for it. */
     const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
-    if (rt_family_make_inputs(t->family, t->local, t->problem, &on_signal, &m->inputs, err) != 0)
+    const rt_job job = measuring_job(m);
+    if (rt_family_make_inputs(t->family, t->local, t->problem, &job, &on_signal, &m->inputs, err) !=
+        0)
         return rt_err_prefix(err, "inputs for matrix '%s'", t->matrix->name);
     m->in_family = t->family;
     m->in_matrix = t->local;
@@ -429,7 +435,8 @@ static int step_inputs(point_run *p, rt_err *err)
                                  .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
                                  .host_available = rt_point_memory_host_available(),
                                  .device_memory = t->device->global_mem_bytes};
-        if (rt_family_footprint(t->family, t->local, t->problem, &mi.fp, &fl.err) != 0)
+        const rt_job job = measuring_job(m);
+        if (rt_family_footprint(t->family, t->local, t->problem, &job, &mi.fp, &fl.err) != 0)
             step_fail(&fl, OUT_ERROR, "%s", fl.err.msg);
         else if (!rt_point_memory_fits(&mi, fl.msg, sizeof fl.msg))
             fl.out = OUT_INFEASIBLE;

@@ -116,25 +116,29 @@ int rt_family_has_footprint(const rt_family_desc *fam)
 }
 
 int rt_family_make_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
-                          const rt_stop *stop, void **inputs, rt_err *err)
+                          const rt_job *job, const rt_stop *stop, void **inputs, rt_err *err)
 {
     *inputs = NULL;
+    if (rt_job_check(job, fam->name, err) != 0)
+        return -1;
     if (fam->make_inputs_ctx)
-        return fam->make_inputs_ctx(fam->ctx, a, problem, inputs, err);
+        return fam->make_inputs_ctx(fam->ctx, a, problem, job, inputs, err);
     if (fam->make_inputs_until)
-        return fam->make_inputs_until(a, problem, stop, inputs, err);
+        return fam->make_inputs_until(a, problem, job, stop, inputs, err);
     if (fam->make_inputs)
-        return fam->make_inputs(a, problem, inputs, err);
+        return fam->make_inputs(a, problem, job, inputs, err);
     return rt_err_set(err, "family '%s' builds no inputs", fam->name);
 }
 
 int rt_family_footprint(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
-                        rt_footprint *out, rt_err *err)
+                        const rt_job *job, rt_footprint *out, rt_err *err)
 {
+    if (rt_job_check(job, fam->name, err) != 0)
+        return -1;
     if (fam->footprint_ctx)
-        return fam->footprint_ctx(fam->ctx, a, problem, out, err);
+        return fam->footprint_ctx(fam->ctx, a, problem, job, out, err);
     if (fam->footprint)
-        return fam->footprint(a, problem, out, err);
+        return fam->footprint(a, problem, job, out, err);
     return rt_err_set(err, "family '%s' has no footprint estimate", fam->name);
 }
 

@@ -14,6 +14,7 @@
 
 #include "rt_device.h"
 #include "rt_error.h"
+#include "rt_job.h"
 #include "rt_matrix.h"
 #include "rt_metrics.h"
 #include "rt_params.h"
@@ -152,14 +153,17 @@ struct rt_family_desc {
     const rt_param_schema *problem_params; /* e.g. K, precision, layout */
     int n_problem_params;
     /* Builds inputs for one matrix and one problem point (e.g. dense B from a seed). The matrix is
-     * this rank's share; it outlives the inputs. */
-    int (*make_inputs)(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err);
+     * this rank's share; it outlives the inputs. job is the job that measures the point (never
+     * NULL): a family that splits its problem by rank builds job->rank's share of job->nranks
+     * (rt_job.h; a rank measuring whole points alone is a one-rank job), never MPI_COMM_WORLD's. */
+    int (*make_inputs)(const rt_csr *a, const rt_params *problem, const rt_job *job, void **inputs,
+                       rt_err *err);
     /* Optional: make_inputs for families whose inputs take minutes to build (a reference computed
      * there, generated layers). It polls stop between pieces of work and, when asked, frees what
      * it built and fails with a message saying it stopped; the runner then ends the run as
      * interrupted instead of waiting. NULL: the runner calls make_inputs. */
-    int (*make_inputs_until)(const rt_csr *a, const rt_params *problem, const rt_stop *stop,
-                             void **inputs, rt_err *err);
+    int (*make_inputs_until)(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                             const rt_stop *stop, void **inputs, rt_err *err);
     void (*free_inputs)(void *inputs);
     int64_t (*output_elems)(const void *inputs);
     /* Relative-error tolerance of the verification gate for these inputs (depends on precision
@@ -182,10 +186,12 @@ struct rt_family_desc {
      * gate also checks every element, |out - ref| <= tolerance x scale, so one wrong element
      * cannot hide in the norm of a large output. NULL: the normwise check alone. */
     int (*reference_scale)(const void *inputs, double *scale, rt_err *err);
-    /* Optional. The memory a point needs, from the matrix (this rank's share) and the problem
-     * alone, so the runner records a point that cannot fit as infeasible, with the numbers,
-     * before allocating anything (instead of being killed by the OS). NULL: no estimate. */
-    int (*footprint)(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);
+    /* Optional. The memory a point needs, from the matrix (this rank's share), the problem and
+     * the job alone (as make_inputs would build them), so the runner records a point that cannot
+     * fit as infeasible, with the numbers, before allocating anything (instead of being killed by
+     * the OS). NULL: no estimate. */
+    int (*footprint)(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                     rt_footprint *out, rt_err *err);
     /* Optional: the model-only mode (`rooftune run CONFIG --model-only --ranks N`): a per-point
      * hook and its table's columns (rt_family_model.h). NULL: the family has none, and
      * --model-only says so. */
@@ -198,21 +204,22 @@ struct rt_family_desc {
      * rt_family_footprint, which pick the one to call. */
     const void *ctx;
     int (*make_inputs_ctx)(const void *ctx, const rt_csr *a, const rt_params *problem,
-                           void **inputs, rt_err *err);
+                           const rt_job *job, void **inputs, rt_err *err);
     int (*footprint_ctx)(const void *ctx, const rt_csr *a, const rt_params *problem,
-                         rt_footprint *out, rt_err *err);
+                         const rt_job *job, rt_footprint *out, rt_err *err);
 };
 
 /* Whether the family builds inputs (any make_inputs hook) and estimates its footprint. */
 int rt_family_has_inputs(const rt_family_desc *fam);
 int rt_family_has_footprint(const rt_family_desc *fam);
-/* The family's inputs for one matrix and problem point: make_inputs_ctx, make_inputs_until
- * (polling stop, which may be NULL) or make_inputs, the first the family has. */
+/* The family's inputs for one matrix and problem point in job (checked with rt_job_check):
+ * make_inputs_ctx, make_inputs_until (polling stop, which may be NULL) or make_inputs, the first
+ * the family has. */
 int rt_family_make_inputs(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
-                          const rt_stop *stop, void **inputs, rt_err *err);
-/* The family's footprint estimate (footprint_ctx or footprint); only when it has one. */
+                          const rt_job *job, const rt_stop *stop, void **inputs, rt_err *err);
+/* The family's footprint estimate in job (footprint_ctx or footprint); only when it has one. */
 int rt_family_footprint(const rt_family_desc *fam, const rt_csr *a, const rt_params *problem,
-                        rt_footprint *out, rt_err *err);
+                        const rt_job *job, rt_footprint *out, rt_err *err);
 
 #define RT_REGISTRY_MAX_FAMILIES 16
 #define RT_REGISTRY_MAX_KERNELS  256

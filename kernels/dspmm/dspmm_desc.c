@@ -8,27 +8,26 @@
 #include <string.h>
 #include "dspmm_model_only.h"
 #include "dspmm_part.h"
-#include "rt_world_place.h"
 #include "rt_schema.h"
 #include "spmm_scale.h"
 #include "dspmm_family.h"
 
-static int dspmm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int dspmm_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                             void **inputs, rt_err *err)
 {
     int64_t k = 0, seed = 0;
     rt_precision prec = RT_FP32;
     char layout[16];
-    if (rt_dspmm_problem(problem, &k, &prec, err) != 0 ||
+    if (rt_job_check(job, "dspmm problem", err) != 0 ||
+        rt_dspmm_problem(problem, &k, &prec, err) != 0 ||
         rt_schema_int(rt_dspmm_problem_params, RT_DSPMM_N_PROBLEM_PARAMS, "dspmm problem", problem,
                       "seed", &seed, err) != 0 ||
         rt_schema_str(rt_dspmm_problem_params, RT_DSPMM_N_PROBLEM_PARAMS, "dspmm problem", problem,
                       "layout", layout, sizeof layout, err) != 0)
         return -1;
-    /* The family has no view of the harness's communicator (kernels check that the ranks agree). */
-    int rank = 0, nranks = 1;
-    rt_world_place(&rank, &nranks);
+    /* The job's place, not a communicator: kernels check that it is their environment's. */
     rt_dspmm_inputs *in = NULL;
-    if (rt_dspmm_inputs_create(a, k, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
+    if (rt_dspmm_inputs_create(a, k, prec, (uint64_t)seed, job->rank, job->nranks, &in, err) != 0)
         return -1;
     *inputs = in;
     return 0;
@@ -111,17 +110,16 @@ static double dspmm_nonzeros(const void *inputs)
 /* Every rank builds B (cols x K) whole from the seed and owns its canonical rows of C; a device
  * kernel copies A (CSR, 32-bit indices) and B. The partial rows a kernel exchanges are its own
  * workspace, not counted: the estimate is a lower bound. */
-static int dspmm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
-                           rt_err *err)
+static int dspmm_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                           rt_footprint *out, rt_err *err)
 {
     int64_t k = 0;
     rt_precision prec = RT_FP32;
-    if (rt_dspmm_problem(problem, &k, &prec, err) != 0)
+    if (rt_job_check(job, "dspmm problem", err) != 0 ||
+        rt_dspmm_problem(problem, &k, &prec, err) != 0)
         return -1;
-    int rank = 0, nranks = 1;
-    rt_world_place(&rank, &nranks);
     int64_t r0 = 0, r1 = 0;
-    dspmm_canonical_rows(a, rank, nranks, &r0, &r1);
+    dspmm_canonical_rows(a, job->rank, job->nranks, &r0, &r1);
     const int64_t esize = (int64_t)rt_precision_bytes(prec);
     const int64_t b_bytes = a->cols * k * esize;
     out->input_bytes = b_bytes;

@@ -33,7 +33,7 @@
 
 typedef struct rt_dspmm_inputs {
     rt_spmm_inputs *spmm;   /* the whole A (borrowed) and the whole B (owned), row-major */
-    int rank, nranks;       /* this process in MPI_COMM_WORLD when the inputs were made */
+    int rank, nranks;       /* the job that measures the point (rt_job) */
     int64_t c_row0, c_row1; /* the canonical rows of C this rank reports */
 } rt_dspmm_inputs;
 
@@ -42,8 +42,8 @@ typedef struct rt_dspmm_inputs {
 #define RT_DSPMM_N_PROBLEM_PARAMS 4
 extern const rt_param_schema rt_dspmm_problem_params[RT_DSPMM_N_PROBLEM_PARAMS];
 
-/* Builds inputs for rank `rank` of `nranks` (make_inputs takes them from MPI_COMM_WORLD, or 0 of 1
- * when MPI is not initialised). */
+/* Builds inputs for rank `rank` of `nranks` (make_inputs takes them from the job that measures the
+ * point, rt_job.h). */
 int rt_dspmm_inputs_create(const rt_csr *a, int64_t k, rt_precision prec, uint64_t seed, int rank,
                            int nranks, rt_dspmm_inputs **out, rt_err *err);
 void rt_dspmm_inputs_destroy(rt_dspmm_inputs *in);

@@ -147,8 +147,10 @@ static int read_real(const char *owner, const rt_params *p, const char *name, do
     return 0;
 }
 
-static int eigen_make_inputs(const rt_csr *a, const rt_params *p, void **inputs, rt_err *err)
+static int eigen_make_inputs(const rt_csr *a, const rt_params *p, const rt_job *job, void **inputs,
+                             rt_err *err)
 {
+    (void)job; /* every rank of the job solves the whole problem */
     const char *owner = "eigen problem";
     char solver[16];
     int64_t block = 0, nev = 0, iters = 0, seed = 0, sym = 0;
@@ -277,8 +279,10 @@ static double eigen_nonzeros(const void *inputs)
  * tiles of them through their gpu_mem_budget): LOBPCG's eleven blocks of `block` columns (X, P, AX,
  * AP twice each; R, AR and a temporary), Lanczos's iters + 2 vectors (the basis and w) and its
  * iters x iters eigenvector matrix. The output is nev Ritz values and nev residual scores. */
-static int eigen_footprint(const rt_csr *a, const rt_params *p, rt_footprint *out, rt_err *err)
+static int eigen_footprint(const rt_csr *a, const rt_params *p, const rt_job *job,
+                           rt_footprint *out, rt_err *err)
 {
+    (void)job; /* every rank holds the whole problem */
     const char *owner = "eigen problem";
     char solver[16];
     int64_t block = 0, nev = 0, iters = 0, sym = 0;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "rt_tables.h"
-#include "rt_world_place.h"
 #include "rt_schema.h"
 
 /* The problem parameters (gemm_family.h: GEMM_N_PROBLEM entries). */
@@ -97,13 +96,14 @@ static int read_problem(const rt_params *problem, int64_t *n, int64_t *m, int64_
     return 0;
 }
 
-int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+int gemm_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job, void **inputs,
+                     rt_err *err)
 {
     (void)a; /* dense: the sizes are problem parameters */
     const char *owner = "gemm problem";
     int64_t n = 0, m = 0, k = 0, seed = 0;
     int pv = 0;
-    if (read_problem(problem, &n, &m, &k, &pv, err) != 0 ||
+    if (rt_job_check(job, owner, err) != 0 || read_problem(problem, &n, &m, &k, &pv, err) != 0 ||
         rt_schema_int(gemm_problem, GEMM_N_PROBLEM, owner, problem, "seed", &seed, err) != 0)
         return -1;
     gemm_inputs *in = calloc(1, sizeof *in);
@@ -114,7 +114,8 @@ int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, r
     in->k = k > 0 ? k : n;
     in->prec = (rt_precision)pv;
     in->seed = (uint64_t)seed;
-    rt_world_place(&in->rank, &in->nranks);
+    in->rank = job->rank;
+    in->nranks = job->nranks;
     in->n_samples = in->m * in->n <= GEMM_ALL_ENTRIES ? in->m * in->n : GEMM_SAMPLES;
     in->sample0 = in->n_samples * in->rank / in->nranks;
     in->sample1 = in->n_samples * (in->rank + 1) / in->nranks;
@@ -186,17 +187,18 @@ double gemm_flops(const void *inputs)
  * start and end there: GPU kernels stream tiles through their gpu_mem_budget, so they have no
  * device need beyond that budget, which is theirs to check); the runner's arrays hold only the
  * sampled entries of C. */
-int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err)
+int gemm_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job, rt_footprint *out,
+                   rt_err *err)
 {
     (void)a;
     int64_t n = 0, m = 0, k = 0;
     int pv = 0;
-    if (read_problem(problem, &n, &m, &k, &pv, err) != 0)
+    if (rt_job_check(job, "gemm problem", err) != 0 ||
+        read_problem(problem, &n, &m, &k, &pv, err) != 0)
         return -1;
     m = m > 0 ? m : n;
     k = k > 0 ? k : n;
-    int rank = 0, nranks = 1;
-    rt_world_place(&rank, &nranks);
+    const int rank = job->rank, nranks = job->nranks;
     const double esize = (double)rt_precision_bytes((rt_precision)pv);
     const double all = ((double)m * (double)k + (double)k * (double)n + (double)m * (double)n) *
                        esize / (double)nranks;

@@ -24,7 +24,7 @@ typedef struct gemm_inputs {
     int64_t m, n, k;
     rt_precision prec;
     uint64_t seed;
-    int rank, nranks;
+    int rank, nranks;         /* the job that measures the point (rt_job) */
     int64_t n_samples;        /* S, over all ranks */
     int64_t sample0, sample1; /* this rank's canonical share [sample0, sample1) */
 } gemm_inputs;
@@ -44,7 +44,9 @@ void gemm_fill_tile(const gemm_inputs *in, char matrix, int64_t row0, int64_t co
  * gathers them, with the model-only mode, is gemm_desc.h's. */
 #define GEMM_N_PROBLEM 5
 extern const rt_param_schema gemm_problem[GEMM_N_PROBLEM];
-int gemm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err);
+/* Inputs of job->rank's share of the samples of C among job->nranks ranks. */
+int gemm_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job, void **inputs,
+                     rt_err *err);
 void gemm_free_inputs(void *inputs);
 int64_t gemm_output_elems(const void *inputs);
 double gemm_tolerance(const void *inputs);
@@ -52,7 +54,8 @@ int gemm_reference(const void *inputs, double *out, rt_err *err);
 /* Each sample's |A||B| (rt_family_desc.reference_scale), for the elementwise gate. */
 int gemm_reference_scale(const void *inputs, double *scale, rt_err *err);
 double gemm_flops(const void *inputs);
-/* Host bytes of this rank's share of A, B and C, and the sampled output (the runner's estimate). */
-int gemm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err);
+/* Host bytes of job->rank's share of A, B and C, and its sampled output (the runner's estimate). */
+int gemm_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job, rt_footprint *out,
+                   rt_err *err);
 
 #endif

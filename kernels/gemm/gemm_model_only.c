@@ -257,7 +257,10 @@ static int model_point(const rt_model_point *pt, rt_model_row *row, rt_err *err)
     const rt_kernel_desc *kd = pt->kernel;
     void *inputs = NULL; /* sizes and precision only: tiles are never built here */
     gemm_tiled_cfg tc;
-    if (gemm_make_inputs(NULL, pt->problem, &inputs, err) != 0)
+    /* The plan is the virtual job's (pt->job); the inputs, read for their sizes alone, are one
+     * process's: nothing runs under MPI here. */
+    const rt_job alone = rt_job_alone();
+    if (gemm_make_inputs(NULL, pt->problem, &alone, &inputs, err) != 0)
         return -1;
     const gemm_inputs *in = inputs;
     int rc = gemm_tiled_cfg_read(kd->params, kd->n_params, kd->name, pt->params, &tc, err);

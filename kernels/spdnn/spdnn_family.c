@@ -2,7 +2,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,21 +566,6 @@ int rt_spdnn_inputs_check(const void *inputs, const rt_spdnn_inputs **out, rt_er
 /* ---------------------------------------------------------------------------------------------
  * Family hooks */
 
-static int world_share(int *rank, int *nranks, rt_err *err)
-{
-    *rank = 0;
-    *nranks = 1;
-    int initialised = 0, finalised = 0;
-    if (MPI_Initialized(&initialised) != MPI_SUCCESS || MPI_Finalized(&finalised) != MPI_SUCCESS)
-        return rt_err_set(err, "spdnn: cannot ask MPI whether it is running");
-    if (!initialised || finalised)
-        return 0;
-    if (MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
-        MPI_Comm_size(MPI_COMM_WORLD, nranks) != MPI_SUCCESS)
-        return rt_err_set(err, "spdnn: cannot read this rank's place in MPI_COMM_WORLD");
-    return 0;
-}
-
 static int read_real(const rt_params *p, const char *name, double *out, rt_err *err)
 {
     const rt_param_schema *s = NULL;
@@ -603,8 +587,8 @@ static int read_real(const rt_params *p, const char *name, double *out, rt_err *
     return 0;
 }
 
-static int spdnn_make_inputs_until(const rt_csr *a, const rt_params *problem, const rt_stop *stop,
-                                   void **inputs, rt_err *err)
+static int spdnn_make_inputs_until(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                                   const rt_stop *stop, void **inputs, rt_err *err)
 {
     const char *owner = "spdnn problem";
     int64_t layers = 0, features = 0, seed = 0, network_seed = 0;
@@ -617,22 +601,22 @@ static int spdnn_make_inputs_until(const rt_csr *a, const rt_params *problem, co
                       err) != 0 ||
         rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "network_seed",
                       &network_seed, err) != 0 ||
-        read_real(problem, "feature_density", &density, err) != 0)
-        return -1;
-    int rank = 0, nranks = 1;
-    if (world_share(&rank, &nranks, err) != 0)
+        read_real(problem, "feature_density", &density, err) != 0 ||
+        rt_job_check(job, owner, err) != 0)
         return -1;
     rt_spdnn_inputs *in = NULL;
     if (rt_spdnn_inputs_create_until(a, layers, features, density, (uint64_t)seed,
-                                     (uint64_t)network_seed, rank, nranks, stop, &in, err) != 0)
+                                     (uint64_t)network_seed, job->rank, job->nranks, stop, &in,
+                                     err) != 0)
         return -1;
     *inputs = in;
     return 0;
 }
 
-static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int spdnn_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                             void **inputs, rt_err *err)
 {
-    return spdnn_make_inputs_until(a, problem, NULL, inputs, err);
+    return spdnn_make_inputs_until(a, problem, job, NULL, inputs, err);
 }
 
 static void spdnn_free_inputs(void *inputs)
@@ -678,8 +662,8 @@ static double spdnn_nonzeros(const void *inputs)
  * as the gate compares them) and, on a device, the network (fp32 values, 32-bit indices) and the
  * features. The feature maps a kernel keeps between layers are its own workspace, not counted:
  * the estimate is a lower bound. */
-static int spdnn_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
-                           rt_err *err)
+static int spdnn_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                           rt_footprint *out, rt_err *err)
 {
     const char *owner = "spdnn problem";
     int64_t layers = 0, features = 0;
@@ -688,11 +672,10 @@ static int spdnn_footprint(const rt_csr *a, const rt_params *problem, rt_footpri
                       &layers, err) != 0 ||
         rt_schema_int(spdnn_problem_params, SPDNN_N_PROBLEM_PARAMS, owner, problem, "features",
                       &features, err) != 0 ||
-        read_real(problem, "feature_density", &density, err) != 0)
+        read_real(problem, "feature_density", &density, err) != 0 ||
+        rt_job_check(job, owner, err) != 0)
         return -1;
-    int rank = 0, nranks = 1;
-    if (world_share(&rank, &nranks, err) != 0)
-        return -1;
+    const int rank = job->rank, nranks = job->nranks;
     const int64_t share = features * (rank + 1) / nranks - features * rank / nranks;
     const int64_t active = (int64_t)((double)share * (double)a->rows * density);
     const int64_t outputs = share * RT_SPDNN_OUT_PER_FEATURE;

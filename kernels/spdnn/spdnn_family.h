@@ -29,9 +29,9 @@
  *
  * MPI: batch parallelism, as the challenge runs. Every rank holds the whole network (the family
  * sets wants_whole_matrix) and infers a contiguous block of the features: rank r of R takes
- * [features * r / R, features * (r+1) / R). make_inputs reads r and R from MPI_COMM_WORLD when MPI
- * is initialised (the harness's world communicator is a duplicate of it), else runs as rank 0
- * of 1. Ranks never communicate: features are independent.
+ * [features * r / R, features * (r+1) / R). make_inputs reads r and R from the job that measures
+ * the point (rt_job.h: a rank measuring whole points alone is rank 0 of 1 and infers every
+ * feature). Ranks never communicate: features are independent.
  *
  * Output convention (3 values per local feature f, in feature order):
  *   out[3f]   = sum_i Y_L[f][i]                     (row sum)

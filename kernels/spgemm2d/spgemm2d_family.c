@@ -5,7 +5,6 @@
 
 #include "rt_schema.h"
 #include "rt_tables.h"
-#include "rt_world_place.h"
 #include "sp2_problem.h"
 #include "spmm_family.h"
 
@@ -15,8 +14,8 @@ static const rt_param_schema spgemm2d_problem[] = {
 };
 #define SPGEMM2D_N_PROBLEM ((int)(sizeof spgemm2d_problem / sizeof spgemm2d_problem[0]))
 
-static int spgemm2d_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs,
-                                rt_err *err)
+static int spgemm2d_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                                void **inputs, rt_err *err)
 {
     const char *owner = "spgemm2d problem";
     int64_t seed = 0;
@@ -25,10 +24,9 @@ static int spgemm2d_make_inputs(const rt_csr *a, const rt_params *problem, void 
             0 ||
         sp2_read_precision(spgemm2d_problem, SPGEMM2D_N_PROBLEM, owner, problem, &prec, err) != 0)
         return -1;
-    int rank, nranks;
-    rt_world_place(&rank, &nranks);
     sp2_inputs *in = NULL;
-    if (sp2_inputs_create(1, a, 0, prec, (uint64_t)seed, rank, nranks, &in, err) != 0)
+    if (rt_job_check(job, owner, err) != 0 ||
+        sp2_inputs_create(1, a, 0, prec, (uint64_t)seed, job->rank, job->nranks, &in, err) != 0)
         return -1;
     *inputs = in;
     return 0;
@@ -115,10 +113,10 @@ static int spgemm2d_reference_scale(const void *inputs, double *scale, rt_err *e
     return 0;
 }
 
-static int spgemm2d_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
-                              rt_err *err)
+static int spgemm2d_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                              rt_footprint *out, rt_err *err)
 {
-    return sp2_footprint(1, spgemm2d_problem, SPGEMM2D_N_PROBLEM, a, problem, out, err);
+    return sp2_footprint(1, spgemm2d_problem, SPGEMM2D_N_PROBLEM, a, problem, job, out, err);
 }
 
 static const rt_family_desc spgemm2d_desc = {

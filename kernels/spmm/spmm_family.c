@@ -18,8 +18,10 @@ static const rt_param_schema spmm_problem_params[] = {
 };
 #define SPMM_N_PROBLEM_PARAMS ((int)(sizeof spmm_problem_params / sizeof spmm_problem_params[0]))
 
-static int spmm_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int spmm_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                            void **inputs, rt_err *err)
 {
+    (void)job; /* the runner hands each rank its rows of A: B and C follow from them */
     const char *owner = "spmm problem";
     int64_t k = 0, seed = 0;
     char prec_name[16], layout_name[16];
@@ -128,8 +130,10 @@ static double spmm_nonzeros(const void *inputs)
 
 /* B (cols x K) on the host; C (rows x K) as kernels hold it; A (CSR, 32-bit indices) and B as a
  * device kernel copies them, all in the point's precision. */
-static int spmm_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out, rt_err *err)
+static int spmm_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                          rt_footprint *out, rt_err *err)
 {
+    (void)job; /* a is this rank's rows already */
     const char *owner = "spmm problem";
     int64_t k = 0;
     char prec_name[16];

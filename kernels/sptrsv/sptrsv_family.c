@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "rt_tables.h"
-#include "rt_world_place.h"
 #include "rt_rng.h"
 #include "rt_schema.h"
 #include "sptrsv_factor_cache.h"
@@ -246,7 +245,8 @@ void sptrsv_factor_metrics(const rt_sptrsv_inputs *in, rt_metrics *m)
     rt_metrics_add(m, "factor_cached", "flag", (double)in->factor_cached, 0);
 }
 
-static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                              void **inputs, rt_err *err)
 {
     const char *owner = "sptrsv problem";
     int64_t nrhs = 1, cap = 0, seed = 1;
@@ -265,11 +265,11 @@ static int sptrsv_make_inputs(const rt_csr *a, const rt_params *problem, void **
     const int o = sptrsv_ordering_parse(ord);
     if (o < 0)
         return rt_err_set(err, "%s: unknown ordering '%s'", owner, ord);
-    int rank = 0, nranks = 1;
-    rt_world_place(&rank, &nranks);
+    if (rt_job_check(job, owner, err) != 0)
+        return -1;
     rt_sptrsv_inputs *in = NULL;
-    if (rt_sptrsv_inputs_create(a, nrhs, (sptrsv_ordering)o, cap, (uint64_t)seed, rank, nranks, &in,
-                                err) != 0)
+    if (rt_sptrsv_inputs_create(a, nrhs, (sptrsv_ordering)o, cap, (uint64_t)seed, job->rank,
+                                job->nranks, &in, err) != 0)
         return -1;
     in->backward = strcmp(dir, "backward") == 0;
     *inputs = in;
@@ -385,15 +385,15 @@ static double sptrsv_nonzeros(const void *inputs)
  * diagonal (CHOLMOD's fill-in comes on top, unknown before the factorization, so the estimate is a
  * lower bound), held as CSR (12 bytes a nonzero), with B (n x nrhs); this rank's rows of X are the
  * output. A device kernel copies L, B and X. */
-static int sptrsv_footprint(const rt_csr *a, const rt_params *problem, rt_footprint *out,
-                            rt_err *err)
+static int sptrsv_footprint(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                            rt_footprint *out, rt_err *err)
 {
     int64_t nrhs = 1;
-    if (rt_schema_int(sptrsv_problem_params, N_PROBLEM, "sptrsv problem", problem, "nrhs", &nrhs,
+    if (rt_job_check(job, "sptrsv problem", err) != 0 ||
+        rt_schema_int(sptrsv_problem_params, N_PROBLEM, "sptrsv problem", problem, "nrhs", &nrhs,
                       err) != 0)
         return -1;
-    int rank = 0, nranks = 1;
-    rt_world_place(&rank, &nranks);
+    const int rank = job->rank, nranks = job->nranks;
     const int64_t n = a->rows;
     const int64_t l_bytes = ((a->nnz + n) / 2) * 12 + (n + 1) * 8;
     const int64_t rows = n * (rank + 1) / nranks - n * rank / nranks;

@@ -217,9 +217,10 @@ static void free_inputs(void *p)
     free(in);
 }
 
-static int make_inputs(const void *ctx, const rt_csr *a, const rt_params *problem, void **out,
-                       rt_err *err)
+static int make_inputs(const void *ctx, const rt_csr *a, const rt_params *problem,
+                       const rt_job *job, void **out, rt_err *err)
 {
+    (void)job; /* a spec's arrays are sized by the problem alone, the same on every rank */
     *out = NULL;
     user_inputs *in = calloc(1, sizeof *in);
     if (!in)
@@ -294,9 +295,10 @@ static double flops(const void *p)
     return ((const user_inputs *)p)->flops;
 }
 
-static int footprint(const void *ctx, const rt_csr *a, const rt_params *problem, rt_footprint *fp,
-                     rt_err *err)
+static int footprint(const void *ctx, const rt_csr *a, const rt_params *problem, const rt_job *job,
+                     rt_footprint *fp, rt_err *err)
 {
+    (void)job;
     memset(fp, 0, sizeof *fp);
     user_spec *s = NULL;
     int64_t count[USER_MAX_ARGS];

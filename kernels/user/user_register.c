@@ -13,7 +13,8 @@
 /* ---------------------------------------------------------------------------------------------
  * The family `user`: only the engine's home. Its inputs are never built. */
 
-static int engine_only(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int engine_only(const rt_csr *a, const rt_params *problem, const rt_job *job, void **inputs,
+                       rt_err *err)
 {
     *inputs = NULL;
     return rt_err_set(err, "the family '" USER_ENGINE_FAMILY "' only carries the CUDA engine of "

@@ -185,6 +185,13 @@ check_mixed "$WORK/span.db" span
 grep -q "resumed: 5 point(s)\|5 resumed" "$WORK/spread.log" || fail "spread resume: $(grep summary "$WORK/spread.log")"
 check_mixed "$WORK/spread.db" spread
 
+# CONFIG run alone into $WORK/<PREFIX>1.db, then spread over 2 ranks into $WORK/<PREFIX>2.db.
+serial_and_spread() { # CONFIG PREFIX LABEL
+  "$RT" run "$1" --db "$WORK/${2}1.db" --quiet >/dev/null || fail "$3 serial run"
+  "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$1" --db "$WORK/${2}2.db" \
+    --parallel ranks --quiet >/dev/null || fail "$3 spread run"
+}
+
 # A rank measuring whole points builds the whole problem: the triangular solve's inputs (which
 # split the rows by the job's place) are those of a one-rank job, so a spread point verifies all
 # of x and records the whole solve's flops, as a serial run does (they were 1/N of it: the first
@@ -203,9 +210,7 @@ kernels:
     parallel: none
 measure: {warmup: 1, min_reps: 6, max_reps: 8, max_time_s: 0.2, target_rel_ci: 0.2}
 YAML
-  "$RT" run "$sp" --db "$WORK/sp1.db" --quiet >/dev/null || fail "sptrsv serial run"
-  "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$sp" --db "$WORK/sp2.db" \
-    --parallel ranks --quiet >/dev/null || fail "sptrsv spread run"
+  serial_and_spread "$sp" sp sptrsv
   serial_flops=$(sql "$WORK/sp1.db" "SELECT flops FROM points WHERE kernel = 'sptrsv.cpu.levelset'")
   sp_row=$(sql "$WORK/sp2.db" "SELECT flops || '|' || ranks || '|' || status FROM points
                                WHERE kernel = 'sptrsv.cpu.levelset'")
@@ -215,6 +220,26 @@ YAML
         AND ranks = 2 AND status = 'ok' AND flops = $serial_flops")" = 2 ] ||
     fail "spanning persistent points: $(sql "$WORK/sp2.db" "SELECT ranks, status, flops FROM points")"
 fi
+
+# The same for sparse DNN inference, whose features are split by the job's place: a spread point
+# infers every feature (its family once read MPI_COMM_WORLD itself, so a spread point took 1/N).
+dnn="$WORK/dnn.yaml"
+cat >"$dnn" <<'YAML'
+experiment: {name: cli-parallel-spdnn}
+matrices:
+  - {name: dnn1024, generator: sparse_dnn, neurons: 1024, seed: 1}
+problem: {layers: [2], features: [12], feature_density: [0.3], network_seed: [1]}
+kernels:
+  - name: spdnn.cpu.fused
+    params: {feature_tile: [1, 4], threads: [1]}
+measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
+YAML
+serial_and_spread "$dnn" dnn spdnn
+dnn_flops=$(sql "$WORK/dnn1.db" "SELECT DISTINCT flops FROM points WHERE status = 'ok'")
+[ -n "$dnn_flops" ] && [ "$(sql "$WORK/dnn2.db" "SELECT COUNT(*) FROM points WHERE ranks = 1
+      AND status = 'ok' AND verified = 1 AND flops = $dnn_flops")" = 2 ] ||
+  fail "spread spdnn points: $(sql "$WORK/dnn2.db" "SELECT ranks, status, flops FROM points"),
+want 2 verified on one rank with the serial run's flops $dnn_flops"
 
 # 6. Bad input: exit 2, naming the key or option.
 expect_usage() { # LABEL ARGS...

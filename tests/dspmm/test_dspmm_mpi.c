@@ -113,7 +113,8 @@ static int run_point(rt_comm *comm, const rt_csr *a, const point *pt, int rpn, i
     rt_err err;
     rt_err_clear(&err);
     void *inputs = NULL;
-    CHECK(fam->make_inputs(a, &prob, &inputs, &err) == 0, "%s: inputs: %s", tag, err.msg);
+    const rt_job job = {.rank = rt_mpi_rank, .nranks = n};
+    CHECK(fam->make_inputs(a, &prob, &job, &inputs, &err) == 0, "%s: inputs: %s", tag, err.msg);
     rt_kernel_env env = {
         .device = NULL, .cache_dir = NULL, .rank = rt_mpi_rank, .nranks = n, .comm = comm};
     char why[256] = "";
@@ -326,12 +327,13 @@ static void test_failures(void)
     const rt_kernel_desc *k = rt_dspmm_cpu_sender_kernel();
     const rt_family_desc *fam = rt_dspmm_family();
     rt_kernel_env env = {.rank = rt_mpi_rank, .nranks = n, .comm = comm};
+    const rt_job job = {.rank = rt_mpi_rank, .nranks = n};
     for (int at = 0; at < 2; ++at) {
         const point pt = {1, "node", 0, "fp64", victim, at ? "run" : "setup", 0, 2};
         rt_params kp, prob;
         set_params(&pt, &kp, &prob);
         void *inputs = NULL, *state = NULL;
-        CHECK(fam->make_inputs(&a, &prob, &inputs, &err) == 0, "inputs: %s", err.msg);
+        CHECK(fam->make_inputs(&a, &prob, &job, &inputs, &err) == 0, "inputs: %s", err.msg);
         rt_err_clear(&err);
         const int s = k->setup(k, inputs, &kp, &env, &state, &err);
         if (!at) {

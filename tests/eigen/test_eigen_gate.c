@@ -37,7 +37,8 @@ static double gate(const rt_csr *a, const char *solver, int64_t iters, int *exac
     rt_params_set(&p, "res_tol", rt_value_real(1e-6), &err);
     const rt_family_desc *f = rt_eigen_family();
     void *inputs = NULL;
-    RT_CHECK_MSG(f->make_inputs(a, &p, &inputs, &err) == 0, "%s", err.msg);
+    const rt_job alone = rt_job_alone();
+    RT_CHECK_MSG(f->make_inputs(a, &p, &alone, &inputs, &err) == 0, "%s", err.msg);
     if (!inputs)
         return -1.0;
     const eg_inputs *in = inputs;

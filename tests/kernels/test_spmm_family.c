@@ -33,6 +33,7 @@ static void small_matrix(rt_csr *a)
 
 static void test_reference(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     const rt_family_desc *fam = rt_spmm_family();
     const int64_t empty[] = {0, 4, 30};
     kt_coo m;
@@ -51,7 +52,7 @@ static void test_reference(void)
                 rt_params p;
                 set_problem(&p, ks[ki], precs[pi], layouts[li], 5 + ki);
                 void *vin = NULL;
-                RT_CHECK_MSG(fam->make_inputs(&a, &p, &vin, &err) == 0, "%s", err.msg);
+                RT_CHECK_MSG(fam->make_inputs(&a, &p, &alone, &vin, &err) == 0, "%s", err.msg);
                 if (!vin)
                     continue;
                 const rt_spmm_inputs *in = vin;
@@ -79,9 +80,9 @@ static void test_reference(void)
     rt_params p;
     void *row_in = NULL, *col_in = NULL;
     set_problem(&p, 5, "fp64", "row", 9);
-    RT_CHECK(fam->make_inputs(&a, &p, &row_in, &err) == 0);
+    RT_CHECK(fam->make_inputs(&a, &p, &alone, &row_in, &err) == 0);
     set_problem(&p, 5, "fp64", "col", 9);
-    RT_CHECK(fam->make_inputs(&a, &p, &col_in, &err) == 0);
+    RT_CHECK(fam->make_inputs(&a, &p, &alone, &col_in, &err) == 0);
     if (row_in && col_in) {
         const rt_spmm_inputs *r = row_in, *c = col_in;
         int same = 1;
@@ -99,6 +100,7 @@ static void test_reference(void)
 /* Absent parameters take the schema defaults: K 32, fp32, row, seed 1. */
 static void test_defaults(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     const rt_family_desc *fam = rt_spmm_family();
     rt_csr a;
     small_matrix(&a);
@@ -106,7 +108,7 @@ static void test_defaults(void)
     rt_params p;
     rt_params_init(&p);
     void *vin = NULL;
-    RT_CHECK_MSG(fam->make_inputs(&a, &p, &vin, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(fam->make_inputs(&a, &p, &alone, &vin, &err) == 0, "%s", err.msg);
     if (vin) {
         const rt_spmm_inputs *in = vin;
         RT_CHECK(in->k == 32 && in->prec == RT_FP32 && in->layout == RT_ROW_MAJOR && in->seed == 1);
@@ -118,6 +120,7 @@ static void test_defaults(void)
 /* Garbage problem parameters and matrices are refused with a message naming the culprit. */
 static void test_garbage(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     const rt_family_desc *fam = rt_spmm_family();
     rt_csr a;
     small_matrix(&a);
@@ -144,18 +147,19 @@ static void test_garbage(void)
         rt_params_set(&p, bad[i].name, bad[i].value, &err);
         void *vin = NULL;
         rt_err_clear(&err);
-        RT_CHECK_MSG(fam->make_inputs(&a, &p, &vin, &err) != 0 && vin == NULL, "case %zu", i);
+        RT_CHECK_MSG(fam->make_inputs(&a, &p, &alone, &vin, &err) != 0 && vin == NULL, "case %zu",
+                     i);
         RT_CHECK_MSG(rt_test_contains(err.msg, bad[i].expect), "case %zu: %s", i, err.msg);
         fam->free_inputs(vin);
     }
     rt_params p;
     set_problem(&p, 4, "fp32", "row", 1);
     void *vin = NULL;
-    RT_CHECK(fam->make_inputs(NULL, &p, &vin, &err) != 0 && vin == NULL);
+    RT_CHECK(fam->make_inputs(NULL, &p, &alone, &vin, &err) != 0 && vin == NULL);
     /* A column index out of range must be refused before a kernel reads B with it. */
     const int32_t saved = a.colidx[0];
     a.colidx[0] = 1000;
-    RT_CHECK(fam->make_inputs(&a, &p, &vin, &err) != 0 && vin == NULL);
+    RT_CHECK(fam->make_inputs(&a, &p, &alone, &vin, &err) != 0 && vin == NULL);
     RT_CHECK_MSG(rt_test_contains(err.msg, "malformed"), "%s", err.msg);
     a.colidx[0] = saved;
     rt_spmm_inputs *in = NULL;
@@ -168,6 +172,7 @@ static void test_garbage(void)
 /* Matrices with no rows, no columns, no nonzeros. */
 static void test_empty_shapes(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     const rt_family_desc *fam = rt_spmm_family();
     const int64_t shapes[][2] = {{0, 5}, {4, 0}, {6, 6}};
     for (int s = 0; s < 3; ++s) {
@@ -179,7 +184,7 @@ static void test_empty_shapes(void)
         rt_params p;
         set_problem(&p, 3, "fp64", s == 1 ? "col" : "row", 1);
         void *vin = NULL;
-        RT_CHECK_MSG(fam->make_inputs(&a, &p, &vin, &err) == 0, "%s", err.msg);
+        RT_CHECK_MSG(fam->make_inputs(&a, &p, &alone, &vin, &err) == 0, "%s", err.msg);
         if (vin) {
             const int64_t n = fam->output_elems(vin);
             RT_CHECK(n == shapes[s][0] * 3);

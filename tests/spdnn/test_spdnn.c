@@ -366,6 +366,7 @@ static void test_edge_cases(void)
 
 static void test_split_and_family(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     rt_err err;
     rt_csr w0;
     RT_CHECK(make_layer0(1024, &w0, &err) == 0);
@@ -408,7 +409,7 @@ static void test_split_and_family(void)
     rt_params_set(&prob, "features", rt_value_int(9), &err);
     rt_params_set(&prob, "feature_density", rt_value_int(0), &err); /* an integral real */
     void *inputs = NULL;
-    RT_CHECK_MSG(fam->make_inputs(&w0, &prob, &inputs, &err) == 0, "%s", err.msg);
+    RT_CHECK_MSG(fam->make_inputs(&w0, &prob, &alone, &inputs, &err) == 0, "%s", err.msg);
     if (inputs) {
         const rt_spdnn_inputs *in = inputs;
         RT_CHECK(in->layers == 2 && in->features == 9 && in->feature_density == 0.0);
@@ -419,7 +420,7 @@ static void test_split_and_family(void)
     /* Each feature's own density lies in [d/2, 3d/2]: with d = 1, at least half its neurons
      * are active on average and never none. */
     rt_params_set(&prob, "feature_density", rt_value_real(1.0), &err);
-    RT_CHECK(fam->make_inputs(&w0, &prob, &inputs, &err) == 0);
+    RT_CHECK(fam->make_inputs(&w0, &prob, &alone, &inputs, &err) == 0);
     if (inputs) {
         const rt_spdnn_inputs *in = inputs;
         for (int f = 0; f < 9; ++f) {
@@ -430,11 +431,11 @@ static void test_split_and_family(void)
         fam->free_inputs(inputs);
     }
     rt_params_set(&prob, "features", rt_value_int(0), &err);
-    RT_CHECK(fam->make_inputs(&w0, &prob, &inputs, &err) != 0 &&
+    RT_CHECK(fam->make_inputs(&w0, &prob, &alone, &inputs, &err) != 0 &&
              rt_test_contains(err.msg, "features"));
     rt_params_set(&prob, "features", rt_value_int(9), &err);
     rt_params_set(&prob, "feature_density", rt_value_real(1.5), &err);
-    RT_CHECK(fam->make_inputs(&w0, &prob, &inputs, &err) != 0 &&
+    RT_CHECK(fam->make_inputs(&w0, &prob, &alone, &inputs, &err) != 0 &&
              rt_test_contains(err.msg, "feature_density"));
     rt_csr_free(&w0);
 }
@@ -612,6 +613,7 @@ static int stop_after_requested(const void *ctx)
  * built and says so; a stop that never asks changes nothing; the family hook forwards it. */
 static void test_stop(void)
 {
+    const rt_job alone = rt_job_alone(); /* one process: the whole problem */
     rt_err err;
     rt_csr w0;
     RT_CHECK_MSG(make_layer0(1024, &w0, &err) == 0, "%s", err.msg);
@@ -655,9 +657,10 @@ static void test_stop(void)
     const stop_after now = {.polls = &polls, .after = 0};
     const rt_stop stop = {.requested = stop_after_requested, .ctx = &now};
     void *inputs = NULL;
-    RT_CHECK(fam->make_inputs_until(&w0, &problem, &stop, &inputs, &err) != 0 && !inputs);
+    RT_CHECK(fam->make_inputs_until(&w0, &problem, &alone, &stop, &inputs, &err) != 0 && !inputs);
     RT_CHECK_MSG(rt_test_contains(err.msg, "stopped on request"), "%s", err.msg);
-    RT_CHECK_MSG(fam->make_inputs(&w0, &problem, &inputs, &err) == 0 && inputs, "%s", err.msg);
+    RT_CHECK_MSG(fam->make_inputs(&w0, &problem, &alone, &inputs, &err) == 0 && inputs, "%s",
+                 err.msg);
     fam->free_inputs(inputs);
     rt_csr_free(&w0);
 }

@@ -416,7 +416,8 @@ static void test_kernels(rt_comm *c, const rt_registry *reg)
                 if (rt_kernel_find_param(k, "prefetch"))
                     rt_params_set(&par, "prefetch", rt_value_int(pi), &err);
                 void *in = NULL;
-                CHECK_MSG(fam->make_inputs(&a, &prob, &in, &err) == 0, "%s", err.msg);
+                const rt_job job = {.rank = rt_mpi_rank, .nranks = P};
+                CHECK_MSG(fam->make_inputs(&a, &prob, &job, &in, &err) == 0, "%s", err.msg);
                 const int64_t n = fam->output_elems(in);
                 double *ref = malloc((size_t)(n > 0 ? n : 1) * sizeof *ref);
                 double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);

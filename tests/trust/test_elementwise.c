@@ -45,7 +45,9 @@ static void check_family(rt_comm *comm, const rt_family_desc *fam, const rt_csr 
 {
     rt_err err;
     void *inputs = NULL;
-    RT_CHECK_MSG(fam->make_inputs(a, problem, &inputs, &err) == 0, "%s: %s", fam->name, err.msg);
+    const rt_job job = {.rank = rt_comm_world_rank(comm), .nranks = rt_comm_world_size(comm)};
+    RT_CHECK_MSG(fam->make_inputs(a, problem, &job, &inputs, &err) == 0, "%s: %s", fam->name,
+                 err.msg);
     if (!inputs)
         return;
     RT_CHECK_MSG(fam->reference_scale != NULL, "%s gives no reference_scale", fam->name);

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 
 #include "rt_schema.h"
-#include "rt_world_place.h"
 #include "sp2_layout.h"
 
 #define SP2_N_MAX 65536
@@ -137,16 +136,16 @@ double sp2_nonzeros(const void *inputs)
  * a lower bound. spgemm2d's C has no size known before the product: its output is the signature
  * (SP2_SIG_COLS columns) and its C tile is counted as large as its A tile. */
 int sp2_footprint(int spgemm, const rt_param_schema *schema, int n_schema, const rt_csr *a,
-                  const rt_params *problem, rt_footprint *out, rt_err *err)
+                  const rt_params *problem, const rt_job *job, rt_footprint *out, rt_err *err)
 {
     const char *owner = spgemm ? "spgemm2d problem" : "spmm2d problem";
     int64_t n = 0;
     rt_precision prec = RT_FP32;
-    if ((!spgemm && rt_schema_int(schema, n_schema, owner, problem, "N", &n, err) != 0) ||
+    if (rt_job_check(job, owner, err) != 0 ||
+        (!spgemm && rt_schema_int(schema, n_schema, owner, problem, "N", &n, err) != 0) ||
         sp2_read_precision(schema, n_schema, owner, problem, &prec, err) != 0)
         return -1;
-    int rank, nranks;
-    rt_world_place(&rank, &nranks);
+    const int rank = job->rank, nranks = job->nranks;
     const int64_t esize = (int64_t)rt_precision_bytes(prec);
     const int64_t rows = sp2_split(a->rows, nranks, rank + 1) - sp2_split(a->rows, nranks, rank);
     const int64_t a_tile = (a->nnz / nranks) * (4 + esize) + (rows + 1) * 4;

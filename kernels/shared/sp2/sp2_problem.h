@@ -51,7 +51,7 @@ typedef struct sp2_inputs {
     int64_t n;       /* columns of B and C: N (spmm2d) or a->cols (spgemm2d) */
     rt_precision prec;
     uint64_t seed;
-    int rank, nranks; /* of MPI_COMM_WORLD when make_inputs ran (0 of 1 without MPI) */
+    int rank, nranks; /* the job that measures the point (rt_job) */
     int64_t r0, r1;   /* canonical rows of this rank */
     int64_t max_row_nnz;
     double flops_share;
@@ -79,13 +79,13 @@ int sp2_read_precision(const rt_param_schema *schema, int n, const char *owner, 
                        rt_precision *prec, rt_err *err);
 
 /* The family hooks both problems share (rt_family_desc): free_inputs, output_elems, flops,
- * nonzeros, and the footprint of this rank's tiles (spgemm: C counted as large as A; N read from
+ * nonzeros, and the footprint of job->rank's tiles (spgemm: C counted as large as A; N read from
  * the schema otherwise). */
 void sp2_free_inputs(void *inputs);
 int64_t sp2_output_elems(const void *inputs);
 double sp2_flops(const void *inputs);
 double sp2_nonzeros(const void *inputs);
 int sp2_footprint(int spgemm, const rt_param_schema *schema, int n_schema, const rt_csr *a,
-                  const rt_params *problem, rt_footprint *out, rt_err *err);
+                  const rt_params *problem, const rt_job *job, rt_footprint *out, rt_err *err);
 
 #endif

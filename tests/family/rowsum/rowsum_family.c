@@ -9,7 +9,8 @@ static const rt_param_schema no_params[] = {
     {"seed", RT_V_INT, "", "1", 0, "unused: the problem has no parameter of its own"},
 };
 
-static int rowsum_make_inputs(const rt_csr *a, const rt_params *problem, void **inputs, rt_err *err)
+static int rowsum_make_inputs(const rt_csr *a, const rt_params *problem, const rt_job *job,
+                              void **inputs, rt_err *err)
 {
     rt_rowsum_inputs *in = calloc(1, sizeof *in);
     if (!in)

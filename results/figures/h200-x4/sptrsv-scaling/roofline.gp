@@ -19,7 +19,7 @@ set logscale xy
 set xlabel 'arithmetic intensity (flop / DRAM byte)'
 set ylabel 'GFLOP/s per rank'
 set xrange [0.01:100]
-set yrange [0.001:1e+06]
+set yrange [0.01:1e+06]
 # The plot area is pinned: the tags' places in the .dat were computed for it.
 set lmargin at screen 0.100
 set rmargin at screen 0.600
