@@ -13,8 +13,9 @@
 #include "rt_error.h"
 #include "rt_metrics.h"
 #include "rt_registry.h"
+#include "rt_timeline.h"
 
-#define RT_PLUGIN_ABI_VERSION 2 /* 2: set_compile_limit and energy */
+#define RT_PLUGIN_ABI_VERSION 3 /* 2: set_compile_limit and energy; 3: the activity timeline */
 
 typedef struct rt_plugin_options {
     int device_ordinal;    /* which GPU this rank uses (local rank modulo device count) */
@@ -48,6 +49,14 @@ typedef struct rt_plugin_api {
     void (*set_compile_limit)(void *state, double seconds);
     /* Optional: the device's energy counter in joules (measure.energy): 0, or -1 with why. */
     int (*energy)(void *state, double *joules, char *why, size_t whylen);
+    /* Optional: the activity timeline (`rooftune run --timeline`, rt_timeline.h). timeline_start
+     * begins recording every kernel execution and copy (host to device, device to host, within a
+     * device, between devices) of every device this process uses, appending them to *into as
+     * they complete; into must stay valid until timeline_stop, which waits for what is recorded,
+     * stops recording and leaves into alone from then on. Both return 0, or -1 with err carrying
+     * the tracer's (CUPTI's) reason; a failed start records nothing and needs no stop. */
+    int (*timeline_start)(void *state, rt_timeline_list *into, rt_err *err);
+    int (*timeline_stop)(void *state, rt_err *err);
 } rt_plugin_api;
 
 /* The one symbol a plugin exports. */

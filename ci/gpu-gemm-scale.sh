@@ -27,8 +27,11 @@
 #              tests/gemm/check_gemm_store.sh plus: multi-GPU points copy device to device with peer
 #              access, ipc points pull from node peers
 #   sanitize   configs/ci/gemm-gpu-sanitize.yaml under compute-sanitizer memcheck on 2 ranks
-#   timeline   nsys profile of configs/ci/gemm-gpu-timeline.yaml (1 process x 2 GPUs), when nsys
-#              exists (skipped quietly otherwise)
+#   timeline   configs/ci/gemm-gpu-timeline.yaml (1 process x 2 GPUs) on a timeline: nsys profile
+#              when nsys exists and writes a report; otherwise (nsys is not on the lent hosts'
+#              PATH) rooftune's own, `run --timeline` (CUPTI) and `figures --timeline`: the CSV, the
+#              figure and the overlap summary in the archive's timeline/, the summary in the log
+#              (ci/gpu-timeline.sh does the same alone, with checks)
 #   bar-1xG    configs/paper/gemm-bar-1xG.yaml (1 process x 1, 2, 4 GPUs; cuBLAS; cublasXt)
 #   bar-Gx1    configs/paper/gemm-bar-Gx1.yaml under mpirun -np 2 (and 4)
 #   bar-ooc    configs/paper/gemm-bar-ooc.yaml with N the smallest multiple of 4096 whose A, B, C
@@ -204,18 +207,34 @@ for s in $stages; do
     bash tests/gemm/check_gemm_store.sh "$work/gemm-memcheck.db" "memcheck np 2" 2>&1 | tee -a "$work/gpu-gemm.log"
     ;;
   timeline)
-    if ! command -v nsys >/dev/null || [ "$ngpu" -lt 2 ]; then
-      log "timeline: no nsys or fewer than 2 GPUs: skipped"
+    if [ "$ngpu" -lt 2 ]; then
+      log "timeline: fewer than 2 GPUs: skipped"
       continue
     fi
-    log "nsys timeline: configs/ci/gemm-gpu-timeline.yaml"
-    rm -f "$work"/gemm-timeline.*
-    timeout "$lim" nsys profile --trace=cuda,osrt --force-overwrite=true \
-      -o "$work/gemm-timeline" $RT run configs/ci/gemm-gpu-timeline.yaml \
-      --db "$work/gemm-timeline.db" --set "machine=$machine" >"$work/gemm-timeline.log" 2>&1
-    log "nsys exit $?: $(grep '^summary' "$work/gemm-timeline.log")"
-    nsys stats --report cuda_gpu_sum --format csv -o "$work/gemm-timeline" "$work/gemm-timeline.nsys-rep" \
-      >/dev/null 2>&1 || true
+    rm -rf "$work"/gemm-timeline.* "$work/timeline"
+    if command -v nsys >/dev/null; then
+      log "nsys timeline: configs/ci/gemm-gpu-timeline.yaml"
+      timeout "$lim" nsys profile --trace=cuda,osrt --force-overwrite=true \
+        -o "$work/gemm-timeline" $RT run configs/ci/gemm-gpu-timeline.yaml \
+        --db "$work/gemm-timeline.db" --set "machine=$machine" >"$work/gemm-timeline.log" 2>&1
+      log "nsys exit $?: $(grep '^summary' "$work/gemm-timeline.log")"
+      if [ -s "$work/gemm-timeline.nsys-rep" ]; then
+        nsys stats --report cuda_gpu_sum --format csv -o "$work/gemm-timeline" \
+          "$work/gemm-timeline.nsys-rep" >/dev/null 2>&1 || true
+        continue
+      fi
+      log "timeline: nsys wrote no report: rooftune's own timeline instead"
+      rm -f "$work"/gemm-timeline.*
+    fi
+    log "timeline: rooftune run --timeline configs/ci/gemm-gpu-timeline.yaml (CUPTI activity)"
+    timeout -k 15 "$lim" $RT run configs/ci/gemm-gpu-timeline.yaml --db "$work/gemm-timeline.db" \
+      --set "machine=$machine" --timeline "$work/timeline/gemm-timeline.csv" \
+      >"$work/gemm-timeline.log" 2>&1
+    log "timeline run exit $?: $(grep -E '^summary|^timeline' "$work/gemm-timeline.log" | tr '\n' ' ')"
+    $RT figures --timeline "$work/timeline/gemm-timeline.csv" --out "$work/timeline" \
+      >>"$work/gemm-timeline.log" 2>&1
+    log "timeline figure exit $?"
+    tee -a "$work/gpu-gemm.log" <"$work/timeline/gemm-timeline-summary.txt" 2>/dev/null
     ;;
   bar-1xG)
     fresh "$base/gemm-bar-1xG.db"

@@ -3,17 +3,25 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
 #include "rt_figures.h"
+#include "rt_outfile.h"
 #include "rt_path.h"
+#include "rt_timeline_csv.h"
+#include "rt_timeline_plot.h"
+#include "rt_timeline_stats.h"
+
+#define MAX_TIMELINES 16
 
 static void figures_usage(FILE *f)
 {
     fprintf(f,
             "usage: rooftune figures [--results DIR] [--out DIR] [--no-roofline]\n"
+            "       rooftune figures --timeline FILE.csv [--timeline FILE2.csv ...] [--out DIR]\n"
             "\n"
             "Redraws the figures of every committed store, DIR/baselines/<device>/<name>.db\n"
             "(default DIR: results), into OUT/<device>/<experiment>/ (default OUT: DIR/figures),\n"
@@ -21,7 +29,68 @@ static void figures_usage(FILE *f)
             "(figures declared after the run) or else of its recorded config (the default set\n"
             "when neither declares any) and the roofline figure. The .dat files are\n"
             "byte-for-byte stable.\n"
-            "results/figures/README.md says which paper figure each one reproduces.\n");
+            "results/figures/README.md says which paper figure each one reproduces.\n"
+            "\n"
+            "With --timeline, draws the GPU timeline a `rooftune run --timeline` wrote instead:\n"
+            "a Gantt chart (one lane per GPU and engine: kernels, H2D, D2H, P2P/D2D) into\n"
+            "OUT/<name>.{dat,gp,png,svg} (default OUT: the CSV's folder; <name>: the CSV's\n"
+            "name without .csv), and the overlap numbers per point and GPU (busy time of each\n"
+            "engine, kernels running while a copy is in flight, overlap share) printed and\n"
+            "written to OUT/<name>-summary.txt.\n");
+}
+
+/* One timeline CSV: its figure and its summary (docs/guides/figures.md). Returns 0, -1 when the
+ * CSV is bad input, or -2 when the output could not be written (err says why). */
+static int draw_timeline(const char *csv, const char *out, rt_err *err)
+{
+    char dir[PATH_MAX], stem[256], summary[PATH_MAX];
+    const char *base = strrchr(csv, '/');
+    base = base ? base + 1 : csv;
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".csv") == 0)
+        n -= 4;
+    if (rt_path_format(stem, sizeof stem, err, "%.*s", (int)n, base) != 0)
+        return -1;
+    if (out)
+        snprintf(dir, sizeof dir, "%s", out);
+    else if (base == csv)
+        snprintf(dir, sizeof dir, ".");
+    else if (rt_path_format(dir, sizeof dir, err, "%.*s", (int)(base - csv - 1), csv) != 0)
+        return -1;
+    if (!dir[0])
+        snprintf(dir, sizeof dir, "/"); /* a CSV at the root */
+    rt_timeline_list l = {0};
+    rt_timeline_gpu_stats *st = NULL;
+    int n_st = 0;
+    rt_timeline_plot_result pr;
+    const rt_timeline_plot_opts po = {.out_dir = dir, .stem = stem, .run_gnuplot = 1};
+    int rc = rt_timeline_csv_load(csv, &l, err);
+    if (rc == 0 && l.n == 0)
+        rc = rt_err_set(err, "%s holds no record (was the traced run measuring on a GPU?)", csv);
+    const int bad_input = rc != 0;
+    if (rc == 0)
+        rc = rt_timeline_stats_compute(&l, &st, &n_st, err);
+    if (rc == 0)
+        rc = rt_timeline_plot(&l, &po, &pr, err);
+    if (rc == 0)
+        rc = rt_path_format(summary, sizeof summary, err, "%s/%s-summary.txt", dir, pr.stem);
+    rt_outfile o = RT_OUTFILE_NONE;
+    if (rc == 0)
+        rc = rt_outfile_open(&o, summary, err);
+    if (rc == 0) {
+        rt_timeline_stats_write(o.f, csv, st, n_st);
+        rc = rt_outfile_commit(&o, err);
+    }
+    if (rc == 0) {
+        rt_timeline_stats_write(stdout, csv, st, n_st);
+        printf("\ntimeline: %d record(s) on %d GPU(s): %s/%s.{dat,gp%s}, %s\n", pr.n_records,
+               pr.n_devices, dir, pr.stem, pr.gnuplot_missing ? "" : ",png,svg", summary);
+        if (pr.gnuplot_missing)
+            printf("gnuplot not found: wrote data and script, skipped PNG/SVG\n");
+    }
+    free(st);
+    rt_timeline_free(&l);
+    return rc == 0 ? 0 : bad_input ? -1 : -2;
 }
 
 /* The roofline figure beside each experiment's figures, as `rooftune plot` draws it. The ceilings
@@ -62,19 +131,26 @@ static int roofline_extra(void *ctx, struct sqlite3 *db, const char *experiment,
 
 int rt_cli_figures(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"results", required_argument, 0, 'r'},
-                                             {"out", required_argument, 0, 'o'},
-                                             {"no-roofline", no_argument, 0, 'n'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    const char *results = "results", *out = NULL;
-    int roofline = 1;
+    static const struct option longopts[] = {
+        {"results", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
+        {"no-roofline", no_argument, 0, 'n'},   {"timeline", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    const char *results = NULL, *out = NULL;
+    const char *timelines[MAX_TIMELINES];
+    int roofline = 1, n_timelines = 0;
     int c;
     RT_CLI_FOR_EACH_OPTION (c, argc, argv, "", longopts) {
         switch (c) {
         case 'r': results = optarg; break;
         case 'o': out = optarg; break;
         case 'n': roofline = 0; break;
+        case 't':
+            if (n_timelines == MAX_TIMELINES) {
+                fprintf(stderr, "rooftune figures: at most %d --timeline files\n", MAX_TIMELINES);
+                return RT_EXIT_USAGE;
+            }
+            timelines[n_timelines++] = optarg;
+            break;
         case 'h': figures_usage(stdout); return RT_EXIT_OK;
         default: figures_usage(stderr); return RT_EXIT_USAGE;
         }
@@ -86,6 +162,23 @@ int rt_cli_figures(int argc, char **argv)
     }
     rt_err err;
     rt_err_clear(&err);
+    if (n_timelines > 0) {
+        if (results || !roofline) {
+            fprintf(stderr, "rooftune figures: --timeline draws its CSV alone: %s does not apply\n",
+                    results ? "--results" : "--no-roofline");
+            return RT_EXIT_USAGE;
+        }
+        for (int k = 0; k < n_timelines; ++k) {
+            const int rc = draw_timeline(timelines[k], out, &err);
+            if (rc != 0) {
+                fprintf(stderr, "rooftune figures: --timeline: %s\n", err.msg);
+                return rc == -1 ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+            }
+        }
+        return RT_EXIT_OK;
+    }
+    if (!results)
+        results = "results";
     rt_figures_result res;
     const int rc =
         rt_figures_regenerate(results, out, roofline ? roofline_extra : NULL, NULL, &res, &err);

@@ -21,6 +21,7 @@
 #include "rt_runner.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
+#include "rt_trace.h"
 
 #define MAX_SETS 64
 
@@ -54,11 +55,41 @@ static void run_usage(FILE *f)
         "                         (each MPI rank on its own GPU, from a queue rank 0 serves) or\n"
         "                         gpus (this process starts a worker process per GPU)\n"
         "  --workers N            with --parallel gpus: N worker processes (search.workers)\n"
+        "  --timeline FILE        record the GPU activity (kernels and copies, CUPTI) of every\n"
+        "                         point's timed repetitions into FILE (CSV; FILE.rank<r>.csv\n"
+        "                         per rank under mpirun); draw it with `rooftune figures\n"
+        "                         --timeline FILE`. Needs a GPU; not with counters or\n"
+        "                         --parallel\n"
         "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
         "\n"
         "exit status: 0 all points fine; 1 some point is wrong, in error, above its roofline or\n"
         "below an expectation; 2 bad config or options; 3 the run could not complete.\n");
+}
+
+/* --timeline traces the points this process measures, apart from anything else CUPTI does. */
+static int timeline_allowed(const rt_config *cfg, const char *timeline, rt_err *err)
+{
+    /* GPU counters are the names that are neither PAPI's nor LIKWID's (rt_roofline_glue.c):
+     * those go to CUPTI's range profiler. */
+    for (int k = 0; k < cfg->n_counters; ++k)
+        if (strncmp(cfg->counters[k], "papi:", 5) != 0 &&
+            strncmp(cfg->counters[k], "likwid:", 7) != 0)
+            return rt_err_set(err,
+                              "--timeline %s: the config reads GPU counters (%s): CUPTI's activity "
+                              "trace and its range profiler are not run together in one process; "
+                              "trace the run without them",
+                              timeline, cfg->counters[k]);
+    int parallel = cfg->search.parallel != RT_PARALLEL_NONE;
+    for (int k = 0; k < cfg->n_kernels; ++k)
+        parallel |= cfg->kernels[k].parallel == RT_KERNEL_PARALLEL_RANKS;
+    if (parallel)
+        return rt_err_set(err,
+                          "--timeline %s: the config spreads points over ranks or worker "
+                          "processes (search.parallel or kernels[i].parallel): trace a run that "
+                          "measures every point in every rank",
+                          timeline);
+    return 0;
 }
 
 int rt_cli_run(int argc, char **argv)
@@ -86,11 +117,12 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                                              {"out", required_argument, 0, 'O'},
                                              {"parallel", required_argument, 0, 'P'},
                                              {"workers", required_argument, 0, 'W'},
+                                             {"timeline", required_argument, 0, 'T'},
                                              /* a worker process of --parallel gpus */
                                              {"worker-fd", required_argument, 0, 'F'},
                                              {"worker-index", required_argument, 0, 'I'},
                                              {0, 0, 0, 0}};
-    const char *db = NULL, *plots_dir = NULL;
+    const char *db = NULL, *plots_dir = NULL, *timeline = NULL;
     const char *sets[MAX_SETS];
     int n_sets = 0, dry_run = 0, cpu_only = 0, quiet = 0;
     long max_points = 0, rpn = 0, rps = 0, model_ranks = 0;
@@ -118,6 +150,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                 goto usage_error;
             break;
         case 'p': plots_dir = optarg; break;
+        case 'T': timeline = optarg; break;
         case 'N':
             if (rt_cli_parse_int("--ranks-per-node", optarg, 1, 1000000, &rpn, &err) != 0)
                 goto usage_error;
@@ -173,6 +206,11 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         return RT_EXIT_USAGE;
     }
 
+    if (timeline && (model_only || dry_run)) {
+        fprintf(stderr, "rooftune %s: --timeline %s: %s measures nothing to trace\n", cmd, timeline,
+                model_only ? "--model-only" : "--dry-run");
+        return RT_EXIT_USAGE;
+    }
     /* The model runs in this one process for a virtual job: no MPI at all. */
     if (model_only || model_ranks || model_machine || model_out)
         return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
@@ -193,6 +231,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     if (owner)
         *owner = rank == 0 && worker_fd <= 0;
 
+    rt_trace *trace = NULL; /* --timeline */
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     rt_cli_env env;
@@ -214,6 +253,10 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     if (ok &&
         (rt_config_check(&cfg, &env.registry, &err) != 0 ||
          rt_cli_check_spaces(&cfg, &env.registry, &env.backend, 0, 0, &space_totals, &err) != 0))
+        ok = 0;
+    if (ok && timeline &&
+        (timeline_allowed(&cfg, timeline, &err) != 0 ||
+         rt_trace_open(timeline, &env.backend, rank, rt_comm_world_size(comm), &trace, &err) != 0))
         ok = 0;
     int all_ok = ok, first_bad = -1;
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
@@ -276,7 +319,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                          .progress = (rank == 0 && !quiet) ? stderr : NULL,
                          .argc = argc,
                          .argv = (const char *const *)argv,
-                         .worker_fd = (int)worker_fd};
+                         .worker_fd = (int)worker_fd,
+                         .trace = trace};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     if (rank == 0)
         rt_cli_reps_warn(&cfg, quiet ? NULL : stdout);
@@ -319,6 +363,20 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     }
     if (sum.wrong || sum.errors || sum.above_roofline || sum.expect_failures)
         status = RT_EXIT_ATTENTION;
+    if (trace) {
+        long long n_records = 0;
+        char written[4096];
+        rt_trace *t = trace;
+        trace = NULL;
+        if (rt_trace_close(t, &n_records, &err) != 0) {
+            fprintf(stderr, "rooftune %s: rank %d: %s\n", cmd, rank, err.msg);
+            status = RT_EXIT_FAILURE;
+        } else if (!quiet && rt_trace_path(timeline, rank, rt_comm_world_size(comm), written,
+                                           sizeof written, &err) == 0) {
+            printf("timeline: %lld record(s) in %s\n", n_records, written);
+            fflush(stdout);
+        }
+    }
     if (sum.interrupted_by) {
         if (rank == 0) {
             fprintf(stderr,
@@ -356,6 +414,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     }
 
 done:
+    rt_trace_free(trace);
     rt_cli_env_close(&env);
     rt_config_free(&cfg);
     rt_comm_free(comm);

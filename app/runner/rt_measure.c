@@ -19,6 +19,7 @@
 #include "rt_roofline_glue.h"
 #include "rt_stats.h"
 #include "rt_strutil.h"
+#include "rt_trace.h"
 #include "rt_verify.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -1018,8 +1019,11 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
         rc = step_verify(p, err);
     if (rc == STEP_NEXT)
         rc = step_warmup(p, err);
-    if (rc == STEP_NEXT)
+    if (rc == STEP_NEXT) {
+        rt_trace_point_begin(m->opt->trace, p->res.rec.point_key); /* --timeline */
         rc = step_repetitions(p, objective, err);
+        rt_trace_point_end(m->opt->trace);
+    }
     if (rc == STEP_NEXT) {
         step_counters(p);
         step_bound(p);

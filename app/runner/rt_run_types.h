@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+struct rt_trace;
+
 typedef struct rt_run_options {
     const char *db_path; /* store file; required unless dry_run */
     int dry_run;         /* enumerate and check points, measure nothing, write nothing */
@@ -24,6 +26,8 @@ typedef struct rt_run_options {
      * standard streams hold 0 to 2, so a socket never has them); the CLI opened the backend with
      * the worker's index as the local rank, which picks its GPU. */
     int worker_fd;
+    /* --timeline: each point's timed repetitions are traced into it (rt_trace.h); NULL: none. */
+    struct rt_trace *trace;
 } rt_run_options;
 
 typedef struct rt_run_summary {

@@ -11,6 +11,7 @@
 #include "rt_cuda_catalog.h"
 #include "rt_cuda_ctx.h"
 #include "rt_cuda_roofline.h"
+#include "rt_cupti_timeline.h"
 #include "rt_kernels.h"
 #include "rt_plugin.h"
 
@@ -141,6 +142,9 @@ static const rt_plugin_api plugin_api = {
     .fini = plugin_fini,
     .set_compile_limit = plugin_set_compile_limit,
     .energy = plugin_energy,
+    /* The activity timeline (CUPTI's activity API) lives beside the counters in roofline/cuda/. */
+    .timeline_start = rt_cupti_timeline_start,
+    .timeline_stop = rt_cupti_timeline_stop,
 };
 
 __attribute__((visibility("default"))) const rt_plugin_api *rooftune_plugin_entry(void);

@@ -17,6 +17,14 @@
 int runner_util_run(rt_comm *comm, const char *work, const char *name, const char *yaml,
                     rt_run_summary *sum, char *db, size_t db_len, char *why, size_t why_len)
 {
+    return runner_util_run_prepared(comm, work, name, yaml, NULL, NULL, sum, db, db_len, why,
+                                    why_len);
+}
+
+int runner_util_run_prepared(rt_comm *comm, const char *work, const char *name, const char *yaml,
+                             runner_util_prepare prepare, void *ctx, rt_run_summary *sum, char *db,
+                             size_t db_len, char *why, size_t why_len)
+{
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.yaml", work, name);
     snprintf(db, db_len, "%s/%s.db", work, name);
@@ -44,13 +52,15 @@ int runner_util_run(rt_comm *comm, const char *work, const char *name, const cha
         rt_registry_add_kernel(&reg, &rt_fake_timed_kernel, &err) != 0 ||
         rt_backend_open(&be, &bo, &reg, &err) != 0)
         goto out;
+    rt_run_options ro = {.db_path = db, .machine_dir = "", .command_line = "test"};
+    if (prepare && prepare(ctx, &reg, &ro, &err) != 0)
+        goto out;
     if (rt_config_load(path, NULL, 0, &cfg, &err) != 0 || rt_config_check(&cfg, &reg, &err) != 0) {
         rc = -2;
         if (why)
             snprintf(why, why_len, "%s", err.msg);
         goto out;
     }
-    const rt_run_options ro = {.db_path = db, .machine_dir = "", .command_line = "test"};
     rc = rt_run_experiment(&cfg, &reg, &be, comm, &ro, sum, &err);
 out:
     if (rc == -1)
