@@ -4,7 +4,8 @@
 -- rank ran it on its own GPU at once); every verified tiled point against G x it, G (ngpu) the
 -- GPUs of the run (GPUs per process x ranks), and against the best verified cublasXt point on as many
 -- GPUs. The bar: 0.95 everything fitting on one GPU (budget 0), 0.85 beyond the GPUs' memory
--- (N > 32768 in gemm-bar-ooc), 0.90 for G = 2 and 4, 3x cublasXt. A point that missed its stopping
+-- (the gemm-bar-ooc experiment), 0.90 for G = 2 and 4 (any N below that: gemm-bar-1xG has
+-- N = 65536 on 4 GPUs too), 3x cublasXt. A point that missed its stopping
 -- criterion's target (the bar configs: the samples' noise) is marked noisy (not a headline number). Eq. (1): measured tiles per GPU
 -- over the paper's closed form (1 where the tiles divide the sizes; the exact model is checked
 -- separately by tests/gemm/check_gemm_store.sh).
@@ -29,7 +30,7 @@ t AS (SELECT p.*, ranks * (SELECT value FROM metrics WHERE point_id = p.id AND n
              json_extract(params, '$.gpu_mem_budget') AS budget, json_extract(problem, '$.N') AS N
       FROM points p WHERE kernel = 'gemm.cuda.tiled' AND status = 'ok'),
 r AS (SELECT t.*, gflops / (ngpu * (SELECT g FROM cub)) AS ratio,
-             CASE WHEN budget = 0 AND ngpu = 1 THEN 0.95 WHEN N > 32768 THEN 0.85
+             CASE WHEN budget = 0 AND ngpu = 1 THEN 0.95 WHEN experiment = 'gemm-bar-ooc' THEN 0.85
                   WHEN ngpu >= 2 THEN 0.90 END AS bar,
              gflops / (SELECT g FROM xt WHERE n = ngpu) AS vs_xt
       FROM t)
