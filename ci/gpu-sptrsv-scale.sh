@@ -7,6 +7,10 @@
 #             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI), a
 #             small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer memcheck of it
 #             with 2 ranks (one GPU: 1 rank).
+#   rhs       configs/paper/sptrsv-rhs.yaml (forward and backward, 1, 8 and 32 right-hand sides,
+#             every cuSPARSE option set spread over the GPUs) into results/baselines/<host>/
+#             sptrsv-rhs.db (resumed if present), then ci/sptrsv-rhs.sql's table into
+#             $OUT/sptrsv-rhs.txt; about two device calls on 4 GPUs.
 #   probe     rooftune probe with one rank per GPU (NVLink peer copies among the rest) into
 #             $OUT/probe-<host>.yaml, which a bar of the same call then bounds the points with
 #             (else roofline/machines/<host>.yaml, else the vendor's file).
@@ -141,9 +145,29 @@ for m in $modes; do
       >"$logs/sptrsv-scaling.log" 2>&1
     log "bar exit $?"
     grep -E "summary|resumed|rror" "$logs/sptrsv-scaling.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
+    sqlite3 "$base/sptrsv-scaling.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
     sqlite3 -header -column "$base/sptrsv-scaling.db" <ci/sptrsv-bar.sql >"$out/sptrsv-bar.txt" 2>&1
     cat "$out/sptrsv-bar.txt"
     cp "$base/sptrsv-scaling.db" "$out/sptrsv-scaling.db"
+    ;;
+  rhs)
+    # issue 32 item 4's other cases (configs/paper/sptrsv-rhs.yaml): forward and backward, 1, 8
+    # and 32 right-hand sides, into results/baselines/<host>/sptrsv-rhs.db (resumed if present)
+    cfg=configs/paper/sptrsv-rhs.yaml
+    machine=$out/probe-$host.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
+    [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
+    log "rhs: mpirun -np $ngpu $cfg into $base/sptrsv-rhs.db, machine $machine"
+    export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
+    timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
+      $RT run "$cfg" --db "$base/sptrsv-rhs.db" --set "machine=$machine" >"$logs/sptrsv-rhs.log" 2>&1
+    log "rhs exit $?"
+    grep -E "summary|resumed|rror" "$logs/sptrsv-rhs.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
+    # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy
+    sqlite3 "$base/sptrsv-rhs.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
+    sqlite3 -header -column "$base/sptrsv-rhs.db" <ci/sptrsv-rhs.sql >"$out/sptrsv-rhs.txt" 2>&1
+    cat "$out/sptrsv-rhs.txt"
+    cp "$base/sptrsv-rhs.db" "$out/sptrsv-rhs.db"
     ;;
   blas)
     bcfg=$logs/sptrsv-blas.yaml
