@@ -130,6 +130,22 @@ if n_bad or low[0] < 6 or low[1] > 0.05:
     failures.append(f"the README says the supernodal backward points are infeasible ({n_bad} are not) and every "
                     f"measured point has 6 samples within 5 % ({low})")
 
+# The race control's result (results/baselines/h200-x4/tma-race-summary.txt) as the Hopper page
+# tells it: per mode, verified or not and racecheck's hazard count.
+race = {}
+for line in open(os.path.join(root, "results/baselines/h200-x4/tma-race-summary.txt")):
+    m = re.match(r"([a-z_()-]+) verified=(yes|no) (racecheck_hazards|synccheck_errors)=(\d+)", line)
+    if m:
+        race[(m.group(1), m.group(3))] = (m.group(2), int(m.group(4)))
+hz = lambda mode: race[(mode, "racecheck_hazards")]
+if hz("correct")[0] != "yes" or hz("broken")[0] != "no" or hz("correct")[1] != hz("broken")[1]:
+    failures.append(f"the Hopper page says correct verifies, broken does not, with the same hazard count: {race}")
+says("hopper", f"`correct` verified and racecheck reported {hz('correct')[1]} hazard; `broken` did not verify and "
+     f"racecheck reported {hz('broken')[1]} hazard too; `correct` with each buffer used once, {hz('correct-once')[1]}; "
+     f"`generic_mbar` verified with {hz('generic_mbar')[1]} hazards; `generic_sync` verified with "
+     f"{hz('generic_sync')[1]}; synccheck found {race[('correct(synccheck)', 'synccheck_errors')][1]} errors on "
+     "`correct`", "the race control's result")
+
 for f in failures:
     print("FAIL", f)
 print(f"incomplete notes: {len(failures)} wrong")
