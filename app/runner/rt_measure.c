@@ -718,6 +718,9 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     rt_roofline_glue_timed_reset(m->roofline);
     energy_mark energy;
     energy_begin(p, &energy);
+    /* --timeline traces this loop alone: the re-check below fetches the output (a device-to-host
+     * copy on a GPU) that is no part of the timed work. */
+    rt_trace_point_begin(m->opt->trace, rec->point_key);
     while (!stop) {
         step_local_init(&l);
         if (cold) {
@@ -773,6 +776,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
         if (decide == 2)
             note_abort(p, n);
     }
+    rt_trace_point_end(m->opt->trace);
     if (energy_end(p, &energy, n, err) != 0)
         return -1;
     /* The output of the last timed repetition must still be right: a kernel that is correct
@@ -1020,9 +1024,8 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
     if (rc == STEP_NEXT)
         rc = step_warmup(p, err);
     if (rc == STEP_NEXT) {
-        rt_trace_point_begin(m->opt->trace, p->res.rec.point_key); /* --timeline */
         rc = step_repetitions(p, objective, err);
-        rt_trace_point_end(m->opt->trace);
+        rt_trace_point_end(m->opt->trace); /* a repetition that failed left --timeline's open */
     }
     if (rc == STEP_NEXT) {
         step_counters(p);

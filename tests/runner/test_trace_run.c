@@ -1,7 +1,9 @@
 /* `rooftune run --timeline` through the real runner (app/runner/rt_trace.c), with a stand-in
  * plugin timeline on the CPU: each point's timed repetitions, and only those, run inside one
  * timeline (the kernel's runs between start and stop equal the point's samples in the store, so
- * warm-up and verification are outside); every record of the CSV carries the key of a point the
+ * warm-up and verification are outside, and no output is fetched inside: the re-check after the
+ * last repetition copies the output back, which a GPU timeline would show as the point's own
+ * device-to-host traffic); every record of the CSV carries the key of a point the
  * store holds; a timeline that fails to start leaves the points measured and the CSV unwritten,
  * the close naming the reason; the per-rank file names; no CUDA backend, no tracer.
  *
@@ -22,6 +24,8 @@
 static struct {
     long runs;              /* executions of fake.cpu.counted so far */
     long traced_runs;       /* of those, executions between a start and its stop */
+    long outputs;           /* its outputs fetched (verification and re-check) */
+    long traced_outputs;    /* of those, fetched between a start and its stop */
     long starts, stops;     /* timeline calls */
     long fail_start_at;     /* the start (1-based) that fails; 0: none */
     long runs_at_start;     /* runs when the current timeline started */
@@ -32,6 +36,13 @@ static int counted_run(void *state, double *seconds, rt_err *err)
 {
     ++fake.runs;
     return rt_fake_timed_kernel.run(state, seconds, err);
+}
+
+static int counted_output(void *state, double *out, rt_err *err)
+{
+    ++fake.outputs;
+    fake.traced_outputs += fake.into != NULL;
+    return rt_fake_timed_kernel.output(state, out, err);
 }
 
 static int fake_start(void *state, rt_timeline_list *into, rt_err *err)
@@ -85,6 +96,7 @@ static int prepare(void *ctx, rt_registry *reg, rt_run_options *ro, rt_err *err)
     c->counted = rt_fake_timed_kernel;
     c->counted.name = "fake.cpu.counted";
     c->counted.run = counted_run;
+    c->counted.output = counted_output;
     if (rt_registry_add_kernel(reg, &c->counted, err) != 0 ||
         rt_trace_open(c->csv, &c->be, 0, 1, &c->trace, err) != 0)
         return -1;
@@ -120,6 +132,11 @@ static void body(rt_comm *comm, const char *work)
                  "%ld runs traced, %g samples stored (of %ld runs in all)", fake.traced_runs,
                  samples, fake.runs);
     RT_CHECK(fake.runs > fake.traced_runs); /* warm-up and verification ran untraced */
+    /* Each point's output is fetched twice (the gate before, the re-check after the timed
+     * repetitions), never while traced. */
+    RT_CHECK_MSG(fake.outputs >= 4 && fake.traced_outputs == 0,
+                 "%ld of %ld output fetches inside the timeline", fake.traced_outputs,
+                 fake.outputs);
 
     rt_timeline_list l = {0};
     RT_CHECK_MSG(rt_timeline_csv_load(c.csv, &l, &err) == 0, "%s", err.msg);
