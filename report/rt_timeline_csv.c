@@ -117,7 +117,7 @@ static int parse_row(char *line, rt_timeline_record *r, rt_err *err)
     snprintf(r->point, sizeof r->point, "%s", f[0]);
     uint64_t v[4];
     const int cols[4] = {1, 2, 5, 6};
-    const uint64_t max[4] = {1023, UINT32_MAX, UINT64_MAX, UINT64_MAX};
+    const uint64_t max[4] = {RT_TIMELINE_DEVICE_MAX, UINT32_MAX, UINT64_MAX, UINT64_MAX};
     for (int k = 0; k < 4; ++k)
         if (parse_u64(f[cols[k]], max[k], &v[k]) != 0)
             return rt_err_set(err, "column %s: '%.40s' is not a whole number from 0 to %llu",

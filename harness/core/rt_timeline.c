@@ -25,6 +25,9 @@ int rt_timeline_add(rt_timeline_list *l, const rt_timeline_record *r, rt_err *er
 {
     if ((int)r->kind < 0 || r->kind >= RT_TIMELINE_KIND_COUNT)
         return rt_err_set(err, "timeline: record kind %d out of range", (int)r->kind);
+    if (r->device < 0 || r->device > RT_TIMELINE_DEVICE_MAX)
+        return rt_err_set(err, "timeline: a %s record on device %d, not a device from 0 to %d",
+                          kind_names[r->kind], r->device, RT_TIMELINE_DEVICE_MAX);
     if (r->end_ns < r->start_ns)
         return rt_err_set(err,
                           "timeline: a %s record on device %d ends (%llu ns) before it starts "

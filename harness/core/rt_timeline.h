@@ -24,6 +24,9 @@ typedef enum rt_timeline_kind {
 /* Kernel names are cut to this many bytes (with the NUL): mangled template names run to
  * hundreds of characters, and the figure only needs to tell kernels apart. */
 #define RT_TIMELINE_NAME_MAX 64
+/* The highest device ordinal a record may carry (the CSV's `device` column reads 0 to this), so
+ * a record the runner keeps is one the CSV reads back. */
+#define RT_TIMELINE_DEVICE_MAX 1023
 /* The point a record belongs to: the store's points.point_key (16 hex digits). */
 #define RT_TIMELINE_POINT_MAX 24
 
@@ -48,8 +51,8 @@ const char *rt_timeline_kind_name(rt_timeline_kind kind);
 /* The kind named s (exactly as rt_timeline_kind_name writes it): 0, or -1 when s names none. */
 int rt_timeline_kind_parse(const char *s, rt_timeline_kind *kind);
 
-/* Appends a copy of r; a record that ends before it starts or has a kind out of range is refused
- * (err says which), as is running out of memory. */
+/* Appends a copy of r; a record that ends before it starts, has a kind out of range or a device
+ * outside 0..RT_TIMELINE_DEVICE_MAX is refused (err says which), as is running out of memory. */
 int rt_timeline_add(rt_timeline_list *l, const rt_timeline_record *r, rt_err *err);
 /* Empties the list (keeps its room). */
 void rt_timeline_clear(rt_timeline_list *l);

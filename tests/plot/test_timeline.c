@@ -111,6 +111,15 @@ static void test_stats(void)
     /* A record that ends before it starts never enters a list. */
     rt_timeline_record bad = rec("p", 0, RT_TIMELINE_H2D, 5, 4, 1);
     RT_CHECK(rt_timeline_add(&empty, &bad, &err) != 0 && rt_test_contains(err.msg, "before"));
+    /* Nor does one on a device the CSV would not read back (CUPTI's device id is unsigned). */
+    const int devices[] = {-1, RT_TIMELINE_DEVICE_MAX + 1};
+    for (int i = 0; i < 2; ++i) {
+        bad = rec("p", devices[i], RT_TIMELINE_KERNEL, 1, 2, 0);
+        RT_CHECK_MSG(rt_timeline_add(&empty, &bad, &err) != 0 &&
+                         rt_test_contains(err.msg, "not a device from 0 to 1023"),
+                     "device %d: '%s'", devices[i], err.msg);
+    }
+    RT_CHECK(empty.n == 0);
     rt_timeline_free(&empty);
 }
 
