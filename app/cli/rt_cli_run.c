@@ -18,6 +18,7 @@
 #include "rt_interrupt.h"
 #include "rt_path.h"
 #include "rt_plot.h"
+#include "rt_roofline_glue.h"
 #include "rt_runner.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
@@ -58,7 +59,7 @@ static void run_usage(FILE *f)
         "  --timeline FILE        record the GPU activity (kernels and copies, CUPTI) of every\n"
         "                         point's timed repetitions into FILE (CSV; FILE.rank<r>.csv\n"
         "                         per rank under mpirun); draw it with `rooftune figures\n"
-        "                         --timeline FILE`. Needs a GPU; not with counters or\n"
+        "                         --timeline FILE`. Needs a GPU; not with GPU counters or\n"
         "                         --parallel\n"
         "  --quiet                print only the summary (no per-point lines, no progress)\n"
         "  --help                 this text\n"
@@ -70,11 +71,9 @@ static void run_usage(FILE *f)
 /* --timeline traces the points this process measures, apart from anything else CUPTI does. */
 static int timeline_allowed(const rt_config *cfg, const char *timeline, rt_err *err)
 {
-    /* GPU counters are the names that are neither PAPI's nor LIKWID's (rt_roofline_glue.c):
-     * those go to CUPTI's range profiler. */
+    /* GPU counters go to CUPTI's range profiler; PAPI's and LIKWID's do not touch CUPTI. */
     for (int k = 0; k < cfg->n_counters; ++k)
-        if (strncmp(cfg->counters[k], "papi:", 5) != 0 &&
-            strncmp(cfg->counters[k], "likwid:", 7) != 0)
+        if (rt_roofline_glue_gpu_counter(cfg->counters[k]))
             return rt_err_set(err,
                               "--timeline %s: the config reads GPU counters (%s): CUPTI's activity "
                               "trace and its range profiler are not run together in one process; "

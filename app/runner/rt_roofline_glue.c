@@ -77,6 +77,11 @@ static int resolve_slot(struct rt_roofline_ctx *ctx, int slot, const rt_config *
     return 0;
 }
 
+int rt_roofline_glue_gpu_counter(const char *name)
+{
+    return strncmp(name, "papi:", 5) != 0 && strncmp(name, "likwid:", 7) != 0;
+}
+
 int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const char *machine_dir,
                             struct rt_roofline_ctx **out, FILE *log, int rank, rt_err *err)
 {
@@ -96,7 +101,7 @@ int rt_roofline_glue_create(const rt_config *cfg, const rt_backend *be, const ch
     int n_cpu = 0;
     for (int i = 0; i < cfg->n_counters; ++i) {
         const char *name = cfg->counters[i];
-        if (strncmp(name, "papi:", 5) == 0 || strncmp(name, "likwid:", 7) == 0) {
+        if (!rt_roofline_glue_gpu_counter(name)) {
             if (n_cpu < RT_COUNTERS_CPU_MAX)
                 cpu_names[n_cpu++] = name;
         } else if (ctx->n_gpu_names < 64) {

@@ -39,6 +39,9 @@ void rt_roofline_glue_timed_end(struct rt_roofline_ctx *ctx);
 double rt_roofline_glue_bound_before(struct rt_roofline_ctx *ctx, const rt_kernel_desc *k,
                                      const void *inputs, const rt_params *params,
                                      const rt_params *problem, int hot, const rt_kernel_env *env);
+/* 1 when a config's counter name goes to the GPU (CUPTI's range profiler through the plugin), 0
+ * when it is a host one (papi:, likwid:). The one place that tells them apart. */
+int rt_roofline_glue_gpu_counter(const char *name);
 /* Reads the configured counters: PAPI events for one extra execution of the prepared kernel,
  * LIKWID regions as the timed repetitions left them. */
 int rt_roofline_glue_counters(struct rt_roofline_ctx *ctx, const rt_backend *be,
