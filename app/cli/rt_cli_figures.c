@@ -66,7 +66,10 @@ static int draw_timeline(const char *csv, const char *out, rt_err *err)
     const rt_timeline_plot_opts po = {.out_dir = dir, .stem = stem, .run_gnuplot = 1};
     int rc = rt_timeline_csv_load(csv, &l, err);
     if (rc == 0 && l.n == 0)
-        rc = rt_err_set(err, "%s holds no record (was the traced run measuring on a GPU?)", csv);
+        rc = rt_err_set(err,
+                        "%s holds no record (did the traced run measure on a GPU, or were its "
+                        "points all resumed from its store, which are not traced?)",
+                        csv);
     const int bad_input = rc != 0;
     if (rc == 0)
         rc = rt_timeline_stats_compute(&l, &st, &n_st, err);

@@ -373,6 +373,12 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         } else if (!quiet && rt_trace_path(timeline, rank, rt_comm_world_size(comm), written,
                                            sizeof written, &err) == 0) {
             printf("timeline: %lld record(s) in %s\n", n_records, written);
+            /* Resumed points are not measured, so not traced: a re-run into the same store
+             * writes a timeline without them (or an empty one). */
+            if (sum.resumed > 0)
+                printf("timeline: %d point(s) resumed from %s were not measured, so not traced "
+                       "(a fresh --db traces them)\n",
+                       sum.resumed, db);
             fflush(stdout);
         }
     }

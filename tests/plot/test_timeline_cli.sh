@@ -69,6 +69,10 @@ head -c 3000 "$RT" >"$WORK/binary.csv"
 expect_refusal "binary" "$WORK/binary.csv:1: .*not a timeline CSV" figures --timeline "$WORK/binary.csv" --out "$WORK/bad"
 [ ! -e "$WORK/bad" ] || fail "a refused CSV left a figure folder"
 expect_refusal "missing" "cannot open $WORK/none.csv" figures --timeline "$WORK/none.csv"
+# A run whose points were all resumed from its store traced nothing: the header alone.
+head -1 "$WORK/two.csv" >"$WORK/empty.csv"
+expect_refusal "no record" "empty.csv holds no record (.*resumed from its store" \
+  figures --timeline "$WORK/empty.csv" --out "$WORK/bad"
 expect_refusal "with --results" "--results does not apply" figures --timeline "$WORK/two.csv" --results "$WORK"
 # The point ci/gpu-timeline.sh traces must stream its tiles (the config's comment says so): the
 # model puts it in case (c), 128 tile loads per GPU against a budget of 64, a third device to
