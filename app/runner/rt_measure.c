@@ -697,8 +697,9 @@ static int energy_end(point_run *p, const energy_mark *e, int n, rt_err *err)
     return 0;
 }
 
-/* Samples until the median is known well enough or time runs out; the summary and the rates. */
-static int step_repetitions(point_run *p, double *objective, rt_err *err)
+/* The timed repetitions until the stopping rule (or a timeout, an early abort) ends them; *n gets
+ * how many were sampled into m->samples. STEP_NEXT, or a step's outcome / -1 as settle says. */
+static int timed_loop(point_run *p, int *n_out, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
@@ -714,13 +715,6 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
     double measured = 0.0;
     int n = 0;
     int stop = 0;
-    rt_criterion_reset(m->criterion);
-    rt_roofline_glue_timed_reset(m->roofline);
-    energy_mark energy;
-    energy_begin(p, &energy);
-    /* --timeline traces this loop alone: the re-check below fetches the output (a device-to-host
-     * copy on a GPU) that is no part of the timed work. */
-    rt_trace_point_begin(m->opt->trace, rec->point_key);
     while (!stop) {
         step_local_init(&l);
         if (cold) {
@@ -776,7 +770,29 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
         if (decide == 2)
             note_abort(p, n);
     }
+    *n_out = n;
+    return STEP_NEXT;
+}
+
+/* Samples until the median is known well enough or time runs out; the summary and the rates. */
+static int step_repetitions(point_run *p, double *objective, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->res.rec;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    int n = 0;
+    rt_criterion_reset(m->criterion);
+    rt_roofline_glue_timed_reset(m->roofline);
+    energy_mark energy;
+    energy_begin(p, &energy);
+    /* --timeline traces the timed loop alone, whichever way it ends: the re-check below fetches
+     * the output (a device-to-host copy on a GPU), which is no part of the timed work. */
+    rt_trace_point_begin(m->opt->trace, rec->point_key);
+    const int rc = timed_loop(p, &n, err);
     rt_trace_point_end(m->opt->trace);
+    if (rc != STEP_NEXT)
+        return rc;
     if (energy_end(p, &energy, n, err) != 0)
         return -1;
     /* The output of the last timed repetition must still be right: a kernel that is correct
@@ -1023,10 +1039,8 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
         rc = step_verify(p, err);
     if (rc == STEP_NEXT)
         rc = step_warmup(p, err);
-    if (rc == STEP_NEXT) {
+    if (rc == STEP_NEXT)
         rc = step_repetitions(p, objective, err);
-        rt_trace_point_end(m->opt->trace); /* a repetition that failed left --timeline's open */
-    }
     if (rc == STEP_NEXT) {
         step_counters(p);
         step_bound(p);

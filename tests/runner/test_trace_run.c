@@ -28,13 +28,15 @@ static struct {
     long traced_outputs;    /* of those, fetched between a start and its stop */
     long starts, stops;     /* timeline calls */
     long fail_start_at;     /* the start (1-based) that fails; 0: none */
+    long fail_run_at;       /* the run (1-based) that fails; 0: none */
     long runs_at_start;     /* runs when the current timeline started */
     rt_timeline_list *into; /* the current timeline's list */
 } fake;
 
 static int counted_run(void *state, double *seconds, rt_err *err)
 {
-    ++fake.runs;
+    if (++fake.runs == fake.fail_run_at)
+        return rt_err_set(err, "stand-in kernel fails run %ld", fake.runs);
     return rt_fake_timed_kernel.run(state, seconds, err);
 }
 
@@ -163,6 +165,22 @@ static void body(rt_comm *comm, const char *work)
              rt_test_contains(err.msg, "stand-in CUPTI refuses start") &&
              rt_test_contains(err.msg, "nothing written"));
     RT_CHECK(access(c.csv, F_OK) != 0);
+
+    /* A repetition that fails ends its point as an error inside the timeline: the timeline is
+     * stopped all the same (each start has its stop), and its records are kept with the point. */
+    c.trace = NULL;
+    fake.fail_start_at = 0;
+    fake.starts = fake.stops = 0;
+    fake.fail_run_at = fake.runs + 3 + 1; /* the first point's first timed run: after the warm-up
+                                           * (2) and the verification (1) */
+    unlink(c.csv);
+    RT_CHECK(runner_util_run_prepared(comm, work, "traced", yaml, prepare, &c, &sum, db, sizeof db,
+                                      NULL, 0) == 0);
+    RT_CHECK_MSG(sum.errors == 1 && sum.measured == 1, "%d error(s), %d measured", sum.errors,
+                 sum.measured);
+    RT_CHECK_MSG(fake.starts == 2 && fake.stops == 2, "%ld starts, %ld stops", fake.starts,
+                 fake.stops);
+    RT_CHECK_MSG(rt_trace_close(c.trace, &n, &err) == 0 && n == 4, "%lld records: %s", n, err.msg);
 
     /* One file per rank under MPI; the file itself alone. */
     char path[256];
