@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_outfile.h"
 #include "rt_path.h"
 #include "rt_timeline.h"
 #include "rt_timeline_csv.h"
@@ -46,12 +47,15 @@ int rt_trace_open(const char *path, const rt_backend *be, int rank, int nranks, 
     rt_trace *t = calloc(1, sizeof *t);
     if (!t)
         return rt_err_set(err, "--timeline: out of memory");
-    /* The folder is made now, as --db's is. */
+    /* The folder is made now, as --db's is, and the file tried (and left as it was): a name the
+     * CSV cannot take (a folder, a read-only file) is refused before the run, not after it. */
+    rt_outfile probe = RT_OUTFILE_NONE;
     if (rt_trace_path(path, rank, nranks, t->path, sizeof t->path, err) != 0 ||
-        rt_path_make_parent(t->path, err) != 0) {
+        rt_path_make_parent(t->path, err) != 0 || rt_outfile_open(&probe, t->path, err) != 0) {
         free(t);
         return rt_err_prefix(err, "--timeline %s", path);
     }
+    rt_outfile_abort(&probe);
     t->be = be;
     *out = t;
     return 0;

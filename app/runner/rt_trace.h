@@ -21,8 +21,9 @@ typedef struct rt_trace rt_trace;
 int rt_trace_path(const char *path, int rank, int nranks, char *out, size_t len, rt_err *err);
 
 /* A tracer writing to path (as rt_trace_path makes it; its folder is made now, as --db's is).
- * Refused (-1, err saying so and naming --timeline) when the CUDA backend is not loaded here or
- * its plugin has no timeline. */
+ * Refused (-1, err saying so and naming --timeline) when the CUDA backend is not loaded here, its
+ * plugin has no timeline, or the file could not be written (a folder, a read-only file): that is
+ * tried now, the file left as it was, so a bad name fails before the run rather than after. */
 int rt_trace_open(const char *path, const rt_backend *be, int rank, int nranks, rt_trace **out,
                   rt_err *err);
 

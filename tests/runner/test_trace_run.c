@@ -10,6 +10,7 @@
  * Usage: test_trace_run WORK_DIR */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -183,17 +184,34 @@ static void body(rt_comm *comm, const char *work)
     RT_CHECK_MSG(rt_trace_close(c.trace, &n, &err) == 0 && n == 4, "%lld records: %s", n, err.msg);
 
     /* One file per rank under MPI; the file itself alone. */
-    char path[256];
+    char path[1200];
     RT_CHECK(rt_trace_path("out/t.csv", 1, 4, path, sizeof path, &err) == 0 &&
              strcmp(path, "out/t.rank1.csv") == 0);
     RT_CHECK(rt_trace_path("t", 0, 2, path, sizeof path, &err) == 0 &&
              strcmp(path, "t.rank0.csv") == 0);
     RT_CHECK(rt_trace_path("t.csv", 0, 1, path, sizeof path, &err) == 0 &&
              strcmp(path, "t.csv") == 0);
+    /* A name the CSV cannot take is refused when the tracer opens, before any point runs: a
+     * folder, a name ending in '/'; an existing CSV is left as it was. */
+    rt_trace *t = NULL;
+    RT_CHECK_MSG(rt_trace_open(work, &c.be, 0, 1, &t, &err) != 0 && t == NULL &&
+                     rt_test_contains(err.msg, "--timeline") &&
+                     rt_test_contains(err.msg, "it is a folder"),
+                 "a folder: '%s'", err.msg);
+    snprintf(path, sizeof path, "%s/sub/", work);
+    RT_CHECK_MSG(rt_trace_open(path, &c.be, 0, 1, &t, &err) != 0 && t == NULL &&
+                     rt_test_contains(err.msg, "folder"),
+                 "a trailing slash: '%s'", err.msg);
+    RT_CHECK(rt_test_write_file(c.csv, "kept\n") == 0);
+    RT_CHECK(rt_trace_open(c.csv, &c.be, 0, 1, &t, &err) == 0 && t != NULL);
+    rt_trace_free(t);
+    char *kept = rt_test_read_file(work, "traced.csv", NULL);
+    RT_CHECK(kept && strcmp(kept, "kept\n") == 0);
+    free(kept);
     /* No CUDA backend: refused, naming the option. */
     rt_backend cpu = {0};
     snprintf(cpu.cuda_status, sizeof cpu.cuda_status, "no GPU here");
-    rt_trace *t = NULL;
+    t = NULL;
     RT_CHECK(rt_trace_open("x.csv", &cpu, 0, 1, &t, &err) != 0 && t == NULL &&
              rt_test_contains(err.msg, "--timeline x.csv") &&
              rt_test_contains(err.msg, "no GPU here"));
