@@ -5,6 +5,9 @@
 
 #include <stdio.h>
 
+struct rt_phases;
+struct rt_worker_procs;
+
 typedef struct rt_run_options {
     const char *db_path; /* store file; required unless dry_run */
     int dry_run;         /* enumerate and check points, measure nothing, write nothing */
@@ -24,6 +27,13 @@ typedef struct rt_run_options {
      * standard streams hold 0 to 2, so a socket never has them); the CLI opened the backend with
      * the worker's index as the local rank, which picks its GPU. */
     int worker_fd;
+    /* parallel: gpus, the coordinator: the worker processes the CLI started before its own
+     * set-up (rt_worker_procs.h; NULL or none started: the runner starts them). The runner takes
+     * them over (n becomes 0) and waits for them. */
+    struct rt_worker_procs *procs;
+    /* This process's phase record (rt_phases.h; NULL: none kept): the runner adds its phases and,
+     * in the process that owns the store, writes every process's into it. */
+    struct rt_phases *phases;
 } rt_run_options;
 
 typedef struct rt_run_summary {
