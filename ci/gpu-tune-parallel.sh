@@ -11,6 +11,13 @@
 #           serial (one GPU), then --parallel gpus with 2 and 4 workers (as many as the host has);
 #           per run the wall time, the speedup over serial, whether the verified points and the
 #           best point per sweep are the serial run's, and the bar (>= 1.7x on 2, >= 3.4x on 4)
+#
+# Under every run the summary says where its wall time went (ci/tune-phases.py over the store's
+# phases table): the time outside the main process's record (loading, harvest, teardown), the
+# first point's start and the last one's end against the ideal (the points' busy time over the
+# measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
+# store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
+# step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4
 #   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
 #   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
@@ -56,6 +63,8 @@ tune_run() {
   t1=$(now)
   python3 -c "print('%.2f' % ($t1 - $t0))" >"$out/$name.time"
   say "$name: exit $rc, $(cat "$out/$name.time") s wall, $(grep -m1 '^summary' "$out/$name.log")"
+  python3 ci/tune-phases.py "$db" --wall "$(cat "$out/$name.time")" --name "  $name phases" 2>&1 |
+    tee -a "$summary"
 }
 
 # Every point of a store as one tab-separated line: sweep (kernel, matrix, problem), params,

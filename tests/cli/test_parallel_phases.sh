@@ -157,4 +157,18 @@ expect 2 "go together" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-gpu 1
 expect 2 "worker-gpu 1, but CUDA_VISIBLE_DEVICES is '0'" env CUDA_VISIBLE_DEVICES=0 \
   "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu 1
 [ ! -e "$WORK/bad.db" ] || fail "a refused worker left a store"
+# 6. ci/gpu-tune-parallel.sh's own logic on CPU workers (ROOFTUNE_BIN, _TUNE_CONFIG, _GPUS): under
+#    each run the breakdown of its wall time from the store's phases.
+sed 's/min_time_s: 0.3/min_time_s: 0/' "$cfg" >"$WORK/ci.yaml"
+OUT="$WORK/ci" ROOFTUNE_BIN="$RT" ROOFTUNE_TUNE_CONFIG="$WORK/ci.yaml" ROOFTUNE_GPUS=2 \
+  ROOFTUNE_TUNE_CACHES="$WORK/ci-caches" bash "$HERE/../../ci/gpu-tune-parallel.sh" tune >"$WORK/ci.log" 2>&1 ||
+  fail "ci/gpu-tune-parallel.sh tune on the CPU: $(tail -5 "$WORK/ci.log")"
+summary="$WORK/ci/tune-parallel.txt"
+for want in "^  serial phases: wall [0-9.]* s; record [0-9.]* s, outside -\?[0-9.]* s; first point at" \
+  "^  gpus2 phases: wall .* against the ideal [0-9.]* s (.* busy over 2 process(es))" \
+  "^  main: mpi [0-9.]*, config [0-9.]*, gpu count [0-9.]*, spawn [0-9.]*, backend" \
+  "^  worker 1: start .*, ready .*; [0-9]* point(s), busy .* (inputs .*, setup .*, repetitions .*), waiting" \
+  "^  sweep 4 (spmm.cpu.tiled, band): 1 point(s) from" "gpus2 vs serial: .* same verified points: yes"; do
+  grep -q -- "$want" "$summary" || fail "no '$want' in the summary: $(cat "$summary")"
+done
 echo "parallel phases: ok"
