@@ -15,7 +15,8 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
         processes)
   main: mpi, config, gpu count, spawn, backend, check, store; each matrix; workers end
   one line per process that measured: start, ready, first point, last point, exit; points, busy
-        (and its steps: inputs, setup, verify, repetitions, finish), waiting (between its first
+        (and its steps: inputs, setup, verify, repetitions, finish; of the setup, the NVRTC
+        compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
         point's start and its last point's end, the time it measured nothing)
   one line per sweep: its points, first start and last end, the tail (the last point's end less
         the end of the first measuring process's last point of the sweep)
@@ -38,13 +39,16 @@ def load(db):
     have = con.execute(
         "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'phases'").fetchone()[0]
     if not have:
-        return None, None
+        return None, None, None
     run = con.execute("SELECT MAX(run_id) FROM phases").fetchone()[0]
     rows = con.execute(
         "SELECT h.process, h.gpu, h.phase, h.point_key, h.begin_s, h.end_s, p.kernel, p.matrix,"
         " p.problem FROM phases h LEFT JOIN points p ON p.point_key = h.point_key"
         " AND p.run_id = h.run_id WHERE h.run_id = ? ORDER BY h.begin_s", (run,)).fetchall()
-    return run, rows
+    compile_s = dict(con.execute(
+        "SELECT p.point_key, m.value FROM points p JOIN metrics m ON m.point_id = p.id"
+        " AND m.name = 'compile_s' AND m.available = 1 WHERE p.run_id = ?", (run,)).fetchall())
+    return run, rows, compile_s
 
 
 def order_key(name):
@@ -59,7 +63,7 @@ def main():
     ap.add_argument("--name", default=None, help="the run's name in the first line")
     a = ap.parse_args()
     try:
-        run, rows = load(a.store)
+        run, rows, compile_s = load(a.store)
     except sqlite3.Error as e:
         print("tune-phases: %s: %s" % (a.store, e), file=sys.stderr)
         return 2
@@ -73,6 +77,8 @@ def main():
         p = procs.setdefault(proc, {"gpu": gpu, "phases": {}, "points": [], "steps": {}})
         if phase == "point":
             p["points"].append((b, e, (kernel, matrix, problem)))
+            if key in compile_s:
+                p["compile"] = p.get("compile", 0.0) + compile_s[key]
         elif key:
             p["steps"][phase] = p["steps"].get(phase, 0.0) + (e - b)
         else:
@@ -125,6 +131,8 @@ def main():
         l = max(e for _, e, _ in pts)
         b_sum = sum(e - b for b, e, _ in pts)
         steps = ", ".join("%s %s" % (s, fmt(p["steps"][s])) for s in STEPS if s in p["steps"])
+        if "compile" in p:
+            steps += "; NVRTC compiles %s of the setup" % fmt(p["compile"])
         print("  %s%s: start %s, ready %s, first point %s, last point %s, exit %s; %d point(s), "
               "busy %s (%s), waiting %s" % (
                   proc, " (GPU %s)" % p["gpu"] if p["gpu"] else "", fmt(start), fmt(ready),

@@ -253,32 +253,18 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
             return RT_EXIT_USAGE;
         }
     }
-    const double mpi_t0 = rt_clock_epoch();
-    rt_comm *comm = NULL;
-    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0)
-        return RT_EXIT_USAGE;
-    int status = RT_EXIT_OK;
-    const int rank = rt_comm_world_rank(comm);
-    if (owner)
-        *owner = rank == 0 && worker_fd <= 0;
-    /* Where this process's time goes; the run's main process keeps every process's. */
+    /* Where this process's time goes (named by its rank once MPI says it); the run's main
+     * process keeps every process's. */
     rt_phases phases;
     char process[32] = "main";
     if (worker_fd > 0)
         snprintf(process, sizeof process, "worker %ld", worker_index);
-    else if (rank > 0)
-        snprintf(process, sizeof process, "rank %d", rank);
-    const int have_phases = rt_phases_init(&phases, process, origin, &err) == 0;
-    if (!have_phases) {
+    if (rt_phases_init(&phases, process, origin, &err) != 0) {
         fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
-        rt_comm_free(comm);
-        MPI_Finalize();
         return RT_EXIT_FAILURE;
     }
-    (void)rt_phases_add(&phases, "mpi", NULL, mpi_t0, rt_clock_epoch());
     rt_worker_procs procs;
     memset(&procs, 0, sizeof procs);
-
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     rt_cli_env env;
@@ -287,11 +273,31 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
     (void)rt_phases_add(&phases, "config", NULL, t0, rt_clock_epoch());
     int stage_status = RT_EXIT_USAGE;
+    /* Before MPI_Init too: a process forks more safely before MPI holds its resources, and the
+     * workers' start overlaps this one's MPI start. Under an MPI launcher the mode is refused
+     * (the runner says so), so nothing is started there. */
     if (ok && !dry_run && worker_fd <= 0 && cfg.search.parallel == RT_PARALLEL_GPUS &&
-        rt_comm_world_size(comm) == 1 &&
+        !rt_worker_procs_launched() &&
         start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
+    }
+    const double mpi_t0 = rt_clock_epoch();
+    rt_comm *comm = NULL;
+    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0) {
+        rt_worker_procs_abandon(&procs);
+        rt_phases_free(&phases);
+        rt_config_free(&cfg);
+        return RT_EXIT_USAGE;
+    }
+    (void)rt_phases_add(&phases, "mpi", NULL, mpi_t0, rt_clock_epoch());
+    int status = RT_EXIT_OK;
+    const int rank = rt_comm_world_rank(comm);
+    if (owner)
+        *owner = rank == 0 && worker_fd <= 0;
+    if (rank > 0) {
+        snprintf(process, sizeof process, "rank %d", rank);
+        rt_phases_rename(&phases, process);
     }
     t0 = rt_clock_epoch();
     if (ok &&

@@ -49,6 +49,12 @@ void rt_phases_free(rt_phases *ph)
     memset(ph, 0, sizeof *ph);
 }
 
+void rt_phases_rename(rt_phases *ph, const char *process)
+{
+    if (ph && ph->n_procs > 0)
+        snprintf(ph->procs[0].name, sizeof ph->procs[0].name, "%s", process);
+}
+
 void rt_phases_set_gpu(rt_phases *ph, const char *gpu)
 {
     if (ph && ph->n_procs > 0)

@@ -44,6 +44,8 @@ typedef struct rt_phases {
 /* This process's record, named `process`, which started at `origin` (rt_clock_epoch). */
 int rt_phases_init(rt_phases *ph, const char *process, double origin, rt_err *err);
 void rt_phases_free(rt_phases *ph);
+/* This process's name, once known (an MPI rank's comes after MPI starts). */
+void rt_phases_rename(rt_phases *ph, const char *process);
 /* The physical GPU this process measures on ("" or NULL: none). */
 void rt_phases_set_gpu(rt_phases *ph, const char *gpu);
 /* A phase of this process (end NAN: an instant); ph NULL records nothing. -1 when it could not be

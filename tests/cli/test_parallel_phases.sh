@@ -76,10 +76,11 @@ done
 rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases h JOIN points p ON p.point_key = h.point_key
                              WHERE h.phase = 'point' AND h.process = 'main' AND p.status != 'infeasible'" ||
   fail "gpus: the coordinator measured $got point(s)"
-# Started before the coordinator's own set-up; released after its checks.
+# Started before the coordinator's own set-up (MPI, backend, checks, store); released after its
+# checks.
 ph() { sql "$WORK/gpus.db" "SELECT $1 FROM phases WHERE process = '$2' AND phase = '$3'"; }
-awk -v s="$(ph end_s main spawn)" -v b="$(ph begin_s main backend)" 'BEGIN { exit !(s <= b) }' ||
-  fail "the workers were started after the coordinator's backend"
+awk -v s="$(ph end_s main spawn)" -v b="$(ph begin_s main mpi)" 'BEGIN { exit !(s <= b) }' ||
+  fail "the workers were started after the coordinator's MPI start"
 rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases g WHERE g.phase = 'go' AND g.end_s <
                              (SELECT end_s FROM phases WHERE process = 'main' AND phase = 'check') - 1e-6" ||
   fail "$got worker(s) went on before the coordinator's checks"
