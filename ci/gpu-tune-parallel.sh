@@ -5,8 +5,9 @@
 #
 #   build   the GPU build (ci/gpu-run.sh build)
 #   check   the issue's tests on the GPU build: cuda.tune_gpu (energy from NVML, the compile time
-#           limit, --parallel gpus/ranks on a GPU), cuda.nvml_energy, cuda.nvrtc_cache, the
-#           runner's and the CLI's parallel, Pareto and tuning tests
+#           limit, --parallel gpus/ranks on a GPU, one GPU per worker in the phase record),
+#           cuda.nvml_energy, cuda.nvrtc_cache, the runner's and the CLI's parallel (phases
+#           included), Pareto and tuning tests
 #   tune    cold variant cache (each run compiles every variant, as tuning a new space does):
 #           serial (one GPU), then --parallel gpus with 2 and 4 workers (as many as the host has);
 #           per run the wall time, the speedup over serial, whether the verified points and the
@@ -140,7 +141,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
