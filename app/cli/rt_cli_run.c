@@ -324,8 +324,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     (void)rt_phases_add(&phases, "check", NULL, t0, rt_clock_epoch());
     if (worker_fd > 0) {
         /* A worker started before its coordinator's checks: it goes on (and reports its own
-         * failure) only when the coordinator's passed; otherwise the coordinator has reported
-         * them, once. */
+         * failure) only when the coordinator's passed and its store is open; otherwise the
+         * coordinator has reported why not, once. */
         t0 = rt_clock_epoch();
         int released = 0;
         rt_err await_err;
@@ -380,7 +380,6 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         status = RT_EXIT_USAGE;
         goto done;
     }
-    rt_worker_procs_release(&procs);
     if (rank == 0 && !quiet) {
         printf("rooftune %s: experiment '%s' (%s), %d rank(s)\n", cmd, cfg.name, config_path,
                rt_comm_world_size(comm));

@@ -478,6 +478,9 @@ static int start_gpu_workers(run *r, rt_err *err)
     if (given && given->n > 0) {
         r->procs = *given; /* ours now: the CLI's copy is emptied */
         memset(given, 0, sizeof *given);
+        /* The store is open and the run begun: the workers may go on (a run that failed before
+         * here ends them unreleased, and they leave without a word). */
+        rt_worker_procs_release(&r->procs);
     } else {
         if (!r->opt->argv)
             return rt_err_set(err, "search.parallel: gpus needs the command line to start its "

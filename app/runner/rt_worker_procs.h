@@ -6,8 +6,9 @@
  * device alone) and its share of the cores (OMP_NUM_THREADS, unless set).
  *
  * A worker sets itself up and then waits for its coordinator's word (rt_worker_procs_await): the
- * coordinator releases the workers once its own checks passed, or ends them when they failed, so
- * a bad config is reported once, by the coordinator, and not by every worker as well. */
+ * coordinator releases the workers once its own checks passed and its store is open (the runner
+ * takes them over), or ends them when it failed first, so a bad config or a store in use is
+ * reported once, by the coordinator, and not by every worker as well. */
 #ifndef RT_WORKER_PROCS_H
 #define RT_WORKER_PROCS_H
 
@@ -35,8 +36,8 @@ typedef struct rt_worker_procs {
  * On failure the ones started are ended and p is empty. */
 int rt_worker_procs_start(int argc, const char *const *argv, int n, int gpus, rt_worker_procs *p,
                           rt_err *err);
-/* The coordinator's word to every worker: go on (its own checks passed). A worker that is gone
- * already is found by the wire or the reap, not here. */
+/* The coordinator's word to every worker: go on (its own checks passed, its store is open). A
+ * worker that is gone already is found by the wire or the reap, not here. */
 void rt_worker_procs_release(const rt_worker_procs *p);
 /* Waits for the workers and frees p; fails naming the first that did not exit with status 0 (or
  * what ended it). ph (may be NULL) gets each worker's exit as its coordinator saw it. */

@@ -146,12 +146,19 @@ for phase in start mpi backend check "matrix band" bye; do
 done
 
 # 5. Bad input: a bad config with workers is reported once, by the coordinator (its workers were
-#    started before its checks and are ended, silently); the worker options refuse garbage.
+#    started before its checks and are ended, silently), and so is a store that is not one; the
+#    worker options refuse garbage.
 sed 's/spmm.cpu.tiled/spmm.cpu.nope/' "$cfg" >"$WORK/bad.yaml"
 expect 2 "unknown kernel 'spmm.cpu.nope'" "$RT" run "$WORK/bad.yaml" --db "$WORK/bad.db" --parallel gpus --workers 3
 [ "$(grep -c "unknown kernel" "$WORK/out.txt")" = 1 ] || fail "the bad config was reported $(grep -c "unknown kernel" "$WORK/out.txt") times"
 [ ! -e "$WORK/bad.db" ] || fail "a refused run left a store"
 if pgrep -f "$WORK/bad.yaml" >/dev/null; then fail "a worker of the refused run is left"; fi
+# A store that cannot be opened fails the run after its checks: still one message, the workers
+# (never released) end silently.
+echo "not a store" >"$WORK/not-a-store.db"
+expect 3 "is not a SQLite database" "$RT" run "$cfg" --db "$WORK/not-a-store.db" --parallel gpus --workers 3 --quiet
+[ "$(grep -c . "$WORK/out.txt")" = 1 ] || fail "a store that is not one, with workers: $(cat "$WORK/out.txt")"
+if pgrep -f "$WORK/not-a-store.db" >/dev/null; then fail "a worker of the failed run is left"; fi
 expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu "1,2"
 expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu ""
 expect 2 "go together" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-gpu 1
