@@ -20,6 +20,9 @@
 # store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
 # step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4
+#   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
+#   omp     4 workers again with OMP_NUM_THREADS = every core and OMP_WAIT_POLICY=passive, against
+#           the default share of cores / workers
 #   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
 #   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
 #   energy  serial, warm cache, measure.energy (at least 0.3 s of repetitions per point): the
@@ -166,6 +169,30 @@ for s in $stages; do
         -x OMP_NUM_THREADS=$(($(nproc) / g)) $RT tune $CFG --db "$out/ranks$g.db" --parallel ranks --quiet
       compare "ranks$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
+    ;;
+  ranks-own-gpu)
+    # The same 4 ranks, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES set per rank from its
+    # local rank, as the worker processes get it): their CUDA start is one device's, and the
+    # phases' backend lines compare with the ranks4 run's, which sees every GPU.
+    g=$((gpus < 4 ? gpus : 4))
+    [ "$g" -ge 2 ] || { say "ranks-own-gpu: skipped, $gpus GPU(s) here"; continue; }
+    rm -rf "$caches/ranks$g-own" && tune_run "ranks$g-own-gpu" "$caches/ranks$g-own" mpirun -np "$g" \
+      --bind-to none -x OMP_NUM_THREADS=$(($(nproc) / g)) bash -c \
+      'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' rank $RT tune $CFG \
+      --db "$out/ranks$g-own-gpu.db" --parallel ranks --quiet
+    compare "ranks$g-own-gpu" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+    ;;
+  omp)
+    # The 4 workers with every core each for their host phases (plans, inputs, references,
+    # verification) and OpenMP threads that sleep when idle, against the default share (cores /
+    # workers): whether a worker's host phase, which often runs while the others wait on their
+    # GPUs, gains more from the idle cores than it loses when all four compete.
+    g=$((gpus < 4 ? gpus : 4))
+    [ "$g" -ge 2 ] || { say "omp: skipped, $gpus GPU(s) here"; continue; }
+    rm -rf "$caches/gpus$g-omp" && OMP_NUM_THREADS=$(nproc) OMP_WAIT_POLICY=passive \
+      tune_run "gpus$g-omp" "$caches/gpus$g-omp" $RT tune $CFG --db "$out/gpus$g-omp.db" \
+      --parallel gpus --workers "$g" --quiet
+    compare "gpus$g-omp" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     ;;
   warm)
     say "warm variant cache (the serial run's compiles reused)"
