@@ -5,13 +5,24 @@
 #
 #   build   the GPU build (ci/gpu-run.sh build)
 #   check   the issue's tests on the GPU build: cuda.tune_gpu (energy from NVML, the compile time
-#           limit, --parallel gpus/ranks on a GPU), cuda.nvml_energy, cuda.nvrtc_cache, the
-#           runner's and the CLI's parallel, Pareto and tuning tests
+#           limit, --parallel gpus/ranks on a GPU, one GPU per worker in the phase record),
+#           cuda.nvml_energy, cuda.nvrtc_cache, the runner's and the CLI's parallel (phases
+#           included), Pareto and tuning tests
 #   tune    cold variant cache (each run compiles every variant, as tuning a new space does):
 #           serial (one GPU), then --parallel gpus with 2 and 4 workers (as many as the host has);
 #           per run the wall time, the speedup over serial, whether the verified points and the
 #           best point per sweep are the serial run's, and the bar (>= 1.7x on 2, >= 3.4x on 4)
+#
+# Under every run the summary says where its wall time went (ci/tune-phases.py over the store's
+# phases table): the time outside the main process's record (loading, harvest, teardown), the
+# first point's start and the last one's end against the ideal (the points' busy time over the
+# measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
+# store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
+# step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4
+#   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
+#   omp     4 workers again with OMP_NUM_THREADS = every core and OMP_WAIT_POLICY=passive, against
+#           the default share of cores / workers
 #   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
 #   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
 #   energy  serial, warm cache, measure.energy (at least 0.3 s of repetitions per point): the
@@ -56,6 +67,8 @@ tune_run() {
   t1=$(now)
   python3 -c "print('%.2f' % ($t1 - $t0))" >"$out/$name.time"
   say "$name: exit $rc, $(cat "$out/$name.time") s wall, $(grep -m1 '^summary' "$out/$name.log")"
+  python3 ci/tune-phases.py "$db" --wall "$(cat "$out/$name.time")" --name "  $name phases" 2>&1 |
+    tee -a "$summary"
 }
 
 # Every point of a store as one tab-separated line: sweep (kernel, matrix, problem), params,
@@ -131,7 +144,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
@@ -156,6 +169,30 @@ for s in $stages; do
         -x OMP_NUM_THREADS=$(($(nproc) / g)) $RT tune $CFG --db "$out/ranks$g.db" --parallel ranks --quiet
       compare "ranks$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
+    ;;
+  ranks-own-gpu)
+    # The same 4 ranks, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES set per rank from its
+    # local rank, as the worker processes get it): their CUDA start is one device's, and the
+    # phases' backend lines compare with the ranks4 run's, which sees every GPU.
+    g=$((gpus < 4 ? gpus : 4))
+    [ "$g" -ge 2 ] || { say "ranks-own-gpu: skipped, $gpus GPU(s) here"; continue; }
+    rm -rf "$caches/ranks$g-own" && tune_run "ranks$g-own-gpu" "$caches/ranks$g-own" mpirun -np "$g" \
+      --bind-to none -x OMP_NUM_THREADS=$(($(nproc) / g)) bash -c \
+      'CUDA_VISIBLE_DEVICES=$OMPI_COMM_WORLD_LOCAL_RANK exec "$@"' rank $RT tune $CFG \
+      --db "$out/ranks$g-own-gpu.db" --parallel ranks --quiet
+    compare "ranks$g-own-gpu" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+    ;;
+  omp)
+    # The 4 workers with every core each for their host phases (plans, inputs, references,
+    # verification) and OpenMP threads that sleep when idle, against the default share (cores /
+    # workers): whether a worker's host phase, which often runs while the others wait on their
+    # GPUs, gains more from the idle cores than it loses when all four compete.
+    g=$((gpus < 4 ? gpus : 4))
+    [ "$g" -ge 2 ] || { say "omp: skipped, $gpus GPU(s) here"; continue; }
+    rm -rf "$caches/gpus$g-omp" && OMP_NUM_THREADS=$(nproc) OMP_WAIT_POLICY=passive \
+      tune_run "gpus$g-omp" "$caches/gpus$g-omp" $RT tune $CFG --db "$out/gpus$g-omp.db" \
+      --parallel gpus --workers "$g" --quiet
+    compare "gpus$g-omp" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     ;;
   warm)
     say "warm variant cache (the serial run's compiles reused)"

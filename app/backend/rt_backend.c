@@ -112,18 +112,24 @@ static int plugin_path(const rt_backend_options *opt, char *buf, size_t len, rt_
     return rt_path_format(buf, len, err, "librooftune_cuda.so");
 }
 
+int rt_backend_count_gpus(int disable_cuda, char *why, size_t whylen)
+{
+    const char *no_cuda = getenv("ROOFTUNE_NO_CUDA");
+    if (disable_cuda || (no_cuda && *no_cuda && strcmp(no_cuda, "0") != 0)) {
+        snprintf(why, whylen, "CUDA disabled by request");
+        return 0;
+    }
+    const int n = cuda_device_count(why, whylen);
+    return n > 0 ? n : 0;
+}
+
 int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *reg, rt_err *err)
 {
     memset(be, 0, sizeof *be);
     rt_backend_describe_cpu(&be->cpu);
     char why[400] = "";
-    int ndev = 0;
-    const char *no_cuda = getenv("ROOFTUNE_NO_CUDA");
-    if (opt->disable_cuda || (no_cuda && *no_cuda && strcmp(no_cuda, "0") != 0))
-        snprintf(why, sizeof why, "CUDA disabled by request");
-    else
-        ndev = cuda_device_count(why, sizeof why);
-    be->gpu_count = ndev > 0 ? ndev : 0;
+    const int ndev = rt_backend_count_gpus(opt->disable_cuda, why, sizeof why);
+    be->gpu_count = ndev;
 
     if (ndev > 0) {
         char path[PATH_MAX + 32];

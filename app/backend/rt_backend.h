@@ -4,6 +4,8 @@
 #ifndef RT_BACKEND_H
 #define RT_BACKEND_H
 
+#include <stddef.h>
+
 #include "rt_device.h"
 #include "rt_error.h"
 #include "rt_plugin.h"
@@ -32,6 +34,11 @@ typedef struct rt_backend_options {
  * "unavailable" (with the reason) when it cannot be loaded, so they are still listed and
  * validated. Fails only on real errors (a plugin that exists but breaks while initialising). */
 int rt_backend_open(rt_backend *be, const rt_backend_options *opt, rt_registry *reg, rt_err *err);
+/* The CUDA devices the driver reports, without the plugin or a context (cuInit only): 0 without a
+ * driver or device, or with CUDA disabled (disable_cuda, ROOFTUNE_NO_CUDA), why saying which.
+ * What rt_backend_open finds as gpu_count; parallel tuning counts its workers' GPUs with it
+ * before its own backend is open. */
+int rt_backend_count_gpus(int disable_cuda, char *why, size_t whylen);
 /* Releases the plugin and what rt_backend_open registered into reg. */
 void rt_backend_close(rt_backend *be, rt_registry *reg);
 /* The device kernels of a backend run on ("cpu" or "cuda"). */

@@ -13,16 +13,20 @@
 #include "rt_cli_model.h"
 #include "rt_cli_oversub.h"
 #include "rt_cli_space.h"
+#include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_config.h"
 #include "rt_interrupt.h"
 #include "rt_path.h"
+#include "rt_phases.h"
 #include "rt_plot.h"
 #include "rt_roofline_glue.h"
 #include "rt_runner.h"
 #include "rt_store.h"
 #include "rt_store_read.h"
 #include "rt_trace.h"
+#include "rt_wire.h"
+#include "rt_worker_procs.h"
 
 #define MAX_SETS 64
 
@@ -96,8 +100,47 @@ int rt_cli_run(int argc, char **argv)
     return rt_cli_run_as("run", argc, argv, NULL);
 }
 
+/* parallel: gpus: the worker processes, started as soon as the config says how many and before
+ * this process's backend, checks and store, so that their start (MPI, CUDA, the config, the first
+ * matrix) overlaps this one's. Their count: search.workers, else the GPUs the driver reports
+ * (cuInit alone, no plugin). Nothing is started for a count the runner will refuse (it says
+ * why). */
+static int start_workers_early(const rt_config *cfg, int argc, char **argv, int cpu_only,
+                               rt_phases *ph, rt_worker_procs *procs, rt_err *err)
+{
+    const double t0 = rt_clock_epoch();
+    char why[400];
+    const int gpus = rt_backend_count_gpus(cpu_only, why, sizeof why);
+    const double t1 = rt_clock_epoch();
+    (void)rt_phases_add(ph, "gpu count", NULL, t0, t1);
+    const int n = cfg->search.workers > 0 ? cfg->search.workers : gpus;
+    if (n <= 0 || n > RT_WIRE_MAX_SOCKETS)
+        return 0;
+    if (rt_worker_procs_start(argc, (const char *const *)argv, n, gpus, procs, err) != 0)
+        return -1;
+    (void)rt_phases_add(ph, "spawn", NULL, t1, rt_clock_epoch());
+    return 0;
+}
+
+/* This process's GPU as the phase record names it: a worker's from its coordinator, else the
+ * visible device its backend opened (the CUDA_VISIBLE_DEVICES entry), "" without one. */
+static void phase_gpu(rt_phases *ph, const rt_backend *be, const char *worker_gpu)
+{
+    char gpu[RT_WORKER_GPU_MAX] = "";
+    rt_err ignored;
+    if (worker_gpu)
+        snprintf(gpu, sizeof gpu, "%s", worker_gpu);
+    else if (be->cuda_loaded &&
+             rt_worker_procs_gpu_of(getenv("CUDA_VISIBLE_DEVICES"), be->gpu_count, be->gpu.ordinal,
+                                    gpu, sizeof gpu, &ignored) != 0)
+        snprintf(gpu, sizeof gpu, "%d", be->gpu.ordinal);
+    rt_phases_set_gpu(ph, gpu);
+}
+
 int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
 {
+    /* The phase record's zero: this process's start (rt_phases.h). */
+    const double origin = rt_clock_epoch();
     if (owner)
         *owner = 1; /* one process until MPI says otherwise */
     static const struct option longopts[] = {{"db", required_argument, 0, 'd'},
@@ -120,6 +163,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                                              /* a worker process of --parallel gpus */
                                              {"worker-fd", required_argument, 0, 'F'},
                                              {"worker-index", required_argument, 0, 'I'},
+                                             {"worker-gpu", required_argument, 0, 'G'},
                                              {0, 0, 0, 0}};
     const char *db = NULL, *plots_dir = NULL, *timeline = NULL;
     const char *sets[MAX_SETS];
@@ -130,6 +174,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     /* --parallel and --workers are the config's search keys, set like --set. */
     char parallel_set[96], workers_set[64];
     long worker_fd = 0, worker_index = -1;
+    const char *worker_gpu = NULL;
     rt_err err;
     rt_err_clear(&err);
     int c;
@@ -188,6 +233,16 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
             if (rt_cli_parse_int("--worker-index", optarg, 0, 1000000, &worker_index, &err) != 0)
                 goto usage_error;
             break;
+        case 'G':
+            if (!*optarg || strlen(optarg) >= RT_WORKER_GPU_MAX || strchr(optarg, ',')) {
+                rt_err_set(&err,
+                           "--worker-gpu expects one GPU (a CUDA_VISIBLE_DEVICES entry), "
+                           "got '%s'",
+                           optarg);
+                goto usage_error;
+            }
+            worker_gpu = optarg;
+            break;
         case 'A': model_machine = optarg; break;
         case 'O': model_out = optarg; break;
         default: run_usage(stderr); return RT_EXIT_USAGE;
@@ -215,28 +270,74 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         return rt_cli_run_model_only(config_path, sets, n_sets, db, model_out, model_only,
                                      model_ranks, rpn, rps, model_machine, quiet);
 
-    if ((worker_fd > 0) != (worker_index >= 0)) {
-        fprintf(stderr, "rooftune run: --worker-fd and --worker-index go together (they start "
-                        "a worker of --parallel gpus)\n");
+    if ((worker_fd > 0) != (worker_index >= 0) || (worker_gpu && worker_fd <= 0)) {
+        fprintf(stderr, "rooftune run: --worker-fd and --worker-index go together, and "
+                        "--worker-gpu with them (they start a worker of --parallel gpus)\n");
         return RT_EXIT_USAGE;
     }
     if (worker_fd > 0)
         quiet = 1; /* its coordinator reports */
-    rt_comm *comm = NULL;
-    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0)
-        return RT_EXIT_USAGE;
-    int status = RT_EXIT_OK;
-    const int rank = rt_comm_world_rank(comm);
-    if (owner)
-        *owner = rank == 0 && worker_fd <= 0;
-
+    if (worker_gpu) {
+        /* The coordinator gives a worker its GPU twice: in CUDA_VISIBLE_DEVICES, which the CUDA
+         * start reads, and here, for the record; a launcher that dropped the variable would let
+         * every worker measure on the first GPU. */
+        const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+        if (!visible || strcmp(visible, worker_gpu) != 0) {
+            fprintf(stderr,
+                    "rooftune run: --worker-gpu %s, but CUDA_VISIBLE_DEVICES is '%s': a worker "
+                    "sees its own GPU alone\n",
+                    worker_gpu, visible ? visible : "(unset)");
+            return RT_EXIT_USAGE;
+        }
+    }
+    /* Where this process's time goes (named by its rank once MPI says it); the run's main
+     * process keeps every process's. */
+    rt_phases phases;
+    char process[32] = "main";
+    if (worker_fd > 0)
+        snprintf(process, sizeof process, "worker %ld", worker_index);
+    if (rt_phases_init(&phases, process, origin, &err) != 0) {
+        fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
+        return RT_EXIT_FAILURE;
+    }
+    rt_worker_procs procs;
+    memset(&procs, 0, sizeof procs);
     rt_trace *trace = NULL; /* --timeline */
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     rt_cli_env env;
     memset(&env, 0, sizeof env);
+    double t0 = rt_clock_epoch();
     int ok = rt_config_load(config_path, sets, n_sets, &cfg, &err) == 0;
+    (void)rt_phases_add(&phases, "config", NULL, t0, rt_clock_epoch());
     int stage_status = RT_EXIT_USAGE;
+    /* Before MPI_Init too: a process forks more safely before MPI holds its resources, and the
+     * workers' start overlaps this one's MPI start. Under an MPI launcher the mode is refused
+     * (the runner says so), so nothing is started there. */
+    if (ok && !dry_run && worker_fd <= 0 && cfg.search.parallel == RT_PARALLEL_GPUS &&
+        !rt_worker_procs_launched() &&
+        start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &err) != 0) {
+        ok = 0;
+        stage_status = RT_EXIT_FAILURE;
+    }
+    const double mpi_t0 = rt_clock_epoch();
+    rt_comm *comm = NULL;
+    if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0) {
+        rt_worker_procs_abandon(&procs);
+        rt_phases_free(&phases);
+        rt_config_free(&cfg);
+        return RT_EXIT_USAGE;
+    }
+    (void)rt_phases_add(&phases, "mpi", NULL, mpi_t0, rt_clock_epoch());
+    int status = RT_EXIT_OK;
+    const int rank = rt_comm_world_rank(comm);
+    if (owner)
+        *owner = rank == 0 && worker_fd <= 0;
+    if (rank > 0) {
+        snprintf(process, sizeof process, "rank %d", rank);
+        rt_phases_rename(&phases, process);
+    }
+    t0 = rt_clock_epoch();
     if (ok &&
         rt_cli_env_open(&env, cpu_only,
                         worker_index >= 0 ? (int)worker_index : rt_comm_rank(comm, RT_COMM_NODE),
@@ -244,6 +345,11 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
+    if (ok) {
+        (void)rt_phases_add(&phases, "backend", NULL, t0, rt_clock_epoch());
+        phase_gpu(&phases, &env.backend, worker_gpu);
+    }
+    t0 = rt_clock_epoch();
     if (ok && rt_cli_env_user_kernels(&env, &cfg, &err) != 0)
         ok = 0;
     /* Every point's domains and constraints before anything is measured or stored (the kernels
@@ -257,6 +363,25 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
         (timeline_allowed(&cfg, timeline, &err) != 0 ||
          rt_trace_open(timeline, &env.backend, rank, rt_comm_world_size(comm), &trace, &err) != 0))
         ok = 0;
+    (void)rt_phases_add(&phases, "check", NULL, t0, rt_clock_epoch());
+    if (worker_fd > 0) {
+        /* A worker started before its coordinator's checks: it goes on (and reports its own
+         * failure) only when the coordinator's passed and its store is open; otherwise the
+         * coordinator has reported why not, once. */
+        t0 = rt_clock_epoch();
+        int released = 0;
+        rt_err await_err;
+        if (rt_worker_procs_await((int)worker_fd, &released, &await_err) != 0) {
+            fprintf(stderr, "rooftune %s: worker %ld: %s\n", cmd, worker_index, await_err.msg);
+            status = RT_EXIT_FAILURE;
+            goto done;
+        }
+        if (!released) {
+            status = RT_EXIT_USAGE;
+            goto done;
+        }
+        (void)rt_phases_add(&phases, "go", NULL, t0, rt_clock_epoch());
+    }
     int all_ok = ok, first_bad = -1;
     rt_comm_all_ok(comm, ok, &all_ok, &first_bad);
     if (!all_ok) {
@@ -319,7 +444,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                          .argc = argc,
                          .argv = (const char *const *)argv,
                          .worker_fd = (int)worker_fd,
-                         .trace = trace};
+                         .trace = trace,
+                         .procs = &procs,
+                         .phases = dry_run ? NULL : &phases};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     if (rank == 0)
         rt_cli_reps_warn(&cfg, quiet ? NULL : stdout);
@@ -420,6 +547,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
 
 done:
     rt_trace_free(trace);
+    /* Workers the runner did not take over (a check or the run failed first) are ended. */
+    rt_worker_procs_abandon(&procs);
+    rt_phases_free(&phases);
     rt_cli_env_close(&env);
     rt_config_free(&cfg);
     rt_comm_free(comm);

@@ -10,6 +10,7 @@
 
 #include "rt_cli.h"
 #include "rt_cli_common.h"
+#include "rt_clock.h"
 #include "rt_readonly.h"
 #include "rt_store.h"
 #include "rt_store_lock.h"
@@ -40,6 +41,7 @@ static void tune_usage(FILE *f)
  * and an existing one unchanged (one transaction). */
 static int harvest(const char *store, const char *tuning_db, const char *arch)
 {
+    const double t0 = rt_clock_now();
     struct sqlite3 *src = NULL;
     rt_err err;
     if (rt_readonly_open(store, &src, &err) != 0) {
@@ -75,8 +77,8 @@ static int harvest(const char *store, const char *tuning_db, const char *arch)
     rt_store_lock_release(lock);
     rt_store_read_close(src);
     if (rc == RT_EXIT_OK)
-        printf("tuning database %s: %d entr%s added or improved from %s\n", tuning_db, recorded,
-               recorded == 1 ? "y" : "ies", store);
+        printf("tuning database %s: %d entr%s added or improved from %s (%.2f s)\n", tuning_db,
+               recorded, recorded == 1 ? "y" : "ies", store, rt_clock_now() - t0);
     return rc;
 }
 

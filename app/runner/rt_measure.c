@@ -14,6 +14,7 @@
 #include "rt_energy.h"
 #include "rt_interrupt.h"
 #include "rt_path.h"
+#include "rt_phases.h"
 #include "rt_point_memory.h"
 #include "rt_progress.h"
 #include "rt_roofline_glue.h"
@@ -226,6 +227,7 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
     if (inputs_current(m, t, problem_json))
         return 0;
     rt_measure_release_inputs(m);
+    const double t0 = rt_clock_epoch();
     /* A family that builds for minutes polls for a signal, so SIGINT does not wait for it. */
     const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
     const rt_job job = measuring_job(m);
@@ -252,7 +254,34 @@ static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const ch
         if (t->family->reference_scale(m->inputs, m->scale, err) != 0)
             return rt_err_prefix(err, "elementwise scale for matrix '%s'", t->matrix->name);
     }
+    (void)rt_phases_add(m->opt->phases, "inputs and reference", NULL, t0, rt_clock_epoch());
     return 0;
+}
+
+void rt_measure_prepare(rt_measure_ctx *m, const rt_measure_target *t)
+{
+    char problem_json[sizeof m->in_problem];
+    if (t->input_error || !t->local ||
+        rt_params_to_json(t->problem, problem_json, sizeof problem_json) < 0 ||
+        inputs_current(m, t, problem_json))
+        return;
+    /* As a point's inputs step would: nothing is built that its memory check would refuse. */
+    if (rt_family_has_footprint(t->family)) {
+        rt_point_memory_in mi = {.inputs_resident = 0,
+                                 .device_kernel = strcmp(t->kernel->backend, "cpu") != 0,
+                                 .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
+                                 .host_available = rt_point_memory_host_available(),
+                                 .device_memory = t->device->global_mem_bytes};
+        const rt_job job = measuring_job(m);
+        rt_err ignored;
+        char why[512];
+        if (rt_family_footprint(t->family, t->local, t->problem, &job, &mi.fp, &ignored) != 0 ||
+            !rt_point_memory_fits(&mi, why, sizeof why))
+            return;
+    }
+    rt_err ignored;
+    if (ensure_inputs(m, t, problem_json, &ignored) != 0)
+        rt_measure_release_inputs(m); /* the first point builds them again and says why not */
 }
 
 /* Reads this rank's output from the kernel (poisoned first, so an element the kernel does not
@@ -995,6 +1024,34 @@ int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, 
  * record. */
 enum { MEASURE_CLAIM = 1, MEASURE_RUN = 2 };
 
+/* A point's stamps: its start, the end of each step that ran (NAN for one that did not). */
+enum { STAMP_BEGIN, STAMP_INPUTS, STAMP_SETUP, STAMP_VERIFY, STAMP_REPS, STAMP_N };
+
+/* The point and its steps into the phase record: "point" from its start to its record (or its
+ * result sent), and each step that ran from the end of the one before: "inputs" (the memory
+ * check; the problem's inputs and reference when they were not built yet, which are a phase of
+ * their own too, "inputs and reference"), "setup" (the feasibility hook and
+ * setup: plans, uploads, compiles), "verify" (one execution and the check), "repetitions"
+ * (warm-up and the timed repetitions), then "finish" (counters, the bound, the check after
+ * sampling, the record or the send, the teardown). */
+static void note_point(const point_run *p, const double *at)
+{
+    static const char *const names[STAMP_N] = {"", "inputs", "setup", "verify", "repetitions"};
+    rt_phases *ph = p->m->opt->phases;
+    if (!ph)
+        return;
+    const char *key = p->res.rec.point_key;
+    const double end = rt_clock_epoch();
+    (void)rt_phases_add(ph, "point", key, at[STAMP_BEGIN], end);
+    double from = at[STAMP_BEGIN];
+    for (int i = STAMP_INPUTS; i < STAMP_N; ++i)
+        if (!isnan(at[i])) {
+            (void)rt_phases_add(ph, names[i], key, from, at[i]);
+            from = at[i];
+        }
+    (void)rt_phases_add(ph, "finish", key, from, end);
+}
+
 static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params,
                    int feasible, const char *why, double *objective, rt_run_summary *sum, int what,
                    rt_err *err)
@@ -1019,13 +1076,18 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
     rt_metrics_init(&p->res.metrics);
     p->res.rec.metrics = &p->res.metrics;
     p->res.rec.flops = NAN;
+    /* Where the point's time goes (rt_phases.h): a stamp after each step that ran. */
+    double at[STAMP_N];
+    for (int i = 0; i < STAMP_N; ++i)
+        at[i] = NAN;
+    at[STAMP_BEGIN] = rt_clock_epoch();
     if (!feasible) {
         p->res.rec.status = RT_POINT_INFEASIBLE;
         snprintf(p->res.rec.reason, sizeof p->res.rec.reason, "%s", why);
         rc = STEP_RECORD;
     }
-    if (rc == STEP_NEXT)
-        rc = step_inputs(p, err);
+    if (rc == STEP_NEXT && (rc = step_inputs(p, err)) == STEP_NEXT)
+        at[STAMP_INPUTS] = rt_clock_epoch();
     p->env = (rt_kernel_env){.device = t->device,
                              .cache_dir = NULL,
                              .rank = m->rank,
@@ -1033,21 +1095,23 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
                              .comm = m->comm};
     if (rc == STEP_NEXT)
         rc = step_prune(p);
-    if (rc == STEP_NEXT)
-        rc = step_setup(p, err);
-    if (rc == STEP_NEXT)
-        rc = step_verify(p, err);
+    if (rc == STEP_NEXT && (rc = step_setup(p, err)) == STEP_NEXT)
+        at[STAMP_SETUP] = rt_clock_epoch();
+    if (rc == STEP_NEXT && (rc = step_verify(p, err)) == STEP_NEXT)
+        at[STAMP_VERIFY] = rt_clock_epoch();
     if (rc == STEP_NEXT)
         rc = step_warmup(p, err);
-    if (rc == STEP_NEXT)
-        rc = step_repetitions(p, objective, err);
+    if (rc == STEP_NEXT && (rc = step_repetitions(p, objective, err)) == STEP_NEXT)
+        at[STAMP_REPS] = rt_clock_epoch();
     if (rc == STEP_NEXT) {
         step_counters(p);
         step_bound(p);
     }
-    if (rc == STEP_NEXT || rc == STEP_RECORD)
+    if (rc == STEP_NEXT || rc == STEP_RECORD) {
         rc = step_record(p, *objective, sum, err);
-    else if (rc == STEP_DONE) /* a signal stopped the inputs: nothing to record, the run stops */
+        if (rc == 0)
+            note_point(p, at);
+    } else if (rc == STEP_DONE) /* a signal stopped the inputs: nothing to record, the run stops */
         rc = 0;
     else if (p->have_state)
         t->kernel->teardown(p->state);

@@ -108,6 +108,10 @@ int rt_measure_run(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
  * line, the store (rank 0), the point budget and the interrupt check. */
 int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, rt_err *err);
 void rt_measure_release_inputs(rt_measure_ctx *m);
+/* Builds the inputs and the reference a sweep's points will need (t: the sweep's target) ahead
+ * of its first point, unless the point's memory check would refuse them; a failure is left for
+ * that point to meet and record. A worker of parallel tuning calls it as it enters a sweep. */
+void rt_measure_prepare(rt_measure_ctx *m, const rt_measure_target *t);
 /* The job the next points are measured with: a run that spreads some kernels' points over its
  * ranks (a job of one rank each) and has others span every rank switches between the two per
  * sweep. The inputs built for the other job are released (a family may have shaped them by rank

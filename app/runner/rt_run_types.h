@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 struct rt_trace;
+struct rt_phases;
+struct rt_worker_procs;
 
 typedef struct rt_run_options {
     const char *db_path; /* store file; required unless dry_run */
@@ -28,6 +30,13 @@ typedef struct rt_run_options {
     int worker_fd;
     /* --timeline: each point's timed repetitions are traced into it (rt_trace.h); NULL: none. */
     struct rt_trace *trace;
+    /* parallel: gpus, the coordinator: the worker processes the CLI started before its own
+     * set-up (rt_worker_procs.h; NULL or none started: the runner starts them). The runner takes
+     * them over (n becomes 0) and waits for them. */
+    struct rt_worker_procs *procs;
+    /* This process's phase record (rt_phases.h; NULL: none kept): the runner adds its phases and,
+     * in the process that owns the store, writes every process's into it. */
+    struct rt_phases *phases;
 } rt_run_options;
 
 typedef struct rt_run_summary {

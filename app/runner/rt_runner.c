@@ -15,6 +15,7 @@
 #include "rt_comm.h"
 #include "rt_interrupt.h"
 #include "rt_measure.h"
+#include "rt_phases.h"
 #include "rt_problem.h"
 #include "rt_progress.h"
 #include "rt_prune.h"
@@ -22,10 +23,12 @@
 #include "rt_space.h"
 #include "rt_store.h"
 #include "rt_store_lock.h"
+#include "rt_store_phases.h"
 #include "rt_strutil.h"
 #include "rt_sweep.h"
 #include "rt_walk.h"
 #include "rt_wire.h"
+#include "rt_worker_procs.h"
 #include "rt_workers.h"
 
 /* Everything one rank needs about the current matrix. */
@@ -57,17 +60,16 @@ typedef struct run {
     int rank_failed; /* a step failed on some ranks and not on rank 0: the run ends as failed */
     /* Parallel tuning (search.parallel, rt_workers.h): every point is measured whole on one rank
      * (measure_comm: a job of that rank alone), the coordinator records it. */
-    int parallel;        /* an rt_parallel_mode; none for dry runs */
-    int spanning;        /* parallel: ranks with kernel entries whose points span every rank
-                            (kernels[i].parallel: none): their sweeps are measured as in a run
-                            without parallel tuning, on the whole job */
-    int coordinator;     /* this process hands out the points and owns the store */
-    rt_comm *self_comm;  /* the one-rank job points are measured with (parallel) */
-    rt_wire *wire;       /* to the workers, or to the coordinator */
-    rt_workers *workers; /* the coordinator's or the worker's side */
-    int n_children;      /* parallel: gpus, coordinator: the worker processes it started */
-    int *child_fds;
-    pid_t *child_pids;
+    int parallel;          /* an rt_parallel_mode; none for dry runs */
+    int spanning;          /* parallel: ranks with kernel entries whose points span every rank
+                              (kernels[i].parallel: none): their sweeps are measured as in a run
+                              without parallel tuning, on the whole job */
+    int coordinator;       /* this process hands out the points and owns the store */
+    rt_comm *self_comm;    /* the one-rank job points are measured with (parallel) */
+    rt_wire *wire;         /* to the workers, or to the coordinator */
+    rt_workers *workers;   /* the coordinator's or the worker's side */
+    rt_worker_procs procs; /* parallel: gpus, coordinator: its worker processes */
+    int sweeps;            /* sweeps walked so far (their phases' numbers) */
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -150,6 +152,7 @@ static void close_store(run *r)
  * nobody starts measuring for a run that cannot be recorded. */
 static int step_open_store(run *r, rt_err *err)
 {
+    const double t0 = rt_clock_epoch();
     int ok = 1;
     /* A worker process of parallel: gpus records nothing: its coordinator owns the store. */
     if (r->rank == 0 && !r->opt->dry_run && r->opt->worker_fd <= 0) {
@@ -166,6 +169,8 @@ static int step_open_store(run *r, rt_err *err)
                        stale);
         if (!ok)
             close_store(r);
+        if (ok && r->store)
+            (void)rt_phases_add(r->opt->phases, "store", NULL, t0, rt_clock_epoch());
     }
     int first_bad = -1;
     if (rt_comm_all_ok(r->comm, ok, &ok, &first_bad) != 0 || !ok) {
@@ -275,6 +280,12 @@ static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape
         return RT_WALK_MATRIX_NO_SPACE;
     }
     const double load_s = rt_clock_now() - t0;
+    {
+        char phase[96];
+        snprintf(phase, sizeof phase, "matrix %s", mc->name);
+        const double now = rt_clock_epoch();
+        (void)rt_phases_add(r->opt->phases, phase, NULL, now - load_s, now);
+    }
     logf_rank0(r, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name,
                (long long)full.rows, (long long)full.cols, (long long)full.nnz, load_s);
     if (record_matrix(r, mc, &full, load_s, err) != 0) {
@@ -384,13 +395,27 @@ static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
     return rt_measure_point(&r->mctx, &tgt, &none, 1, "", &objective, r->sum, err);
 }
 
-/* Walk step: the points the search picks from the sweep's space (rt_sweep.h: the budget rule,
- * resume, pruning, early abort's best time), each measured and recorded: here one after the
- * other, or handed to parallel workers (rt_workers.h) whose results come back to be recorded
- * here; a worker measures what its coordinator hands out. */
+static int sweep_points(run *r, const rt_sweep *s, rt_err *err);
+
+/* Walk step: a sweep (sweep_points), its time in the phase record as "sweep N" (N from 1 in the
+ * walk's order, the same on every process). */
 static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
 {
     run *r = ctx;
+    const double t0 = rt_clock_epoch();
+    const int rc = sweep_points(r, s, err);
+    char phase[32];
+    snprintf(phase, sizeof phase, "sweep %d", ++r->sweeps);
+    (void)rt_phases_add(r->opt->phases, phase, NULL, t0, rt_clock_epoch());
+    return rc;
+}
+
+/* The points the search picks from the sweep's space (rt_sweep.h: the budget rule, resume,
+ * pruning, early abort's best time), each measured and recorded: here one after the other, or
+ * handed to parallel workers (rt_workers.h) whose results come back to be recorded here; a
+ * worker measures what its coordinator hands out. */
+static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
+{
     /* spread: this sweep's points go to the workers; else every rank takes part in each */
     const int spread = r->parallel && entry_spreads(r->cfg, s->kernel_cfg);
     if (r->spanning)
@@ -442,40 +467,52 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
 /* ---------------------------------------------------------------------------------------------
  * Parallel tuning: who does what, and the wire between them */
 
-/* parallel: gpus: this process starts one worker process per GPU (search.workers overrides) and
- * coordinates them over sockets. */
+/* parallel: gpus: one worker process per GPU (search.workers overrides), started by the CLI
+ * before this process's own set-up (opt->procs) or here, coordinated over sockets. */
 static int start_gpu_workers(run *r, rt_err *err)
 {
     if (r->nranks > 1)
         return rt_err_set(err, "search.parallel: gpus starts its own worker processes, one per "
                                "GPU; under mpirun use search.parallel: ranks");
-    if (!r->opt->argv)
-        return rt_err_set(err, "search.parallel: gpus needs the command line to start its "
-                               "workers with (rooftune run)");
-    int n = r->cfg->search.workers > 0 ? r->cfg->search.workers : r->be->gpu_count;
-    if (n <= 0)
-        return rt_err_set(err,
-                          "search.parallel: gpus: no GPU here (%s); give search.workers "
-                          "to start workers anyway",
-                          r->be->cuda_status);
-    if (n > RT_WIRE_MAX_SOCKETS)
-        return rt_err_set(err, "search.workers: %d, at most %d", n, RT_WIRE_MAX_SOCKETS);
-    r->child_fds = calloc((size_t)n, sizeof *r->child_fds);
-    r->child_pids = calloc((size_t)n, sizeof *r->child_pids);
-    if (!r->child_fds || !r->child_pids)
-        return rt_err_set(err, "out of memory for %d workers", n);
-    if (rt_workers_spawn(r->opt->argc, r->opt->argv, n, r->child_fds, r->child_pids, err) != 0)
-        return -1;
-    r->n_children = n;
-    const int threads = rt_workers_omp_threads(n);
+    rt_worker_procs *given = r->opt->procs;
+    if (given && given->n > 0) {
+        r->procs = *given; /* ours now: the CLI's copy is emptied */
+        memset(given, 0, sizeof *given);
+        /* The store is open and the run begun: the workers may go on (a run that failed before
+         * here ends them unreleased, and they leave without a word). */
+        rt_worker_procs_release(&r->procs);
+    } else {
+        if (!r->opt->argv)
+            return rt_err_set(err, "search.parallel: gpus needs the command line to start its "
+                                   "workers with (rooftune run)");
+        const int n = r->cfg->search.workers > 0 ? r->cfg->search.workers : r->be->gpu_count;
+        if (n <= 0)
+            return rt_err_set(err,
+                              "search.parallel: gpus: no GPU here (%s); give search.workers "
+                              "to start workers anyway",
+                              r->be->cuda_status);
+        if (n > RT_WIRE_MAX_SOCKETS)
+            return rt_err_set(err, "search.workers: %d, at most %d", n, RT_WIRE_MAX_SOCKETS);
+        const double t0 = rt_clock_epoch();
+        if (rt_worker_procs_start(r->opt->argc, r->opt->argv, n, r->be->gpu_count, &r->procs,
+                                  err) != 0)
+            return -1;
+        (void)rt_phases_add(r->opt->phases, "spawn", NULL, t0, rt_clock_epoch());
+        rt_worker_procs_release(&r->procs);
+    }
+    const int n = r->procs.n;
     char omp[64] = "OpenMP threads as OMP_NUM_THREADS says";
-    if (threads > 0)
-        snprintf(omp, sizeof omp, "%d OpenMP thread(s) each", threads);
+    if (r->procs.threads > 0)
+        snprintf(omp, sizeof omp, "%d OpenMP thread(s) each", r->procs.threads);
     logf_rank0(r, "parallel tuning: %d worker process(es), one per %s, %s\n", n,
-               r->be->gpu_count > 0 ? "GPU" : "worker (no GPU here: CPU kernels)", omp);
-    if (rt_wire_open_sockets(r->child_fds, n, 1, &r->wire, err) != 0)
+               r->procs.gpu[0][0] ? "GPU (each sees its own alone)"
+                                  : "worker (no GPU here: CPU kernels)",
+               omp);
+    if (rt_wire_open_sockets(r->procs.fds, n, 1, &r->wire, err) != 0)
         return -1;
-    return rt_workers_coordinator(r->wire, 1, n, 0, &r->workers, err);
+    for (int i = 0; i < n; ++i)
+        r->procs.fds[i] = -1; /* the wire's now */
+    return rt_workers_coordinator(r->wire, 1, n, 0, 1, &r->workers, err);
 }
 
 /* Step: the roles of parallel tuning. ranks: rank 0 coordinates and measures, every other rank
@@ -498,7 +535,7 @@ static int step_parallel(run *r, rt_err *err)
                        r->spanning
                            ? " (the kernel entries not spread: every rank in each of their points)"
                            : "");
-            return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, &r->workers, err);
+            return rt_workers_coordinator(r->wire, 1, r->nranks - 1, 1, 0, &r->workers, err);
         }
         return rt_workers_worker(r->wire, 0, &r->workers, err);
     }
@@ -511,14 +548,15 @@ static int step_parallel(run *r, rt_err *err)
     return start_gpu_workers(r, err);
 }
 
-/* End of a parallel run: every worker's compile counts join the summary, the worker processes
- * are waited for. */
+/* End of a parallel run: every worker's compile counts and phase record join the coordinator's,
+ * the worker processes are waited for. */
 static int finish_parallel(run *r, int failed, rt_err *err)
 {
+    const double t0 = rt_clock_epoch();
     int rc = 0;
     if (r->workers) {
         int compiles = r->sum->compiles, hits = r->sum->cache_hits;
-        rc = rt_workers_finish(r->workers, failed, &compiles, &hits, err);
+        rc = rt_workers_finish(r->workers, failed, &compiles, &hits, r->opt->phases, err);
         if (r->coordinator) {
             r->sum->compiles = compiles;
             r->sum->cache_hits = hits;
@@ -528,19 +566,36 @@ static int finish_parallel(run *r, int failed, rt_err *err)
     r->workers = NULL;
     rt_wire_close(r->wire);
     r->wire = NULL;
-    if (r->n_children > 0) {
+    if (r->procs.n > 0) {
         rt_err reap_err;
-        if (rt_workers_reap(r->n_children, r->child_pids, &reap_err) != 0 && rc == 0) {
+        if (rt_worker_procs_wait(&r->procs, r->opt->phases, &reap_err) != 0 && rc == 0) {
             *err = reap_err;
             rc = -1;
         }
     }
-    free(r->child_fds);
-    free(r->child_pids);
-    r->child_fds = NULL;
-    r->child_pids = NULL;
+    if (r->coordinator)
+        (void)rt_phases_add(r->opt->phases, "workers end", NULL, t0, rt_clock_epoch());
     rt_comm_free(r->self_comm);
     r->self_comm = NULL;
+    return rc;
+}
+
+/* The phase record of every process into the store (the process that owns it), and one line per
+ * process in the log. */
+static int write_phases(run *r, rt_err *err)
+{
+    rt_phases *ph = r->opt->phases;
+    if (!ph || r->rank != 0 || !r->store)
+        return 0;
+    (void)rt_phases_add(ph, "end", NULL, rt_clock_epoch(), NAN);
+    rt_store_phase_row *rows = NULL;
+    int n = 0;
+    int rc = rt_phases_rows(ph, &rows, &n, err);
+    if (rc == 0)
+        rc = rt_store_add_phases(r->store, r->run_id, rows, n, err);
+    free(rows);
+    if (rc == 0 && r->parallel)
+        rt_phases_print(ph, r->opt->log);
     return rc;
 }
 
@@ -553,6 +608,13 @@ static int step_end_run(run *r, int rc, rt_err *err)
         rt_err finish_err;
         if (finish_parallel(r, rc != 0, &finish_err) != 0 && rc == 0) {
             *err = finish_err;
+            rc = -1;
+        }
+    }
+    {
+        rt_err phase_err;
+        if (write_phases(r, &phase_err) != 0 && rc == 0) {
+            *err = phase_err;
             rc = -1;
         }
     }

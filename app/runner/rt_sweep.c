@@ -100,6 +100,16 @@ int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *e
     }
 }
 
+int rt_sweep_finished(const rt_sweep_run *sw)
+{
+    const rt_measure_ctx *m = sw->m;
+    /* Without pruning every point in flight counts against the budget when it comes back (one
+     * that does not, dropped or failed, stops the run); with it, a pruned one frees its place. */
+    const int64_t spent = sw->counted + (sw->prune.enabled ? 0 : sw->in_flight);
+    return m->stop || sw->stopped || sw->exhausted || spent >= sw->budget ||
+           (m->opt->max_points > 0 && m->new_points + sw->in_flight >= m->opt->max_points);
+}
+
 int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, rt_err *err)
 {
     double objective = INFINITY;

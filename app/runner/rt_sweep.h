@@ -51,6 +51,11 @@ int rt_sweep_begin(rt_sweep_run *sw, rt_measure_ctx *m, const rt_config *cfg, co
  * nothing more for now (the budget with what is in flight, the search exhausted, the stop rule,
  * the run stopping), -1 on a run error. */
 int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *err);
+/* 1 when the sweep will hand out nothing more whatever comes back (the search exhausted, the stop
+ * rule, the run stopping, the budget spent by points done or, without pruning, in flight, the
+ * point budget reached); 0 when rt_sweep_next may still give a candidate (a pruned result frees
+ * a place in the budget). */
+int rt_sweep_finished(const rt_sweep_run *sw);
 /* Measures a candidate rt_sweep_next gave, here, and records it. */
 int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, rt_err *err);
 /* Records a candidate a worker measured. */

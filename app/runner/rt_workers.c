@@ -1,20 +1,13 @@
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "rt_workers.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "rt_clock.h"
+#include "rt_phases.h"
 #include "rt_point_wire.h"
 #include "rt_prune.h"
 
@@ -25,7 +18,8 @@
 
 enum { MSG_ASSIGN = 1, MSG_RESULT, MSG_FAILED, MSG_DROPPED, MSG_END, MSG_BYE, MSG_STATS };
 
-/* Every message starts with this; RESULT carries a packed point after it, FAILED a message. */
+/* Every message starts with this; RESULT carries a packed point after it, FAILED a message,
+ * STATS the worker's phase record (rt_phases_pack). */
 typedef struct msg_head {
     uint32_t magic, type;
     uint64_t sweep;          /* which sweep of the walk (both sides count them) */
@@ -39,8 +33,14 @@ struct rt_workers {
     int is_coordinator;
     /* coordinator */
     int first_peer, n, local;
+    int early_end; /* a worker may leave a sweep before the others */
     int *in_flight;
     int64_t (*queue)[DEPTH]; /* each worker's points in flight, oldest first */
+    int *ended;              /* told this sweep is over (early_end) */
+    /* Who is served first: the workers in the order they left the last sweep (the first to
+     * leave has built the next sweep's matrix and inputs first); `left` collects this sweep's. */
+    int *order, *left;
+    int n_left;
     /* worker */
     int coordinator;
     int bye_seen;
@@ -131,8 +131,8 @@ static rt_workers *workers_new(rt_wire *wire, rt_err *err)
     return w;
 }
 
-int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, rt_workers **out,
-                           rt_err *err)
+int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, int early_end,
+                           rt_workers **out, rt_err *err)
 {
     rt_workers *w = workers_new(wire, err);
     if (!w)
@@ -141,12 +141,18 @@ int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, rt_w
     w->first_peer = first_peer;
     w->n = n;
     w->local = local;
+    w->early_end = early_end;
     w->in_flight = calloc((size_t)(n > 0 ? n : 1), sizeof *w->in_flight);
     w->queue = calloc((size_t)(n > 0 ? n : 1), sizeof *w->queue);
-    if (!w->in_flight || !w->queue) {
+    w->ended = calloc((size_t)(n > 0 ? n : 1), sizeof *w->ended);
+    w->order = calloc((size_t)(n > 0 ? n : 1), sizeof *w->order);
+    w->left = calloc((size_t)(n > 0 ? n : 1), sizeof *w->left);
+    if (!w->in_flight || !w->queue || !w->ended || !w->order || !w->left) {
         rt_workers_free(w);
         return rt_err_set(err, "out of memory for %d parallel workers", n);
     }
+    for (int k = 0; k < n; ++k)
+        w->order[k] = k;
     *out = w;
     return 0;
 }
@@ -167,6 +173,9 @@ void rt_workers_free(rt_workers *w)
         return;
     free(w->in_flight);
     free(w->queue);
+    free(w->ended);
+    free(w->order);
+    free(w->left);
     free(w);
 }
 
@@ -187,10 +196,30 @@ static int take_point(rt_workers *w, int k, int64_t index, rt_err *err)
     return 0;
 }
 
+/* Whether a worker with `have` points in flight gets another now: the first always; the second
+ * while the sweep has at least a point left for every measuring process (the workers, and the
+ * coordinator when it measures), so the last points go to idle workers and not into a queue
+ * behind a running point (the sweep's tail). What is left is an upper bound (the budget less
+ * what is done or in flight: stored, infeasible and pruned candidates take nothing from it), so
+ * second points stop late rather than early. */
+static int has_room(const rt_workers *w, const rt_sweep_run *sw, int have)
+{
+    if (have == 0)
+        return 1;
+    const int64_t left = sw->budget - sw->counted - sw->in_flight;
+    return have < DEPTH && left >= (int64_t)(w->n + w->local);
+}
+
+/* Hands out points breadth first: every worker its first point before any gets a second, so a
+ * sweep of few points is spread over every worker; among workers with as many points, those
+ * that left the last sweep first are served first. */
 static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failure, rt_err *err)
 {
-    for (int k = 0; k < w->n && !*failed; ++k) {
-        while (w->in_flight[k] < DEPTH) {
+    for (int have = 0; have < DEPTH; ++have)
+        for (int j = 0; j < w->n && !*failed; ++j) {
+            const int k = w->order[j];
+            if (w->ended[k] || w->in_flight[k] != have || !has_room(w, sw, have))
+                continue;
             int64_t index;
             rt_params params;
             const int rc = rt_sweep_next(sw, &index, &params, failure);
@@ -210,7 +239,29 @@ static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failur
             }
             w->queue[k][w->in_flight[k]++] = index;
         }
-    }
+    return 0;
+}
+
+/* END of this sweep to worker k (once): stop says whether the run ends. */
+static int end_sweep(rt_workers *w, int k, int stop, rt_err *err)
+{
+    if (w->ended[k])
+        return 0;
+    w->ended[k] = 1;
+    w->left[w->n_left++] = k;
+    return send_simple(w, w->first_peer + k, MSG_END, -1, stop, 0, err);
+}
+
+/* early_end: a worker with nothing in flight leaves a sweep that will hand out nothing more, and
+ * walks on to the next matrix and inputs while the others finish. The run's fate is not known
+ * yet: a later failure or stop reaches it as BYE in its next sweep. */
+static int end_idle_workers(rt_workers *w, const rt_sweep_run *sw, int failed, rt_err *err)
+{
+    if (!w->early_end || failed || !rt_sweep_finished(sw))
+        return 0;
+    for (int k = 0; k < w->n; ++k)
+        if (w->in_flight[k] == 0 && end_sweep(w, k, sw->m->stop, err) != 0)
+            return -1;
     return 0;
 }
 
@@ -252,6 +303,11 @@ static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *f
 int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
 {
     w->sweep++;
+    if (w->n_left == w->n) /* the last sweep ended on every worker: its order of leaving */
+        memcpy(w->order, w->left, (size_t)w->n * sizeof *w->order);
+    w->n_left = 0;
+    for (int k = 0; k < w->n; ++k)
+        w->ended[k] = 0;
     int failed = 0;
     rt_err failure;
     rt_err_clear(&failure);
@@ -269,6 +325,10 @@ int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
             if (got < 0 || (got == 1 && rt_sweep_measure(sw, index, &params, &failure) != 0))
                 failed = 1;
             local_ran = got == 1;
+        }
+        if (end_idle_workers(w, sw, failed, err) != 0) {
+            rc = -1;
+            break;
         }
         int busy = 0;
         for (int k = 0; k < w->n; ++k)
@@ -297,7 +357,7 @@ int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
     const int stop = rc != 0 || failed || sw->m->stop;
     for (int k = 0; k < w->n; ++k) {
         rt_err ignored;
-        send_simple(w, w->first_peer + k, MSG_END, -1, stop, 0, rc != 0 ? &ignored : err);
+        end_sweep(w, k, stop, rc != 0 ? &ignored : err);
     }
     if (rc == 0 && failed) {
         *err = failure;
@@ -369,6 +429,9 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
                      const rt_measure_target *base, rt_run_summary *sum, rt_err *err)
 {
     w->sweep++;
+    /* The sweep's inputs now, while the coordinator still hands out another sweep's last points
+     * or builds this one's matrix; the first point finds them built. */
+    rt_measure_prepare(m, base);
     m->sink = sink_send;
     m->sink_ctx = w;
     int rc = 0;
@@ -424,7 +487,27 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
 /* ---------------------------------------------------------------------------------------------
  * End of the run */
 
-int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits, rt_err *err)
+/* STATS with this worker's counts and phase record. */
+static int send_stats(rt_workers *w, int compiles, int cache_hits, rt_phases *phases, rt_err *err)
+{
+    (void)rt_phases_add(phases, "bye", NULL, rt_clock_epoch(), NAN);
+    void *bytes = NULL;
+    size_t n = 0;
+    if (phases && rt_phases_pack(phases, &bytes, &n, err) != 0)
+        return -1;
+    const msg_head h = {.magic = MSG_MAGIC,
+                        .type = MSG_STATS,
+                        .sweep = w->sweep,
+                        .index = -1,
+                        .a = compiles,
+                        .b = cache_hits};
+    const int rc = send_head(w, w->coordinator, &h, bytes, n, err);
+    free(bytes);
+    return rc;
+}
+
+int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits, rt_phases *phases,
+                      rt_err *err)
 {
     if (!w->is_coordinator) {
         while (!w->bye_seen) {
@@ -446,7 +529,7 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
             }
             msg_free(&m);
         }
-        if (send_simple(w, w->coordinator, MSG_STATS, -1, *compiles, *cache_hits, err) != 0)
+        if (send_stats(w, *compiles, *cache_hits, phases, err) != 0)
             return -1;
         return rt_wire_flush(w->wire, err);
     }
@@ -458,168 +541,28 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
         received m;
         if (recv_msg(w, 1, &m, err) <= 0)
             return -1;
-        msg_free(&m);
         /* After a sweep that failed, the points its workers were still measuring come back
          * now: they are not recorded (the run failed; a rerun measures them). */
-        if (failed && (m.h.type == MSG_RESULT || m.h.type == MSG_FAILED || m.h.type == MSG_DROPPED))
+        if (failed &&
+            (m.h.type == MSG_RESULT || m.h.type == MSG_FAILED || m.h.type == MSG_DROPPED)) {
+            msg_free(&m);
             continue;
-        if (m.h.type != MSG_STATS)
+        }
+        if (m.h.type != MSG_STATS) {
+            msg_free(&m);
             return rt_err_set(err, "parallel tuning: worker %d sent %s after the run", m.peer,
                               type_name(m.h.type));
+        }
         *compiles += m.h.a;
         *cache_hits += m.h.b;
+        if (phases && m.tail_n > 0 && rt_phases_merge(phases, m.tail, m.tail_n, err) != 0) {
+            msg_free(&m);
+            return rt_err_prefix(err, "parallel tuning: worker %d's phase record", m.peer);
+        }
+        msg_free(&m);
         ++answered;
     }
     if (rc == 0)
         rc = rt_wire_flush(w->wire, err);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Worker processes (parallel: gpus) */
-
-/* The launcher's variables make a process think it is a rank of the launcher's job; a worker is
- * a job of its own, so they stay out of its environment (a user's own MCA settings stay in). */
-static int launcher_variable(const char *kv)
-{
-    static const char *const keep[] = {"OMPI_ALLOW_RUN_AS_ROOT=",
-                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="};
-    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; ++i)
-        if (strncmp(kv, keep[i], strlen(keep[i])) == 0)
-            return 0;
-    static const char *const launcher_mca[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
-                                               "OMPI_MCA_prte", "OMPI_MCA_initial_wdir"};
-    for (size_t i = 0; i < sizeof launcher_mca / sizeof launcher_mca[0]; ++i)
-        if (strncmp(kv, launcher_mca[i], strlen(launcher_mca[i])) == 0)
-            return 1;
-    if (strncmp(kv, "OMPI_MCA_", 9) == 0)
-        return 0;
-    static const char *const drop[] = {"OMPI_",           "PMIX_",  "PMI_",  "PRTE_",
-                                       "ORTE_",           "HYDRA_", "MPIR_", "MPI_LOCALNRANKS=",
-                                       "MPI_LOCALRANKID="};
-    for (size_t i = 0; i < sizeof drop / sizeof drop[0]; ++i)
-        if (strncmp(kv, drop[i], strlen(drop[i])) == 0)
-            return 1;
-    return 0;
-}
-
-extern char **environ;
-
-static void end_started(int n, const pid_t *pids, const int *fds)
-{
-    for (int i = 0; i < n; ++i) {
-        close(fds[i]);
-        kill(pids[i], SIGTERM);
-    }
-    for (int i = 0; i < n; ++i)
-        waitpid(pids[i], NULL, 0);
-}
-
-int rt_workers_omp_threads(int n)
-{
-    const char *set = getenv("OMP_NUM_THREADS");
-    if ((set && *set) || n <= 0)
-        return 0;
-    long cores = 0;
-    cpu_set_t mask;
-    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
-        cores = CPU_COUNT(&mask);
-    if (cores <= 0)
-        cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const long each = cores / n;
-    return each >= 1 ? (int)each : 1;
-}
-
-int rt_workers_spawn(int argc, const char *const *argv, int n, int *fds, pid_t *pids, rt_err *err)
-{
-    char exe[PATH_MAX];
-    const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return rt_err_set(err, "parallel tuning: cannot find this program (/proc/self/exe): %s",
-                          strerror(errno));
-    exe[len] = '\0';
-    int n_env = 0;
-    while (environ[n_env])
-        ++n_env;
-    char **env = calloc((size_t)n_env + 2, sizeof *env); /* + OMP_NUM_THREADS */
-    const char **child = calloc((size_t)argc + 6, sizeof *child);
-    if (!env || !child) {
-        free(env);
-        free(child);
-        return rt_err_set(err, "out of memory starting %d workers", n);
-    }
-    int k = 0;
-    for (int i = 0; i < n_env; ++i)
-        if (!launcher_variable(environ[i]))
-            env[k++] = environ[i];
-    char omp[48];
-    const int threads = rt_workers_omp_threads(n);
-    if (threads > 0) {
-        snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", threads);
-        env[k++] = omp;
-    }
-    child[0] = exe;
-    child[1] = "run"; /* a worker runs; the command that started it (tune) records afterwards */
-    for (int i = 1; i < argc; ++i)
-        child[1 + i] = argv[i];
-    char fd_text[16], index_text[16];
-    child[argc + 1] = "--worker-fd";
-    child[argc + 2] = fd_text;
-    child[argc + 3] = "--worker-index";
-    child[argc + 4] = index_text;
-    child[argc + 5] = NULL;
-    int started = 0, rc = 0;
-    for (; started < n; ++started) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-            rc = rt_err_set(err, "parallel tuning: socketpair failed: %s", strerror(errno));
-            break;
-        }
-        snprintf(fd_text, sizeof fd_text, "%d", sv[1]);
-        snprintf(index_text, sizeof index_text, "%d", started);
-        const pid_t pid = fork();
-        if (pid == 0) {
-            /* Only async-signal-safe calls between fork and exec. */
-            fcntl(sv[1], F_SETFD, 0);
-            execve(exe, (char *const *)child, env);
-            _exit(127);
-        }
-        close(sv[1]);
-        if (pid < 0) {
-            close(sv[0]);
-            rc = rt_err_set(err, "parallel tuning: fork failed: %s", strerror(errno));
-            break;
-        }
-        fds[started] = sv[0];
-        pids[started] = pid;
-    }
-    free(env);
-    free(child);
-    if (rc != 0)
-        end_started(started, pids, fds);
-    return rc;
-}
-
-int rt_workers_reap(int n, const pid_t *pids, rt_err *err)
-{
-    int rc = 0;
-    for (int i = 0; i < n; ++i) {
-        int status = 0;
-        pid_t got;
-        do
-            got = waitpid(pids[i], &status, 0);
-        while (got < 0 && errno == EINTR);
-        if (rc != 0)
-            continue;
-        if (got < 0)
-            rc = rt_err_set(err, "worker %d (pid %d): waitpid failed: %s", i, (int)pids[i],
-                            strerror(errno));
-        else if (WIFSIGNALED(status))
-            rc = rt_err_set(err, "worker %d (pid %d) was ended by signal %d", i, (int)pids[i],
-                            WTERMSIG(status));
-        else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-            rc = rt_err_set(err, "worker %d (pid %d) exited with status %d", i, (int)pids[i],
-                            WEXITSTATUS(status));
-    }
     return rc;
 }

@@ -5,8 +5,8 @@
 #  - measure.compile_timeout_s: with a fresh variant cache and a limit no NVRTC compile meets,
 #    every point is recorded timeout naming the limit; the abandoned compiles that finish while
 #    the process lives reach the cache, and the same config then finds them there;
-#  - --parallel gpus (one worker per GPU) and, with two GPUs or more, --parallel ranks under
-#    mpirun: the serial run's points.
+#  - --parallel gpus (one worker per GPU, each given its own GPU: the phase record's gpu) and,
+#    with two GPUs or more, --parallel ranks under mpirun: the serial run's points.
 # Args: rooftune, scratch folder, mpiexec.
 set -euo pipefail
 RT=$1
@@ -70,6 +70,18 @@ points "$WORK/serial.db" >"$WORK/serial.txt"
 "$RT" run "$cfg" --db "$WORK/gpus.db" --parallel gpus --quiet >/dev/null
 points "$WORK/gpus.db" | diff "$WORK/serial.txt" - >/dev/null || fail "--parallel gpus: not the serial points"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || echo 1)
+# One worker per GPU, each on its own (CUDA_VISIBLE_DEVICES: worker i on GPU i where the variable
+# is unset here), each with its CUDA start and points in the phase record.
+workers=$(sql "$WORK/gpus.db" "SELECT COUNT(DISTINCT process) FROM phases WHERE process LIKE 'worker %'")
+[ "$workers" = "$gpus" ] || fail "--parallel gpus: $workers worker(s) for $gpus GPU(s)"
+if [ -z "${CUDA_VISIBLE_DEVICES:-}" ]; then
+  mapped=$(sql "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'backend' AND process LIKE 'worker %'
+    AND gpu = substr(process, 8)")
+  [ "$mapped" = "$gpus" ] || fail "--parallel gpus: $mapped of $gpus workers on their own GPU: $(sql "$WORK/gpus.db" \
+    "SELECT DISTINCT process, gpu FROM phases")"
+fi
+[ "$(sql "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'point' AND process LIKE 'worker %'")" = 4 ] ||
+  fail "--parallel gpus: the workers' point phases: $(sql "$WORK/gpus.db" "SELECT process, phase FROM phases WHERE phase = 'point'")"
 if [ "$gpus" -ge 2 ]; then
   "$MPIEXEC" --allow-run-as-root -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" --parallel ranks --quiet >/dev/null
   points "$WORK/ranks.db" | diff "$WORK/serial.txt" - >/dev/null || fail "--parallel ranks: not the serial points"

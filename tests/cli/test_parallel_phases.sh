@@ -1,0 +1,182 @@
+# Where a parallel run's time goes, and the scheduling that cuts it (issue 35 item 3), on CPU
+# kernels: every run records each process's phases in the store's phases table (the main process,
+# each worker process or MPI rank: start, MPI, config, backend, checks, matrices, sweeps, every
+# point and its steps); worker processes are started before the coordinator's own set-up and
+# released after its checks (a bad config is reported once); each is given one GPU
+# (CUDA_VISIBLE_DEVICES, a fake driver plays 2 GPUs); points are handed out breadth first, to the
+# worker that left the last sweep first, and a worker with nothing left in a sweep leaves it at
+# once and builds the next sweep's inputs during the others' tail. The points are the serial run's.
+#   $1 rooftune  $2 this folder  $3 scratch folder  $4 mpiexec  $5 folder of the fake libcuda.so.1
+source "$(dirname "$0")/lib.sh"
+MPIEXEC=$4
+FAKE=$5
+export OMP_NUM_THREADS=1
+cfg="$WORK/sched.yaml"
+# Per precision: the CSR sweep has 2 points, the tiled one 1; each point takes at least 0.3 s.
+cat >"$cfg" <<EOF2
+experiment: {name: cli-phases}
+matrices:
+  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
+problem: {K: [8], precision: [fp32, fp64], layout: [row]}
+kernels:
+  - name: spmm.cpu.csr
+    params: {row_block: [16, 32], col_block: [8]}
+  - name: spmm.cpu.tiled
+    params: {register_tile: [4], buffer_kib: [8]}
+measure: {warmup: 1, min_reps: 3, max_reps: 100000, min_time_s: 0.3, max_time_s: 0.5, target_rel_ci: 0.5}
+EOF2
+points() {
+  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
+            FROM points ORDER BY 1"
+}
+# Phases every run has, whatever its mode: sane times, one "point" row per recorded point (on the
+# process that measured it), each step of a point inside it.
+check_phases() { # DB LABEL
+  local db=$1 label=$2
+  # (mpirun starts the ranks together: rank 1 may start before rank 0, a negative time)
+  rt_sql_is "$db" 0 "SELECT COUNT(*) FROM phases WHERE (begin_s < 0 AND process NOT LIKE 'rank %') OR end_s < begin_s
+                     OR begin_s > (SELECT begin_s FROM phases WHERE process = 'main' AND phase = 'end')" ||
+    fail "$label: $got phase(s) before the start, ending before they begin, or after the end"
+  rt_sql_is "$db" 0 "SELECT COUNT(*) FROM points p WHERE (SELECT COUNT(*) FROM phases h
+                     WHERE h.phase = 'point' AND h.point_key = p.point_key) != 1" ||
+    fail "$label: $got point(s) without exactly one 'point' phase"
+  rt_sql_is "$db" 0 "SELECT COUNT(*) FROM phases s JOIN phases pt ON pt.point_key = s.point_key
+                     AND pt.phase = 'point' AND pt.process = s.process
+                     WHERE s.phase != 'point' AND (s.begin_s < pt.begin_s - 1e-6 OR s.end_s > pt.end_s + 1e-6)" ||
+    fail "$label: $got step(s) outside their point"
+  for phase in mpi config backend check store "matrix band" "sweep 1" "sweep 4" end; do
+    rt_sql_is "$db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'main' AND phase = '$phase'" ||
+      fail "$label: main has $got '$phase' phase(s)"
+  done
+}
+
+# 1. Serial: the main process's phases and every point's.
+"$RT" run "$cfg" --db "$WORK/serial.db" --quiet >/dev/null
+points "$WORK/serial.db" >"$WORK/serial.txt"
+[ "$(wc -l <"$WORK/serial.txt")" = 6 ] || fail "serial run: $(wc -l <"$WORK/serial.txt") points"
+check_phases "$WORK/serial.db" serial
+rt_sql_is "$WORK/serial.db" main "SELECT GROUP_CONCAT(DISTINCT process) FROM phases" ||
+  fail "serial: processes $got"
+rt_sql_is "$WORK/serial.db" 6 "SELECT COUNT(*) FROM phases WHERE phase = 'setup'" ||
+  fail "serial: $got setup steps"
+
+# 2. Three worker processes.
+"$RT" run "$cfg" --db "$WORK/gpus.db" --parallel gpus --workers 3 >"$WORK/gpus.log"
+points "$WORK/gpus.db" >"$WORK/gpus.txt"
+diff "$WORK/serial.txt" "$WORK/gpus.txt" >/dev/null || fail "gpus: not the serial run's points"
+check_phases "$WORK/gpus.db" gpus
+for k in 0 1 2; do
+  grep -q "^phases: worker $k: start .*, ready .*, exit " "$WORK/gpus.log" ||
+    fail "no phase line of worker $k: $(grep phases "$WORK/gpus.log")"
+  for phase in start mpi config backend check go bye exit "matrix band"; do
+    rt_sql_is "$WORK/gpus.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = '$phase'" ||
+      fail "worker $k has $got '$phase' phase(s)"
+  done
+done
+rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases h JOIN points p ON p.point_key = h.point_key
+                             WHERE h.phase = 'point' AND h.process = 'main' AND p.status != 'infeasible'" ||
+  fail "gpus: the coordinator measured $got point(s)"
+# Started before the coordinator's own set-up (MPI, backend, checks, store); released after its
+# checks.
+ph() { sql "$WORK/gpus.db" "SELECT $1 FROM phases WHERE process = '$2' AND phase = '$3'"; }
+awk -v s="$(ph end_s main spawn)" -v b="$(ph begin_s main mpi)" 'BEGIN { exit !(s <= b) }' ||
+  fail "the workers were started after the coordinator's MPI start"
+rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases g WHERE g.phase = 'go' AND g.end_s <
+                             (SELECT end_s FROM phases WHERE process = 'main' AND phase = 'check') - 1e-6" ||
+  fail "$got worker(s) went on before the coordinator's checks"
+# Breadth first: a sweep's 2 points went to 2 workers (one worker took both before).
+sweep_of() { # DB PRECISION KERNEL: the processes that measured that sweep's points
+  sql "$1" "SELECT GROUP_CONCAT(h.process, ',') FROM phases h JOIN points p ON p.point_key = h.point_key
+            WHERE h.phase = 'point' AND p.kernel = '$3' AND p.problem LIKE '%\"$2\"%'"
+}
+for prec in fp32 fp64; do
+  csr=$(sweep_of "$WORK/gpus.db" $prec spmm.cpu.csr)
+  [ "$(echo "$csr" | tr ',' '\n' | sort -u | wc -l)" = 2 ] || fail "$prec CSR sweep: its 2 points on $csr"
+  tiled=$(sweep_of "$WORK/gpus.db" $prec spmm.cpu.tiled)
+  # The worker left out of the CSR sweep left it at once: it is served first in the next one.
+  case ",$csr," in *",$tiled,"*) fail "$prec tiled sweep on $tiled, a worker of the CSR sweep ($csr)" ;; esac
+  # ...and the two CSR workers left the tiled sweep while its point was measured; the one that
+  # left first was already building the next problem's inputs.
+  n=$(echo "$prec" | sed 's/fp32/2/; s/fp64/4/')
+  end=$(sql "$WORK/gpus.db" "SELECT h.end_s FROM phases h JOIN points p ON p.point_key = h.point_key
+                             WHERE h.phase = 'point' AND p.kernel = 'spmm.cpu.tiled' AND p.problem LIKE '%\"$prec\"%'")
+  rt_sql_is "$WORK/gpus.db" 2 "SELECT COUNT(*) FROM phases WHERE phase = 'sweep $n'
+                               AND process != '$tiled' AND process != 'main' AND end_s < $end" ||
+    fail "sweep $n: $got of the 2 idle workers left it before its one point ($tiled) ended"
+done
+# (from the coordinator's start of sweep 2 to the end of its one point, without waiting for it)
+span=$(sql "$WORK/gpus.db" "SELECT (SELECT begin_s FROM phases WHERE process = 'main' AND phase = 'sweep 2')
+                            || ' AND ' || h.end_s FROM phases h JOIN points p
+                            ON p.point_key = h.point_key WHERE h.phase = 'point'
+                            AND p.kernel = 'spmm.cpu.tiled' AND p.problem LIKE '%\"fp32\"%'")
+rt_sql_has "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'inputs and reference'
+                            AND process LIKE 'worker %' AND begin_s BETWEEN $span" '^[12]$' ||
+  fail "$got workers built the fp64 inputs while the fp32 tiled point was measured (want 1 or 2)"
+
+# 3. One GPU each: under a driver that reports 2 GPUs (the fake libcuda, no plugin: CPU kernels
+#    run), one worker per GPU, worker i on GPU i; the coordinator's CUDA_VISIBLE_DEVICES is
+#    divided, round robin when there are more workers than GPUs.
+fake_run() { # DB ARGS...
+  local db=$1
+  shift
+  env -u ROOFTUNE_NO_CUDA LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    ROOFTUNE_PLUGIN_DIR="$WORK/no-plugin" FAKE_CUDA_DEVICES=2 \
+    "$RT" run "$cfg" --db "$db" --parallel gpus --quiet --set measure.min_time_s=0 "$@" >"$db.log" 2>&1 ||
+    fail "fake GPUs $*: $(tail -3 "$db.log")"
+}
+mkdir -p "$WORK/no-plugin"
+fake_run "$WORK/fake.db"
+rt_sql_is "$WORK/fake.db" "worker 0:0,worker 1:1" "SELECT GROUP_CONCAT(process || ':' || gpu, ',') FROM
+           (SELECT DISTINCT process, gpu FROM phases WHERE process != 'main' ORDER BY process)" ||
+  fail "one worker per GPU: $got"
+CUDA_VISIBLE_DEVICES="GPU-b,5" fake_run "$WORK/fake3.db" --workers 3
+rt_sql_is "$WORK/fake3.db" "worker 0:GPU-b,worker 1:5,worker 2:GPU-b" "SELECT GROUP_CONCAT(process || ':' || gpu, ',')
+           FROM (SELECT DISTINCT process, gpu FROM phases WHERE process != 'main' ORDER BY process)" ||
+  fail "3 workers on CUDA_VISIBLE_DEVICES=GPU-b,5: $got"
+points "$WORK/fake3.db" >"$WORK/fake3.txt"
+diff "$WORK/serial.txt" "$WORK/fake3.txt" >/dev/null || fail "fake GPUs: not the serial run's points"
+
+# 4. MPI ranks: rank 1's phases reach rank 0's store.
+"$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" \
+  --parallel ranks --quiet --set measure.min_time_s=0 >/dev/null
+check_phases "$WORK/ranks.db" ranks
+for phase in start mpi backend check "matrix band" bye; do
+  rt_sql_is "$WORK/ranks.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'rank 1' AND phase = '$phase'" ||
+    fail "rank 1 has $got '$phase' phase(s)"
+done
+
+# 5. Bad input: a bad config with workers is reported once, by the coordinator (its workers were
+#    started before its checks and are ended, silently), and so is a store that is not one; the
+#    worker options refuse garbage.
+sed 's/spmm.cpu.tiled/spmm.cpu.nope/' "$cfg" >"$WORK/bad.yaml"
+expect 2 "unknown kernel 'spmm.cpu.nope'" "$RT" run "$WORK/bad.yaml" --db "$WORK/bad.db" --parallel gpus --workers 3
+[ "$(grep -c "unknown kernel" "$WORK/out.txt")" = 1 ] || fail "the bad config was reported $(grep -c "unknown kernel" "$WORK/out.txt") times"
+[ ! -e "$WORK/bad.db" ] || fail "a refused run left a store"
+if pgrep -f "$WORK/bad.yaml" >/dev/null; then fail "a worker of the refused run is left"; fi
+# A store that cannot be opened fails the run after its checks: still one message, the workers
+# (never released) end silently.
+echo "not a store" >"$WORK/not-a-store.db"
+expect 3 "is not a SQLite database" "$RT" run "$cfg" --db "$WORK/not-a-store.db" --parallel gpus --workers 3 --quiet
+[ "$(grep -c . "$WORK/out.txt")" = 1 ] || fail "a store that is not one, with workers: $(cat "$WORK/out.txt")"
+if pgrep -f "$WORK/not-a-store.db" >/dev/null; then fail "a worker of the failed run is left"; fi
+expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu "1,2"
+expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu ""
+expect 2 "go together" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-gpu 1
+expect 2 "worker-gpu 1, but CUDA_VISIBLE_DEVICES is '0'" env CUDA_VISIBLE_DEVICES=0 \
+  "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu 1
+[ ! -e "$WORK/bad.db" ] || fail "a refused worker left a store"
+# 6. ci/gpu-tune-parallel.sh's own logic on CPU workers (ROOFTUNE_BIN, _TUNE_CONFIG, _GPUS): under
+#    each run the breakdown of its wall time from the store's phases.
+sed 's/min_time_s: 0.3/min_time_s: 0/' "$cfg" >"$WORK/ci.yaml"
+OUT="$WORK/ci" ROOFTUNE_BIN="$RT" ROOFTUNE_TUNE_CONFIG="$WORK/ci.yaml" ROOFTUNE_GPUS=2 \
+  ROOFTUNE_TUNE_CACHES="$WORK/ci-caches" bash "$HERE/../../ci/gpu-tune-parallel.sh" tune >"$WORK/ci.log" 2>&1 ||
+  fail "ci/gpu-tune-parallel.sh tune on the CPU: $(tail -5 "$WORK/ci.log")"
+summary="$WORK/ci/tune-parallel.txt"
+for want in "^  serial phases: wall [0-9.]* s; record [0-9.]* s, outside -\?[0-9.]* s; first point at" \
+  "^  gpus2 phases: wall .* against the ideal [0-9.]* s (.* busy over 2 process(es))" \
+  "^  main: mpi [0-9.]*, config [0-9.]*, gpu count [0-9.]*, spawn [0-9.]*, backend" \
+  "^  worker 1: start .*, ready .*; [0-9]* point(s), busy .* (inputs .*, setup .*, repetitions .*), waiting" \
+  "^  sweep 4 (spmm.cpu.tiled, band): 1 point(s) from" "gpus2 vs serial: .* same verified points: yes"; do
+  grep -q -- "$want" "$summary" || fail "no '$want' in the summary: $(cat "$summary")"
+done
+echo "parallel phases: ok"
