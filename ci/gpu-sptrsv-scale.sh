@@ -98,6 +98,34 @@ cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
 }
 grep -E "CHOLMOD|NVSHMEM|CBLAS|CUDA plugin" "$logs/build.log" | tee -a "$logs/gpu-sptrsv.log"
 
+# run_config MODE CONFIG STORE SQL TABLE: CONFIG under mpirun, one rank per GPU, into
+# results/baselines/<host>/STORE.db (resumed if present), then SQL's table into $OUT/TABLE and the
+# store into $OUT.
+run_config() {
+  local mode=$1 cfg=$2 store=$base/$3.db sql=$4 table=$out/$5
+  # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
+  # probe (mode probe, before this one), else the committed file of this host, else the vendor's.
+  # The machine file goes by the GPU kind and count, not by the store's folder: a run into a
+  # renamed folder (ROOFTUNE_DEVICE_DIR) once fell back to the vendor's file.
+  local machine=$out/probe-$host.yaml
+  [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
+  [ -f "$machine" ] || machine=roofline/machines/$host.yaml
+  [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
+  log "$mode: mpirun -np $ngpu $cfg into $store, machine $machine"
+  # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
+  # 2-GPU host in the first run, and the runner said so)
+  export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
+  timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
+    $RT run "$cfg" --db "$store" --set "machine=$machine" >"$logs/$3.log" 2>&1
+  log "$mode exit $?"
+  grep -E "summary|resumed|rror" "$logs/$3.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
+  # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy
+  sqlite3 "$store" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
+  sqlite3 -header -column "$store" <"$sql" >"$table" 2>&1
+  cat "$table"
+  cp "$store" "$out/$3.db"
+}
+
 for m in $modes; do
   case $m in
   validate)
@@ -126,48 +154,10 @@ for m in $modes; do
     sqlite3 "$logs/memcheck.db" "SELECT status, COUNT(*) FROM points GROUP BY status" 2>&1 |
       tee -a "$out/sptrsv-validate.txt"
     ;;
-  bar)
-    cfg=configs/paper/sptrsv-scaling.yaml
-    # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
-    # probe (mode probe, before bar), else the committed file of this host, else the vendor's.
-    # The machine file goes by the GPU kind and count, not by the store's folder: a run into a
-    # renamed folder (ROOFTUNE_DEVICE_DIR) once fell back to the vendor's file.
-    machine=$out/probe-$host.yaml
-    [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
-    [ -f "$machine" ] || machine=roofline/machines/$host.yaml
-    [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
-    log "bar: mpirun -np $ngpu $cfg into $base/sptrsv-scaling.db, machine $machine"
-    # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
-    # 2-GPU host in the first run, and the runner said so)
-    export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
-    timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
-      $RT run "$cfg" --db "$base/sptrsv-scaling.db" --set "machine=$machine" \
-      >"$logs/sptrsv-scaling.log" 2>&1
-    log "bar exit $?"
-    grep -E "summary|resumed|rror" "$logs/sptrsv-scaling.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
-    sqlite3 "$base/sptrsv-scaling.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
-    sqlite3 -header -column "$base/sptrsv-scaling.db" <ci/sptrsv-bar.sql >"$out/sptrsv-bar.txt" 2>&1
-    cat "$out/sptrsv-bar.txt"
-    cp "$base/sptrsv-scaling.db" "$out/sptrsv-scaling.db"
-    ;;
+  bar) run_config bar configs/paper/sptrsv-scaling.yaml sptrsv-scaling ci/sptrsv-bar.sql sptrsv-bar.txt ;;
   rhs)
-    # issue 32 item 4's other cases (configs/paper/sptrsv-rhs.yaml): forward and backward, 1, 8
-    # and 32 right-hand sides, into results/baselines/<host>/sptrsv-rhs.db (resumed if present)
-    cfg=configs/paper/sptrsv-rhs.yaml
-    machine=$out/probe-$host.yaml
-    [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
-    [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
-    log "rhs: mpirun -np $ngpu $cfg into $base/sptrsv-rhs.db, machine $machine"
-    export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
-    timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
-      $RT run "$cfg" --db "$base/sptrsv-rhs.db" --set "machine=$machine" >"$logs/sptrsv-rhs.log" 2>&1
-    log "rhs exit $?"
-    grep -E "summary|resumed|rror" "$logs/sptrsv-rhs.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
-    # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy
-    sqlite3 "$base/sptrsv-rhs.db" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
-    sqlite3 -header -column "$base/sptrsv-rhs.db" <ci/sptrsv-rhs.sql >"$out/sptrsv-rhs.txt" 2>&1
-    cat "$out/sptrsv-rhs.txt"
-    cp "$base/sptrsv-rhs.db" "$out/sptrsv-rhs.db"
+    # issue 32 item 4's other cases: forward and backward, 1, 8 and 32 right-hand sides
+    run_config rhs configs/paper/sptrsv-rhs.yaml sptrsv-rhs ci/sptrsv-rhs.sql sptrsv-rhs.txt
     ;;
   blas)
     bcfg=$logs/sptrsv-blas.yaml
