@@ -350,6 +350,12 @@ def table(args):
                 r["best"] = float(r["best"])
             except ValueError:
                 die("%s:%d: column best: '%s' is not a number" % (runs_path, r["_line"], r["best"]))
+        sp = spaces.get((r["space"], r["budget"]))
+        # spaces.csv has 9 significant digits
+        if sp and r["best"] != "" and not (sp["optimum"] * (1 - 1e-7) <= r["best"]
+                                           <= sp["worst"] * (1 + 1e-7)):
+            die("%s:%d: column best: %.9g is outside the times of %s (%.9g to %.9g)"
+                % (runs_path, r["_line"], r["best"], r["space"], sp["optimum"], sp["worst"]))
         key = (r["tool"], r["space"], r["strategy"], r["budget"])
         seeds = runs.setdefault(key, {})
         if r["seed"] in seeds:
@@ -399,21 +405,22 @@ def table(args):
     per_budget = {}
     notes = {}
     repro = []
+    lower = []  # the cells where rooftune's held-out mean is below Kernel Tuner's
     for cell in sorted(cells):
         got = {}
         for tool in TOOLS:
             vals, _, missing, rows = scores(tool, cell, *held)
             for r in rows:
                 if r["note"]:
-                    k = (tool, cells[cell][tool]["strategy"],
+                    k = (tool, cell, cells[cell][tool]["strategy"],
                          "error" if r["note"].startswith("error") else r["note"])
-                    notes[k] = notes.get(k, 0) + 1
+                    notes.setdefault(k, []).append(r["evaluations"])
             got[tool] = summarize(vals) + (len(vals),) if vals and not missing else None
             # seeds 1-10 again: the committed mean best time, reproduced here?
             _, bests, miss_sel, _ = scores(tool, cell, *SELECTION)
             if not miss_sel and bests:
                 mean = sum(bests) / len(bests)
-                repro.append((cell, tool, mean, None if close(mean, cells[cell][tool]["mean_best"])
+                repro.append((cell, tool, None if close(mean, cells[cell][tool]["mean_best"])
                               else mean))
         rt, kt = got["rooftune"], got["kernel_tuner"]
         if rt is None or kt is None or rt[1] is None or kt[1] is None:
@@ -426,6 +433,8 @@ def table(args):
             verdict = "tie"
         verdicts[cell] = verdict
         if verdict != "not run":
+            if kt[0] > rt[0]:
+                lower.append("%s at %d (%.3f against %.3f)" % (cell[0], cell[1], rt[0], kt[0]))
             d = per_budget.setdefault(cell[1], [])
             d.append((cells[cell]["rooftune"]["score"], rt[0], cells[cell]["kernel_tuner"]["score"],
                       kt[0], verdict))
@@ -448,6 +457,9 @@ def table(args):
               "tied in **%d** and behind in **%d**%s." % (
                   ran, count["rooftune"], count["tie"], count["Kernel Tuner"],
                   "; %d cells are not run yet" % count["not run"] if count["not run"] else ""), ""]
+    lines += ["Whatever the intervals, rooftune's held-out mean is the higher in %d of the %d "
+              "cells%s" % (ran - len(lower), ran, "; Kernel Tuner's in %s." % ", ".join(lower)
+                           if lower else "."), ""]
     lines += ["Per budget, the mean over the cells of each tool's chosen strategy: its score on "
               "the seeds it was chosen on and on the held-out seeds.", "",
               "| budget | cells | rooftune P, seeds %d-%d | rooftune P, seeds %d-%d | Kernel Tuner "
@@ -466,30 +478,34 @@ def table(args):
             *(count[v] for v in ("rooftune", "tie", "Kernel Tuner"))))
         lines += ["", "From the seeds the strategy was chosen on to the held-out seeds the mean "
                   "score of the chosen strategies falls by %.3f for rooftune and by %.3f for "
-                  "Kernel Tuner: the part of the tables' scores that was the choice's luck." % (
+                  "Kernel Tuner: an estimate of what choosing the best of several noisy means "
+                  "added to the tables' scores." % (
                       sum(x[0] - x[1] for x in every) / len(every),
                       sum(x[2] - x[3] for x in every) / len(every))]
-    same = sum(1 for x in repro if x[3] is None)
+    same = sum(1 for x in repro if x[2] is None)
     lines += ["", "Seeds %d-%d of each chosen strategy run again in this evaluation: the mean best "
               "time equals `scores.csv`'s (to 1e-7, relative) for %d of %d (cell, tool) pairs%s" % (
                   *SELECTION, same, len(repro), "." if same == len(repro) else
-                  "; not for " + ", ".join("%s %s at %d (%.6g here, %.6g there)" % (
-                      NAMES[t], cells[c][t]["strategy"], c[1], x, cells[c][t]["mean_best"])
-                      for c, t, _, x in repro if x is not None) + ".")]
+                  "; not for " + ", ".join("%s %s on %s at %d (%.6g here, %.6g there)" % (
+                      NAMES[t], cells[c][t]["strategy"], c[0], c[1], x, cells[c][t]["mean_best"])
+                      for c, t, x in repro if x is not None) + ".")]
     lines += repeat_lines(os.path.join(args.out, "repeat.csv"))
     if notes:
         lines += ["", "Held-out runs that stopped before their budget or failed (a failed run is "
-                  "left out of its cell's score):", "", "| tool | strategy | note | runs |",
-                  "|---|---|---|---|"]
-        for (tool, strategy, note), n in sorted(notes.items()):
-            lines.append("| %s | %s | %s | %d |" % (tool, strategy, note, n))
+                  "left out of its cell's score; a run that stopped early is scored on what it "
+                  "evaluated):", "",
+                  "| tool | space | budget | strategy | note | runs | mean evaluations |",
+                  "|---|---|---|---|---|---|---|"]
+        for (tool, cell, strategy, note), ev in sorted(notes.items()):
+            lines.append("| %s | %s | %d | %s | %s | %d | %.1f |" % (
+                NAMES[tool], cell[0], cell[1], strategy, note, len(ev), sum(ev) / len(ev)))
     else:
         lines += ["", "Every held-out run of both tools evaluated its full budget of distinct "
                   "configurations."]
     lines += ["", "Inputs: `runs.csv` (every run: tool, space, strategy, budget, seed, best time, "
               "distinct evaluations, seconds, note), `spaces.csv` (per space and budget: "
               "configurations, valid ones, optimum, slowest valid time, random search's "
-              "expectation)."]
+              "expectation), `repeat.csv` (seeds 1-3 run twice), `provenance.txt`."]
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("rooftune ahead %d, tie %d, behind %d of %d cells (%d not run)" % (
