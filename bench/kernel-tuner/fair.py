@@ -193,10 +193,12 @@ def run(args):
             if not left:
                 continue
             strategy = cells[(sp, b)]["rooftune"]["strategy"]
-            for row in evaluate.rooftune_rows(args.rooftune, paths[sp], sp, [b],
-                                              max(seeds), 1, strategy):
-                if row[4] in left:
-                    w.writerow(row)
+            for first, last in (SELECTION, (args.seed, args.seed + args.repeats - 1)):
+                if any(first <= s <= last for s in left):
+                    for row in evaluate.rooftune_rows(args.rooftune, paths[sp], sp, [b],
+                                                      last - first + 1, first, strategy):
+                        if row[4] in left:
+                            w.writerow(row)
             f.flush()
         copies = {}
         tasks = []
