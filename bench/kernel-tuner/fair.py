@@ -40,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 
-from kt_shared import label_of, plain_copy
+from kt_shared import label_of, plain_copy, read_rows
 
 TOOLS = ("rooftune", "kernel_tuner")
 NAMES = {"rooftune": "rooftune", "kernel_tuner": "Kernel Tuner"}
@@ -61,28 +61,19 @@ def die(msg):
 def read_csv(path, columns, types):
     """Rows of a CSV as dicts with `types` ({column: int or float}) converted; bad input exits 2
     naming the file, line and column."""
-    try:
-        f = open(path, newline="")
-    except OSError as e:
-        die("%s: %s" % (path, e.strerror))
-    with f:
-        reader = csv.DictReader(f)
-        missing = [c for c in columns if c not in (reader.fieldnames or [])]
-        if missing:
-            die("%s lacks the column(s) %s" % (path, ", ".join(missing)))
-        rows = []
-        for line, r in enumerate(reader, 2):
-            for col, kind in types.items():
-                try:
-                    v = kind(r[col])
-                except (TypeError, ValueError):
-                    die("%s:%d: column %s: '%s' is not %s" % (
-                        path, line, col, r[col], "an integer" if kind is int else "a number"))
-                if kind is float and not math.isfinite(v):
-                    die("%s:%d: column %s: '%s' is not a finite number" % (path, line, col, r[col]))
-                r[col] = v
-            r["_line"] = line
-            rows.append(r)
+    rows = []
+    for line, r in read_rows(path, columns, die):
+        for col, kind in types.items():
+            try:
+                v = kind(r[col])
+            except (TypeError, ValueError):
+                die("%s:%d: column %s: '%s' is not %s" % (
+                    path, line, col, r[col], "an integer" if kind is int else "a number"))
+            if kind is float and not math.isfinite(v):
+                die("%s:%d: column %s: '%s' is not a finite number" % (path, line, col, r[col]))
+            r[col] = v
+        r["_line"] = line
+        rows.append(r)
     return rows
 
 
