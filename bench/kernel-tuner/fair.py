@@ -3,7 +3,7 @@
 
 A cell of results/tuning/hub (one space, one budget) shows each tool's best strategy over seeds
 1-10: the best of many noisy means, above what that strategy scores on other seeds by selection
-alone, and more so for the tool with more strategies (Kernel Tuner's 19 against rooftune's 10;
+alone, and more so for the tool with more strategies (Kernel Tuner's 18 against rooftune's 10;
 at budget 20 several of Kernel Tuner's measure nothing but random first points). Here the choice
 is made once, on seeds 1-10 (the strategy with the best mean score in the tables' scores.csv,
 random search excluded, the pick tables.py makes), and only that strategy of each tool is run

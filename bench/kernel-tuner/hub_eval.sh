@@ -50,15 +50,19 @@ build) replayed on seeds 11-30 (20 repeats), seeds the strategies' settings were
 Kernel Tuner's rows are those of results/tuning/hub (seeds 1-10). Measured $(date -u +%Y-%m-%d). \
 Do not edit by hand."
 # Without selection bias (results/tuning/hub-fair/): each tool's strategy chosen on seeds 1-10
-# (the tables' pick per cell), then only that one strategy run on seeds 11-30 (and 1-10 again, the
-# reproduction check), both tools; resumable in $E/fair like the steps above.
-python3 bench/kernel-tuner/fair.py run "$E/fair" "${big[@]}" \
-  --scores results/tuning/hub/scores.csv --rooftune build-rel/rooftune --jobs "$JOBS" \
-  --hub-revision "$hub"
-mkdir -p results/tuning/hub-fair
-cp "$E/fair"/*.csv "$E/fair/provenance.txt" results/tuning/hub-fair/
-python3 bench/kernel-tuner/fair.py table results/tuning/hub-fair \
-  --scores results/tuning/hub/scores.csv
+# (the tables' pick per cell), then only that one strategy run on seeds 11-30, and on 61-80 (seeds
+# no setting was chosen on) into seeds-61-80/, and on 1-10 again (the reproduction check), both
+# tools; resumable in $E/fair* like the steps above.
+for set in ":11" "seeds-61-80:61"; do
+  sub=${set%%:*} seed=${set#*:}
+  python3 bench/kernel-tuner/fair.py run "$E/fair$seed" "${big[@]}" \
+    --scores results/tuning/hub/scores.csv --rooftune build-rel/rooftune --jobs "$JOBS" \
+    --seed "$seed" --hub-revision "$hub"
+  mkdir -p "results/tuning/hub-fair/$sub"
+  cp "$E/fair$seed"/*.csv "$E/fair$seed/provenance.txt" "results/tuning/hub-fair/$sub/"
+  python3 bench/kernel-tuner/fair.py table "results/tuning/hub-fair/$sub" \
+    --scores results/tuning/hub/scores.csv --heldout "$seed-$((seed + 19))"
+done
 # How far luck reaches in each cell: random search's spread over the cell's seeds (luck.py).
 python3 bench/kernel-tuner/luck.py results/tuning/hub/luck.md --scores results/tuning/hub/scores.csv \
   --heldout results/tuning/hub-heldout/scores.csv --spaces "${big[@]}" \
