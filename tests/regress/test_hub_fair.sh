@@ -24,6 +24,14 @@ for set in ":11-30" "seeds-61-80:61-80"; do
     fail "$IN/$sub/README.md is not what fair.py prints from the committed CSVs:
 $(head -40 "$WORK/diff.txt")"
 done
+# The interval's t quantile against the textbook's (0.975, 1, 4, 19 and 29 degrees of freedom).
+python3 - "$ROOT/bench/kernel-tuner" <<'PY' || fail "fair.py's t quantiles"
+import sys
+sys.path.insert(0, sys.argv[1])
+from fair import t975
+for df, want in ((1, 12.706), (4, 2.776), (19, 2.093), (29, 2.045)):
+    assert abs(t975(df) - want) < 5e-4, (df, t975(df), want)
+PY
 # edit FOLDER FILE LINE COLUMN VALUE: that cell of the copy in FOLDER becomes VALUE.
 edit() {
   python3 - "$WORK/$1/$2" "$3" "$4" "$5" <<'PY'
