@@ -91,11 +91,11 @@ def kt_strategies(requested):
     return names if requested == "all" else requested.split(",")
 
 
-def rooftune_rows(rooftune, space, label, budgets, repeats, first_seed):
+def rooftune_rows(rooftune, space, label, budgets, repeats, first_seed, strategy="all"):
     with tempfile.TemporaryDirectory() as tmp:
         runs = os.path.join(tmp, "runs.csv")
         t0 = time.time()
-        subprocess.run([rooftune, "replay", space, "--strategy", "all", "--label", label,
+        subprocess.run([rooftune, "replay", space, "--strategy", strategy, "--label", label,
                         "--budget", ",".join(map(str, budgets)), "--repeats", str(repeats),
                         "--seed", str(first_seed), "--runs", runs], check=True,
                        stdout=subprocess.DEVNULL)

@@ -4,6 +4,7 @@ and tables.py share (they import it from their own folder, which Python puts fir
 when a script is run by its path).
 Only the standard library.
 """
+import csv
 import gzip
 import os
 import shutil
@@ -16,6 +17,21 @@ def label_of(path):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
+
+
+def read_rows(path, columns, fail, what=""):
+    """[(line, row)] of a CSV file that has `columns`; fail(message) (the script's own exit) when
+    it cannot be opened or lacks one of them, `what` saying whose file it should be."""
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+    with f:
+        reader = csv.DictReader(f)
+        missing = [c for c in columns if c not in (reader.fieldnames or [])]
+        if missing:
+            fail("%s lacks the column(s) %s%s" % (path, ", ".join(missing), what))
+        return list(enumerate(reader, 2))
 
 
 def plain_copy(path, folder):

@@ -24,13 +24,12 @@ Only the standard library.
 """
 import argparse
 import bisect
-import csv
 import os
 import random
 import sys
 import zlib
 
-from kt_shared import label_of
+from kt_shared import label_of, read_rows
 
 RANDOM = {"rooftune": "random", "kernel_tuner": "random_sample"}
 COLUMNS = ("tool", "space", "strategy", "budget", "repeats", "score")
@@ -44,27 +43,18 @@ def die(msg):
 def read_scores(path):
     """{(tool, space, budget): [(score, strategy, repeats)]}, random search left out."""
     cells = {}
-    try:
-        f = open(path)
-    except OSError as e:
-        die("%s: %s" % (path, e.strerror))
-    with f:
-        reader = csv.DictReader(f)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            die("%s lacks the column(s) %s of tables.py's scores.csv" % (path, ", ".join(missing)))
-        for line, r in enumerate(reader, 2):
-            try:
-                budget, repeats, score = int(r["budget"]), int(r["repeats"]), float(r["score"])
-            except (TypeError, ValueError):
-                die("%s:%d: budget, repeats and score must be numbers (got '%s', '%s', '%s')"
-                    % (path, line, r["budget"], r["repeats"], r["score"]))
-            if r["tool"] not in RANDOM or repeats < 1:
-                die("%s:%d: tool '%s' with %d repeats (want rooftune or kernel_tuner, >= 1)"
-                    % (path, line, r["tool"], repeats))
-            if r["strategy"] != RANDOM[r["tool"]]:
-                cells.setdefault((r["tool"], r["space"], budget), []).append(
-                    (score, r["strategy"], repeats))
+    for line, r in read_rows(path, COLUMNS, die, " of tables.py's scores.csv"):
+        try:
+            budget, repeats, score = int(r["budget"]), int(r["repeats"]), float(r["score"])
+        except (TypeError, ValueError):
+            die("%s:%d: budget, repeats and score must be numbers (got '%s', '%s', '%s')"
+                % (path, line, r["budget"], r["repeats"], r["score"]))
+        if r["tool"] not in RANDOM or repeats < 1:
+            die("%s:%d: tool '%s' with %d repeats (want rooftune or kernel_tuner, >= 1)"
+                % (path, line, r["tool"], repeats))
+        if r["strategy"] != RANDOM[r["tool"]]:
+            cells.setdefault((r["tool"], r["space"], budget), []).append(
+                (score, r["strategy"], repeats))
     return cells
 
 

@@ -54,7 +54,7 @@ for m in dnn-1024 dnn-4096; do
     "$DIR/stores/h100-spdnn-fused-$m.json" --kernel spdnn.cuda.fused --matrix $m --problem "$D"
 done
 if ! PYTHONPATH=.cache/kt python3 -c "import kernel_tuner, skopt, pyatf" 2>/dev/null; then
-  python3 -m pip install -q --target .cache/kt kernel_tuner scikit-optimize pyatf
+  python3 -m pip install -q --target .cache/kt "kernel_tuner==1.5.*" scikit-optimize pyatf
 fi
 echo "spaces: $(ls "$DIR"/hub/*.json.gz "$DIR"/shared/*.json.gz "$DIR"/stores/*.json | wc -l)" \
   "($missing hub files missing)"

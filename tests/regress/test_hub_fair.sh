@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# results.hub_fair (issue 35, item 1): results/tuning/hub-fair/README.md is exactly what
+# bench/kernel-tuner/fair.py prints from the committed CSVs (no Kernel Tuner run: the table step
+# reads files only), a changed run changes it, the tuning guide's figures are the table's
+# (check_hub_fair_doc.py), and bad input is refused with exit 2 naming its file, line and column.
+#   $1 = repository root, $2 = scratch folder
+set -uo pipefail
+ROOT=$1
+WORK=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+IN="$ROOT/results/tuning/hub-fair"
+SCORES="$ROOT/results/tuning/hub/scores.csv"
+FAIR="$ROOT/bench/kernel-tuner/fair.py"
+rm -rf "$WORK" && mkdir -p "$WORK"
+fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" && cp "$IN"/*.csv "$IN"/provenance.txt "$WORK/$1/"; }
+# Both held-out seed sets: 11-30 (the table) and 61-80 (seeds no setting of either tool was
+# chosen on).
+for set in ":11-30" "seeds-61-80:61-80"; do
+  sub=${set%%:*} seeds=${set#*:}
+  rm -rf "$WORK/ok" && mkdir -p "$WORK/ok" && cp "$IN/$sub"/*.csv "$IN/$sub/provenance.txt" "$WORK/ok/"
+  python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout "$seeds" >/dev/null ||
+    fail "fair.py table failed on $IN/$sub"
+  diff -u "$IN/$sub/README.md" "$WORK/ok/README.md" >"$WORK/diff.txt" ||
+    fail "$IN/$sub/README.md is not what fair.py prints from the committed CSVs:
+$(head -40 "$WORK/diff.txt")"
+done
+# The interval's t quantile against the textbook's (0.975, 1, 4, 19 and 29 degrees of freedom).
+python3 - "$ROOT/bench/kernel-tuner" <<'PY' || fail "fair.py's t quantiles"
+import sys
+sys.path.insert(0, sys.argv[1])
+from fair import t975
+for df, want in ((1, 12.706), (4, 2.776), (19, 2.093), (29, 2.045)):
+    assert abs(t975(df) - want) < 5e-4, (df, t975(df), want)
+PY
+# edit FOLDER FILE LINE COLUMN VALUE: that cell of the copy in FOLDER becomes VALUE.
+edit() {
+  python3 - "$WORK/$1/$2" "$3" "$4" "$5" <<'PY'
+import csv, sys
+path, line, col, value = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows = list(csv.reader(open(path)))
+rows[line - 1][rows[0].index(col)] = value
+csv.writer(open(path, "w", newline="")).writerows(rows)
+PY
+}
+# Sensitivity: the first held-out Kernel Tuner run finding nothing valid (the slowest valid time)
+# moves its cell's score, so the table must change.
+fresh moved
+line=$(awk -F, '$1 == "kernel_tuner" && $5 >= 11 { print NR; exit }' "$WORK/moved/runs.csv")
+edit moved runs.csv "$line" best ""
+python3 "$FAIR" table "$WORK/moved" --scores "$SCORES" >/dev/null || fail "fair.py table failed"
+if cmp -s "$IN/README.md" "$WORK/moved/README.md"; then
+  fail "a held-out run that found nothing left the table unchanged"
+fi
+# The guide's figures, and a guide with one of them changed must fail.
+python3 "$ROOT/tests/regress/check_hub_fair_doc.py" "$ROOT" || fail "the tuning guide's figures"
+python3 - "$ROOT/docs/guides/tuning.md" "$WORK/guide-bad.md" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"ahead in (\d+), tied in", text)
+assert m, "no 'ahead in N, tied in' in the guide"
+bad = text[:m.start(1)] + str(int(m.group(1)) + 1) + text[m.end(1):]
+open(sys.argv[2], "w").write(bad)
+PY
+if python3 "$ROOT/tests/regress/check_hub_fair_doc.py" "$ROOT" --page="$WORK/guide-bad.md" \
+  >/dev/null 2>&1; then
+  fail "check_hub_fair_doc.py accepted a guide with a wrong count"
+fi
+# bad FILE LINE COLUMN VALUE WANT: that cell of a copy replaced by VALUE is refused (exit 2) with
+# WANT in the message.
+bad() {
+  local file=$1 line=$2 col=$3 value=$4 want=$5
+  fresh bad
+  edit bad "$file" "$line" "$col" "$value"
+  local out rc
+  out=$(python3 "$FAIR" table "$WORK/bad" --scores "$SCORES" 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "fair.py exited $rc on '$value' in $file:$line $col, want 2: $out"
+  grep -qF "$want" <<<"$out" || fail "no '$want' in: $out"
+}
+bad runs.csv 5 seed eleven "runs.csv:5: column seed"
+bad runs.csv 9 best 0.8ms "runs.csv:9: column best"
+bad runs.csv 3 evaluations '' "runs.csv:3: column evaluations"
+bad runs.csv 4 best 1e9 "runs.csv:4: column best: 1e+09 is outside"
+bad spaces.csv 2 optimum fast "spaces.csv:2: column optimum"
+bad spaces.csv 4 random_best 0.001 "spaces.csv:4: column"
+bad repeat.csv 6 best_again x "repeat.csv:6: column best_again"
+# A seed given twice, a scores file without its columns, held-out seeds that overlap 1-10.
+fresh dup
+sed -n 2p "$IN/runs.csv" >>"$WORK/dup/runs.csv"
+out=$(python3 "$FAIR" table "$WORK/dup" --scores "$SCORES" 2>&1)
+[ $? = 2 ] && grep -q "given twice" <<<"$out" || fail "a seed given twice: $out"
+printf 'a,b\n1,2\n' >"$WORK/noscores.csv"
+out=$(python3 "$FAIR" table "$WORK/ok" --scores "$WORK/noscores.csv" 2>&1)
+[ $? = 2 ] && grep -q "noscores.csv lacks" <<<"$out" || fail "a scores file without columns: $out"
+out=$(python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout 5-20 2>&1)
+[ $? = 2 ] && grep -q "overlaps" <<<"$out" || fail "held-out seeds 5-20: $out"
+echo "results.hub_fair: ok"
