@@ -104,13 +104,12 @@ grep -E "CHOLMOD|NVSHMEM|CBLAS|CUDA plugin" "$logs/build.log" | tee -a "$logs/gp
 run_config() {
   local mode=$1 cfg=$2 store=$base/$3.db sql=$4 table=$out/$5
   # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
-  # probe (mode probe, before this one), else the committed file of this host, else the vendor's.
-  # The machine file goes by the GPU kind and count, not by the store's folder: a run into a
-  # renamed folder (ROOFTUNE_DEVICE_DIR) once fell back to the vendor's file.
+  # probe (mode probe, before this one), else the committed file of this GPU kind and count
+  # (ci/gpu-machine.sh, as ci/gpu-gemm-scale.sh takes it: not the store's folder, which
+  # ROOFTUNE_DEVICE_DIR may rename), else the vendor's.
   local machine=$out/probe-$host.yaml
-  [ -f "$machine" ] || machine=roofline/machines/$kind-x$ngpu.yaml
-  [ -f "$machine" ] || machine=roofline/machines/$host.yaml
-  [ -f "$machine" ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
+  [ -f "$machine" ] || machine=$(bash ci/gpu-machine.sh)
+  [ "$machine" != auto ] || machine=roofline/machines/$([ "$kind" = h200 ] && echo h200 || echo h100-sxm).yaml
   log "$mode: mpirun -np $ngpu $cfg into $store, machine $machine"
   # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
   # 2-GPU host in the first run, and the runner said so)
