@@ -67,7 +67,9 @@ check_like_serial "$WORK/gpus-abort.db" gpus-abort
 # OMP_NUM_THREADS reaches every worker unchanged.
 env -u OMP_NUM_THREADS "$RT" run "$cfg" --db "$WORK/gpus-omp.db" --parallel gpus --workers 2 >"$WORK/gpus-omp.log" ||
   fail "gpus without OMP_NUM_THREADS: $(tail -3 "$WORK/gpus-omp.log")"
-share=$(( $(nproc) / 2 > 0 ? $(nproc) / 2 : 1 ))
+# nproc itself honours OMP_NUM_THREADS (GNU coreutils), so it counts the cores with it unset too.
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+share=$(( cores / 2 > 0 ? cores / 2 : 1 ))
 grep -q "parallel tuning: 2 worker process(es), .*, $share OpenMP thread(s) each" "$WORK/gpus-omp.log" ||
   fail "no OpenMP share of $share: $(grep "parallel tuning" "$WORK/gpus-omp.log")"
 grep -q "OpenMP threads as OMP_NUM_THREADS says" "$WORK/gpus.log" ||
