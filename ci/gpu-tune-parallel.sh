@@ -218,9 +218,10 @@ for s in $stages; do
     say "energy (warm cache): measure.energy"
     warm_cache
     # At least 0.3 s of repetitions per point: the energy counter advances every few tens of
-    # milliseconds, and a shorter loop would read as "did not advance".
+    # milliseconds, and a shorter loop would read as "did not advance". max_reps is raised with it:
+    # the config's 50 end a 1.5 ms point's loop at 75 ms (36 of 64 points read nothing on 2 x H200).
     tune_run energy "$caches/serial" $RT tune $CFG --db "$out/energy.db" --quiet \
-      --set measure.energy=true --set measure.min_time_s=0.3
+      --set measure.energy=true --set measure.min_time_s=0.3 --set measure.max_reps=5000
     $RT export --db "$out/energy.db" --format csv | python3 -c '
 import csv, json, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["status"] == "ok"]

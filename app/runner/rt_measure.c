@@ -706,11 +706,15 @@ static int energy_end(point_run *p, const energy_mark *e, int n, rt_err *err)
         e1 = NAN;
     const double seconds = rt_clock_now() - e->t0;
     double used = e1 - e->joules; /* NAN when either read failed */
+    /* The loop also ends at measure.max_reps, before measure.min_time_s: name the limit that
+     * ended it, so the user raises the right one. */
     if (!isnan(used) && !(used > 0))
         snprintf(why, sizeof why,
                  "the energy counter did not advance over %.3g s of %d repetition(s) (it updates "
-                 "less often; raise measure.min_time_s)",
-                 seconds, n);
+                 "less often; raise %s)",
+                 seconds, n,
+                 n >= p->m->samples_cap ? "measure.max_reps, which ended the loop"
+                                        : "measure.min_time_s");
     if (!(used > 0))
         used = NAN;
     double total = used;

@@ -75,7 +75,9 @@ static void run_checks(rt_comm *comm, const char *work)
     energy_metric(db, &rows, &available);
     RT_CHECK(rows == 1 && available == 0);
     RT_CHECK(runner_util_sql(db, "SELECT count(*) FROM metrics WHERE name = 'energy_j' AND "
-                                 "reason LIKE '%did not advance over % of 3 repetition(s)%'") == 1);
+                                 "reason LIKE '%did not advance over % of 3 repetition(s)%' "
+                                 "AND reason LIKE '%raise measure.max_reps, which ended the "
+                                 "loop%'") == 1);
     RT_CHECK(runner_util_sql(db, "SELECT count(*) FROM metrics WHERE name = 'power_w'") == 0);
 
     /* Not asked for: no energy metric. */
