@@ -115,6 +115,10 @@ static void group_stats(const rt_timeline_list *l, const group_key *keys, int64_
     }
     nk = span_union(kernels, nk);
     nc = span_union(copies, nc);
+    if (nk > 0) { /* the union is sorted: its first span starts first, its last ends last */
+        st->head_ns = kernels[0].a - st->first_ns;
+        st->tail_ns = st->last_ns - kernels[nk - 1].b;
+    }
     st->copy_busy_ns = span_length(copies, nc);
     st->kernel_while_copy_ns = span_common(kernels, nk, copies, nc);
     st->overlap_share =
@@ -203,5 +207,15 @@ void rt_timeline_stats_write(FILE *f, const char *source, const rt_timeline_gpu_
         else
             fprintf(f, "  overlap share: %.3f (kernels while copying / copy busy time)\n",
                     st->overlap_share);
+        if (st->count[RT_TIMELINE_KERNEL] > 0)
+            fprintf(f,
+                    "  before the first kernel: %.3f ms; after the last kernel: %.3f ms (%.1f%% "
+                    "of the span)\n",
+                    ms(st->head_ns), ms(st->tail_ns),
+                    st->last_ns > st->first_ns ? 100.0 * (double)(st->head_ns + st->tail_ns) /
+                                                     (double)(st->last_ns - st->first_ns)
+                                               : 0.0);
+        else
+            fprintf(f, "  before the first kernel, after the last: - (no kernels on this GPU)\n");
     }
 }

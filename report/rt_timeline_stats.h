@@ -6,8 +6,11 @@
  * of every copy, whatever its direction; kernels while copying is the length of the intersection
  * of the kernels' union with the copies' union: the time at least one kernel ran on the GPU while
  * at least one copy was in flight on it. The overlap share is that over the copy time: 1 when
- * every copy was hidden behind a kernel, 0 when copies and kernels took turns. All in integer
- * nanoseconds, exactly as CUPTI stamped them. */
+ * every copy was hidden behind a kernel, 0 when copies and kernels took turns. The head is the
+ * time from the GPU's first record to its first kernel's start (the first tiles coming in before
+ * any product), the tail from its last kernel's end to its last record (results going out after
+ * the last product): the fixed costs a schedule pays at its ends, which no overlap share shows.
+ * All in integer nanoseconds, exactly as CUPTI stamped them. */
 #ifndef RT_TIMELINE_STATS_H
 #define RT_TIMELINE_STATS_H
 
@@ -26,7 +29,8 @@ typedef struct rt_timeline_gpu_stats {
     uint64_t bytes[RT_TIMELINE_KIND_COUNT];   /* bytes the copies of each kind moved */
     uint64_t copy_busy_ns;                    /* union of every copy */
     uint64_t kernel_while_copy_ns;            /* |kernels' union ∩ copies' union| */
-    double overlap_share; /* kernel_while_copy_ns / copy_busy_ns; NAN without copies */
+    double overlap_share;      /* kernel_while_copy_ns / copy_busy_ns; NAN without copies */
+    uint64_t head_ns, tail_ns; /* before the first kernel, after the last; 0 without kernels */
 } rt_timeline_gpu_stats;
 
 /* One entry per (point, device) of l, points in the order they first appear, devices ascending
@@ -35,7 +39,8 @@ int rt_timeline_stats_compute(const rt_timeline_list *l, rt_timeline_gpu_stats *
                               rt_err *err);
 
 /* The text summary: a block per entry (busy time, records and bytes of each kind, copy time,
- * kernels while copying, overlap share), times in milliseconds. source names the CSV. */
+ * kernels while copying, overlap share, head and tail), times in milliseconds. source names the
+ * CSV. */
 void rt_timeline_stats_write(FILE *f, const char *source, const rt_timeline_gpu_stats *s, int n);
 
 #endif

@@ -81,12 +81,16 @@ static void test_stats(void)
                      (unsigned long long)a->kernel_while_copy_ns);
         RT_CHECK(fabs(a->overlap_share - 40.0 / 70.0) < 1e-12);
         RT_CHECK(a->first_ns == 0 && a->last_ns == 90 * MS);
+        /* head: [0,10) before the kernel at 10; tail: [80,90) after the last kernel's end */
+        RT_CHECK_MSG(a->head_ns == 10 * MS && a->tail_ns == 10 * MS, "head %llu tail %llu",
+                     (unsigned long long)a->head_ns, (unsigned long long)a->tail_ns);
         RT_CHECK(strcmp(b->point, "p1") == 0 && b->device == 1);
         RT_CHECK(b->busy_ns[RT_TIMELINE_KERNEL] == 20 * MS && b->copy_busy_ns == 0);
         RT_CHECK(isnan(b->overlap_share));
         RT_CHECK(strcmp(c->point, "p0") == 0 && c->device == 0);
         RT_CHECK(c->copy_busy_ns == 10 * MS && c->kernel_while_copy_ns == 0);
         RT_CHECK(c->overlap_share == 0.0);
+        RT_CHECK(c->head_ns == 0 && c->tail_ns == 10 * MS); /* the copy after the kernel */
     }
     /* The text says the same numbers. */
     char path[1024];
@@ -101,6 +105,8 @@ static void test_stats(void)
         RT_CHECK(rt_test_contains(text, "kernels running while a copy is in flight: 40.000 ms"));
         RT_CHECK(rt_test_contains(text, "overlap share: 0.571"));
         RT_CHECK(rt_test_contains(text, "overlap share: - (no copies on this GPU)"));
+        RT_CHECK(rt_test_contains(text, "before the first kernel: 10.000 ms; after the last "
+                                        "kernel: 10.000 ms (22.2% of the span)"));
         free(text);
     }
     free(st);
