@@ -4,7 +4,7 @@ the sentence of docs/guides/tuning.md are the runs' own: wall times from NAME.ti
 serial run rounded to two places, the bar's verdicts, and every store one clean complete run of 64
 points.
 
-usage: check_tune_parallel.py ROOT [--readme=PATH]"""
+usage: check_tune_parallel.py ROOT [--readme=PATH] [--readme2=PATH]"""
 import os
 import sqlite3
 import sys
@@ -56,6 +56,69 @@ est = wall["serial"] / (spans["gpus4"] + wall["serial"] - spans["serial"])
 for w in (f"would reach about {est:.1f}x", f"the ideal {spans['serial'] / 4:.1f} s ({spans['serial']:.0f} s over 4)"):
     if w not in text:
         failures.append(f"README should say '{w}'")
+
+# The 2-GPU host (results/tuning/parallel/h200-x2): its table's rows, its stores clean and complete,
+# the phase figures its prose quotes as ci/tune-phases.py prints them from the stores, and the
+# energy points it counts.
+folder2 = os.path.join(root, "results/tuning/parallel/h200-x2")
+readme2 = os.path.join(folder2, "README.md")
+for a in sys.argv[2:]:
+    if a.startswith("--readme2="):
+        readme2 = a[len("--readme2="):]
+text2 = open(readme2).read()
+wall2 = {n: float(open(os.path.join(folder2, n + ".time")).read()) for n in
+         ("serial", "gpus2", "ranks2", "noabort", "abort", "energy")}
+for name in wall2:
+    rows = sqlite3.connect(os.path.join(folder2, name + ".db")).execute(
+        "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
+    if rows != [(0, "complete", 64)]:
+        failures.append(f"h200-x2/{name}.db: want one clean complete run of 64 points, got {rows}")
+if f"| serial (one GPU) | {wall2['serial']:.2f} |" not in text2:
+    failures.append("h200-x2 README: the serial row's wall time")
+for name in ("gpus2", "ranks2"):
+    speedup = wall2["serial"] / wall2[name]
+    verdict = "met" if speedup >= 1.7 else "not met"
+    row = f" | {wall2[name]:.2f} | {speedup:.2f} | yes | >= 1.7x: {verdict} |"
+    if row not in text2:
+        failures.append(f"h200-x2 README: a row ending '{row}'")
+for name in ("noabort", "abort", "energy"):
+    if f"{wall2[name]:.2f} s" not in text2:
+        failures.append(f"h200-x2 README should give {name}'s wall time {wall2[name]:.2f} s")
+import subprocess
+phases = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"),
+                             os.path.join(folder2, n + ".db")], capture_output=True,
+                            text=True).stdout for n in ("serial", "gpus2", "ranks2")}
+prose = " ".join(text2.split())
+quoted = {"serial": ("busy 113.10", "repetitions 23.05", "setup 57.21", "NVRTC compiles 5.75",
+                     "verify 22.30", "finish 9.56"),
+          "gpus2": ("measuring 58.02 s against the ideal 56.18 s",),
+          "ranks2": ("measuring 60.25 s against the ideal 53.42 s", "waiting 10.04", "35 point(s)",
+                     "29 point(s)")}
+for name, items in quoted.items():
+    for q in items:
+        if q not in phases[name]:
+            failures.append(f"h200-x2/{name}.db: tune-phases.py does not print '{q}'")
+        words = q.split()
+        number = words[1] if q.startswith("measuring") else words[0] if "point(s)" in q else words[-1]
+        if q.startswith("measuring"):
+            number = words[-2]  # the ideal; the measuring span is checked below as well
+            if words[1] not in prose:
+                failures.append(f"h200-x2 README does not quote {words[1]} ({name}: '{q}')")
+        if number.rstrip("s") and number not in prose:
+            failures.append(f"h200-x2 README does not quote {number} ({name}: '{q}')")
+g2, r2_ = wall2["serial"] / wall2["gpus2"], wall2["serial"] / wall2["ranks2"]
+for w in (f"tuned {g2:.2f}x faster with 2 worker processes and {r2_:.2f}x with 2 MPI ranks",
+          "measured for 58.02 s against an ideal 56.18 s"):
+    if w not in guide:
+        failures.append(f"docs/guides/tuning.md should say '{w}'")
+db = sqlite3.connect(os.path.join(folder2, "energy.db"))
+have = db.execute("SELECT COUNT(*) FROM metrics WHERE name = 'energy_j' AND value IS NOT NULL").fetchone()[0]
+if f"{have} of the 64" not in prose or f"on {have} of the 64 points" not in guide:
+    failures.append(f"h200-x2 README: {have} of the 64 points have energy_j")
+aborted = sqlite3.connect(os.path.join(folder2, "abort.db")).execute(
+    "SELECT COUNT(*) FROM metrics WHERE name = 'abort_best_s'").fetchone()[0]
+if aborted != 0 or "no point aborted" not in prose:
+    failures.append(f"h200-x2: {aborted} aborted points against the README's 'no point aborted'")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
