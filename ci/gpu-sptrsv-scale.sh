@@ -2,11 +2,12 @@
 # The multi-GPU triangular solve on a GPU host (issue 32): build, then the modes named on the
 # command line, one rank per GPU (the GPU count comes from nvidia-smi; 1, 2, 4 or 8 GPUs).
 #
-#   validate  (~3 min) ctest -R 'sptrsv\.gpu' (the GPU tests: the persistent kernel on one GPU,
+#   validate  (~3 min) tests, then memcheck:
+#   tests     ctest -R 'sptrsv\.gpu' (the GPU tests: the persistent kernel on one GPU,
 #             with two or more mpirun -np 2 and the shared- and hidden-GPU fallbacks; the
-#             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI), a
-#             small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer memcheck of it
-#             with 2 ranks (one GPU: 1 rank).
+#             cuSPARSE option space; the older GPU kernels; the CPU and MPI ones pass on CI)
+#   memcheck  (~1 min) a small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer
+#             memcheck of it with 2 ranks (one GPU: 1 rank).
 #   rhs       configs/paper/sptrsv-rhs.yaml (forward and backward, 1, 8 and 32 right-hand sides,
 #             every cuSPARSE option set spread over the GPUs) into results/baselines/<host>/
 #             sptrsv-rhs.db (resumed if present), then ci/sptrsv-rhs.sql's table into
@@ -125,34 +126,43 @@ run_config() {
   cp "$store" "$out/$3.db"
 }
 
+# The GPU tests of the family (mode tests).
+sptrsv_tests() {
+  log "validate: ctest -R sptrsv.gpu"
+  (cd build-gpu && timeout "$budget" ctest -R 'sptrsv\.gpu' -j2 --timeout 600 --output-on-failure) \
+    >"$logs/ctest-sptrsv.log" 2>&1
+  log "ctest exit $?"
+  grep -E "tests passed|tests failed|Passed|Failed|Skipped|Not Run" "$logs/ctest-sptrsv.log" |
+    tee "$out/sptrsv-validate.txt"
+}
+
+# A small 2-rank persistent run, then compute-sanitizer memcheck of it (mode memcheck).
+sptrsv_memcheck() {
+  local cfg=configs/ci/sptrsv-gpu-persistent-small.yaml np
+  local small=(--set 'problem.nrhs=[1]' --set 'kernels.2.params.leaf_kb=[16]')
+  np=$([ "$ngpu" -ge 2 ] && echo 2 || echo 1)
+  log "validate: $np-rank run of $cfg"
+  rm -f "$logs"/persist-small.db*
+  timeout "$budget" "${MPI[@]}" -np "$np" $RT run "$cfg" --db "$logs/persist-small.db" \
+    "${small[@]}" >"$logs/persist-small.log" 2>&1
+  log "persistent small exit $?"
+  grep -E "summary" "$logs/persist-small.log" | tee -a "$out/sptrsv-validate.txt"
+  log "validate: compute-sanitizer memcheck, $np ranks"
+  rm -f "$logs"/memcheck.db*
+  timeout "$budget" "${MPI[@]}" -np "$np" compute-sanitizer --tool memcheck --error-exitcode 9 \
+    $RT run configs/ci/sptrsv-gpu-memcheck.yaml --db "$logs/memcheck.db" --quiet \
+    >"$logs/memcheck.log" 2>&1
+  log "memcheck exit $? (9: errors found)"
+  grep -E "ERROR SUMMARY|summary:" "$logs/memcheck.log" | tee -a "$out/sptrsv-validate.txt"
+  sqlite3 "$logs/memcheck.db" "SELECT status, COUNT(*) FROM points GROUP BY status" 2>&1 |
+    tee -a "$out/sptrsv-validate.txt"
+}
+
 for m in $modes; do
   case $m in
-  validate)
-    log "validate: ctest -R sptrsv.gpu"
-    (cd build-gpu && timeout "$budget" ctest -R 'sptrsv\.gpu' -j2 --timeout 600 --output-on-failure) \
-      >"$logs/ctest-sptrsv.log" 2>&1
-    log "ctest exit $?"
-    grep -E "tests passed|tests failed|Passed|Failed|Skipped|Not Run" "$logs/ctest-sptrsv.log" |
-      tee "$out/sptrsv-validate.txt"
-    cfg=configs/ci/sptrsv-gpu-persistent-small.yaml
-    small=(--set 'problem.nrhs=[1]' --set 'kernels.2.params.leaf_kb=[16]')
-    np=$([ "$ngpu" -ge 2 ] && echo 2 || echo 1)
-    log "validate: $np-rank run of $cfg"
-    rm -f "$logs"/persist-small.db*
-    timeout "$budget" "${MPI[@]}" -np "$np" $RT run "$cfg" --db "$logs/persist-small.db" \
-      "${small[@]}" >"$logs/persist-small.log" 2>&1
-    log "persistent small exit $?"
-    grep -E "summary" "$logs/persist-small.log" | tee -a "$out/sptrsv-validate.txt"
-    log "validate: compute-sanitizer memcheck, $np ranks"
-    rm -f "$logs"/memcheck.db*
-    timeout "$budget" "${MPI[@]}" -np "$np" compute-sanitizer --tool memcheck --error-exitcode 9 \
-      $RT run configs/ci/sptrsv-gpu-memcheck.yaml --db "$logs/memcheck.db" --quiet \
-      >"$logs/memcheck.log" 2>&1
-    log "memcheck exit $? (9: errors found)"
-    grep -E "ERROR SUMMARY|summary:" "$logs/memcheck.log" | tee -a "$out/sptrsv-validate.txt"
-    sqlite3 "$logs/memcheck.db" "SELECT status, COUNT(*) FROM points GROUP BY status" 2>&1 |
-      tee -a "$out/sptrsv-validate.txt"
-    ;;
+  validate) sptrsv_tests; sptrsv_memcheck ;;
+  tests) sptrsv_tests ;;
+  memcheck) sptrsv_memcheck ;;
   bar) run_config bar configs/paper/sptrsv-scaling.yaml sptrsv-scaling ci/sptrsv-bar.sql sptrsv-bar.txt ;;
   rhs)
     # issue 32 item 4's other cases: forward and backward, 1, 8 and 32 right-hand sides
