@@ -12,9 +12,13 @@
 #include "rt_prune.h"
 
 /* Points a worker may have in flight: the one it measures and the next, so it never waits for the
- * coordinator between two points. */
-#define DEPTH     2
-#define MSG_MAGIC 0x52544d53u /* "RTMS" */
+ * coordinator between two points. A coordinator that measures too (MPI ranks) answers only
+ * between its own points, so its workers may hold one more: on 2 x H200 a rank with two waited
+ * 10.04 s of its 60 s for the coordinator's points to end (results/tuning/parallel/h200-x2). */
+#define DEPTH       2
+#define DEPTH_LOCAL 3
+#define DEPTH_MAX   DEPTH_LOCAL
+#define MSG_MAGIC   0x52544d53u /* "RTMS" */
 
 enum { MSG_ASSIGN = 1, MSG_RESULT, MSG_FAILED, MSG_DROPPED, MSG_END, MSG_BYE, MSG_STATS };
 
@@ -35,8 +39,8 @@ struct rt_workers {
     int first_peer, n, local;
     int early_end; /* a worker may leave a sweep before the others */
     int *in_flight;
-    int64_t (*queue)[DEPTH]; /* each worker's points in flight, oldest first */
-    int *ended;              /* told this sweep is over (early_end) */
+    int64_t (*queue)[DEPTH_MAX]; /* each worker's points in flight, oldest first */
+    int *ended;                  /* told this sweep is over (early_end) */
     /* Who is served first: the workers in the order they left the last sweep (the first to
      * leave has built the next sweep's matrix and inputs first); `left` collects this sweep's. */
     int *order, *left;
@@ -196,6 +200,11 @@ static int take_point(rt_workers *w, int k, int64_t index, rt_err *err)
     return 0;
 }
 
+static int depth(const rt_workers *w)
+{
+    return w->local ? DEPTH_LOCAL : DEPTH;
+}
+
 /* Whether a worker with `have` points in flight gets another now: the first always; the second
  * while the sweep has at least a point left for every measuring process (the workers, and the
  * coordinator when it measures), so the last points go to idle workers and not into a queue
@@ -207,7 +216,9 @@ static int has_room(const rt_workers *w, const rt_sweep_run *sw, int have)
     if (have == 0)
         return 1;
     const int64_t left = sw->budget - sw->counted - sw->in_flight;
-    return have < DEPTH && left >= (int64_t)(w->n + w->local);
+    /* The third point (a measuring coordinator's workers) only while a point is left for every
+     * process twice over, so a queue of two never forms in the sweep's tail. */
+    return have < depth(w) && left >= (int64_t)(w->n + w->local) * have;
 }
 
 /* Hands out points breadth first: every worker its first point before any gets a second, so a
@@ -215,7 +226,7 @@ static int has_room(const rt_workers *w, const rt_sweep_run *sw, int have)
  * that left the last sweep first are served first. */
 static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failure, rt_err *err)
 {
-    for (int have = 0; have < DEPTH; ++have)
+    for (int have = 0; have < depth(w); ++have)
         for (int j = 0; j < w->n && !*failed; ++j) {
             const int k = w->order[j];
             if (w->ended[k] || w->in_flight[k] != have || !has_room(w, sw, have))

@@ -13,8 +13,9 @@
  *
  * Every worker walks the config as the coordinator does (the same matrices, problem points and
  * sweeps in the same order), so a point travels as its index in the sweep's space. Each worker
- * has up to two points in flight, so it starts its next point while the coordinator records the
- * last, but one only once the sweep has fewer points left than there are workers (a second point
+ * has up to two points in flight (three under a coordinator that measures too, which answers only
+ * between its own points), so it starts its next point while the coordinator records the last,
+ * but one only once the sweep has fewer points left than there are workers (a second point
  * queued behind a running one would wait while another worker idles: the sweep's tail); NVRTC
  * compiles of different workers overlap on the host's cores. A worker learns the sweep's best
  * time with each point (early abort, pruning), as known when the point was handed out. A worker
