@@ -35,9 +35,18 @@ r = pick(one, t=4, gpus_per_process=2, block_b=2, chunk_d=2, lookahead=0, budget
 if (float(r["tiles_gpu_avg"]), float(r["tiles_d2d_gpu_avg"])) != (1008.0, 432.0):
     sys.exit(f"FAIL: two GPUs: {r['tiles_gpu_avg']} tiles per GPU, {r['tiles_d2d_gpu_avg']} d2d (1008, 432 by hand)")
 bad = [r for r in one if r["status"] != "ok"]
-# As the measured runs record them: 14 tiles are too few for l = 1, 2 on one GPU and l = 2 on two.
-if len(bad) != 3 or any("gpu_mem_budget of 14 tiles is too small" not in r["reason"] for r in bad):
-    sys.exit(f"FAIL: {len(bad)} rows not ok; expected the 3 points of the 14-tile budget, infeasible with the reason")
+# As the measured runs record them: 14 tiles are too few for l = 1, 2 on one GPU and l = 2 on two;
+# 40 too few for b = c = 4 on one GPU (the three tail splits).
+if len(bad) != 6 or any("gpu_mem_budget of 14 tiles is too small" not in r["reason"] and
+                        "gpu_mem_budget of 40 tiles is too small" not in r["reason"] for r in bad):
+    sys.exit(f"FAIL: {len(bad)} rows not ok; expected the 6 points of the 14- and 40-tile budgets, infeasible with the reason")
+# The tail split in case (c) (b = c = 4, 56 tiles, one GPU; docs/families/gemm.md): the tail falls
+# from 16 C tiles to 8 and 4 while B is loaded 3, 4, 6 times per block column (432, 576, 864).
+for split, tail, loads in ((1, 16, 432 + 432), (2, 8, 432 + 576), (4, 4, 432 + 864)):
+    r = pick(one, t=4, gpus_per_process=1, block_b=4, budget_tiles=56, tail_split=split)
+    got = (r["mem_case"], float(r["tail_tiles_gpu_max"]), float(r["tiles_h2d_gpu_avg"]))
+    if got != ("c", tail, loads) or float(r["tail_bytes_gpu_max"]) != tail * 128:
+        sys.exit(f"FAIL: split {split}: case, tail, host loads {got} ({tail}, {loads} by hand)")
 six = rows("np6", "gemm-small")
 r = pick(six, t=4, gpus_per_process=1, block_b=2, chunk_d=2, lookahead=0, budget_tiles=1000)
 if (r["grid_p"], r["grid_q"], float(r["mpi_tiles_recv_avg"]), float(r["mpi_tiles_recv_max"])) != ("2", "3", 168.0, 168.0):
