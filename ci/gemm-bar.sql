@@ -8,7 +8,8 @@
 -- N = 65536 on 4 GPUs too), 3x cublasXt. A point that missed its stopping
 -- criterion's target (the bar configs: the samples' noise) is marked noisy (not a headline number). Eq. (1): measured tiles per GPU
 -- over the paper's closed form (1 where the tiles divide the sizes; the exact model is checked
--- separately by tests/gemm/check_gemm_store.sh).
+-- separately by tests/gemm/check_gemm_store.sh). A point with the last block row of C split
+-- (tail_split > 1) says so in its note (ci/gemm-tail.sql sets the splits side by side).
 .print '-- practical peak: the best verified cuBLAS point, and the best cublasXt per GPU count'
 SELECT kernel, json_extract(params, '$.math_mode') AS math_mode,
        json_extract(params, '$.xt_block') AS xt_block, json_extract(params, '$.xt_gpus') AS xt_gpus,
@@ -27,7 +28,8 @@ t AS (SELECT p.*, ranks * (SELECT value FROM metrics WHERE point_id = p.id AND n
              (SELECT value FROM metrics WHERE point_id = p.id AND name = 'mem_case') AS mc,
              (SELECT value FROM metrics WHERE point_id = p.id AND name = 'share_d2d_loads') AS d2d,
              (SELECT COUNT(*) FROM metrics WHERE point_id = p.id AND name = 'noisy') AS noisy,
-             json_extract(params, '$.gpu_mem_budget') AS budget, json_extract(problem, '$.N') AS N
+             json_extract(params, '$.gpu_mem_budget') AS budget, json_extract(problem, '$.N') AS N,
+             IFNULL(json_extract(params, '$.tail_split'), 1) AS split
       FROM points p WHERE kernel = 'gemm.cuda.tiled' AND status = 'ok'),
 r AS (SELECT t.*, gflops / (ngpu * (SELECT g FROM cub)) AS ratio,
              CASE WHEN budget = 0 AND ngpu = 1 THEN 0.95 WHEN experiment = 'gemm-bar-ooc' THEN 0.85
@@ -40,5 +42,6 @@ SELECT N, ranks, CAST(ngpu AS INTEGER) AS gpus, budget, IFNULL(json_extract(para
        ROUND(vs_xt, 2) AS x_cublasxt,
        CASE WHEN vs_xt IS NULL THEN '-' WHEN vs_xt >= 3 THEN 'met' ELSE 'NOT met' END AS xt_verdict,
        ROUND(eq1, 3) AS eq1_ratio, ROUND(d2d, 3) AS d2d_share,
-       CASE WHEN noisy > 0 THEN 'noisy' ELSE '' END AS note
-FROM r ORDER BY N, ranks, ngpu, budget;
+       TRIM(CASE WHEN noisy > 0 THEN 'noisy' ELSE '' END ||
+            CASE WHEN split > 1 THEN ' tail_split ' || split ELSE '' END) AS note
+FROM r ORDER BY N, ranks, ngpu, budget, split;

@@ -26,6 +26,7 @@ static int tier_between(const rt_model_job *job, int a, int b)
 /* What the model says for one point over every process and GPU of the job. */
 typedef struct model_sums {
     double gpu_avg, gpu_max, h2d_avg, d2d_avg, recv_avg, recv_max;
+    double tail_max; /* C tiles of the busiest GPU's tail (its last block's) */
     double bytes_max[RT_TIER_COUNT];
 } model_sums;
 
@@ -55,6 +56,7 @@ static int sum_point(const gemm_plan *pl, const rt_model_job *job, double tile_b
             gemm_model_gpu(pl, u, v, g, &gc);
             gpu_sum += gc.total;
             out->gpu_max = fmax(out->gpu_max, gc.total);
+            out->tail_max = fmax(out->tail_max, gc.c_tail);
         }
     }
     free(tier_of);
@@ -90,6 +92,7 @@ enum {
     C_BLOCKS_X,
     C_BLOCKS_Y,
     C_CHUNKS_Z,
+    C_TAIL_SPLIT,
     C_STATUS,
     C_REASON,
     C_TILES_GPU_AVG,
@@ -103,6 +106,8 @@ enum {
     C_RECV_MAX,
     C_EQ_RECV,
     C_FLOPS_GPU,
+    C_TAIL_MAX,
+    C_TAIL_BYTES_MAX,
     C_BYTES_MAX,                          /* bytes_<tier>_max of the busiest process */
     C_TIME = C_BYTES_MAX + RT_TIER_COUNT, /* time_<tier>_s: those bytes at the tier's ceiling */
     C_MACHINE = C_TIME + RT_TIER_COUNT,
@@ -143,6 +148,7 @@ static const rt_model_column columns[] = {
     PLAN("blocks_x"),
     PLAN("blocks_y"),
     PLAN("chunks_z"),
+    PLAN("tail_split"),
     RT_MODEL_COLUMNS_STATUS,
     RESULT("tiles_gpu_avg"),
     RESULT("tiles_gpu_max"),
@@ -155,6 +161,8 @@ static const rt_model_column columns[] = {
     RESULT("mpi_tiles_recv_max"),
     RESULT("model_eq_tiles_recv"),
     RESULT("flops_gpu"),
+    RESULT("tail_tiles_gpu_max"),
+    RESULT("tail_bytes_gpu_max"),
     RESULT("bytes_socket_max"),
     RESULT("bytes_node_max"),
     RESULT("bytes_global_max"),
@@ -178,7 +186,7 @@ static int has_plan(const rt_kernel_desc *kernel)
 }
 
 static void fill_plan(const gemm_inputs *in, const gemm_plan *pl, const model_sums *s,
-                      const rt_model_job *job, rt_model_row *row)
+                      const rt_model_job *job, double tile_bytes, rt_model_row *row)
 {
     rt_model_cell *c = row->cell;
     c[C_GRID_P].i = pl->p;
@@ -193,6 +201,7 @@ static void fill_plan(const gemm_inputs *in, const gemm_plan *pl, const model_su
     c[C_BLOCKS_X].i = pl->X;
     c[C_BLOCKS_Y].i = pl->Y;
     c[C_CHUNKS_Z].i = pl->Z;
+    c[C_TAIL_SPLIT].i = pl->xs;
     const double eq1 = gemm_eq1(pl), eqr = gemm_eq_recv(pl);
     const double into = s->h2d_avg + s->d2d_avg;
     c[C_TILES_GPU_AVG].r = s->gpu_avg;
@@ -207,6 +216,10 @@ static void fill_plan(const gemm_inputs *in, const gemm_plan *pl, const model_su
     c[C_EQ_RECV].r = eqr;
     const double P = (double)pl->p * pl->q;
     c[C_FLOPS_GPU].r = 2.0 * (double)in->m * (double)in->n * (double)in->k / (P * pl->G);
+    /* The tail: what the busiest GPU writes back after its last block (full tiles: an upper
+     * bound where they are ragged); at the host link's rate it is the time nothing overlaps. */
+    c[C_TAIL_MAX].r = s->tail_max;
+    c[C_TAIL_BYTES_MAX].r = s->tail_max * tile_bytes;
     for (int t = 0; t < RT_TIER_COUNT; ++t) {
         c[C_BYTES_MAX + t].r = s->bytes_max[t];
         c[C_TIME + t].r = job->have_tiers && job->tier_gbs[t] > 0
@@ -215,11 +228,12 @@ static void fill_plan(const gemm_inputs *in, const gemm_plan *pl, const model_su
     }
     const size_t used = strlen(row->line);
     snprintf(row->line + used, sizeof row->line - used,
-             " %d x %d x G=%d b=%lld c=%lld d=%lld l=%d case %c | tiles/GPU %.0f (Eq. (1) %.0f, "
-             "ratio %.3f), d2d share %.3f | MPI tiles/process %.0f (formula %.0f)",
+             " %d x %d x G=%d b=%lld c=%lld d=%lld l=%d split %lld case %c | tiles/GPU %.0f "
+             "(Eq. (1) %.0f, ratio %.3f), d2d share %.3f, tail %.0f | MPI tiles/process %.0f "
+             "(formula %.0f)",
              pl->p, pl->q, pl->G, (long long)pl->b, (long long)pl->c, (long long)pl->d, pl->l,
-             pl->mem_case, s->gpu_avg, eq1, eq1 > 0 ? s->gpu_avg / eq1 : NAN, c[C_SHARE_D2D].r,
-             s->recv_avg, eqr);
+             (long long)pl->xs, pl->mem_case, s->gpu_avg, eq1, eq1 > 0 ? s->gpu_avg / eq1 : NAN,
+             c[C_SHARE_D2D].r, s->tail_max, s->recv_avg, eqr);
 }
 
 /* The plan of the point for the virtual job, and what it moves. */
@@ -248,7 +262,7 @@ static int plan_point(const rt_model_point *pt, const gemm_inputs *in, const gem
     const double tile_bytes = (double)(tc->t * tc->t) * (double)rt_precision_bytes(in->prec);
     if (sum_point(&pl, pt->job, tile_bytes, &sums, err) != 0)
         return -1;
-    fill_plan(in, &pl, &sums, pt->job, row);
+    fill_plan(in, &pl, &sums, pt->job, tile_bytes, row);
     return 0;
 }
 

@@ -15,6 +15,7 @@ int gemm_tiled_cfg_read(const rt_param_schema *schema, int n, const char *kname,
         rt_schema_int(schema, n, kname, p, "c", &cfg->c, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "d", &cfg->d, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "lookahead", &cfg->lookahead, err) != 0 ||
+        rt_schema_int(schema, n, kname, p, "tail_split", &cfg->split, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "gpu_mem_budget", &cfg->budget_bytes, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "fail_rank", &cfg->fail_rank, err) != 0 ||
         rt_schema_int(schema, n, kname, p, "ipc_deny", &cfg->ipc_deny, err) != 0)
@@ -91,6 +92,7 @@ int gemm_tiled_plan(const gemm_inputs *in, const gemm_tiled_cfg *cfg, int nranks
         .c = cfg->c,
         .d = cfg->d,
         .l = (int)cfg->lookahead,
+        .split = cfg->split,
         .budget_tiles = budget_bytes > 0 ? budget_bytes / tile_bytes : 0,
         .ipc = cfg->transport == GEMM_TRANSPORT_IPC ||
                (cfg->transport == GEMM_TRANSPORT_AUTO && cfg->ipc_ok),

@@ -41,6 +41,9 @@
         RT_PARAM_INT("lookahead", "-1..64", "-1",                                                  \
                      "chunks whose inputs are loaded ahead (-1: the paper's rule, 1 with one "     \
                      "block of C, else 2)"),                                                       \
+        RT_PARAM_INT("tail_split", "1..1048576", "1",                                              \
+                     "sub-blocks of the last block row of C, each with its whole k loop, so all "  \
+                     "but the last one's C goes back while the next computes (1: none)"),          \
         RT_PARAM_INT(                                                                              \
             "gpu_mem_budget", "0..1099511627776", "0",                                             \
             "bytes of memory per GPU for C, A and B tiles (0: unlimited on the CPU; on a GPU 85% " \
@@ -61,7 +64,7 @@ typedef enum gemm_transport {
 } gemm_transport;
 
 typedef struct gemm_tiled_cfg {
-    int64_t t, p_req, gpus, b, c, d, lookahead, budget_bytes, fail_rank, ipc_deny;
+    int64_t t, p_req, gpus, b, c, d, lookahead, split, budget_bytes, fail_rank, ipc_deny;
     gemm_transport transport;
     /* Whether IPC works between the ranks of a node, and why not: cfg_read sets it from the test
      * hook; a GPU kernel refines it from the devices (gemm_tiled_plan resolves the transport). */

@@ -42,6 +42,7 @@ static int64_t rule_depth(int64_t kt, int64_t b, int64_t cg, int l, int64_t budg
     return 0;
 }
 
+/* The block grid of b x c, with the last block row cut into pl->split sub-blocks. */
 static void set_blocks(gemm_plan *pl, int64_t b, int64_t c)
 {
     const int64_t rmax = ceil_div(pl->mt, pl->p), cmax = ceil_div(pl->nt, pl->q);
@@ -49,7 +50,11 @@ static void set_blocks(gemm_plan *pl, int64_t b, int64_t c)
     pl->b = min64(b, rmax);
     pl->c = min64(c, cmax_g);
     pl->cg = pl->c / pl->G;
-    pl->X = ceil_div(rmax, pl->b);
+    pl->xf = ceil_div(rmax, pl->b) - 1;
+    pl->bl = rmax - pl->xf * pl->b;
+    pl->bs = ceil_div(pl->bl, pl->split);
+    pl->xs = ceil_div(pl->bl, pl->bs); /* <= split: no empty sub-block */
+    pl->X = pl->xf + pl->xs;
     pl->Y = ceil_div(cmax, pl->c);
 }
 
@@ -63,6 +68,9 @@ int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
                           req->p, req->q, req->G);
     if (req->b < 0 || req->c < 0 || req->d < 0)
         return rt_err_set(err, "gemm plan: b, c and d must be >= 0 (0: the paper's rule)");
+    if (req->split < 0)
+        return rt_err_set(err, "gemm plan: tail_split = %lld must be >= 1 (1: no split)",
+                          (long long)req->split);
     if (req->t < 0 || (req->t > 0 && (req->m < 1 || req->n < 1 || req->k < 1)))
         return rt_err_set(err, "gemm plan: sizes %lld x %lld x %lld in tiles of %lld are not valid",
                           (long long)req->m, (long long)req->n, (long long)req->k,
@@ -73,6 +81,7 @@ int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
                       .p = req->p,
                       .q = req->q,
                       .G = req->G,
+                      .split = req->split > 1 ? req->split : 1,
                       .budget_tiles = req->budget_tiles,
                       .ipc = req->ipc != 0,
                       .m = req->m,
@@ -109,7 +118,9 @@ int gemm_plan_make(const gemm_plan_req *req, gemm_plan *pl, rt_err *err)
     else
         set_blocks(pl, s, s);
     for (;;) {
-        pl->l = req->l >= 0 ? req->l : (pl->X * pl->Y == 1 ? 1 : 2);
+        /* The rule counts the blocks before the split: the split changes the order, not the
+         * memory, so a point with and one without it share their pools. */
+        pl->l = req->l >= 0 ? req->l : ((pl->xf + 1) * pl->Y == 1 ? 1 : 2);
         pl->d = req->d > 0 ? min64(req->d, pl->kt) : rule_depth(pl->kt, pl->b, pl->cg, pl->l, T);
         if (pl->d > 0 || !auto_bc)
             break;
@@ -168,10 +179,25 @@ int64_t gemm_plan_cols(const gemm_plan *pl, int v)
     return gemm_count_mod(pl->nt, pl->q, v);
 }
 
+int64_t gemm_plan_block_row0(const gemm_plan *pl, int64_t x)
+{
+    return x < pl->xf ? x * pl->b : pl->xf * pl->b + (x - pl->xf) * pl->bs;
+}
+
+int64_t gemm_plan_block_span(const gemm_plan *pl, int64_t x)
+{
+    return x < pl->xf ? pl->b : min64(pl->bs, pl->bl - (x - pl->xf) * pl->bs);
+}
+
+int64_t gemm_plan_block_slot0(const gemm_plan *pl, int64_t x)
+{
+    return x < pl->xf ? 0 : (x - pl->xf) * pl->bs;
+}
+
 int64_t gemm_plan_block_rows(const gemm_plan *pl, int u, int64_t x)
 {
-    const int64_t left = gemm_plan_rows(pl, u) - x * pl->b;
-    return left <= 0 ? 0 : min64(left, pl->b);
+    const int64_t left = gemm_plan_rows(pl, u) - gemm_plan_block_row0(pl, x);
+    return left <= 0 ? 0 : min64(left, gemm_plan_block_span(pl, x));
 }
 
 int64_t gemm_plan_block_cols(const gemm_plan *pl, int v, int64_t y)
@@ -217,6 +243,27 @@ static int64_t busy_block_cols(const gemm_plan *pl, int v, int g)
     return n;
 }
 
+/* Block rows (sub-blocks included) in which process row u has rows: the first ones. */
+static int64_t busy_block_rows(const gemm_plan *pl, int u)
+{
+    int64_t n = 0;
+    while (n < pl->X && gemm_plan_block_rows(pl, u, n) > 0)
+        ++n;
+    return n;
+}
+
+/* The tail of GPU g of process (u, v): its C tiles in the last block it computes in (the last
+ * block row of u, the last block column where g has columns). */
+static int64_t tail_tiles(const gemm_plan *pl, int u, int v, int g, int64_t *x, int64_t *y)
+{
+    *x = busy_block_rows(pl, u) - 1;
+    for (*y = pl->Y - 1; *y >= 0 && gemm_plan_block_cols_gpu(pl, v, *y, g) == 0; --*y)
+        ;
+    if (*x < 0 || *y < 0)
+        return 0;
+    return gemm_plan_block_rows(pl, u, *x) * gemm_plan_block_cols_gpu(pl, v, *y, g);
+}
+
 /* An A tile is reused from one block column to the next only when the pool holds all the A
  * tiles of the process row (LRU over a cyclic sweep hits only then); likewise a B tile from one
  * block row to the next only when the pool holds the GPU's B tiles of the block column. */
@@ -230,7 +277,7 @@ void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *o
     const int64_t yg = busy_block_cols(pl, v, g);
     if (yg > 0)
         out->a_loads = (double)(pl->pool_a >= a_all ? a_all : yg * a_all);
-    const int64_t xu = ceil_div(rows, pl->b);
+    const int64_t xu = busy_block_rows(pl, u);
     int64_t cols = 0;
     for (int64_t y = 0; y < pl->Y; ++y) {
         const int64_t cy = gemm_plan_block_cols_gpu(pl, v, y, g);
@@ -239,6 +286,8 @@ void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *o
         cols += cy;
     }
     out->c_writes = (double)(rows * cols);
+    int64_t tx, ty;
+    out->c_tail = (double)tail_tiles(pl, u, v, g, &tx, &ty);
     out->total = out->a_loads + out->b_loads + out->c_writes;
 }
 
@@ -300,7 +349,7 @@ void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
     *out = (gemm_proc_counts){0};
     const int64_t rows = gemm_plan_rows(pl, u), cols = gemm_plan_cols(pl, v);
     const int64_t kq = gemm_count_mod(pl->kt, pl->q, v), kp = gemm_count_mod(pl->kt, pl->p, u);
-    const int64_t xu = ceil_div(rows, pl->b);
+    const int64_t xu = busy_block_rows(pl, u);
     const double rel = rows_elems(pl, u);
     if (rows > 0 && cols > 0) {
         const int holds = pl->pool_a >= rows * pl->kt;
@@ -355,6 +404,18 @@ void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
             out->el_d2h += rel * cel;
         }
         out->d2h_c = (double)(rows * cols);
+        for (int g = 0; g < pl->G; ++g) {
+            int64_t tx, ty;
+            const int64_t n = tail_tiles(pl, u, v, g, &tx, &ty);
+            if (n == 0)
+                continue;
+            const int64_t r0 = gemm_plan_block_row0(pl, tx);
+            double re = 0.0;
+            for (int64_t il = r0; il < r0 + gemm_plan_block_rows(pl, u, tx); ++il)
+                re += tile_elems(pl->m, pl->t, u + (int64_t)pl->p * il);
+            out->d2h_tail += (double)n;
+            out->el_tail += re * block_cols_elems(pl, v, ty, g);
+        }
     }
     /* Sends: own A tiles go, at every block (x, y), to the other processes of the row that have
      * columns in y; own B tiles to the other processes of the column that have rows in x; except
@@ -391,10 +452,12 @@ double gemm_eq1(const gemm_plan *pl)
     const double p = pl->p, q = pl->q, G = pl->G, b = (double)pl->b, c = (double)pl->c;
     const double cw = M * N / (p * q * G);
     const double a_once = M * K / p, b_once = K * N / (q * G);
+    /* B passes per block column: M / (b p) block rows, the last one as xs sub-blocks. */
+    const double xb = M / (b * p) + (double)(pl->xs - 1);
     switch (pl->mem_case) {
     case 'a': return a_once + b_once + cw;
     case 'b': return N / (c * q) * a_once + b_once + cw;
-    default: return N / (c * q) * a_once + M / (b * p) * b_once + cw;
+    default: return N / (c * q) * a_once + xb * b_once + cw;
     }
 }
 
@@ -402,5 +465,6 @@ double gemm_eq_recv(const gemm_plan *pl)
 {
     const double p = pl->p, q = pl->q, b = (double)pl->b, c = (double)pl->c;
     const double X = (double)pl->mt / (b * p), Y = (double)pl->nt / (c * q);
-    return (b * (1.0 - 1.0 / q) + c * (1.0 - 1.0 / p)) * (double)pl->kt * X * Y;
+    const double xb = X + (double)(pl->xs - 1); /* B is received per (sub-)block row */
+    return (b * (1.0 - 1.0 / q) * X + c * (1.0 - 1.0 / p) * xb) * (double)pl->kt * Y;
 }

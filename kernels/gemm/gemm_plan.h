@@ -11,6 +11,20 @@
  * j = v + q * g (mod q G), that is the local columns jl with jl mod G = g; c must be a multiple of
  * G so every GPU gets c / G columns of every full block.
  *
+ * The tail split (`tail_split` s >= 1, 1: none): the last block row (its b_last <= b rows) is cut
+ * into sub-blocks of ceil(b_last / s) rows, in every block column, each computed with its whole k
+ * loop before the next. A block's C goes back to the host only after the block's last chunk, so
+ * without a split the last block's C (all of C when it fits: one block) is written back after the
+ * run's last product with nothing to overlap it; with the split only the last sub-block's is, the
+ * others' going back while the next sub-block computes. Sub-block r of the last block row keeps
+ * its C tiles in the slots of its rows within the full block (rows r ceil(b_last / s) ..), so its
+ * write-back never delays the next sub-block's first products. The price: B tiles of a block
+ * column are taken once per (sub-)block row, so where the B pool does not hold the GPU's block
+ * column (case (c)) each sub-block reloads them; A tiles of different rows are disjoint (no extra
+ * loads), and where the pools hold the block column (cases (a), (b)) the split moves nothing more.
+ * The split applies to every block column so that every column sweeps A in the same order (the
+ * LRU model below stays exact).
+ *
  * Every process walks the same global sequence of chunks (y, x, z) over the largest block grid of
  * any process, so that a process with no tiles in a block still sends its tiles to the processes
  * that need them.
@@ -40,7 +54,8 @@ typedef struct gemm_plan_req {
     int64_t mt, nt, kt;
     int p, q, G;
     int64_t b, c, d;
-    int l; /* lookahead; < 0: the paper's rule (1 with one block of C, else 2) */
+    int l;         /* lookahead; < 0: the paper's rule (1 with one block of C, else 2) */
+    int64_t split; /* sub-blocks of the last block row (<= 1: none; above) */
     int64_t budget_tiles;
     int ipc; /* 1: tiles between processes of a node go GPU to GPU (above) */
     /* Sizes in elements and the tile size, for the model's element counts (ragged tiles exact);
@@ -54,7 +69,10 @@ typedef struct gemm_plan {
     int64_t b, c, d;
     int l;
     int64_t cg;             /* c / G: C columns per GPU in a full block */
-    int64_t X, Y, Z;        /* global block rows, block columns, chunks per block */
+    int64_t X, Y, Z;        /* global block rows (sub-blocks included), columns, chunks */
+    int64_t split;          /* the requested tail split (1: none) */
+    int64_t xf, bl;         /* full block rows before the last one; rows of the last one */
+    int64_t bs, xs;         /* rows per sub-block of the last block row, and sub-blocks */
     int64_t budget_tiles;   /* <= 0: unlimited */
     int64_t pool_a, pool_b; /* LRU pool capacities per GPU, tiles */
     char mem_case;          /* 'a', 'b' or 'c' (Eq. (1)) */
@@ -75,6 +93,11 @@ int64_t gemm_count_mod(int64_t n, int64_t m, int64_t r);
 #define GEMM_MIN_CHUNKS 8
 int gemm_plan_make(const gemm_plan_req *req, gemm_plan *plan, rt_err *err);
 
+/* Block row x of the global grid: its first local row, its rows (those of the process with the
+ * most), and the first C slot row its tiles use (0 but for a sub-block of the last block row). */
+int64_t gemm_plan_block_row0(const gemm_plan *pl, int64_t x);
+int64_t gemm_plan_block_span(const gemm_plan *pl, int64_t x);
+int64_t gemm_plan_block_slot0(const gemm_plan *pl, int64_t x);
 /* Local tile rows of process row u, local tile columns of process column v. */
 int64_t gemm_plan_rows(const gemm_plan *pl, int u);
 int64_t gemm_plan_cols(const gemm_plan *pl, int v);
@@ -94,6 +117,7 @@ void gemm_plan_chunk_at(const gemm_plan *pl, int64_t s, int64_t *y, int64_t *x, 
 typedef struct gemm_gpu_counts {
     double a_loads, b_loads; /* tiles copied into the GPU (from the host or a peer) */
     double c_writes;         /* C tiles written back to the host */
+    double c_tail;           /* of those, the tiles of the GPU's last (sub-)block: the tail */
     double total;            /* a_loads + b_loads + c_writes: Comm_GPU of Eq. (1) */
 } gemm_gpu_counts;
 void gemm_model_gpu(const gemm_plan *pl, int u, int v, int g, gemm_gpu_counts *out);
@@ -113,13 +137,18 @@ typedef struct gemm_proc_counts {
     /* Elements moved (times the element size: bytes), exact with ragged tiles: host to device,
      * device to host, device to device within the process, from node peers' GPUs. */
     double el_h2d, el_d2h, el_d2d, el_ipc;
+    /* The tail: C tiles (and elements) of each GPU's last (sub)-block, summed over the GPUs; they
+     * go back after the GPU's last chunk, with only that chunk's products to overlap them. */
+    double d2h_tail, el_tail;
 } gemm_proc_counts;
 void gemm_model_process(const gemm_plan *pl, int u, int v, const int *tier_of,
                         gemm_proc_counts *out);
 
 /* The paper's closed forms, evaluated with real division (exact when p | mt, q G | nt, b p | mt,
  * c q | nt and d | kt): Comm_GPU of Eq. (1) for the plan's case, and the tiles one process
- * receives, (b (1 - 1/q) + c (1 - 1/p)) kt X Y. */
+ * receives, (b (1 - 1/q) + c (1 - 1/p)) kt X Y. With a tail split, B moves once per block row and
+ * sub-block: X + xs - 1 times where the paper has X = mt / (b p) (case (c)'s B term of Eq. (1),
+ * the c term of the volume); both forms count that. */
 double gemm_eq1(const gemm_plan *pl);
 double gemm_eq_recv(const gemm_plan *pl);
 

@@ -70,9 +70,10 @@ struct gemm_tiled {
     unsigned char *ahit, *bhit; /* [G][b d], [G][d cg]: the chunk being loaded hit the cache */
     int *evicts;                /* [G]: the chunk being loaded overwrites a slot in use */
     double cnt[CNT_N];
-    double *gpu_loads; /* per GPU, last execution */
-    double checksum;   /* of the rank's share of C samples at the last output */
-    int *tier_of;      /* per world rank */
+    double *gpu_loads;      /* per GPU, last execution */
+    double *tail, *tail_el; /* per GPU: C tiles (elements) written back in its last block */
+    double checksum;        /* of the rank's share of C samples at the last output */
+    int *tier_of;           /* per world rank */
     double fill_s, pin_s;
     /* ipc: the node peers of this process's row (they pull its A tiles, it pulls theirs) and
      * column (B), their node ranks, and the directory and done messages of each chunk. */
@@ -180,7 +181,8 @@ static int pulls_b(const gemm_tiled *s, int w, int64_t x)
 /* The chunk's geometry, shared by the steps that post and load it. */
 typedef struct chunk_at {
     int64_t s, y, x, z, br, bc, k0, kd;
-    int f, nact; /* flight slot; GPUs that compute in the chunk (0 .. nact-1) */
+    int64_t row0, slot0; /* the block row's first local row and first C slot row */
+    int f, nact;         /* flight slot; GPUs that compute in the chunk (0 .. nact-1) */
 } chunk_at;
 
 static chunk_at chunk_of(const gemm_tiled *s, int64_t chunk)
@@ -190,6 +192,8 @@ static chunk_at chunk_of(const gemm_tiled *s, int64_t chunk)
     c.s = chunk;
     gemm_plan_chunk_at(pl, chunk, &c.y, &c.x, &c.z);
     c.br = gemm_plan_block_rows(pl, s->u, c.x);
+    c.row0 = gemm_plan_block_row0(pl, c.x);
+    c.slot0 = gemm_plan_block_slot0(pl, c.x);
     c.bc = gemm_plan_block_cols(pl, s->v, c.y);
     c.k0 = gemm_plan_chunk_k0(pl, c.z);
     c.kd = gemm_plan_chunk_depth(pl, c.z);
@@ -234,7 +238,7 @@ static int send_chunk(gemm_tiled *s, const chunk_at *c, int dry, double bytes[3]
     const int r = (int)(c->s % s->ring);
     const gemm_inputs *in = s->in;
     for (int64_t ib = 0; ib < br; ++ib) {
-        const int64_t il = x * pl->b + ib, i = s->u + (int64_t)pl->p * il;
+        const int64_t il = gemm_plan_block_row0(pl, x) + ib, i = s->u + (int64_t)pl->p * il;
         for (int64_t kk = 0; kk < kd; ++kk) {
             const int64_t k = k0 + kk;
             if (k % pl->q != s->v)
@@ -286,7 +290,7 @@ static int post_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
     s->nrq[r] = s->nsq[r] = 0;
     if (br > 0 && bc > 0) {
         for (int64_t ib = 0; ib < br; ++ib) {
-            const int64_t i = s->u + (int64_t)pl->p * (x * pl->b + ib);
+            const int64_t i = s->u + (int64_t)pl->p * (gemm_plan_block_row0(pl, x) + ib);
             for (int64_t kk = 0; kk < kd; ++kk) {
                 const int64_t k = k0 + kk;
                 if (k % pl->q == s->v || pulls_a(s, (int)(k % pl->q), y))
@@ -338,7 +342,7 @@ static int take_chunk(gemm_tiled *s, const chunk_at *c, rt_err *err)
         unsigned char *ah = s->ahit + (size_t)g * (size_t)(pl->b * pl->d);
         unsigned char *bh = s->bhit + (size_t)g * (size_t)(pl->d * pl->cg);
         for (int64_t ib = 0; ib < c->br; ++ib) {
-            const int64_t i = s->u + (int64_t)pl->p * (c->x * pl->b + ib);
+            const int64_t i = s->u + (int64_t)pl->p * (c->row0 + ib);
             for (int64_t kk = 0; kk < c->kd; ++kk) {
                 int hit = 0, used = 0;
                 if (gemm_cache_take(s->cache[g], GEMM_POOL_A, i * pl->kt + c->k0 + kk,
@@ -411,7 +415,7 @@ static int issue_a(gemm_tiled *s, const chunk_at *c, int64_t ib, int64_t kk, rt_
 {
     const gemm_plan *pl = &s->pl;
     const gemm_inputs *in = s->in;
-    const int64_t il = c->x * pl->b + ib, i = s->u + (int64_t)pl->p * il, k = c->k0 + kk;
+    const int64_t il = c->row0 + ib, i = s->u + (int64_t)pl->p * il, k = c->k0 + kk;
     const int64_t at = ib * pl->d + kk, abd = pl->b * pl->d;
     int have = -1, missing = 0;
     for (int g = 0; g < c->nact; ++g) {
@@ -642,28 +646,36 @@ static int compute_chunk(gemm_tiled *s, int64_t chunk, rt_err *err)
     for (int g = 0; g < c.nact && c.br > 0; ++g) {
         const int64_t ng = gemm_plan_block_cols_gpu(pl, s->v, c.y, g);
         const int64_t *as = s->aslot[c.f * pl->G + g], *bs = s->bslot[c.f * pl->G + g];
+        /* A GPU's first chunk of a block starts its tail afresh: what is counted after the
+         * run's last such chunk is the C written back after the GPU's last block. */
+        if (c.z == 0 && ng > 0)
+            s->tail[g] = s->tail_el[g] = 0.0;
         for (int64_t ib = 0; ib < c.br; ++ib) {
-            const int64_t i = s->u + (int64_t)pl->p * (c.x * pl->b + ib);
+            const int64_t i = s->u + (int64_t)pl->p * (c.row0 + ib);
+            /* Sub-blocks of the last block row keep their C in their rows' slots of the full
+             * block: a sub-block's write-back never holds up the next one's first products. */
+            const int64_t cs = (c.slot0 + ib) * pl->cg;
             for (int64_t m = 0; m < ng; ++m) {
                 const int64_t j = s->v + (int64_t)pl->q * (c.y * pl->c + g + (int64_t)pl->G * m);
                 for (int64_t kk = 0; kk < c.kd; ++kk) {
                     const int64_t k = c.k0 + kk;
-                    if (s->ops->gemm(s->eng, g, ib * pl->cg + m, as[ib * pl->d + kk],
-                                     bs[kk * pl->cg + m], tile_len(in->m, s->t, i),
-                                     tile_len(in->n, s->t, j), tile_len(in->k, s->t, k),
-                                     c.z > 0 || kk > 0, err) != 0)
+                    if (s->ops->gemm(s->eng, g, cs + m, as[ib * pl->d + kk], bs[kk * pl->cg + m],
+                                     tile_len(in->m, s->t, i), tile_len(in->n, s->t, j),
+                                     tile_len(in->k, s->t, k), c.z > 0 || kk > 0, err) != 0)
                         return -1;
                     s->cnt[CNT_PRODUCTS] += 1.0;
                 }
                 if (c.z == pl->Z - 1) {
-                    const int64_t il = c.x * pl->b + ib, jl = c.y * pl->c + g + (int64_t)pl->G * m;
+                    const int64_t il = c.row0 + ib, jl = c.y * pl->c + g + (int64_t)pl->G * m;
                     const int64_t el = tile_len(in->m, s->t, i) * tile_len(in->n, s->t, j);
-                    if (s->ops->store_c(s->eng, g, ib * pl->cg + m, c_local(s, il, jl),
-                                        (size_t)el * s->elem, err) != 0)
+                    if (s->ops->store_c(s->eng, g, cs + m, c_local(s, il, jl), (size_t)el * s->elem,
+                                        err) != 0)
                         return -1;
                     s->c_writes[il * s->cols + jl]++;
                     s->cnt[CNT_D2H_C] += 1.0;
                     s->cnt[CNT_EL_D2H] += (double)el;
+                    s->tail[g] += 1.0;
+                    s->tail_el[g] += (double)el;
                 }
             }
         }
@@ -725,7 +737,7 @@ int gemm_tiled_run(gemm_tiled *s, rt_err *err)
     memset(s->cnt, 0, sizeof s->cnt);
     for (int g = 0; g < pl->G; ++g) {
         gemm_cache_reset(s->cache[g]);
-        s->gpu_loads[g] = 0.0;
+        s->gpu_loads[g] = s->tail[g] = s->tail_el[g] = 0.0;
     }
     memset(s->c_writes, 0, (size_t)(s->rows * s->cols) * sizeof *s->c_writes);
     const int64_t S = gemm_plan_chunks(pl), L = pl->l;
@@ -837,6 +849,8 @@ int gemm_tiled_create(const gemm_inputs *in, const gemm_plan *pl, int64_t t, voi
     s->c_writes = xcalloc((size_t)(s->rows * s->cols), sizeof *s->c_writes, &bad);
     s->cache = xcalloc((size_t)pl->G, sizeof *s->cache, &bad);
     s->gpu_loads = xcalloc((size_t)pl->G, sizeof *s->gpu_loads, &bad);
+    s->tail = xcalloc((size_t)pl->G, sizeof *s->tail, &bad);
+    s->tail_el = xcalloc((size_t)pl->G, sizeof *s->tail_el, &bad);
     s->evicts = xcalloc((size_t)pl->G, sizeof *s->evicts, &bad);
     s->ahit = xcalloc((size_t)(pl->G * pl->b * pl->d), 1, &bad);
     s->bhit = xcalloc((size_t)(pl->G * pl->d * pl->cg), 1, &bad);
@@ -990,6 +1004,8 @@ void gemm_tiled_free(gemm_tiled *s)
     free(s->evicts);
     free(s->cache);
     free(s->gpu_loads);
+    free(s->tail);
+    free(s->tail_el);
     free(s->c_writes);
     free(s->tier_of);
     free(s->mate_of);
@@ -1112,6 +1128,10 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
         M_EL_D2D,
         M_EL_IPC,
         M_SUM,
+        M_TAIL,    /* measured: C tiles written back in each GPU's last block */
+        M_EL_TAIL, /* and their elements */
+        M_MTAIL,   /* the model's */
+        M_MEL_TAIL,
         M_N
     };
     double sum[M_N];
@@ -1131,6 +1151,13 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     sum[M_EL_D2D] = pc.el_d2d;
     sum[M_EL_IPC] = pc.el_ipc;
     sum[M_SUM] = s->checksum;
+    sum[M_TAIL] = sum[M_EL_TAIL] = 0.0;
+    for (int g = 0; g < pl->G; ++g) {
+        sum[M_TAIL] += s->tail[g];
+        sum[M_EL_TAIL] += s->tail_el[g];
+    }
+    sum[M_MTAIL] = pc.d2h_tail;
+    sum[M_MEL_TAIL] = pc.el_tail;
     /* Maxima: tiles loaded by one GPU (measured), writes of one C tile, setup times; minima via
      * negation. */
     double mx[5] = {0.0, 0.0, 0.0, s->fill_s, s->pin_s};
@@ -1169,6 +1196,8 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "pool_a_tiles", "count", (double)pl->pool_a, 1);
     rt_metrics_add(m, "pool_b_tiles", "count", (double)pl->pool_b, 1);
     rt_metrics_add(m, "transport_ipc", "flag", pl->ipc && P > 1 ? 1.0 : 0.0, 1);
+    rt_metrics_add(m, "tail_split", "count", (double)pl->xs, 1);
+    rt_metrics_add(m, "tail_block_rows", "count", (double)pl->bs, 1);
     /* Eq. (1) assumes A is reloaded for every block column in cases (b) and (c); when the pool
      * left beside B holds all A tiles of a process row, LRU keeps them and A is loaded once (the
      * exact count then equals case (a)'s form and Eq. (1) overcounts). */
@@ -1196,6 +1225,12 @@ int gemm_tiled_metrics(gemm_tiled *s, rt_metrics *m, rt_err *err)
     rt_metrics_add(m, "model_bytes_d2h", "bytes", sum[M_EL_D2H] * el, 1);
     rt_metrics_add(m, "model_bytes_d2d", "bytes", sum[M_EL_D2D] * el, 1);
     rt_metrics_add(m, "model_bytes_ipc", "bytes", sum[M_EL_IPC] * el, 1);
+    /* The tail (all GPUs): C written back after each GPU's last block, which nothing of the
+     * GPU's overlaps but that block's last chunk. */
+    rt_metrics_add(m, "tiles_d2h_tail", "count", sum[M_TAIL], 1);
+    rt_metrics_add(m, "model_tiles_d2h_tail", "count", sum[M_MTAIL], 1);
+    rt_metrics_add(m, "bytes_d2h_tail", "bytes", sum[M_EL_TAIL] * el, 1);
+    rt_metrics_add(m, "model_bytes_d2h_tail", "bytes", sum[M_MEL_TAIL] * el, 1);
     const double loads = sum[CNT_H2D_A] + sum[CNT_H2D_B] + sum[CNT_D2D_A] + sum[CNT_D2D_B] +
                          sum[CNT_IPC_A] + sum[CNT_IPC_B] + sum[CNT_D2H_C];
     const double eq1 = gemm_eq1(pl);

@@ -2,7 +2,8 @@
 # test_gpu_run.sh, ci/gpu-gemm-scale.sh): no point wrong, in error, timed out or above its roofline,
 # except a cuBLAS math mode that the GPU or library does not offer (error naming cublasSetMathMode)
 # or whose reduced precision fails the FP gate (tf32, bf16x9, fp64_emulated: wrong); every tiled
-# point's tiles and bytes per path (host, device to device, ipc, MPI) equal the exact model, every C
+# point's tiles and bytes per path (host, device to device, ipc, MPI) and of the tail (C written back
+# after each GPU's last block) equal the exact model, every C
 # tile written once, one C per precision and tile size whatever the schedule (c_sample_checksum);
 # every verified point carries a roofline bound.
 # Args: store, label (for the messages). Prints one line; exits 1 on the first failure.
@@ -17,7 +18,7 @@ bad=$(sql "SELECT kernel || ' ' || params || ': ' || status || ' ' || IFNULL(rea
 [ -z "$bad" ] || fail "points not ok: $bad"
 tiled="kernel LIKE 'gemm.%.tiled' AND status = 'ok'"
 nt=$(sql "SELECT COUNT(*) FROM points p WHERE $tiled")
-for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_ipc_a tiles_ipc_b tiles_d2h_c mpi_tiles_recv bytes_h2d bytes_d2h bytes_d2d bytes_ipc; do
+for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_ipc_a tiles_ipc_b tiles_d2h_c tiles_d2h_tail mpi_tiles_recv bytes_h2d bytes_d2h bytes_d2d bytes_ipc bytes_d2h_tail; do
   d=$(sql "SELECT params || ': ' || $(m "$c") || ' vs ' || $(m "model_$c") FROM points p WHERE $tiled AND $(m "$c") != $(m "model_$c") LIMIT 2")
   [ -z "$d" ] || fail "$c differs from the exact model: $d"
 done

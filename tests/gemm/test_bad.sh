@@ -44,9 +44,11 @@ matrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]
 kernels: [{name: gemm.cpu.tiled, params: {lookahead: [-2]}}]
 YAML
 rt_validate_refuses "$RT" "$WORK/dom.yaml" lookahead "lookahead = -2"
-# Garbage in the new parameters: a transport, a math mode and a GPU count outside their domains.
+# Garbage in the new parameters: a transport, a math mode, a GPU count and tail splits outside
+# their domains (0, negative, not a number).
 for bad in "gemm.cpu.tiled:transport:[tcp]" "gemm.cuda.cublas:math_mode:[fast]" \
-  "gemm.cuda.cublasxt:xt_gpus:[-1]" "gemm.cpu.tiled:ipc_deny:[2]"; do
+  "gemm.cuda.cublasxt:xt_gpus:[-1]" "gemm.cpu.tiled:ipc_deny:[2]" "gemm.cpu.tiled:tail_split:[0]" \
+  "gemm.cuda.tiled:tail_split:[-3]" "gemm.cpu.tiled:tail_split:[two]"; do
   IFS=: read -r kern param value <<<"$bad"
   printf 'experiment: {name: gemm-bad-param}\nmatrices: [{name: dense, generator: banded, rows: 4, bandwidth: 1}]\nkernels: [{name: %s, params: {%s: %s}}]\n' \
     "$kern" "$param" "$value" >"$WORK/param.yaml"

@@ -254,6 +254,117 @@ static void test_elements(void)
     RT_CHECK(gemm_plan_make(&req, &pl, &err) != 0 && rt_test_contains(err.msg, "not valid"));
 }
 
+static gemm_plan plan_split(int64_t n, int G, int64_t b, int64_t budget, int64_t split)
+{
+    gemm_plan_req req = req_of(n, 1, 1, G, b, 2, 0, budget);
+    req.split = split;
+    gemm_plan pl;
+    rt_err err;
+    rt_err_clear(&err);
+    RT_CHECK_MSG(gemm_plan_make(&req, &pl, &err) == 0, "%s", err.msg);
+    return pl;
+}
+
+/* The tail split, 12^3 tiles on one process, d = 2, l = 0 (docs/families/gemm.md works them out):
+ * the last block row's rows in sub-blocks, the tail (C of the GPU's last block) smaller by the
+ * split, B reloaded per sub-block only where its pool cycles (case (c)), Eq. (1) counting it. */
+static void test_tail_split(void)
+{
+    gemm_gpu_counts c;
+    /* Everything fits, one block of 12 x 12: the split moves nothing more, the tail shrinks from
+     * all of C (144) to the last sub-block's 4 x 12. */
+    gemm_plan pl = plan_split(12, 1, 12, 0, 1);
+    RT_CHECK(pl.X == 1 && pl.xs == 1 && pl.bs == 12 && pl.mem_case == 'a');
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK(c.total == 432 && c.c_tail == 144);
+    pl = plan_split(12, 1, 12, 0, 3);
+    RT_CHECK(pl.X == 3 && pl.xs == 3 && pl.bs == 4 && pl.xf == 0 && pl.l == 0);
+    RT_CHECK(gemm_plan_block_row0(&pl, 2) == 8 && gemm_plan_block_slot0(&pl, 2) == 8);
+    RT_CHECK(gemm_plan_block_rows(&pl, 0, 1) == 4 && gemm_plan_chunks(&pl) == 18);
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK_MSG(c.a_loads == 144 && c.b_loads == 144 && c.c_writes == 144 && c.c_tail == 48,
+                 "a %g b %g c %g tail %g", c.a_loads, c.b_loads, c.c_writes, c.c_tail);
+    RT_CHECK(fabs(gemm_eq1(&pl) - 432) < 1e-9);
+    /* Case (c), b = c = 4 (X = Y = 3), 40 tiles: A pool 8, B pool 16 < the 48 B tiles of a block
+     * column, so B moves once per block row: 3 x 48 x 3 = 432, A 3 x 144, C 144: 1008. */
+    pl = plan_split(12, 1, 4, 40, 1);
+    RT_CHECK(pl.mem_case == 'c' && pl.pool_a == 8 && pl.pool_b == 16 && pl.X == 3);
+    gemm_model_gpu(&pl, 0, 0, 0, &c);
+    RT_CHECK(c.a_loads == 432 && c.b_loads == 432 && c.total == 1008 && c.c_tail == 16);
+    RT_CHECK(fabs(gemm_eq1(&pl) - 1008) < 1e-9);
+    /* Split 2: the last block row as 2 sub-blocks of 2 rows (X = 4): B 4 x 48 x 3 = 576, the
+     * tail 2 x 4 = 8; the pools, the lookahead and A stay. Eq. (1) counts the 4 B passes. */
+    gemm_plan sp = plan_split(12, 1, 4, 40, 2);
+    RT_CHECK(sp.X == 4 && sp.xs == 2 && sp.bs == 2 && sp.pool_a == 8 && sp.pool_b == 16);
+    gemm_model_gpu(&sp, 0, 0, 0, &c);
+    RT_CHECK(c.a_loads == 432 && c.b_loads == 576 && c.total == 1152 && c.c_tail == 8);
+    RT_CHECK(fabs(gemm_eq1(&sp) - 1152) < 1e-9);
+    /* Split 3 of 4 rows: sub-blocks of ceil(4/3) = 2 rows, so 2 of them (never an empty one). */
+    sp = plan_split(12, 1, 4, 40, 3);
+    RT_CHECK(sp.xs == 2 && sp.bs == 2 && sp.X == 4);
+    /* Split 4: 4 sub-blocks of one row, B 6 x 48 x 3 = 864, tail 4. */
+    sp = plan_split(12, 1, 4, 40, 4);
+    gemm_model_gpu(&sp, 0, 0, 0, &c);
+    RT_CHECK(sp.xs == 4 && c.b_loads == 864 && c.c_tail == 4);
+    gemm_proc_counts pc;
+    gemm_model_process(&sp, 0, 0, NULL, &pc);
+    RT_CHECK(pc.h2d_b == 864 && pc.d2h_tail == 4 && pc.d2h_c == 144);
+    /* Case (b) on 2 GPUs (B pool 24 holds each GPU's block column): the split adds nothing; each
+     * GPU's tail is 2 rows x 2 columns instead of 4 x 2. */
+    pl = plan_split(12, 2, 4, 40, 1);
+    sp = plan_split(12, 2, 4, 40, 2);
+    RT_CHECK(pl.mem_case == 'b' && sp.mem_case == 'b' && sp.pool_b == 24 && sp.pool_a == 8);
+    for (int g = 0; g < 2; ++g) {
+        gemm_gpu_counts c1, c2;
+        gemm_model_gpu(&pl, 0, 0, g, &c1);
+        gemm_model_gpu(&sp, 0, 0, g, &c2);
+        RT_CHECK(c1.total == c2.total && c2.a_loads == 432 && c2.b_loads == 72);
+        RT_CHECK(c1.c_tail == 8 && c2.c_tail == 4);
+    }
+    RT_CHECK(fabs(gemm_eq1(&sp) - gemm_eq1(&pl)) < 1e-9);
+    /* A negative split is bad input. */
+    gemm_plan_req bad = req_of(12, 1, 1, 1, 4, 2, 0, 40);
+    bad.split = -1;
+    rt_err err;
+    RT_CHECK(gemm_plan_make(&bad, &pl, &err) != 0 && rt_test_contains(err.msg, "tail_split"));
+}
+
+/* The split on unequal process rows: 11 tile rows over 3 process rows (4, 4, 3), b = 2: the last
+ * block row (rows 2..3) in sub-blocks of one row; process row 2 has no row in the last one, so its
+ * tail is its block row 1's one row; every C tile is still written once; the volume formula
+ * counts B per sub-block. */
+static void test_tail_split_ragged(void)
+{
+    gemm_plan_req req = {.mt = 11, .nt = 6, .kt = 6, .p = 3, .q = 1, .G = 1, .b = 2, .c = 2};
+    req.d = 2;
+    req.split = 2;
+    gemm_plan pl;
+    rt_err err;
+    RT_CHECK_MSG(gemm_plan_make(&req, &pl, &err) == 0, "%s", err.msg);
+    RT_CHECK(pl.xf == 1 && pl.bl == 2 && pl.bs == 1 && pl.xs == 2 && pl.X == 3 && pl.Y == 3);
+    RT_CHECK(gemm_plan_block_rows(&pl, 0, 2) == 1 && gemm_plan_block_rows(&pl, 2, 1) == 1 &&
+             gemm_plan_block_rows(&pl, 2, 2) == 0);
+    double writes = 0.0;
+    for (int u = 0; u < 3; ++u) {
+        gemm_gpu_counts c;
+        gemm_model_gpu(&pl, u, 0, 0, &c);
+        writes += c.c_writes;
+        RT_CHECK_MSG(c.c_tail == 2, "process row %d: tail %g", u, c.c_tail);
+    }
+    RT_CHECK(writes == 66);
+    /* B over MPI: per block column (2 columns) and block row a process computes in, the 4 of the
+     * 6 k it does not own, 2 tiles each: 24 per block row and column (here 3 columns). Process
+     * rows 0 and 1 compute in 3 block rows (the last as 2 sub-blocks), row 2 in 2: 64 on average.
+     */
+    double recv = 0.0;
+    for (int u = 0; u < 3; ++u) {
+        gemm_proc_counts pc;
+        gemm_model_process(&pl, u, 0, NULL, &pc);
+        recv += pc.recv_b;
+    }
+    RT_CHECK_MSG(fabs(recv / 3 - 64) < 1e-9, "recv_b %g", recv / 3);
+}
+
 static void test_cache(void)
 {
     gemm_cache *c = NULL;
@@ -332,6 +443,8 @@ int main(void)
     test_ragged();
     test_ipc();
     test_elements();
+    test_tail_split();
+    test_tail_split_ragged();
     test_cache();
     test_gpu_map();
     return RT_TEST_RESULT();

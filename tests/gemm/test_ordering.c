@@ -564,6 +564,7 @@ static void sim_free(sim *s)
 typedef struct tcase {
     int64_t n, t, b, d, budget;
     int G, l, ipc;
+    int64_t split; /* tail_split (0: none) */
 } tcase;
 
 /* Runs a case twice on the simulated device; returns the races of all ranks, and their misuses
@@ -595,6 +596,7 @@ static int64_t run_case(rt_comm *comm, const tcase *c, int drop, char *first, si
                                .c = c->b,
                                .d = c->d,
                                .l = c->l,
+                               .split = c->split,
                                .budget_tiles = c->budget,
                                .ipc = c->ipc,
                                .m = c->n,
@@ -653,11 +655,17 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     /* 12^3 tiles of 4 (and 10^3 ragged of 5), b = c = 2: budgets of everything (1000 tiles),
-     * case (b) (40) and (c) (28, 20 with l = 1), G = 1, 2, lookahead 0..2, ipc and mpi. */
+     * case (b) (40) and (c) (28, 20 with l = 1), G = 1, 2, lookahead 0..2, ipc and mpi. Then the
+     * tail split: one block of all C in 3 and 4 sub-blocks (everything fits), b = c = 4 in case
+     * (c) (36 and 48 tiles on 2 GPUs: B reloaded per sub-block) split 2 and 4, ragged split 2. */
     const tcase cases[] = {
-        {48, 4, 2, 2, 1000, 1, 1, 1}, {48, 4, 2, 2, 40, 1, 0, 1},   {48, 4, 2, 2, 40, 2, 2, 1},
-        {48, 4, 2, 2, 28, 1, 2, 1},   {48, 4, 2, 2, 28, 2, 2, 1},   {48, 4, 2, 1, 20, 1, 1, 1},
-        {48, 4, 2, 2, 28, 2, 2, 0},   {45, 5, 2, 1, 4000, 2, 1, 1}, {45, 5, 2, 1, 30, 2, 1, 1},
+        {48, 4, 2, 2, 1000, 1, 1, 1, 1},  {48, 4, 2, 2, 40, 1, 0, 1, 1},
+        {48, 4, 2, 2, 40, 2, 2, 1, 1},    {48, 4, 2, 2, 28, 1, 2, 1, 1},
+        {48, 4, 2, 2, 28, 2, 2, 1, 1},    {48, 4, 2, 1, 20, 1, 1, 1, 1},
+        {48, 4, 2, 2, 28, 2, 2, 0, 1},    {45, 5, 2, 1, 4000, 2, 1, 1, 1},
+        {45, 5, 2, 1, 30, 2, 1, 1, 1},    {48, 4, 12, 2, 1000, 1, 1, 1, 3},
+        {48, 4, 12, 1, 1000, 2, 1, 1, 4}, {48, 4, 4, 2, 36, 2, 1, 1, 2},
+        {48, 4, 4, 2, 48, 2, 2, 0, 4},    {45, 5, 4, 1, 4000, 2, 1, 1, 2},
     };
     const int n_cases = (int)(sizeof cases / sizeof cases[0]);
     char first[2048] = "";
@@ -666,10 +674,10 @@ int main(int argc, char **argv)
         int64_t misuses = 0;
         const int64_t races = run_case(comm, &cases[i], DROP_NONE, first, sizeof first, &misuses);
         RT_CHECK_MSG(races == 0 && misuses == 0,
-                     "case %d (G %d, budget %lld, l %d, ipc %d): %lld races, %lld misused events; "
-                     "%s",
+                     "case %d (G %d, budget %lld, l %d, ipc %d, split %lld): %lld races, %lld "
+                     "misused events; %s",
                      i, cases[i].G, (long long)cases[i].budget, cases[i].l, cases[i].ipc,
-                     (long long)races, (long long)misuses, first);
+                     (long long)cases[i].split, (long long)races, (long long)misuses, first);
     }
     /* The checks fire: each wait left out makes the streams race somewhere (DROP_*); each broken
      * rule of events is reported as a misuse (BREAK_*: G = 2 with evictions, node peers for the
@@ -679,16 +687,20 @@ int main(int argc, char **argv)
         const char *name;
         tcase c;
     } mutants[] = {
-        {DROP_READY, 0, 0, "no wait: products before tiles", {48, 4, 2, 2, 40, 2, 1, 1}},
-        {DROP_COMPUTED, 0, 0, "no wait: loads before evicted readers", {48, 4, 2, 2, 28, 1, 2, 1}},
-        {DROP_CFREE, 0, 0, "no wait: C products before write-back", {48, 4, 2, 2, 40, 1, 1, 1}},
-        {DROP_PEER_OWN, 1, 0, "no wait: pulls before owner's loads", {48, 4, 2, 2, 40, 1, 1, 1}},
-        {DROP_PEER_LOADED, 1, 0, "no wait: evictions before pulls", {48, 4, 2, 2, 28, 1, 2, 1}},
-        {BREAK_LOADED_ACROSS, 0, 1, "other GPU's LOADED waited", {48, 4, 2, 2, 28, 2, 2, 1}},
-        {BREAK_VIA_LAST, 1, 1, "peer events imported on one GPU", {48, 4, 2, 2, 28, 2, 2, 1}},
-        {BREAK_EARLY, 0, 1, "wait before its chunk's record", {48, 4, 2, 2, 28, 1, 2, 1}},
-        {BREAK_UNCREATED, 0, 1, "slot event never created waited", {48, 4, 2, 2, 40, 1, 1, 1}},
-        {BREAK_RECORD_OTHER, 0, 1, "next GPU's COPIED recorded", {48, 4, 2, 2, 28, 2, 2, 1}},
+        {DROP_READY, 0, 0, "no wait: products before tiles", {48, 4, 2, 2, 40, 2, 1, 1, 1}},
+        {DROP_COMPUTED,
+         0,
+         0,
+         "no wait: loads before evicted readers",
+         {48, 4, 2, 2, 28, 1, 2, 1, 1}},
+        {DROP_CFREE, 0, 0, "no wait: C products before write-back", {48, 4, 2, 2, 40, 1, 1, 1, 1}},
+        {DROP_PEER_OWN, 1, 0, "no wait: pulls before owner's loads", {48, 4, 2, 2, 40, 1, 1, 1, 1}},
+        {DROP_PEER_LOADED, 1, 0, "no wait: evictions before pulls", {48, 4, 2, 2, 28, 1, 2, 1, 1}},
+        {BREAK_LOADED_ACROSS, 0, 1, "other GPU's LOADED waited", {48, 4, 2, 2, 28, 2, 2, 1, 1}},
+        {BREAK_VIA_LAST, 1, 1, "peer events imported on one GPU", {48, 4, 2, 2, 28, 2, 2, 1, 1}},
+        {BREAK_EARLY, 0, 1, "wait before its chunk's record", {48, 4, 2, 2, 28, 1, 2, 1, 1}},
+        {BREAK_UNCREATED, 0, 1, "slot event never created waited", {48, 4, 2, 2, 40, 1, 1, 1, 1}},
+        {BREAK_RECORD_OTHER, 0, 1, "next GPU's COPIED recorded", {48, 4, 2, 2, 28, 2, 2, 1, 1}},
     };
     int caught = 0, broke = 0;
     for (size_t i = 0; i < sizeof mutants / sizeof mutants[0]; ++i) {

@@ -27,11 +27,20 @@ nt=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled")
 once=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $tiled AND $(m c_tile_writes_min) = 1 AND $(m c_tile_writes_max) = 1 AND $(m tiles_d2h_c) = $(m tiles_m) * $(m tiles_n) AND $(m tile_products) = $(m tiles_m) * $(m tiles_n) * $(m tiles_k)")
 [ "$once" = "$nt" ] || fail "$once of $nt points computed every C tile exactly once"
 # Measured counters equal the plan's model.
-for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_d2h_c mpi_tiles_recv; do
+for c in tiles_h2d_a tiles_h2d_b tiles_d2d_a tiles_d2h_c tiles_d2h_tail bytes_d2h_tail mpi_tiles_recv; do
   bad=$(sql "$db" "SELECT params || ': ' || $(m "$c") || ' vs ' || $(m "model_$c") FROM points p WHERE $tiled AND $(m "$c") != $(m "model_$c") LIMIT 2")
   [ -z "$bad" ] || fail "$c differs from the model: $bad"
 done
 rt_net_bytes_modelled "$db" "status = 'ok'" "kernel || ' ' || params"
+# The tail split: every split point writes back less C after its GPUs' last block than the same
+# point without the split, and moves as many C tiles in all.
+same="q.kernel = p.kernel AND json_extract(q.params, '\$.tail_split') = 1 AND json_set(q.params, '\$.tail_split', 0) = json_set(p.params, '\$.tail_split', 0)"
+mq() { echo "(SELECT value FROM metrics WHERE point_id = q.id AND name = '$1')"; }
+split="$tiled AND json_extract(p.params, '\$.tail_split') > 1 AND $(m tail_split) > 1 AND EXISTS (SELECT 1 FROM points q WHERE $same AND q.status = 'ok')"
+nsp=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $split")
+[ "$nsp" -ge 8 ] || fail "only $nsp split points beside their unsplit twins"
+shrunk=$(sql "$db" "SELECT COUNT(*) FROM points p WHERE $split AND (SELECT COUNT(*) FROM points q WHERE $same AND $(mq tiles_d2h_tail) > $(m tiles_d2h_tail) AND $(mq tiles_d2h_c) = $(m tiles_d2h_c)) = 1")
+[ "$shrunk" = "$nsp" ] || fail "$shrunk of $nsp split points have a smaller tail than without the split"
 # Where the tiles divide everything (t = 4, b = c = 2 on 12 x 12 x 12 tiles), Eq. (1) and the
 # volume formula hold exactly.
 div="$tiled AND params LIKE '%\"b\":2,%' AND params LIKE '%\"t\":4%'"
