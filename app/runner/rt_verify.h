@@ -41,6 +41,10 @@ int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
                      const double *scale, int64_t n, double tolerance, rt_verify_result *r,
                      rt_err *err);
 
+/* Fills out[0..n) with NaN before a kernel hands over its output, so an element it never writes
+ * fails the check. */
+void rt_verify_poison(double *out, int64_t n);
+
 /* 1 when both checks passed. */
 int rt_verify_passed(const rt_verify_result *r);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_strutil.h"
 #include "spmm_bank_order.h"
 
 /* Shared-memory banks of 4-byte words: the keys of bank_order = 1 (with bank_lanes 8, four
@@ -833,4 +834,13 @@ void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m)
                          nmap * 4.0 + (double)(n_offsets + 1) * 8.0 +
                          (double)plan->stored * (double)(plan->p.index_bytes + 8);
     rt_metrics_add(m, "plan_bytes", "bytes", bytes, 1);
+}
+
+uint64_t rt_tiled_pattern_fingerprint(const rt_csr *a)
+{
+    uint64_t h =
+        rt_hash64(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t), 0x1f83d9abfb41bd6bULL);
+    if (a->nnz > 0)
+        h = rt_hash64(a->colidx, (size_t)a->nnz * sizeof(int32_t), h);
+    return h;
 }

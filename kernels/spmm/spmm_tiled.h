@@ -98,4 +98,9 @@ int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err
  * by K and its precision's size / 8), plan_bytes (host memory of the plan's arrays). */
 void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m);
 
+/* A fingerprint of a's pattern (row offsets and column indices, not the values): what keys the
+ * plan facts a CUDA context remembers between the points of a sweep, so that a different matrix
+ * never meets another's facts. Only ever compared within one process, never stored. */
+uint64_t rt_tiled_pattern_fingerprint(const rt_csr *a);
+
 #endif

@@ -5,18 +5,8 @@
 #include <string.h>
 
 #include "rt_clock.h"
-#include "rt_strutil.h"
 #include "spmm_cuda_common.h"
 #include "spmm_traffic.h"
-
-static uint64_t pattern_fingerprint(const rt_csr *a)
-{
-    uint64_t h =
-        rt_hash64(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t), 0x1f83d9abfb41bd6bULL);
-    if (a->nnz > 0)
-        h = rt_hash64(a->colidx, (size_t)a->nnz * sizeof(int32_t), h);
-    return h;
-}
 
 static int same_params(const rt_tiled_params *x, const rt_tiled_params *y)
 {
@@ -152,7 +142,7 @@ int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, const char *memo_key, const char
     rt_tiled_plan_metrics(&plan, &dev->plan_metrics);
     rt_metrics_add(&dev->plan_metrics, "stages_per_block", "count",
                    plan.nblocks > 0 ? (double)plan.nstages / (double)plan.nblocks : 0.0, 1);
-    remember_summary(ctx, memo_key, a, pattern_fingerprint(a), &plan);
+    remember_summary(ctx, memo_key, a, rt_tiled_pattern_fingerprint(a), &plan);
     rt_tiled_plan_free(&plan);
     return rc;
 }
@@ -180,7 +170,7 @@ const rt_spmm_tiled_summary *rt_spmm_tiled_summary_get(rt_cuda_ctx *ctx, const c
                                                        const rt_csr *a, const rt_tiled_params *tp,
                                                        const char *what, rt_err *err)
 {
-    const uint64_t fp = pattern_fingerprint(a);
+    const uint64_t fp = rt_tiled_pattern_fingerprint(a);
     const rt_spmm_tiled_summary *sum = find_summary(ctx, memo_key, a, fp, tp);
     if (sum)
         return sum;
