@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_comm.h"
@@ -19,6 +20,39 @@ static double element_ratio(double out, double ref, double scale, double toleran
     return bound > 0 ? diff / bound : INFINITY;
 }
 
+/* The comparison runs over chunks of this many elements, the chunks in parallel; their sums are
+ * then added in chunk order, so the result does not depend on the number of threads. */
+#define VERIFY_CHUNK (INT64_C(1) << 16)
+
+typedef struct chunk_sums {
+    double diff2, ref2, nonfinite, over, worst;
+    int64_t worst_i;
+} chunk_sums;
+
+static void compare_chunk(const double *out, const double *ref, const double *scale, int64_t i0,
+                          int64_t i1, double tolerance, chunk_sums *c)
+{
+    *c = (chunk_sums){.worst = -1.0, .worst_i = -1};
+    for (int64_t i = i0; i < i1; ++i) {
+        const double o = out[i], f = ref[i];
+        if (!isfinite(o)) {
+            c->nonfinite += 1.0;
+        } else {
+            c->diff2 += (o - f) * (o - f);
+            c->ref2 += f * f;
+        }
+        if (scale || !isfinite(o)) {
+            const double ratio = scale ? element_ratio(o, f, scale[i], tolerance) : INFINITY;
+            if (ratio > 1.0)
+                c->over += 1.0;
+            if (ratio > c->worst) {
+                c->worst = ratio;
+                c->worst_i = i;
+            }
+        }
+    }
+}
+
 int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
                      const double *scale, int64_t n, double tolerance, rt_verify_result *r,
                      rt_err *err)
@@ -26,27 +60,38 @@ int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
     memset(r, 0, sizeof *r);
     r->tolerance = tolerance;
     r->elementwise = scale != NULL;
+    const int64_t nchunks = n > 0 ? (n + VERIFY_CHUNK - 1) / VERIFY_CHUNK : 0;
+    chunk_sums *part = malloc((size_t)(nchunks > 0 ? nchunks : 1) * sizeof *part);
+    if (part) {
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < nchunks; ++c) {
+            const int64_t i0 = c * VERIFY_CHUNK;
+            compare_chunk(out, ref, scale, i0, i0 + VERIFY_CHUNK < n ? i0 + VERIFY_CHUNK : n,
+                          tolerance, &part[c]);
+        }
+    }
+    /* In chunk order (serially, chunk by chunk, when the partials found no memory): the same sums
+     * either way, and the first of equally bad elements is the one reported. */
     double diff2 = 0.0, ref2 = 0.0, nonfinite = 0.0, over = 0.0;
     double worst = -1.0;
     int64_t worst_i = -1;
-    for (int64_t i = 0; i < n; ++i) {
-        const double o = out[i], f = ref[i];
-        if (!isfinite(o)) {
-            nonfinite += 1.0;
-        } else {
-            diff2 += (o - f) * (o - f);
-            ref2 += f * f;
-        }
-        if (scale || !isfinite(o)) {
-            const double ratio = scale ? element_ratio(o, f, scale[i], tolerance) : INFINITY;
-            if (ratio > 1.0)
-                over += 1.0;
-            if (ratio > worst) {
-                worst = ratio;
-                worst_i = i;
-            }
+    for (int64_t c = 0; c < nchunks; ++c) {
+        chunk_sums one;
+        const int64_t i0 = c * VERIFY_CHUNK;
+        if (!part)
+            compare_chunk(out, ref, scale, i0, i0 + VERIFY_CHUNK < n ? i0 + VERIFY_CHUNK : n,
+                          tolerance, &one);
+        const chunk_sums *cs = part ? &part[c] : &one;
+        diff2 += cs->diff2;
+        ref2 += cs->ref2;
+        nonfinite += cs->nonfinite;
+        over += cs->over;
+        if (cs->worst > worst) {
+            worst = cs->worst;
+            worst_i = cs->worst_i;
         }
     }
+    free(part);
     double g_diff2 = 0, g_ref2 = 0, g_nonfinite = 0, g_over = 0, g_worst = -1.0;
     if (rt_comm_sum_double(comm, diff2, &g_diff2, err) != 0 ||
         rt_comm_sum_double(comm, ref2, &g_ref2, err) != 0 ||
@@ -92,6 +137,7 @@ int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
 
 void rt_verify_poison(double *out, int64_t n)
 {
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i)
         out[i] = NAN;
 }

@@ -5,7 +5,9 @@
  *   - elementwise, when the family gives a scale (|A||B| for a product): every element satisfies
  *     |out - ref| <= RT_VERIFY_ELEMENT_FACTOR x tolerance x scale, so one wrong element of a large
  *     output cannot hide in the norm.
- * A non-finite output element (NaN poison never overwritten, overflow) fails both. */
+ * A non-finite output element (NaN poison never overwritten, overflow) fails both.
+ * The comparison (and the poison) run over the OpenMP threads; the sums are taken over fixed chunks
+ * and added in order, so a result does not depend on the number of threads. */
 #ifndef RT_VERIFY_H
 #define RT_VERIFY_H
 
