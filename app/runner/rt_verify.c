@@ -32,25 +32,33 @@ typedef struct chunk_sums {
 static void compare_chunk(const double *out, const double *ref, const double *scale, int64_t i0,
                           int64_t i1, double tolerance, chunk_sums *c)
 {
-    *c = (chunk_sums){.worst = -1.0, .worst_i = -1};
+    /* Locals, not c's fields: c could alias the arrays, which would keep the sums in memory. */
+    double diff2 = 0.0, ref2 = 0.0, nonfinite = 0.0, over = 0.0, worst = -1.0;
+    int64_t worst_i = -1;
     for (int64_t i = i0; i < i1; ++i) {
         const double o = out[i], f = ref[i];
         if (!isfinite(o)) {
-            c->nonfinite += 1.0;
+            nonfinite += 1.0;
         } else {
-            c->diff2 += (o - f) * (o - f);
-            c->ref2 += f * f;
+            diff2 += (o - f) * (o - f);
+            ref2 += f * f;
         }
         if (scale || !isfinite(o)) {
             const double ratio = scale ? element_ratio(o, f, scale[i], tolerance) : INFINITY;
             if (ratio > 1.0)
-                c->over += 1.0;
-            if (ratio > c->worst) {
-                c->worst = ratio;
-                c->worst_i = i;
+                over += 1.0;
+            if (ratio > worst) {
+                worst = ratio;
+                worst_i = i;
             }
         }
     }
+    *c = (chunk_sums){.diff2 = diff2,
+                      .ref2 = ref2,
+                      .nonfinite = nonfinite,
+                      .over = over,
+                      .worst = worst,
+                      .worst_i = worst_i};
 }
 
 int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
