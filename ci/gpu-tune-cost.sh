@@ -9,6 +9,7 @@
 #           between points), cuda.memo, kernels.tiled_plan, kernels.tiled_cpu, trust.verify_chunks,
 #           trust.elementwise
 #   bench   bench/point-cost on the host's cores: the host steps of one point, per matrix
+#           (register_tile 1-8 of the config's sweep, to keep the call short)
 #   tune    one serial `rooftune tune configs/tune/tiled-parallel.yaml` (64 points, one GPU, cold
 #           variant cache as in ci/gpu-tune-parallel.sh's serial run) and its phase summary
 #           (ci/tune-phases.py): busy time by step, to hold against an earlier run's
@@ -47,7 +48,7 @@ for stage in $stages; do
     ;;
   bench)
     say "bench: bench/point-cost, $(nproc) cores"
-    timeout "$budget" build-gpu/bench/point-cost/point_cost "$CFG" 2>&1 | tee -a "$summary"
+    timeout "$budget" build-gpu/bench/point-cost/point_cost "$CFG" --tiles 1-8 2>&1 | tee -a "$summary"
     ;;
   tune)
     db=$out/serial.db
