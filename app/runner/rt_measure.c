@@ -295,8 +295,7 @@ static int check_output(rt_measure_ctx *m, void *state, const rt_kernel_desc *ke
     step_local l;
     step_local_init(&l);
     outcome g = OUT_OK;
-    for (int64_t i = 0; i < m->n_out; ++i)
-        m->output[i] = NAN;
+    rt_verify_poison(m->output, m->n_out);
     if (kernel->output(state, m->output, &l.err) != 0)
         step_fail(&l, OUT_ERROR, "%s", l.err.msg);
     if (agree(m, l.out, l.msg, &g, msg, msglen, err) != 0)

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_comm.h"
@@ -19,17 +20,22 @@ static double element_ratio(double out, double ref, double scale, double toleran
     return bound > 0 ? diff / bound : INFINITY;
 }
 
-int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
-                     const double *scale, int64_t n, double tolerance, rt_verify_result *r,
-                     rt_err *err)
+/* The comparison runs over chunks of this many elements, the chunks in parallel; their sums are
+ * then added in chunk order, so the result does not depend on the number of threads. */
+#define VERIFY_CHUNK (INT64_C(1) << 16)
+
+typedef struct chunk_sums {
+    double diff2, ref2, nonfinite, over, worst;
+    int64_t worst_i;
+} chunk_sums;
+
+static void compare_chunk(const double *out, const double *ref, const double *scale, int64_t i0,
+                          int64_t i1, double tolerance, chunk_sums *c)
 {
-    memset(r, 0, sizeof *r);
-    r->tolerance = tolerance;
-    r->elementwise = scale != NULL;
-    double diff2 = 0.0, ref2 = 0.0, nonfinite = 0.0, over = 0.0;
-    double worst = -1.0;
+    /* Locals, not c's fields: c could alias the arrays, which would keep the sums in memory. */
+    double diff2 = 0.0, ref2 = 0.0, nonfinite = 0.0, over = 0.0, worst = -1.0;
     int64_t worst_i = -1;
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = i0; i < i1; ++i) {
         const double o = out[i], f = ref[i];
         if (!isfinite(o)) {
             nonfinite += 1.0;
@@ -47,6 +53,53 @@ int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
             }
         }
     }
+    *c = (chunk_sums){.diff2 = diff2,
+                      .ref2 = ref2,
+                      .nonfinite = nonfinite,
+                      .over = over,
+                      .worst = worst,
+                      .worst_i = worst_i};
+}
+
+int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
+                     const double *scale, int64_t n, double tolerance, rt_verify_result *r,
+                     rt_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->tolerance = tolerance;
+    r->elementwise = scale != NULL;
+    const int64_t nchunks = n > 0 ? (n + VERIFY_CHUNK - 1) / VERIFY_CHUNK : 0;
+    chunk_sums *part = malloc((size_t)(nchunks > 0 ? nchunks : 1) * sizeof *part);
+    if (part) {
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < nchunks; ++c) {
+            const int64_t i0 = c * VERIFY_CHUNK;
+            compare_chunk(out, ref, scale, i0, i0 + VERIFY_CHUNK < n ? i0 + VERIFY_CHUNK : n,
+                          tolerance, &part[c]);
+        }
+    }
+    /* In chunk order (serially, chunk by chunk, when the partials found no memory): the same sums
+     * either way, and the first of equally bad elements is the one reported. */
+    double diff2 = 0.0, ref2 = 0.0, nonfinite = 0.0, over = 0.0;
+    double worst = -1.0;
+    int64_t worst_i = -1;
+    for (int64_t c = 0; c < nchunks; ++c) {
+        chunk_sums one;
+        const int64_t i0 = c * VERIFY_CHUNK;
+        if (!part)
+            compare_chunk(out, ref, scale, i0, i0 + VERIFY_CHUNK < n ? i0 + VERIFY_CHUNK : n,
+                          tolerance, &one);
+        const chunk_sums *cs = part ? &part[c] : &one;
+        diff2 += cs->diff2;
+        ref2 += cs->ref2;
+        nonfinite += cs->nonfinite;
+        over += cs->over;
+        if (cs->worst > worst) {
+            worst = cs->worst;
+            worst_i = cs->worst_i;
+        }
+    }
+    free(part);
     double g_diff2 = 0, g_ref2 = 0, g_nonfinite = 0, g_over = 0, g_worst = -1.0;
     if (rt_comm_sum_double(comm, diff2, &g_diff2, err) != 0 ||
         rt_comm_sum_double(comm, ref2, &g_ref2, err) != 0 ||
@@ -88,6 +141,13 @@ int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
     r->worst_ref = detail[2];
     r->worst_scale = detail[3];
     return 0;
+}
+
+void rt_verify_poison(double *out, int64_t n)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = NAN;
 }
 
 int rt_verify_passed(const rt_verify_result *r)

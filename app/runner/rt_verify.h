@@ -5,7 +5,9 @@
  *   - elementwise, when the family gives a scale (|A||B| for a product): every element satisfies
  *     |out - ref| <= RT_VERIFY_ELEMENT_FACTOR x tolerance x scale, so one wrong element of a large
  *     output cannot hide in the norm.
- * A non-finite output element (NaN poison never overwritten, overflow) fails both. */
+ * A non-finite output element (NaN poison never overwritten, overflow) fails both.
+ * The comparison (and the poison) run over the OpenMP threads; the sums are taken over fixed chunks
+ * and added in order, so a result does not depend on the number of threads. */
 #ifndef RT_VERIFY_H
 #define RT_VERIFY_H
 
@@ -40,6 +42,10 @@ typedef struct rt_verify_result {
 int rt_verify_output(struct rt_comm *comm, const double *out, const double *ref,
                      const double *scale, int64_t n, double tolerance, rt_verify_result *r,
                      rt_err *err);
+
+/* Fills out[0..n) with NaN before a kernel hands over its output, so an element it never writes
+ * fails the check. */
+void rt_verify_poison(double *out, int64_t n);
 
 /* 1 when both checks passed. */
 int rt_verify_passed(const rt_verify_result *r);

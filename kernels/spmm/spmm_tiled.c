@@ -192,27 +192,18 @@ static int64_t block_footprint(const rt_csr *a, int64_t r0, int64_t r1, int32_t 
     return unique_sorted(fp, e1 - e0);
 }
 
-/* Pass 2 for one block: the slot (position in the block footprint) of every nonzero, into
- * pos[e], and the entry counts per (stage, row) or ELL widths per (stage, warp). */
-static void block_count(const rt_csr *a, const rt_tiled_plan *pl, int64_t b, int32_t *pos)
+/* Pass 2 for one block: the entry counts per (stage, row) or ELL widths per (stage, warp), from
+ * the slot (position in the block's footprint) of every nonzero, pos[e]. */
+static void block_count(const rt_csr *a, const rt_tiled_plan *pl, int64_t b, const int32_t *pos)
 {
     const int64_t bs = pl->p.block_size, buff = pl->p.buffsize;
     const int64_t s0 = pl->buffdispl[b];
-    const int32_t *fp = pl->map + pl->mapdispl[s0];
-    const int64_t nfp = pl->mapdispl[pl->buffdispl[b + 1]] - pl->mapdispl[s0];
     const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t lr = r - r0;
-        int64_t lo = 0;
         int64_t run_stage = -1, run_len = 0;
         for (int64_t e = a->rowptr[r]; e <= a->rowptr[r + 1]; ++e) {
-            int64_t stage = -1;
-            if (e < a->rowptr[r + 1]) {
-                const int64_t slot = find_sorted(fp, lo, nfp, a->colidx[e]);
-                pos[e] = (int32_t)slot;
-                lo = slot + 1;
-                stage = slot / buff;
-            }
+            const int64_t stage = e < a->rowptr[r + 1] ? pos[e] / buff : -1;
             if (stage != run_stage) {
                 if (run_len > 0) {
                     const int64_t s = s0 + run_stage;
@@ -414,36 +405,68 @@ static void block_fill(const rt_csr *a, rt_tiled_plan *pl, int64_t b, const int3
     }
 }
 
-int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out, rt_err *err)
+/* A column -> slot table of a->cols entries is used for the slots of nonzeros when it is at most
+ * this big (per thread); wider matrices search each block's footprint instead. */
+#define SLOT_TABLE_MAX_COLS (INT64_C(1) << 24)
+
+/* The slot of every nonzero of block [r0, r1) in its footprint fp[0..nfp), into pos. With a table
+ * (slot_of, a->cols entries) a lookup; without, a search that starts after the row's previous
+ * slot (a row's columns increase, so do their slots). */
+static void block_slots(const rt_csr *a, int64_t r0, int64_t r1, const int32_t *fp, int64_t nfp,
+                        int32_t *slot_of, int32_t *pos)
+{
+    if (slot_of) {
+        for (int64_t i = 0; i < nfp; ++i)
+            slot_of[fp[i]] = (int32_t)i;
+        for (int64_t e = a->rowptr[r0]; e < a->rowptr[r1]; ++e)
+            pos[e] = slot_of[a->colidx[e]];
+        return;
+    }
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t lo = 0;
+        for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1]; ++e) {
+            const int64_t slot = find_sorted(fp, lo, nfp, a->colidx[e]);
+            pos[e] = (int32_t)slot;
+            lo = slot + 1;
+        }
+    }
+}
+
+void rt_tiled_footprints_free(rt_tiled_footprints *f)
+{
+    if (!f)
+        return;
+    free(f->start);
+    free(f->fp);
+    free(f->pos);
+    memset(f, 0, sizeof *f);
+}
+
+int rt_tiled_footprints_build(const rt_csr *a, int block_size, rt_tiled_footprints *out,
+                              rt_err *err)
 {
     if (!out)
-        return rt_err_set(err, "tiled plan: no output plan given");
+        return rt_err_set(err, "tiled footprints: no output given");
     memset(out, 0, sizeof *out);
-    if (!a || !p)
-        return rt_err_set(err, "tiled plan: no matrix or no parameters given");
-    if (check_params(p, err) != 0)
-        return -1;
+    if (!a)
+        return rt_err_set(err, "tiled footprints: no matrix given");
+    if (block_size < 1)
+        return rt_err_set(err, "tiled plan: block_size = %d must be at least 1", block_size);
     if (rt_csr_validate(a, err) != 0)
         return rt_err_prefix(err, "tiled plan: matrix A is malformed");
-
-    rt_tiled_plan *pl = out;
-    pl->rows = a->rows;
-    pl->cols = a->cols;
-    pl->nnz = a->nnz;
-    pl->p = *p;
-    const int64_t bs = p->block_size;
-    pl->nblocks = (a->rows + bs - 1) / bs;
-    pl->warps_per_block = p->use_ell ? bs / p->warp_size : 0;
-    const int64_t nblocks = pl->nblocks;
-
-    int32_t *scratch = NULL; /* footprints during pass 1, slots of nonzeros after */
-    int64_t *fp_size = NULL;
-    int failed = 0;
-
-    pl->buffdispl = alloc_array(nblocks + 1, sizeof *pl->buffdispl, 1, "buffdispl", err);
-    scratch = alloc_array(a->nnz, sizeof *scratch, 0, "footprint scratch", err);
-    fp_size = alloc_array(nblocks, sizeof *fp_size, 1, "footprint sizes", err);
-    if (!pl->buffdispl || !scratch || !fp_size)
+    rt_tiled_footprints *f = out;
+    f->rows = a->rows;
+    f->cols = a->cols;
+    f->nnz = a->nnz;
+    f->block_size = block_size;
+    const int64_t bs = block_size;
+    f->nblocks = (a->rows + bs - 1) / bs;
+    const int64_t nblocks = f->nblocks;
+    f->start = alloc_array(nblocks + 1, sizeof *f->start, 1, "footprint offsets", err);
+    /* Footprints in place during pass 1 (each fits in its block's nonzero range), then compacted
+     * into f->fp; pos is that scratch. */
+    f->pos = alloc_array(a->nnz, sizeof *f->pos, 0, "footprint scratch", err);
+    if (!f->start || !f->pos)
         goto fail;
 
     int64_t max_block_nnz = 0;
@@ -452,8 +475,7 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
         if (n > max_block_nnz)
             max_block_nnz = n;
     }
-
-    /* Pass 1: footprints in place (each block's footprint fits in its own nonzero range). */
+    int failed = 0;
 #pragma omp parallel reduction(| : failed)
     {
         int32_t *sort_tmp =
@@ -465,7 +487,7 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
             if (!sort_tmp)
                 continue;
             const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
-            fp_size[b] = block_footprint(a, r0, r1, scratch + a->rowptr[r0], sort_tmp);
+            f->start[b + 1] = block_footprint(a, r0, r1, f->pos + a->rowptr[r0], sort_tmp);
         }
         free(sort_tmp);
     }
@@ -474,10 +496,104 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
                    max_block_nnz);
         goto fail;
     }
+    for (int64_t b = 0; b < nblocks; ++b) {
+        if (f->start[b + 1] > f->max_fp)
+            f->max_fp = f->start[b + 1];
+        f->start[b + 1] += f->start[b];
+    }
+    f->fp = alloc_array(f->start[nblocks], sizeof *f->fp, 0, "footprints", err);
+    if (!f->fp)
+        goto fail;
+        /* Compact first (pos is overwritten below, block by block, after every copy is done). */
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t b = 0; b < nblocks; ++b)
+        memcpy(f->fp + f->start[b], f->pos + a->rowptr[b * bs],
+               (size_t)(f->start[b + 1] - f->start[b]) * sizeof *f->fp);
+    const int table = a->cols <= SLOT_TABLE_MAX_COLS;
+#pragma omp parallel
+    {
+        int32_t *slot_of = table ? malloc((size_t)(a->cols > 0 ? a->cols : 1) * sizeof *slot_of)
+                                 : NULL; /* without one: the search */
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t b = 0; b < nblocks; ++b) {
+            const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+            block_slots(a, r0, r1, f->fp + f->start[b], f->start[b + 1] - f->start[b], slot_of,
+                        f->pos);
+        }
+        free(slot_of);
+    }
+    return 0;
+
+fail:
+    rt_tiled_footprints_free(f);
+    return -1;
+}
+
+static int fill_plan(const rt_csr *a, const rt_tiled_params *p, const rt_tiled_footprints *f,
+                     rt_tiled_plan *out, rt_err *err);
+
+int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan *out, rt_err *err)
+{
+    if (!out)
+        return rt_err_set(err, "tiled plan: no output plan given");
+    memset(out, 0, sizeof *out);
+    if (!a || !p)
+        return rt_err_set(err, "tiled plan: no matrix or no parameters given");
+    if (check_params(p, err) != 0)
+        return -1;
+    rt_tiled_footprints f;
+    if (rt_tiled_footprints_build(a, p->block_size, &f, err) != 0)
+        return -1;
+    const int rc = fill_plan(a, p, &f, out, err);
+    rt_tiled_footprints_free(&f);
+    return rc;
+}
+
+int rt_tiled_plan_build_with(const rt_csr *a, const rt_tiled_params *p,
+                             const rt_tiled_footprints *f, rt_tiled_plan *out, rt_err *err)
+{
+    if (!out)
+        return rt_err_set(err, "tiled plan: no output plan given");
+    memset(out, 0, sizeof *out);
+    if (!a || !p || !f)
+        return rt_err_set(err, "tiled plan: no matrix, parameters or footprints given");
+    if (check_params(p, err) != 0)
+        return -1;
+    if (f->rows != a->rows || f->cols != a->cols || f->nnz != a->nnz ||
+        f->block_size != p->block_size || !f->start || !f->pos || !f->fp)
+        return rt_err_set(err,
+                          "tiled plan: footprints of a %" PRId64 " x %" PRId64
+                          " matrix with %" PRId64 " nonzeros in blocks of %d rows, given %" PRId64
+                          " x %" PRId64 " with %" PRId64 " and block_size %d",
+                          f->rows, f->cols, f->nnz, f->block_size, a->rows, a->cols, a->nnz,
+                          p->block_size);
+    return fill_plan(a, p, f, out, err);
+}
+
+/* The plan of a under p from a's footprints (checked by the callers: the same matrix, the same
+ * block size, p within bounds). */
+static int fill_plan(const rt_csr *a, const rt_tiled_params *p, const rt_tiled_footprints *f,
+                     rt_tiled_plan *out, rt_err *err)
+{
+    rt_tiled_plan *pl = out;
+    pl->rows = a->rows;
+    pl->cols = a->cols;
+    pl->nnz = a->nnz;
+    pl->p = *p;
+    const int64_t bs = p->block_size;
+    pl->nblocks = f->nblocks;
+    pl->warps_per_block = p->use_ell ? bs / p->warp_size : 0;
+    const int64_t nblocks = pl->nblocks;
+    const int32_t *pos = f->pos;
+    int failed = 0;
+
+    pl->buffdispl = alloc_array(nblocks + 1, sizeof *pl->buffdispl, 1, "buffdispl", err);
+    if (!pl->buffdispl)
+        goto fail;
 
     /* Stages per block, then where each stage's slots start in map. */
     for (int64_t b = 0; b < nblocks; ++b) {
-        const int64_t ns = (fp_size[b] + p->buffsize - 1) / p->buffsize;
+        const int64_t ns = (f->start[b + 1] - f->start[b] + p->buffsize - 1) / p->buffsize;
         pl->buffdispl[b + 1] = pl->buffdispl[b] + ns;
         if (ns > pl->max_stages)
             pl->max_stages = ns;
@@ -487,7 +603,7 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     if (!pl->mapdispl)
         goto fail;
     for (int64_t b = 0; b < nblocks; ++b) {
-        int64_t left = fp_size[b];
+        int64_t left = f->start[b + 1] - f->start[b];
         for (int64_t s = pl->buffdispl[b]; s < pl->buffdispl[b + 1]; ++s) {
             const int64_t slots = min64(left, p->buffsize);
             pl->mapdispl[s + 1] = pl->mapdispl[s] + slots;
@@ -495,9 +611,11 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
         }
     }
     pl->nmap = pl->mapdispl[pl->nstages];
+    /* The stages of all blocks, in order, are the footprints of all blocks, in order. */
     pl->map = alloc_array(pl->nmap, sizeof *pl->map, 0, "map", err);
     if (!pl->map)
         goto fail;
+    memcpy(pl->map, f->fp, (size_t)pl->nmap * sizeof *pl->map);
     if (p->use_ell) {
         pl->displ =
             alloc_array(pl->nstages * pl->warps_per_block + 1, sizeof *pl->displ, 1, "displ", err);
@@ -515,15 +633,11 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
             goto fail;
     }
 
-    /* Pass 2: map (copied from the footprint before scratch is reused for slots), then counts. */
-    failed = 0;
+    /* Pass 2: counts. */
 #pragma omp parallel for schedule(dynamic, 16) reduction(| : failed)
     for (int64_t b = 0; b < nblocks; ++b) {
-        const int64_t r0 = b * bs;
-        memcpy(pl->map + pl->mapdispl[pl->buffdispl[b]], scratch + a->rowptr[r0],
-               (size_t)fp_size[b] * sizeof *pl->map);
-        block_count(a, pl, b, scratch);
-        if (p->bank_order && block_bank_widths(a, pl, b, scratch) != 0)
+        block_count(a, pl, b, pos);
+        if (p->bank_order && block_bank_widths(a, pl, b, pos) != 0)
             failed = 1;
     }
     if (failed) {
@@ -552,12 +666,12 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t b = 0; b < nblocks; ++b) {
         if (!p->bank_order) {
-            block_fill(a, pl, b, scratch);
+            block_fill(a, pl, b, pos);
             continue;
         }
         rt_err local;
         rt_err_clear(&local);
-        if (block_fill_banked(a, pl, b, scratch, &local) != 0) {
+        if (block_fill_banked(a, pl, b, pos, &local) != 0) {
 #pragma omp critical(rt_tiled_fill_first)
             if (b < bad_block) {
                 bad_block = b;
@@ -568,14 +682,9 @@ int rt_tiled_plan_build(const rt_csr *a, const rt_tiled_params *p, rt_tiled_plan
     }
     if (bad_block < nblocks)
         goto fail;
-
-    free(scratch);
-    free(fp_size);
     return 0;
 
 fail:
-    free(scratch);
-    free(fp_size);
     rt_tiled_plan_free(pl);
     return -1;
 }
@@ -583,9 +692,12 @@ fail:
 /* ---------------------------------------------------------------------------------------------
  * Verify */
 
-/* Matches one plan entry of row r against A; see rt_tiled_plan_verify for the padding rule. */
+/* Matches one plan entry of row r against A; see rt_tiled_plan_verify for the padding rule.
+ * *cursor is where in A's row the search looks first (one past the row's last match): a plan in
+ * A's column order finds each entry there, and any other order falls back to the search, which
+ * finds the same nonzero (a row's columns are distinct). */
 static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched, int64_t b,
-                       int64_t s, int64_t r, int64_t slot, double v, rt_err *err)
+                       int64_t s, int64_t r, int64_t slot, double v, int64_t *cursor, rt_err *err)
 {
     const int64_t nslots = pl->mapdispl[s + 1] - pl->mapdispl[s];
     const int64_t local = s - pl->buffdispl[b];
@@ -596,9 +708,12 @@ static int match_entry(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *
                           r, b, local, slot, nslots);
     const int32_t col = pl->map[pl->mapdispl[s] + slot];
     const int64_t e0 = a->rowptr[r], e1 = a->rowptr[r + 1];
-    const int64_t hit = find_sorted(a->colidx, e0, e1, col);
+    const int64_t c = *cursor;
+    const int64_t hit =
+        c >= e0 && c < e1 && a->colidx[c] == col ? c : find_sorted(a->colidx, e0, e1, col);
     if (hit >= 0 && !matched[hit] && a->val[hit] == v) {
         matched[hit] = 1;
+        *cursor = hit + 1;
         return 0;
     }
     if (pl->p.use_ell && v == 0.0 && (slot == 0 || pl->p.bank_order))
@@ -625,12 +740,14 @@ static int64_t entry_slot(const rt_tiled_plan *pl, int64_t i)
 }
 
 /* Checks block b completely: its stages, map, entries and that every nonzero of its rows was
- * matched. */
+ * matched. cursor: block_size entries of scratch (match_entry's, per row of the block). */
 static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char *matched, int64_t b,
-                        rt_err *err)
+                        int64_t *cursor, rt_err *err)
 {
     const int64_t bs = pl->p.block_size, ws = pl->p.warp_size;
     const int64_t r0 = b * bs, r1 = min64(r0 + bs, a->rows);
+    for (int64_t r = r0; r < r1; ++r)
+        cursor[r - r0] = a->rowptr[r];
     for (int64_t s = pl->buffdispl[b]; s < pl->buffdispl[b + 1]; ++s) {
         const int64_t m0 = pl->mapdispl[s], m1 = pl->mapdispl[s + 1];
         const int64_t local = s - pl->buffdispl[b];
@@ -686,7 +803,8 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
                                                   r, a->rows);
                             continue;
                         }
-                        if (match_entry(pl, a, matched, b, s, r, slot, pl->value[i], err) != 0)
+                        if (match_entry(pl, a, matched, b, s, r, slot, pl->value[i],
+                                        &cursor[r - r0], err) != 0)
                             return -1;
                     }
                 }
@@ -702,7 +820,7 @@ static int verify_block(const rt_tiled_plan *pl, const rt_csr *a, unsigned char 
                                       r, a->rows, q1 - q0);
                 for (int64_t i = q0; i < q1; ++i)
                     if (match_entry(pl, a, matched, b, s, r, entry_slot(pl, i), pl->value[i],
-                                    err) != 0)
+                                    &cursor[lr], err) != 0)
                         return -1;
             }
         }
@@ -789,23 +907,35 @@ int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err
     /* Blocks own disjoint rows, hence disjoint flags; the first failing block is re-checked
      * alone afterwards so the message is deterministic. */
     int64_t first_bad = plan->nblocks;
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t b = 0; b < plan->nblocks; ++b) {
-        rt_err local;
-        if (verify_block(plan, a, matched, b, &local) != 0) {
+    int no_memory = 0;
+#pragma omp parallel reduction(| : no_memory)
+    {
+        int64_t *cursor = malloc((size_t)bs * sizeof *cursor);
+        if (!cursor)
+            no_memory = 1;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t b = 0; b < plan->nblocks; ++b) {
+            rt_err local;
+            if (cursor && verify_block(plan, a, matched, b, cursor, &local) != 0) {
 #pragma omp critical(rt_tiled_verify_first)
-            if (b < first_bad)
-                first_bad = b;
+                if (b < first_bad)
+                    first_bad = b;
+            }
         }
+        free(cursor);
     }
     int rc = 0;
-    if (first_bad < plan->nblocks) {
+    int64_t *cursor = malloc((size_t)bs * sizeof *cursor);
+    if (no_memory || !cursor) {
+        rc = rt_err_set(err, "tiled plan verify: out of memory for %" PRId64 " row cursors", bs);
+    } else if (first_bad < plan->nblocks) {
         /* Clear the flags of the failing block's rows and re-run it for its message. */
         const int64_t r0 = first_bad * bs, r1 = min64(r0 + bs, a->rows);
         memset(matched + a->rowptr[r0], 0, (size_t)(a->rowptr[r1] - a->rowptr[r0]));
-        verify_block(plan, a, matched, first_bad, err);
+        verify_block(plan, a, matched, first_bad, cursor, err);
         rc = -1;
     }
+    free(cursor);
     free(matched);
     return rc;
 }
@@ -833,4 +963,69 @@ void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m)
                          nmap * 4.0 + (double)(n_offsets + 1) * 8.0 +
                          (double)plan->stored * (double)(plan->p.index_bytes + 8);
     rt_metrics_add(m, "plan_bytes", "bytes", bytes, 1);
+}
+
+/* The fingerprint hashes 8-byte words in chunks of this many, the chunks in parallel; the chunks'
+ * hashes are then combined in order, so the value does not depend on the number of threads. */
+#define FP_CHUNK_WORDS (INT64_C(1) << 16)
+
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
+/* One chunk's hash: four independent multiply-xor lanes (so the multiplies overlap), mixed. */
+static uint64_t chunk_hash(const unsigned char *p, int64_t words, uint64_t seed)
+{
+    const uint64_t k = UINT64_C(0x9e3779b97f4a7c15);
+    uint64_t h[4] = {seed, seed ^ k, seed + k, seed - k};
+    for (int64_t i = 0; i < words; ++i) {
+        uint64_t w;
+        memcpy(&w, p + 8 * i, sizeof w);
+        uint64_t *x = &h[i & 3];
+        *x = (*x ^ w) * k;
+        *x ^= *x >> 29;
+    }
+    return mix64(h[0] ^ mix64(h[1] ^ mix64(h[2] ^ mix64(h[3] ^ (uint64_t)words))));
+}
+
+/* A 64-bit hash of bytes[0..len) (a whole number of 8-byte words and a tail), seeded. */
+static uint64_t bytes_hash(const void *data, size_t len, uint64_t seed)
+{
+    const unsigned char *p = data;
+    const int64_t words = (int64_t)(len / 8);
+    const int64_t nchunks = (words + FP_CHUNK_WORDS - 1) / FP_CHUNK_WORDS;
+    uint64_t h = mix64(seed ^ (uint64_t)len);
+    uint64_t *part = malloc((size_t)(nchunks > 0 ? nchunks : 1) * sizeof *part);
+    if (part) {
+#pragma omp parallel for schedule(static)
+        for (int64_t c = 0; c < nchunks; ++c) {
+            const int64_t w0 = c * FP_CHUNK_WORDS;
+            part[c] = chunk_hash(p + 8 * w0, min64(FP_CHUNK_WORDS, words - w0), (uint64_t)c);
+        }
+    }
+    for (int64_t c = 0; c < nchunks; ++c) {
+        const int64_t w0 = c * FP_CHUNK_WORDS;
+        const uint64_t ch =
+            part ? part[c] : chunk_hash(p + 8 * w0, min64(FP_CHUNK_WORDS, words - w0), (uint64_t)c);
+        h = mix64(h ^ ch) + (uint64_t)c;
+    }
+    free(part);
+    uint64_t tail = 0;
+    memcpy(&tail, p + 8 * words, len % 8);
+    return mix64(h ^ tail);
+}
+
+uint64_t rt_tiled_pattern_fingerprint(const rt_csr *a)
+{
+    uint64_t h = bytes_hash(a->rowptr, (size_t)(a->rows + 1) * sizeof(int64_t),
+                            UINT64_C(0x1f83d9abfb41bd6b));
+    if (a->nnz > 0)
+        h = bytes_hash(a->colidx, (size_t)a->nnz * sizeof(int32_t), h);
+    return h;
 }

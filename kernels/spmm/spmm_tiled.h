@@ -75,6 +75,36 @@ typedef struct rt_tiled_plan {
     int64_t max_stages;      /* most stages of any block */
 } rt_tiled_plan;
 
+/* The part of a plan that does not depend on buffsize (nor on the storage, the index width or the
+ * bank order): for blocks of block_size rows, each block's footprint (the distinct columns its
+ * nonzeros touch, in increasing order) and each nonzero's slot in its block's footprint. A plan's
+ * map is the footprints one after another, cut into stages of buffsize; an entry's stage and
+ * index are its slot / buffsize and slot % buffsize. A sweep over register_tile (hence buffsize)
+ * builds them once per matrix and block size; a plan from them is the same plan, array for array,
+ * as rt_tiled_plan_build's (kernels.tiled_plan checks it). Host memory: 8 bytes per nonzero at
+ * most. */
+typedef struct rt_tiled_footprints {
+    int64_t rows, cols, nnz; /* of the matrix they were built from */
+    int block_size;
+    int64_t nblocks;
+    int64_t *start; /* nblocks+1: block b's footprint is fp[start[b] .. start[b+1]) */
+    int32_t *fp;    /* every block's footprint */
+    int32_t *pos;   /* nnz: nonzero e's slot in its block's footprint */
+    int64_t max_fp; /* the largest footprint */
+} rt_tiled_footprints;
+
+/* Validates a and builds its footprints for blocks of block_size rows (>= 1). On failure *out is
+ * left empty (safe to free). */
+int rt_tiled_footprints_build(const rt_csr *a, int block_size, rt_tiled_footprints *out,
+                              rt_err *err);
+void rt_tiled_footprints_free(rt_tiled_footprints *f);
+
+/* rt_tiled_plan_build from footprints of a (rt_tiled_footprints_build's, which validated a; the
+ * caller makes sure they are this matrix's, e.g. by rt_tiled_pattern_fingerprint): the same
+ * parameter checks, then footprints of another shape or block size are refused. */
+int rt_tiled_plan_build_with(const rt_csr *a, const rt_tiled_params *p,
+                             const rt_tiled_footprints *f, rt_tiled_plan *out, rt_err *err);
+
 /* Builds the plan of a (validated first) under p. Rejects impossible parameters with a message
  * naming the parameter: block_size or warp_size < 1, block_size not a multiple of warp_size with
  * use_ell = 1, use_ell not 0/1, buffsize < 1 or > 2^31-1, index_bytes not 2 or 4, index_bytes 2
@@ -97,5 +127,12 @@ int rt_tiled_plan_verify(const rt_tiled_plan *plan, const rt_csr *a, rt_err *err
  * staged_bytes (the same in bytes at the plan's 8-byte values, per B column; a kernel multiplies
  * by K and its precision's size / 8), plan_bytes (host memory of the plan's arrays). */
 void rt_tiled_plan_metrics(const rt_tiled_plan *plan, rt_metrics *m);
+
+/* A fingerprint of a's pattern (row offsets and column indices, not the values): what keys the
+ * plan facts a CUDA context remembers between the points of a sweep, so that a different matrix
+ * never meets another's facts. Only ever compared within one process, never stored: word-wise
+ * and over threads (a point's setup and its traffic model each take one, of 8-12 bytes per
+ * nonzero), the same value whatever the number of threads. */
+uint64_t rt_tiled_pattern_fingerprint(const rt_csr *a);
 
 #endif

@@ -4,9 +4,14 @@
  *   - rt_tiled_plan_verify rejects corrupted plans (so its passes mean something);
  *   - plans of edge-case and generated matrices verify under many parameters, with stage counts
  *     recomputed here from each block's footprint;
+ *   - plans from a matrix's footprints (rt_tiled_plan_build_with, what a sweep over buffsize
+ *     reuses) are, array for array, the plans a straightforward builder here makes, and the
+ *     footprints survive being used; footprints of another shape or block size are refused;
+ *   - the pattern fingerprint tells patterns apart and does not depend on the threads;
  *   - spmm.cpu.tiled against the dense product over shapes, layouts, precisions, parameters.
  * Usage: test_tiled [plan|kernel] (default: both). */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +419,219 @@ static void plan_sweep(const rt_csr *a, const char *what)
     RT_CHECK(built == (3 + 4) * 4 * 2 + 3 * 4 * 2 * 2);
 }
 
+static int cmp_i32(const void *x, const void *y)
+{
+    const int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The plan of bank_order = 0 as the method describes it (spmm_tiled.h), built the plain way: per
+ * block its footprint sorted with qsort, cut into stages of buffsize; per row its nonzeros in A's
+ * order at (stage, next free place); ELL slices as wide as their longest row in the stage, the
+ * rest padding (value 0, index 0). Every array of pl is checked against it. */
+static void check_against_reference(const rt_tiled_plan *pl, const rt_csr *a, const char *what)
+{
+    const int64_t bs = pl->p.block_size, ws = pl->p.warp_size, buff = pl->p.buffsize;
+    const int64_t wpb = pl->p.use_ell ? bs / ws : 0;
+    int bad = 0;
+    RT_CHECK(pl->nblocks == (a->rows + bs - 1) / bs);
+    unsigned char *seen = calloc((size_t)(pl->stored > 0 ? pl->stored : 1), 1);
+    int32_t *fp = malloc((size_t)(a->nnz > 0 ? a->nnz : 1) * sizeof *fp);
+    int64_t s_glob = 0, m_glob = 0;
+    for (int64_t b = 0; b < pl->nblocks && !bad; ++b) {
+        const int64_t r0 = b * bs, r1 = r0 + bs < a->rows ? r0 + bs : a->rows;
+        const int64_t e0 = a->rowptr[r0], e1 = a->rowptr[r1];
+        int64_t nfp = 0;
+        for (int64_t e = e0; e < e1; ++e)
+            fp[nfp++] = a->colidx[e];
+        qsort(fp, (size_t)nfp, sizeof *fp, cmp_i32);
+        int64_t u = 0;
+        for (int64_t i = 0; i < nfp; ++i)
+            if (u == 0 || fp[u - 1] != fp[i])
+                fp[u++] = fp[i];
+        nfp = u;
+        const int64_t nst = (nfp + buff - 1) / buff;
+        bad |= pl->buffdispl[b] != s_glob || pl->buffdispl[b + 1] != s_glob + nst;
+        for (int64_t st = 0; st < nst && !bad; ++st) {
+            const int64_t slots = nfp - st * buff < buff ? nfp - st * buff : buff;
+            bad |= pl->mapdispl[s_glob + st] != m_glob ||
+                   pl->mapdispl[s_glob + st + 1] != m_glob + slots;
+            for (int64_t i = 0; i < slots && !bad; ++i)
+                bad |= pl->map[m_glob + i] != fp[st * buff + i];
+            m_glob += slots;
+        }
+        /* Entries: each nonzero at its stage's next free place in its row. */
+        int64_t *count = calloc((size_t)(nst > 0 ? nst : 1) * (size_t)bs, sizeof *count);
+        for (int64_t r = r0; r < r1 && !bad; ++r)
+            for (int64_t e = a->rowptr[r]; e < a->rowptr[r + 1] && !bad; ++e) {
+                const int32_t *hit = bsearch(&a->colidx[e], fp, (size_t)nfp, sizeof *fp, cmp_i32);
+                const int64_t slot = hit - fp, st = slot / buff, s = s_glob + st;
+                const int64_t lr = r - r0, k = count[st * bs + lr]++;
+                const int64_t dst = pl->p.use_ell
+                                        ? (pl->displ[s * wpb + lr / ws] + k) * ws + lr % ws
+                                        : pl->rowdispl[s * bs + lr] + k;
+                bad |= dst < 0 || dst >= pl->stored || plan_slot(pl, dst) != slot % buff ||
+                       pl->value[dst] != a->val[e];
+                if (!bad)
+                    seen[dst] = 1;
+            }
+        for (int64_t st = 0; st < nst && !bad; ++st) {
+            const int64_t s = s_glob + st;
+            const int64_t *c = count + st * bs;
+            if (pl->p.use_ell)
+                for (int64_t w = 0; w < wpb && !bad; ++w) {
+                    int64_t width = 0;
+                    for (int64_t lr = w * ws; lr < (w + 1) * ws; ++lr)
+                        width = c[lr] > width ? c[lr] : width;
+                    bad |= pl->displ[s * wpb + w + 1] - pl->displ[s * wpb + w] != width;
+                }
+            else
+                for (int64_t lr = 0; lr < bs && !bad; ++lr)
+                    bad |= pl->rowdispl[s * bs + lr + 1] - pl->rowdispl[s * bs + lr] != c[lr];
+        }
+        free(count);
+        s_glob += nst;
+    }
+    bad |= pl->nstages != s_glob || pl->nmap != m_glob;
+    for (int64_t i = 0; i < pl->stored && !bad; ++i)
+        bad |= !seen[i] && (plan_slot(pl, i) != 0 || pl->value[i] != 0.0); /* padding */
+    RT_CHECK_MSG(!bad, "%s bs=%d buff=%lld ell=%d ib=%d: not the reference plan", what,
+                 pl->p.block_size, (long long)buff, pl->p.use_ell, pl->p.index_bytes);
+    free(seen);
+    free(fp);
+}
+
+/* Every array of two plans, byte for byte. */
+static int same_plan(const rt_tiled_plan *x, const rt_tiled_plan *y)
+{
+    if (x->nblocks != y->nblocks || x->nstages != y->nstages || x->nmap != y->nmap ||
+        x->stored != y->stored || x->max_stages != y->max_stages ||
+        x->warps_per_block != y->warps_per_block || memcmp(&x->p, &y->p, sizeof x->p) != 0)
+        return 0;
+    const int64_t n_off =
+        x->p.use_ell ? x->nstages * x->warps_per_block : x->nstages * x->p.block_size;
+    const size_t ib = (size_t)x->p.index_bytes;
+    return memcmp(x->buffdispl, y->buffdispl, (size_t)(x->nblocks + 1) * 8) == 0 &&
+           memcmp(x->mapdispl, y->mapdispl, (size_t)(x->nstages + 1) * 8) == 0 &&
+           memcmp(x->map, y->map, (size_t)x->nmap * 4) == 0 &&
+           memcmp(x->p.use_ell ? x->displ : x->rowdispl, y->p.use_ell ? y->displ : y->rowdispl,
+                  (size_t)(n_off + 1) * 8) == 0 &&
+           memcmp(ib == 2 ? (const void *)x->index16 : (const void *)x->index32,
+                  ib == 2 ? (const void *)y->index16 : (const void *)y->index32,
+                  (size_t)x->stored * ib) == 0 &&
+           memcmp(x->value, y->value, (size_t)x->stored * sizeof(double)) == 0;
+}
+
+static int same_footprints(const rt_tiled_footprints *x, const rt_tiled_footprints *y)
+{
+    return x->nblocks == y->nblocks && x->max_fp == y->max_fp &&
+           memcmp(x->start, y->start, (size_t)(x->nblocks + 1) * 8) == 0 &&
+           memcmp(x->fp, y->fp, (size_t)x->start[x->nblocks] * 4) == 0 &&
+           memcmp(x->pos, y->pos, (size_t)x->nnz * 4) == 0;
+}
+
+/* One set of footprints per (matrix, block size), many plans from it, as a sweep over buffsize
+ * builds them: each the reference plan (bank_order 0) or, ordered by banks, rt_tiled_plan_build's;
+ * the footprints come out of it as they went in. */
+static void footprint_sweep(const rt_csr *a, const char *what)
+{
+    const int blocks[] = {7, 32, 256};
+    const int64_t buffs[] = {1, 64, 4096};
+    rt_err err;
+    int built = 0;
+    for (int bi = 0; bi < 3; ++bi) {
+        rt_tiled_footprints f, again;
+        if (rt_tiled_footprints_build(a, blocks[bi], &f, &err) != 0) {
+            RT_CHECK_MSG(0, "%s: footprints of %d rows: %s", what, blocks[bi], err.msg);
+            continue;
+        }
+        for (int fi = 0; fi < 3; ++fi)
+            for (int ell = 0; ell < 2; ++ell)
+                for (int ib = 2; ib <= 4; ib += 2)
+                    for (int lanes = 0; lanes <= 32; lanes += 8) {
+                        if ((ell && blocks[bi] % 32) ||
+                            (lanes && (!ell || (lanes != 8 && lanes != 32))))
+                            continue; /* lanes 0 (A's order), 8 and 32 (banks), ELL only */
+                        rt_tiled_params p = tparams(blocks[bi], buffs[fi], 32, ell, ib);
+                        p.bank_order = lanes > 0;
+                        p.bank_lanes = lanes;
+                        rt_tiled_plan with, whole;
+                        memset(&whole, 0, sizeof whole);
+                        const int w = rt_tiled_plan_build_with(a, &p, &f, &with, &err);
+                        RT_CHECK_MSG(w == 0, "%s: %s", what, err.msg);
+                        if (w == 0 && !p.bank_order) {
+                            check_against_reference(&with, a, what);
+                            ++built;
+                        } else if (w == 0) { /* no reference of its own: the whole build's */
+                            RT_CHECK(rt_tiled_plan_build(a, &p, &whole, &err) == 0);
+                            RT_CHECK_MSG(same_plan(&with, &whole), "%s bs=%d buff=%lld lanes=%d",
+                                         what, blocks[bi], (long long)buffs[fi], lanes);
+                            ++built;
+                        }
+                        rt_tiled_plan_free(&with);
+                        rt_tiled_plan_free(&whole);
+                    }
+        RT_CHECK(rt_tiled_footprints_build(a, blocks[bi], &again, &err) == 0);
+        RT_CHECK_MSG(same_footprints(&f, &again), "%s: footprints changed by their use", what);
+        rt_tiled_footprints_free(&again);
+        rt_tiled_footprints_free(&f);
+    }
+    /* CSR: 3 blocks x 3 buffers x 2 widths; ELL (blocks of 32, 256) also in 2 bank orders */
+    RT_CHECK_MSG(built == 3 * 3 * 2 + 2 * 3 * 2 * 3, "%s: %d plans", what, built);
+}
+
+/* Footprints of another matrix or block size are refused by name; bad arguments too. */
+static void test_footprints_refused(const rt_csr *a, const rt_csr *other)
+{
+    rt_err err;
+    rt_tiled_footprints f;
+    rt_tiled_plan pl;
+    RT_CHECK(rt_tiled_footprints_build(a, 32, &f, &err) == 0);
+    rt_tiled_params p = tparams(64, 16, 32, 1, 2);
+    RT_CHECK(rt_tiled_plan_build_with(a, &p, &f, &pl, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "block_size 64"), "%s", err.msg);
+    RT_CHECK(pl.map == NULL);
+    p.block_size = 32;
+    RT_CHECK(rt_tiled_plan_build_with(other, &p, &f, &pl, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "footprints of a"), "%s", err.msg);
+    RT_CHECK(rt_tiled_plan_build_with(a, &p, NULL, &pl, &err) != 0);
+    p.buffsize = 0; /* the parameters are checked as rt_tiled_plan_build checks them */
+    RT_CHECK(rt_tiled_plan_build_with(a, &p, &f, &pl, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "buffsize"), "%s", err.msg);
+    rt_tiled_footprints_free(&f);
+    RT_CHECK(rt_tiled_footprints_build(a, 0, &f, &err) != 0);
+    RT_CHECK_MSG(rt_test_contains(err.msg, "block_size"), "%s", err.msg);
+    RT_CHECK(f.pos == NULL && f.fp == NULL);
+    RT_CHECK(rt_tiled_footprints_build(NULL, 32, &f, &err) != 0);
+    RT_CHECK(rt_tiled_footprints_build(a, 32, NULL, &err) != 0);
+}
+
+/* The fingerprint: the same pattern the same value, whatever the threads and the values; one
+ * column index or one row offset changed, another value. */
+static void test_fingerprint(rt_csr *a)
+{
+    omp_set_num_threads(1);
+    const uint64_t h1 = rt_tiled_pattern_fingerprint(a);
+    omp_set_num_threads(3);
+    const uint64_t h3 = rt_tiled_pattern_fingerprint(a);
+    omp_set_num_threads(2);
+    RT_CHECK(h1 == h3);
+    if (a->nnz < 2)
+        return;
+    a->val[0] += 1.0;
+    RT_CHECK(rt_tiled_pattern_fingerprint(a) == h1);
+    a->val[0] -= 1.0;
+    const int32_t c = a->colidx[a->nnz - 1];
+    a->colidx[a->nnz - 1] = c ^ 1;
+    RT_CHECK(rt_tiled_pattern_fingerprint(a) != h1);
+    a->colidx[a->nnz - 1] = c;
+    const int64_t r = a->rowptr[1];
+    a->rowptr[1] = r + 1;
+    RT_CHECK(rt_tiled_pattern_fingerprint(a) != h1);
+    a->rowptr[1] = r;
+    RT_CHECK(rt_tiled_pattern_fingerprint(a) == h1);
+}
+
 typedef struct named_csr {
     char name[64];
     kt_coo coo; /* triplets, for the dense reference */
@@ -492,8 +710,12 @@ static int generated_matrices(named_csr *t, int start)
 
 static void test_plans(named_csr *mats, int n)
 {
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
         plan_sweep(&mats[i].csr, mats[i].name);
+        footprint_sweep(&mats[i].csr, mats[i].name);
+        test_fingerprint(&mats[i].csr);
+    }
+    test_footprints_refused(&mats[n - 1].csr, &mats[n - 2].csr);
 }
 
 static int tiled_points = 0;

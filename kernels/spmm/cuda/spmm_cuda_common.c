@@ -168,19 +168,14 @@ int rt_spmm_cuda_dense_output(const rt_spmm_cuda_dense *d, double *out, const ch
         free(host);
         return -1;
     }
-    const int64_t m = d->m, k = d->k;
-    const int64_t ld = d->layout == RT_ROW_MAJOR ? k : d->c_rows;
-    if (d->prec == RT_FP32) {
-        const float *c = (const float *)host;
-        for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < k; ++j)
-                out[i * k + j] = d->layout == RT_ROW_MAJOR ? c[i * ld + j] : c[j * ld + i];
-    } else {
-        const double *c = (const double *)host;
-        for (int64_t i = 0; i < m; ++i)
-            for (int64_t j = 0; j < k; ++j)
-                out[i * k + j] = d->layout == RT_ROW_MAJOR ? c[i * ld + j] : c[j * ld + i];
-    }
+    /* The first m rows of the padded C, converted over the host's threads. */
+    const rt_dense c = {.rows = d->m,
+                        .cols = d->k,
+                        .ld = d->layout == RT_ROW_MAJOR ? d->k : d->c_rows,
+                        .prec = d->prec,
+                        .layout = d->layout,
+                        .data = host};
+    rt_spmm_dense_to_rowmajor(&c, out);
     free(host);
     return 0;
 }

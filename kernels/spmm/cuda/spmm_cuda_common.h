@@ -18,12 +18,14 @@
 #include "spmm_cuda_catalog.h"
 #include "spmm_family.h"
 
-/* The family's memos in the CUDA context (rt_cuda_ctx_memo): the cuSPARSE handle and the plan
- * summaries of the two Tiled kernels' traffic models. */
-#define RT_SPMM_MEMO_CUSPARSE        "spmm.cusparse"
-#define RT_SPMM_MEMO_TILED_PLAN      "spmm.tiled.plan"
-#define RT_SPMM_MEMO_TILED_PIPE_PLAN "spmm.tiled_pipe.plan"
-#define RT_SPMM_MEMO_TILED_TMA_PLAN  "spmm.tiled_tma.plan"
+/* The family's memos in the CUDA context (rt_cuda_ctx_memo): the cuSPARSE handle, the plan
+ * summaries of the Tiled kernels' traffic models, and the footprints of the last matrix the Tiled
+ * kernels planned (rt_tiled_footprints: what every point of a sweep over buffsize shares). */
+#define RT_SPMM_MEMO_CUSPARSE         "spmm.cusparse"
+#define RT_SPMM_MEMO_TILED_FOOTPRINTS "spmm.tiled.footprints"
+#define RT_SPMM_MEMO_TILED_PLAN       "spmm.tiled.plan"
+#define RT_SPMM_MEMO_TILED_PIPE_PLAN  "spmm.tiled_pipe.plan"
+#define RT_SPMM_MEMO_TILED_TMA_PLAN   "spmm.tiled_tma.plan"
 
 /* The inputs, checked: A present and valid in shape, B of A->cols x K rows/cols in the point's
  * precision and layout, K >= 1. */

@@ -38,12 +38,13 @@ typedef struct rt_spmm_tiled_summary {
     int64_t nblocks, nstages, nmap, stored;
 } rt_spmm_tiled_summary;
 
-/* Builds A's plan with tp, verifies it (rt_tiled_plan_verify, then what the device code assumes:
- * block_size / warp_size warps per block for ELL staging, at most tp->buffsize staged rows of B
- * per stage, which `holder` names in the message, e.g. "shared memory"), uploads it in the
- * precision prec, fills dev, and remembers its summary in ctx under memo_key (the kernel's own).
- * `what` names the kernel in messages. On failure the arrays uploaded so far stay in dev for
- * rt_spmm_tiled_dev_free. */
+/* Builds A's plan with tp (from A's footprints, remembered in ctx under
+ * RT_SPMM_MEMO_TILED_FOOTPRINTS for the sweep's next point), verifies it (rt_tiled_plan_verify,
+ * then what the device code assumes: block_size / warp_size warps per block for ELL staging, at
+ * most tp->buffsize staged rows of B per stage, which `holder` names in the message, e.g. "shared
+ * memory"), uploads it in the precision prec, fills dev, and remembers its summary in ctx under
+ * memo_key (the kernel's own). `what` names the kernel in messages. On failure the arrays uploaded
+ * so far stay in dev for rt_spmm_tiled_dev_free. */
 int rt_spmm_tiled_dev_prepare(rt_cuda_ctx *ctx, const char *memo_key, const char *what,
                               const rt_csr *a, const rt_tiled_params *tp, rt_precision prec,
                               const char *holder, rt_spmm_tiled_dev *dev, rt_err *err);
