@@ -9,7 +9,6 @@
 #           between points), cuda.memo, kernels.tiled_plan, kernels.tiled_cpu, trust.verify_chunks,
 #           trust.elementwise
 #   bench   bench/point-cost on the host's cores: the host steps of one point, per matrix
-#           (register_tile 1-8 of the sweep, to keep the call short)
 #           (register_tile 1-8 of the config's sweep, to keep the call short)
 #   tune    one serial `rooftune tune configs/tune/tiled-parallel.yaml` (64 points, one GPU, cold
 #           variant cache as in ci/gpu-tune-parallel.sh's serial run) and its phase summary
