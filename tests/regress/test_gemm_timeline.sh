@@ -27,4 +27,12 @@ for n in $(grep -oE '[0-9]+\.[0-9]{3} ms|0\.[0-9]{3}( and|\.)|[0-9]+\.[0-9]%' <<
   checked=$((checked + 1))
 done
 [ "$checked" -ge 8 ] || fail "only $checked numbers of the README's section checked (want the 8 it states)"
-echo "gemm timeline: regenerated, $checked README numbers found in its summary"
+# The GEMM family page quotes the same run: its overlap shares and the ends' shares.
+page=${GEMM_PAGE:-$SRC/docs/families/gemm.md}
+para=$(grep -A6 'Its first run, on 2 x H200' "$page" | tr '\n' ' ')
+[ -n "$para" ] || fail "docs/families/gemm.md no longer describes the committed run"
+for n in $(grep -oE '0\.[0-9]{3}|[0-9]+\.[0-9]%' <<<"$para"); do
+  grep -q -- "$n" "$summary" || fail "docs/families/gemm.md's $n is not in the timeline summary"
+  checked=$((checked + 1))
+done
+echo "gemm timeline: regenerated, $checked numbers of the two pages found in its summary"
