@@ -10,12 +10,18 @@ import sqlite3
 import sys
 
 root = sys.argv[1]
+
+
+def readme_of(folder, option):
+    """The folder's README.md, or the copy --OPTION=PATH names (a test's changed page)."""
+    for a in sys.argv[2:]:
+        if a.startswith(f"--{option}="):
+            return a[len(option) + 3:]
+    return os.path.join(folder, "README.md")
+
+
 folder = os.path.join(root, "results/tuning/parallel/h200-x4")
-readme = os.path.join(folder, "README.md")
-for a in sys.argv[2:]:
-    if a.startswith("--readme="):
-        readme = a[len("--readme="):]
-text = open(readme).read()
+text = open(readme_of(folder, "readme")).read()
 guide = " ".join(open(os.path.join(root, "docs/guides/tuning.md")).read().split())
 failures = []
 wall = {n: float(open(os.path.join(folder, n + ".time")).read()) for n in
@@ -61,11 +67,7 @@ for w in (f"would reach about {est:.1f}x", f"the ideal {spans['serial'] / 4:.1f}
 # the phase figures its prose quotes as ci/tune-phases.py prints them from the stores, and the
 # energy points it counts.
 folder2 = os.path.join(root, "results/tuning/parallel/h200-x2")
-readme2 = os.path.join(folder2, "README.md")
-for a in sys.argv[2:]:
-    if a.startswith("--readme2="):
-        readme2 = a[len("--readme2="):]
-text2 = open(readme2).read()
+text2 = open(readme_of(folder2, "readme2")).read()
 wall2 = {n: float(open(os.path.join(folder2, n + ".time")).read()) for n in
          ("serial", "gpus2", "ranks2", "noabort", "abort", "energy")}
 for name in wall2:
