@@ -13,10 +13,11 @@ SCORES="$ROOT/results/tuning/hub/scores.csv"
 FAIR="$ROOT/bench/kernel-tuner/fair.py"
 rm -rf "$WORK" && mkdir -p "$WORK"
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" && cp "$IN"/*.csv "$IN"/provenance.txt "$WORK/$1/"; }
-# The table (seeds 11-60, one strategy per budget), the per-cell choice on the same seeds, and the
-# per-cell choice on seeds 61-80 (seeds no setting of either tool was chosen on).
+# The table (seeds 11-60, one strategy per budget), the per-cell choice on the same seeds, the
+# per-cell choice on seeds 61-80 and the per-budget one on seeds 61-110 (seeds no setting of either
+# tool was chosen on).
 MAIN=(--heldout 11-60 --choice budget)
-for set in ":11-60:budget" "cell-11-60:11-60:cell" "seeds-61-80:61-80:cell"; do
+for set in ":11-60:budget" "cell-11-60:11-60:cell" "seeds-61-80:61-80:cell" "seeds-61-110:61-110:budget"; do
   IFS=: read -r sub seeds choice <<<"$set"
   rm -rf "$WORK/ok" && mkdir -p "$WORK/ok" && cp "$IN/$sub"/*.csv "$IN/$sub/provenance.txt" "$WORK/ok/"
   python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout "$seeds" --choice "$choice" \
