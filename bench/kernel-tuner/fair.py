@@ -14,7 +14,7 @@ before their budget kept and counted.
 
 Two steps:
   fair.py run OUT SPACE... --scores HUB/scores.csv [--rooftune build-rel/rooftune] [--seed 11]
-              [--repeats 20] [--jobs N] [--margin 0.05] [--hub-revision TEXT]
+              [--repeats 20] [--jobs N] [--margin 0.05] [--hub-revision TEXT] [--choice cell]
       Kernel Tuner from the interpreter's path (a venv, or PYTHONPATH). For every cell where both
       tools have rows in scores.csv, the chosen rooftune strategy (`rooftune replay`) and the
       chosen Kernel Tuner strategy (evaluate.py's runner) on seeds 1-10, which checks that this
@@ -23,12 +23,15 @@ Two steps:
       OUT/runs.csv (evaluate.py's columns; rows already there are kept, so a stopped run
       resumes); OUT/spaces.csv gets each space's size, optimum, slowest valid time and random
       search's expectation per budget, OUT/provenance.txt what made the rows.
-  fair.py table OUT --scores HUB/scores.csv [--heldout 11-30]
+  fair.py table OUT --scores HUB/scores.csv [--heldout 11-30] [--choice cell]
       Only the standard library: OUT/README.md from OUT/spaces.csv, OUT/runs.csv,
       OUT/provenance.txt and scores.csv. Per cell both chosen strategies, their scores on seeds
       1-10 and on the held-out seeds with a 95% t-interval over the seeds, and who is ahead ("tie"
       when the intervals overlap); the counts; per budget the means; the runs that stopped early
       or failed; and whether seeds 1-10 reproduced the committed rows.
+--choice is the rule that picks each tool's strategy from scores.csv, the same for both tools:
+"cell" (per cell, the best mean there: the tables' pick) or "budget" (per budget, one strategy,
+the best mean over the budget's cells); run and table must be given the same one.
 Bad input (a file without its columns, a value that is not a number, a space or cell that the
 files disagree on) exits with status 2, naming the file, line and column.
 """
@@ -82,24 +85,45 @@ def close(a, b, rel=1e-7):
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 
 
-def chosen(scores_path):
-    """{(space, budget): {tool: score row}}: each tool's strategy with the best mean score on the
-    tables' seeds (random search excluded; a tie goes to the later name, as in tables.py), for
-    the cells where both tools have rows."""
-    best = {}
+CHOICES = ("cell", "budget")
+
+
+def chosen(scores_path, rule="cell"):
+    """{(space, budget): {tool: score row}}: each tool's strategy chosen on the tables' seeds
+    (random search excluded), for the cells where both tools have rows. rule "cell": per cell,
+    the strategy with the best mean score there; "budget": per budget, one strategy for all the
+    budget's cells, the one with the best mean score over them (a strategy lacking a row in one
+    of them is not a candidate). A tie goes to the later name, as in tables.py."""
+    rows = {}
     for r in read_csv(scores_path, SCORE_COLS, {"budget": int, "repeats": int, "score": float,
                                                 "mean_best": float, "random_best": float,
                                                 "optimum": float}):
         if r["tool"] not in TOOLS:
             die("%s:%d: column tool: '%s' is neither rooftune nor kernel_tuner"
                 % (scores_path, r["_line"], r["tool"]))
-        if r["strategy"] == RANDOM[r["tool"]]:
-            continue
-        cell = best.setdefault((r["space"], r["budget"]), {})
-        old = cell.get(r["tool"])
-        if old is None or (r["score"], r["strategy"]) > (old["score"], old["strategy"]):
-            cell[r["tool"]] = r
-    return {k: v for k, v in best.items() if len(v) == 2}
+        if r["strategy"] != RANDOM[r["tool"]]:
+            rows.setdefault((r["space"], r["budget"]), {}).setdefault(r["tool"], {})[
+                r["strategy"]] = r
+    rows = {k: v for k, v in rows.items() if len(v) == 2}
+    if rule == "cell":
+        return {k: {t: max(v[t].values(), key=lambda r: (r["score"], r["strategy"]))
+                    for t in TOOLS} for k, v in rows.items()}
+    if rule != "budget":
+        die("--choice '%s': want %s" % (rule, " or ".join(CHOICES)))
+    # Per budget: ten seeds of ten spaces weigh each strategy, where one cell's ten seeds let a
+    # strategy with a lucky mean win (the per-cell pick's fall on held-out seeds).
+    out = {}
+    for b in sorted({b for _, b in rows}):
+        cells = [k for k in rows if k[1] == b]
+        for tool in TOOLS:
+            names = set.intersection(*(set(rows[k][tool]) for k in cells))
+            if not names:
+                die("%s: no %s strategy has rows in every cell of budget %d"
+                    % (scores_path, tool, b))
+            best = max(names, key=lambda n: (sum(rows[k][tool][n]["score"] for k in cells), n))
+            for k in cells:
+                out.setdefault(k, {})[tool] = rows[k][tool][best]
+    return out
 
 
 # ---- run: the chosen strategies on the selection seeds and the held-out seeds ----------------
@@ -149,7 +173,7 @@ def run(args):
     if args.seed <= SELECTION[1] or args.repeats < 2:
         die("--seed %d --repeats %d: the held-out seeds must come after the tables' %d-%d, "
             "at least two of them" % (args.seed, args.repeats, *SELECTION))
-    cells = chosen(args.scores)
+    cells = chosen(args.scores, args.choice)
     if not cells:
         die("%s has no cell with rows of both tools" % args.scores)
     os.makedirs(args.out, exist_ok=True)
@@ -314,7 +338,7 @@ def repeat_lines(path):
 
 
 def table(args):
-    cells = chosen(args.scores)
+    cells = chosen(args.scores, args.choice)
     held = parse_range(args.heldout, "--heldout")
     if held[0] <= SELECTION[1]:
         die("--heldout %s overlaps the tables' seeds %d-%d" % (args.heldout, *SELECTION))
@@ -379,16 +403,19 @@ def table(args):
         lines += [open(prov).read().strip(), ""]
     n_held = held[1] - held[0] + 1
     lines += [
-        "Per (space, budget) cell where both tools have rows in `%s`: each tool's strategy with "
-        "the best mean score P on seeds %d-%d (random search excluded; the pick of "
-        "results/tuning/hub), then that one strategy run on seeds %d-%d and scored the same way "
+        "Per (space, budget) cell where both tools have rows in `%s`: each tool's strategy %s "
+        "on seeds %d-%d (random search excluded), then that one strategy run on seeds %d-%d and "
+        "scored the same way "
         "(the same optimum and exact random-search expectation, failed configurations costing an "
         "evaluation on both sides). The interval is the mean's 95%% t-interval over the %d seeds; "
         "a cell is a tie when the two intervals overlap. The choice and the held-out score come "
         "from different seeds, so the held-out score carries no best-of-many bonus: it is what "
         "the chosen strategy scores on seeds it was not chosen on." % (
             # the path's last two parts: the same text wherever the checkout is
-            "/".join(os.path.abspath(args.scores).split(os.sep)[-2:]), *SELECTION, *held,
+            "/".join(os.path.abspath(args.scores).split(os.sep)[-2:]),
+            "with the best mean score P in the cell (the pick of results/tuning/hub)"
+            if args.choice == "cell" else "chosen per budget: the one with the best mean score P "
+            "over the budget's cells, used in each of them", *SELECTION, *held,
             n_held), "",
         "| space | budget | rooftune strategy | P, seeds %d-%d | P, seeds %d-%d (95%% interval) "
         "| Kernel Tuner strategy | P, seeds %d-%d | P, seeds %d-%d (95%% interval) | ahead |"
@@ -513,6 +540,7 @@ def main():
     r.add_argument("out")
     r.add_argument("spaces", nargs="+")
     r.add_argument("--scores", required=True)
+    r.add_argument("--choice", default="cell", choices=CHOICES)
     r.add_argument("--rooftune", default="build-rel/rooftune")
     r.add_argument("--seed", type=int, default=11)
     r.add_argument("--repeats", type=int, default=20)
@@ -522,6 +550,7 @@ def main():
     t = sub.add_parser("table")
     t.add_argument("out")
     t.add_argument("--scores", required=True)
+    t.add_argument("--choice", default="cell", choices=CHOICES)
     t.add_argument("--heldout", default="11-30")
     args = ap.parse_args()
     return run(args) if args.step == "run" else table(args)

@@ -8,7 +8,7 @@
 # held-out check (results/tuning/hub-heldout/): rooftune alone on seeds 11-30 of the recorded GPU
 # spaces, scored against the same Kernel Tuner rows, so a strategy setting chosen on seeds 1-10
 # is seen on seeds it was not chosen on. Then fair.py (results/tuning/hub-fair/): each tool's
-# strategy chosen per cell on seeds 1-10 and only that one run on seeds 11-30, both tools. Then
+# strategy chosen on seeds 1-10 and only that one run on seeds 11-60 (and 61-80), both tools. Then
 # luck.py: per cell, how often random search's mean over the cell's seeds reaches Kernel Tuner's
 # best score (results/tuning/hub/luck.md).
 #
@@ -49,19 +49,22 @@ python3 bench/kernel-tuner/tables.py results/tuning/hub-heldout "$E/heldout/runs
 build) replayed on seeds 11-30 (20 repeats), seeds the strategies' settings were not chosen on; \
 Kernel Tuner's rows are those of results/tuning/hub (seeds 1-10). Measured $(date -u +%Y-%m-%d). \
 Do not edit by hand."
-# Without selection bias (results/tuning/hub-fair/): each tool's strategy chosen on seeds 1-10
-# (the tables' pick per cell), then only that one strategy run on seeds 11-30, and on 61-80 (seeds
-# no setting was chosen on) into seeds-61-80/, and on 1-10 again (the reproduction check), both
-# tools; resumable in $E/fair* like the steps above.
-for set in ":11" "seeds-61-80:61"; do
-  sub=${set%%:*} seed=${set#*:}
-  python3 bench/kernel-tuner/fair.py run "$E/fair$seed" "${big[@]}" \
+# Without selection bias (results/tuning/hub-fair/): each tool's strategy chosen on seeds 1-10 by
+# one rule for both (per budget, or per cell: the tables' pick), then only that one strategy run on
+# held-out seeds and on 1-10 again (the reproduction check), both tools; resumable in $E/fair-*
+# like the steps above.
+# SUB:CHOICE:FIRST:SEEDS: the table (one strategy per budget, seeds 11-60), the per-cell choice on
+# the same seeds, and the per-cell choice on seeds 61-80.
+for set in ":budget:11:50" "cell-11-60:cell:11:50" "seeds-61-80:cell:61:20"; do
+  IFS=: read -r sub choice seed n <<<"$set"
+  run="$E/fair-$choice-$seed"
+  python3 bench/kernel-tuner/fair.py run "$run" "${big[@]}" \
     --scores results/tuning/hub/scores.csv --rooftune build-rel/rooftune --jobs "$JOBS" \
-    --seed "$seed" --hub-revision "$hub"
+    --seed "$seed" --repeats "$n" --choice "$choice" --hub-revision "$hub"
   mkdir -p "results/tuning/hub-fair/$sub"
-  cp "$E/fair$seed"/*.csv "$E/fair$seed/provenance.txt" "results/tuning/hub-fair/$sub/"
+  cp "$run"/*.csv "$run/provenance.txt" "results/tuning/hub-fair/$sub/"
   python3 bench/kernel-tuner/fair.py table "results/tuning/hub-fair/$sub" \
-    --scores results/tuning/hub/scores.csv --heldout "$seed-$((seed + 19))"
+    --scores results/tuning/hub/scores.csv --heldout "$seed-$((seed + n - 1))" --choice "$choice"
 done
 # How far luck reaches in each cell: random search's spread over the cell's seeds (luck.py).
 python3 bench/kernel-tuner/luck.py results/tuning/hub/luck.md --scores results/tuning/hub/scores.csv \

@@ -13,12 +13,15 @@ SCORES="$ROOT/results/tuning/hub/scores.csv"
 FAIR="$ROOT/bench/kernel-tuner/fair.py"
 rm -rf "$WORK" && mkdir -p "$WORK"
 fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" && cp "$IN"/*.csv "$IN"/provenance.txt "$WORK/$1/"; }
-# Both held-out seed sets: 11-30 (the table) and 61-80 (seeds no setting of either tool was
-# chosen on).
-for set in ":11-30" "seeds-61-80:61-80"; do
-  sub=${set%%:*} seeds=${set#*:}
+# The table (seeds 11-60, one strategy per budget), the per-cell choice on the same seeds, the
+# per-cell choice on seeds 61-80 and the per-budget one on seeds 61-110 (seeds no setting of either
+# tool was chosen on).
+MAIN=(--heldout 11-60 --choice budget)
+for set in ":11-60:budget" "cell-11-60:11-60:cell" "seeds-61-80:61-80:cell" "seeds-61-110:61-110:budget"; do
+  IFS=: read -r sub seeds choice <<<"$set"
   rm -rf "$WORK/ok" && mkdir -p "$WORK/ok" && cp "$IN/$sub"/*.csv "$IN/$sub/provenance.txt" "$WORK/ok/"
-  python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout "$seeds" >/dev/null ||
+  python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout "$seeds" --choice "$choice" \
+    >/dev/null ||
     fail "fair.py table failed on $IN/$sub"
   diff -u "$IN/$sub/README.md" "$WORK/ok/README.md" >"$WORK/diff.txt" ||
     fail "$IN/$sub/README.md is not what fair.py prints from the committed CSVs:
@@ -47,7 +50,7 @@ PY
 fresh moved
 line=$(awk -F, '$1 == "kernel_tuner" && $5 >= 11 { print NR; exit }' "$WORK/moved/runs.csv")
 edit moved runs.csv "$line" best ""
-python3 "$FAIR" table "$WORK/moved" --scores "$SCORES" >/dev/null || fail "fair.py table failed"
+python3 "$FAIR" table "$WORK/moved" --scores "$SCORES" "${MAIN[@]}" >/dev/null || fail "fair.py table failed"
 if cmp -s "$IN/README.md" "$WORK/moved/README.md"; then
   fail "a held-out run that found nothing left the table unchanged"
 fi
@@ -72,7 +75,7 @@ bad() {
   fresh bad
   edit bad "$file" "$line" "$col" "$value"
   local out rc
-  out=$(python3 "$FAIR" table "$WORK/bad" --scores "$SCORES" 2>&1)
+  out=$(python3 "$FAIR" table "$WORK/bad" --scores "$SCORES" "${MAIN[@]}" 2>&1)
   rc=$?
   [ "$rc" = 2 ] || fail "fair.py exited $rc on '$value' in $file:$line $col, want 2: $out"
   grep -qF "$want" <<<"$out" || fail "no '$want' in: $out"
@@ -87,11 +90,26 @@ bad repeat.csv 6 best_again x "repeat.csv:6: column best_again"
 # A seed given twice, a scores file without its columns, held-out seeds that overlap 1-10.
 fresh dup
 sed -n 2p "$IN/runs.csv" >>"$WORK/dup/runs.csv"
-out=$(python3 "$FAIR" table "$WORK/dup" --scores "$SCORES" 2>&1)
+out=$(python3 "$FAIR" table "$WORK/dup" --scores "$SCORES" "${MAIN[@]}" 2>&1)
 [ $? = 2 ] && grep -q "given twice" <<<"$out" || fail "a seed given twice: $out"
 printf 'a,b\n1,2\n' >"$WORK/noscores.csv"
-out=$(python3 "$FAIR" table "$WORK/ok" --scores "$WORK/noscores.csv" 2>&1)
+out=$(python3 "$FAIR" table "$WORK/ok" --scores "$WORK/noscores.csv" "${MAIN[@]}" 2>&1)
 [ $? = 2 ] && grep -q "noscores.csv lacks" <<<"$out" || fail "a scores file without columns: $out"
 out=$(python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout 5-20 2>&1)
 [ $? = 2 ] && grep -q "overlaps" <<<"$out" || fail "held-out seeds 5-20: $out"
+out=$(python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --choice space 2>&1)
+[ $? = 2 ] && grep -q "choice" <<<"$out" || fail "an unknown --choice: $out"
+# The per-budget rule gives every cell of a budget one strategy per tool; the per-cell rule does
+# not (the committed scores pick different strategies per cell).
+python3 - "$ROOT/bench/kernel-tuner" "$SCORES" <<'PY' || fail "fair.py's choice rules"
+import sys
+sys.path.insert(0, sys.argv[1])
+from fair import chosen
+for rule, want_one in (("budget", True), ("cell", False)):
+    c = chosen(sys.argv[2], rule)
+    for tool in ("rooftune", "kernel_tuner"):
+        one = all(len({c[k][tool]["strategy"] for k in c if k[1] == b}) == 1
+                  for b in {k[1] for k in c})
+        assert one == want_one, (rule, tool)
+PY
 echo "results.hub_fair: ok"
