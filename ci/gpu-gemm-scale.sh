@@ -66,10 +66,7 @@ for s in ${*:-validate}; do
 done
 stages=${stages# }
 t0=$(date +%s)
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$work/gpu-gemm.log"; }
 RT=build-gpu/rooftune

@@ -34,10 +34,9 @@ rm -rf "$work"
 mkdir -p "$out" "$work"
 t0=$(date +%s)
 deadline_s=${ROOFTUNE_DEADLINE_S:-530}
-# The packages the lent host lacks (libyaml, the sqlite3 shell), carried in .devkit.
-[ ! -d .devkit/debs ] || eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0 \
-  ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
+# The packages the lent host lacks (libyaml, the sqlite3 shell) when .devkit carries them.
+. ci/gpu-env.sh
+export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 failures=0
 : >"$out/gpu-gemm-tail.log"
 log() { echo "[$(date +%H:%M:%S) +$(($(date +%s) - t0))s] $*" | tee -a "$out/gpu-gemm-tail.log"; }

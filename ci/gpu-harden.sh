@@ -16,10 +16,7 @@ out=${OUT:-results/gpu-run}
 mkdir -p "$out"
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-harden.log"; }
 ci/gpu-run.sh build || { log "build FAILED (see $out/build.log)"; exit 1; }
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 RT=build-gpu/rooftune
 nvidia-smi -L | tee -a "$out/gpu-harden.log"
 

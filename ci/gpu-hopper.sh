@@ -57,9 +57,7 @@ out=$(cd "$out" && pwd)
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
 RT=build-gpu/rooftune
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-hopper.log"; }
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \

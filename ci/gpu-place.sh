@@ -26,10 +26,7 @@ RT=build-gpu/rooftune
 budget=${ROOFTUNE_STAGE_SECONDS:-500}
 note() { echo "$*" | tee -a "$summary"; }
 
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 
 # The configs of the spread stage: small, seconds each; every point verified.

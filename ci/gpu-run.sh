@@ -28,10 +28,7 @@ mkdir -p "$base"
 budget=${ROOFTUNE_STAGE_SECONDS:-500}
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-run.log"; }
 
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee -a "$out/gpu-run.log"
 RT=build-gpu/rooftune

@@ -34,9 +34,7 @@ mkdir -p "results/baselines/$dev"
 budget=${ROOFTUNE_STAGE_SECONDS:-540}
 RT=build-gpu/rooftune
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/spdnn-baseline.log"; }
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 
 for s in $stages; do

@@ -27,10 +27,7 @@ out=${OUT:-build-gpu/timeline-out}
 work=build-gpu/timeline-work
 rm -rf "$work"
 mkdir -p "$out" "$work"
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/timeline.log"; }
 : >"$out/timeline.log"

@@ -27,10 +27,7 @@ summary=$out/tune-cost.txt
 RT=build-gpu/rooftune
 CFG=configs/tune/tiled-parallel.yaml
 budget=${ROOFTUNE_STAGE_SECONDS:-300}
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 say() { echo "$*" | tee -a "$summary"; }
 now() { date +%s.%N; }
 

@@ -43,10 +43,7 @@ summary=$out/tune-parallel.txt
 RT=${ROOFTUNE_BIN:-build-gpu/rooftune}
 CFG=${ROOFTUNE_TUNE_CONFIG:-configs/tune/tiled-parallel.yaml}
 budget=${ROOFTUNE_STAGE_SECONDS:-400}
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 gpus=${ROOFTUNE_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)}
 # Variant caches stay on the GPU host (beside the build, which a warm machine keeps between calls),
 # not under $OUT: the stores and logs are what comes back.

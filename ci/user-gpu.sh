@@ -13,10 +13,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-results/user-gpu}
 mkdir -p "$out"
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/user-gpu.log"; }
-if [ -d .devkit/debs ]; then
-  eval "$(bash .devkit/gpu-host-env .devkit/debs)"
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+. ci/gpu-env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee -a "$out/user-gpu.log"
 log "build"
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DROOFTUNE_CUDA=ON \
