@@ -7,6 +7,7 @@ points.
 usage: check_tune_parallel.py ROOT [--readme=PATH] [--readme2=PATH]"""
 import os
 import sqlite3
+import subprocess
 import sys
 
 root = sys.argv[1]
@@ -86,7 +87,6 @@ for name in ("gpus2", "ranks2"):
 for name in ("noabort", "abort", "energy"):
     if f"{wall2[name]:.2f} s" not in text2:
         failures.append(f"h200-x2 README should give {name}'s wall time {wall2[name]:.2f} s")
-import subprocess
 phases = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"),
                              os.path.join(folder2, n + ".db")], capture_output=True,
                             text=True).stdout for n in ("serial", "gpus2", "ranks2")}
