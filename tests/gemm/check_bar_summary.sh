@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gemm.bar_summary: results/baselines/h100-x2/ and h100-x4/gemm-bar-summary.txt are what ci/gemm-bar.sql prints
+# gemm.bar_summary: results/baselines/h100-x2/, h100-x4/ and h200-x2/gemm-bar-summary.txt are what ci/gemm-bar.sql prints
 # from the committed stores, and the README's sample-noise figures are the stores' own (relative
 # standard deviation of the samples of every verified point, rounded as written there).
 #   $1 source root
@@ -23,6 +23,9 @@ x4=$ROOT/results/baselines/h100-x4
 diff <(summary_of h100-x4 gemm-bar-1xG.db gemm-bar-Gx1-np2.db gemm-bar-Gx1-np4.db gemm-bar-ooc.db) \
   "$x4/gemm-bar-summary.txt" >/dev/null ||
   fail "h100-x4/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
+diff <(summary_of h200-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db) \
+  "$ROOT/results/baselines/h200-x2/gemm-bar-summary.txt" >/dev/null ||
+  fail "h200-x2/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
 cv() {
   for db in "$dir"/gemm-bar-1xG.db "$dir"/gemm-bar-Gx1-np2.db; do
     sqlite3 -noheader "$db" "SELECT time_stddev_s / time_mean_s FROM points WHERE status = 'ok'"
