@@ -91,10 +91,10 @@ phases = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.
                              os.path.join(folder2, n + ".db")], capture_output=True,
                             text=True).stdout for n in ("serial", "gpus2", "ranks2")}
 prose = " ".join(text2.split())
-quoted = {"serial": ("busy 113.10", "repetitions 23.05", "setup 57.21", "NVRTC compiles 5.75",
-                     "verify 22.30", "finish 9.56"),
-          "gpus2": ("measuring 58.02 s against the ideal 56.18 s",),
-          "ranks2": ("measuring 60.25 s against the ideal 53.42 s", "waiting 10.04", "35 point(s)",
+quoted = {"serial": ("busy 44.49", "repetitions 9.34", "setup 23.34", "NVRTC compiles 0.52",
+                     "verify 8.75", "finish 2.47"),
+          "gpus2": ("measuring 24.76 s against the ideal 23.53 s",),
+          "ranks2": ("measuring 24.60 s against the ideal 21.47 s", "waiting 4.35", "35 point(s)",
                      "29 point(s)")}
 for name, items in quoted.items():
     for q in items:
@@ -110,7 +110,7 @@ for name, items in quoted.items():
             failures.append(f"h200-x2 README does not quote {number} ({name}: '{q}')")
 g2, r2_ = wall2["serial"] / wall2["gpus2"], wall2["serial"] / wall2["ranks2"]
 for w in (f"tuned {g2:.2f}x faster with 2 worker processes and {r2_:.2f}x with 2 MPI ranks",
-          "measured for 58.02 s against an ideal 56.18 s"):
+          "measured for 24.76 s against an ideal 23.53 s"):
     if w not in guide:
         failures.append(f"docs/guides/tuning.md should say '{w}'")
 db = sqlite3.connect(os.path.join(folder2, "energy.db"))
@@ -121,6 +121,18 @@ aborted = sqlite3.connect(os.path.join(folder2, "abort.db")).execute(
     "SELECT COUNT(*) FROM metrics WHERE name = 'abort_best_s'").fetchone()[0]
 if aborted != 0 or "no point aborted" not in prose:
     failures.append(f"h200-x2: {aborted} aborted points against the README's 'no point aborted'")
+# The tuning guide's per-point cost on the H200: its numbers are the committed bench output's.
+cost = open(os.path.join(folder2, "point-cost-8a4d8b0.txt")).read()
+start = guide.find("On an H200 (32 cores,")
+para = guide[start:start + 600] if start >= 0 else ""  # the guide is whitespace-joined
+if not para:
+    failures.append("docs/guides/tuning.md lost its per-point cost on the H200")
+for q in ("292.8 ms", "157.3 ms", "51.30 s", "setup 28.06", "verify 8.21"):
+    if q not in cost:
+        failures.append(f"point-cost-8a4d8b0.txt does not print '{q}'")
+    number = q.split()[1] if q.startswith(("setup", "verify")) else q.split()[0]
+    if number not in para:
+        failures.append(f"docs/guides/tuning.md's H200 point cost does not quote {number}")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")

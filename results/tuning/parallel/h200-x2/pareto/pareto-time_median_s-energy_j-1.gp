@@ -1,6 +1,6 @@
 # rooftune figure 'pareto-time_median_s-energy_j-1' (pareto): every point of the sweep and its Pareto front
 # Reads pareto-time_median_s-energy_j-1.dat from this folder and writes pareto-time_median_s-energy_j-1.png and pareto-time_median_s-energy_j-1.svg next to it.
-# Regenerate: cd results/tuning/parallel/h200-x2/pareto && gnuplot pareto-time_median_s-energy_j-1.gp
+# Regenerate: cd /tmp/tp/pareto && gnuplot pareto-time_median_s-energy_j-1.gp
 
 reset
 set encoding utf8
@@ -18,7 +18,7 @@ set tics nomirror out
 set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
 set key outside right top vertical Left reverse samplen 2 spacing 1.2
 set datafile missing '?'
-set title 'spmm.cuda.tiled on banded-1m: 2 on the front of 11'
+set title 'spmm.cuda.tiled on banded-1m: 2 on the front of 32'
 set xlabel 'time_median_s (lower is better)'
 set ylabel 'energy_j (lower is better)'
 

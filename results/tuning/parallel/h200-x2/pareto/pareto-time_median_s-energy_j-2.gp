@@ -1,6 +1,6 @@
 # rooftune figure 'pareto-time_median_s-energy_j-2' (pareto): every point of the sweep and its Pareto front
 # Reads pareto-time_median_s-energy_j-2.dat from this folder and writes pareto-time_median_s-energy_j-2.png and pareto-time_median_s-energy_j-2.svg next to it.
-# Regenerate: cd results/tuning/parallel/h200-x2/pareto && gnuplot pareto-time_median_s-energy_j-2.gp
+# Regenerate: cd /tmp/tp/pareto && gnuplot pareto-time_median_s-energy_j-2.gp
 
 reset
 set encoding utf8
@@ -18,7 +18,7 @@ set tics nomirror out
 set grid xtics ytics back lt 1 lc rgb '#dcdcdc' lw 1
 set key outside right top vertical Left reverse samplen 2 spacing 1.2
 set datafile missing '?'
-set title 'spmm.cuda.tiled on xct-256-hilbert: 2 on the front of 17'
+set title 'spmm.cuda.tiled on xct-256-hilbert: 3 on the front of 32'
 set xlabel 'time_median_s (lower is better)'
 set ylabel 'energy_j (lower is better)'
 
