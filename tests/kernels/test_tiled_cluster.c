@@ -214,26 +214,33 @@ static int64_t plan_case(const rt_csr *a, const rt_tiled_params *bp, int64_t c,
 
 static void test_plans(void)
 {
-    static const char *const banded_k[] = {"rows", "bandwidth"};
-    static const int64_t banded_v[] = {5000, 16};
-    static const char *const stencil_k[] = {"points", "nx", "ny", "nz"};
-    static const int64_t stencil7_v[] = {7, 12, 11, 10};
-    static const int64_t stencil27_v[] = {27, 10, 9, 8};
-    static const char *const xct_k[] = {"image", "angles", "hilbert"};
-    static const int64_t xct_v[] = {32, 24, 1};
-    struct {
+    /* Generated matrices (generator, its integer arguments) and a random one (gen NULL). */
+    static const struct {
         const char *name, *gen;
-        const char *const *keys;
-        const int64_t *vals;
         int n;
+        const char *keys[4];
+        int64_t vals[4];
         int shared_rows;   /* neighbouring blocks share B rows: a cluster must stage fewer */
         int64_t staged[4]; /* variant 0's staged rows with cluster 1, 2, 4, 8 (quoted in
                               docs/families/spmm-hopper.md); 0: not checked */
-    } mats[] = {{"banded", "banded", banded_k, banded_v, 2, 1, {5585, 5285, 5135, 5060}},
-                {"stencil-7", "stencil", stencil_k, stencil7_v, 4, 1, {3778, 2468, 1848, 1584}},
-                {"stencil-27", "stencil", stencil_k, stencil27_v, 4, 1, {1708, 1124, 922, 720}},
-                {"xct-hilbert", "xct", xct_k, xct_v, 3, 0, {0}},
-                {"random", NULL, NULL, NULL, 0, 0, {0}}};
+    } mats[] = {
+        {"banded", "banded", 2, {"rows", "bandwidth"}, {5000, 16}, 1, {5585, 5285, 5135, 5060}},
+        {"stencil-7",
+         "stencil",
+         4,
+         {"points", "nx", "ny", "nz"},
+         {7, 12, 11, 10},
+         1,
+         {3778, 2468, 1848, 1584}},
+        {"stencil-27",
+         "stencil",
+         4,
+         {"points", "nx", "ny", "nz"},
+         {27, 10, 9, 8},
+         1,
+         {1708, 1124, 922, 720}},
+        {"xct-hilbert", "xct", 3, {"image", "angles", "hilbert"}, {32, 24, 1}, 0, {0}},
+        {"random", NULL, 0, {NULL}, {0}, 0, {0}}};
     for (size_t m = 0; m < sizeof mats / sizeof mats[0]; ++m) {
         rt_csr a;
         rt_err err;

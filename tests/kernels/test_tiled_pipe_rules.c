@@ -297,25 +297,24 @@ int main(void)
      * past 65536 cluster slots and devices below 9.0 are refused. */
     static const int64_t sizes[] = {2, 4, 8};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
-        c = base();
-        c.cluster = sizes[i];
-        expect_runs(&c, &dev, "cluster, row-major ELL");
-        c.row_major = 0;
-        c.stage_split = 2;
-        c.tile_interleave = 1;
-        expect_runs(&c, &dev, "cluster, column-major, split, interleaved");
-        c = base();
-        c.cluster = sizes[i];
-        c.use_ell = 0;
-        c.warp_rows = 4;
-        c.register_tile = 32;
-        c.buffer_kib = 16;
-        expect_runs(&c, &dev, "cluster with the warp mapping");
-        c = base();
-        c.cluster = sizes[i];
-        c.vector = 1;
-        c.swizzle = 1;
-        expect_runs(&c, &dev, "cluster, swizzled row-major stages");
+        for (int shape = 0; shape < 4; ++shape) {
+            c = base();
+            c.cluster = sizes[i];
+            if (shape == 1) { /* column-major, split, interleaved */
+                c.row_major = 0;
+                c.stage_split = 2;
+                c.tile_interleave = 1;
+            } else if (shape == 2) { /* the warp mapping */
+                c.use_ell = 0;
+                c.warp_rows = 4;
+                c.register_tile = 32;
+                c.buffer_kib = 16;
+            } else if (shape == 3) { /* swizzled row-major stages */
+                c.vector = 1;
+                c.swizzle = 1;
+            }
+            expect_runs(&c, &dev, "a cluster");
+        }
         c.bank_order = 1;
         expect_refused(&c, &dev, (const char *const[]){"cluster=", "nnz_order=banks", NULL},
                        "cluster with bank-ordered steps");
