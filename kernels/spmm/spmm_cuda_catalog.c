@@ -97,6 +97,11 @@ static const rt_param_schema tiled_pipe_params[] = {
         "0: grid.y walks the register tiles of K, so a tile's blocks all run before the next "
         "tile's and A is read from DRAM once per tile (Listing 1); 1: the tiles of a block row are "
         "neighbours along grid.x and run together, so A's second and later reads hit L2"),
+    RT_PARAM_INT_NVRTC(
+        "cluster", "1|2|4|8", "1",
+        "CLUSTER: consecutive row blocks per thread-block cluster (compute capability 9.0); a "
+        "cluster stages the union of its blocks' B rows once per stage, each block a share, and "
+        "every block reads the others' shares through distributed shared memory (1: no cluster)"),
     RT_PARAM_INT_NVRTC("vector", "0|1|2", "0",
                        "1: B staged in 16-byte vectors, 2: C stored in them too (row-major, "
                        "register_tile and K multiples of 4 fp32 or 2 fp64 values)"),

@@ -116,10 +116,22 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
                  (long long)c->buffer_kib, (long long)c->register_tile, c->elem);
         return RT_INFEASIBLE;
     }
+    if (c->cluster != 1 && c->cluster != 2 && c->cluster != 4 && c->cluster != 8) {
+        snprintf(why, whylen, "cluster=%lld must be 1, 2, 4 or 8 blocks", (long long)c->cluster);
+        return RT_INFEASIBLE;
+    }
     if (c->index_bytes == 2 && buffsize > PIPE_INDEX16_SLOTS) {
         snprintf(why, whylen,
                  "index_bytes=2 addresses %d shared slots, buffer_kib=%lld gives buffsize %lld",
                  PIPE_INDEX16_SLOTS, (long long)c->buffer_kib, (long long)buffsize);
+        return RT_INFEASIBLE;
+    }
+    if (c->index_bytes == 2 && buffsize * c->cluster > PIPE_INDEX16_SLOTS) {
+        snprintf(why, whylen,
+                 "index_bytes=2 addresses %d shared slots, cluster=%lld blocks of buffsize %lld "
+                 "(buffer_kib=%lld) stage %lld",
+                 PIPE_INDEX16_SLOTS, (long long)c->cluster, (long long)buffsize,
+                 (long long)c->buffer_kib, (long long)(buffsize * c->cluster));
         return RT_INFEASIBLE;
     }
     if (c->use_ell && c->block_size % PIPE_WARP_SIZE != 0) {
@@ -175,6 +187,13 @@ static int shape_rules(const rt_tiled_pipe_config *c, char *why, size_t whylen)
                  (long long)c->swizzle, (long long)c->warp_rows);
         return RT_INFEASIBLE;
     }
+    if (c->cluster > 1 && c->bank_order) {
+        snprintf(why, whylen,
+                 "cluster=%lld with nnz_order=banks: the bank order colours cluster slots, whose "
+                 "banks in the owner block's buffer are others (use nnz_order=columns)",
+                 (long long)c->cluster);
+        return RT_INFEASIBLE;
+    }
     if (c->vector) {
         const int64_t w = rt_tiled_pipe_vector_width(c);
         if (!c->row_major) {
@@ -202,6 +221,13 @@ int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *
     const int rc = shape_rules(c, why, whylen);
     if (rc != 0 || !dev)
         return rc;
+    if (c->cluster > 1 && dev->cc_major < 9) {
+        snprintf(why, whylen,
+                 "cluster=%lld needs thread-block clusters (compute capability 9.0), the device "
+                 "has %d.%d",
+                 (long long)c->cluster, dev->cc_major, dev->cc_minor);
+        return RT_INFEASIBLE;
+    }
     const size_t dynamic = rt_tiled_pipe_dynamic_shared(c);
     if ((int64_t)dynamic > dev->max_shared_per_block_optin) {
         snprintf(why, whylen,

@@ -20,7 +20,10 @@
  * quarter-warp read different banks of a row-major stage; swizzle = 1 instead keeps each staged
  * row's 16-byte chunks XOR-swizzled so that chunk q of a slot lies in bank group slot mod 8, and
  * nnz_order = banks then orders every ELL step so that each quarter-warp reads 8 slots of
- * distinct slot mod 8 (the plan's bank_lanes 8): conflict-free 16-byte reads. */
+ * distinct slot mod 8 (the plan's bank_lanes 8): conflict-free 16-byte reads. cluster = 2, 4 or 8
+ * groups that many consecutive row blocks into a thread-block cluster that stages the union of
+ * their footprints once per stage, each block a share, read across the cluster through
+ * distributed shared memory (spmm_tiled_cluster.h). */
 #ifndef SPMM_TILED_PIPE_RULES_H
 #define SPMM_TILED_PIPE_RULES_H
 
@@ -46,6 +49,7 @@ typedef struct rt_tiled_pipe_config {
     int64_t bank_order;      /* 1: each warp's ELL steps ordered by the banks of a column-major
                                 stage, or with swizzle of a swizzled row-major one (spmm_tiled.h
                                 bank_order, bank_lanes) */
+    int64_t cluster;         /* blocks per thread-block cluster sharing staged rows (1: none) */
     int use_ell;             /* ELL staging needs whole warps */
     int64_t k;               /* columns of B and C */
     size_t elem;             /* bytes per value: 4 or 8 */
@@ -60,7 +64,8 @@ typedef struct rt_tiled_pipe_config {
 int64_t rt_tiled_pipe_buffsize(const rt_tiled_pipe_config *c);
 /* Dynamic shared memory of one block: n_buffers * buffsize * register_tile * elem. */
 size_t rt_tiled_pipe_dynamic_shared(const rt_tiled_pipe_config *c);
-/* Rows of A per block (the plan's block size): block_size, or block_size / 32 * warp_rows. */
+/* Rows of A per block: block_size, or block_size / 32 * warp_rows (the plan's block size is this
+ * times cluster). */
 int64_t rt_tiled_pipe_plan_rows(const rt_tiled_pipe_config *c);
 /* Values per 16-byte vector: 4 (fp32) or 2 (fp64). */
 int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
@@ -74,9 +79,13 @@ int64_t rt_tiled_pipe_vector_width(const rt_tiled_pipe_config *c);
  * data or with the warp mapping, swizzle on column-major data, with the warp mapping, with skew,
  * without 16-byte copies (vector 0) or with register_tile / the vector width not a power of two,
  * bank_order without ELL staging, on row-major data without swizzle or with the warp mapping,
- * tile_interleave other than 0 or 1, and, when dev is given,
- * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks, or
- * more threads than an SM holds. */
+ * tile_interleave other than 0 or 1, cluster other than 1, 2, 4 or 8, cluster > 1 with
+ * nnz_order banks (the order colours cluster slots, not the owner's banks) or with 2-byte indices
+ * past 65536 cluster slots (cluster x buffsize), and, when dev is given,
+ * shared memory past the per-block opt-in or past the SM's capacity for blocks_per_sm blocks,
+ * more threads than an SM holds, or cluster > 1 below compute capability 9.0. Whether a cluster's
+ * blocks fit a GPC together is the driver's to say (cuOccupancyMaxActiveClusters, asked by the
+ * plugin once the variant is compiled). */
 int rt_tiled_pipe_feasible(const rt_tiled_pipe_config *c, const rt_device_info *dev, char *why,
                            size_t whylen);
 

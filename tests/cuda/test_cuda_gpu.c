@@ -461,6 +461,73 @@ static void pipe_swizzle_points(const rt_registry *reg, const rt_device_info *de
                       "vector=", "swizzle=1");
 }
 
+/* The pipelined Tiled SpMM in thread-block clusters (cluster 2, 4, 8: the blocks of a cluster read
+ * each other's staged rows through distributed shared memory). Below compute capability 9.0 every
+ * point is refused by the capability rule; 16-byte points are refused on column-major data (by the
+ * swizzle rule with swizzle=1, else the vector rule) and with K off the width. */
+static void pipe_cluster_case(const sweep_ctx *ctx, const sweep_case *c)
+{
+    const rt_kernel_desc *k = rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_TILED_PIPE);
+    const int64_t width = c->prec ? 2 : 4;
+    for (size_t i = 0; i < ctx->npoints; ++i) {
+        const int vectors = strstr(ctx->points[i], "vector=") != NULL;
+        const char *rule = NULL;
+        if (ctx->dev->cc_major < 9)
+            rule = "compute capability 9.0";
+        else if (vectors && c->layout)
+            rule = strstr(ctx->points[i], "swizzle=1") ? "swizzle=1" : "vector=";
+        else if (vectors && c->k % width != 0)
+            rule = "vector=";
+        if (!rule) {
+            expect_ok(k, c->in, ctx->dev, ctx->points[i], c->ref, c->label);
+            continue;
+        }
+        const point_result r = run_point(k, c->in, ctx->dev, ctx->points[i], c->ref);
+        RT_CHECK_MSG(r.status == RT_INFEASIBLE && rt_test_contains(r.why, rule),
+                     "%s %s [%s]: status %d (expected refused by '%s'): %s", k->name,
+                     ctx->points[i], c->label, r.status, rule, r.why);
+    }
+}
+
+/* Clusters of 2, 4 and 8 blocks over both precisions, both layouts and K = 1, 7, 33 (vectors: 12,
+ * 32, 6) on every matrix of the sweep: buffers of 1-4 KiB (many stages, short last stages, uneven
+ * shares of a stage between the ranks), ELL and CSR, the stage split (parts of a cluster row
+ * without stages return together), interleaved tiles (the rank innermost of grid.x), the warp
+ * mapping, 16-byte copies and swizzled stages; the empty matrix and the 5-row one leave whole
+ * ranks of a cluster without rows. */
+static void pipe_cluster_points(const rt_registry *reg, const rt_device_info *dev, const rt_csr *a,
+                                const char *mname)
+{
+    static const char *const points[] = {
+        "cluster=2", /* the defaults: 1024 threads, 2 x 48 KiB, register tile 8, ELL */
+        "cluster=4,block_size=64,buffer_kib=1,n_buffers=3,register_tile=4,staging=csr,"
+        "index_bytes=4,blocks_per_sm=2",
+        "cluster=8,block_size=128,buffer_kib=2,n_buffers=2,register_tile=16,stage_split=3,"
+        "nnz_unroll=1",
+        "cluster=2,block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,"
+        "stage_split=8",
+        "cluster=4,block_size=128,buffer_kib=2,n_buffers=2,register_tile=4,stage_split=3,"
+        "tile_interleave=1",
+        "cluster=8,block_size=96,buffer_kib=1,n_buffers=1,register_tile=5,staging=csr,"
+        "tile_interleave=1",
+        "cluster=2,block_size=64,buffer_kib=4,register_tile=32,staging=csr,warp_rows=2,"
+        "lane_values=2"};
+    static const char *const vector_points[] = {
+        "cluster=4,block_size=128,buffer_kib=1,n_buffers=3,register_tile=8,vector=2",
+        "cluster=2,block_size=64,buffer_kib=1,n_buffers=2,register_tile=8,vector=1,swizzle=1,"
+        "stage_split=3,tile_interleave=1"};
+    static const int64_t ks[] = {1, 7, 33}, vector_ks[] = {12, 32, 6};
+    const sweep_ctx ctx = {
+        .reg = reg, .dev = dev, .points = points, .npoints = sizeof points / sizeof points[0]};
+    for_each_case(&ctx, a, mname, ks, sizeof ks / sizeof ks[0], 19, pipe_cluster_case);
+    const sweep_ctx vctx = {.reg = reg,
+                            .dev = dev,
+                            .points = vector_points,
+                            .npoints = sizeof vector_points / sizeof vector_points[0]};
+    for_each_case(&vctx, a, mname, vector_ks, sizeof vector_ks / sizeof vector_ks[0], 23,
+                  pipe_cluster_case);
+}
+
 static void tma_case(const sweep_ctx *ctx, const sweep_case *c)
 {
     const rt_kernel_desc *k = rt_registry_find_kernel(ctx->reg, RT_SPMM_CUDA_TILED_TMA);
@@ -789,6 +856,8 @@ int main(int argc, char **argv)
     pipe_swizzle_points(&reg, &dev, &mats[4], names[4]);
     for (int i = 0; i < 5; ++i)
         tma_points(&reg, &dev, &mats[i], names[i]);
+    for (int i = 0; i < 5; ++i)
+        pipe_cluster_points(&reg, &dev, &mats[i], names[i]);
     cusparse_table(&reg, &dev, &mats[0], &mats[4]);
     infeasible_points(&reg, &dev, &mats[0], &mats[3]);
     /* ROOFTUNE_SMOKE_QUICK=1 skips the large timing problem (for runs under compute-sanitizer). */

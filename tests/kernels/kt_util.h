@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_generators.h"
 #include "rt_matrix.h"
 #include "rt_metrics.h"
 #include "rt_registry.h"
@@ -168,6 +169,18 @@ static inline int kt_run_kernel(const rt_kernel_desc *k, const rt_spmm_inputs *i
     free(first);
     k->teardown(state);
     return rc;
+}
+
+/* A matrix from generator gen with the n integer arguments keys[i] = vals[i] (rt_matrix_build). */
+static inline int kt_generate(const char *gen, const char *const *keys, const int64_t *vals, int n,
+                              rt_csr *a, rt_err *err)
+{
+    rt_params args;
+    rt_params_init(&args);
+    for (int i = 0; i < n; ++i)
+        if (rt_params_set(&args, keys[i], rt_value_int(vals[i]), err) != 0)
+            return -1;
+    return rt_matrix_build(gen, &args, NULL, NULL, a, err);
 }
 
 #endif

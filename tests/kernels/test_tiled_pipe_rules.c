@@ -1,5 +1,6 @@
 /* The feasibility rules of spmm.cuda.tiled_pipe (kernels/spmm/spmm_tiled_pipe_rules.h) on an
  * H100's limits: what runs, what is refused, and that every refusal names its parameters. */
+#include <stdio.h>
 #include <string.h>
 
 #include "rt_registry.h"
@@ -22,6 +23,7 @@ static rt_tiled_pipe_config base(void)
                               .skew = 0,
                               .swizzle = 0,
                               .tile_interleave = 0,
+                              .cluster = 1,
                               .use_ell = 1,
                               .k = 32,
                               .elem = 4,
@@ -289,5 +291,66 @@ int main(void)
     c.use_ell = 0;
     expect_refused(&c, &dev, (const char *const[]){"nnz_order=banks", "csr", NULL},
                    "banks on swizzled stages with CSR staging");
+
+    /* Thread-block clusters: 2, 4 and 8 blocks run on an H100 with every mapping and layout (the
+     * driver says later whether a cluster fits a GPC); other sizes, the bank order, 2-byte indices
+     * past 65536 cluster slots and devices below 9.0 are refused. */
+    static const int64_t sizes[] = {2, 4, 8};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        for (int shape = 0; shape < 4; ++shape) {
+            c = base();
+            c.cluster = sizes[i];
+            if (shape == 1) { /* column-major, split, interleaved */
+                c.row_major = 0;
+                c.stage_split = 2;
+                c.tile_interleave = 1;
+            } else if (shape == 2) { /* the warp mapping */
+                c.use_ell = 0;
+                c.warp_rows = 4;
+                c.register_tile = 32;
+                c.buffer_kib = 16;
+            } else if (shape == 3) { /* swizzled row-major stages */
+                c.vector = 1;
+                c.swizzle = 1;
+            }
+            expect_runs(&c, &dev, "a cluster");
+        }
+        c.bank_order = 1;
+        expect_refused(&c, &dev, (const char *const[]){"cluster=", "nnz_order=banks", NULL},
+                       "cluster with bank-ordered steps");
+    }
+    static const int64_t bad_sizes[] = {0, 3, 16, -1};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; ++i) {
+        c = base();
+        c.cluster = bad_sizes[i];
+        char want[32];
+        snprintf(want, sizeof want, "cluster=%lld", (long long)bad_sizes[i]);
+        expect_refused(&c, NULL, (const char *const[]){want, "1, 2, 4 or 8", NULL}, want);
+    }
+    /* 2-byte indices address 65536 cluster slots: 8 blocks of 227 KiB of fp32 rows 8 wide (7264
+     * slots each, 58112) fit, 8 of 64 KiB rows 2 wide (8192 each) exactly, 4 of 227 KiB rows 2
+     * wide (29056 each, 116224) do not; 4-byte indices do. */
+    c = base();
+    c.cluster = 8;
+    c.buffer_kib = 227;
+    c.n_buffers = 1;
+    expect_runs(&c, &dev, "8 blocks of 7264 slots, 2-byte indices");
+    c.register_tile = 2;
+    c.buffer_kib = 64;
+    expect_runs(&c, &dev, "8 blocks of 8192 slots, 2-byte indices");
+    c.buffer_kib = 227;
+    c.cluster = 4;
+    expect_refused(&c, &dev, (const char *const[]){"index_bytes=2", "cluster=4", "116224", NULL},
+                   "4 blocks of 29056 slots, 2-byte indices");
+    c.index_bytes = 4;
+    expect_runs(&c, &dev, "4 blocks of 29056 slots, 4-byte indices");
+    c = base();
+    c.cluster = 2;
+    rt_device_info a100 = dev;
+    a100.cc_major = 8;
+    expect_refused(&c, &a100, (const char *const[]){"cluster=2", "compute capability 9.0", NULL},
+                   "cluster on an A100");
+    c.cluster = 1;
+    expect_runs(&c, &a100, "no cluster on an A100");
     return RT_TEST_RESULT();
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt_generators.h"
+#include "kt_util.h"
 #include "rt_registry.h"
 #include "rt_test.h"
 #include "rt_test_device.h"
@@ -253,12 +253,8 @@ static void check_copies(const int32_t *map, int64_t n, int merge, size_t row_by
 
 static int build(const char *gen, const char *const *keys, const int64_t *vals, int n, rt_csr *a)
 {
-    rt_params args;
     rt_err err;
-    rt_params_init(&args);
-    for (int i = 0; i < n; ++i)
-        rt_params_set(&args, keys[i], rt_value_int(vals[i]), &err);
-    if (rt_matrix_build(gen, &args, NULL, NULL, a, &err) != 0) {
+    if (kt_generate(gen, keys, vals, n, a, &err) != 0) {
         RT_CHECK_MSG(0, "generator %s: %s", gen, err.msg);
         return -1;
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # trust.new_params: every parameter this wave added to a kernel (pipelined dspmm, the triangular
 # solve's transport, gemm's GPU placement, the pipelined Tiled SpMM with its skewed reads, warp
-# mapping, swizzled stages, bank-ordered steps and interleaved register tiles, the fused sparse-DNN layer's loads in flight,
+# mapping, swizzled stages, bank-ordered steps, interleaved register tiles and thread-block clusters, the fused sparse-DNN layer's loads in flight,
 # stage layouts, bank-ordered steps and cp.async stage buffers, the eigen schedules and
 # microbenchmarks)
 # refuses garbage at `validate` with exit 2 and a message naming the file, line, column, parameter
@@ -54,6 +54,7 @@ case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe warp_rows 16 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe lane_values 4 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe register_tile 128 129
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe nnz_order banks rows
+case_ "$banded" "{K: [16]}" spmm.cuda.tiled_pipe cluster 4 3
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma producer 0 2
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma n_buffers 4 5
 case_ "$banded" "{K: [16]}" spmm.cuda.tiled_tma merge_runs 1 2

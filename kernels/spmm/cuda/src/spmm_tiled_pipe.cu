@@ -50,6 +50,19 @@
 //     tile 1, so A (ELL values and indices, larger than L2 on the bar's matrices) streams from
 //     DRAM once per tile; interleaved, the tiles of a block row run side by side and share A's
 //     reads in L2.
+//   - CLUSTER 2, 4 or 8 (sm_90, compiled in with __cluster_dims__): CLUSTER consecutive row
+//     blocks form a thread-block cluster and share one plan block of CLUSTER * PLAN_ROWS rows
+//     (spmm_tiled_cluster.h): a stage holds the union of their footprints, up to CLUSTER *
+//     buffsize staged rows, so a B row that several of them need is staged once per stage instead
+//     of once per block, and the cluster needs fewer stages. Cluster slot i is staged by block
+//     i % CLUSTER of the cluster at slot i / CLUSTER of its own buffer; every block reads a
+//     staged row from its owner's shared memory through distributed shared memory (mapa: a
+//     generic address into the owner's window, so the loads below need no change), and the two
+//     block barriers of a stage become cluster barriers: the first makes every block's copies
+//     visible to the whole cluster, the second keeps a block from refilling a buffer another
+//     block still reads. All blocks of a cluster walk the same stages in lockstep (blockIdx.x =
+//     (row part [x tile]) x CLUSTER + rank, so the rank is innermost). CLUSTER 1 (no define) is
+//     the kernel without clusters, token for token.
 // The defines of spmm_tiled.cu keep their meaning (RT_FP64, RT_ROW_MAJOR, BLOCK_SIZE, REGISTER,
 // MIN_BLOCKS, STAGING_ELL, INDEX_BYTES, NNZ_UNROLL). Shared memory: N_BUFFERS * buffsize *
 // REGISTER values; buffer b starts at b * buffsize * REGISTER, laid out as in spmm_tiled.cu.
@@ -89,6 +102,12 @@
 #endif
 #ifndef NTILES
 #define NTILES 1
+#endif
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
+#if CLUSTER != 1 && CLUSTER != 2 && CLUSTER != 4 && CLUSTER != 8
+#error "CLUSTER must be 1, 2, 4 or 8"
 #endif
 
 #if WARP_ROWS > 0
@@ -153,6 +172,53 @@
 #error "SWIZZLE permutes 16-byte chunks by XOR: REGISTER / RT_VEC_WIDTH must be a power of two"
 #endif
 
+#if CLUSTER > 1
+// The block's rank in its cluster (%cluster_ctarank for a cluster of CLUSTER x 1 x 1 blocks).
+#define RT_RANK ((int)(blockIdx.x % CLUSTER))
+// The cluster's part of blockIdx.x (the rank is the innermost digit).
+#define RT_BLOCK_X (blockIdx.x / CLUSTER)
+// A cluster stage's slot that this block stages: stage slot `slot` of this block's buffer holds
+// cluster slot slot * CLUSTER + rank, so the block copies map entry map_begin + that.
+#define RT_MAP_AT(map, map_begin, slot) (map)[(map_begin) + (long long)(slot)*CLUSTER + RT_RANK]
+// Of a stage's mapnz cluster slots, those this block stages (the ones congruent to its rank).
+#define RT_SHARE(mapnz) (((mapnz)-RT_RANK + CLUSTER - 1) / CLUSTER)
+#define RT_CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+// Both barriers of a stage span the cluster: its blocks read each other's buffers.
+#define RT_STAGE_SYNC() rt_cluster_sync()
+
+// The generic address of the same shared-memory location in block `rank` of the cluster
+// (distributed shared memory): ordinary loads through it read that block's buffer.
+__device__ __forceinline__ const value_t *rt_cluster_map(const value_t *p, unsigned rank)
+{
+    unsigned long long out;
+    asm("mapa.u64 %0, %1, %2;" : "=l"(out) : "l"(p), "r"(rank));
+    return reinterpret_cast<const value_t *>(out);
+}
+
+// barrier.cluster with its default semantics: arrive releases this thread's writes (its
+// completed cp.async copies included) to the cluster, wait acquires every other block's.
+__device__ __forceinline__ void rt_cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// The owner's buffer of cluster slot `slot` (block slot % CLUSTER, as RT_MAP_AT stages it), and
+// slot becomes its slot there.
+__device__ __forceinline__ const value_t *rt_slot_owner(const value_t *buf, int &slot)
+{
+    const unsigned s = (unsigned)slot;
+    slot = (int)(s / CLUSTER);
+    return rt_cluster_map(buf, s % CLUSTER);
+}
+#else
+#define RT_RANK                         0
+#define RT_BLOCK_X                      blockIdx.x
+#define RT_MAP_AT(map, map_begin, slot) (map)[(map_begin) + (slot)]
+#define RT_SHARE(mapnz)                 (mapnz)
+#define RT_CLUSTER_DIMS
+#define RT_STAGE_SYNC() __syncthreads()
+#endif
+
 #if RT_ROW_MAJOR || WARP_ROWS > 0
 #define RT_SHARED_AT(buf, slot, k) (buf)[(slot)*REGISTER + (k)]
 #else
@@ -173,7 +239,8 @@ __device__ __forceinline__ int rt_chunk_of(int slot, int q)
 
 // Issues the copies of stage s (its map entries' rows of B, columns k0 .. k0 + REGISTER) into buf.
 // Every thread of the block calls it; the copies are spread over the threads as in spmm_tiled.cu
-// (row-major: consecutive threads copy consecutive values of a row of B).
+// (row-major: consecutive threads copy consecutive values of a row of B). mapnz is the block's
+// share of the stage (RT_SHARE), slot its slot in the block's buffer (RT_MAP_AT).
 __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__restrict__ B,
                                                const int *__restrict__ map, long long map_begin,
                                                int mapnz, long long ncols, int K, int k0,
@@ -185,7 +252,7 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
         const int slot = i / chunks;
         const int q = i - slot * chunks;
         const int k = q * RT_VEC_WIDTH;
-        const long long col = map[map_begin + slot];
+        const long long col = RT_MAP_AT(map, map_begin, slot);
         const bool valid = k < kcount;
         rt_copy_async<16>(buf + slot * REGISTER + rt_chunk_of(slot, q) * RT_VEC_WIDTH,
                           valid ? B + col * K + k0 + k : B, valid);
@@ -194,7 +261,7 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
     for (int i = threadIdx.x; i < mapnz * REGISTER; i += BLOCK_SIZE) {
         const int slot = i / REGISTER;
         const int k = i - slot * REGISTER;
-        const long long col = map[map_begin + slot];
+        const long long col = RT_MAP_AT(map, map_begin, slot);
         const bool valid = k < kcount;
         rt_copy_async<(int)sizeof(value_t)>(buf + i, valid ? B + col * K + k0 + k : B, valid);
     }
@@ -205,14 +272,14 @@ __device__ __forceinline__ void rt_stage_async(value_t *buf, const value_t *__re
     for (int i = threadIdx.x; i < mapnz * REGISTER; i += BLOCK_SIZE) {
         const int k = i / mapnz;
         const int slot = i - k * mapnz;
-        const long long col = map[map_begin + slot];
+        const long long col = RT_MAP_AT(map, map_begin, slot);
         const bool valid = k < kcount;
         rt_copy_async<(int)sizeof(value_t)>(
             buf + slot * REGISTER + k, valid ? B + (long long)(k0 + k) * ncols + col : B, valid);
     }
 #else
     for (int slot = threadIdx.x; slot < mapnz; slot += BLOCK_SIZE) {
-        const long long col = map[map_begin + slot];
+        const long long col = RT_MAP_AT(map, map_begin, slot);
 #pragma unroll
         for (int k = 0; k < REGISTER; ++k) {
             const bool valid = k < kcount;
@@ -266,10 +333,14 @@ __device__ __forceinline__ int rt_tile_column(int i, int skew)
 }
 
 // acc[i] += stage[slot][rt_tile_column(i, skew)] * a over the thread's register tile (with
-// SWIZZLE, column i read from its swizzled chunk).
+// SWIZZLE, column i read from its swizzled chunk; with CLUSTER, slot is a cluster slot, read from
+// its owner's buffer).
 __device__ __forceinline__ void rt_tile_fma(value_t acc[REGISTER], const value_t *buf, int slot,
                                             value_t a, int buffsize, int skew)
 {
+#if CLUSTER > 1
+    buf = rt_slot_owner(buf, slot);
+#endif
 #if SKEW
     (void)buffsize;
     // A running pointer that wraps at the end of the row: one register, where a table of the
@@ -358,7 +429,7 @@ __device__ __forceinline__ int rt_lane_first_column(int lane)
 // displ: ELL staging: per (stage, warp) ranges of ELL rows (nstages * BLOCK_SIZE / 32 + 1 entries);
 //        CSR staging: per (stage, row of block) ranges of entries (nstages * PLAN_ROWS + 1).
 // Grid: x = row blocks * STAGE_SPLIT, y = K tiles (looped past 65535).
-extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
+extern "C" __global__ void RT_LAUNCH_BOUNDS RT_CLUSTER_DIMS rt_spmm_tiled_pipe(
     value_t *__restrict__ C, const value_t *__restrict__ B, const long long *__restrict__ displ,
     const index_t *__restrict__ index, const value_t *__restrict__ value, long long nrows,
     long long ncols, int K, int ntiles, const long long *__restrict__ buffdispl,
@@ -373,19 +444,28 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     // walking the tiles, every block of tile 0 runs before tile 1 and A streams from DRAM once
     // per tile). One tile per block; NTILES (= ceil(K / REGISTER)) is compiled in, so splitting
     // blockIdx.x costs no registers.
-#define RT_ROW_PART    (blockIdx.x / NTILES)
-#define RT_FIRST_TILE  ((int)(blockIdx.x % NTILES))
+#define RT_ROW_PART    (RT_BLOCK_X / NTILES)
+#define RT_FIRST_TILE  ((int)(RT_BLOCK_X % NTILES))
 #define RT_TILE_END    (RT_FIRST_TILE + 1)
 #define RT_TILE_STRIDE 1
 #else
-#define RT_ROW_PART    blockIdx.x
+#define RT_ROW_PART    RT_BLOCK_X
 #define RT_FIRST_TILE  blockIdx.y
 #define RT_TILE_END    ntiles
 #define RT_TILE_STRIDE gridDim.y
 #endif
+    // The plan's block: this block's row block, or with CLUSTER the cluster's (its rows, stages
+    // and ELL slices or CSR rows are the cluster's, this block's the rank-th BLOCK_SIZE of them).
     const long long block = RT_ROW_PART / STAGE_SPLIT;
+#if CLUSTER > 1
+#define RT_PLAN_THREADS (CLUSTER * BLOCK_SIZE)
+#define RT_PLAN_THREAD  (RT_RANK * BLOCK_SIZE + (int)threadIdx.x)
+#else
+#define RT_PLAN_THREADS BLOCK_SIZE
+#define RT_PLAN_THREAD  threadIdx.x
+#endif
 #if WARP_ROWS == 0
-    const long long row = block * BLOCK_SIZE + threadIdx.x;
+    const long long row = block * RT_PLAN_THREADS + RT_PLAN_THREAD;
 #endif
     const long long row_first = buffdispl[block];
     const long long row_stages = buffdispl[block + 1] - row_first;
@@ -409,12 +489,25 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
     const int warp_in_block = threadIdx.x / WARP_SIZE;
     const int lane = threadIdx.x % WARP_SIZE;
 #endif
+#if STAGING_ELL
+    // This warp's ELL slice of a stage, among the plan block's warps.
+#if CLUSTER > 1
+    const int plan_warp = RT_RANK * (BLOCK_SIZE / WARP_SIZE) + warp_in_block;
+#else
+    const int plan_warp = warp_in_block;
+#endif
+#endif
 #if WARP_ROWS == 0
     const int skew = SKEW ? (int)(threadIdx.x % WARP_SIZE) % SKEW_CHUNKS : 0;
 #endif
 #if WARP_ROWS > 0
     const int group = lane / LANE_GROUP;
-    const long long warp_row = block * PLAN_ROWS + warp_in_block * WARP_ROWS;
+#if CLUSTER > 1
+    const int plan_row0 = (RT_RANK * (BLOCK_SIZE / WARP_SIZE) + warp_in_block) * WARP_ROWS;
+#else
+    const int plan_row0 = warp_in_block * WARP_ROWS;
+#endif
+    const long long warp_row = block * (CLUSTER * PLAN_ROWS) + plan_row0;
 #endif
 
     for (int tile = RT_FIRST_TILE; tile < RT_TILE_END; tile += RT_TILE_STRIDE) {
@@ -441,7 +534,8 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
                 const long long s = stage_begin + ahead;
                 const long long map_begin = mapdispl[s];
                 rt_stage_async(shared + ahead * buffer_values, B, map, map_begin,
-                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
+                               RT_SHARE((int)(mapdispl[s + 1] - map_begin)), ncols, K, k0, kcount,
+                               buffsize);
             }
             rt_copy_commit();
         }
@@ -454,14 +548,15 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
                 const long long s = stage_begin + ahead;
                 const long long map_begin = mapdispl[s];
                 rt_stage_async(shared + (ahead % N_BUFFERS) * buffer_values, B, map, map_begin,
-                               (int)(mapdispl[s + 1] - map_begin), ncols, K, k0, kcount, buffsize);
+                               RT_SHARE((int)(mapdispl[s + 1] - map_begin)), ncols, K, k0, kcount,
+                               buffsize);
             }
             rt_copy_commit();
             // Groups committed so far: i + N_BUFFERS; leaving the newest N_BUFFERS - 1 in flight
             // completes group i (this thread's share of stage i); the barrier then makes every
-            // thread's share visible to the whole block.
+            // thread's share visible to the whole block (with CLUSTER, to the whole cluster).
             rt_copy_wait<N_BUFFERS - 1>();
-            __syncthreads();
+            RT_STAGE_SYNC();
 
             const value_t *const buf = shared + (i % N_BUFFERS) * buffer_values;
             const long long s = stage_begin + i;
@@ -469,7 +564,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
             const value_t *vp;
             const index_t *ip;
             const int ell_rows =
-                rt_nnz_list(displ, value, index, s * (BLOCK_SIZE / WARP_SIZE) + warp_in_block,
+                rt_nnz_list(displ, value, index, s * (RT_PLAN_THREADS / WARP_SIZE) + plan_warp,
                             WARP_SIZE, lane, vp, ip);
 #pragma unroll 1
             for (int m = 0; m < ell_rows; m += NNZ_UNROLL) {
@@ -483,7 +578,7 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
 #elif WARP_ROWS > 0
             // The warp's rows one after another, each by the whole warp (see the top).
             const value_t *const lane_buf = buf + (lane % LANE_GROUP) * LANE_VALUES;
-            const long long stage_row = s * PLAN_ROWS + warp_in_block * WARP_ROWS;
+            const long long stage_row = s * (CLUSTER * PLAN_ROWS) + plan_row0;
 #pragma unroll
             for (int r = 0; r < WARP_ROWS; ++r) {
                 const long long first = displ[stage_row + r];
@@ -510,7 +605,13 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
 #pragma unroll
                     for (int u = 0; u < NNZ_UNROLL; ++u) {
                         value_t b[LANE_VALUES];
+#if CLUSTER > 1
+                        int at = slot[u];
+                        const value_t *const owner = rt_slot_owner(lane_buf, at);
+                        rt_load_values<LANE_VALUES>(owner + at * REGISTER, b);
+#else
                         rt_load_values<LANE_VALUES>(lane_buf + slot[u] * REGISTER, b);
+#endif
 #pragma unroll
                         for (int j = 0; j < LANE_VALUES; ++j)
                             part[j] += b[j] * a[u];
@@ -524,8 +625,8 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
 #else
             const value_t *vp;
             const index_t *ip;
-            const int entries =
-                rt_nnz_list(displ, value, index, s * BLOCK_SIZE + threadIdx.x, 1, 0, vp, ip);
+            const int entries = rt_nnz_list(displ, value, index,
+                                            s * RT_PLAN_THREADS + RT_PLAN_THREAD, 1, 0, vp, ip);
 #pragma unroll 1
             for (int e = 0; e < entries; e += NNZ_UNROLL) {
                 value_t a[NNZ_UNROLL];
@@ -537,8 +638,10 @@ extern "C" __global__ void RT_LAUNCH_BOUNDS rt_spmm_tiled_pipe(
             }
 #endif
             // The copies issued at the top of the next iteration overwrite this buffer (with one
-            // buffer) or the one before it: no warp may still be reading it.
-            __syncthreads();
+            // buffer) or the one before it: no warp may still be reading it (with CLUSTER, no
+            // warp of the cluster; after the last stage this also keeps every block's shared
+            // memory alive until the cluster's last read of it).
+            RT_STAGE_SYNC();
         }
 
 #if WARP_ROWS > 0
