@@ -30,6 +30,18 @@ static void banded(rt_matrix_cfg *mc)
     RT_CHECK(rt_params_set(&mc->gen, "seed", rt_value_int(3), &err) == 0);
 }
 
+/* The banded matrix built as the walk builds it (into *m), and a shared file of it. */
+static int shared_band(rt_csr *m)
+{
+    rt_err err;
+    rt_matrix_cfg mc;
+    banded(&mc);
+    RT_CHECK(rt_walk_build_matrix(&mc, m, &err) == 0);
+    int fd = -1;
+    RT_CHECK(rt_shared_matrix_create(m, &fd, &err) == 0);
+    return fd;
+}
+
 static int same_csr(const rt_csr *a, const rt_csr *b)
 {
     return a->rows == b->rows && a->cols == b->cols && a->nnz == b->nnz &&
@@ -119,12 +131,8 @@ static void test_garbage(void)
         junk[i] = (char)(i * 7 + 3);
     expect_refused(file_of(junk, sizeof junk), "junk", "not a rooftune matrix");
     /* A real one, then cut short, grown, or with row pointers that do not add up. */
-    rt_matrix_cfg mc;
-    banded(&mc);
     rt_csr m;
-    RT_CHECK(rt_walk_build_matrix(&mc, &m, &err) == 0);
-    int fd = -1;
-    RT_CHECK(rt_shared_matrix_create(&m, &fd, &err) == 0);
+    int fd = shared_band(&m);
     RT_CHECK(ftruncate(fd, 4096) == 0);
     expect_refused(fd, "a cut file", "do not match its shape and size");
     RT_CHECK(rt_shared_matrix_create(&m, &fd, &err) == 0);
@@ -155,12 +163,8 @@ static void test_wire_fd(void)
     rt_wire *a = NULL, *b = NULL;
     RT_CHECK(rt_wire_open_sockets(&sv[0], 1, 1, &a, &err) == 0); /* a's peer 1: b */
     RT_CHECK(rt_wire_open_sockets(&sv[1], 1, 0, &b, &err) == 0); /* b's peer 0: a */
-    rt_matrix_cfg mc;
-    banded(&mc);
     rt_csr m;
-    RT_CHECK(rt_walk_build_matrix(&mc, &m, &err) == 0);
-    int fd = -1;
-    RT_CHECK(rt_shared_matrix_create(&m, &fd, &err) == 0);
+    const int fd = shared_band(&m);
     RT_CHECK(rt_wire_send(a, 1, "plain", 5, &err) == 0);
     RT_CHECK(rt_wire_send_fd(a, 1, "matrix", 6, fd, &err) == 0);
     RT_CHECK(rt_wire_send_fd(a, 1, "none", 4, -1, &err) != 0);
