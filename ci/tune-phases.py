@@ -13,7 +13,8 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
   NAME: wall W s; record E s, outside W - E s; first point at F s, last point ends at L s;
         measuring L - F s against the ideal B / P s (the points' busy time over the P measuring
         processes)
-  main: mpi, config, gpu count, spawn, backend, check, store; each matrix; workers end
+  main: mpi, config, gpu count, spawn, backend, check, store; each matrix (and its build ahead,
+        --parallel gpus); workers end
   one line per process that measured: start, ready, first point, last point, exit; points, busy
         (and its steps: inputs, setup, verify, repetitions, finish; of the setup, the NVRTC
         compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
@@ -114,6 +115,10 @@ def main():
     mats = sorted((b, ph[len("matrix "):], e - b) for ph, spans in main_p["phases"].items()
                   if ph.startswith("matrix ") for b, e in spans)
     parts += ["matrix %s at %s for %s" % (m, fmt(b), fmt(d)) for b, m, d in mats]
+    # --parallel gpus: each matrix built ahead, in a thread of main (its workers map it)
+    ahead = sorted((b, ph[len("prefetch matrix "):], e - b) for ph, spans in main_p["phases"].items()
+                   if ph.startswith("prefetch matrix ") for b, e in spans)
+    parts += ["prefetch %s at %s for %s" % (m, fmt(b), fmt(d)) for b, m, d in ahead]
     if took(main_p, "workers end") is not None:
         parts.append("workers end %s" % fmt(took(main_p, "workers end")))
     print("  main: " + ", ".join(parts))

@@ -26,6 +26,7 @@
 #include "rt_store_read.h"
 #include "rt_trace.h"
 #include "rt_wire.h"
+#include "rt_prefetch.h"
 #include "rt_worker_procs.h"
 
 #define MAX_SETS 64
@@ -101,12 +102,14 @@ int rt_cli_run(int argc, char **argv)
 }
 
 /* parallel: gpus: the worker processes, started as soon as the config says how many and before
- * this process's backend, checks and store, so that their start (MPI, CUDA, the config, the first
- * matrix) overlaps this one's. Their count: search.workers, else the GPUs the driver reports
- * (cuInit alone, no plugin). Nothing is started for a count the runner will refuse (it says
- * why). */
+ * this process's backend, checks and store, so that their start (MPI, CUDA, the config) overlaps
+ * this one's, and beside them the build of the first matrix, which the runner hands to them in
+ * shared memory (rt_prefetch.h; a thread that cannot start leaves it to the runner). Their count:
+ * search.workers, else the GPUs the driver reports (cuInit alone, no plugin). Nothing is started
+ * for a count the runner will refuse (it says why). */
 static int start_workers_early(const rt_config *cfg, int argc, char **argv, int cpu_only,
-                               rt_phases *ph, rt_worker_procs *procs, rt_err *err)
+                               rt_phases *ph, rt_worker_procs *procs, rt_prefetch **ahead,
+                               rt_err *err)
 {
     const double t0 = rt_clock_epoch();
     char why[400];
@@ -119,6 +122,9 @@ static int start_workers_early(const rt_config *cfg, int argc, char **argv, int 
     if (rt_worker_procs_start(argc, (const char *const *)argv, n, gpus, procs, err) != 0)
         return -1;
     (void)rt_phases_add(ph, "spawn", NULL, t1, rt_clock_epoch());
+    rt_err ignored;
+    if (cfg->n_matrices > 0)
+        (void)rt_prefetch_start(&cfg->matrices[0], 0, ahead, &ignored);
     return 0;
 }
 
@@ -302,7 +308,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     }
     rt_worker_procs procs;
     memset(&procs, 0, sizeof procs);
-    rt_trace *trace = NULL; /* --timeline */
+    rt_prefetch *ahead = NULL; /* parallel: gpus: the first matrix, built beside the workers */
+    rt_trace *trace = NULL;    /* --timeline */
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     rt_cli_env env;
@@ -316,7 +323,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
      * (the runner says so), so nothing is started there. */
     if (ok && !dry_run && worker_fd <= 0 && cfg.search.parallel == RT_PARALLEL_GPUS &&
         !rt_worker_procs_launched() &&
-        start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &err) != 0) {
+        start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &ahead, &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
@@ -324,6 +331,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     rt_comm *comm = NULL;
     if (rt_cli_mpi_start(cmd, rpn, rps, &comm) != 0) {
         rt_worker_procs_abandon(&procs);
+        rt_prefetch_free(ahead);
         rt_phases_free(&phases);
         rt_config_free(&cfg);
         return RT_EXIT_USAGE;
@@ -446,6 +454,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
                          .worker_fd = (int)worker_fd,
                          .trace = trace,
                          .procs = &procs,
+                         .ahead = &ahead,
                          .phases = dry_run ? NULL : &phases};
     rt_cli_oversub_warn(quiet ? NULL : stdout);
     if (rank == 0)
@@ -549,6 +558,7 @@ done:
     rt_trace_free(trace);
     /* Workers the runner did not take over (a check or the run failed first) are ended. */
     rt_worker_procs_abandon(&procs);
+    rt_prefetch_free(ahead); /* likewise the first matrix's build (it reads cfg: before its free) */
     rt_phases_free(&phases);
     rt_cli_env_close(&env);
     rt_config_free(&cfg);

@@ -7,6 +7,7 @@
 
 struct rt_trace;
 struct rt_phases;
+struct rt_prefetch;
 struct rt_worker_procs;
 
 typedef struct rt_run_options {
@@ -34,6 +35,10 @@ typedef struct rt_run_options {
      * set-up (rt_worker_procs.h; NULL or none started: the runner starts them). The runner takes
      * them over (n becomes 0) and waits for them. */
     struct rt_worker_procs *procs;
+    /* parallel: gpus, the coordinator: the first matrix's build, which the CLI started beside
+     * the workers (rt_prefetch.h; NULL or *ahead NULL: none). The runner takes it over (*ahead
+     * becomes NULL). */
+    struct rt_prefetch **ahead;
     /* This process's phase record (rt_phases.h; NULL: none kept): the runner adds its phases and,
      * in the process that owns the store, writes every process's into it. */
     struct rt_phases *phases;

@@ -10,16 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_clock.h"
 #include "rt_comm.h"
 #include "rt_interrupt.h"
 #include "rt_measure.h"
 #include "rt_phases.h"
+#include "rt_prefetch.h"
 #include "rt_problem.h"
 #include "rt_progress.h"
 #include "rt_prune.h"
 #include "rt_search.h"
+#include "rt_shared_matrix.h"
 #include "rt_space.h"
 #include "rt_store.h"
 #include "rt_store_lock.h"
@@ -70,6 +73,12 @@ typedef struct run {
     rt_workers *workers;   /* the coordinator's or the worker's side */
     rt_worker_procs procs; /* parallel: gpus, coordinator: its worker processes */
     int sweeps;            /* sweeps walked so far (their phases' numbers) */
+    /* parallel: gpus: every matrix is built once, ahead, by the coordinator (rt_prefetch.h) and
+     * mapped by every process (rt_shared_matrix.h), instead of built by each at once. */
+    int share_matrices;
+    rt_prefetch *ahead;      /* coordinator: the next matrix, being built or built */
+    int ahead_sent;          /* ahead was handed to the workers */
+    rt_shared_matrix shared; /* the current matrix's mapping (ms.local points into it) */
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -242,12 +251,16 @@ static int record_matrix(run *r, const rt_matrix_cfg *mc, const rt_csr *full, do
  * (and the whole matrix beside it for families that partition it themselves). A matrix that
  * cannot be built is the matrix's failure, not the run's: its sweeps are still visited, to record
  * an error point each saying why, and the run goes on with the next matrix. */
+static int walk_shared_matrix(run *r, int mi, const rt_matrix_cfg *mc, int64_t shape[3],
+                              rt_err *err);
+
 static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape[3], rt_err *err)
 {
-    (void)mi;
     run *r = ctx;
     matrix_slot *ms = &r->ms;
     memset(ms, 0, sizeof *ms);
+    if (r->share_matrices)
+        return walk_shared_matrix(r, mi, mc, shape, err);
     rt_csr full;
     memset(&full, 0, sizeof full);
     const double t0 = rt_clock_now();
@@ -310,11 +323,127 @@ static int walk_matrix(void *ctx, int mi, const rt_matrix_cfg *mc, int64_t shape
     return RT_WALK_MATRIX_OK;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Matrices of parallel: gpus (rt_prefetch.h, rt_shared_matrix.h) */
+
+/* Coordinator: the matrix built ahead, to every worker (once). */
+static int send_ahead(run *r, rt_err *err)
+{
+    const rt_prefetch_result *res = rt_prefetch_wait(r->ahead);
+    rt_workers_matrix mx = {.index = rt_prefetch_index(r->ahead),
+                            .fd = res->fd,
+                            .rows = res->rows,
+                            .cols = res->cols,
+                            .nnz = res->nnz,
+                            .load_s = res->end - res->begin};
+    snprintf(mx.failed, sizeof mx.failed, "%s", res->failed);
+    r->ahead_sent = 1;
+    return rt_workers_send_matrix(r->workers, &mx, err);
+}
+
+/* Coordinator, as its sweep's loop turns: the next matrix goes to the workers as soon as it is
+ * built, so a worker that leaves the sweep early maps it and builds its inputs during the
+ * others' last points. */
+static int hand_ahead(void *ctx, rt_err *err)
+{
+    run *r = ctx;
+    if (!r->ahead || r->ahead_sent || !rt_prefetch_ready(r->ahead))
+        return 0;
+    return send_ahead(r, err);
+}
+
+/* Coordinator: the next matrix of the walk starts building (a thread that cannot be started
+ * leaves it to be built when the walk reaches it). */
+static void start_ahead(run *r, int mi)
+{
+    if (mi >= r->cfg->n_matrices || r->mctx.stop)
+        return;
+    rt_err ignored;
+    if (rt_prefetch_start(&r->cfg->matrices[mi], mi, &r->ahead, &ignored) == 0)
+        r->ahead_sent = 0;
+}
+
+/* Walk step of parallel: gpus. The coordinator takes the matrix built ahead (building it now if
+ * it was not), hands it to the workers, records it and starts the next one's build; a worker
+ * maps what its coordinator built. A matrix that could not be built is the matrix's failure,
+ * recorded by the coordinator for each of its sweeps as in a serial run. */
+static int walk_shared_matrix(run *r, int mi, const rt_matrix_cfg *mc, int64_t shape[3],
+                              rt_err *err)
+{
+    matrix_slot *ms = &r->ms;
+    const double t0 = rt_clock_epoch();
+    char phase[128];
+    snprintf(phase, sizeof phase, "matrix %s", mc->name);
+    rt_workers_matrix mx = {.fd = -1};
+    if (r->coordinator) {
+        if (r->ahead && rt_prefetch_index(r->ahead) != mi) { /* not this walk's next: dropped */
+            rt_prefetch_free(r->ahead);
+            r->ahead = NULL;
+        }
+        if (!r->ahead && rt_prefetch_start(mc, mi, &r->ahead, err) != 0)
+            return -1;
+        char building[160];
+        snprintf(building, sizeof building, "building matrix %s", mc->name);
+        rt_progress_begin(&r->progress, building, rt_clock_now());
+        rt_prefetch_result *res = rt_prefetch_wait(r->ahead);
+        rt_progress_clear(&r->progress);
+        char ahead_phase[160];
+        snprintf(ahead_phase, sizeof ahead_phase, "prefetch %s", phase);
+        (void)rt_phases_add(r->opt->phases, ahead_phase, NULL, res->begin, res->end);
+        if (!r->ahead_sent && send_ahead(r, err) != 0)
+            return -1;
+        mx.fd = res->fd;
+        res->fd = -1; /* ours now */
+        mx.rows = res->rows;
+        mx.cols = res->cols;
+        mx.nnz = res->nnz;
+        mx.load_s = res->end - res->begin;
+        snprintf(mx.failed, sizeof mx.failed, "%s", res->failed);
+        rt_prefetch_free(r->ahead);
+        r->ahead = NULL;
+        start_ahead(r, mi + 1);
+    } else {
+        if (rt_workers_await_matrix(r->workers, mi, &mx, err) != 0)
+            return -1;
+        if (mx.bye) { /* the coordinator ended the run: the walk stops */
+            r->mctx.stop = 1;
+            snprintf(ms->failed, sizeof ms->failed, "the run ended");
+            return RT_WALK_MATRIX_NO_SPACE;
+        }
+    }
+    if (mx.fd < 0) {
+        logf_rank0(r, "matrix %s: cannot be built: %s\n", mc->name, mx.failed);
+        snprintf(ms->failed, sizeof ms->failed, "%s", mx.failed);
+        return RT_WALK_MATRIX_NO_SPACE;
+    }
+    const int mapped = rt_shared_matrix_map(mx.fd, &r->shared, err);
+    close(mx.fd);
+    if (mapped != 0)
+        return rt_err_prefix(err, "matrix '%s'", mc->name);
+    if (r->shared.csr.rows != mx.rows || r->shared.csr.cols != mx.cols ||
+        r->shared.csr.nnz != mx.nnz)
+        return rt_err_set(err, "matrix '%s': the shared matrix is not the one announced", mc->name);
+    (void)rt_phases_add(r->opt->phases, phase, NULL, t0, rt_clock_epoch());
+    logf_rank0(r, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name, (long long)mx.rows,
+               (long long)mx.cols, (long long)mx.nnz, mx.load_s);
+    if (record_matrix(r, mc, &r->shared.csr, mx.load_s, err) != 0)
+        return -1;
+    ms->local = r->shared.csr; /* the whole matrix: every process measures whole points */
+    ms->rows = shape[0] = mx.rows;
+    ms->cols = shape[1] = mx.cols;
+    ms->nnz = shape[2] = mx.nnz;
+    return RT_WALK_MATRIX_OK;
+}
+
 static void walk_matrix_done(void *ctx, int mi)
 {
     (void)mi;
     run *r = ctx;
     rt_measure_release_inputs(&r->mctx);
+    if (r->shared.base) { /* ms.local is the mapping's */
+        rt_shared_matrix_unmap(&r->shared);
+        memset(&r->ms.local, 0, sizeof r->ms.local);
+    }
     rt_csr_free(&r->ms.local);
     rt_csr_free(&r->ms.whole);
 }
@@ -539,13 +668,23 @@ static int step_parallel(run *r, rt_err *err)
         }
         return rt_workers_worker(r->wire, 0, &r->workers, err);
     }
+    r->share_matrices = 1;
     if (child) {
         const int fd = r->opt->worker_fd;
         if (rt_wire_open_sockets(&fd, 1, 0, &r->wire, err) != 0)
             return -1;
         return rt_workers_worker(r->wire, 0, &r->workers, err);
     }
-    return start_gpu_workers(r, err);
+    if (r->opt->ahead && *r->opt->ahead) { /* the first matrix, started by the CLI */
+        r->ahead = *r->opt->ahead;
+        *r->opt->ahead = NULL;
+    }
+    if (start_gpu_workers(r, err) != 0)
+        return -1;
+    if (!r->ahead)
+        start_ahead(r, 0);
+    rt_workers_on_idle(r->workers, hand_ahead, r);
+    return 0;
 }
 
 /* End of a parallel run: every worker's compile counts and phase record join the coordinator's,
@@ -577,6 +716,13 @@ static int finish_parallel(run *r, int failed, rt_err *err)
         (void)rt_phases_add(r->opt->phases, "workers end", NULL, t0, rt_clock_epoch());
     rt_comm_free(r->self_comm);
     r->self_comm = NULL;
+    rt_prefetch_free(r->ahead); /* a build the walk did not reach (a stop, a failure) */
+    r->ahead = NULL;
+    if (r->shared.base) { /* a walk that failed inside a matrix: its inputs go first */
+        rt_measure_release_inputs(&r->mctx);
+        rt_shared_matrix_unmap(&r->shared);
+        memset(&r->ms.local, 0, sizeof r->ms.local);
+    }
     return rc;
 }
 

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* SCM_RIGHTS, MSG_CMSG_CLOEXEC */
 #include "rt_wire.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "rt_comm.h"
@@ -32,6 +33,7 @@ struct rt_wire {
     int *fds;
     int n_fds, first_peer;
     int next_poll; /* where the next poll starts, so no peer is always served last */
+    int got_fd;    /* the descriptor that came with the last message received, -1: none */
 };
 
 static int mpi_fail(rt_err *err, int rc, const char *what)
@@ -49,6 +51,7 @@ int rt_wire_open_mpi(struct rt_comm *comm, rt_wire **out, rt_err *err)
     if (!w)
         return rt_err_set(err, "out of memory for the parallel tuning messages");
     w->is_mpi = 1;
+    w->got_fd = -1;
     w->comm = rt_comm_mpi(comm, RT_COMM_WORLD);
     *out = w;
     return 0;
@@ -67,6 +70,7 @@ int rt_wire_open_sockets(const int *fds, int n, int first_peer, rt_wire **out, r
     w->fds = copy;
     w->n_fds = n;
     w->first_peer = first_peer;
+    w->got_fd = -1;
     *out = w;
     return 0;
 }
@@ -186,16 +190,92 @@ static int read_all(int fd, void *data, size_t n)
     return 1;
 }
 
-static int socket_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *err)
+/* The frame's length with a descriptor beside it (SCM_RIGHTS): the kernel hands the receiver a
+ * descriptor of its own for the same open file. */
+static int write_len_fd(int sock, uint64_t len, int fd)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = &len, .iov_len = sizeof len};
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t w;
+    do
+        w = sendmsg(sock, &mh, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w <= 0)
+        return -1;
+    /* The descriptor went with the first byte; the rest of the length goes plain. */
+    return (size_t)w == sizeof len ? 0 : write_all(sock, (const char *)&len + w, sizeof len - w);
+}
+
+static int socket_send(rt_wire *w, int peer, const void *data, size_t n, int fd, rt_err *err)
 {
     const int i = peer - w->first_peer;
     if (i < 0 || i >= w->n_fds)
         return rt_err_set(err, "parallel tuning: no peer %d", peer);
     const uint64_t len = n;
-    if (write_all(w->fds[i], &len, sizeof len) != 0 || write_all(w->fds[i], data, n) != 0)
+    if ((fd >= 0 ? write_len_fd(w->fds[i], len, fd) : write_all(w->fds[i], &len, sizeof len)) !=
+            0 ||
+        write_all(w->fds[i], data, n) != 0)
         return rt_err_set(err, "parallel tuning: sending to peer %d failed: %s", peer,
                           errno == EPIPE ? "it closed the connection" : strerror(errno));
     return 0;
+}
+
+/* A frame's length, and the descriptor that came with it (*fd, -1: none): read_all's contract.
+ * A frame is read whole before the next, so a descriptor always arrives with its own frame. */
+static int read_len_fd(int sock, uint64_t *len, int *fd)
+{
+    *fd = -1;
+    char *p = (char *)len;
+    size_t got = 0;
+    while (got < sizeof *len) {
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {.iov_base = p + got, .iov_len = sizeof *len - got};
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = ctl.buf,
+                            .msg_controllen = sizeof ctl.buf};
+        const ssize_t r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        if (r < 0 && errno == EINTR)
+            continue;
+        for (struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+                c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+                int in;
+                memcpy(&in, CMSG_DATA(c), sizeof in);
+                if (*fd >= 0)
+                    close(*fd); /* one per frame: a second is not ours to keep */
+                *fd = in;
+            }
+        if (r == 0 || r < 0) {
+            if (*fd >= 0)
+                close(*fd);
+            *fd = -1;
+            return r == 0 && got == 0 ? 0 : -1;
+        }
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static void drop_fd(rt_wire *w)
+{
+    if (w->got_fd >= 0)
+        close(w->got_fd);
+    w->got_fd = -1;
 }
 
 static int socket_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err *err)
@@ -223,9 +303,11 @@ static int socket_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, 
         w->next_poll = (i + 1) % count;
         *peer = w->first_peer + i;
         uint64_t len = 0;
-        const int got = read_all(w->fds[i], &len, sizeof len);
+        int fd = -1;
+        const int got = read_len_fd(w->fds[i], &len, &fd);
         if (got <= 0)
             return rt_err_set(err, "parallel tuning: peer %d closed the connection", *peer);
+        w->got_fd = fd; /* the caller takes it (rt_wire_take_fd) or the next receive closes it */
         if (len > ((uint64_t)1 << 31))
             return rt_err_set(err, "parallel tuning: peer %d sent a message of %llu bytes", *peer,
                               (unsigned long long)len);
@@ -246,13 +328,30 @@ static int socket_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, 
 
 int rt_wire_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *err)
 {
-    return w->is_mpi ? mpi_send(w, peer, data, n, err) : socket_send(w, peer, data, n, err);
+    return w->is_mpi ? mpi_send(w, peer, data, n, err) : socket_send(w, peer, data, n, -1, err);
+}
+
+int rt_wire_send_fd(rt_wire *w, int peer, const void *data, size_t n, int fd, rt_err *err)
+{
+    if (w->is_mpi)
+        return rt_err_set(err, "parallel tuning: a file descriptor cannot travel over MPI");
+    if (fd < 0)
+        return rt_err_set(err, "parallel tuning: no file descriptor to send to peer %d", peer);
+    return socket_send(w, peer, data, n, fd, err);
+}
+
+int rt_wire_take_fd(rt_wire *w)
+{
+    const int fd = w->got_fd;
+    w->got_fd = -1;
+    return fd;
 }
 
 int rt_wire_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err *err)
 {
     *data = NULL;
     *n = 0;
+    drop_fd(w);
     return w->is_mpi ? mpi_recv(w, wait, peer, data, n, err)
                      : socket_recv(w, wait, peer, data, n, err);
 }
@@ -271,6 +370,7 @@ void rt_wire_close(rt_wire *w)
         reap_sends(w, 1, &ignored);
         free(w->pending);
     }
+    drop_fd(w);
     for (int i = 0; i < w->n_fds; ++i)
         close(w->fds[i]);
     free(w->fds);

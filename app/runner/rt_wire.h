@@ -24,6 +24,13 @@ int rt_wire_open_mpi(struct rt_comm *comm, rt_wire **out, rt_err *err);
 int rt_wire_open_sockets(const int *fds, int n, int first_peer, rt_wire **out, rt_err *err);
 
 int rt_wire_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *err);
+/* A message with an open file descriptor beside it (sockets only: SCM_RIGHTS; the sender keeps
+ * its own): how a coordinator hands its workers a matrix in shared memory. The receiver takes it
+ * with rt_wire_take_fd after the message arrives. */
+int rt_wire_send_fd(rt_wire *w, int peer, const void *data, size_t n, int fd, rt_err *err);
+/* The descriptor that came with the last message received (the caller owns it now), -1 when
+ * none did; one not taken is closed by the next receive. */
+int rt_wire_take_fd(rt_wire *w);
 /* The next message from any peer: 1 with *peer and *data (malloc'd: the caller frees it) of *n
  * bytes; 0 when wait is 0 and none has arrived; -1 on an error, a socket peer that closed its end
  * included ("peer 2 closed the connection"). */

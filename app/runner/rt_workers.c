@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rt_clock.h"
 #include "rt_phases.h"
@@ -20,7 +21,22 @@
 #define DEPTH_MAX   DEPTH_LOCAL
 #define MSG_MAGIC   0x52544d53u /* "RTMS" */
 
-enum { MSG_ASSIGN = 1, MSG_RESULT, MSG_FAILED, MSG_DROPPED, MSG_END, MSG_BYE, MSG_STATS };
+enum {
+    MSG_ASSIGN = 1,
+    MSG_RESULT,
+    MSG_FAILED,
+    MSG_DROPPED,
+    MSG_END,
+    MSG_BYE,
+    MSG_STATS,
+    MSG_MATRIX
+};
+
+/* MATRIX's fixed part, after the head (index: the matrix); the failure's text follows it. */
+typedef struct matrix_body {
+    int64_t rows, cols, nnz;
+    double load_s;
+} matrix_body;
 
 /* Every message starts with this; RESULT carries a packed point after it, FAILED a message,
  * STATS the worker's phase record (rt_phases_pack). */
@@ -53,12 +69,17 @@ struct rt_workers {
     int64_t current; /* the point being measured, for the sink */
     int sent;        /* the sink sent it */
     uint64_t sweep;
+    int has_kept; /* a MATRIX that came before its walk reached it */
+    rt_workers_matrix kept;
+    /* coordinator: called as its loop turns (rt_workers_on_idle) */
+    int (*idle)(void *ctx, rt_err *err);
+    void *idle_ctx;
 };
 
 static const char *type_name(uint32_t t)
 {
-    static const char *const names[] = {"?",       "ASSIGN", "RESULT", "FAILED",
-                                        "DROPPED", "END",    "BYE",    "STATS"};
+    static const char *const names[] = {"?",   "ASSIGN", "RESULT", "FAILED", "DROPPED",
+                                        "END", "BYE",    "STATS",  "MATRIX"};
     return t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
 
@@ -86,42 +107,49 @@ static int send_simple(rt_workers *w, int peer, uint32_t type, int64_t index, in
     return send_head(w, peer, &h, NULL, 0, err);
 }
 
-/* A message as it arrived: its sender, its head and the bytes after it (inside raw). */
+/* A message as it arrived: its sender, its head, the bytes after it (inside raw) and the file
+ * descriptor that came with it (-1: none; msg_free closes one not taken). */
 typedef struct received {
     int peer;
     msg_head h;
     void *raw;
     const char *tail;
     size_t tail_n;
+    int fd;
 } received;
+
+static void msg_free(received *m)
+{
+    free(m->raw);
+    m->raw = NULL;
+    if (m->fd >= 0)
+        close(m->fd);
+    m->fd = -1;
+}
 
 /* The next message (waiting when wait is set): 1 with it in *m (release it with msg_free), 0
  * when none is waiting, -1 on error. */
 static int recv_msg(rt_workers *w, int wait, received *m, rt_err *err)
 {
     memset(m, 0, sizeof *m);
+    m->fd = -1;
     size_t n = 0;
     const int got = rt_wire_recv(w->wire, wait, &m->peer, &m->raw, &n, err);
     if (got <= 0)
         return got;
+    m->fd = rt_wire_take_fd(w->wire);
     if (n < sizeof m->h) {
-        free(m->raw);
+        msg_free(m);
         return rt_err_set(err, "parallel tuning: a message of %zu bytes from peer %d", n, m->peer);
     }
     memcpy(&m->h, m->raw, sizeof m->h);
     if (m->h.magic != MSG_MAGIC) {
-        free(m->raw);
+        msg_free(m);
         return rt_err_set(err, "parallel tuning: peer %d sent a message that is not ours", m->peer);
     }
     m->tail = (const char *)m->raw + sizeof m->h;
     m->tail_n = n - sizeof m->h;
     return 1;
-}
-
-static void msg_free(received *m)
-{
-    free(m->raw);
-    m->raw = NULL;
 }
 
 static rt_workers *workers_new(rt_wire *wire, rt_err *err)
@@ -180,6 +208,8 @@ void rt_workers_free(rt_workers *w)
     free(w->ended);
     free(w->order);
     free(w->left);
+    if (w->has_kept && w->kept.fd >= 0)
+        close(w->kept.fd);
     free(w);
 }
 
@@ -341,6 +371,10 @@ int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
             rc = -1;
             break;
         }
+        if (w->idle && w->idle(w->idle_ctx, err) != 0) {
+            rc = -1;
+            break;
+        }
         int busy = 0;
         for (int k = 0; k < w->n; ++k)
             busy += w->in_flight[k];
@@ -375,6 +409,116 @@ int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
         rc = -1;
     }
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Matrices in shared memory (gpus mode) */
+
+void rt_workers_on_idle(rt_workers *w, int (*fn)(void *ctx, rt_err *err), void *ctx)
+{
+    w->idle = fn;
+    w->idle_ctx = ctx;
+}
+
+int rt_workers_send_matrix(rt_workers *w, const rt_workers_matrix *mx, rt_err *err)
+{
+    const size_t text = mx->fd >= 0 ? 0 : strlen(mx->failed);
+    char buf[sizeof(msg_head) + sizeof(matrix_body) + RT_ERR_MSG_MAX];
+    const msg_head h = {
+        .magic = MSG_MAGIC, .type = MSG_MATRIX, .sweep = w->sweep, .index = mx->index};
+    const matrix_body b = {
+        .rows = mx->rows, .cols = mx->cols, .nnz = mx->nnz, .load_s = mx->load_s};
+    memcpy(buf, &h, sizeof h);
+    memcpy(buf + sizeof h, &b, sizeof b);
+    memcpy(buf + sizeof h + sizeof b, mx->failed, text);
+    const size_t n = sizeof h + sizeof b + text;
+    for (int k = 0; k < w->n; ++k) {
+        const int peer = w->first_peer + k;
+        if ((mx->fd >= 0 ? rt_wire_send_fd(w->wire, peer, buf, n, mx->fd, err)
+                         : rt_wire_send(w->wire, peer, buf, n, err)) != 0)
+            return rt_err_prefix(err, "matrix %d to worker %d", mx->index, peer);
+    }
+    return 0;
+}
+
+/* A MATRIX message as the walk needs it (its fd taken from m). */
+static int unpack_matrix(received *m, rt_workers_matrix *out, rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    matrix_body b;
+    if (m->tail_n < sizeof b)
+        return rt_err_set(err, "parallel tuning: a MATRIX message of %zu bytes", m->tail_n);
+    memcpy(&b, m->tail, sizeof b);
+    const size_t text = m->tail_n - sizeof b;
+    if (m->h.index < 0 || m->h.index > INT32_MAX || text >= sizeof out->failed ||
+        (m->fd < 0) != (text > 0))
+        return rt_err_set(err,
+                          "parallel tuning: a MATRIX message for matrix %lld with %s and %zu "
+                          "byte(s) of failure",
+                          (long long)m->h.index, m->fd >= 0 ? "a matrix" : "no matrix", text);
+    out->index = (int)m->h.index;
+    out->rows = b.rows;
+    out->cols = b.cols;
+    out->nnz = b.nnz;
+    out->load_s = b.load_s;
+    memcpy(out->failed, m->tail + sizeof b, text);
+    out->failed[text] = '\0';
+    out->fd = m->fd;
+    m->fd = -1;
+    return 0;
+}
+
+/* Worker: a matrix that came before the walk reached it (the coordinator sends the next one as
+ * soon as it is built, at most one ahead of the walk). */
+static int keep_matrix(rt_workers *w, received *m, rt_err *err)
+{
+    if (w->has_kept)
+        return rt_err_set(err,
+                          "parallel tuning: matrix %lld came while matrix %d was still waiting "
+                          "for this worker's walk",
+                          (long long)m->h.index, w->kept.index);
+    if (unpack_matrix(m, &w->kept, err) != 0)
+        return -1;
+    w->has_kept = 1;
+    return 0;
+}
+
+int rt_workers_await_matrix(rt_workers *w, int index, rt_workers_matrix *out, rt_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    while (!w->has_kept) {
+        received m;
+        if (recv_msg(w, 1, &m, err) <= 0)
+            return -1;
+        if (m.h.type == MSG_BYE) { /* the run ended before this matrix */
+            msg_free(&m);
+            w->bye_seen = 1;
+            out->bye = 1;
+            return 0;
+        }
+        if (m.h.type != MSG_MATRIX) {
+            const uint32_t type = m.h.type;
+            msg_free(&m);
+            return rt_err_set(err,
+                              "parallel tuning: the coordinator sent %s while this worker "
+                              "waited for matrix %d",
+                              type_name(type), index);
+        }
+        const int rc = keep_matrix(w, &m, err);
+        msg_free(&m);
+        if (rc != 0)
+            return -1;
+    }
+    if (w->kept.index != index)
+        return rt_err_set(err,
+                          "parallel tuning: the coordinator sent matrix %d, this worker's walk is "
+                          "at matrix %d (the config walks differently here)",
+                          w->kept.index, index);
+    *out = w->kept;
+    w->has_kept = 0;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -451,6 +595,13 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
         if (recv_msg(w, 1, &got, err) <= 0) {
             rc = -1;
             break;
+        }
+        if (got.h.type == MSG_MATRIX) { /* the next matrix, built ahead: kept for the walk */
+            rc = keep_matrix(w, &got, err);
+            msg_free(&got);
+            if (rc != 0)
+                break;
+            continue;
         }
         const msg_head h = got.h;
         msg_free(&got);

@@ -26,6 +26,11 @@
  * to hand out), so it builds the next matrix and inputs during the others' tail. MPI ranks keep
  * the sweep's end together: their walks meet in collectives.
  *
+ * In gpus mode the coordinator builds every matrix, ahead, into shared memory (rt_prefetch.h) and
+ * hands it to every worker as MATRIX (its index, shape and build time, the memory file's
+ * descriptor beside it, or why it could not be built) as soon as it is built, in the middle of
+ * a sweep if so: a worker keeps one that comes early until its walk reaches that matrix.
+ *
  * The protocol per sweep: ASSIGN (index, best time, its bound) -> RESULT (the measured point) or
  * FAILED (a run error on the worker: the run fails) or DROPPED (a signal stopped the point before
  * it was measured); END (the sweep is over; whether the run stops) ends it on every worker. At the
@@ -49,6 +54,26 @@ int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, int 
                            rt_workers **out, rt_err *err);
 /* A worker's side: the coordinator is peer `coordinator` of the wire. */
 int rt_workers_worker(rt_wire *wire, int coordinator, rt_workers **out, rt_err *err);
+
+/* A matrix of the walk as the coordinator hands it to worker processes (gpus mode). */
+typedef struct rt_workers_matrix {
+    int index;                   /* the config's matrix */
+    int fd;                      /* its shared memory file (rt_shared_matrix.h); -1: not built */
+    int64_t rows, cols, nnz;     /* the whole matrix's */
+    double load_s;               /* how long its build took */
+    char failed[RT_ERR_MSG_MAX]; /* why it could not be built ("" when it was) */
+    int bye;                     /* worker: the run ended before it came (no matrix) */
+} rt_workers_matrix;
+
+/* Coordinator: MATRIX to every worker (fd, when built, stays the caller's). */
+int rt_workers_send_matrix(rt_workers *w, const rt_workers_matrix *mx, rt_err *err);
+/* Worker: matrix `index`, kept from an earlier message or waited for; *out's fd is the
+ * caller's. out->bye: the coordinator ended the run instead. */
+int rt_workers_await_matrix(rt_workers *w, int index, rt_workers_matrix *out, rt_err *err);
+/* Coordinator: fn(ctx) is called each time the coordination loop turns, before it waits for a
+ * worker (the runner hands out a matrix built ahead as soon as it is ready). A failure fails the
+ * sweep. */
+void rt_workers_on_idle(rt_workers *w, int (*fn)(void *ctx, rt_err *err), void *ctx);
 
 /* Coordinator: hands the sweep's points out until it has none left, records every result, and
  * ends the sweep on every worker (telling them whether the run stops). A worker's failure fails

@@ -165,6 +165,69 @@ expect 2 "go together" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-gpu 1
 expect 2 "worker-gpu 1, but CUDA_VISIBLE_DEVICES is '0'" env CUDA_VISIBLE_DEVICES=0 \
   "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu 1
 [ ! -e "$WORK/bad.db" ] || fail "a refused worker left a store"
+# 7. Matrices of --parallel gpus: each built once, by the coordinator, ahead of its turn, in shared
+#    memory the workers map (rt_prefetch.h): one "prefetch matrix" phase of main's per matrix of
+#    the config, none of a worker's; the next matrix's build starts during the current matrix's
+#    sweeps, the last matrix starts none; a matrix that cannot be built (in the middle) is
+#    recorded as its sweep's error once, with the serial run's reason; a run stopped with a build
+#    ahead in flight ends cleanly, and its resume completes the serial run's points.
+echo "not a matrix" >"$WORK/bad.mtx"
+three="$WORK/three.yaml"
+cat >"$three" <<EOF3
+experiment: {name: cli-phases-three}
+matrices:
+  - {name: band, generator: banded, rows: 3000, bandwidth: 9, seed: 1}
+  - {name: gone, file: $WORK/bad.mtx}
+  - {name: rmat, generator: rmat, scale: 10, edge_factor: 8, seed: 2}
+problem: {K: [8], precision: [fp32], layout: [row]}
+kernels:
+  - name: spmm.cpu.csr
+    params: {row_block: [16, 32, 64], col_block: [8]}
+measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
+EOF3
+with_reasons() { sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||status||'|'||verified||'|'||COALESCE(reason, '')
+                            FROM points ORDER BY 1"; }
+rc1=0
+"$RT" run "$three" --db "$WORK/three1.db" --quiet >/dev/null 2>&1 || rc1=$?
+with_reasons "$WORK/three1.db" >"$WORK/three1.txt"
+[ "$(grep -c "|gone|.*|error|.*matrix 'gone'" "$WORK/three1.txt")" = 1 ] || fail "serial three: $(cat "$WORK/three1.txt")"
+rc2=0
+"$RT" run "$three" --db "$WORK/three2.db" --parallel gpus --workers 2 --quiet >/dev/null 2>&1 || rc2=$?
+[ "$rc1" = "$rc2" ] && [ "$(sql "$WORK/three1.db" "SELECT status FROM runs")" = "$(sql "$WORK/three2.db" "SELECT status FROM runs")" ] ||
+  fail "gpus three: exit $rc2 and run $(sql "$WORK/three2.db" "SELECT status FROM runs"), serial: exit $rc1"
+with_reasons "$WORK/three2.db" >"$WORK/three2.txt"
+diff "$WORK/three1.txt" "$WORK/three2.txt" >/dev/null ||
+  fail "gpus three: not the serial run's points: $(diff "$WORK/three1.txt" "$WORK/three2.txt" | head -5)"
+for m in band gone rmat; do
+  rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE phase = 'prefetch matrix $m'" ||
+    fail "matrix $m built $got time(s) ahead"
+done
+rt_sql_is "$WORK/three2.db" 0 "SELECT COUNT(*) FROM phases WHERE phase LIKE 'prefetch%' AND process != 'main'" ||
+  fail "$got build(s) in a worker"
+rt_sql_is "$WORK/three2.db" 3 "SELECT COUNT(*) FROM phases WHERE phase LIKE 'prefetch%'" ||
+  fail "$got builds for 3 matrices (the last one starts none)"
+for k in 0 1; do
+  for m in band rmat; do
+    rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = 'matrix $m'" ||
+      fail "worker $k mapped matrix $m $got time(s)"
+  done
+done
+# (the build of matrix 2 began during matrix 1's sweep, and matrix 1's during the coordinator's MPI
+# start, beside the workers')
+rt_sql_is "$WORK/three2.db" 1 "SELECT (SELECT begin_s FROM phases WHERE phase = 'prefetch matrix gone')
+                               < (SELECT end_s FROM phases WHERE process = 'main' AND phase = 'sweep 1')" ||
+  fail "the second matrix was not built ahead"
+rt_sql_is "$WORK/three2.db" 1 "SELECT (SELECT begin_s FROM phases WHERE phase = 'prefetch matrix band')
+                               < (SELECT end_s FROM phases WHERE process = 'main' AND phase = 'mpi')" ||
+  fail "the first matrix was not built beside the workers' start"
+"$RT" run "$three" --db "$WORK/three3.db" --parallel gpus --workers 2 --max-points 2 --quiet >/dev/null 2>&1 || true
+rt_sql_is "$WORK/three3.db" 2 "SELECT COUNT(*) FROM points" || fail "--max-points 2 with a build ahead: $got points"
+if pgrep -f "$WORK/three3.db" >/dev/null; then fail "a worker of the stopped run is left"; fi
+"$RT" run "$three" --db "$WORK/three3.db" --parallel gpus --workers 2 --quiet >/dev/null 2>&1 || true
+with_reasons "$WORK/three3.db" >"$WORK/three3.txt"
+diff "$WORK/three1.txt" "$WORK/three3.txt" >/dev/null ||
+  fail "resumed three: not the serial run's points: $(diff "$WORK/three1.txt" "$WORK/three3.txt" | head -5)"
+
 # 6. ci/gpu-tune-parallel.sh's own logic on CPU workers (ROOFTUNE_BIN, _TUNE_CONFIG, _GPUS): under
 #    each run the breakdown of its wall time from the store's phases.
 sed 's/min_time_s: 0.3/min_time_s: 0/' "$cfg" >"$WORK/ci.yaml"
