@@ -121,6 +121,38 @@ aborted = sqlite3.connect(os.path.join(folder2, "abort.db")).execute(
     "SELECT COUNT(*) FROM metrics WHERE name = 'abort_best_s'").fetchone()[0]
 if aborted != 0 or "no point aborted" not in prose:
     failures.append(f"h200-x2: {aborted} aborted points against the README's 'no point aborted'")
+# After the prefetch (prefetch-e5a616a): its two stores clean and complete, its table's rows from
+# the .time files, and the phase figures its prose quotes.
+folder3 = os.path.join(folder2, "prefetch-e5a616a")
+wall3 = {n: float(open(os.path.join(folder3, n + ".time")).read()) for n in ("serial", "gpus2")}
+for name in wall3:
+    rows = sqlite3.connect(os.path.join(folder3, name + ".db")).execute(
+        "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
+    if rows != [(0, "complete", 64)]:
+        failures.append(f"prefetch-e5a616a/{name}.db: want one clean complete run of 64 points, got {rows}")
+if f"| serial (one GPU) | {wall3['serial']:.2f} |" not in text2:
+    failures.append("h200-x2 README: the prefetch table's serial row")
+s3 = wall3["serial"] / wall3["gpus2"]
+row3 = f"| `--parallel gpus --workers 2` | {wall3['gpus2']:.2f} | {s3:.2f} | yes | >= 1.7x: {'met' if s3 >= 1.7 else 'not met'} |"
+if row3 not in text2:
+    failures.append(f"h200-x2 README: the prefetch row '{row3}'")
+ph3 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"),
+                          os.path.join(folder3, n + ".db")], capture_output=True, text=True).stdout
+       for n in ("serial", "gpus2")}
+for name, q, number in (("gpus2", "first point 2.16", "2.16"), ("serial", "first point at 2.23", "2.23"),
+                        ("gpus2", "to 9.67 s", "9.67"), ("gpus2", "from 10.25 to", "10.25"),
+                        ("gpus2", "matrix banded-1m at 9.67 for 0.00", "9.67 for 0.00"),
+                        ("serial", "NVRTC compiles 0.66", "0.66"), ("gpus2", "NVRTC compiles 0.31", "0.31")):
+    if q not in ph3[name]:
+        failures.append(f"prefetch-e5a616a/{name}.db: tune-phases.py does not print '{q}'")
+    if number not in prose:
+        failures.append(f"h200-x2 README does not quote {number} ({name}: '{q}')")
+if f"tuned it {s3:.2f}x faster than one GPU in the same call ({wall3['gpus2']:.2f} s against {wall3['serial']:.2f} s)" not in guide:
+    failures.append("docs/guides/tuning.md: the prefetch run's speedup and wall times")
+fresh = open(os.path.join(folder3, "fresh-machine-tune-parallel.txt")).read()
+for q in ("58.88 s wall", "NVRTC compiles 5.75", "speedup 2.31x", "speedup 1.89x"):
+    if q not in fresh:
+        failures.append(f"fresh-machine-tune-parallel.txt does not say '{q}'")
 # The tuning guide's per-point cost on the H200: its numbers are the committed bench output's.
 cost = open(os.path.join(folder2, "point-cost-8a4d8b0.txt")).read()
 start = guide.find("On an H200 (32 cores,")
