@@ -29,6 +29,13 @@ Two steps:
       1-10 and on the held-out seeds with a 95% t-interval over the seeds, and who is ahead ("tie"
       when the intervals overlap); the counts; per budget the means; the runs that stopped early
       or failed; and whether seeds 1-10 reproduced the committed rows.
+  fair.py choice OUT.csv SPACE... --scores HUB/scores.csv --runs RUNS.csv
+      When rooftune's strategies change after the tables were made: OUT.csv is a scores file
+      with Kernel Tuner's rows of HUB/scores.csv as they are (its runs are not re-run: its
+      strategies did not change) and rooftune's rows scored from RUNS.csv (evaluate.py's runs of
+      every rooftune strategy on seeds 1-10, made by the code under test) as tables.py scores
+      them. `run` and `table` then take it as --scores, so the choice is still made on seeds 1-10
+      only, with the strategies that are evaluated.
 --choice is the rule that picks each tool's strategy from scores.csv, the same for both tools:
 "cell" (per cell, the best mean there: the tables' pick) or "budget" (per budget, one strategy,
 the best mean over the budget's cells); run and table must be given the same one.
@@ -124,6 +131,47 @@ def chosen(scores_path, rule="cell"):
             for k in cells:
                 out.setdefault(k, {})[tool] = rows[k][tool][best]
     return out
+
+
+# ---- choice: a scores file with rooftune's rows made again ----------------------------------
+
+def make_choice(args):
+    from tables import Space, score
+
+    keep = [r for _, r in read_rows(args.scores, SCORE_COLS, die) if r["tool"] == "kernel_tuner"]
+    if not keep:
+        die("%s has no Kernel Tuner row" % args.scores)
+    spaces = {label_of(p): Space(p) for p in args.spaces}
+    runs = {}
+    for r in read_csv(args.runs, RUN_COLS, {"budget": int, "seed": int, "evaluations": int}):
+        if r["tool"] != "rooftune":
+            die("%s:%d: column tool: '%s', want rooftune" % (args.runs, r["_line"], r["tool"]))
+        if not SELECTION[0] <= r["seed"] <= SELECTION[1]:
+            die("%s:%d: column seed: %d is not one of the tables' seeds %d-%d"
+                % (args.runs, r["_line"], r["seed"], *SELECTION))
+        if r["space"] not in spaces:
+            die("%s:%d: column space: no space file given for '%s'"
+                % (args.runs, r["_line"], r["space"]))
+        runs.setdefault((r["space"], r["strategy"], r["budget"]), []).append(r)
+    cells = {(r["space"], int(r["budget"])) for r in keep}
+    header = list(SCORE_COLS[:5]) + ["score", "frac_optimum", "mean_best", "random_best",
+                                     "optimum", "mean_evaluations", "early_runs"]
+    rows = [[r.get(c, "") for c in header] for r in keep]
+    for (sp, strategy, b), rs in sorted(runs.items()):
+        if (sp, b) not in cells:
+            continue
+        sc = score(spaces[sp], b, rs)
+        if sc is None:
+            die("%s: every run of %s on %s at %d failed" % (args.runs, strategy, sp, b))
+        rows.append(["rooftune", sp, strategy, b, sc["repeats"], "%.6f" % sc["score"],
+                     "%.6f" % sc["frac_optimum"], "%.9g" % sc["mean_best"],
+                     "%.9g" % sc["random_best"], "%.9g" % spaces[sp].opt,
+                     "%.2f" % sc["evaluations"], sc["early"]])
+    with open(args.out, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(sorted(rows, key=lambda r: (r[0], r[1], r[2], int(r[3]))))
+    return 0
 
 
 # ---- run: the chosen strategies on the selection seeds and the held-out seeds ----------------
@@ -552,7 +600,14 @@ def main():
     t.add_argument("--scores", required=True)
     t.add_argument("--choice", default="cell", choices=CHOICES)
     t.add_argument("--heldout", default="11-30")
+    c = sub.add_parser("choice")
+    c.add_argument("out")
+    c.add_argument("spaces", nargs="+")
+    c.add_argument("--scores", required=True)
+    c.add_argument("--runs", required=True)
     args = ap.parse_args()
+    if args.step == "choice":
+        return make_choice(args)
     return run(args) if args.step == "run" else table(args)
 
 

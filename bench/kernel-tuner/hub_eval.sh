@@ -66,6 +66,27 @@ for set in ":budget:11:50" "cell-11-60:cell:11:50" "seeds-61-80:cell:61:20"; do
   python3 bench/kernel-tuner/fair.py table "results/tuning/hub-fair/$sub" \
     --scores results/tuning/hub/scores.csv --heldout "$seed-$((seed + n - 1))" --choice "$choice"
 done
+# Seeds 111-160 (results/tuning/hub-fair/seeds-111-160/, both rules): the choice from
+# seeds-111-160/scores-1-10.csv, made by `fair.py choice` from rooftune's every strategy on seeds
+# 1-10 ($E/rt-1-10, evaluate.py --tools rooftune) next to Kernel Tuner's rows of hub/scores.csv.
+# Run once, with the code of tpeils committed; kept here to say how, not to be re-run for a
+# better draw.
+S111=results/tuning/hub-fair/seeds-111-160
+python3 bench/kernel-tuner/evaluate.py "$E/rt-1-10" "${big[@]}" --tools rooftune \
+  --rooftune build-rel/rooftune --jobs "$JOBS"
+python3 bench/kernel-tuner/fair.py choice "$S111/scores-1-10.csv" "${big[@]}" \
+  --scores results/tuning/hub/scores.csv --runs "$E/rt-1-10/runs.csv"
+for set in ":budget" "cell:cell"; do
+  IFS=: read -r sub choice <<<"$set"
+  run="$E/fair-$choice-111"
+  python3 bench/kernel-tuner/fair.py run "$run" "${big[@]}" --scores "$S111/scores-1-10.csv" \
+    --rooftune build-rel/rooftune --jobs "$JOBS" --seed 111 --repeats 50 --choice "$choice" \
+    --hub-revision "$hub"
+  mkdir -p "$S111/$sub"
+  cp "$run"/runs.csv "$run"/spaces.csv "$run"/repeat.csv "$run/provenance.txt" "$S111/$sub/"
+  python3 bench/kernel-tuner/fair.py table "$S111/$sub" --scores "$S111/scores-1-10.csv" \
+    --heldout 111-160 --choice "$choice"
+done
 # How far luck reaches in each cell: random search's spread over the cell's seeds (luck.py).
 python3 bench/kernel-tuner/luck.py results/tuning/hub/luck.md --scores results/tuning/hub/scores.csv \
   --heldout results/tuning/hub-heldout/scores.csv --spaces "${big[@]}" \

@@ -10,7 +10,10 @@
  *
  * The phases are the other strategies' own code: while a phase runs, the driver's state carries
  * that strategy's ops, options (its defaults) and state, so each sees exactly what it would see
- * running alone on the same history (the history holds every point of both phases). */
+ * running alone on the same history (the history holds every point of both phases).
+ *
+ * The two-phase machinery (rt_strat_two_phase_*, rt_strategy_impl.h) takes the global phase as an
+ * argument: tpeils (rt_strat_tpeils.c) is the same walk after tpe instead of bayes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,7 @@ typedef struct hy_phase {
 } hy_phase;
 
 typedef struct hy_state {
+    const rt_strategy_ops *self; /* the ops the driver carries between phases */
     hy_phase phase[HY_PHASES];
     double own_opt[RT_STRATEGY_MAX_OPTIONS];
     int64_t switch_at; /* points yielded before the local phase */
@@ -38,9 +42,7 @@ typedef struct hy_state {
 static const rt_strategy_option hy_options[] = {
     {"global", 0.7, 0.05, 1, 0,
      "share of the budget for the Bayesian phase; the rest goes to iterated local search"},
-    {"plateau", 0.03, 0, 1, 0,
-     "the local phase's near-tie walk (ils's plateau): at a local optimum, measured "
-     "one-parameter neighbours up to this much slower (relative) are walked before a restart"},
+    RT_STRAT_TWO_PHASE_PLATEAU,
 };
 
 /* The driver's state as the phase's strategy sees it, and back. */
@@ -54,7 +56,7 @@ static void hy_enter(rt_strategy *s, hy_phase *p)
 static void hy_leave(rt_strategy *s, hy_state *st, hy_phase *p)
 {
     p->state = s->state;
-    s->ops = &rt_strat_hybrid_ops;
+    s->ops = st->self;
     s->state = st;
     memcpy(s->opt, st->own_opt, sizeof s->opt);
 }
@@ -66,12 +68,13 @@ static int hy_start(rt_strategy *s, hy_state *st, hy_phase *p, rt_err *err)
     const int rc = p->ops->init ? p->ops->init(s, err) : 0;
     hy_leave(s, st, p);
     if (rc != 0)
-        return rt_err_set(err, "strategy hybrid: its %s phase did not start", p->ops->info.name);
+        return rt_err_set(err, "strategy %s: its %s phase did not start", st->self->info.name,
+                          p->ops->info.name);
     p->started = 1;
     return 0;
 }
 
-static void hy_release(rt_strategy *s)
+void rt_strat_two_phase_release(rt_strategy *s)
 {
     hy_state *st = s->state;
     if (!st)
@@ -90,21 +93,29 @@ static void hy_release(rt_strategy *s)
     s->state = NULL;
 }
 
-static int hy_init(rt_strategy *s, rt_err *err)
+int rt_strat_two_phase_init(rt_strategy *s, const rt_strategy_ops *self,
+                            const rt_strategy_ops *global, const rt_strategy_opts *global_opts,
+                            rt_err *err)
 {
     hy_state *st = calloc(1, sizeof *st);
     if (!st)
-        return rt_err_set(err, "out of memory for strategy hybrid");
+        return rt_err_set(err, "out of memory for strategy %s", self->info.name);
+    st->self = self;
     memcpy(st->own_opt, s->opt, sizeof st->own_opt);
     const double share = rt_strat_option(s, "global");
     st->switch_at = (int64_t)((double)s->budget * share + 0.5);
-    st->phase[HY_GLOBAL].ops = &rt_strat_bayes_ops;
+    st->phase[HY_GLOBAL].ops = global;
     st->phase[HY_LOCAL].ops = &rt_strat_ils_ops;
     for (int k = 0; k < HY_PHASES; ++k) {
         const rt_strategy_info *info = &st->phase[k].ops->info;
         for (int o = 0; o < info->n_options; ++o)
             st->phase[k].opt[o] = info->options[o].def;
     }
+    if (global_opts)
+        for (int k = 0; k < global_opts->n; ++k)
+            for (int o = 0; o < global->info.n_options; ++o)
+                if (strcmp(global->info.options[o].name, global_opts->name[k]) == 0)
+                    st->phase[HY_GLOBAL].opt[o] = global_opts->value[k];
     /* The walk is hybrid's setting, not ils's default: ils alone with it (plateau 0.03) replayed
      * within noise of ils without it on seeds 11-30 (lower at budgets 50 and 100, higher at 200),
      * so ils alone keeps its path. */
@@ -115,7 +126,7 @@ static int hy_init(rt_strategy *s, rt_err *err)
     s->state = st;
     for (int k = 0; k < HY_PHASES; ++k)
         if (hy_start(s, st, &st->phase[k], err) != 0) {
-            hy_release(s);
+            rt_strat_two_phase_release(s);
             return -1;
         }
     return 0;
@@ -126,7 +137,7 @@ static hy_phase *hy_current(const rt_strategy *s, hy_state *st)
     return &st->phase[s->yielded < st->switch_at ? HY_GLOBAL : HY_LOCAL];
 }
 
-static int64_t hy_propose(rt_strategy *s)
+int64_t rt_strat_two_phase_propose(rt_strategy *s)
 {
     hy_state *st = s->state;
     hy_phase *p = hy_current(s, st);
@@ -136,7 +147,7 @@ static int64_t hy_propose(rt_strategy *s)
     return i;
 }
 
-static void hy_observe(rt_strategy *s, int64_t index, double obj)
+void rt_strat_two_phase_observe(rt_strategy *s, int64_t index, double obj)
 {
     hy_state *st = s->state;
     /* The point was proposed before the driver counted it: it belongs to the phase of yielded-1. */
@@ -148,12 +159,17 @@ static void hy_observe(rt_strategy *s, int64_t index, double obj)
     hy_leave(s, st, p);
 }
 
+static int hy_init(rt_strategy *s, rt_err *err)
+{
+    return rt_strat_two_phase_init(s, &rt_strat_hybrid_ops, &rt_strat_bayes_ops, NULL, err);
+}
+
 const rt_strategy_ops rt_strat_hybrid_ops = {
     {"hybrid",
      "Bayesian optimisation (bayes) for the first part of the budget, then iterated local search "
      "(ils) from the best point found, walking near-ties at local optima",
      hy_options, RT_N_OPTIONS(hy_options), RT_STRATEGY_DEFAULT_BUDGET, 0, 0, 0},
     hy_init,
-    hy_propose,
-    hy_observe,
-    hy_release};
+    rt_strat_two_phase_propose,
+    rt_strat_two_phase_observe,
+    rt_strat_two_phase_release};

@@ -134,6 +134,26 @@ int64_t rt_strat_descent_restart(rt_strategy *s, rt_strat_descent *d, int64_t ce
 void rt_strat_descent_observe(rt_strat_descent *d, int64_t index, double obj, int64_t fallback,
                               double fallback_obj);
 
+/* Two phases (hybrid, tpeils): the strategy `global` (its defaults, but for the names in
+ * global_opts, which may be NULL) for the first share of the budget (the caller's option
+ * "global"), then ils with its near-tie walk (the caller's option "plateau") from the best point
+ * found. `self` is the caller's ops: the driver carries them between the phases' calls. init
+ * allocates s->state; propose, observe and release are the caller's ops' own. */
+/* The option "plateau" of a two-phase strategy, as its options table lists it. */
+#define RT_STRAT_TWO_PHASE_PLATEAU                                                                 \
+    {                                                                                              \
+        "plateau", 0.03, 0, 1, 0,                                                                  \
+            "the local phase's near-tie walk (ils's plateau): at a local optimum, measured "       \
+            "one-parameter neighbours up to this much slower (relative) are walked before a "      \
+            "restart"                                                                              \
+    }
+int rt_strat_two_phase_init(rt_strategy *s, const rt_strategy_ops *self,
+                            const rt_strategy_ops *global, const rt_strategy_opts *global_opts,
+                            rt_err *err);
+int64_t rt_strat_two_phase_propose(rt_strategy *s);
+void rt_strat_two_phase_observe(rt_strategy *s, int64_t index, double obj);
+void rt_strat_two_phase_release(rt_strategy *s);
+
 /* Relative comparison used by acceptance rules: (a - b) / |b|, INFINITY when a is not finite. */
 double rt_strat_rel_loss(double a, double b);
 

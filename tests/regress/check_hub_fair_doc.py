@@ -2,8 +2,9 @@
 """results.hub_fair: the figures docs/guides/tuning.md states in its paragraph "Without selection
 bias" are those of the generated tables results/tuning/hub-fair/README.md (seeds 11-60, one
 strategy per budget), cell-11-60/README.md (seeds 11-60, the per-cell choice) and
-seeds-61-80/README.md (the per-cell choice) and seeds-61-110/README.md (seeds 61-110, one
-strategy per budget): the counts of cells ahead, tied and behind, the cells
+seeds-61-80/README.md (the per-cell choice), seeds-61-110/README.md (seeds 61-110, one
+strategy per budget) and seeds-111-160/README.md and seeds-111-160/cell/README.md (seeds 111-160,
+both rules, the choice made from seeds-111-160/scores-1-10.csv): the counts of cells ahead, tied and behind, the cells
 where rooftune's held-out mean is the higher, the fall of the chosen strategies' mean score from
 seeds 1-10, the reproduced pairs, and every cell the paragraph cites in the form
 "SPACE at BUDGET: `STRATEGY` P1 on seeds 1-10, P2 on seeds A-B".
@@ -27,7 +28,8 @@ section = " ".join(text[start:start + 2 + end.start() if end else len(text)].spl
 failures = []
 cited = 0
 tables = {}
-for folder in ("", "cell-11-60", "seeds-61-80", "seeds-61-110"):
+for folder in ("", "cell-11-60", "seeds-61-80", "seeds-61-110", "seeds-111-160",
+               "seeds-111-160/cell"):
     readme = open(os.path.join(root, "results/tuning/hub-fair", folder, "README.md")).read()
     flat = " ".join(readme.split())
     held = re.search(r"scored on seeds (\d+-\d+) \(generated\)", readme).group(1)

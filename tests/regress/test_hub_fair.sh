@@ -17,10 +17,16 @@ fresh() { rm -rf "$WORK/$1" && mkdir -p "$WORK/$1" && cp "$IN"/*.csv "$IN"/prove
 # per-cell choice on seeds 61-80 and the per-budget one on seeds 61-110 (seeds no setting of either
 # tool was chosen on).
 MAIN=(--heldout 11-60 --choice budget)
-for set in ":11-60:budget" "cell-11-60:11-60:cell" "seeds-61-80:61-80:cell" "seeds-61-110:61-110:budget"; do
-  IFS=: read -r sub seeds choice <<<"$set"
-  rm -rf "$WORK/ok" && mkdir -p "$WORK/ok" && cp "$IN/$sub"/*.csv "$IN/$sub/provenance.txt" "$WORK/ok/"
-  python3 "$FAIR" table "$WORK/ok" --scores "$SCORES" --heldout "$seeds" --choice "$choice" \
+# Seeds 111-160 (both rules) take their choice from their own scores file (rooftune's strategies
+# changed after results/tuning/hub/scores.csv was made).
+S111="$ROOT/results/tuning/hub-fair/seeds-111-160/scores-1-10.csv"
+for set in ":11-60:budget:$SCORES" "cell-11-60:11-60:cell:$SCORES" "seeds-61-80:61-80:cell:$SCORES" \
+  "seeds-61-110:61-110:budget:$SCORES" "seeds-111-160:111-160:budget:$S111" \
+  "seeds-111-160/cell:111-160:cell:$S111"; do
+  IFS=: read -r sub seeds choice scores <<<"$set"
+  rm -rf "$WORK/ok" && mkdir -p "$WORK/ok" && cp "$IN/$sub"/runs.csv "$IN/$sub"/spaces.csv \
+    "$IN/$sub"/repeat.csv "$IN/$sub/provenance.txt" "$WORK/ok/"
+  python3 "$FAIR" table "$WORK/ok" --scores "$scores" --heldout "$seeds" --choice "$choice" \
     >/dev/null ||
     fail "fair.py table failed on $IN/$sub"
   diff -u "$IN/$sub/README.md" "$WORK/ok/README.md" >"$WORK/diff.txt" ||
@@ -112,4 +118,33 @@ for rule, want_one in (("budget", True), ("cell", False)):
                   for b in {k[1] for k in c})
         assert one == want_one, (rule, tool)
 PY
+# fair.py choice: Kernel Tuner's rows kept as they are, rooftune's scored from its runs (a toy
+# space of 4 configurations, times 1 to 4: random search's expectation at 2 is 5/3, so a mean best
+# of 1.5 scores 0.25), and bad runs
+# refused with exit 2 naming the file, line and column.
+mkdir -p "$WORK/choice" && cd "$WORK/choice" || fail "no scratch folder"
+python3 - <<'PY'
+import json
+cache = {"%d" % i: {"x": i, "time": float(i + 1)} for i in range(4)}
+json.dump({"tune_params_keys": ["x"], "tune_params": {"x": [0, 1, 2, 3]}, "cache": cache},
+          open("toy.json", "w"))
+PY
+printf 'tool,space,strategy,budget,repeats,score,frac_optimum,mean_best,random_best,optimum,mean_evaluations,early_runs\nkernel_tuner,toy,pso,2,10,0.5,0.8,1.5,2,1,2.00,0\n' >scores.csv
+printf 'tool,space,strategy,budget,seed,best,evaluations,seconds,note\nrooftune,toy,tpeils,2,1,1.0,2,0.01,\nrooftune,toy,tpeils,2,2,2.0,2,0.01,\n' >runs.csv
+python3 "$FAIR" choice out.csv toy.json --scores scores.csv --runs runs.csv ||
+  fail "fair.py choice failed on a good input"
+grep -q '^kernel_tuner,toy,pso,2,10,0.5,' out.csv || fail "choice lost Kernel Tuner's row: $(cat out.csv)"
+grep -q '^rooftune,toy,tpeils,2,2,0.250000,' out.csv || fail "choice scored rooftune wrongly: $(cat out.csv)"
+choice_bad() {
+  sed "3s/.*/$1/" runs.csv >bad.csv
+  local out rc
+  out=$(python3 "$FAIR" choice out.csv toy.json --scores scores.csv --runs bad.csv 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] && grep -qF "$2" <<<"$out" || fail "choice on '$1': exit $rc, want 2 and '$2': $out"
+}
+choice_bad "kernel_tuner,toy,pso,2,2,1.0,2,0.01," "bad.csv:3: column tool"
+choice_bad "rooftune,toy,tpeils,2,11,1.0,2,0.01," "bad.csv:3: column seed"
+choice_bad "rooftune,toy,tpeils,two,2,1.0,2,0.01," "bad.csv:3: column budget"
+choice_bad "rooftune,other,tpeils,2,2,1.0,2,0.01," "bad.csv:3: column space"
+cd - >/dev/null || true
 echo "results.hub_fair: ok"

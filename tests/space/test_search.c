@@ -342,7 +342,7 @@ static void test_bad_config(void)
     c = search_cfg("\x7f\x01garbage", 0, 1);
     RT_CHECK(rt_search_create(&c, s, &se, &err) != 0);
     RT_CHECK(rt_test_contains(err.msg, "exhaustive, random, anneal, genetic, diffevo, ils, "
-                                       "basinhop, pso, bayes, tpe or hybrid"));
+                                       "basinhop, pso, bayes, tpe, hybrid or tpeils"));
     c = search_cfg("baye", 0, 1);
     RT_CHECK(rt_search_create(&c, s, &se, &err) != 0);
     RT_CHECK_MSG(rt_test_contains(err.msg, "did you mean 'bayes'"), "%s", err.msg);
