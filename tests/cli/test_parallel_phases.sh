@@ -104,14 +104,22 @@ for prec in fp32 fp64; do
                                AND process != '$tiled' AND process != 'main' AND end_s < $end" ||
     fail "sweep $n: $got of the 2 idle workers left it before its one point ($tiled) ended"
 done
-# (from the coordinator's start of sweep 2 to the end of its one point, without waiting for it)
-span=$(sql "$WORK/gpus.db" "SELECT (SELECT begin_s FROM phases WHERE process = 'main' AND phase = 'sweep 2')
-                            || ' AND ' || h.end_s FROM phases h JOIN points p
-                            ON p.point_key = h.point_key WHERE h.phase = 'point'
-                            AND p.kernel = 'spmm.cpu.tiled' AND p.problem LIKE '%\"fp32\"%'")
-rt_sql_has "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'inputs and reference'
-                            AND process LIKE 'worker %' AND begin_s BETWEEN $span" '^[12]$' ||
-  fail "$got workers built the fp64 inputs while the fp32 tiled point was measured (want 1 or 2)"
+# Inputs ahead: each worker built the first sweep's inputs as it entered it ('inputs and
+# reference') and the fp64 ones in a thread during the fp32 tiled sweep, before it reached them
+# ('inputs and reference ahead', taken by its first fp64 point); the tiled sweeps share their
+# CSR sweep's inputs, and the last sweep starts no build.
+for k in 0 1 2; do
+  for phase in "inputs and reference" "inputs and reference ahead"; do
+    rt_sql_is "$WORK/gpus.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = '$phase'" ||
+      fail "worker $k: $got '$phase' phase(s), want 1"
+  done
+  # (begun after the worker entered sweep 2: the fp32 tiled one, whose inputs are the CSR one's)
+  rt_sql_is "$WORK/gpus.db" 1 "SELECT (SELECT begin_s FROM phases WHERE process = 'worker $k' AND phase = 'inputs and reference ahead')
+                               >= (SELECT begin_s FROM phases WHERE process = 'worker $k' AND phase = 'sweep 2')" ||
+    fail "worker $k built the fp64 inputs ahead before its sweep 2"
+done
+rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases WHERE process = 'main' AND phase LIKE 'inputs%'" ||
+  fail "the coordinator built $got set(s) of inputs"
 
 # 3. One GPU each: under a driver that reports 2 GPUs (the fake libcuda, no plugin: CPU kernels
 #    run), one worker per GPU, worker i on GPU i; the coordinator's CUDA_VISIBLE_DEVICES is
@@ -210,6 +218,12 @@ for k in 0 1; do
   for m in band rmat; do
     rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = 'matrix $m'" ||
       fail "worker $k mapped matrix $m $got time(s)"
+  done
+  # The first matrix's inputs built in place, the third's ahead (planned past the matrix that
+  # failed, built once its matrix was mapped), taken by its first point.
+  for phase in "inputs and reference" "inputs and reference ahead"; do
+    rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = '$phase'" ||
+      fail "three: worker $k has $got '$phase' phase(s), want 1"
   done
 done
 # (the build of matrix 2 began during matrix 1's sweep, and matrix 1's during the coordinator's MPI
