@@ -143,6 +143,17 @@ rt_sql_is "$WORK/fake3.db" "worker 0:GPU-b,worker 1:5,worker 2:GPU-b" "SELECT GR
   fail "3 workers on CUDA_VISIBLE_DEVICES=GPU-b,5: $got"
 points "$WORK/fake3.db" >"$WORK/fake3.txt"
 diff "$WORK/serial.txt" "$WORK/fake3.txt" >/dev/null || fail "fake GPUs: not the serial run's points"
+# The GPUs are counted from CUDA_VISIBLE_DEVICES (no cuInit before the spawn: "gpu count" takes
+# nothing); a list the driver does not follow (3 entries, 2 GPUs) is an error naming both counts,
+# before the store is opened (nothing recorded, nothing lost), the workers ended.
+rt_sql_is "$WORK/fake3.db" 1 "SELECT end_s - begin_s < 0.05 FROM phases WHERE process = 'main' AND phase = 'gpu count'" ||
+  fail "counting 2 GPUs from CUDA_VISIBLE_DEVICES took a while"
+expect 2 "CUDA_VISIBLE_DEVICES says 3 GPU.s., the CUDA driver reports 2" \
+  env -u ROOFTUNE_NO_CUDA CUDA_VISIBLE_DEVICES=0,1,2 LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  ROOFTUNE_PLUGIN_DIR="$WORK/no-plugin" FAKE_CUDA_DEVICES=2 \
+  "$RT" run "$cfg" --db "$WORK/mismatch.db" --parallel gpus --quiet
+[ ! -e "$WORK/mismatch.db" ] || fail "a GPU count mismatch left a store"
+if pgrep -f "$WORK/mismatch.db" >/dev/null; then fail "a worker of the GPU count mismatch is left"; fi
 
 # 4. MPI ranks: rank 1's phases reach rank 0's store.
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" \
