@@ -215,6 +215,11 @@ static void test_quick_gpus(const char *work)
         RT_CHECK_MSG(rt_worker_procs_quick_gpus(odd[i], NULL, &src) == -1, "'%s'", odd[i]);
     char dir[512], sub[600];
     snprintf(dir, sizeof dir, "%s/nvidia-gpus", work);
+    for (int i = 0; i < 3; ++i) { /* a run before this one left them */
+        snprintf(sub, sizeof sub, "%s/0000:%02d:00.0", dir, i);
+        rmdir(sub);
+    }
+    rmdir(dir);
     RT_CHECK(rt_worker_procs_quick_gpus(NULL, dir, &src) == -1); /* no such folder */
     mkdir(dir, 0755);
     RT_CHECK(rt_worker_procs_quick_gpus("", dir, &src) == -1); /* an empty one */
