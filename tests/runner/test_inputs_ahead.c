@@ -21,9 +21,10 @@ static void band(rt_matrix_cfg *mc, rt_csr *m)
     snprintf(mc->name, sizeof mc->name, "band");
     snprintf(mc->generator, sizeof mc->generator, "banded");
     rt_params_init(&mc->gen);
-    RT_CHECK(rt_params_set(&mc->gen, "rows", rt_value_int(3000), &err) == 0);
-    RT_CHECK(rt_params_set(&mc->gen, "bandwidth", rt_value_int(7), &err) == 0);
-    RT_CHECK(rt_params_set(&mc->gen, "seed", rt_value_int(5), &err) == 0);
+    static const char *const names[] = {"rows", "bandwidth", "seed"};
+    static const int64_t values[] = {3000, 7, 5};
+    for (int i = 0; i < 3; ++i)
+        RT_CHECK(rt_params_set(&mc->gen, names[i], rt_value_int(values[i]), &err) == 0);
     RT_CHECK(rt_walk_build_matrix(mc, m, &err) == 0);
 }
 
