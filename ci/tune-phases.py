@@ -18,7 +18,8 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
   one line per process that measured: start, ready, first point, last point, exit; points, busy
         (and its steps: inputs, setup, verify, repetitions, finish; of the setup, the NVRTC
         compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
-        point's start and its last point's end, the time it measured nothing)
+        point's start and its last point's end, the time it measured nothing); the sweeps' inputs
+        and references built in place (as a sweep began) and ahead (in a thread before it)
   one line per sweep: its points, first start and last end, the tail (the last point's end less
         the end of the first measuring process's last point of the sweep)
 
@@ -138,11 +139,18 @@ def main():
         steps = ", ".join("%s %s" % (s, fmt(p["steps"][s])) for s in STEPS if s in p["steps"])
         if "compile" in p:
             steps += "; NVRTC compiles %s of the setup" % fmt(p["compile"])
+        # the sweeps' inputs and references: built as a sweep began (in place) or in a thread
+        # before it (ahead, --parallel gpus workers)
+        inputs = ""
+        if took(p, "inputs and reference") is not None or took(p, "inputs and reference ahead"):
+            inputs = "; inputs and reference %s s in place, %s s ahead" % (
+                fmt(took(p, "inputs and reference") or 0.0),
+                fmt(took(p, "inputs and reference ahead") or 0.0))
         print("  %s%s: start %s, ready %s, first point %s, last point %s, exit %s; %d point(s), "
-              "busy %s (%s), waiting %s" % (
+              "busy %s (%s), waiting %s%s" % (
                   proc, " (GPU %s)" % p["gpu"] if p["gpu"] else "", fmt(start), fmt(ready),
                   fmt(f), fmt(l), fmt(max(exits) if exits else None), len(pts), fmt(b_sum),
-                  steps, fmt(l - f - b_sum)))
+                  steps, fmt(l - f - b_sum), inputs))
 
     sweeps = {}
     for proc, p in measuring.items():

@@ -105,15 +105,26 @@ int rt_cli_run(int argc, char **argv)
  * this process's backend, checks and store, so that their start (MPI, CUDA, the config) overlaps
  * this one's, and beside them the build of the first matrix, which the runner hands to them in
  * shared memory (rt_prefetch.h; a thread that cannot start leaves it to the runner). Their count:
- * search.workers, else the GPUs the driver reports (cuInit alone, no plugin). Nothing is started
- * for a count the runner will refuse (it says why). */
+ * search.workers, else the GPUs. Those are counted without the driver where CUDA_VISIBLE_DEVICES
+ * or the NVIDIA driver's /proc folder says (rt_worker_procs_quick_gpus; *quick names which, and
+ * check_gpu_count holds it against the backend's count once that is open), else by the driver
+ * (cuInit alone, no plugin: a third of a second on an H200 host, before the workers could
+ * start). Nothing is started for a count the runner will refuse (it says why). */
 static int start_workers_early(const rt_config *cfg, int argc, char **argv, int cpu_only,
                                rt_phases *ph, rt_worker_procs *procs, rt_prefetch **ahead,
-                               rt_err *err)
+                               const char **quick, rt_err *err)
 {
     const double t0 = rt_clock_epoch();
-    char why[400];
-    const int gpus = rt_backend_count_gpus(cpu_only, why, sizeof why);
+    const char *no_cuda = getenv("ROOFTUNE_NO_CUDA");
+    const int disabled = cpu_only || (no_cuda && *no_cuda && strcmp(no_cuda, "0") != 0);
+    int gpus = disabled ? -1
+                        : rt_worker_procs_quick_gpus(getenv("CUDA_VISIBLE_DEVICES"),
+                                                     "/proc/driver/nvidia/gpus", quick);
+    if (gpus < 0) {
+        *quick = NULL;
+        char why[400];
+        gpus = rt_backend_count_gpus(cpu_only, why, sizeof why);
+    }
     const double t1 = rt_clock_epoch();
     (void)rt_phases_add(ph, "gpu count", NULL, t0, t1);
     const int n = cfg->search.workers > 0 ? cfg->search.workers : gpus;
@@ -126,6 +137,22 @@ static int start_workers_early(const rt_config *cfg, int argc, char **argv, int 
     if (cfg->n_matrices > 0)
         (void)rt_prefetch_start(&cfg->matrices[0], 0, ahead, &ignored);
     return 0;
+}
+
+/* The GPU count the workers were started by (counted from `quick`, a name, without the driver)
+ * against the count the backend's driver reports: workers given GPUs by another count would
+ * measure on the wrong devices or on none. Checked before the store is opened, so nothing is
+ * recorded or lost; the workers, not yet released, end silently. */
+static int check_gpu_count(const rt_worker_procs *procs, const char *quick, const rt_backend *be,
+                           rt_err *err)
+{
+    if (procs->n == 0 || !quick || procs->gpus == be->gpu_count)
+        return 0;
+    return rt_err_set(err,
+                      "parallel: gpus: %s says %d GPU(s), the CUDA driver reports %d; the %d "
+                      "worker(s) were given GPUs by the first count: set CUDA_VISIBLE_DEVICES to "
+                      "the GPUs to use",
+                      quick, procs->gpus, be->gpu_count, procs->n);
 }
 
 /* This process's GPU as the phase record names it: a worker's from its coordinator, else the
@@ -308,8 +335,9 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     }
     rt_worker_procs procs;
     memset(&procs, 0, sizeof procs);
-    rt_prefetch *ahead = NULL; /* parallel: gpus: the first matrix, built beside the workers */
-    rt_trace *trace = NULL;    /* --timeline */
+    rt_prefetch *ahead = NULL;      /* parallel: gpus: the first matrix, built beside the workers */
+    const char *quick_count = NULL; /* parallel: gpus: what counted the GPUs, when not the driver */
+    rt_trace *trace = NULL;         /* --timeline */
     rt_config cfg;
     memset(&cfg, 0, sizeof cfg);
     rt_cli_env env;
@@ -323,7 +351,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
      * (the runner says so), so nothing is started there. */
     if (ok && !dry_run && worker_fd <= 0 && cfg.search.parallel == RT_PARALLEL_GPUS &&
         !rt_worker_procs_launched() &&
-        start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &ahead, &err) != 0) {
+        start_workers_early(&cfg, argc, argv, cpu_only, &phases, &procs, &ahead, &quick_count,
+                            &err) != 0) {
         ok = 0;
         stage_status = RT_EXIT_FAILURE;
     }
@@ -356,6 +385,12 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     if (ok) {
         (void)rt_phases_add(&phases, "backend", NULL, t0, rt_clock_epoch());
         phase_gpu(&phases, &env.backend, worker_gpu);
+        if (check_gpu_count(&procs, quick_count, &env.backend, &err) != 0) {
+            ok = 0;
+            /* a CUDA_VISIBLE_DEVICES the driver does not follow is the user's input */
+            stage_status =
+                strcmp(quick_count, "CUDA_VISIBLE_DEVICES") == 0 ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+        }
     }
     t0 = rt_clock_epoch();
     if (ok && rt_cli_env_user_kernels(&env, &cfg, &err) != 0)

@@ -158,15 +158,16 @@ void rt_measure_use_comm(rt_measure_ctx *m, void *comm)
 
 void rt_measure_release_inputs(rt_measure_ctx *m)
 {
-    if (m->inputs && m->in_family)
-        m->in_family->free_inputs(m->inputs);
+    rt_inputs_set set = {.family = m->in_family,
+                         .inputs = m->inputs,
+                         .reference = m->reference,
+                         .scale = m->scale,
+                         .output = m->output};
+    rt_inputs_set_free(&set);
     m->inputs = NULL;
     m->in_family = NULL;
     m->in_matrix = NULL;
     m->in_problem[0] = '\0';
-    free(m->reference);
-    free(m->scale);
-    free(m->output);
     m->reference = NULL;
     m->scale = NULL;
     m->output = NULL;
@@ -181,6 +182,7 @@ void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
 
 void rt_measure_free(rt_measure_ctx *m)
 {
+    rt_measure_drop_ahead(m);
     rt_measure_release_inputs(m);
     free(m->samples);
     free(m->rank_min);
@@ -221,41 +223,78 @@ static rt_job measuring_job(const rt_measure_ctx *m)
     return job;
 }
 
+/* The set's arrays become the context's current inputs. */
+static void adopt_inputs(rt_measure_ctx *m, rt_inputs_set *set)
+{
+    m->inputs = set->inputs;
+    m->in_family = set->family;
+    m->in_matrix = set->matrix;
+    snprintf(m->in_problem, sizeof m->in_problem, "%s", set->problem);
+    m->reference = set->reference;
+    m->scale = set->scale;
+    m->output = set->output;
+    m->n_out = set->n_out;
+    memset(set, 0, sizeof *set);
+}
+
+/* The inputs built ahead for this target, when the build was for it and worked: 1 (adopted), else
+ * 0 (the caller builds them, and meets the failure again with its usual message). */
+static int take_ahead(rt_measure_ctx *m, const rt_measure_target *t, const char *problem_json)
+{
+    if (!m->ahead || !rt_inputs_ahead_matches(m->ahead, t->family, t->local, problem_json))
+        return 0;
+    rt_inputs_set set;
+    double begin, end;
+    rt_err ignored;
+    const int got = rt_inputs_ahead_take(m->ahead, &set, &begin, &end, &ignored) == 0;
+    rt_inputs_ahead_free(m->ahead);
+    m->ahead = NULL;
+    if (!got)
+        return 0;
+    adopt_inputs(m, &set);
+    (void)rt_phases_add(m->opt->phases, "inputs and reference ahead", NULL, begin, end);
+    return 1;
+}
+
+/* Builds (or reuses, or takes from the build ahead) the family inputs and the double-precision
+ * reference for this problem. */
 static int ensure_inputs(rt_measure_ctx *m, const rt_measure_target *t, const char *problem_json,
                          rt_err *err)
 {
     if (inputs_current(m, t, problem_json))
         return 0;
     rt_measure_release_inputs(m);
+    if (take_ahead(m, t, problem_json))
+        return 0;
     const double t0 = rt_clock_epoch();
     /* A family that builds for minutes polls for a signal, so SIGINT does not wait for it. */
     const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
     const rt_job job = measuring_job(m);
-    if (rt_family_make_inputs(t->family, t->local, t->problem, &job, &on_signal, &m->inputs, err) !=
-        0)
-        return rt_err_prefix(err, "inputs for matrix '%s'", t->matrix->name);
-    m->in_family = t->family;
-    m->in_matrix = t->local;
-    snprintf(m->in_problem, sizeof m->in_problem, "%s", problem_json);
-    m->n_out = t->family->output_elems(m->inputs);
-    const size_t n = (size_t)(m->n_out > 0 ? m->n_out : 1);
-    m->reference = malloc(n * sizeof(double));
-    m->output = malloc(n * sizeof(double));
-    if (!m->reference || !m->output)
-        return rt_err_set(err, "out of memory for the reference output (%lld values)",
-                          (long long)m->n_out);
-    if (t->family->reference(m->inputs, m->reference, err) != 0)
-        return rt_err_prefix(err, "reference for matrix '%s'", t->matrix->name);
-    if (t->family->reference_scale) {
-        m->scale = malloc(n * sizeof(double));
-        if (!m->scale)
-            return rt_err_set(err, "out of memory for the elementwise check (%lld values)",
-                              (long long)m->n_out);
-        if (t->family->reference_scale(m->inputs, m->scale, err) != 0)
-            return rt_err_prefix(err, "elementwise scale for matrix '%s'", t->matrix->name);
-    }
+    rt_inputs_set set;
+    if (rt_inputs_build(&set, t->family, t->matrix, t->local, t->problem, problem_json, &job,
+                        &on_signal, err) != 0)
+        return -1;
+    adopt_inputs(m, &set);
     (void)rt_phases_add(m->opt->phases, "inputs and reference", NULL, t0, rt_clock_epoch());
     return 0;
+}
+
+/* Whether a point's memory check would let its inputs be built (a family without a footprint
+ * estimate: yes). */
+static int inputs_fit(const rt_measure_ctx *m, const rt_measure_target *t)
+{
+    if (!rt_family_has_footprint(t->family))
+        return 1;
+    rt_point_memory_in mi = {.inputs_resident = 0,
+                             .device_kernel = strcmp(t->kernel->backend, "cpu") != 0,
+                             .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
+                             .host_available = rt_point_memory_host_available(),
+                             .device_memory = t->device->global_mem_bytes};
+    const rt_job job = measuring_job(m);
+    rt_err ignored;
+    char why[512];
+    return rt_family_footprint(t->family, t->local, t->problem, &job, &mi.fp, &ignored) == 0 &&
+           rt_point_memory_fits(&mi, why, sizeof why);
 }
 
 void rt_measure_prepare(rt_measure_ctx *m, const rt_measure_target *t)
@@ -266,22 +305,43 @@ void rt_measure_prepare(rt_measure_ctx *m, const rt_measure_target *t)
         inputs_current(m, t, problem_json))
         return;
     /* As a point's inputs step would: nothing is built that its memory check would refuse. */
-    if (rt_family_has_footprint(t->family)) {
-        rt_point_memory_in mi = {.inputs_resident = 0,
-                                 .device_kernel = strcmp(t->kernel->backend, "cpu") != 0,
-                                 .ranks_on_host = rt_comm_size(m->comm, RT_COMM_NODE),
-                                 .host_available = rt_point_memory_host_available(),
-                                 .device_memory = t->device->global_mem_bytes};
-        const rt_job job = measuring_job(m);
-        rt_err ignored;
-        char why[512];
-        if (rt_family_footprint(t->family, t->local, t->problem, &job, &mi.fp, &ignored) != 0 ||
-            !rt_point_memory_fits(&mi, why, sizeof why))
-            return;
-    }
+    if (!inputs_fit(m, t))
+        return;
     rt_err ignored;
     if (ensure_inputs(m, t, problem_json, &ignored) != 0)
         rt_measure_release_inputs(m); /* the first point builds them again and says why not */
+}
+
+void rt_measure_prepare_ahead(rt_measure_ctx *m, const rt_measure_target *t)
+{
+    char problem_json[sizeof m->in_problem];
+    if (t->input_error || !t->local ||
+        rt_params_to_json(t->problem, problem_json, sizeof problem_json) < 0 ||
+        inputs_current(m, t, problem_json) ||
+        rt_inputs_ahead_matches(m->ahead, t->family, t->local, problem_json))
+        return;
+    rt_measure_drop_ahead(m);
+    /* The footprint check sees the next sweep's inputs alone, not beside the current ones: a
+     * pair that does not fit fails its allocation in the thread, and the point builds them
+     * again after the current ones are freed. */
+    if (!inputs_fit(m, t))
+        return;
+    const rt_stop on_signal = {.requested = signal_received, .ctx = NULL};
+    const rt_job job = measuring_job(m);
+    rt_err ignored;
+    (void)rt_inputs_ahead_start(t->family, t->matrix, t->local, t->problem, &job, &on_signal,
+                                &m->ahead, &ignored); /* no thread: built when reached */
+}
+
+void rt_measure_drop_ahead(rt_measure_ctx *m)
+{
+    rt_inputs_ahead_free(m->ahead);
+    m->ahead = NULL;
+}
+
+const rt_csr *rt_measure_ahead_matrix(const rt_measure_ctx *m)
+{
+    return m->ahead ? rt_inputs_ahead_matrix(m->ahead) : NULL;
 }
 
 /* Reads this rank's output from the kernel (poisoned first, so an element the kernel does not

@@ -5,6 +5,7 @@
 
 #include "rt_backend.h"
 #include "rt_config.h"
+#include "rt_inputs_ahead.h"
 #include "rt_prune.h"
 #include "rt_registry.h"
 #include "rt_run_types.h"
@@ -75,6 +76,9 @@ typedef struct rt_measure_ctx {
     double *scale; /* the elementwise check's |A||B| per element; NULL when the family has none */
     double *output;
     int64_t n_out;
+    /* The next sweep's inputs and reference, being built in a thread (rt_inputs_ahead.h); a
+     * point whose inputs they are takes them instead of building them. NULL: none. */
+    rt_inputs_ahead *ahead;
     struct rt_cacheflush *flush;
     struct rt_criterion *criterion; /* the stopping rule of the repetitions (measure.stop) */
     double *samples, *rank_min, *rank_avg;
@@ -112,6 +116,16 @@ void rt_measure_release_inputs(rt_measure_ctx *m);
  * of its first point, unless the point's memory check would refuse them; a failure is left for
  * that point to meet and record. A worker of parallel tuning calls it as it enters a sweep. */
 void rt_measure_prepare(rt_measure_ctx *m, const rt_measure_target *t);
+/* Starts building the inputs and reference of a later sweep (t: its target, whose matrix must
+ * stay alive until they are taken or dropped) in a thread, replacing an earlier build ahead for
+ * another target; nothing when they are the current ones, already under way, or would be refused
+ * by the memory check. The first point of that sweep takes them (phase "inputs and reference
+ * ahead"); a build that failed is done again there, where its failure is recorded as usual. */
+void rt_measure_prepare_ahead(rt_measure_ctx *m, const rt_measure_target *t);
+/* Stops and frees the build ahead (before its matrix goes); none is fine. */
+void rt_measure_drop_ahead(rt_measure_ctx *m);
+/* The matrix the build ahead is for (NULL: none). */
+const rt_csr *rt_measure_ahead_matrix(const rt_measure_ctx *m);
 /* The job the next points are measured with: a run that spreads some kernels' points over its
  * ranks (a job of one rank each) and has others span every rank switches between the two per
  * sweep. The inputs built for the other job are released (a family may have shaped them by rank

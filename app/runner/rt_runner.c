@@ -76,9 +76,17 @@ typedef struct run {
     /* parallel: gpus: every matrix is built once, ahead, by the coordinator (rt_prefetch.h) and
      * mapped by every process (rt_shared_matrix.h), instead of built by each at once. */
     int share_matrices;
-    rt_prefetch *ahead;      /* coordinator: the next matrix, being built or built */
-    int ahead_sent;          /* ahead was handed to the workers */
-    rt_shared_matrix shared; /* the current matrix's mapping (ms.local points into it) */
+    rt_prefetch *ahead; /* coordinator: the next matrix, being built or built */
+    int ahead_sent;     /* ahead was handed to the workers */
+    /* The current matrix's mapping (ms.local is its csr) and, on a worker, the next one's, mapped
+     * as soon as it comes so that its first sweep's inputs are built ahead: shared[cur] is the
+     * current one, shared[!cur] the next (next_mi: its matrix, -1 when none is mapped). */
+    rt_shared_matrix shared[2];
+    int cur, cur_mi, next_mi;
+    /* worker: the next sweep, whose inputs are built ahead once its matrix is mapped */
+    int pending;
+    rt_sweep next;
+    rt_params next_problem;
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -412,23 +420,31 @@ static int walk_shared_matrix(run *r, int mi, const rt_matrix_cfg *mc, int64_t s
         }
     }
     if (mx.fd < 0) {
+        r->cur_mi = mi;
         logf_rank0(r, "matrix %s: cannot be built: %s\n", mc->name, mx.failed);
         snprintf(ms->failed, sizeof ms->failed, "%s", mx.failed);
         return RT_WALK_MATRIX_NO_SPACE;
     }
-    const int mapped = rt_shared_matrix_map(mx.fd, &r->shared, err);
+    int mapped = 0;
+    if (r->next_mi == mi) { /* mapped when it came (map_next) */
+        r->cur ^= 1;
+        r->next_mi = -1;
+    } else {
+        mapped = rt_shared_matrix_map(mx.fd, &r->shared[r->cur], err);
+    }
     close(mx.fd);
     if (mapped != 0)
         return rt_err_prefix(err, "matrix '%s'", mc->name);
-    if (r->shared.csr.rows != mx.rows || r->shared.csr.cols != mx.cols ||
-        r->shared.csr.nnz != mx.nnz)
+    const rt_csr *csr = &r->shared[r->cur].csr;
+    r->cur_mi = mi;
+    if (csr->rows != mx.rows || csr->cols != mx.cols || csr->nnz != mx.nnz)
         return rt_err_set(err, "matrix '%s': the shared matrix is not the one announced", mc->name);
     (void)rt_phases_add(r->opt->phases, phase, NULL, t0, rt_clock_epoch());
     logf_rank0(r, "matrix %s: %lld x %lld, %lld nonzeros (%.2f s)\n", mc->name, (long long)mx.rows,
                (long long)mx.cols, (long long)mx.nnz, mx.load_s);
-    if (record_matrix(r, mc, &r->shared.csr, mx.load_s, err) != 0)
+    if (record_matrix(r, mc, csr, mx.load_s, err) != 0)
         return -1;
-    ms->local = r->shared.csr; /* the whole matrix: every process measures whole points */
+    ms->local = *csr; /* the whole matrix: every process measures whole points */
     ms->rows = shape[0] = mx.rows;
     ms->cols = shape[1] = mx.cols;
     ms->nnz = shape[2] = mx.nnz;
@@ -440,8 +456,11 @@ static void walk_matrix_done(void *ctx, int mi)
     (void)mi;
     run *r = ctx;
     rt_measure_release_inputs(&r->mctx);
-    if (r->shared.base) { /* ms.local is the mapping's */
-        rt_shared_matrix_unmap(&r->shared);
+    if (r->shared[r->cur].base) { /* ms.local is the mapping's */
+        /* inputs built ahead for a sweep of this matrix that did not come (a stop) go first */
+        if (rt_measure_ahead_matrix(&r->mctx) == &r->shared[r->cur].csr)
+            rt_measure_drop_ahead(&r->mctx);
+        rt_shared_matrix_unmap(&r->shared[r->cur]);
         memset(&r->ms.local, 0, sizeof r->ms.local);
     }
     rt_csr_free(&r->ms.local);
@@ -507,6 +526,67 @@ static int run_parallel_mode(const rt_config *cfg, int *spanning)
     return mode;
 }
 
+/* ---------------------------------------------------------------------------------------------
+ * Inputs ahead on a worker of parallel: gpus (rt_inputs_ahead.h) */
+
+/* Starts building the pending next sweep's inputs once its matrix is mapped here. */
+static void arm_ahead(run *r)
+{
+    if (!r->pending)
+        return;
+    const rt_sweep *n = &r->next;
+    int slot;
+    if (n->matrix_index == r->cur_mi && r->shared[r->cur].base)
+        slot = r->cur;
+    else if (n->matrix_index == r->next_mi)
+        slot = !r->cur;
+    else
+        return; /* its matrix has not come yet: map_next arms it */
+    r->pending = 0;
+    const rt_measure_target t = {.matrix = n->matrix,
+                                 .local = &r->shared[slot].csr,
+                                 .kernel_cfg = n->kernel_cfg,
+                                 .kernel = n->kernel,
+                                 .family = n->family,
+                                 .device = rt_backend_device(r->be, n->kernel->backend),
+                                 .problem = &r->next_problem};
+    rt_measure_prepare_ahead(&r->mctx, &t);
+}
+
+/* Worker: the sweep after s becomes the pending one (none after the last). */
+static int plan_next(run *r, const rt_sweep *s, rt_err *err)
+{
+    const int got = rt_walk_next(r->cfg, r->reg, s, &r->next, &r->next_problem, err);
+    if (got < 0)
+        return -1;
+    r->pending = got == 1;
+    r->next.problem = &r->next_problem;
+    arm_ahead(r);
+    return 0;
+}
+
+/* Worker, as a matrix built ahead comes from the coordinator (rt_workers_on_matrix): the next
+ * matrix is mapped now, beside the current one, so its first sweep's inputs can be built during
+ * this one. A mapping that fails is left to the walk, which maps it again and says why. */
+static int map_next(void *ctx, const rt_workers_matrix *mx, rt_err *err)
+{
+    (void)err;
+    run *r = ctx;
+    if (mx->fd < 0 || r->next_mi >= 0 || mx->index != r->cur_mi + 1)
+        return 0;
+    rt_shared_matrix *sm = &r->shared[!r->cur];
+    rt_err ignored;
+    if (rt_shared_matrix_map(mx->fd, sm, &ignored) != 0)
+        return 0;
+    if (sm->csr.rows != mx->rows || sm->csr.cols != mx->cols || sm->csr.nnz != mx->nnz) {
+        rt_shared_matrix_unmap(sm);
+        return 0;
+    }
+    r->next_mi = mx->index;
+    arm_ahead(r);
+    return 0;
+}
+
 /* A sweep of a matrix that could not be built: one error point saying why (its parameter space
  * depends on the matrix, so the kernel's own parameters are not enumerated). */
 static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
@@ -550,12 +630,14 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
     if (r->spanning)
         rt_measure_use_comm(&r->mctx, spread ? r->self_comm : r->comm);
     if (!s->space) {
-        if (spread && !r->coordinator)
-            return 0; /* the coordinator records the matrix's failure */
+        if (spread && !r->coordinator) /* the coordinator records the matrix's failure */
+            return r->share_matrices && plan_next(r, s, err) != 0 ? (r->failed = 1, -1) : 0;
         return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
     }
     const int whole = s->family->wants_whole_matrix || (spread && r->spanning);
-    const rt_csr *share = (whole && r->ms.whole.rowptr) ? &r->ms.whole : &r->ms.local;
+    const rt_csr *share = r->share_matrices               ? &r->shared[r->cur].csr
+                          : (whole && r->ms.whole.rowptr) ? &r->ms.whole
+                                                          : &r->ms.local;
     const rt_measure_target base = {.matrix = s->matrix,
                                     .local = share,
                                     .rows_total = r->ms.rows,
@@ -567,6 +649,15 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
                                     .device = rt_backend_device(r->be, s->kernel->backend),
                                     .problem = s->problem};
     if (spread && !r->coordinator) {
+        if (r->share_matrices) {
+            /* This sweep's inputs first (built ahead when they could be), then the next
+             * sweep's start building beside its points. */
+            rt_measure_prepare(&r->mctx, &base);
+            if (plan_next(r, s, err) != 0) {
+                r->failed = 1;
+                return -1;
+            }
+        }
         const int rc = rt_workers_serve(r->workers, &r->mctx, s, &base, r->sum, err);
         if (rc != 0)
             r->failed = 1;
@@ -671,9 +762,11 @@ static int step_parallel(run *r, rt_err *err)
     r->share_matrices = 1;
     if (child) {
         const int fd = r->opt->worker_fd;
-        if (rt_wire_open_sockets(&fd, 1, 0, &r->wire, err) != 0)
+        if (rt_wire_open_sockets(&fd, 1, 0, &r->wire, err) != 0 ||
+            rt_workers_worker(r->wire, 0, &r->workers, err) != 0)
             return -1;
-        return rt_workers_worker(r->wire, 0, &r->workers, err);
+        rt_workers_on_matrix(r->workers, map_next, r);
+        return 0;
     }
     if (r->opt->ahead && *r->opt->ahead) { /* the first matrix, started by the CLI */
         r->ahead = *r->opt->ahead;
@@ -718,11 +811,14 @@ static int finish_parallel(run *r, int failed, rt_err *err)
     r->self_comm = NULL;
     rt_prefetch_free(r->ahead); /* a build the walk did not reach (a stop, a failure) */
     r->ahead = NULL;
-    if (r->shared.base) { /* a walk that failed inside a matrix: its inputs go first */
-        rt_measure_release_inputs(&r->mctx);
-        rt_shared_matrix_unmap(&r->shared);
-        memset(&r->ms.local, 0, sizeof r->ms.local);
-    }
+    /* A walk that failed inside a matrix, or one whose next matrix was mapped: the inputs (and
+     * those built ahead) go first. */
+    rt_measure_drop_ahead(&r->mctx);
+    rt_measure_release_inputs(&r->mctx);
+    for (int i = 0; i < 2; ++i)
+        rt_shared_matrix_unmap(&r->shared[i]);
+    memset(&r->ms.local, 0, sizeof r->ms.local);
+    r->next_mi = -1;
     return rc;
 }
 
@@ -786,8 +882,15 @@ int rt_run_experiment(const rt_config *cfg, const rt_registry *reg, const rt_bac
 {
     memset(sum, 0, sizeof *sum);
     sum->run_id = -1;
-    run r = {
-        .cfg = cfg, .reg = reg, .be = be, .comm = comm_ptr, .opt = opt, .sum = sum, .run_id = -1};
+    run r = {.cfg = cfg,
+             .reg = reg,
+             .be = be,
+             .comm = comm_ptr,
+             .opt = opt,
+             .sum = sum,
+             .run_id = -1,
+             .cur_mi = -1,
+             .next_mi = -1};
     r.rank = rt_comm_world_rank(r.comm);
     r.nranks = rt_comm_world_size(r.comm);
     rt_provenance_init(&r.prov);

@@ -83,3 +83,42 @@ int rt_walk(const rt_config *cfg, const rt_registry *reg, const rt_walk_ops *ops
     }
     return 0;
 }
+
+int rt_walk_next(const rt_config *cfg, const rt_registry *reg, const rt_sweep *s, rt_sweep *next,
+                 rt_params *problem, rt_err *err)
+{
+    const int64_t nproblems = rt_problem_count(cfg);
+    int mi = s->matrix_index, ki = s->kernel_index;
+    int64_t pi = s->problem_index;
+    if (cfg->n_kernels <= 0)
+        return 0;
+    for (;;) {
+        if (++ki >= cfg->n_kernels) { /* the next problem point, then the next matrix */
+            ki = 0;
+            if (++pi >= nproblems) {
+                pi = 0;
+                if (++mi >= cfg->n_matrices)
+                    return 0;
+            }
+        }
+        const rt_kernel_desc *kd = rt_registry_find_kernel(reg, cfg->kernels[ki].name);
+        if (!kd)
+            return rt_err_set(err, "kernel '%s' is not registered", cfg->kernels[ki].name);
+        if (kd->unavailable)
+            continue;
+        const rt_family_desc *fam = rt_registry_find_family(reg, kd->family);
+        rt_params given;
+        if (rt_problem_point(cfg, pi, &given, err) != 0 ||
+            rt_problem_for_family(fam, &given, problem, err) != 0)
+            return -1;
+        *next = (rt_sweep){.matrix_index = mi,
+                           .matrix = &cfg->matrices[mi],
+                           .problem_index = pi,
+                           .kernel_index = ki,
+                           .kernel_cfg = &cfg->kernels[ki],
+                           .kernel = kd,
+                           .family = fam,
+                           .problem = problem};
+        return 1;
+    }
+}

@@ -65,4 +65,12 @@ int rt_walk_build_matrix(const rt_matrix_cfg *mc, rt_csr *out, rt_err *err);
 int rt_walk(const rt_config *cfg, const rt_registry *reg, const rt_walk_ops *ops, void *ctx,
             rt_err *err);
 
+/* The sweep the walk visits after s (rt_walk's order; kernels whose backend is not here, the
+ * runner's skip rule, left out): 1 with its matrix, problem point, kernel and family in *next and
+ * its problem point in *problem (next->problem points there; next->space is NULL), 0 when s is
+ * the walk's last sweep, -1 on error. Parallel tuning's workers use it to build the next sweep's
+ * inputs before they reach it. */
+int rt_walk_next(const rt_config *cfg, const rt_registry *reg, const rt_sweep *s, rt_sweep *next,
+                 rt_params *problem, rt_err *err);
+
 #endif

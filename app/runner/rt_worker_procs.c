@@ -1,6 +1,8 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "rt_worker_procs.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -150,11 +152,52 @@ int rt_worker_procs_gpu_of(const char *visible, int gpus, int index, char *out, 
     return 0;
 }
 
+/* Whether the n characters at e are a device as CUDA_VISIBLE_DEVICES names one: a number, or a
+ * GPU or MIG UUID. */
+static int device_entry(const char *e, size_t n)
+{
+    if (n > 4 && (strncmp(e, "GPU-", 4) == 0 || strncmp(e, "MIG-", 4) == 0))
+        return 1;
+    for (size_t i = 0; i < n; ++i)
+        if (!isdigit((unsigned char)e[i]))
+            return 0;
+    return n > 0;
+}
+
+int rt_worker_procs_quick_gpus(const char *visible, const char *gpus_dir, const char **source)
+{
+    *source = "";
+    if (visible && *visible) {
+        int n = 0;
+        for (const char *at = visible;; ++at) {
+            const size_t len = strcspn(at, ",");
+            if (!device_entry(at, len))
+                return -1; /* CUDA's own reading decides (hidden GPUs: -1, spaces, ...) */
+            ++n;
+            at += len;
+            if (!*at)
+                break;
+        }
+        *source = "CUDA_VISIBLE_DEVICES";
+        return n;
+    }
+    DIR *d = gpus_dir ? opendir(gpus_dir) : NULL;
+    if (!d)
+        return -1;
+    int n = 0;
+    for (const struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    *source = gpus_dir;
+    return n > 0 ? n : -1;
+}
+
 int rt_worker_procs_start(int argc, const char *const *argv, int n, int gpus, rt_worker_procs *p,
                           rt_err *err)
 {
     if (procs_alloc(p, n) != 0)
         return rt_err_set(err, "out of memory starting %d workers", n);
+    p->gpus = gpus > 0 ? gpus : 0;
     char exe[PATH_MAX];
     const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {

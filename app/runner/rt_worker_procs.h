@@ -28,6 +28,7 @@ typedef struct rt_worker_procs {
     char (*gpu)[RT_WORKER_GPU_MAX]; /* the GPU each was given, "" for none */
     double *spawned;                /* when each was started (rt_clock_epoch) */
     int threads;                    /* OpenMP threads each was given; 0: OMP_NUM_THREADS as set */
+    int gpus; /* the GPU count they were given GPUs by (rt_worker_procs_start's gpus) */
 } rt_worker_procs;
 
 /* Starts n workers: /proc/self/exe run with argv's options (argv[0], the command that was given,
@@ -58,6 +59,14 @@ int rt_worker_procs_await(int fd, int *released, rt_err *err);
  * number when visible is NULL or empty. "" when gpus <= 0. Fails when an entry does not fit. */
 int rt_worker_procs_gpu_of(const char *visible, int gpus, int index, char *out, size_t len,
                            rt_err *err);
+/* The GPUs this process may use, counted without the CUDA driver, whose cuInit costs a third of a
+ * second on an H200 host before any worker could start: the entries of visible (the
+ * CUDA_VISIBLE_DEVICES value) when it is set and every entry is a device number or a GPU or MIG
+ * UUID, else the entries of gpus_dir (the NVIDIA driver's /proc/driver/nvidia/gpus, one per GPU
+ * of the host); -1 when neither says (then only the driver can). *source names the one used.
+ * The driver may still see another number (CUDA stops at an entry it cannot use; a GPU it
+ * cannot open): the coordinator checks this count against its backend's. */
+int rt_worker_procs_quick_gpus(const char *visible, const char *gpus_dir, const char **source);
 /* OpenMP threads for each of n worker processes: 0 when OMP_NUM_THREADS is set (the user's
  * choice reaches every worker), else this process's usable cores over n (at least 1): n workers
  * of all the cores each would run n x cores threads in their host phases (inputs, references,

@@ -71,6 +71,9 @@ struct rt_workers {
     uint64_t sweep;
     int has_kept; /* a MATRIX that came before its walk reached it */
     rt_workers_matrix kept;
+    /* worker: called as a matrix built ahead comes (rt_workers_on_matrix) */
+    int (*on_matrix)(void *ctx, const rt_workers_matrix *mx, rt_err *err);
+    void *on_matrix_ctx;
     /* coordinator: called as its loop turns (rt_workers_on_idle) */
     int (*idle)(void *ctx, rt_err *err);
     void *idle_ctx;
@@ -420,6 +423,13 @@ void rt_workers_on_idle(rt_workers *w, int (*fn)(void *ctx, rt_err *err), void *
     w->idle_ctx = ctx;
 }
 
+void rt_workers_on_matrix(rt_workers *w,
+                          int (*fn)(void *ctx, const rt_workers_matrix *mx, rt_err *err), void *ctx)
+{
+    w->on_matrix = fn;
+    w->on_matrix_ctx = ctx;
+}
+
 int rt_workers_send_matrix(rt_workers *w, const rt_workers_matrix *mx, rt_err *err)
 {
     const size_t text = mx->fd >= 0 ? 0 : strlen(mx->failed);
@@ -481,7 +491,7 @@ static int keep_matrix(rt_workers *w, received *m, rt_err *err)
     if (unpack_matrix(m, &w->kept, err) != 0)
         return -1;
     w->has_kept = 1;
-    return 0;
+    return w->on_matrix ? w->on_matrix(w->on_matrix_ctx, &w->kept, err) : 0;
 }
 
 int rt_workers_await_matrix(rt_workers *w, int index, rt_workers_matrix *out, rt_err *err)

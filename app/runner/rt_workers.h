@@ -74,6 +74,13 @@ int rt_workers_await_matrix(rt_workers *w, int index, rt_workers_matrix *out, rt
  * worker (the runner hands out a matrix built ahead as soon as it is ready). A failure fails the
  * sweep. */
 void rt_workers_on_idle(rt_workers *w, int (*fn)(void *ctx, rt_err *err), void *ctx);
+/* Worker: fn(ctx, mx) is called as each matrix built ahead comes, before the walk reaches it
+ * (mx->fd stays the message's: fn may map it, not close it), so the runner can map the next
+ * matrix and build its first sweep's inputs during the current sweep. A failure fails the sweep
+ * or the wait in which it came. */
+void rt_workers_on_matrix(rt_workers *w,
+                          int (*fn)(void *ctx, const rt_workers_matrix *mx, rt_err *err),
+                          void *ctx);
 
 /* Coordinator: hands the sweep's points out until it has none left, records every result, and
  * ends the sweep on every worker (telling them whether the run stops). A worker's failure fails

@@ -104,14 +104,22 @@ for prec in fp32 fp64; do
                                AND process != '$tiled' AND process != 'main' AND end_s < $end" ||
     fail "sweep $n: $got of the 2 idle workers left it before its one point ($tiled) ended"
 done
-# (from the coordinator's start of sweep 2 to the end of its one point, without waiting for it)
-span=$(sql "$WORK/gpus.db" "SELECT (SELECT begin_s FROM phases WHERE process = 'main' AND phase = 'sweep 2')
-                            || ' AND ' || h.end_s FROM phases h JOIN points p
-                            ON p.point_key = h.point_key WHERE h.phase = 'point'
-                            AND p.kernel = 'spmm.cpu.tiled' AND p.problem LIKE '%\"fp32\"%'")
-rt_sql_has "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'inputs and reference'
-                            AND process LIKE 'worker %' AND begin_s BETWEEN $span" '^[12]$' ||
-  fail "$got workers built the fp64 inputs while the fp32 tiled point was measured (want 1 or 2)"
+# Inputs ahead: each worker built the first sweep's inputs as it entered it ('inputs and
+# reference') and the fp64 ones in a thread during the fp32 tiled sweep, before it reached them
+# ('inputs and reference ahead', taken by its first fp64 point); the tiled sweeps share their
+# CSR sweep's inputs, and the last sweep starts no build.
+for k in 0 1 2; do
+  for phase in "inputs and reference" "inputs and reference ahead"; do
+    rt_sql_is "$WORK/gpus.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = '$phase'" ||
+      fail "worker $k: $got '$phase' phase(s), want 1"
+  done
+  # (begun after the worker entered sweep 2: the fp32 tiled one, whose inputs are the CSR one's)
+  rt_sql_is "$WORK/gpus.db" 1 "SELECT (SELECT begin_s FROM phases WHERE process = 'worker $k' AND phase = 'inputs and reference ahead')
+                               >= (SELECT begin_s FROM phases WHERE process = 'worker $k' AND phase = 'sweep 2')" ||
+    fail "worker $k built the fp64 inputs ahead before its sweep 2"
+done
+rt_sql_is "$WORK/gpus.db" 0 "SELECT COUNT(*) FROM phases WHERE process = 'main' AND phase LIKE 'inputs%'" ||
+  fail "the coordinator built $got set(s) of inputs"
 
 # 3. One GPU each: under a driver that reports 2 GPUs (the fake libcuda, no plugin: CPU kernels
 #    run), one worker per GPU, worker i on GPU i; the coordinator's CUDA_VISIBLE_DEVICES is
@@ -135,6 +143,17 @@ rt_sql_is "$WORK/fake3.db" "worker 0:GPU-b,worker 1:5,worker 2:GPU-b" "SELECT GR
   fail "3 workers on CUDA_VISIBLE_DEVICES=GPU-b,5: $got"
 points "$WORK/fake3.db" >"$WORK/fake3.txt"
 diff "$WORK/serial.txt" "$WORK/fake3.txt" >/dev/null || fail "fake GPUs: not the serial run's points"
+# The GPUs are counted from CUDA_VISIBLE_DEVICES (no cuInit before the spawn: "gpu count" takes
+# nothing); a list the driver does not follow (3 entries, 2 GPUs) is an error naming both counts,
+# before the store is opened (nothing recorded, nothing lost), the workers ended.
+rt_sql_is "$WORK/fake3.db" 1 "SELECT end_s - begin_s < 0.05 FROM phases WHERE process = 'main' AND phase = 'gpu count'" ||
+  fail "counting 2 GPUs from CUDA_VISIBLE_DEVICES took a while"
+expect 2 "CUDA_VISIBLE_DEVICES says 3 GPU.s., the CUDA driver reports 2" \
+  env -u ROOFTUNE_NO_CUDA CUDA_VISIBLE_DEVICES=0,1,2 LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  ROOFTUNE_PLUGIN_DIR="$WORK/no-plugin" FAKE_CUDA_DEVICES=2 \
+  "$RT" run "$cfg" --db "$WORK/mismatch.db" --parallel gpus --quiet
+[ ! -e "$WORK/mismatch.db" ] || fail "a GPU count mismatch left a store"
+if pgrep -f "$WORK/mismatch.db" >/dev/null; then fail "a worker of the GPU count mismatch is left"; fi
 
 # 4. MPI ranks: rank 1's phases reach rank 0's store.
 "$MPIEXEC" --allow-run-as-root --oversubscribe -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" \
@@ -210,6 +229,12 @@ for k in 0 1; do
   for m in band rmat; do
     rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = 'matrix $m'" ||
       fail "worker $k mapped matrix $m $got time(s)"
+  done
+  # The first matrix's inputs built in place, the third's ahead (planned past the matrix that
+  # failed, built once its matrix was mapped), taken by its first point.
+  for phase in "inputs and reference" "inputs and reference ahead"; do
+    rt_sql_is "$WORK/three2.db" 1 "SELECT COUNT(*) FROM phases WHERE process = 'worker $k' AND phase = '$phase'" ||
+      fail "three: worker $k has $got '$phase' phase(s), want 1"
   done
 done
 # (the build of matrix 2 began during matrix 1's sweep, and matrix 1's during the coordinator's MPI

@@ -5,8 +5,9 @@
 #  - measure.compile_timeout_s: with a fresh variant cache and a limit no NVRTC compile meets,
 #    every point is recorded timeout naming the limit; the abandoned compiles that finish while
 #    the process lives reach the cache, and the same config then finds them there;
-#  - --parallel gpus (one worker per GPU, each given its own GPU: the phase record's gpu) and,
-#    with two GPUs or more, --parallel ranks under mpirun: the serial run's points.
+#  - --parallel gpus (one worker per GPU, each given its own GPU: the phase record's gpu; on two
+#    matrices, the second one's inputs built ahead by every worker) and, with two GPUs or more,
+#    --parallel ranks under mpirun: the serial run's points.
 # Args: rooftune, scratch folder, mpiexec.
 set -euo pipefail
 RT=$1
@@ -82,6 +83,20 @@ if [ -z "${CUDA_VISIBLE_DEVICES:-}" ]; then
 fi
 [ "$(sql "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'point' AND process LIKE 'worker %'")" = 4 ] ||
   fail "--parallel gpus: the workers' point phases: $(sql "$WORK/gpus.db" "SELECT process, phase FROM phases WHERE phase = 'point'")"
+# Two matrices: each worker builds the second one's inputs and reference in a thread while it
+# measures the first one's points with CUDA kernels (rt_inputs_ahead.h), and its first point of
+# the second matrix takes them; the points are still the serial run's.
+sed 's/seed: 1}]/seed: 1}, {name: band2, generator: banded, rows: 150000, bandwidth: 8, seed: 2}]/' \
+  "$cfg" >"$WORK/two.yaml"
+"$RT" run "$WORK/two.yaml" --db "$WORK/serial2.db" --quiet >/dev/null
+"$RT" run "$WORK/two.yaml" --db "$WORK/gpus2.db" --parallel gpus --quiet >/dev/null
+[ "$(sql "$WORK/serial2.db" "SELECT COUNT(*) FROM points WHERE verified = 1 AND matrix = 'band2'")" -ge 1 ] ||
+  fail "two matrices, serial: $(sql "$WORK/serial2.db" "SELECT matrix, status, reason FROM points")"
+points "$WORK/gpus2.db" | diff <(points "$WORK/serial2.db") - >/dev/null ||
+  fail "--parallel gpus, two matrices: not the serial points"
+ahead=$(sql "$WORK/gpus2.db" "SELECT COUNT(*) FROM phases WHERE phase = 'inputs and reference ahead'
+  AND process LIKE 'worker %'")
+[ "$ahead" = "$gpus" ] || fail "--parallel gpus: $ahead of $gpus workers took the second matrix's inputs built ahead"
 if [ "$gpus" -ge 2 ]; then
   "$MPIEXEC" --allow-run-as-root -np 2 "$RT" run "$cfg" --db "$WORK/ranks.db" --parallel ranks --quiet >/dev/null
   points "$WORK/ranks.db" | diff "$WORK/serial.txt" - >/dev/null || fail "--parallel ranks: not the serial points"

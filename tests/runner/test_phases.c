@@ -200,6 +200,38 @@ static void test_store(const char *work)
                             "end_s = 2") == 1);
 }
 
+/* The GPU count without the driver: CUDA_VISIBLE_DEVICES when every entry is a device, else the
+ * driver's /proc folder (a stand-in here), else unknown (-1: the driver counts). */
+static void test_quick_gpus(const char *work)
+{
+    const char *src = NULL;
+    RT_CHECK(rt_worker_procs_quick_gpus("3", NULL, &src) == 1 &&
+             strcmp(src, "CUDA_VISIBLE_DEVICES") == 0);
+    RT_CHECK(rt_worker_procs_quick_gpus("1,0,GPU-4a1e,MIG-9/1/0", NULL, &src) == 4);
+    /* Garbage, or what CUDA reads its own way (-1 hides every GPU, spaces, empty entries): the
+     * driver decides. */
+    static const char *const odd[] = {"-1", "0,,1", " 0", "0 ,1", "abc", "GPU-", ",", "0,"};
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; ++i)
+        RT_CHECK_MSG(rt_worker_procs_quick_gpus(odd[i], NULL, &src) == -1, "'%s'", odd[i]);
+    char dir[512], sub[600];
+    snprintf(dir, sizeof dir, "%s/nvidia-gpus", work);
+    for (int i = 0; i < 3; ++i) { /* a run before this one left them */
+        snprintf(sub, sizeof sub, "%s/0000:%02d:00.0", dir, i);
+        rmdir(sub);
+    }
+    rmdir(dir);
+    RT_CHECK(rt_worker_procs_quick_gpus(NULL, dir, &src) == -1); /* no such folder */
+    mkdir(dir, 0755);
+    RT_CHECK(rt_worker_procs_quick_gpus("", dir, &src) == -1); /* an empty one */
+    for (int i = 0; i < 3; ++i) {
+        snprintf(sub, sizeof sub, "%s/0000:%02d:00.0", dir, i);
+        mkdir(sub, 0755);
+    }
+    RT_CHECK(rt_worker_procs_quick_gpus("", dir, &src) == 3 && strcmp(src, dir) == 0);
+    RT_CHECK(rt_worker_procs_quick_gpus("5,6", dir, &src) == 2); /* the visible ones first */
+    RT_CHECK(rt_worker_procs_quick_gpus("x", dir, &src) == -1);  /* not the host's count then */
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -209,6 +241,7 @@ int main(int argc, char **argv)
     mkdir(argv[1], 0755); /* may exist */
     test_record();
     test_gpu_of();
+    test_quick_gpus(argv[1]);
     test_store(argv[1]);
     if (rt_test_failures == 0)
         printf("runner.phases: ok\n");
