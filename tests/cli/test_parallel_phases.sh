@@ -176,7 +176,11 @@ if pgrep -f "$WORK/bad.yaml" >/dev/null; then fail "a worker of the refused run 
 # (never released) end silently.
 echo "not a store" >"$WORK/not-a-store.db"
 expect 3 "is not a SQLite database" "$RT" run "$cfg" --db "$WORK/not-a-store.db" --parallel gpus --workers 3 --quiet
-[ "$(grep -c . "$WORK/out.txt")" = 1 ] || fail "a store that is not one, with workers: $(cat "$WORK/out.txt")"
+# Counted without Open MPI's own ORTE_ERROR_LOG lines: a worker ended while still in its singleton
+# MPI start (a loaded machine: CI with ctest -j2) makes its orted print "Broken pipe" to the shared
+# stderr, which is the launcher's noise, not a second report of the error.
+[ "$(grep -v 'ORTE_ERROR_LOG' "$WORK/out.txt" | grep -c .)" = 1 ] ||
+  fail "a store that is not one, with workers: $(cat "$WORK/out.txt")"
 if pgrep -f "$WORK/not-a-store.db" >/dev/null; then fail "a worker of the failed run is left"; fi
 expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu "1,2"
 expect 2 "worker-gpu expects one GPU" "$RT" run "$cfg" --db "$WORK/bad.db" --worker-fd 5 --worker-index 0 --worker-gpu ""
