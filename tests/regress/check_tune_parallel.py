@@ -153,6 +153,14 @@ fresh = open(os.path.join(folder3, "fresh-machine-tune-parallel.txt")).read()
 for q in ("58.88 s wall", "NVRTC compiles 5.75", "speedup 2.31x", "speedup 1.89x"):
     if q not in fresh:
         failures.append(f"fresh-machine-tune-parallel.txt does not say '{q}'")
+# The 4 x H200 README's compile-time bias: the serial and 2-worker stores' compile_s sums.
+folder4 = os.path.join(root, "results/tuning/parallel/h200-x4")
+text4 = " ".join(open(os.path.join(folder4, "README.md")).read().split())
+for name in ("serial", "gpus2"):
+    total = sqlite3.connect(os.path.join(folder4, name + ".db")).execute(
+        "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
+    if f"{total:.2f} s" not in text4:
+        failures.append(f"h200-x4 README should give {name}'s compile time {total:.2f} s")
 # The tuning guide's per-point cost on the H200: its numbers are the committed bench output's.
 cost = open(os.path.join(folder2, "point-cost-8a4d8b0.txt")).read()
 start = guide.find("On an H200 (32 cores,")
