@@ -69,13 +69,22 @@ for w in (f"would reach about {est:.1f}x", f"the ideal {spans['serial'] / 4:.1f}
 # energy points it counts.
 folder2 = os.path.join(root, "results/tuning/parallel/h200-x2")
 text2 = open(readme_of(folder2, "readme2")).read()
-wall2 = {n: float(open(os.path.join(folder2, n + ".time")).read()) for n in
-         ("serial", "gpus2", "ranks2", "noabort", "abort", "energy")}
-for name in wall2:
-    rows = sqlite3.connect(os.path.join(folder2, name + ".db")).execute(
-        "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
-    if rows != [(0, "complete", 64)]:
-        failures.append(f"h200-x2/{name}.db: want one clean complete run of 64 points, got {rows}")
+
+
+def walls_of_clean_runs(folder, label, names):
+    """Each run's wall time (NAME.time), after checking its store holds one clean, complete run of
+    the 64 points."""
+    walls = {}
+    for name in names:
+        walls[name] = float(open(os.path.join(folder, name + ".time")).read())
+        rows = sqlite3.connect(os.path.join(folder, name + ".db")).execute(
+            "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
+        if rows != [(0, "complete", 64)]:
+            failures.append(f"{label}/{name}.db: want one clean complete run of 64 points, got {rows}")
+    return walls
+
+
+wall2 = walls_of_clean_runs(folder2, "h200-x2", ("serial", "gpus2", "ranks2", "noabort", "abort", "energy"))
 if f"| serial (one GPU) | {wall2['serial']:.2f} |" not in text2:
     failures.append("h200-x2 README: the serial row's wall time")
 for name in ("gpus2", "ranks2"):
@@ -124,12 +133,7 @@ if aborted != 0 or "no point aborted" not in prose:
 # After the prefetch (prefetch-e5a616a): its two stores clean and complete, its table's rows from
 # the .time files, and the phase figures its prose quotes.
 folder3 = os.path.join(folder2, "prefetch-e5a616a")
-wall3 = {n: float(open(os.path.join(folder3, n + ".time")).read()) for n in ("serial", "gpus2")}
-for name in wall3:
-    rows = sqlite3.connect(os.path.join(folder3, name + ".db")).execute(
-        "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
-    if rows != [(0, "complete", 64)]:
-        failures.append(f"prefetch-e5a616a/{name}.db: want one clean complete run of 64 points, got {rows}")
+wall3 = walls_of_clean_runs(folder3, "prefetch-e5a616a", ("serial", "gpus2"))
 if f"| serial (one GPU) | {wall3['serial']:.2f} |" not in text2:
     failures.append("h200-x2 README: the prefetch table's serial row")
 s3 = wall3["serial"] / wall3["gpus2"]
