@@ -7,12 +7,15 @@
 -- Tiled (> 1: Tiled is faster), beside today's best bank-ordered shape (cluster 1, nnz_order
 -- banks, which clusters refuse). The plan facts say what the cluster changed: B rows staged per
 -- B column (staged_entries) and the most stages of one plan block (a cluster's with cluster > 1).
+-- A point that missed its stopping criterion's target (metric noisy) feeds no ratio or mean: the
+-- ratios and means use the other points, and the noisy ones are listed with their medians.
 CREATE TEMP VIEW m AS
   SELECT p.id, p.matrix, p.kernel, p.params, p.time_median_s AS t, p.status, p.reason,
          CAST(json_extract(p.problem, '$.K') AS INT) AS K,
          json_extract(p.problem, '$.layout') AS layout,
          CAST(json_extract(p.params, '$.cluster') AS INT) AS cluster,
-         json_extract(p.params, '$.nnz_order') AS nnz_order
+         json_extract(p.params, '$.nnz_order') AS nnz_order,
+         EXISTS (SELECT 1 FROM metrics q WHERE q.point_id = p.id AND q.name = 'noisy') AS noisy
   FROM points p
   WHERE p.run_id = (SELECT MAX(run_id) FROM points)
     AND json_extract(p.problem, '$.precision') = 'fp32';
@@ -27,12 +30,16 @@ FROM m GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
 
 CREATE TEMP VIEW cus AS
   SELECT matrix, K, layout, MIN(t) AS t FROM m
-  WHERE status = 'ok' AND kernel = 'spmm.cuda.cusparse' GROUP BY matrix, K, layout;
+  WHERE status = 'ok' AND NOT noisy AND kernel = 'spmm.cuda.cusparse' GROUP BY matrix, K, layout;
 CREATE TEMP VIEW cus_any AS
   SELECT matrix, K, MIN(t) AS t FROM cus GROUP BY matrix, K;
 CREATE TEMP VIEW tiled AS
   SELECT id, matrix, K, layout, cluster, nnz_order, t FROM m
-  WHERE status = 'ok' AND kernel = 'spmm.cuda.tiled_pipe';
+  WHERE status = 'ok' AND NOT noisy AND kernel = 'spmm.cuda.tiled_pipe';
+
+.print '-- noisy points (verified and timed, the stopping criterion missed): left out of every ratio below'
+SELECT kernel, matrix, K, layout, cluster, nnz_order, ROUND(t * 1e3, 3) AS ms FROM m
+WHERE status = 'ok' AND noisy ORDER BY kernel, matrix, K, layout, cluster;
 
 .print '-- per matrix, K and layout: cuSPARSE / Tiled for each cluster size (columns), and the bank-ordered shape of today'
 SELECT c.matrix, c.K, c.layout, ROUND(c.t * 1e3, 3) AS cusparse_ms,
@@ -62,9 +69,11 @@ FROM (SELECT matrix, K, layout, cluster, nnz_order, MIN(t) AS t FROM tiled
 JOIN cus c ON c.matrix = x.matrix AND c.K = x.K AND c.layout = x.layout
 GROUP BY x.cluster, x.nnz_order ORDER BY x.nnz_order, x.cluster;
 
-.print '-- plan facts per cluster size (B rows staged per B column; most stages of a plan block: of a cluster above 1)'
+.print '-- plan facts per cluster size (B rows staged per B column; most stages of a plan block: of a cluster above 1), noisy points included'
 SELECT x.matrix, x.K, x.layout, x.cluster, x.nnz_order, ROUND(x.t * 1e3, 3) AS ms,
+       CASE WHEN x.noisy THEN 'noisy' ELSE '' END AS note,
        (SELECT value FROM metrics WHERE point_id = x.id AND name = 'staged_entries') AS staged_rows,
        (SELECT value FROM metrics WHERE point_id = x.id AND name = 'stages_per_block_max') AS max_stages,
        (SELECT value FROM metrics WHERE point_id = x.id AND name = 'max_active_clusters') AS clusters_resident
-FROM tiled x ORDER BY x.matrix, x.K, x.layout, x.nnz_order, x.cluster;
+FROM m x WHERE x.status = 'ok' AND x.kernel = 'spmm.cuda.tiled_pipe'
+ORDER BY x.matrix, x.K, x.layout, x.nnz_order, x.cluster;
