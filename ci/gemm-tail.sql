@@ -9,9 +9,11 @@
 -- the tiles loaded from host memory (tiles_h2d_a + tiles_h2d_b over G), and the roofline bound's
 -- share of the time (the bound counts the split's extra loads; the tail is not a term of it). A
 -- point that missed its stopping criterion's target (the samples' noise) is marked noisy.
-.print '-- practical peak: the best verified cuBLAS point per N'
+.print '-- practical peak: the best verified cuBLAS point per N (noisy: its samples missed the target, so every ratio of that N rests on it)'
 SELECT json_extract(problem, '$.N') AS N, json_extract(params, '$.math_mode') AS math_mode,
-       ROUND(gflops, 0) AS gflops
+       ROUND(gflops, 0) AS gflops,
+       CASE WHEN EXISTS (SELECT 1 FROM metrics m WHERE m.point_id = p.id AND m.name = 'noisy')
+            THEN 'noisy' ELSE '' END AS note
 FROM points p
 WHERE status = 'ok' AND kernel = 'gemm.cuda.cublas'
   AND gflops = (SELECT MAX(gflops) FROM points q WHERE q.status = 'ok' AND q.kernel = p.kernel

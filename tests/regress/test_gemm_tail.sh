@@ -29,10 +29,10 @@ for run in tl-1gpu-split1 tl-1gpu-split4 tl-2gpu-split1 tl-2gpu-split4; do
     fail "$run-summary.txt differs from its regeneration"
   cmp -s "$tl/$run.dat" "$WORK/out/$run.dat" || fail "$run.dat differs from its regeneration"
 done
-# The samples' relative spread of the noisy tiled points, as the pages round it.
+# The samples' relative spread of the noisy tiled and cuBLAS points, as the pages round it.
 for db in gemm-bar-1xG gemm-tail; do
   sqlite3 -noheader "$base/$db.db" "SELECT printf('%.1f%%', 100 * time_stddev_s / time_mean_s)
-    FROM points p WHERE status = 'ok' AND kernel = 'gemm.cuda.tiled'
+    FROM points p WHERE status = 'ok' AND kernel IN ('gemm.cuda.tiled', 'gemm.cuda.cublas')
     AND EXISTS (SELECT 1 FROM metrics m WHERE m.point_id = p.id AND m.name = 'noisy')"
 done >"$WORK/spread.txt"
 sources="$WORK/tail.txt $base/gemm-bar-summary.txt $WORK/spread.txt $WORK/out/*-summary.txt"
