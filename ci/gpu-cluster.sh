@@ -44,10 +44,7 @@ db=$out/tiled-cluster.db
 RT=build-gpu/rooftune
 log() { echo "[$(date +%H:%M:%S) +$((SECONDS - started))s] $*" | tee -a "$out/gpu-cluster.log"; }
 . ci/gpu-env.sh
-export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
-  >>"$out/gpu-cluster.log" 2>&1 || log "nvidia-smi failed (no GPU?)"
+gpu_env_describe "$out/gpu-cluster.log" || log "nvidia-smi failed (no GPU?)"
 
 # Seconds left of the call, at least `floor`.
 left() {

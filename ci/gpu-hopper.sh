@@ -58,10 +58,7 @@ budget=${ROOFTUNE_STAGE_SECONDS:-540}
 RT=build-gpu/rooftune
 log() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$out/gpu-hopper.log"; }
 . ci/gpu-env.sh
-export ROOFTUNE_CACHE_DIR=${ROOFTUNE_CACHE_DIR:-$PWD/build-gpu/variant-cache}
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv \
-  >>"$out/gpu-hopper.log" 2>&1 || log "nvidia-smi failed (no GPU?)"
+gpu_env_describe "$out/gpu-hopper.log" || log "nvidia-smi failed (no GPU?)"
 
 # Issue 34's racecheck control experiment. racecheck reported 264 hazards on spmm.cuda.tiled_tma,
 # each between a bulk copy (rt_bulk_load, async proxy, completing on a "full" mbarrier with
@@ -183,34 +180,12 @@ for s in $stages; do
     [ -f "$db" ] || { log "summary: no store at $db"; continue; }
     $RT export --db "$db" --format csv --experiment hopper-bar >"$out/hopper-bar.csv" 2>>"$out/gpu-hopper.log" ||
       log "export FAILED"
-    # The sqlite3 shell when the host has one (with its math functions), else Python's sqlite3
-    # with EXP and LN added and the shell's .print lines echoed.
+    # The sqlite3 shell when the host has one (with its math functions), else ci/sql-print.py
+    # (Python's sqlite3 with EXP and LN added and the shell's .print lines echoed).
     if command -v sqlite3 >/dev/null && sqlite3 :memory: "SELECT EXP(LN(2));" >/dev/null 2>&1; then
       sqlite3 -header -column "$db" <ci/hopper-bar.sql
     else
-      python3 - "$db" ci/hopper-bar.sql <<'EOF'
-import math, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.create_function("EXP", 1, lambda x: None if x is None else math.exp(x))
-db.create_function("LN", 1, lambda x: None if x is None or x <= 0 else math.log(x))
-text = open(sys.argv[2]).read()
-stmt = ""
-for line in text.splitlines():
-    if line.startswith(".print"):
-        print(line[len(".print"):].strip().strip("'"))
-        continue
-    if line.startswith("--") and not stmt.strip():
-        continue
-    stmt += line + "\n"
-    if sqlite3.complete_statement(stmt):
-        cur = db.execute(stmt)
-        stmt = ""
-        if cur.description:
-            names = [d[0] for d in cur.description]
-            print("  ".join(names))
-            for row in cur.fetchall():
-                print("  ".join("" if v is None else (("%.6g" % v) if isinstance(v, float) else str(v)) for v in row))
-EOF
+      python3 ci/sql-print.py "$db" ci/hopper-bar.sql
     fi >"$out/hopper-bar-summary.txt" 2>&1
     log "summary written to $out/hopper-bar-summary.txt"
     cat "$out/hopper-bar-summary.txt"

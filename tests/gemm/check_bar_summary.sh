@@ -17,15 +17,17 @@ summary_of() {
     sqlite3 -header -column "$ROOT/results/baselines/$host/$name" <"$ROOT/ci/gemm-bar.sql"
   done
 }
-diff <(summary_of h100-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db) "$dir/gemm-bar-summary.txt" >/dev/null ||
-  fail "h100-x2/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
+# Each host's summary, its stores in the order the summary lists them.
+while read -r host stores; do
+  # shellcheck disable=SC2086
+  diff <(summary_of "$host" $stores) "$ROOT/results/baselines/$host/gemm-bar-summary.txt" >/dev/null ||
+    fail "$host/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
+done <<'HOSTS'
+h100-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db
+h100-x4 gemm-bar-1xG.db gemm-bar-Gx1-np2.db gemm-bar-Gx1-np4.db gemm-bar-ooc.db
+h200-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db
+HOSTS
 x4=$ROOT/results/baselines/h100-x4
-diff <(summary_of h100-x4 gemm-bar-1xG.db gemm-bar-Gx1-np2.db gemm-bar-Gx1-np4.db gemm-bar-ooc.db) \
-  "$x4/gemm-bar-summary.txt" >/dev/null ||
-  fail "h100-x4/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
-diff <(summary_of h200-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db) \
-  "$ROOT/results/baselines/h200-x2/gemm-bar-summary.txt" >/dev/null ||
-  fail "h200-x2/gemm-bar-summary.txt is not what ci/gemm-bar.sql prints from the stores (regenerate it)"
 cv() {
   for db in "$dir"/gemm-bar-1xG.db "$dir"/gemm-bar-Gx1-np2.db; do
     sqlite3 -noheader "$db" "SELECT time_stddev_s / time_mean_s FROM points WHERE status = 'ok'"
