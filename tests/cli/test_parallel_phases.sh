@@ -133,7 +133,13 @@ fake_run() { # DB ARGS...
     fail "fake GPUs $*: $(tail -3 "$db.log")"
 }
 mkdir -p "$WORK/no-plugin"
-fake_run "$WORK/fake.db"
+# On a GPU host /proc/driver/nvidia/gpus counts the real GPUs, which the fake driver's 2 do not
+# match (a refusal, as it should be); there the GPUs are named, as a user of such a host would.
+if [ -d /proc/driver/nvidia/gpus ]; then
+  CUDA_VISIBLE_DEVICES=0,1 fake_run "$WORK/fake.db"
+else
+  fake_run "$WORK/fake.db"
+fi
 rt_sql_is "$WORK/fake.db" "worker 0:0,worker 1:1" "SELECT GROUP_CONCAT(process || ':' || gpu, ',') FROM
            (SELECT DISTINCT process, gpu FROM phases WHERE process != 'main' ORDER BY process)" ||
   fail "one worker per GPU: $got"
