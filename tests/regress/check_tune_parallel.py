@@ -177,6 +177,52 @@ for q in ("292.8 ms", "157.3 ms", "51.30 s", "setup 28.06", "verify 8.21"):
     number = q.split()[1] if q.startswith(("setup", "verify")) else q.split()[0]
     if number not in para:
         failures.append(f"docs/guides/tuning.md's H200 point cost does not quote {number}")
+# The 4 x H200 run after the prefetch (prefetch-b15bef8): its stores clean and complete, its table's
+# rows from the .time files, the NVRTC compile sums behind the bias paragraph and the estimate made
+# from them, and the phase figures the prose quotes.
+folder5 = os.path.join(folder4, "prefetch-b15bef8")
+wall5 = walls_of_clean_runs(folder5, "prefetch-b15bef8", ("serial", "gpus2", "gpus4", "ranks2", "ranks4"))
+if f"| serial (one GPU) | {wall5['serial']:.2f} | 1.00 |" not in text4:
+    failures.append("h200-x4 README: the b15bef8 serial row")
+for name, label in labels.items():
+    sp = wall5["serial"] / wall5[name]
+    need = 1.7 if name.endswith("2") else 3.4
+    row = f"| {label} | {wall5[name]:.2f} | {sp:.2f} | yes |"
+    if row not in text4 or f">= {need}x: {'met' if sp >= need else 'not met'}" not in text4:
+        failures.append(f"h200-x4 README: the b15bef8 row '{row}' and its verdict")
+compiles = {n: sqlite3.connect(os.path.join(folder5, n + ".db")).execute(
+    "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0] for n in wall5}
+for n, c in compiles.items():
+    if f"{c:.2f} s" not in text4:
+        failures.append(f"h200-x4 README: {n}'s NVRTC time {c:.2f} s (b15bef8)")
+cheap = sum(compiles[n] for n in ("gpus2", "gpus4", "ranks2", "ranks4")) / 4
+adjusted = wall5["serial"] - (compiles["serial"] - cheap)
+for w in (f"about {adjusted:.1f} s", f"{compiles['serial'] - cheap:.1f} s difference",
+          f"4 workers would be about {adjusted / wall5['gpus4']:.1f}x",
+          f"2 workers about {adjusted / wall5['gpus2']:.1f}x", f"4 ranks about {adjusted / wall5['ranks4']:.1f}x",
+          f"({adjusted / wall5['ranks2']:.2f}x, under the bar)"):
+    if w not in text4:
+        failures.append(f"h200-x4 README should say '{w}' (the b15bef8 compile-time estimate)")
+ph5 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(folder5, n + ".db")],
+                         capture_output=True, text=True).stdout for n in ("serial", "gpus4", "ranks4")}
+for name, q, number in (("gpus4", "first point at 2.91", "2.91 s"), ("gpus4", "mpi 1.94", "mpi 1.94"),
+                        ("gpus4", "backend 0.64", "backend 0.64"), ("gpus4", "45.52 s busy", "45.52 s"),
+                        ("gpus4", "the ideal 11.38 s", "11.38 s"), ("gpus4", "measuring 12.25 s", "12.25 s"),
+                        ("gpus4", "tail 0.65 s", "0.65 s"), ("gpus4", "workers end 0.38", "0.38 s"),
+                        ("serial", "first point at 2.67", "2.67 s"), ("serial", "mpi 1.49", "mpi 1.49"),
+                        ("serial", "busy 47.19", "47.19 s"), ("ranks4", "mpi 0.49", "0.49 s"),
+                        ("ranks4", "waiting 2.12", "2.12 s")):
+    if q not in ph5[name]:
+        failures.append(f"prefetch-b15bef8/{name}.db: tune-phases.py does not print '{q}'")
+    if number not in text4:
+        failures.append(f"h200-x4 README does not quote {number} ({name}: '{q}')")
+sp5 = {n: wall5["serial"] / wall5[n] for n in labels}
+want5 = (f"2 workers tuned it {sp5['gpus2']:.2f}x faster and 4 workers {sp5['gpus4']:.2f}x, 2 ranks "
+         f"{sp5['ranks2']:.2f}x and 4 ranks {sp5['ranks4']:.2f}x")
+for w in (want5, f"the serial run compiled for {compiles['serial']:.2f} s",
+          f"the 4 workers are about {adjusted / wall5['gpus4']:.1f}x"):
+    if w not in guide:
+        failures.append(f"docs/guides/tuning.md should say '{w}' (4 x H200, b15bef8)")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
