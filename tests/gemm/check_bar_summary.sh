@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gemm.bar_summary: results/baselines/h100-x2/, h100-x4/ and h200-x2/gemm-bar-summary.txt are what ci/gemm-bar.sql prints
+# gemm.bar_summary: results/baselines/h100-x2/, h100-x4/, h200-x2/ and h200-x4/gemm-bar-summary.txt are what ci/gemm-bar.sql prints
 # from the committed stores, and the README's sample-noise figures are the stores' own (relative
 # standard deviation of the samples of every verified point, rounded as written there).
 #   $1 source root
@@ -26,6 +26,7 @@ done <<'HOSTS'
 h100-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db
 h100-x4 gemm-bar-1xG.db gemm-bar-Gx1-np2.db gemm-bar-Gx1-np4.db gemm-bar-ooc.db
 h200-x2 gemm-bar-1xG.db gemm-bar-Gx1-np2.db
+h200-x4 gemm-bar-1xG.db gemm-bar-Gx1-np2.db gemm-bar-Gx1-np4.db
 HOSTS
 x4=$ROOT/results/baselines/h100-x4
 cv() {
@@ -54,4 +55,23 @@ ooc=$(sqlite3 -noheader "$x4/gemm-bar-ooc.db" "SELECT printf('%.2f-%.2f', 100 * 
   time_mean_s), 100 * MAX(time_stddev_s / time_mean_s)) FROM points WHERE status = 'ok'")
 grep -q "standard deviations are $ooc %" "$x4/README.md" ||
   fail "h100-x4/README.md should give the out-of-core points' spread as $ooc %"
+# The 4 x H200 README's table: every tiled ratio of the summary, the noisy points' spreads and the
+# peaks it quotes are the stores' own.
+h4=$ROOT/results/baselines/h200-x4
+for r in $(awk '$1 ~ /^[0-9]+$/ && NF >= 8 {print $8}' "$h4/gemm-bar-summary.txt"); do
+  grep -q "| $r[ |]\|| $r (noisy)" "$h4/README.md" || fail "h200-x4/README.md lacks the summary's ratio $r"
+done
+for db in gemm-bar-1xG.db gemm-bar-Gx1-np4.db; do
+  for sp in $(sqlite3 -noheader "$h4/$db" "SELECT printf('%.2f', 100 * time_stddev_s / time_mean_s) FROM points p
+      WHERE status = 'ok' AND kernel = 'gemm.cuda.tiled' AND EXISTS (SELECT 1 FROM metrics m
+      WHERE m.point_id = p.id AND m.name = 'noisy' AND m.value = 1)"); do
+    grep -q "spread $sp%\|spread ${sp}% both" "$h4/README.md" || fail "h200-x4/README.md lacks the noisy spread $sp% ($db)"
+  done
+done
+peak=$(sqlite3 -noheader "$h4/gemm-bar-1xG.db" "SELECT printf('%.2f', MAX(gflops) / 1000) FROM points WHERE status = 'ok'
+  AND verified = 1 AND kernel = 'gemm.cuda.cublas' AND json_extract(problem, '$.N') = 32768")
+xt=$(sqlite3 -noheader "$h4/gemm-bar-1xG.db" "SELECT printf('%.1f', MAX(gflops) / 1000) FROM points WHERE status = 'ok'
+  AND verified = 1 AND kernel = 'gemm.cuda.cublasxt' AND json_extract(params, '$.xt_gpus') = 4")
+grep -q "$peak TFLOP/s at N = 32768" "$h4/README.md" && grep -q "$xt TFLOP/s, block 16384" "$h4/README.md" ||
+  fail "h200-x4/README.md's peaks should be $peak (cuBLAS) and $xt (cublasXt, 4 GPUs) TFLOP/s"
 echo "gemm.bar_summary: summary regenerated identically; noise ${low}-${high} %, one point ${outlier} %"
