@@ -130,6 +130,23 @@ if n_bad or low[0] < 6 or low[1] > 0.05:
     failures.append(f"the README says the supernodal backward points are infeasible ({n_bad} are not) and every "
                     f"measured point has 6 samples within 5 % ({low})")
 
+# The 4 x H200 nrhs-32 run (partial): the persistent solve on 1 and 4 GPUs against the supernodal
+# solve, the cuSPARSE SpSV points' range, set-up and count.
+rhs = sqlite3.connect(os.path.join(root, "results/incomplete/h200-x4/sptrsv-rhs-nrhs32.db"))
+p1, p4, sn = rhs_best(P, 32, "forward", 1), rhs_best(P, 32, "forward", 4), rhs_best(S, 32, "forward")
+says("readme", f"with 32 right-hand sides the forward persistent solve takes {1e3 * p1:.3f} ms on one GPU and "
+     f"{1e3 * p4:.3f} ms on four, against {1e3 * sn:.3f} ms for the supernodal solve (1024 threads): {sn / p4:.2f}x "
+     f"over the supernodal solve and {p1 / p4:.2f}x over its own one-GPU time", "the 32 right-hand sides")
+lo, hi, s0, s1, n_ok = rhs.execute(
+    "SELECT MIN(time_median_s), MAX(time_median_s), MIN(setup_s), MAX(setup_s), COUNT(*) FROM points "
+    "WHERE kernel = 'sptrsv.cuda.cusparse' AND status = 'ok'").fetchone()
+n_inf = rhs.execute("SELECT COUNT(*) FROM points WHERE kernel = 'sptrsv.cuda.cusparse' AND status = 'infeasible'").fetchone()[0]
+says("readme", f"{1e3 * lo:.3f} ms at best", "the best SpSV point")
+says("readme", f"up to {1e3 * hi:.3f} ms, after {s0:.1f}-{s1:.1f} s of set-up", "the SpSV range")
+says("readme", f"{n_ok + n_inf} of the 48 cuSPARSE option sets ({n_ok} measured, {n_inf} infeasible", "the SpSV count")
+if hi > 10 * lo:
+    failures.append("the README says every SpSV point is within 10x of the best")
+
 # The race control's result (results/baselines/h200-x4/tma-race-summary.txt) as the Hopper page
 # tells it: per mode, verified or not and racecheck's hazard count.
 race = {}
