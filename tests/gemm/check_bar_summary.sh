@@ -74,4 +74,15 @@ xt=$(sqlite3 -noheader "$h4/gemm-bar-1xG.db" "SELECT printf('%.1f', MAX(gflops) 
   AND verified = 1 AND kernel = 'gemm.cuda.cublasxt' AND json_extract(params, '$.xt_gpus') = 4")
 grep -q "$peak TFLOP/s at N = 32768" "$h4/README.md" && grep -q "$xt TFLOP/s, block 16384" "$h4/README.md" ||
   fail "h200-x4/README.md's peaks should be $peak (cuBLAS) and $xt (cublasXt, 4 GPUs) TFLOP/s"
+# The figures page's 4 x H200 section: every ratio it gives is one of the h200-x4 (or, for the
+# comparison, h100-x4) summary's ratios or bars, every spread one of the noisy points'.
+sec=$(awk '/^### Multi-GPU GEMM on 4 x H200/{on=1; next} /^### /{on=0} on' "$ROOT/results/figures/README.md")
+[ -n "$sec" ] || fail "results/figures/README.md lost its 4 x H200 GEMM section"
+ratios=$(awk '$1 ~ /^[0-9]+$/ && NF >= 8 {print $8; print $9}' "$h4/gemm-bar-summary.txt" "$x4/gemm-bar-summary.txt")
+for r in $(grep -o '\b0\.[0-9]\+' <<<"$sec" | sort -u); do
+  grep -qx "$r" <<<"$ratios" || fail "the figures page's 4 x H200 section gives $r, no ratio of the summaries"
+done
+for sp in $(grep -o '[0-9]\.[0-9]\+%' <<<"$sec" | tr -d % | sort -u); do
+  grep -q "spread $sp%\|spread ${sp}% both" "$h4/README.md" || fail "the figures page's spread $sp% is no noisy point's"
+done
 echo "gemm.bar_summary: summary regenerated identically; noise ${low}-${high} %, one point ${outlier} %"
