@@ -81,9 +81,9 @@ int rt_sptrsv_inputs_create(const rt_csr *a, int64_t nrhs, sptrsv_ordering order
  * that never meet: each column's substitution reads only its own column of B and X. Threads (the
  * OpenMP team, at most one per column) take blocks of whole columns, and every column goes through
  * the same operations in the same order as on one thread, so the numbers are bitwise the same
- * whatever the thread count. On the paper factor (nnz(L) 2.6e8) with 32 right-hand sides one
- * thread took about two minutes per point for these (4 x H200 host, 3e5ba14), more than the
- * measurements they check. */
+ * whatever the thread count. Why threads: on the paper factor (nnz(L) 2.6e8) with 32 right-hand
+ * sides a point's inputs took about two minutes on one thread (4 x H200 host, 3e5ba14), and the
+ * reference and the scale were two thirds of the inputs' time in a profile of a smaller factor. */
 static int column_threads(int64_t k)
 {
     const int t = omp_get_max_threads();
