@@ -13,7 +13,9 @@
 #             configs/paper/sptrsv-rhs-{1,8,32}-{forward,backward}.yaml, in turn, each into
 #             results/baselines/<host>/sptrsv-rhs-<part>.db: a part whose store holds a complete
 #             run at this revision is skipped, one left unfinished by the last call is resumed,
-#             and a part starts only with ROOFTUNE_RHS_MIN_S (120) seconds left; then
+#             and a part starts only with ROOFTUNE_RHS_MIN_S (120) seconds left; the two parts
+#             with 32 right-hand sides first (each needs most of a call), or the parts
+#             ROOFTUNE_RHS_PARTS names (e.g. '8-forward 1-backward'); then
 #             ci/sptrsv-rhs-table.sh's table of every store into $OUT/sptrsv-rhs.txt and the
 #             stores into $OUT/sptrsv-rhs-stores.tgz. Several device calls on 4 GPUs, run the same
 #             way until the table has every row (skipped on fewer GPUs unless
@@ -55,6 +57,27 @@ cd "$(dirname "$0")/.."
 case ${ROOFTUNE_DEADLINE_S:-0} in
 '' | *[!0-9]*)
   echo "gpu-sptrsv-scale.sh: ROOFTUNE_DEADLINE_S='$ROOFTUNE_DEADLINE_S' is not a number of seconds" >&2
+  exit 2
+  ;;
+esac
+# The right-hand-side experiment's parts (mode rhs), the longest first: each of the two with 32
+# right-hand sides needs most of a call (their sliced-ELL SpSV points alone are minutes each), so
+# they start a fresh call, and the short ones fill the calls after. ROOFTUNE_RHS_PARTS: the parts
+# to run, in order (default all).
+RHS_ALL="32-forward 32-backward 8-forward 8-backward 1-forward 1-backward"
+RHS_PARTS=${ROOFTUNE_RHS_PARTS:-$RHS_ALL}
+for p in $RHS_PARTS; do
+  case " $RHS_ALL " in
+  *" $p "*) ;;
+  *)
+    echo "gpu-sptrsv-scale.sh: ROOFTUNE_RHS_PARTS: no part '$p' (parts: 1, 8 or 32, then -forward or -backward)" >&2
+    exit 2
+    ;;
+  esac
+done
+case ${ROOFTUNE_RHS_MIN_S:-120} in
+'' | *[!0-9]*)
+  echo "gpu-sptrsv-scale.sh: ROOFTUNE_RHS_MIN_S='$ROOFTUNE_RHS_MIN_S' is not a number of seconds" >&2
   exit 2
   ;;
 esac
@@ -142,13 +165,11 @@ run_config() {
   cp "$store" "$out/$3.db"
 }
 
-# The right-hand-side experiment's parts, in the order they run (mode rhs).
-RHS_PARTS="1-forward 1-backward 8-forward 8-backward 32-forward 32-backward"
-
-# rhs_complete STORE: the store's latest run is complete and of this checkout's revision.
+# rhs_complete STORE: the store's latest run is complete and of this checkout's revision (the one
+# the build records: cmake/build_info.cmake's, "unknown" outside a git checkout).
 rhs_complete() {
   local head got
-  head=$(git rev-parse HEAD 2>/dev/null) || return 1
+  head=$(git rev-parse HEAD 2>/dev/null) || head=unknown
   got=$(sqlite3 "$1" "SELECT git_revision FROM runs WHERE status = 'complete' AND id = (SELECT MAX(id) FROM runs)" 2>/dev/null)
   [ -n "$got" ] && [ "$got" = "$head" ]
 }
@@ -157,8 +178,7 @@ rhs_complete() {
 # cut by the deadline keeps the points it recorded and is resumed by the next call), then the
 # table of every part's store and the stores themselves.
 sptrsv_rhs() {
-  local part store min=${ROOFTUNE_RHS_MIN_S:-120} stores=()
-  case $min in '' | *[!0-9]*) log "rhs: ROOFTUNE_RHS_MIN_S='$min' is not a number of seconds"; return ;; esac
+  local part store min=${ROOFTUNE_RHS_MIN_S:-120} stores=() done_parts=0
   for part in $RHS_PARTS; do
     store=$base/sptrsv-rhs-$part.db
     if [ -f "$store" ] && rhs_complete "$store"; then
@@ -168,18 +188,19 @@ sptrsv_rhs() {
     else
       run_config "rhs $part" "configs/paper/sptrsv-rhs-$part.yaml" "sptrsv-rhs-$part" - -
     fi
-    # a store with runs (a part whose run failed before its first record has none)
-    [ -f "$store" ] && sqlite3 -readonly "$store" "SELECT 1 FROM runs LIMIT 1" >/dev/null 2>&1 && stores+=("$store")
   done
+  # every part's store with runs (one whose run failed before its first record has none)
+  for part in $RHS_ALL; do
+    store=$base/sptrsv-rhs-$part.db
+    [ -f "$store" ] && sqlite3 -readonly "$store" "SELECT 1 FROM runs LIMIT 1" >/dev/null 2>&1 || continue
+    stores+=("$store")
+    rhs_complete "$store" && done_parts=$((done_parts + 1))
+  done
+  log "rhs: $done_parts of 6 parts complete at this revision"
   [ "${#stores[@]}" -gt 0 ] || return 0
   bash ci/sptrsv-rhs-table.sh "${stores[@]}" >"$out/sptrsv-rhs.txt" 2>&1
   cat "$out/sptrsv-rhs.txt"
   tar czf "$out/sptrsv-rhs-stores.tgz" -C "$base" "${stores[@]##*/}"
-  local done_parts=0
-  for part in $RHS_PARTS; do
-    [ -f "$base/sptrsv-rhs-$part.db" ] && rhs_complete "$base/sptrsv-rhs-$part.db" && done_parts=$((done_parts + 1))
-  done
-  log "rhs: $done_parts of 6 parts complete at this revision"
 }
 
 # The GPU tests of the family (mode tests).
