@@ -9,9 +9,16 @@
 #   memcheck  (~1 min) a small 2-rank run of sptrsv.cuda.persistent, and compute-sanitizer
 #             memcheck of it with 2 ranks (one GPU: 1 rank).
 #   rhs       configs/paper/sptrsv-rhs.yaml (forward and backward, 1, 8 and 32 right-hand sides,
-#             every cuSPARSE option set spread over the GPUs) into results/baselines/<host>/
-#             sptrsv-rhs.db (resumed if present), then ci/sptrsv-rhs.sql's table into
-#             $OUT/sptrsv-rhs.txt; about two device calls on 4 GPUs (skipped on fewer GPUs unless
+#             every cuSPARSE option set spread over the GPUs) as its six parts,
+#             configs/paper/sptrsv-rhs-{1,8,32}-{forward,backward}.yaml, in turn, each into
+#             results/baselines/<host>/sptrsv-rhs-<part>.db: a part whose store holds a complete
+#             run at this revision is skipped, one left unfinished by the last call is resumed,
+#             and a part starts only with ROOFTUNE_RHS_MIN_S (120) seconds left; the two parts
+#             with 32 right-hand sides first (each needs most of a call), or the parts
+#             ROOFTUNE_RHS_PARTS names (e.g. '8-forward 1-backward'); then
+#             ci/sptrsv-rhs-table.sh's table of every store into $OUT/sptrsv-rhs.txt and the
+#             stores into $OUT/sptrsv-rhs-stores.tgz. Several device calls on 4 GPUs, run the same
+#             way until the table has every row (skipped on fewer GPUs unless
 #             ROOFTUNE_RHS_ANY_HOST=1: its multi-GPU points need 4).
 #   probe     rooftune probe with one rank per GPU (NVLink peer copies among the rest) into
 #             $OUT/probe-<host>.yaml, which a bar of the same call then bounds the points with
@@ -32,20 +39,45 @@
 #   ci/gpu-sptrsv-scale.sh bar               (a second call on the same warm machine; add
 #                                             `probe` before bar where no machine file of the
 #                                             host has probed NVLink figures, e.g. 4 x H100)
+#   ROOFTUNE_DEADLINE_S=560 ci/gpu-sptrsv-scale.sh rhs   (once per call on 4 GPUs until the
+#                                             log says 6 of 6 parts complete)
 #
 # ROOFTUNE_DEADLINE_S=<seconds from the start> caps every stage at the time left before it (a
 # device call's limit, as in ci/gpu-gemm-scale.sh), ROOFTUNE_STAGE_SECONDS (540) each stage.
 #
 # Before the device call, on this machine: bash ci/sptrsv-fetch-debs .devkit/debs (the packages
 # the GPU host lacks, OpenBLAS among them for CHOLMOD), and carry .devkit. The factor cache lives
-# in build-gpu/factor-cache (ignored): a second call on the same machine factorises nothing.
+# in build-gpu/factor-cache (ignored): a second call on the same machine factorises nothing, and
+# the rhs parts of one call share the factor of the first (a fresh machine factorises once).
 # What comes back ($OUT, at most 8 files): sptrsv-logs.tgz (every log), sptrsv-bar.txt,
-# sptrsv-validate.txt, the store (sptrsv-scaling.db) and the machine probe of the host.
+# sptrsv-validate.txt, the store (sptrsv-scaling.db), the machine probe of the host, and for rhs
+# sptrsv-rhs.txt and sptrsv-rhs-stores.tgz (the parts' stores).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 case ${ROOFTUNE_DEADLINE_S:-0} in
 '' | *[!0-9]*)
   echo "gpu-sptrsv-scale.sh: ROOFTUNE_DEADLINE_S='$ROOFTUNE_DEADLINE_S' is not a number of seconds" >&2
+  exit 2
+  ;;
+esac
+# The right-hand-side experiment's parts (mode rhs), the longest first: each of the two with 32
+# right-hand sides needs most of a call (their sliced-ELL SpSV points alone are minutes each), so
+# they start a fresh call, and the short ones fill the calls after. ROOFTUNE_RHS_PARTS: the parts
+# to run, in order (default all).
+RHS_ALL="32-forward 32-backward 8-forward 8-backward 1-forward 1-backward"
+RHS_PARTS=${ROOFTUNE_RHS_PARTS:-$RHS_ALL}
+for p in $RHS_PARTS; do
+  case " $RHS_ALL " in
+  *" $p "*) ;;
+  *)
+    echo "gpu-sptrsv-scale.sh: ROOFTUNE_RHS_PARTS: no part '$p' (parts: 1, 8 or 32, then -forward or -backward)" >&2
+    exit 2
+    ;;
+  esac
+done
+case ${ROOFTUNE_RHS_MIN_S:-120} in
+'' | *[!0-9]*)
+  echo "gpu-sptrsv-scale.sh: ROOFTUNE_RHS_MIN_S='$ROOFTUNE_RHS_MIN_S' is not a number of seconds" >&2
   exit 2
   ;;
 esac
@@ -102,7 +134,7 @@ grep -E "CHOLMOD|NVSHMEM|CBLAS|CUDA plugin" "$logs/build.log" | tee -a "$logs/gp
 
 # run_config MODE CONFIG STORE SQL TABLE: CONFIG under mpirun, one rank per GPU, into
 # results/baselines/<host>/STORE.db (resumed if present), then SQL's table into $OUT/TABLE and the
-# store into $OUT.
+# store into $OUT (SQL -: neither, the caller gathers the store).
 run_config() {
   local mode=$1 cfg=$2 store=$base/$3.db sql=$4 table=$out/$5
   # The inter-GPU bound divides link bytes by the host's probed NVLink bandwidth: this call's
@@ -124,11 +156,51 @@ run_config() {
     $RT run "$cfg" --db "$store" --set "machine=$machine" "${extra[@]}" >"$logs/$3.log" 2>&1
   log "$mode exit $?"
   grep -E "summary|resumed|rror" "$logs/$3.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
-  # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy
-  sqlite3 "$store" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
+  # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy (a
+  # run that made no store gets none: sqlite3 would create an empty one)
+  [ -f "$store" ] && sqlite3 "$store" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null 2>&1
+  [ "$sql" != - ] || return 0
   sqlite3 -header -column "$store" <"$sql" >"$table" 2>&1
   cat "$table"
   cp "$store" "$out/$3.db"
+}
+
+# rhs_complete STORE: the store's latest run is complete and of this checkout's revision (the one
+# the build records: cmake/build_info.cmake's, "unknown" outside a git checkout).
+rhs_complete() {
+  local head got
+  head=$(git rev-parse HEAD 2>/dev/null) || head=unknown
+  got=$(sqlite3 "$1" "SELECT git_revision FROM runs WHERE status = 'complete' AND id = (SELECT MAX(id) FROM runs)" 2>/dev/null)
+  [ -n "$got" ] && [ "$got" = "$head" ]
+}
+
+# Mode rhs: each part not yet complete at this revision, in turn, while the call has time (a part
+# cut by the deadline keeps the points it recorded and is resumed by the next call), then the
+# table of every part's store and the stores themselves.
+sptrsv_rhs() {
+  local part store min=${ROOFTUNE_RHS_MIN_S:-120} stores=() done_parts=0
+  for part in $RHS_PARTS; do
+    store=$base/sptrsv-rhs-$part.db
+    if [ -f "$store" ] && rhs_complete "$store"; then
+      log "rhs $part: complete at this revision"
+    elif [ "$(left)" -lt "$min" ]; then
+      log "rhs $part: $(left) s left, under ROOFTUNE_RHS_MIN_S=$min: the next call"
+    else
+      run_config "rhs $part" "configs/paper/sptrsv-rhs-$part.yaml" "sptrsv-rhs-$part" - -
+    fi
+  done
+  # every part's store with runs (one whose run failed before its first record has none)
+  for part in $RHS_ALL; do
+    store=$base/sptrsv-rhs-$part.db
+    [ -f "$store" ] && sqlite3 -readonly "$store" "SELECT 1 FROM runs LIMIT 1" >/dev/null 2>&1 || continue
+    stores+=("$store")
+    rhs_complete "$store" && done_parts=$((done_parts + 1))
+  done
+  log "rhs: $done_parts of 6 parts complete at this revision"
+  [ "${#stores[@]}" -gt 0 ] || return 0
+  bash ci/sptrsv-rhs-table.sh "${stores[@]}" >"$out/sptrsv-rhs.txt" 2>&1
+  cat "$out/sptrsv-rhs.txt"
+  tar czf "$out/sptrsv-rhs-stores.tgz" -C "$base" "${stores[@]##*/}"
 }
 
 # The GPU tests of the family (mode tests).
@@ -171,12 +243,12 @@ for m in $modes; do
   bar) run_config bar configs/paper/sptrsv-scaling.yaml sptrsv-scaling ci/sptrsv-bar.sql sptrsv-bar.txt ;;
   rhs)
     # issue 32 item 4's other cases: forward and backward, 1, 8 and 32 right-hand sides. Its
-    # multi-GPU points are 4-GPU ones: on fewer GPUs the ~45 minutes of its 312 points would add
-    # only single-GPU points (a 2 x H200 call spent 549 s so), so it runs there only when asked.
+    # multi-GPU points are 4-GPU ones: on fewer GPUs its 312 points would add only single-GPU
+    # points (a 2 x H200 call spent 549 s so), so it runs there only when asked.
     if [ "$ngpu" -lt 4 ] && [ "${ROOFTUNE_RHS_ANY_HOST:-0}" != 1 ]; then
       log "rhs: skipped, $ngpu GPU(s) here: the config's multi-GPU points need 4 (ROOFTUNE_RHS_ANY_HOST=1 runs it anyway)"
     else
-      run_config rhs configs/paper/sptrsv-rhs.yaml sptrsv-rhs ci/sptrsv-rhs.sql sptrsv-rhs.txt
+      sptrsv_rhs
     fi
     ;;
   blas)

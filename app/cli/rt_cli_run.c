@@ -512,7 +512,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
             printf(", %d pruned (roofline bound above the best time, not run)", sum.pruned);
         if (sum.aborted)
             printf(", %d aborted early (%d repetition(s): slower than measure.abort_factor x "
-                   "their sweep's best)",
+                   "the best of their sweep or abort group)",
                    sum.aborted, sum.aborted_samples);
         if (sum.stopped_within)
             printf(", %d sweep(s) stopped within search.stop_within of the bound",

@@ -399,6 +399,8 @@ typedef struct point_run {
     rt_kernel_env env;
     void *state;
     int have_state;
+    double verify_s; /* the verification execution's time on this rank (abort_reps 0) */
+    int pre_n;       /* 1: the verification execution ended the point, its time the one sample */
 } point_run;
 
 /* The end of a step: the ranks agree on its outcome (agree), and a point that failed on any rank
@@ -487,6 +489,8 @@ static int step_resume(point_run *p, int feasible, const char *why, double *obje
             rt_prune_observe(p->t->prune, stored[0], stored[1]);
         if (p->t->sweep_best && stored[0] < *p->t->sweep_best)
             *p->t->sweep_best = stored[0];
+        if (p->t->group_best && stored[0] < *p->t->group_best)
+            *p->t->group_best = stored[0];
         return STEP_DONE;
     }
     if (m->opt->dry_run) {
@@ -636,6 +640,14 @@ static int step_setup(point_run *p, rt_err *err)
     return settle(p, &l, NULL, err);
 }
 
+/* measure.abort_reps 0 with early abort on: the verification execution is timed as a first
+ * repetition. */
+static int verify_is_sample(const rt_measure_ctx *m)
+{
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    return mc->abort_reps == 0 && mc->abort_factor >= 1;
+}
+
 /* The verification gate: one execution, compared with the reference. */
 static int step_verify(point_run *p, rt_err *err)
 {
@@ -645,9 +657,15 @@ static int step_verify(point_run *p, rt_err *err)
     step_local l;
     step_local_init(&l);
 
-    double sec = 0;
+    /* abort_reps 0 times this execution as a first repetition (step_verify_sample): the ranks
+     * start it together, as they start every timed one. */
+    if (verify_is_sample(m) && rt_comm_barrier(m->comm, err) != 0)
+        return rt_err_set(err, "communication failed at a barrier");
+    double sec = -1.0;
+    const double t0 = rt_clock_now();
     if (t->kernel->run(p->state, &sec, &l.err) != 0)
         step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+    p->verify_s = sec < 0 ? rt_clock_now() - t0 : sec;
     const int rc = settle(p, &l, NULL, err);
     if (rc != STEP_NEXT)
         return rc;
@@ -700,34 +718,93 @@ static double fastest_sample(const point_run *p, int n)
     return fastest;
 }
 
+/* The best time early abort compares with: the abort group's (kernels[].abort_group), else the
+ * sweep's. */
+static const double *abort_best(const point_run *p)
+{
+    return p->t->group_best ? p->t->group_best : p->t->sweep_best;
+}
+
 /* Early abort (measure.abort_factor k): after abort_reps repetitions, and after each further one,
  * a point whose fastest repetition so far is slower than k x the best verified time of its sweep
- * cannot come near the best, so sampling it further only spends time. The fastest, not the
- * median: every repetition must be slower, so one slow first run (a cold cache, a clock ramping
- * up) does not stop a point that would have been fast. */
+ * (or of its abort group) cannot come near the best, so sampling it further only spends time. The
+ * fastest, not the median: every repetition must be slower, so one slow first run (a cold cache, a
+ * clock ramping up) does not stop a point that would have been fast. A point of a group must also
+ * be slower than its own sweep's best: the first verified point of each entry, and every one that
+ * beats it, runs in full, so each entry's best time is a median of full samples. abort_reps 0:
+ * the verification execution is the first repetition (step_verify_sample). */
 static int should_abort(const point_run *p, int n)
 {
     const rt_measure_cfg *mc = &p->m->cfg->measure;
-    const double *best = p->t->sweep_best;
-    if (!(mc->abort_factor >= 1) || !best || !isfinite(*best) || n < mc->abort_reps)
+    const double *best = abort_best(p), *own = p->t->sweep_best;
+    if (!(mc->abort_factor >= 1) || !best || !isfinite(*best) || n < mc->abort_reps || n < 1)
         return 0;
-    return fastest_sample(p, n) > mc->abort_factor * *best;
+    const double fastest = fastest_sample(p, n);
+    return fastest > mc->abort_factor * *best && (!own || fastest > *own);
 }
 
 /* Both numbers of an aborted point: its fastest repetition (the samples keep all of them) and
- * the sweep's best time it lost to, as metrics and in the reason. */
-static void note_abort(point_run *p, int n)
+ * the best time it lost to (the sweep's, or its abort group's), as metrics and in the reason.
+ * at_verify: the verification execution stopped it (abort_reps 0). */
+static void note_abort(point_run *p, int n, int at_verify)
 {
     const rt_measure_cfg *mc = &p->m->cfg->measure;
     const double fastest = fastest_sample(p, n);
-    const double best = *p->t->sweep_best;
+    const double best = *abort_best(p);
     p->res.aborted = 1;
     rt_metrics_add(&p->res.metrics, RT_METRIC_ABORTED, "", 1.0, 0);
     rt_metrics_add(&p->res.metrics, RT_METRIC_ABORT_BEST, "s", best, 0);
+    char whose[128];
+    if (p->t->group_best)
+        snprintf(whose, sizeof whose, "the best of abort_group %s", p->t->kernel_cfg->abort_group);
+    else
+        snprintf(whose, sizeof whose, "the sweep's best");
+    char when[64];
+    if (at_verify)
+        snprintf(when, sizeof when, "at its verification execution");
+    else
+        snprintf(when, sizeof when, "after %d repetition(s)", n);
     snprintf(p->res.rec.reason, sizeof p->res.rec.reason,
-             "early abort after %d repetition(s): the fastest, %.4g ms, is over "
-             "measure.abort_factor %g x the sweep's best %.4g ms",
-             n, fastest * 1e3, mc->abort_factor, best * 1e3);
+             "early abort %s: the fastest, %.4g ms, is over measure.abort_factor %g x %s %.4g ms",
+             when, fastest * 1e3, mc->abort_factor, whose, best * 1e3);
+}
+
+/* measure.abort_reps 0: the verification execution's time (the slowest rank's) counts as the
+ * point's first repetition for point_timeout_s and early abort, before any warm-up. One over
+ * point_timeout_s makes the point a timeout, one over the abort rule stops it there (ok, verified,
+ * aborted, with that one sample); any other point goes on to its warm-up and timed repetitions,
+ * the verification's time left out of its samples. Why: an option set whose one execution takes
+ * minutes (cuSPARSE's sliced-ELL SpSV with 32 right-hand sides: 32 solves of seconds each) would
+ * otherwise run three executions, the verification, a warm-up and one repetition, to be stopped.
+ * The first execution is a cold one: the factor must be wide enough that a cold start cannot
+ * cross it (docs/guides/tuning.md#early-abort). */
+static int step_verify_sample(point_run *p, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    rt_point_record *rec = &p->res.rec;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    if (!verify_is_sample(m))
+        return STEP_NEXT;
+    double smax = p->verify_s, smin = p->verify_s, savg = p->verify_s;
+    if (rt_comm_time_reduce(m->comm, p->verify_s, &smax, &smin, &savg, err) != 0)
+        return rt_err_prefix(err, "combining the verification execution's times");
+    m->samples[0] = smax;
+    m->rank_min[0] = smin;
+    m->rank_avg[0] = savg;
+    int decide = smax > mc->point_timeout_s ? 1 : should_abort(p, 1) ? 2 : 0;
+    /* Rank 0 decides, so every rank takes the same way. */
+    if (rt_comm_bcast_int(m->comm, &decide, 0, err) != 0)
+        return rt_err_set(err, "communication failed while deciding to stop a point");
+    if (decide == 1) {
+        rec->status = RT_POINT_TIMEOUT;
+        snprintf(rec->reason, sizeof rec->reason,
+                 "the verification execution took %.3f s, over measure.point_timeout_s = %.3g s",
+                 smax, mc->point_timeout_s);
+    } else if (decide == 2) {
+        note_abort(p, 1, 1);
+    }
+    p->pre_n = decide != 0;
+    return STEP_NEXT;
 }
 
 /* measure.energy: the device's energy counter read around the repetitions (rt_energy.h). The
@@ -860,32 +937,29 @@ static int timed_loop(point_run *p, int *n_out, rt_err *err)
             return rt_err_set(err, "communication failed while deciding to stop sampling");
         stop = decide;
         if (decide == 2)
-            note_abort(p, n);
+            note_abort(p, n, 0);
     }
     *n_out = n;
     return STEP_NEXT;
 }
 
-/* Samples until the median is known well enough or time runs out; the summary and the rates. */
-static int step_repetitions(point_run *p, double *objective, rt_err *err)
+/* The timed repetitions, with the energy read around them and the re-check of the last one's
+ * output after; *n gets how many were sampled. STEP_NEXT, or a step's outcome / -1. */
+static int sample_point(point_run *p, int *n, rt_err *err)
 {
     rt_measure_ctx *m = p->m;
     const rt_measure_target *t = p->t;
     rt_point_record *rec = &p->res.rec;
-    const rt_measure_cfg *mc = &m->cfg->measure;
-    int n = 0;
-    rt_criterion_reset(m->criterion);
-    rt_roofline_glue_timed_reset(m->roofline);
     energy_mark energy;
     energy_begin(p, &energy);
     /* --timeline traces the timed loop alone, whichever way it ends: the re-check below fetches
      * the output (a device-to-host copy on a GPU), which is no part of the timed work. */
     rt_trace_point_begin(m->opt->trace, rec->point_key);
-    const int rc = timed_loop(p, &n, err);
+    const int rc = timed_loop(p, n, err);
     rt_trace_point_end(m->opt->trace);
     if (rc != STEP_NEXT)
         return rc;
-    if (energy_end(p, &energy, n, err) != 0)
+    if (energy_end(p, &energy, *n, err) != 0)
         return -1;
     /* The output of the last timed repetition must still be right: a kernel that is correct
      * once and then drifts (state reused across runs, a race) is not timed honestly. */
@@ -898,7 +972,7 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
             return -1;
         if (gate_error) {
             rec->status = RT_POINT_ERROR;
-            snprintf(rec->reason, sizeof rec->reason, "after %d timed repetition(s): %s", n, msg);
+            snprintf(rec->reason, sizeof rec->reason, "after %d timed repetition(s): %s", *n, msg);
         } else if (!rt_verify_passed(&vr)) {
             char failed[440];
             rt_verify_describe(&vr, failed, sizeof failed);
@@ -906,8 +980,31 @@ static int step_repetitions(point_run *p, double *objective, rt_err *err)
             rec->verified = 0;
             rec->rel_error = vr.rel_error;
             snprintf(rec->reason, sizeof rec->reason, "re-check after %d timed repetition(s): %s",
-                     n, failed);
+                     *n, failed);
         }
+    }
+    return STEP_NEXT;
+}
+
+/* Samples until the median is known well enough or time runs out (or takes the one sample the
+ * verification execution left, step_verify_sample); the summary and the rates. */
+static int step_repetitions(point_run *p, double *objective, rt_err *err)
+{
+    rt_measure_ctx *m = p->m;
+    const rt_measure_target *t = p->t;
+    rt_point_record *rec = &p->res.rec;
+    const rt_measure_cfg *mc = &m->cfg->measure;
+    int n = p->pre_n;
+    rt_criterion_reset(m->criterion);
+    rt_roofline_glue_timed_reset(m->roofline);
+    if (n == 0) {
+        const int rc = sample_point(p, &n, err);
+        if (rc != STEP_NEXT)
+            return rc;
+    } else if (mc->energy > 0) {
+        rt_metrics_unavailable(&p->res.metrics, RT_METRIC_ENERGY, "J",
+                               "no timed repetition: the verification execution stopped the "
+                               "point (measure.abort_reps 0)");
     }
     rec->n_samples = n;
     rec->samples = m->samples;
@@ -1163,6 +1260,8 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
     if (rc == STEP_NEXT && (rc = step_verify(p, err)) == STEP_NEXT)
         at[STAMP_VERIFY] = rt_clock_epoch();
     if (rc == STEP_NEXT)
+        rc = step_verify_sample(p, err);
+    if (rc == STEP_NEXT && !p->pre_n)
         rc = step_warmup(p, err);
     if (rc == STEP_NEXT && (rc = step_repetitions(p, objective, err)) == STEP_NEXT)
         at[STAMP_REPS] = rt_clock_epoch();
@@ -1184,6 +1283,8 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
         rt_prune_observe(t->prune, *objective, p->res.rec.bound_s);
     if (rc == 0 && t->sweep_best && p->res.rec.status == RT_POINT_OK && *objective < *t->sweep_best)
         *t->sweep_best = *objective;
+    if (rc == 0 && t->group_best && p->res.rec.status == RT_POINT_OK && *objective < *t->group_best)
+        *t->group_best = *objective;
     return rc;
 }
 

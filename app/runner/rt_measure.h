@@ -35,6 +35,11 @@ typedef struct rt_measure_target {
      * (measure.abort_factor) compares a point's first repetitions with it, and every verified
      * point that kept its status lowers it. NULL: no early abort. */
     double *sweep_best;
+    /* The best verified time of the entry's abort group (kernels[].abort_group) for this matrix
+     * and problem point, shared by the group's sweeps (INFINITY before any): early abort compares
+     * with it instead, and stops only a point slower than sweep_best too, so every entry's own
+     * best point runs in full. Every verified point lowers it. NULL: the entry has no group. */
+    double *group_best;
 } rt_measure_target;
 
 /* A measured point as its recorder needs it: the record (its samples and metrics point into this

@@ -87,6 +87,10 @@ typedef struct run {
     int pending;
     rt_sweep next;
     rt_params next_problem;
+    /* kernels[i].abort_group: each group's best verified time for the current matrix and problem
+     * point, in the slot of the group's first entry (n_kernels slots, allocated when a group is
+     * first met; INFINITY again after every problem point) */
+    double *group_best;
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -467,11 +471,38 @@ static void walk_matrix_done(void *ctx, int mi)
     rt_csr_free(&r->ms.whole);
 }
 
-/* Inputs and the reference depend on the problem point: drop them before the next. */
+/* Inputs and the reference depend on the problem point: drop them before the next. So do the
+ * abort groups' best times: a group compares the points of one matrix and problem point. */
 static void walk_problem_done(void *ctx)
 {
     run *r = ctx;
     rt_measure_release_inputs(&r->mctx);
+    for (int i = 0; r->group_best && i < r->cfg->n_kernels; ++i)
+        r->group_best[i] = INFINITY;
+}
+
+/* The best time of entry kc's abort group (kernels[].abort_group) for the current matrix and
+ * problem point: *out points at the slot of the group's first entry, NULL for an entry without a
+ * group. */
+static int group_slot(run *r, const rt_kernel_cfg *kc, double **out, rt_err *err)
+{
+    *out = NULL;
+    if (!kc->abort_group[0])
+        return 0;
+    const int n = r->cfg->n_kernels;
+    if (!r->group_best) {
+        r->group_best = malloc((size_t)n * sizeof *r->group_best);
+        if (!r->group_best)
+            return rt_err_set(err, "out of memory for the abort groups' best times");
+        for (int i = 0; i < n; ++i)
+            r->group_best[i] = INFINITY;
+    }
+    for (int i = 0; i < n; ++i)
+        if (strcmp(r->cfg->kernels[i].abort_group, kc->abort_group) == 0) {
+            *out = &r->group_best[i];
+            break;
+        }
+    return 0;
 }
 
 /* Kernels whose backend is not here are skipped, saying so once. */
@@ -634,6 +665,11 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
             return r->share_matrices && plan_next(r, s, err) != 0 ? (r->failed = 1, -1) : 0;
         return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
     }
+    double *group_best = NULL;
+    if (group_slot(r, s->kernel_cfg, &group_best, err) != 0) {
+        r->failed = 1;
+        return -1;
+    }
     const int whole = s->family->wants_whole_matrix || (spread && r->spanning);
     const rt_csr *share = r->share_matrices               ? &r->shared[r->cur].csr
                           : (whole && r->ms.whole.rowptr) ? &r->ms.whole
@@ -647,7 +683,8 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
                                     .kernel = s->kernel,
                                     .family = s->family,
                                     .device = rt_backend_device(r->be, s->kernel->backend),
-                                    .problem = s->problem};
+                                    .problem = s->problem,
+                                    .group_best = group_best};
     if (spread && !r->coordinator) {
         if (r->share_matrices) {
             /* This sweep's inputs first (built ahead when they could be), then the next
@@ -871,6 +908,8 @@ static int step_end_run(run *r, int rc, rt_err *err)
         }
     }
     close_store(r);
+    free(r->group_best);
+    r->group_best = NULL;
     r->sum->interrupted_by = r->mctx.interrupted_by;
     r->sum->kept = r->mctx.new_points;
     rt_measure_free(&r->mctx);

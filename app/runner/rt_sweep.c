@@ -135,6 +135,8 @@ int rt_sweep_record(rt_sweep_run *sw, int64_t index, rt_measured *res, rt_err *e
         rt_prune_observe(&sw->prune, res->objective, rec->bound_s);
         if (res->objective < sw->best)
             sw->best = res->objective;
+        if (sw->tgt.group_best && res->objective < *sw->tgt.group_best)
+            *sw->tgt.group_best = res->objective;
     }
     if (rec->status == RT_POINT_PRUNED)
         sw->prune.pruned++;

@@ -45,6 +45,7 @@ typedef struct msg_head {
     uint64_t sweep;          /* which sweep of the walk (both sides count them) */
     int64_t index;           /* the point's index in the sweep's space */
     double best, best_bound; /* ASSIGN: the sweep's best time so far and its bound */
+    double group_best;       /* ASSIGN: its abort group's best time so far (NaN: no group) */
     int32_t a, b;            /* END: stop; BYE: failed; STATS: compiles, cache hits */
 } msg_head;
 
@@ -276,7 +277,8 @@ static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failur
                                 .sweep = w->sweep,
                                 .index = index,
                                 .best = sw->best,
-                                .best_bound = sw->prune.best_bound};
+                                .best_bound = sw->prune.best_bound,
+                                .group_best = sw->tgt.group_best ? *sw->tgt.group_best : NAN};
             if (send_head(w, w->first_peer + k, &h, NULL, 0, err) != 0) {
                 rt_sweep_drop(sw, index);
                 return -1;
@@ -571,9 +573,12 @@ static int serve_point(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
         prune.best = isnan(h->best) ? INFINITY : h->best;
         prune.best_bound = h->best_bound;
         double best = prune.best, objective = INFINITY;
+        double group_best = isnan(h->group_best) ? INFINITY : h->group_best;
         rt_measure_target t = *base;
         t.prune = m->cfg->search.prune_bound ? &prune : NULL;
         t.sweep_best = &best;
+        /* the coordinator's group best, as the sweep's: what it knew when it handed the point */
+        t.group_best = base->group_best ? &group_best : NULL;
         w->current = h->index;
         w->sent = 0;
         if (rt_space_point(s->space, h->index, &params, &feasible, why, sizeof why, &local) != 0 ||

@@ -18,8 +18,9 @@
  * but one only once the sweep has fewer points left than there are workers (a second point
  * queued behind a running one would wait while another worker idles: the sweep's tail); NVRTC
  * compiles of different workers overlap on the host's cores. A worker learns the sweep's best
- * time with each point (early abort, pruning), as known when the point was handed out. A worker
- * builds the inputs of a sweep as it enters it, before its first point arrives.
+ * time (and its abort group's, kernels[].abort_group) with each point (early abort, pruning), as
+ * known when the point was handed out. A worker builds the inputs of a sweep as it enters it,
+ * before its first point arrives.
  *
  * Worker processes (gpus) are jobs of their own: one whose last point of a sweep is back while
  * others still measure theirs is told the sweep is over at once (when the sweep has nothing more

@@ -399,6 +399,43 @@ static int check_kernel_parallel(const rt_config *cfg, const rt_kernel_cfg *kc, 
     return 0;
 }
 
+/* kernels[i].abort_group: the entries of a group share the best time early abort compares with
+ * (per matrix and problem point), so the group must have early abort on, more than one entry, and
+ * entries of one family (one problem, so their times measure the same thing). */
+static int check_abort_group(const rt_config *cfg, const rt_registry *reg, const rt_kernel_cfg *kc,
+                             int ki, rt_err *err)
+{
+    if (!kc->abort_group[0])
+        return 0;
+    if (!(cfg->measure.abort_factor >= 1))
+        return fail_loc(err, &kc->abort_group_loc,
+                        "kernels[%d].abort_group: '%s' needs measure.abort_factor >= 1 (early "
+                        "abort is off: nothing compares with the group's best time)",
+                        ki, kc->abort_group);
+    int others = 0;
+    for (int j = 0; j < cfg->n_kernels; ++j) {
+        const rt_kernel_cfg *o = &cfg->kernels[j];
+        if (j == ki || strcmp(o->abort_group, kc->abort_group) != 0)
+            continue;
+        others++;
+        const rt_kernel_desc *mine = rt_registry_find_kernel(reg, kc->name);
+        const rt_kernel_desc *theirs = rt_registry_find_kernel(reg, o->name);
+        if (j < ki && mine && theirs && strcmp(mine->family, theirs->family) != 0)
+            return fail_loc(err, &kc->abort_group_loc,
+                            "kernels[%d].abort_group: '%s' holds kernels[%d] (%s, family %s); "
+                            "%s is of family %s, whose times measure another problem",
+                            ki, kc->abort_group, j, o->name, theirs->family, kc->name,
+                            mine->family);
+    }
+    if (others == 0)
+        return fail_loc(err, &kc->abort_group_loc,
+                        "kernels[%d].abort_group: '%s' names no other entry (a group shares its "
+                        "best time among entries; without one, early abort compares within the "
+                        "entry's own sweep)",
+                        ki, kc->abort_group);
+    return 0;
+}
+
 int rt_config_check(const rt_config *cfg, const rt_registry *reg, rt_err *err)
 {
     if (!cfg || !reg)
@@ -429,7 +466,8 @@ int rt_config_check(const rt_config *cfg, const rt_registry *reg, rt_err *err)
                             ki, k->name, k->family);
         if (check_kernel_params(kc, ki, k, err) != 0 ||
             check_constraints(kc, ki, k, fam, err) != 0 ||
-            check_kernel_parallel(cfg, kc, ki, err) != 0)
+            check_kernel_parallel(cfg, kc, ki, err) != 0 ||
+            check_abort_group(cfg, reg, kc, ki, err) != 0)
             return -1;
     }
     if (check_problem(cfg, reg, err) != 0)

@@ -542,6 +542,8 @@ static const rt_config_key k_keys[] = {
      .set = RT_SET_ITEMS,
      .read = kernel_constraints},
     CHOICE_KEY("kernels.#.parallel", RT_KEY_ENUM, kernel_parallel_modes, "search", KER(parallel)),
+    TEXT_KEY("kernels.#.abort_group", RT_KEY_NAME, NULL, KER(abort_group), .has_loc = 1,
+             .loc_offset = offsetof(rt_kernel_cfg, abort_group_loc)),
 
     {.path = "measure", .kind = RT_KEY_MAP, .finish = measure_finish},
     CHOICE_KEY("measure.mode", RT_KEY_ENUM, measure_modes, "hot", CFG(measure.mode)),
@@ -563,7 +565,7 @@ static const rt_config_key k_keys[] = {
              CFG(measure.min_time_s)),
     REAL_KEY("measure.abort_factor", 0, 0, INFINITY, 1, "0 or a factor >= 1", "0",
              CFG(measure.abort_factor), .check = measure_abort_factor),
-    INT_KEY("measure.abort_reps", 1, MAX_REPS, "1", CFG(measure.abort_reps)),
+    INT_KEY("measure.abort_reps", 0, MAX_REPS, "1", CFG(measure.abort_reps)),
     REAL_KEY("measure.compile_timeout_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
              CFG(measure.compile_timeout_s)),
     TEXT_KEY("measure.energy", RT_KEY_FLAG, NULL, CFG(measure.energy)),

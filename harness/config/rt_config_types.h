@@ -61,6 +61,10 @@ typedef struct rt_kernel_cfg {
     /* kernels.#.parallel: an rt_kernel_parallel, how this entry's points are spread over the
      * ranks (search: as search.parallel says) */
     int parallel;
+    /* kernels.#.abort_group: entries of one group share the best time early abort compares
+     * with, per matrix and problem point ("": the entry's own sweep) */
+    char abort_group[64];
+    rt_src_loc abort_group_loc;
 } rt_kernel_cfg;
 
 /* kernels.#.parallel: one entry's points spread differently from the run's search.parallel, so
@@ -89,7 +93,8 @@ typedef struct rt_measure_cfg {
     double max_noise; /* stop: noise: once the samples' relative standard deviation is below this */
     double min_time_s; /* never stop sampling before this much measured time */
     /* Early abort: a point whose fastest repetition so far, after abort_reps of them, is slower
-     * than abort_factor x the best time of its sweep stops sampling (0: never). */
+     * than abort_factor x the best time of its sweep (or of its kernels[].abort_group) stops
+     * sampling (0: never); abort_reps 0: the verification execution's time decides first. */
     double abort_factor;
     int abort_reps;
     double compile_timeout_s; /* an NVRTC compile longer than this is abandoned (0: no limit) */

@@ -27,8 +27,9 @@ typedef struct rt_metrics {
 /* A pruned point's other number: the best time of its sweep that its roofline bound exceeded. */
 #define RT_METRIC_PRUNE_BEST "prune_best_s"
 /* Early abort (measure.abort_factor): a point stopped after its first repetitions because even
- * the fastest of them was slower than the factor times its sweep's best time carries "aborted"
- * (value 1) and that best time; its status stays ok and its samples are the ones it took. */
+ * the fastest of them was slower than the factor times its sweep's best time (or its abort
+ * group's) carries "aborted" (value 1) and that best time; its status stays ok and its samples
+ * are the ones it took. */
 #define RT_METRIC_ABORTED    "aborted"
 #define RT_METRIC_ABORT_BEST "abort_best_s"
 /* measure.energy: the device's energy per repetition and its mean power over the repetitions
