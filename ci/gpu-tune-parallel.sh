@@ -142,7 +142,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"

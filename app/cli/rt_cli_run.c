@@ -358,7 +358,7 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
     }
     /* A process no MPI launcher started (a serial run, the coordinator and the workers of
      * parallel: gpus) is a job of one rank and starts no MPI unless a kernel asks for a
-     * communicator (rt_comm.h: an Open MPI singleton's start took 1.5-1.9 s on the 4 x H200
+     * communicator (rt_comm.h: an Open MPI singleton's start took 1.5-2.1 s on the 4 x H200
      * host); the record says so ("mpi skipped", and "mpi" where it starts later). */
     const double mpi_t0 = rt_clock_epoch();
     rt_comm *comm = NULL;

@@ -17,7 +17,7 @@
  * build without hwloc, sees its node as one socket).
  *
  * Alone. A process that no MPI launcher started (rt_comm_launched) is a job of one rank, and it
- * need not start MPI to know it: an Open MPI singleton's MPI_Init took 1.5-1.9 s on the 4 x H200
+ * need not start MPI to know it: an Open MPI singleton's MPI_Init took 1.5-2.1 s on the 4 x H200
  * host (it starts a daemon; under mpirun a rank's took 0.5 s), a fixed cost of every run and of
  * every worker process of parallel tuning, most of which never use MPI. rt_comm_create_alone
  * makes that job without MPI: its collectives are local, and MPI starts the first time a caller

@@ -6,6 +6,7 @@
 # (CUDA_VISIBLE_DEVICES, a fake driver plays 2 GPUs); points are handed out breadth first, to the
 # worker that left the last sweep first, and a worker with nothing left in a sweep leaves it at
 # once and builds the next sweep's inputs during the others' tail. The points are the serial run's.
+# A process no MPI launcher started starts no MPI ('mpi skipped'), unless a kernel needs it.
 #   $1 rooftune  $2 this folder  $3 scratch folder  $4 mpiexec  $5 folder of the fake libcuda.so.1
 source "$(dirname "$0")/lib.sh"
 MPIEXEC=$4
