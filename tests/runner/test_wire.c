@@ -9,7 +9,11 @@
  *                          has taken them all whole and in order: a message that needed its
  *                          sender's help to arrive would leave both waiting (a sender gives up
  *                          after 60 s and says so); then frames that are not the wire's (too
- *                          short, too long, a length beyond 2 GiB) are errors naming the rank. */
+ *                          short, too long, a length beyond 2 GiB) are errors naming the rank.
+ * test_wire rendezvous     (under mpirun -np 2; a report, not a test) whether this MPI hands a
+ *                          measured point's 69 KiB as one message to a receiver while its sender
+ *                          stays out of MPI for 1 s, or only once the sender is back (the wait
+ *                          the frames avoid): one line, for ci/gpu-tune-parallel.sh ranks. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -189,12 +193,43 @@ static int test_mpi(const char *dir)
     return total == 0 ? 0 : 1;
 }
 
+static int rendezvous(void)
+{
+    MPI_Init(NULL, NULL);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    enum { BYTES = 69184 }; /* a measured point on the wire */
+    char *buf = calloc(BYTES, 1);
+    double waited = 0.0;
+    if (rank == 1) {
+        MPI_Request req;
+        MPI_Isend(buf, BYTES, MPI_BYTE, 0, WIRE_TAG, MPI_COMM_WORLD, &req);
+        const struct timespec away = {1, 0};
+        nanosleep(&away, NULL);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else if (rank == 0) {
+        MPI_Status st;
+        MPI_Probe(1, WIRE_TAG, MPI_COMM_WORLD, &st);
+        const double t0 = now();
+        MPI_Recv(buf, BYTES, MPI_BYTE, 1, WIRE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        waited = now() - t0;
+        printf("MPI: one message of %d bytes, its sender out of MPI for 1 s: received in %.3f s "
+               "(%s)\n",
+               BYTES, waited, waited > 0.5 ? "it waited for its sender" : "without its sender");
+    }
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "rendezvous") == 0)
+        return rendezvous();
     if (argc == 2 && strcmp(argv[1], "sockets") == 0)
         return test_sockets();
     if (argc == 3 && strcmp(argv[1], "mpi") == 0)
         return test_mpi(argv[2]);
-    fprintf(stderr, "usage: %s sockets | mpi DIR\n", argv[0]);
+    fprintf(stderr, "usage: %s sockets | mpi DIR | rendezvous\n", argv[0]);
     return 2;
 }
