@@ -20,7 +20,8 @@
 # measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
 # store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
 # step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
-#   ranks   the same with --parallel ranks under mpirun -np 2 and 4
+#   ranks   the same with --parallel ranks under mpirun -np 2 and 4 (first a line saying whether
+#           this host's MPI delivers a 69 KiB message while its sender is away, or waits for it)
 #   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
 #   omp     4 workers again with OMP_NUM_THREADS = every core and OMP_WAIT_POLICY=passive, against
 #           the default share of cores / workers
@@ -148,7 +149,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
@@ -173,6 +174,11 @@ for s in $stages; do
     done
     ;;
   ranks)
+    # Whether this host's MPI hands a measured point (one 69 KiB message) to rank 0 while its
+    # sender measures, or only when the sender is back in MPI (what the wire's 2 KiB frames avoid:
+    # docs/guides/tuning.md, start-up and the critical path)
+    [ -x build-gpu/tests/runner/test_wire ] &&
+      say "  $(mpirun -np 2 build-gpu/tests/runner/test_wire rendezvous 2>&1 | grep '^MPI:' || echo 'MPI: rendezvous report failed')"
     for g in 2 4; do
       [ "$gpus" -ge "$g" ] || { say "ranks$g: skipped, $gpus GPU(s) here"; continue; }
       # --bind-to none: Open MPI binds each rank to one core by default, which left the host's

@@ -13,8 +13,8 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
   NAME: wall W s; record E s, outside W - E s; first point at F s, last point ends at L s;
         measuring L - F s against the ideal B / P s (the points' busy time over the P measuring
         processes)
-  main: mpi, config, gpu count, spawn, backend, check, store; each matrix (and its build ahead,
-        --parallel gpus); workers end
+  main: mpi (or "mpi skipped": no launcher started it), config, gpu count, spawn, backend,
+        check, store; each matrix (and its build ahead, --parallel gpus); workers end
   one line per process that measured: start, ready, first point, last point, exit; points, busy
         (and its steps: inputs, setup, verify, repetitions, finish; of the setup, the NVRTC
         compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
@@ -113,6 +113,13 @@ def main():
         return None if not spans else sum((e or b) - b for b, e in spans)
 
     parts = ["%s %s" % (ph, fmt(took(main_p, ph))) for ph in MAIN_PHASES if took(main_p, ph) is not None]
+    # A process no launcher started starts no MPI ("mpi skipped"), unless a kernel asks for it
+    # later (its "mpi" phase then says when)
+    if "mpi skipped" in main_p["phases"]:
+        late = main_p["phases"].get("mpi")
+        parts = [p for p in parts if not p.startswith("mpi ")]
+        parts.insert(0, "mpi skipped" + (" (started at %s for %s)" % (fmt(late[0][0]), fmt(
+            took(main_p, "mpi"))) if late else ""))
     mats = sorted((b, ph[len("matrix "):], e - b) for ph, spans in main_p["phases"].items()
                   if ph.startswith("matrix ") for b, e in spans)
     parts += ["matrix %s at %s for %s" % (m, fmt(b), fmt(d)) for b, m, d in mats]

@@ -28,7 +28,7 @@ static int mpi_fail(int rc, const char *what, rt_err *err)
 int rt_probe_idle_barrier(void *comm_ptr, rt_err *err)
 {
     MPI_Request req;
-    int rc = MPI_Ibarrier(rt_comm_mpi((const rt_comm *)comm_ptr, RT_COMM_WORLD), &req);
+    int rc = MPI_Ibarrier(rt_comm_mpi((rt_comm *)comm_ptr, RT_COMM_WORLD), &req);
     if (rc != MPI_SUCCESS)
         return mpi_fail(rc, "MPI_Ibarrier", err);
     const struct timespec nap = {0, 1000000};

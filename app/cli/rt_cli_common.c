@@ -195,17 +195,20 @@ int rt_cli_roofline_figure(struct sqlite3 *db, const char *experiment, const cha
     return 0;
 }
 
-int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket,
+int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket, int defer,
                      struct rt_comm **comm)
 {
-    MPI_Init(NULL, NULL);
     rt_err err;
     rt_err_clear(&err);
     const rt_comm_opts copt = {.ranks_per_node = (int)ranks_per_node,
                                .ranks_per_socket = (int)ranks_per_socket};
-    if (rt_comm_create(&copt, comm, &err) != 0) {
+    const int alone = defer && !rt_comm_launched();
+    if (!alone)
+        MPI_Init(NULL, NULL);
+    if ((alone ? rt_comm_create_alone(&copt, comm, &err) : rt_comm_create(&copt, comm, &err)) !=
+        0) {
         fprintf(stderr, "rooftune %s: %s\n", cmd, err.msg);
-        MPI_Finalize();
+        rt_comm_mpi_end();
         return -1;
     }
     return 0;

@@ -52,9 +52,11 @@ int rt_cli_check_arch(const char *option, const char *arch, rt_err *err);
 
 struct rt_comm;
 /* MPI_Init, then the job's topology with the node/socket emulation of --ranks-per-node and
- * --ranks-per-socket (0: real). On failure prints "rooftune CMD: reason", finalises MPI and
- * returns -1; the caller then exits with RT_EXIT_USAGE. */
-int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket,
+ * --ranks-per-socket (0: real). With defer, a process no MPI launcher started is a job of one
+ * rank made without MPI_Init (rt_comm_create_alone: MPI starts only if something asks for a
+ * communicator). On failure prints "rooftune CMD: reason", finalises MPI and returns -1; the
+ * caller then exits with RT_EXIT_USAGE. The caller ends with rt_comm_mpi_end. */
+int rt_cli_mpi_start(const char *cmd, long ranks_per_node, long ranks_per_socket, int defer,
                      struct rt_comm **comm);
 
 struct sqlite3;

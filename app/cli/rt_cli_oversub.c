@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "rt_comm.h"
+
 /* Cores this process may run on (its affinity mask), else the online ones. */
 static long usable_cores(void)
 {
@@ -16,16 +18,20 @@ static long usable_cores(void)
     return online > 0 ? online : 1;
 }
 
-int rt_cli_oversub_warn(FILE *log)
+int rt_cli_oversub_warn(struct rt_comm *comm, FILE *log)
 {
-    MPI_Comm host;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
-        MPI_SUCCESS)
-        return 0;
+    /* The ranks on this host (the real one: a node of --ranks-per-node may be less), or this
+     * process alone when it runs without MPI. */
     int ranks = 1, me = 0;
-    MPI_Comm_size(host, &ranks);
-    MPI_Comm_rank(host, &me);
-    MPI_Comm_free(&host);
+    if (rt_comm_mpi_started(comm)) {
+        MPI_Comm host;
+        if (MPI_Comm_split_type(rt_comm_mpi(comm, RT_COMM_WORLD), MPI_COMM_TYPE_SHARED, 0,
+                                MPI_INFO_NULL, &host) != MPI_SUCCESS)
+            return 0;
+        MPI_Comm_size(host, &ranks);
+        MPI_Comm_rank(host, &me);
+        MPI_Comm_free(&host);
+    }
     const long cores = usable_cores();
     long threads = cores;
     const char *env = getenv("OMP_NUM_THREADS");

@@ -114,7 +114,7 @@ int rt_cli_probe(int argc, char **argv)
     }
 
     rt_comm *comm = NULL;
-    if (rt_cli_mpi_start("probe", rpn, rps, &comm) != 0)
+    if (rt_cli_mpi_start("probe", rpn, rps, 0, &comm) != 0)
         return RT_EXIT_USAGE;
     int status = RT_EXIT_OK;
     const int rank = rt_comm_world_rank(comm);

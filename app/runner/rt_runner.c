@@ -91,6 +91,7 @@ typedef struct run {
      * point, in the slot of the group's first entry (n_kernels slots, allocated when a group is
      * first met; INFINITY again after every problem point) */
     double *group_best;
+    int mpi_noted; /* a late MPI start is in the phase record */
 } run;
 
 static void logf_rank0(const run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -817,12 +818,27 @@ static int step_parallel(run *r, rt_err *err)
     return 0;
 }
 
+/* A process that no launcher started runs without MPI until a kernel asks for a communicator
+ * (rt_comm.h); when one did, its MPI start joins the phase record where it happened, before the
+ * record travels (a worker's) or is stored. */
+static void note_late_mpi(run *r)
+{
+    double b, e;
+    rt_comm *const comms[] = {r->comm, r->self_comm};
+    for (int i = 0; i < 2 && !r->mpi_noted; ++i)
+        if (comms[i] && rt_comm_init_times(comms[i], &b, &e)) {
+            (void)rt_phases_add(r->opt->phases, "mpi", NULL, b, e);
+            r->mpi_noted = 1;
+        }
+}
+
 /* End of a parallel run: every worker's compile counts and phase record join the coordinator's,
  * the worker processes are waited for. */
 static int finish_parallel(run *r, int failed, rt_err *err)
 {
     const double t0 = rt_clock_epoch();
     int rc = 0;
+    note_late_mpi(r);
     if (r->workers) {
         int compiles = r->sum->compiles, hits = r->sum->cache_hits;
         rc = rt_workers_finish(r->workers, failed, &compiles, &hits, r->opt->phases, err);
@@ -866,6 +882,7 @@ static int write_phases(run *r, rt_err *err)
     rt_phases *ph = r->opt->phases;
     if (!ph || r->rank != 0 || !r->store)
         return 0;
+    note_late_mpi(r);
     (void)rt_phases_add(ph, "end", NULL, rt_clock_epoch(), NAN);
     rt_store_phase_row *rows = NULL;
     int n = 0;

@@ -17,18 +17,39 @@
 /* The tag of every parallel-tuning message ("RT"): collectives never match a tag. */
 #define WIRE_TAG 0x5254
 
-/* A send in flight over MPI: its request and the copy of the bytes it sends. */
+/* Over MPI a message travels in frames of at most this many bytes, the first led by the
+ * message's length (8 bytes). A message above the MPI library's eager limit (Open MPI's shared
+ * memory: 4 KiB; a measured point is 69 KiB) waits at the receiver's MPI_Recv until the sender
+ * enters MPI again when the transport cannot copy it alone (Open MPI's shared memory without its
+ * single-copy mechanism, as in a container without ptrace rights), and a worker rank enters MPI
+ * only between its points: the coordinator rank stood still while a worker measured, and every
+ * worker with it once their queues ran dry (the ranks4 run of issue 35 on 4 x H200: all four
+ * ranks started their next points together at 10.94 s, rank 0 idle since 9.83 s). Frames below
+ * the eager limit arrive whole at the receiver without the sender's help. */
+#define WIRE_FRAME 2048
+
+/* A message sent over MPI: its frames' requests and the bytes they send. */
 typedef struct pending_send {
-    MPI_Request req;
+    MPI_Request *req;
+    int n_req;
     void *data;
 } pending_send;
+
+/* A message from one peer whose frames are still coming. */
+typedef struct partial {
+    char *buf;
+    size_t len, got;
+} partial;
 
 struct rt_wire {
     int is_mpi;
     /* MPI */
+    struct rt_comm *owner; /* its world communicator is taken at the first message */
     MPI_Comm comm;
     pending_send *pending;
     int n_pending, cap_pending;
+    partial *parts; /* per world rank */
+    int n_parts;
     /* sockets */
     int *fds;
     int n_fds, first_peer;
@@ -48,12 +69,32 @@ static int mpi_fail(rt_err *err, int rc, const char *what)
 int rt_wire_open_mpi(struct rt_comm *comm, rt_wire **out, rt_err *err)
 {
     rt_wire *w = calloc(1, sizeof *w);
-    if (!w)
+    const int ranks = rt_comm_world_size(comm);
+    partial *parts = calloc((size_t)(ranks > 0 ? ranks : 1), sizeof *parts);
+    if (!w || !parts) {
+        free(w);
+        free(parts);
         return rt_err_set(err, "out of memory for the parallel tuning messages");
+    }
     w->is_mpi = 1;
     w->got_fd = -1;
-    w->comm = rt_comm_mpi(comm, RT_COMM_WORLD);
+    w->owner = comm;
+    w->comm = MPI_COMM_NULL;
+    w->parts = parts;
+    w->n_parts = ranks;
     *out = w;
+    return 0;
+}
+
+/* The world communicator, at the first message: a job of one rank alone sends none, and so
+ * starts no MPI (rt_comm.h). */
+static int mpi_comm(rt_wire *w, rt_err *err)
+{
+    if (w->comm != MPI_COMM_NULL)
+        return 0;
+    if (rt_comm_start(w->owner, err) != 0)
+        return rt_err_prefix(err, "parallel tuning messages");
+    w->comm = rt_comm_mpi(w->owner, RT_COMM_WORLD);
     return 0;
 }
 
@@ -80,15 +121,18 @@ static int reap_sends(rt_wire *w, int wait_all, rt_err *err)
 {
     int kept = 0;
     for (int i = 0; i < w->n_pending; ++i) {
+        pending_send *ps = &w->pending[i];
         int done = 0;
-        const int rc = wait_all ? MPI_Wait(&w->pending[i].req, MPI_STATUS_IGNORE)
-                                : MPI_Test(&w->pending[i].req, &done, MPI_STATUS_IGNORE);
+        const int rc = wait_all ? MPI_Waitall(ps->n_req, ps->req, MPI_STATUSES_IGNORE)
+                                : MPI_Testall(ps->n_req, ps->req, &done, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS)
             return mpi_fail(err, rc, "completing a parallel tuning message");
-        if (wait_all || done)
-            free(w->pending[i].data);
-        else
-            w->pending[kept++] = w->pending[i];
+        if (wait_all || done) {
+            free(ps->req);
+            free(ps->data);
+        } else {
+            w->pending[kept++] = *ps;
+        }
     }
     w->n_pending = kept;
     return 0;
@@ -98,7 +142,7 @@ static int mpi_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *er
 {
     if (n > (size_t)INT32_MAX)
         return rt_err_set(err, "a parallel tuning message of %zu bytes is too long", n);
-    if (reap_sends(w, 0, err) != 0)
+    if (mpi_comm(w, err) != 0 || reap_sends(w, 0, err) != 0)
         return -1;
     if (w->n_pending == w->cap_pending) {
         const int cap = w->cap_pending ? 2 * w->cap_pending : 8;
@@ -108,51 +152,112 @@ static int mpi_send(rt_wire *w, int peer, const void *data, size_t n, rt_err *er
         w->pending = p;
         w->cap_pending = cap;
     }
-    void *copy = malloc(n > 0 ? n : 1);
-    if (!copy)
-        return rt_err_set(err, "out of memory for a parallel tuning message");
-    memcpy(copy, data, n);
-    pending_send *ps = &w->pending[w->n_pending];
-    const int rc = MPI_Isend(copy, (int)n, MPI_BYTE, peer, WIRE_TAG, w->comm, &ps->req);
-    if (rc != MPI_SUCCESS) {
+    /* The length, then the bytes, cut into frames. */
+    const uint64_t len = n;
+    const size_t total = sizeof len + n;
+    const int frames = (int)((total + WIRE_FRAME - 1) / WIRE_FRAME);
+    char *copy = malloc(total);
+    MPI_Request *req = malloc((size_t)frames * sizeof *req);
+    if (!copy || !req) {
         free(copy);
-        return mpi_fail(err, rc, "sending a parallel tuning message");
+        free(req);
+        return rt_err_set(err, "out of memory for a parallel tuning message");
     }
+    memcpy(copy, &len, sizeof len);
+    if (n > 0)
+        memcpy(copy + sizeof len, data, n);
+    pending_send *ps = &w->pending[w->n_pending];
+    for (int f = 0; f < frames; ++f) {
+        const size_t off = (size_t)f * WIRE_FRAME;
+        const size_t part = total - off < WIRE_FRAME ? total - off : WIRE_FRAME;
+        const int rc = MPI_Isend(copy + off, (int)part, MPI_BYTE, peer, WIRE_TAG, w->comm, &req[f]);
+        if (rc != MPI_SUCCESS) {
+            /* The frames sent go on; the receiver sees a message cut short and fails it. */
+            MPI_Waitall(f, req, MPI_STATUSES_IGNORE);
+            free(copy);
+            free(req);
+            return mpi_fail(err, rc, "sending a parallel tuning message");
+        }
+    }
+    ps->req = req;
+    ps->n_req = frames;
     ps->data = copy;
     w->n_pending++;
     return 0;
 }
 
+/* One frame from `src` into its message; 1 when that completed the message (handed out in *data,
+ * *n), 0 when more frames are to come. */
+static int take_frame(rt_wire *w, int src, const char *frame, size_t count, void **data, size_t *n,
+                      rt_err *err)
+{
+    if (src < 0 || src >= w->n_parts)
+        return rt_err_set(err, "parallel tuning: a message from rank %d, not of this job", src);
+    partial *p = &w->parts[src];
+    if (!p->buf) {
+        uint64_t len = 0;
+        if (count < sizeof len)
+            return rt_err_set(err, "parallel tuning: rank %d sent a frame of %zu bytes", src,
+                              count);
+        memcpy(&len, frame, sizeof len);
+        if (len > ((uint64_t)1 << 31))
+            return rt_err_set(err, "parallel tuning: rank %d sent a message of %llu bytes", src,
+                              (unsigned long long)len);
+        p->buf = malloc(len > 0 ? (size_t)len : 1);
+        if (!p->buf)
+            return rt_err_set(err, "out of memory for a parallel tuning message");
+        p->len = (size_t)len;
+        p->got = 0;
+        frame += sizeof len;
+        count -= sizeof len;
+    }
+    if (count > p->len - p->got)
+        return rt_err_set(err,
+                          "parallel tuning: rank %d sent %zu bytes more than its message of %zu",
+                          src, count - (p->len - p->got), p->len);
+    memcpy(p->buf + p->got, frame, count);
+    p->got += count;
+    if (p->got < p->len)
+        return 0;
+    *data = p->buf;
+    *n = p->len;
+    p->buf = NULL;
+    return 1;
+}
+
 static int mpi_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err *err)
 {
-    if (reap_sends(w, 0, err) != 0)
+    if (mpi_comm(w, err) != 0 || reap_sends(w, 0, err) != 0)
         return -1;
-    MPI_Status st;
-    int rc;
-    if (wait) {
-        rc = MPI_Probe(MPI_ANY_SOURCE, WIRE_TAG, w->comm, &st);
-    } else {
-        int flag = 0;
-        rc = MPI_Iprobe(MPI_ANY_SOURCE, WIRE_TAG, w->comm, &flag, &st);
-        if (rc == MPI_SUCCESS && !flag)
-            return 0;
+    for (;;) {
+        MPI_Status st;
+        int rc;
+        if (wait) {
+            rc = MPI_Probe(MPI_ANY_SOURCE, WIRE_TAG, w->comm, &st);
+        } else {
+            int flag = 0;
+            rc = MPI_Iprobe(MPI_ANY_SOURCE, WIRE_TAG, w->comm, &flag, &st);
+            if (rc == MPI_SUCCESS && !flag)
+                return 0;
+        }
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "waiting for a parallel tuning message");
+        int count = 0;
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        if (count < 0 || count > WIRE_FRAME)
+            return rt_err_set(err, "parallel tuning: rank %d sent a frame of %d bytes (at most %d)",
+                              st.MPI_SOURCE, count, WIRE_FRAME);
+        char frame[WIRE_FRAME];
+        rc = MPI_Recv(frame, count, MPI_BYTE, st.MPI_SOURCE, WIRE_TAG, w->comm, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "receiving a parallel tuning message");
+        const int got = take_frame(w, st.MPI_SOURCE, frame, (size_t)count, data, n, err);
+        if (got != 0) {
+            *peer = st.MPI_SOURCE;
+            return got;
+        }
+        /* The message's next frames were sent with its first: they follow at once. */
     }
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, rc, "waiting for a parallel tuning message");
-    int count = 0;
-    MPI_Get_count(&st, MPI_BYTE, &count);
-    void *buf = malloc(count > 0 ? (size_t)count : 1);
-    if (!buf)
-        return rt_err_set(err, "out of memory for a parallel tuning message of %d bytes", count);
-    rc = MPI_Recv(buf, count, MPI_BYTE, st.MPI_SOURCE, WIRE_TAG, w->comm, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-        free(buf);
-        return mpi_fail(err, rc, "receiving a parallel tuning message");
-    }
-    *peer = st.MPI_SOURCE;
-    *data = buf;
-    *n = (size_t)count;
-    return 1;
 }
 
 /* Socket frames: the length as 8 bytes, then the bytes. */
@@ -220,8 +325,9 @@ static int write_len_fd(int sock, uint64_t len, int fd)
 static int socket_send(rt_wire *w, int peer, const void *data, size_t n, int fd, rt_err *err)
 {
     const int i = peer - w->first_peer;
-    if (i < 0 || i >= w->n_fds)
-        return rt_err_set(err, "parallel tuning: no peer %d", peer);
+    if (i < 0 || i >= w->n_fds || w->fds[i] < 0)
+        return rt_err_set(err, "parallel tuning: no peer %d%s", peer,
+                          i >= 0 && i < w->n_fds ? " (it has said its last word)" : "");
     const uint64_t len = n;
     if ((fd >= 0 ? write_len_fd(w->fds[i], len, fd) : write_all(w->fds[i], &len, sizeof len)) !=
             0 ||
@@ -285,11 +391,16 @@ static int socket_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, 
         return rt_err_set(err, "parallel tuning: %d workers, at most %d on one host", w->n_fds,
                           RT_WIRE_MAX_SOCKETS);
     const int count = w->n_fds;
+    int open = 0;
     for (int k = 0; k < count; ++k) {
-        fds[k].fd = w->fds[(w->next_poll + k) % count];
+        fds[k].fd = w->fds[(w->next_poll + k) % count]; /* poll skips a forgotten peer's -1 */
         fds[k].events = POLLIN;
         fds[k].revents = 0;
+        open += fds[k].fd >= 0;
     }
+    if (open == 0)
+        return wait ? rt_err_set(err, "parallel tuning: waiting for a message, no peer is left")
+                    : 0;
     int ready;
     do
         ready = poll(fds, (nfds_t)count, wait ? -1 : 0);
@@ -356,9 +467,18 @@ int rt_wire_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err
                      : socket_recv(w, wait, peer, data, n, err);
 }
 
+void rt_wire_forget(rt_wire *w, int peer)
+{
+    const int i = peer - w->first_peer;
+    if (w->is_mpi || i < 0 || i >= w->n_fds || w->fds[i] < 0)
+        return;
+    close(w->fds[i]);
+    w->fds[i] = -1;
+}
+
 int rt_wire_flush(rt_wire *w, rt_err *err)
 {
-    return w->is_mpi ? reap_sends(w, 1, err) : 0;
+    return w->is_mpi && w->comm != MPI_COMM_NULL ? reap_sends(w, 1, err) : 0;
 }
 
 void rt_wire_close(rt_wire *w)
@@ -369,10 +489,14 @@ void rt_wire_close(rt_wire *w)
         rt_err ignored;
         reap_sends(w, 1, &ignored);
         free(w->pending);
+        for (int i = 0; i < w->n_parts; ++i)
+            free(w->parts[i].buf);
+        free(w->parts);
     }
     drop_fd(w);
     for (int i = 0; i < w->n_fds; ++i)
-        close(w->fds[i]);
+        if (w->fds[i] >= 0)
+            close(w->fds[i]);
     free(w->fds);
     free(w);
 }

@@ -6,7 +6,11 @@
  *
  * Sends never wait for the receiver to be ready: over MPI they are nonblocking (their buffers are
  * kept until they complete; rt_wire_flush waits for them), over a socket the kernel buffers them,
- * so a worker goes on measuring while the coordinator is busy with a point of its own. */
+ * so a worker goes on measuring while the coordinator is busy with a point of its own. Nor does
+ * a receive wait for a sender that is busy measuring: over MPI a message goes in frames of 2 KiB,
+ * below the eager limit of Open MPI's transports, which the receiver takes without the sender's
+ * help. The world communicator is taken at the first message over MPI, so a job of one rank
+ * alone that sends none starts no MPI (rt_comm.h). */
 #ifndef RT_WIRE_H
 #define RT_WIRE_H
 
@@ -35,6 +39,10 @@ int rt_wire_take_fd(rt_wire *w);
  * bytes; 0 when wait is 0 and none has arrived; -1 on an error, a socket peer that closed its end
  * included ("peer 2 closed the connection"). */
 int rt_wire_recv(rt_wire *w, int wait, int *peer, void **data, size_t *n, rt_err *err);
+/* The peer has said its last word: its socket is closed and no longer read, so that its end of
+ * the stream (a worker process exits as soon as it has answered) is not taken for a failure
+ * while other peers are still awaited. Nothing over MPI. */
+void rt_wire_forget(rt_wire *w, int peer);
 /* Waits until every send in flight has completed. */
 int rt_wire_flush(rt_wire *w, rt_err *err);
 /* Frees the wire (sends still in flight are waited for; sockets closed). NULL is fine. */

@@ -49,16 +49,6 @@ static int launcher_variable(const char *kv)
 
 extern char **environ;
 
-int rt_worker_procs_launched(void)
-{
-    static const char *const marks[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                                        "MPI_LOCALNRANKS"};
-    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; ++i)
-        if (getenv(marks[i]))
-            return 1;
-    return 0;
-}
-
 static void procs_free(rt_worker_procs *p)
 {
     free(p->fds);

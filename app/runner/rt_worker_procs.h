@@ -46,10 +46,6 @@ int rt_worker_procs_wait(rt_worker_procs *p, struct rt_phases *ph, rt_err *err);
 /* Ends the workers (sockets closed, SIGTERM), waits for them and frees p. */
 void rt_worker_procs_abandon(rt_worker_procs *p);
 
-/* 1 when this process was started by an MPI launcher (mpirun, srun with PMI): it is a rank of a
- * job, where worker processes are not started (parallel: ranks is the mode there). */
-int rt_worker_procs_launched(void);
-
 /* A worker's side: waits for its coordinator's word on fd; *released 0 when the coordinator
  * ended instead (its own checks failed and it reported them). */
 int rt_worker_procs_await(int fd, int *released, rt_err *err);

@@ -730,6 +730,8 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
             return rt_err_set(err, "parallel tuning: worker %d sent %s after the run", m.peer,
                               type_name(m.h.type));
         }
+        /* Its last word: the worker may exit now, and its closed socket is no failure. */
+        rt_wire_forget(w->wire, m.peer);
         *compiles += m.h.a;
         *cache_hits += m.h.b;
         if (phases && m.tail_n > 0 && rt_phases_merge(phases, m.tail, m.tail_n, err) != 0) {

@@ -1,6 +1,7 @@
 #include "rt_comm.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <hwloc.h>
 #endif
 
+#include "rt_clock.h"
 #include "rt_registry.h"
 
 /* Where the socket ids came from; drives the topology description. */
@@ -31,6 +33,13 @@ struct rt_comm {
     int64_t bytes[RT_TIER_COUNT];
     int64_t messages[RT_TIER_COUNT];
     char last_error[RT_ERR_MSG_MAX];
+    /* A job of this process alone, made without MPI (rt_comm_create_alone, or _self before
+     * MPI_Init): its collectives are local, and MPI starts when a caller asks for a communicator
+     * (rt_comm_start), over `base` with `opts`. */
+    int alone, started;
+    int base_self; /* 1: over MPI_COMM_SELF, 0: over MPI_COMM_WORLD */
+    rt_comm_opts opts;
+    double init_begin, init_end; /* when its start ran MPI_Init (NAN: it did not) */
 };
 
 static int mpi_fail(rt_err *err, int rc, const char *what)
@@ -145,6 +154,16 @@ static int agree(MPI_Comm world, int local_ok, rt_err *err)
     return all_ok ? 0 : 1;
 }
 
+static int check_opts(const rt_comm_opts *opts, rt_err *err)
+{
+    if (opts->ranks_per_node < 0 || opts->ranks_per_socket < 0)
+        return rt_err_set(err,
+                          "ranks_per_node (%d) and ranks_per_socket (%d) must be >= 0 "
+                          "(0 = use the real topology)",
+                          opts->ranks_per_node, opts->ranks_per_socket);
+    return 0;
+}
+
 static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
 {
     MPI_Comm world = c->level[RT_COMM_WORLD];
@@ -175,11 +194,8 @@ static int build(rt_comm *c, const rt_comm_opts *opts, rt_err *err)
                           wr, mine[0], mine[1], root[0], root[1]);
     }
     const int rpn = opts->ranks_per_node, rps = opts->ranks_per_socket;
-    if (rpn < 0 || rps < 0)
-        return rt_err_set(err,
-                          "ranks_per_node (%d) and ranks_per_socket (%d) must be >= 0 "
-                          "(0 = use the real topology)",
-                          rpn, rps);
+    if (check_opts(opts, err) != 0)
+        return -1;
     if (rpn > 0 && rpn < ws && ws % rpn != 0)
         return rt_err_set(err,
                           "ranks_per_node = %d does not divide the %d ranks of the job: "
@@ -324,9 +340,132 @@ int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
     return create_on(MPI_COMM_WORLD, "MPI_COMM_WORLD", opts, out, err);
 }
 
+int rt_comm_launched(void)
+{
+    /* Open MPI's mpirun, the Hydra of MPICH and Intel MPI, MVAPICH's mpirun_rsh, srun with PMI-2
+     * or PMIx: each sets one of these in every process it starts. */
+    static const char *const marks[] = {
+        "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",          "PMI_RANK", "PMI_SIZE", "PMI_FD",
+        "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE"};
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; ++i)
+        if (getenv(marks[i]))
+            return 1;
+    return 0;
+}
+
+/* A job of this process alone without MPI: one rank, one node, one socket; hwloc says (for the
+ * description) whether the process is bound to one socket, as build() does. */
+static int create_alone(int base_self, const rt_comm_opts *opts, rt_comm **out, rt_err *err)
+{
+    *out = NULL;
+    const rt_comm_opts none = {0, 0};
+    if (!opts)
+        opts = &none;
+    if (check_opts(opts, err) != 0)
+        return -1;
+    rt_comm *c = calloc(1, sizeof *c);
+    if (c) {
+        c->node_of = calloc(1, sizeof *c->node_of);
+        c->socket_of = calloc(1, sizeof *c->socket_of);
+    }
+    if (!c || !c->node_of || !c->socket_of) {
+        rt_comm_free(c);
+        return rt_err_set(err, "out of memory for the communication layer");
+    }
+    for (int l = 0; l < RT_COMM_LEVEL_COUNT; ++l) {
+        c->level[l] = MPI_COMM_NULL;
+        c->size[l] = 1;
+    }
+    c->alone = 1;
+    c->base_self = base_self;
+    c->opts = *opts;
+    c->init_begin = c->init_end = NAN;
+    c->n_nodes = 1;
+    c->emulated_nodes = opts->ranks_per_node > 0;
+    socket_source src = SOCKET_EMULATED;
+    if (opts->ranks_per_socket <= 0)
+        (void)raw_socket_from_hwloc(&src);
+    c->socket_src = src;
+    *out = c;
+    return 0;
+}
+
+int rt_comm_create_alone(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
+{
+    return create_alone(0, opts, out, err);
+}
+
 int rt_comm_create_self(rt_comm **out, rt_err *err)
 {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized)
+        return create_alone(1, NULL, out, err);
     return create_on(MPI_COMM_SELF, "MPI_COMM_SELF", NULL, out, err);
+}
+
+int rt_comm_start(rt_comm *comm, rt_err *err)
+{
+    if (!comm->alone || comm->started)
+        return 0;
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (finalized)
+        return rt_err_set(err, "a communicator was asked for after MPI_Finalize");
+    if (!initialized) {
+        comm->init_begin = rt_clock_epoch();
+        const int rc = MPI_Init(NULL, NULL);
+        comm->init_end = rt_clock_epoch();
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Init (started when a communicator was first needed)");
+    }
+    rt_comm *real = NULL;
+    if (create_on(comm->base_self ? MPI_COMM_SELF : MPI_COMM_WORLD,
+                  comm->base_self ? "MPI_COMM_SELF" : "MPI_COMM_WORLD", &comm->opts, &real,
+                  err) != 0)
+        return -1;
+    const int ranks = real->size[RT_COMM_WORLD];
+    if (ranks != 1) {
+        rt_comm_free(real);
+        return rt_err_set(err,
+                          "MPI, started when a communicator was first needed, finds %d ranks in a "
+                          "process that no launcher's variables marked (OMPI_COMM_WORLD_SIZE, "
+                          "PMIX_RANK, PMI_RANK, PMI_SIZE, PMI_FD, MPI_LOCALNRANKS, "
+                          "MV2_COMM_WORLD_SIZE): every rank ran as a job of its own until now; "
+                          "start rooftune with mpirun or srun, or tell the launcher to set one",
+                          ranks);
+    }
+    /* The same topology (one rank), now with communicators. */
+    memcpy(comm->level, real->level, sizeof comm->level);
+    for (int l = 0; l < RT_COMM_LEVEL_COUNT; ++l)
+        real->level[l] = MPI_COMM_NULL;
+    rt_comm_free(real);
+    comm->started = 1;
+    return 0;
+}
+
+int rt_comm_mpi_started(const rt_comm *comm)
+{
+    return !comm->alone || comm->started;
+}
+
+int rt_comm_init_times(const rt_comm *comm, double *begin, double *end)
+{
+    if (!comm->alone || isnan(comm->init_begin))
+        return 0;
+    *begin = comm->init_begin;
+    *end = comm->init_end;
+    return 1;
+}
+
+void rt_comm_mpi_end(void)
+{
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        MPI_Finalize();
 }
 
 void rt_comm_free(rt_comm *comm)
@@ -363,9 +502,16 @@ int rt_comm_world_size(const rt_comm *comm)
     return comm->size[RT_COMM_WORLD];
 }
 
-MPI_Comm rt_comm_mpi(const rt_comm *comm, rt_comm_level level)
+MPI_Comm rt_comm_mpi(rt_comm *comm, rt_comm_level level)
 {
-    return (level >= 0 && level < RT_COMM_LEVEL_COUNT) ? comm->level[level] : MPI_COMM_NULL;
+    if (level < 0 || level >= RT_COMM_LEVEL_COUNT)
+        return MPI_COMM_NULL;
+    rt_err e;
+    if (rt_comm_start(comm, &e) != 0) {
+        snprintf(comm->last_error, sizeof comm->last_error, "%s", e.msg);
+        return MPI_COMM_NULL;
+    }
+    return comm->level[level];
 }
 
 int rt_comm_node_id(const rt_comm *comm)
@@ -474,6 +620,8 @@ int rt_comm_library_version(char *buf, size_t len)
 
 int rt_comm_barrier(rt_comm *comm, rt_err *err)
 {
+    if (comm->alone)
+        return 0;
     const int rc = MPI_Barrier(comm->level[RT_COMM_WORLD]);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, "MPI_Barrier");
 }
@@ -481,6 +629,10 @@ int rt_comm_barrier(rt_comm *comm, rt_err *err)
 static int allreduce_double(rt_comm *comm, double local, double *out, MPI_Op op, const char *what,
                             rt_err *err)
 {
+    if (comm->alone) {
+        *out = local;
+        return 0;
+    }
     const int rc = MPI_Allreduce(&local, out, 1, MPI_DOUBLE, op, comm->level[RT_COMM_WORLD]);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, what);
 }
@@ -504,14 +656,16 @@ int rt_comm_time_reduce(rt_comm *comm, double local, double *max, double *min, d
                         rt_err *err)
 {
     /* Max of (x, -x) gives max and -min together; the sum needs its own reduction. */
-    double in[2] = {local, -local}, hi[2];
-    int rc = MPI_Allreduce(in, hi, 2, MPI_DOUBLE, MPI_MAX, comm->level[RT_COMM_WORLD]);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, rc, "MPI_Allreduce(MAX) of sample times");
-    double sum = 0.0;
-    rc = MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, comm->level[RT_COMM_WORLD]);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, rc, "MPI_Allreduce(SUM) of sample times");
+    double in[2] = {local, -local}, hi[2] = {local, -local};
+    double sum = local;
+    if (!comm->alone) {
+        int rc = MPI_Allreduce(in, hi, 2, MPI_DOUBLE, MPI_MAX, comm->level[RT_COMM_WORLD]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Allreduce(MAX) of sample times");
+        rc = MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, comm->level[RT_COMM_WORLD]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Allreduce(SUM) of sample times");
+    }
     if (max)
         *max = hi[0];
     if (min)
@@ -525,7 +679,7 @@ int rt_comm_max_doubles(rt_comm *comm, double *values, int n, rt_err *err)
 {
     if (n < 0 || (n > 0 && !values))
         return rt_err_set(err, "rt_comm_max_doubles: bad array (n = %d)", n);
-    if (n == 0)
+    if (n == 0 || comm->alone)
         return 0;
     const int rc =
         MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, comm->level[RT_COMM_WORLD]);
@@ -544,6 +698,8 @@ int rt_comm_bcast_int(rt_comm *comm, int *value, int root, rt_err *err)
 {
     if (check_root(comm, root, err) != 0)
         return -1;
+    if (comm->alone) /* the root's value is every rank's */
+        return 0;
     const int rc = MPI_Bcast(value, 1, MPI_INT, root, comm->level[RT_COMM_WORLD]);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, "MPI_Bcast of an int");
 }
@@ -552,6 +708,8 @@ int rt_comm_bcast_double(rt_comm *comm, double *value, int root, rt_err *err)
 {
     if (check_root(comm, root, err) != 0)
         return -1;
+    if (comm->alone) /* the root's value is every rank's */
+        return 0;
     const int rc = MPI_Bcast(value, 1, MPI_DOUBLE, root, comm->level[RT_COMM_WORLD]);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, "MPI_Bcast of a double");
 }
@@ -562,6 +720,8 @@ int rt_comm_bcast_bytes(rt_comm *comm, void *data, size_t bytes, int root, rt_er
         return -1;
     if (bytes > 0 && !data)
         return rt_err_set(err, "rt_comm_bcast_bytes: NULL buffer for %zu bytes", bytes);
+    if (comm->alone) /* the root's value is every rank's */
+        return 0;
     /* MPI counts are int: larger buffers go in pieces. */
     const size_t piece = (size_t)1 << 30;
     unsigned char *p = data;
@@ -580,8 +740,10 @@ int rt_comm_all_ok(rt_comm *comm, int local_ok, int *all_ok, int *first_failed_r
     /* One reduction answers both questions: the minimum over "my rank if I failed, else INT_MAX"
      * is the first failed rank, and INT_MAX means nobody failed. */
     const int mine = local_ok ? INT_MAX : me;
-    int lowest = INT_MAX;
-    const int rc = MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm->level[RT_COMM_WORLD]);
+    int lowest = mine;
+    const int rc = comm->alone ? MPI_SUCCESS
+                               : MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN,
+                                               comm->level[RT_COMM_WORLD]);
     if (rc != MPI_SUCCESS) {
         rt_err e;
         mpi_fail(&e, rc, "agreeing on success (MPI_Allreduce)");
@@ -616,7 +778,9 @@ int rt_comm_all_ok_msg(rt_comm *comm, int local_ok, const char *local_msg, int *
     memset(text, 0, sizeof text);
     if (comm->rank[RT_COMM_WORLD] == first)
         snprintf(text, sizeof text, "%s", local_msg ? local_msg : "");
-    const int rc = MPI_Bcast(text, (int)sizeof text, MPI_CHAR, first, comm->level[RT_COMM_WORLD]);
+    const int rc = comm->alone ? MPI_SUCCESS
+                               : MPI_Bcast(text, (int)sizeof text, MPI_CHAR, first,
+                                           comm->level[RT_COMM_WORLD]);
     if (rc != MPI_SUCCESS) {
         rt_err e;
         mpi_fail(&e, rc, "broadcasting the failure message");
@@ -633,8 +797,8 @@ int rt_comm_agree_outcome(rt_comm *comm, int rc, const char *what, const char *s
 {
     const int code = rc == 0 ? 0 : rc == RT_INFEASIBLE ? 1 : 2;
     int worst = code;
-    if (MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm->level[RT_COMM_WORLD]) !=
-        MPI_SUCCESS)
+    if (!comm->alone && MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX,
+                                      comm->level[RT_COMM_WORLD]) != MPI_SUCCESS)
         return rt_err_set(err, "%s: agreeing on the %s failed (MPI_Allreduce)", what, step);
     if (worst == 0)
         return 0;
@@ -706,13 +870,17 @@ int rt_comm_counters_reduce(rt_comm *comm, int64_t max_bytes[RT_TIER_COUNT],
         local[t] = comm->bytes[t];
         local[RT_TIER_COUNT + t] = comm->messages[t];
     }
-    MPI_Comm world = comm->level[RT_COMM_WORLD];
-    int rc = MPI_Allreduce(local, hi, 2 * RT_TIER_COUNT, MPI_INT64_T, MPI_MAX, world);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, rc, "MPI_Allreduce(MAX) of traffic counters");
-    rc = MPI_Allreduce(local, total, 2 * RT_TIER_COUNT, MPI_INT64_T, MPI_SUM, world);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, rc, "MPI_Allreduce(SUM) of traffic counters");
+    memcpy(hi, local, sizeof hi);
+    memcpy(total, local, sizeof total);
+    if (!comm->alone) {
+        MPI_Comm world = comm->level[RT_COMM_WORLD];
+        int rc = MPI_Allreduce(local, hi, 2 * RT_TIER_COUNT, MPI_INT64_T, MPI_MAX, world);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Allreduce(MAX) of traffic counters");
+        rc = MPI_Allreduce(local, total, 2 * RT_TIER_COUNT, MPI_INT64_T, MPI_SUM, world);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(err, rc, "MPI_Allreduce(SUM) of traffic counters");
+    }
     for (int t = 0; t < RT_TIER_COUNT; ++t) {
         if (max_bytes)
             max_bytes[t] = hi[t];

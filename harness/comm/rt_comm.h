@@ -16,6 +16,14 @@
  * socket from hwloc (the package that holds this process's CPU binding; an unbound process, or a
  * build without hwloc, sees its node as one socket).
  *
+ * Alone. A process that no MPI launcher started (rt_comm_launched) is a job of one rank, and it
+ * need not start MPI to know it: an Open MPI singleton's MPI_Init took 1.5-2.1 s on the 4 x H200
+ * host (it starts a daemon; under mpirun a rank's took 0.5 s), a fixed cost of every run and of
+ * every worker process of parallel tuning, most of which never use MPI. rt_comm_create_alone
+ * makes that job without MPI: its collectives are local, and MPI starts the first time a caller
+ * asks for a communicator (rt_comm_mpi, rt_comm_start: a distributed kernel, a window), over a
+ * world that must then be this process alone.
+ *
  * Errors. Communicators created here return MPI errors instead of aborting, so every collective
  * returns 0 / -1 and fills err with the MPI error text. rt_comm_all_ok is the exception: it is
  * called while err already holds a rank's own failure, so it takes no err (see below).
@@ -54,8 +62,31 @@ typedef struct rt_comm_opts {
 int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err);
 /* A job of this rank alone (over MPI_COMM_SELF): one node, one socket. Parallel tuning measures
  * each point on one rank with it, while the job's own rt_comm carries the work between ranks.
- * Not collective. */
+ * Not collective. Before MPI_Init it is made alone (above): MPI starts only if a caller asks for
+ * one of its communicators. */
 int rt_comm_create_self(rt_comm **out, rt_err *err);
+/* 1 when an MPI launcher started this process: one of the variables mpirun (Open MPI), Hydra
+ * (MPICH, Intel MPI), mpirun_rsh (MVAPICH) or srun with PMI-2 or PMIx set in each process it
+ * starts (OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK, PMI_SIZE, PMI_FD, MPI_LOCALNRANKS,
+ * MV2_COMM_WORLD_SIZE) is in the environment. */
+int rt_comm_launched(void);
+/* The job of a process no launcher started, made without MPI (see Alone above): one rank, one
+ * node, one socket (opts as for rt_comm_create: emulation options of one rank; negative ones
+ * refused). Needs no MPI_Init; MPI may be initialised already. */
+int rt_comm_create_alone(const rt_comm_opts *opts, rt_comm **out, rt_err *err);
+/* Starts MPI for a job made alone (MPI_Init unless MPI is initialised, then the communicators over
+ * MPI_COMM_WORLD, or MPI_COMM_SELF for a self job): the first rt_comm_mpi does it, a caller that
+ * can report a failure calls it first. Fails when MPI then finds more than one rank (a launcher
+ * whose variables rt_comm_launched does not know: every rank ran alone so far) or was finalised.
+ * 0 at once for a job made under MPI, or one already started. */
+int rt_comm_start(rt_comm *comm, rt_err *err);
+/* 1 when comm has MPI communicators (made under MPI, or alone and started since). */
+int rt_comm_mpi_started(const rt_comm *comm);
+/* 1 with the epoch times (rt_clock_epoch) around MPI_Init when comm's start ran it, else 0. */
+int rt_comm_init_times(const rt_comm *comm, double *begin, double *end);
+/* MPI_Finalize when MPI was initialised (here, by a late start, or by the caller) and is not
+ * finalised yet; nothing otherwise. The end of every program that may have started MPI. */
+void rt_comm_mpi_end(void);
 /* Frees the communicators; call before MPI_Finalize. Collective (MPI_Comm_free). NULL is fine. */
 void rt_comm_free(rt_comm *comm);
 
@@ -64,8 +95,10 @@ int rt_comm_rank(const rt_comm *comm, rt_comm_level level);
 int rt_comm_size(const rt_comm *comm, rt_comm_level level);
 int rt_comm_world_rank(const rt_comm *comm);
 int rt_comm_world_size(const rt_comm *comm);
-/* The MPI communicator of a level, for distributed kernels. Owned by comm: do not free. */
-MPI_Comm rt_comm_mpi(const rt_comm *comm, rt_comm_level level);
+/* The MPI communicator of a level, for distributed kernels. Owned by comm: do not free. A job
+ * made alone starts MPI here (rt_comm_start); MPI_COMM_NULL when that fails (the reason in
+ * rt_comm_last_error) or for an unknown level. */
+MPI_Comm rt_comm_mpi(rt_comm *comm, rt_comm_level level);
 
 int rt_comm_node_id(const rt_comm *comm);   /* 0 .. n_nodes-1 */
 int rt_comm_socket_id(const rt_comm *comm); /* 0 .. sockets on my node - 1 */

@@ -49,6 +49,8 @@ int rt_rma_win_create(rt_comm *comm, rt_comm_level level, size_t local_bytes, co
     const char *wname = name ? name : "unnamed";
     if (!comm)
         return rt_err_set(err, "window '%s': no communication layer given", wname);
+    if (rt_comm_start(comm, err) != 0)
+        return rt_err_prefix(err, "window '%s'", wname);
     MPI_Comm level_mpi = rt_comm_mpi(comm, level);
     if (level_mpi == MPI_COMM_NULL)
         return rt_err_set(err, "window '%s': unknown communication level %d", wname, (int)level);

@@ -7,7 +7,8 @@
 #    the process lives reach the cache, and the same config then finds them there;
 #  - --parallel gpus (one worker per GPU, each given its own GPU: the phase record's gpu; on two
 #    matrices, the second one's inputs built ahead by every worker) and, with two GPUs or more,
-#    --parallel ranks under mpirun: the serial run's points.
+#    --parallel ranks under mpirun: the serial run's points; no process of --parallel gpus
+#    starts MPI (no launcher started them).
 # Args: rooftune, scratch folder, mpiexec.
 set -euo pipefail
 RT=$1
@@ -81,6 +82,10 @@ if [ -z "${CUDA_VISIBLE_DEVICES:-}" ]; then
   [ "$mapped" = "$gpus" ] || fail "--parallel gpus: $mapped of $gpus workers on their own GPU: $(sql "$WORK/gpus.db" \
     "SELECT DISTINCT process, gpu FROM phases")"
 fi
+# Started by no MPI launcher, the coordinator and its workers start no MPI (the CUDA plugin's
+# kernels here ask for no communicator): 'mpi skipped' in every process, no 'mpi'.
+[ "$(sql "$WORK/gpus.db" "SELECT SUM(phase = 'mpi skipped')||'|'||SUM(phase = 'mpi') FROM phases")" = "$((gpus + 1))|0" ] ||
+  fail "--parallel gpus: MPI skipped|started $(sql "$WORK/gpus.db" "SELECT SUM(phase = 'mpi skipped')||'|'||SUM(phase = 'mpi') FROM phases") in $((gpus + 1)) processes"
 [ "$(sql "$WORK/gpus.db" "SELECT COUNT(*) FROM phases WHERE phase = 'point' AND process LIKE 'worker %'")" = 4 ] ||
   fail "--parallel gpus: the workers' point phases: $(sql "$WORK/gpus.db" "SELECT process, phase FROM phases WHERE phase = 'point'")"
 # Two matrices: each worker builds the second one's inputs and reference in a thread while it
