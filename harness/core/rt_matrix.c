@@ -338,41 +338,53 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
         return -1;
     if (rt_csr_alloc(dst, src->rows, src->cols, src->nnz, err) != 0)
         return -1;
-    rt_col_val *row = NULL, *scratch = NULL;
-    if (inv_cols) {
-        const int64_t longest = longest_row(src->rowptr, src->rows);
-        row = alloc_array(longest, sizeof *row, 0, "permutation row buffer", err);
-        scratch = row ? alloc_array(longest, sizeof *scratch, 0, "row sort buffer", err) : NULL;
-        if (!scratch) {
-            free(row);
-            rt_csr_free(dst);
-            return -1;
-        }
-    }
-    int64_t o = 0;
+    /* The rows' places first, then the rows over the OpenMP threads (each its own buffers):
+     * a row's entries and their order do not depend on the thread that writes them, so the
+     * result is the same, bit for bit, for every thread count. */
     for (int64_t i = 0; i < src->rows; ++i) {
         const int64_t r = perm_rows ? perm_rows[i] : i;
-        const int64_t b = src->rowptr[r], n = src->rowptr[r + 1] - b;
-        if (inv_cols) {
-            /* Relabelled columns lose their order, so each row is re-sorted. */
-            for (int64_t k = 0; k < n; ++k) {
-                row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
-                row[k].val = src->val[b + k];
-            }
-            rt_row_sort(row, n, scratch);
-            for (int64_t k = 0; k < n; ++k) {
-                dst->colidx[o + k] = row[k].col;
-                dst->val[o + k] = row[k].val;
-            }
-        } else if (n > 0) {
-            memcpy(dst->colidx + o, src->colidx + b, (size_t)n * sizeof *dst->colidx);
-            memcpy(dst->val + o, src->val + b, (size_t)n * sizeof *dst->val);
-        }
-        o += n;
-        dst->rowptr[i + 1] = o;
+        dst->rowptr[i + 1] = dst->rowptr[i] + (src->rowptr[r + 1] - src->rowptr[r]);
     }
-    free(row);
-    free(scratch);
+    const int64_t longest = inv_cols ? longest_row(src->rowptr, src->rows) : 0;
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        rt_col_val *row = NULL, *scratch = NULL;
+        if (inv_cols) {
+            row = malloc((size_t)(longest > 0 ? longest : 1) * sizeof *row);
+            scratch = row ? malloc((size_t)(longest > 0 ? longest : 1) * sizeof *scratch) : NULL;
+            failed = !scratch;
+        }
+#pragma omp for schedule(dynamic, 1024)
+        for (int64_t i = 0; i < src->rows; ++i) {
+            const int64_t r = perm_rows ? perm_rows[i] : i;
+            const int64_t b = src->rowptr[r], n = src->rowptr[r + 1] - b, o = dst->rowptr[i];
+            if (inv_cols && !failed) {
+                /* Relabelled columns lose their order, so each row is re-sorted. */
+                for (int64_t k = 0; k < n; ++k) {
+                    row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
+                    row[k].val = src->val[b + k];
+                }
+                rt_row_sort(row, n, scratch);
+                for (int64_t k = 0; k < n; ++k) {
+                    dst->colidx[o + k] = row[k].col;
+                    dst->val[o + k] = row[k].val;
+                }
+            } else if (!inv_cols && n > 0) {
+                memcpy(dst->colidx + o, src->colidx + b, (size_t)n * sizeof *dst->colidx);
+                memcpy(dst->val + o, src->val + b, (size_t)n * sizeof *dst->val);
+            }
+        }
+        free(row);
+        free(scratch);
+    }
+    if (failed) {
+        rt_csr_free(dst);
+        return rt_err_set(err,
+                          "out of memory: cannot allocate the row buffers of a permutation "
+                          "(%" PRId64 " entries each)",
+                          longest);
+    }
     return 0;
 }
 

@@ -53,9 +53,11 @@ static int xct_derive(rt_params *args, rt_err *err)
     return 0;
 }
 
-/* Growable CSR-in-progress: rays are traced one after another and appended. */
+/* Growable entries of a block of rays in progress: rays are traced one after another and
+ * appended. */
 typedef struct xct_builder {
-    rt_csr m;
+    int32_t *colidx;
+    double *val;
     int64_t cap;
     int64_t used;
 } xct_builder;
@@ -67,16 +69,16 @@ static int builder_reserve(xct_builder *b, int64_t extra, rt_err *err)
     int64_t cap = b->cap > 0 ? b->cap : 1024;
     while (cap < b->used + extra)
         cap *= 2;
-    int32_t *c = realloc(b->m.colidx, (size_t)cap * sizeof *c);
+    int32_t *c = realloc(b->colidx, (size_t)cap * sizeof *c);
     if (!c)
         return rt_err_set(err, "out of memory: cannot grow the xct matrix to %zu bytes of indices",
                           (size_t)cap * sizeof *c);
-    b->m.colidx = c;
-    double *v = realloc(b->m.val, (size_t)cap * sizeof *v);
+    b->colidx = c;
+    double *v = realloc(b->val, (size_t)cap * sizeof *v);
     if (!v)
         return rt_err_set(err, "out of memory: cannot grow the xct matrix to %zu bytes of values",
                           (size_t)cap * sizeof *v);
-    b->m.val = v;
+    b->val = v;
     b->cap = cap;
     return 0;
 }
@@ -155,10 +157,10 @@ static int trace_ray(xct_builder *b, int64_t n, double theta, double t, double *
         const int64_t pixel = py * n + px;
         if (pixel == last_pixel) {
             /* Two pieces in one pixel: a crossing that rounding put inside it. */
-            b->m.val[b->used - 1] += len;
+            b->val[b->used - 1] += len;
         } else {
-            b->m.colidx[b->used] = (int32_t)pixel;
-            b->m.val[b->used] = len;
+            b->colidx[b->used] = (int32_t)pixel;
+            b->val[b->used] = len;
             b->used++;
             last_pixel = pixel;
         }
@@ -189,7 +191,18 @@ static int64_t sort_row_by_column(int32_t *c, double *v, int64_t n, rt_col_val *
     return m;
 }
 
-static int xct_trace_all(xct_builder *b, int64_t n, int64_t angles, int64_t detectors, rt_err *err)
+/* One block of rays [r0, r1), traced into its own builder; rowptr[row + 1] gets the row's end
+ * within the block (made global when the blocks are joined). */
+typedef struct xct_block {
+    int64_t r0, r1;
+    xct_builder b;
+    int64_t base; /* where its entries go in the joined arrays */
+    int rc;
+    rt_err err;
+} xct_block;
+
+static int xct_trace_block(xct_block *blk, int64_t *rowptr, int64_t n, int64_t angles,
+                           int64_t detectors)
 {
     /* A ray crosses at most 2n - 2 interior grid lines, so it has at most 2n - 1 pieces. */
     const size_t pieces = (size_t)(2 * n + 4);
@@ -201,32 +214,99 @@ static int xct_trace_all(xct_builder *b, int64_t n, int64_t angles, int64_t dete
         free(scratch);
         free(merged);
         free(sort_a);
-        return rt_err_set(err, "out of memory: cannot allocate %zu bytes of ray scratch",
+        return rt_err_set(&blk->err, "out of memory: cannot allocate %zu bytes of ray scratch",
                           pieces * 2 * (sizeof(double) + sizeof(rt_col_val)));
     }
     const double pi = acos(-1.0);
+    xct_builder *b = &blk->b;
     int rc = 0;
-    for (int64_t a = 0; a < angles && rc == 0; ++a) {
+    for (int64_t row = blk->r0; row < blk->r1 && rc == 0; ++row) {
+        const int64_t a = row / detectors, d = row % detectors;
         const double theta = (double)a * pi / (double)angles;
-        for (int64_t d = 0; d < detectors && rc == 0; ++d) {
-            const int64_t row = a * detectors + d;
-            const int64_t start = b->used;
-            const double t = (double)d + 0.5 - 0.5 * (double)detectors;
-            rc = trace_ray(b, n, theta, t, scratch, merged, err);
-            if (rc == 0) {
-                b->used = start + sort_row_by_column(b->m.colidx + start, b->m.val + start,
-                                                     b->used - start, sort_a, sort_b);
-                /* Rounding can push a piece's length a hair past the diagonal of a unit square. */
-                for (int64_t k = start; k < b->used; ++k)
-                    b->m.val[k] = b->m.val[k] > sqrt(2.0) ? sqrt(2.0) : b->m.val[k];
-                b->m.rowptr[row + 1] = b->used;
-            }
+        const int64_t start = b->used;
+        const double t = (double)d + 0.5 - 0.5 * (double)detectors;
+        rc = trace_ray(b, n, theta, t, scratch, merged, &blk->err);
+        if (rc == 0) {
+            b->used = start + sort_row_by_column(b->colidx + start, b->val + start, b->used - start,
+                                                 sort_a, sort_b);
+            /* Rounding can push a piece's length a hair past the diagonal of a unit square. */
+            for (int64_t k = start; k < b->used; ++k)
+                b->val[k] = b->val[k] > sqrt(2.0) ? sqrt(2.0) : b->val[k];
+            rowptr[row + 1] = b->used;
         }
     }
     free(scratch);
     free(merged);
     free(sort_a);
     free(sort_b);
+    return rc;
+}
+
+/* Traces every ray into m (rows and rowptr allocated, no entries yet). The rays are independent,
+ * so blocks of them are traced over the OpenMP threads, each into its own arrays, and joined in
+ * row order: every row is computed by the same code from the same numbers whichever thread runs
+ * it, so the matrix is the same, bit for bit, for every thread count. (The first matrix of a
+ * parallel tuning run is on its start's critical path: the workers wait for it.) */
+static int xct_trace_all(rt_csr *m, int64_t n, int64_t angles, int64_t detectors, rt_err *err)
+{
+    const int64_t rows = angles * detectors;
+    /* Enough blocks for the threads to balance rays of unequal length (rays that miss the image
+     * are empty); the count does not depend on the threads, though the result would not either. */
+    const int64_t per = rows / 256 > 1 ? rows / 256 : 1;
+    const int64_t nblocks = (rows + per - 1) / per;
+    xct_block *blk = calloc((size_t)nblocks, sizeof *blk);
+    if (!blk)
+        return rt_err_set(err, "out of memory: cannot allocate %" PRId64 " xct ray blocks",
+                          nblocks);
+    for (int64_t i = 0; i < nblocks; ++i) {
+        blk[i].r0 = i * per;
+        blk[i].r1 = (i + 1) * per < rows ? (i + 1) * per : rows;
+    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t i = 0; i < nblocks; ++i)
+        blk[i].rc = xct_trace_block(&blk[i], m->rowptr, n, angles, detectors);
+    int rc = 0;
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < nblocks && rc == 0; ++i) {
+        if (blk[i].rc != 0) {
+            *err = blk[i].err;
+            rc = -1;
+        }
+        nnz += blk[i].b.used;
+    }
+    if (rc == 0) {
+        /* m came without entries; on a failure what it holds stays its own (rt_csr_free). */
+        int32_t *c = realloc(m->colidx, (size_t)(nnz > 0 ? nnz : 1) * sizeof *c);
+        m->colidx = c ? c : m->colidx;
+        double *v = c ? realloc(m->val, (size_t)(nnz > 0 ? nnz : 1) * sizeof *v) : NULL;
+        m->val = v ? v : m->val;
+        if (!v)
+            rc = rt_err_set(err, "out of memory: cannot allocate %zu bytes of xct entries",
+                            (size_t)nnz * (sizeof *c + sizeof *v));
+    }
+    if (rc == 0) {
+        int64_t base = 0;
+        for (int64_t i = 0; i < nblocks; ++i) {
+            blk[i].base = base;
+            base += blk[i].b.used;
+        }
+        m->nnz = nnz;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t i = 0; i < nblocks; ++i) {
+            const xct_builder *b = &blk[i].b;
+            if (b->used > 0) {
+                memcpy(m->colidx + blk[i].base, b->colidx, (size_t)b->used * sizeof *m->colidx);
+                memcpy(m->val + blk[i].base, b->val, (size_t)b->used * sizeof *m->val);
+            }
+            for (int64_t row = blk[i].r0; row < blk[i].r1; ++row)
+                m->rowptr[row + 1] += blk[i].base;
+        }
+    }
+    for (int64_t i = 0; i < nblocks; ++i) {
+        free(blk[i].b.colidx);
+        free(blk[i].b.val);
+    }
+    free(blk);
     return rc;
 }
 
@@ -275,31 +355,22 @@ static int xct_generate(const rt_params *args, rt_csr *out, rt_err *err)
     /* Per angle the pieces number at most sqrt(2) * (area + perimeter) + 3 per ray. */
     const double bound = (double)angles * (sqrt(2.0) * ((double)n * (double)n + 4.0 * (double)n) +
                                            3.0 * (double)detectors);
-    if (rt_memcheck_fits(bound * 12.0 * (hilbert ? 2.0 : 1.0) +
-                             (double)angles * (double)detectors * 24.0,
+    /* Twice the entries at the peak: the traced blocks and the joined arrays, then (hilbert) the
+     * joined arrays and their permuted copy. */
+    if (rt_memcheck_fits(bound * 12.0 * 2.0 + (double)angles * (double)detectors * 24.0,
                          "the xct projection matrix", err) != 0)
         return -1;
-    xct_builder b;
-    memset(&b, 0, sizeof b);
-    if (rt_csr_alloc(&b.m, angles * detectors, n * n, 0, err) != 0)
+    rt_csr m;
+    if (rt_csr_alloc(&m, angles * detectors, n * n, 0, err) != 0)
         return -1;
-    int rc = xct_trace_all(&b, n, angles, detectors, err);
-    if (rc == 0) {
-        b.m.nnz = b.used;
-        /* Give back the growth slack (up to half the arrays); keeping it is harmless if the
-         * shrink fails. */
-        int32_t *c = realloc(b.m.colidx, (size_t)(b.used > 0 ? b.used : 1) * sizeof *c);
-        b.m.colidx = c ? c : b.m.colidx;
-        double *v = realloc(b.m.val, (size_t)(b.used > 0 ? b.used : 1) * sizeof *v);
-        b.m.val = v ? v : b.m.val;
-        if (hilbert)
-            rc = xct_hilbert(&b.m, n, angles, detectors, err);
-    }
+    int rc = xct_trace_all(&m, n, angles, detectors, err);
+    if (rc == 0 && hilbert)
+        rc = xct_hilbert(&m, n, angles, detectors, err);
     if (rc != 0) {
-        rt_csr_free(&b.m);
+        rt_csr_free(&m);
         return -1;
     }
-    *out = b.m;
+    *out = m;
     return 0;
 }
 

@@ -1,8 +1,10 @@
 /* Generators: argument schemas and defaults, the properties each model promises, determinism. */
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rt_gen_sparse_dnn.h"
 #include "rt_generators.h"
@@ -419,6 +421,39 @@ static void test_xct(void)
     rt_csr_free(&m);
 }
 
+/* xct traces its rays in blocks over the OpenMP threads and the Hilbert ordering permutes rows
+ * over them too: the matrix must be the same, bit for bit, on 1, 2 and 3 threads (rays of every
+ * length, empty ones included; a size whose rows do not divide into the blocks evenly). */
+static void test_xct_threads(void)
+{
+    const int before = omp_get_max_threads();
+    for (int hilbert = 0; hilbert <= 1; ++hilbert) {
+        rt_csr one;
+        rt_err err;
+        omp_set_num_threads(1);
+        RT_CHECK_MSG(build("xct", NULL, &one, &err, "image", 37.0, "angles", 29.0, "hilbert",
+                           (double)hilbert, NULL) == 0,
+                     "%s", err.msg);
+        for (int threads = 2; threads <= 3; ++threads) {
+            omp_set_num_threads(threads);
+            RT_CHECK(omp_get_max_threads() == threads);
+            rt_csr m;
+            RT_CHECK_MSG(build("xct", NULL, &m, &err, "image", 37.0, "angles", 29.0, "hilbert",
+                               (double)hilbert, NULL) == 0,
+                         "%s", err.msg);
+            const int same =
+                m.rows == one.rows && m.cols == one.cols && m.nnz == one.nnz &&
+                memcmp(m.rowptr, one.rowptr, (size_t)(m.rows + 1) * sizeof *m.rowptr) == 0 &&
+                memcmp(m.colidx, one.colidx, (size_t)m.nnz * sizeof *m.colidx) == 0 &&
+                memcmp(m.val, one.val, (size_t)m.nnz * sizeof *m.val) == 0;
+            RT_CHECK_MSG(same, "xct hilbert %d differs on %d threads from 1", hilbert, threads);
+            rt_csr_free(&m);
+        }
+        rt_csr_free(&one);
+    }
+    omp_set_num_threads(before);
+}
+
 static void test_hilbert_curve(void)
 {
     /* On a power-of-two square consecutive curve positions are grid neighbours. */
@@ -495,6 +530,7 @@ int main(void)
     test_banded();
     test_rmat();
     test_xct();
+    test_xct_threads();
     test_hilbert_curve();
     test_sparse_dnn();
     return RT_TEST_RESULT();
