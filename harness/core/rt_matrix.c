@@ -345,34 +345,49 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
         const int64_t r = perm_rows ? perm_rows[i] : i;
         dst->rowptr[i + 1] = dst->rowptr[i] + (src->rowptr[r + 1] - src->rowptr[r]);
     }
-    const int64_t longest = inv_cols ? longest_row(src->rowptr, src->rows) : 0;
+    /* Each thread's buffers grow to the longest row it sorts, not the matrix's longest: with a
+     * few very long rows (a power-law graph) buffers of that size on every thread could exceed
+     * the matrix itself; grown on demand they hold at most the threads' longest rows together. */
     int failed = 0;
-#pragma omp parallel reduction(| : failed)
+    int64_t wanted = 0;
+#pragma omp parallel reduction(| : failed) reduction(max : wanted)
     {
         rt_col_val *row = NULL, *scratch = NULL;
-        if (inv_cols) {
-            row = malloc((size_t)(longest > 0 ? longest : 1) * sizeof *row);
-            scratch = row ? malloc((size_t)(longest > 0 ? longest : 1) * sizeof *scratch) : NULL;
-            failed = !scratch;
-        }
+        int64_t cap = 0;
 #pragma omp for schedule(dynamic, 1024)
         for (int64_t i = 0; i < src->rows; ++i) {
             const int64_t r = perm_rows ? perm_rows[i] : i;
             const int64_t b = src->rowptr[r], n = src->rowptr[r + 1] - b, o = dst->rowptr[i];
-            if (inv_cols && !failed) {
-                /* Relabelled columns lose their order, so each row is re-sorted. */
-                for (int64_t k = 0; k < n; ++k) {
-                    row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
-                    row[k].val = src->val[b + k];
+            if (failed)
+                continue;
+            if (!inv_cols) {
+                if (n > 0) {
+                    memcpy(dst->colidx + o, src->colidx + b, (size_t)n * sizeof *dst->colidx);
+                    memcpy(dst->val + o, src->val + b, (size_t)n * sizeof *dst->val);
                 }
-                rt_row_sort(row, n, scratch);
-                for (int64_t k = 0; k < n; ++k) {
-                    dst->colidx[o + k] = row[k].col;
-                    dst->val[o + k] = row[k].val;
+                continue;
+            }
+            if (n > cap) {
+                free(row);
+                free(scratch);
+                row = malloc((size_t)n * sizeof *row);
+                scratch = row ? malloc((size_t)n * sizeof *scratch) : NULL;
+                cap = scratch ? n : 0;
+                if (!scratch) {
+                    failed = 1;
+                    wanted = n;
+                    continue;
                 }
-            } else if (!inv_cols && n > 0) {
-                memcpy(dst->colidx + o, src->colidx + b, (size_t)n * sizeof *dst->colidx);
-                memcpy(dst->val + o, src->val + b, (size_t)n * sizeof *dst->val);
+            }
+            /* Relabelled columns lose their order, so each row is re-sorted. */
+            for (int64_t k = 0; k < n; ++k) {
+                row[k].col = (int32_t)inv_cols[src->colidx[b + k]];
+                row[k].val = src->val[b + k];
+            }
+            rt_row_sort(row, n, scratch);
+            for (int64_t k = 0; k < n; ++k) {
+                dst->colidx[o + k] = row[k].col;
+                dst->val[o + k] = row[k].val;
             }
         }
         free(row);
@@ -381,9 +396,9 @@ int rt_csr_permute(rt_csr *dst, const rt_csr *src, const int64_t *perm_rows,
     if (failed) {
         rt_csr_free(dst);
         return rt_err_set(err,
-                          "out of memory: cannot allocate the row buffers of a permutation "
-                          "(%" PRId64 " entries each)",
-                          longest);
+                          "out of memory: cannot allocate the buffers to sort a permuted row of "
+                          "%" PRId64 " entries",
+                          wanted);
     }
     return 0;
 }
