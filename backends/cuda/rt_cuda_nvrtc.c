@@ -469,9 +469,7 @@ typedef struct compile_job {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int refs, done, rc;
-    rt_cuda_compile_request req;
-    char *source, *source_name, *entry, *cache_dir;
-    char *defines[RT_CUDA_MAX_DEFINES];
+    rt_cuda_owned_request own;
     char path[4096];
     char key[RT_CUDA_KEY_MAX];
     rt_cuda_image img;
@@ -486,12 +484,7 @@ static void job_release(compile_job *job)
     if (left > 0)
         return;
     rt_cuda_image_free(&job->img);
-    free(job->source);
-    free(job->source_name);
-    free(job->entry);
-    free(job->cache_dir);
-    for (int i = 0; i < RT_CUDA_MAX_DEFINES; ++i)
-        free(job->defines[i]);
+    rt_cuda_request_release(&job->own);
     pthread_cond_destroy(&job->cv);
     pthread_mutex_destroy(&job->mu);
     free(job);
@@ -501,7 +494,7 @@ static void *job_main(void *arg)
 {
     compile_job *job = arg;
     rt_err_clear(&job->err);
-    const int rc = compile_and_store(&job->req, job->path, job->key, &job->img, &job->err);
+    const int rc = compile_and_store(&job->own.req, job->path, job->key, &job->img, &job->err);
     pthread_mutex_lock(&job->mu);
     job->rc = rc;
     job->done = 1;
@@ -516,34 +509,56 @@ static char *dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+void rt_cuda_request_release(rt_cuda_owned_request *o)
+{
+    if (!o)
+        return;
+    free(o->source);
+    free(o->source_name);
+    free(o->entry);
+    free(o->cache_dir);
+    for (int i = 0; i < RT_CUDA_MAX_DEFINES; ++i)
+        free(o->defines[i]);
+    memset(o, 0, sizeof *o);
+}
+
+int rt_cuda_request_copy(const rt_cuda_compile_request *req, rt_cuda_owned_request *out)
+{
+    memset(out, 0, sizeof *out);
+    out->req = *req;
+    out->source = dup_or_null(req->source);
+    out->source_name = dup_or_null(req->source_name);
+    out->entry = dup_or_null(req->entry);
+    out->cache_dir = dup_or_null(req->cache_dir);
+    int ok = out->source && out->source_name && out->entry && (out->cache_dir || !req->cache_dir);
+    for (int i = 0; ok && i < req->n_defines; ++i)
+        ok = (out->defines[i] = strdup(req->defines[i])) != NULL;
+    out->req.source = out->source;
+    out->req.source_name = out->source_name;
+    out->req.entry = out->entry;
+    out->req.cache_dir = out->cache_dir;
+    out->req.defines = (const char *const *)out->defines;
+    if (!ok) {
+        rt_cuda_request_release(out);
+        return -1;
+    }
+    return 0;
+}
+
 static compile_job *job_new(const rt_cuda_compile_request *req, const char *path, const char *key)
 {
     compile_job *job = calloc(1, sizeof *job);
     if (!job)
         return NULL;
+    if (rt_cuda_request_copy(req, &job->own) != 0) {
+        free(job);
+        return NULL;
+    }
     pthread_mutex_init(&job->mu, NULL);
     pthread_cond_init(&job->cv, NULL);
     job->refs = 2;
-    job->req = *req;
-    job->source = dup_or_null(req->source);
-    job->source_name = dup_or_null(req->source_name);
-    job->entry = dup_or_null(req->entry);
-    job->cache_dir = dup_or_null(req->cache_dir);
-    int ok = job->source && job->source_name && job->entry && (job->cache_dir || !req->cache_dir);
-    for (int i = 0; ok && i < req->n_defines; ++i)
-        ok = (job->defines[i] = strdup(req->defines[i])) != NULL;
-    job->req.source = job->source;
-    job->req.source_name = job->source_name;
-    job->req.entry = job->entry;
-    job->req.cache_dir = job->cache_dir;
-    job->req.defines = (const char *const *)job->defines;
     snprintf(job->path, sizeof job->path, "%s", path);
     snprintf(job->key, sizeof job->key, "%s", key);
-    if (!ok) {
-        job->refs = 1;
-        job_release(job);
-        return NULL;
-    }
     return job;
 }
 

@@ -60,6 +60,19 @@ typedef struct rt_cuda_image {
 int rt_cuda_compile(const rt_cuda_compile_request *req, rt_cuda_image *out, rt_err *err);
 void rt_cuda_image_free(rt_cuda_image *img);
 
+/* A request that owns copies of everything it points at, so it can outlive the caller's buffers
+ * (a compile on another thread: the time limit's, the compile-ahead queue's). */
+typedef struct rt_cuda_owned_request {
+    rt_cuda_compile_request req; /* points into the copies below */
+    char *source, *source_name, *entry, *cache_dir;
+    char *defines[RT_CUDA_MAX_DEFINES];
+} rt_cuda_owned_request;
+
+/* Copies req into out (the caller checks the request first). 0, or -1 when memory ran out (out
+ * then holds nothing to release). */
+int rt_cuda_request_copy(const rt_cuda_compile_request *req, rt_cuda_owned_request *out);
+void rt_cuda_request_release(rt_cuda_owned_request *o);
+
 /* The canonical key text of a variant (also the in-memory key of loaded modules). Fails on
  * malformed defines, a missing source or entry, or a key longer than len. */
 int rt_cuda_variant_key(const rt_cuda_compile_request *req, char *key, size_t len, rt_err *err);

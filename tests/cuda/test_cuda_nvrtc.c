@@ -7,7 +7,6 @@
  *   test_cuda_nvrtc <scratch dir> */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,57 +16,9 @@
 
 #include "rt_cuda_nvrtc.h"
 #include "rt_test.h"
+#include "rt_test_dir.h"
 #include "rt_test_nvrtc.h"
 #include "rt_test_embedded.h"
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(path);
-        else
-            unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
-
-static const char tiny_source[] = "#ifndef SCALE\n#define SCALE 1\n#endif\n"
-                                  "extern \"C\" __global__ void tiny(float *x, int n) {\n"
-                                  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                  "  if (i < n) x[i] *= SCALE;\n}\n";
-
-/* A kernel whose unrolled loop of sines takes NVRTC about a second (40 iterations; the compile
- * time grows with HEAVY_N). */
-static const char heavy_source[] =
-    "#ifndef HEAVY_N\n#define HEAVY_N 40\n#endif\n"
-    "extern \"C\" __global__ void heavy(float *x) {\n"
-    "  float a = x[threadIdx.x];\n"
-    "#pragma unroll\n"
-    "  for (int i = 0; i < HEAVY_N; ++i) a = a * 1.0001f + sinf(a + i);\n"
-    "  x[threadIdx.x] = a;\n}\n";
 
 /* measure.compile_timeout_s: a compile past the limit is abandoned (RT_CUDA_TIMED_OUT, the limit
  * and the variant in the message) before its image exists; it goes on in the background and
@@ -77,7 +28,7 @@ static void test_time_limit(const char *cache)
 {
     rt_err err;
     const char *defs[] = {"HEAVY_N=40"};
-    rt_cuda_compile_request req = {"heavy.cu", heavy_source,        defs, 1, "heavy", 9, 0,
+    rt_cuda_compile_request req = {"heavy.cu", rt_test_heavy_source, defs, 1, "heavy", 9, 0,
                                    cache,      .time_limit_s = 0.01};
     char path[4096];
     RT_CHECK(rt_cuda_cache_path(&req, path, sizeof path, &err) == 0);
@@ -103,7 +54,7 @@ static void test_time_limit(const char *cache)
     const char *tiny_defs[] = {"SCALE=5"};
     rt_cuda_compile_request tiny = req;
     tiny.source_name = "tiny.cu";
-    tiny.source = tiny_source;
+    tiny.source = rt_test_tiny_source;
     tiny.defines = tiny_defs;
     tiny.entry = "tiny";
     tiny.time_limit_s = 600;
@@ -127,14 +78,14 @@ static void test_cache(const char *cache)
     const char *defs_b[] = {"UNUSED=7", "SCALE=2"}; /* same set, other order */
     const char *defs_c[] = {"SCALE=3", "UNUSED=7"};
     rt_cuda_compile_request req =
-        rt_test_sm90_request("tiny.cu", tiny_source, "tiny", defs_a, 2, cache);
+        rt_test_sm90_request("tiny.cu", rt_test_tiny_source, "tiny", defs_a, 2, cache);
     rt_cuda_image first, again, other;
     RT_CHECK_MSG(rt_cuda_compile(&req, &first, &err) == 0, "%s", err.msg);
     RT_CHECK(first.data && first.size > 0 && !first.from_cache && !first.is_ptx);
     RT_CHECK(strcmp(first.arch, "sm_90") == 0);
     RT_CHECK(first.compile_s > 0.0);
     RT_CHECK_MSG(first.cache_note[0] == '\0', "%s", first.cache_note);
-    RT_CHECK(count_files(cache) == 1);
+    RT_CHECK(rt_test_count_files(cache) == 1);
     /* CUBIN images are ELF files. */
     RT_CHECK(first.size > 4 && memcmp(first.data, "\177ELF", 4) == 0);
 
@@ -156,7 +107,7 @@ static void test_cache(const char *cache)
     RT_CHECK(rt_test_contains(err.msg, "longer"));
     RT_CHECK_MSG(rt_cuda_compile(&req, &other, &err) == 0, "%s", err.msg);
     RT_CHECK(!other.from_cache);
-    RT_CHECK(count_files(cache) == 2);
+    RT_CHECK(rt_test_count_files(cache) == 2);
     rt_cuda_image_free(&other);
 
     /* Another architecture is another variant. */
@@ -238,7 +189,7 @@ static void test_cache(const char *cache)
     req.cache_dir = below;
     RT_CHECK_MSG(rt_cuda_compile(&req, &again, &err) == 0, "%s", err.msg);
     RT_CHECK_MSG(again.cache_note[0] == '\0', "%s", again.cache_note);
-    RT_CHECK(count_files(below) == 1);
+    RT_CHECK(rt_test_count_files(below) == 1);
     rt_cuda_image_free(&again);
     rt_cuda_image_free(&first);
 }
@@ -251,14 +202,14 @@ static void test_garbage(const char *cache)
                                     {"=3"},       {"A=\"q\""}, {""},      {"A-B=1"}};
     for (size_t i = 0; i < sizeof bad_defines / sizeof bad_defines[0]; ++i) {
         const rt_cuda_compile_request req =
-            rt_test_sm90_request("tiny.cu", tiny_source, "tiny", bad_defines[i], 1, cache);
+            rt_test_sm90_request("tiny.cu", rt_test_tiny_source, "tiny", bad_defines[i], 1, cache);
         RT_CHECK_MSG(rt_cuda_compile(&req, &img, &err) != 0, "define '%s' accepted",
                      bad_defines[i][0]);
         RT_CHECK(rt_test_contains(err.msg, "tiny.cu"));
     }
     const char *null_define[] = {NULL};
     rt_cuda_compile_request req =
-        rt_test_sm90_request("tiny.cu", tiny_source, "tiny", null_define, 1, NULL);
+        rt_test_sm90_request("tiny.cu", rt_test_tiny_source, "tiny", null_define, 1, NULL);
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
     req.n_defines = RT_CUDA_MAX_DEFINES + 1;
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
@@ -268,7 +219,7 @@ static void test_garbage(const char *cache)
     req.entry = "tiny";
     req.source = NULL;
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0);
-    req.source = tiny_source;
+    req.source = rt_test_tiny_source;
     req.cc_major = 0;
     RT_CHECK(rt_cuda_compile(&req, &img, &err) != 0 && rt_test_contains(err.msg, "capability"));
     req.cc_major = 2; /* older than anything NVRTC 13 targets */
@@ -361,22 +312,15 @@ static void test_real_sources(const char *cache)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <scratch dir>\n", argv[0]);
-        return 2;
-    }
-    mkdir(argv[1], 0755);
     char cache[4096];
-    snprintf(cache, sizeof cache, "%s/nvrtc-XXXXXX", argv[1]);
-    if (!mkdtemp(cache)) {
-        perror("mkdtemp");
-        return 2;
-    }
+    const int bad = rt_test_scratch(argc, argv, "nvrtc", cache, sizeof cache);
+    if (bad)
+        return bad;
     test_cache(cache);
     test_time_limit(cache);
     test_garbage(cache);
     test_real_sources(cache);
     test_default_dir();
-    remove_tree(cache);
+    rt_test_remove_tree(cache);
     return RT_TEST_RESULT();
 }
