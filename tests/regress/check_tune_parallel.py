@@ -6,6 +6,7 @@ points.
 
 usage: check_tune_parallel.py ROOT [--readme=PATH] [--readme2=PATH]"""
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -223,6 +224,27 @@ for w in (want5, f"the serial run compiled for {compiles['serial']:.2f} s",
           f"the 4 workers are about {adjusted / wall5['gpus4']:.1f}x"):
     if w not in guide:
         failures.append(f"docs/guides/tuning.md should say '{w}' (4 x H200, b15bef8)")
+# The tuning guide's critical-path section reads the same b15bef8 stores: the workers' MPI start,
+# CUDA start, readiness and first inputs as ranges over the four workers, the ranks' CUDA start.
+def phase_range(db, like, phase, col):
+    """min-max over the processes matching LIKE of PHASE's duration (col 'd') or end ('e')."""
+    expr = "end_s - begin_s" if col == "d" else "end_s"
+    lo, hi = sqlite3.connect(os.path.join(folder5, db)).execute(
+        f"SELECT MIN(v), MAX(v) FROM (SELECT MIN({expr}) AS v FROM phases WHERE process LIKE ? AND phase = ? "
+        "GROUP BY process)", (like, phase)).fetchone()
+    return f"{lo:.2f}-{hi:.2f}"
+
+
+crit = guide[guide.find("Start-up and the critical path"):]
+for what, rng in (("workers' MPI_Init", phase_range("gpus4.db", "worker %", "mpi", "d")),
+                  ("workers' CUDA start", phase_range("gpus4.db", "worker %", "backend", "d")),
+                  ("workers' CUDA done", phase_range("gpus4.db", "worker %", "backend", "e")),
+                  ("workers ready", "%.2f-%.2f" % (lambda r: (min(r), max(r)))(
+                      [float(x) for x in re.findall(r"worker \d \(GPU \d\): start [-\d.]+, ready ([\d.]+)", ph5["gpus4"])])),
+                  ("first inputs", phase_range("gpus4.db", "worker %", "inputs and reference", "d")),
+                  ("ranks' CUDA start", phase_range("ranks4.db", "%", "backend", "d"))):
+    if f"{rng} s" not in crit and f"({rng} s)" not in crit and f"{rng}" not in crit:
+        failures.append(f"docs/guides/tuning.md's critical path should give the {what} as {rng} s")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
