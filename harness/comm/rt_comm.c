@@ -340,15 +340,17 @@ int rt_comm_create(const rt_comm_opts *opts, rt_comm **out, rt_err *err)
     return create_on(MPI_COMM_WORLD, "MPI_COMM_WORLD", opts, out, err);
 }
 
+/* Open MPI's mpirun, the Hydra of MPICH and Intel MPI, MVAPICH's mpirun_rsh, srun with PMI-2 or
+ * PMIx: each sets one of these in every process it starts. */
+static const char *const launcher_marks[] = {
+    "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",          "PMI_RANK", "PMI_SIZE", "PMI_FD",
+    "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE"};
+enum { N_LAUNCHER_MARKS = sizeof launcher_marks / sizeof launcher_marks[0] };
+
 int rt_comm_launched(void)
 {
-    /* Open MPI's mpirun, the Hydra of MPICH and Intel MPI, MVAPICH's mpirun_rsh, srun with PMI-2
-     * or PMIx: each sets one of these in every process it starts. */
-    static const char *const marks[] = {
-        "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",          "PMI_RANK", "PMI_SIZE", "PMI_FD",
-        "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE"};
-    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; ++i)
-        if (getenv(marks[i]))
+    for (int i = 0; i < N_LAUNCHER_MARKS; ++i)
+        if (getenv(launcher_marks[i]))
             return 1;
     return 0;
 }
@@ -428,13 +430,17 @@ int rt_comm_start(rt_comm *comm, rt_err *err)
     const int ranks = real->size[RT_COMM_WORLD];
     if (ranks != 1) {
         rt_comm_free(real);
+        char marks[256] = "";
+        for (int i = 0; i < N_LAUNCHER_MARKS; ++i) {
+            const size_t used = strlen(marks);
+            snprintf(marks + used, sizeof marks - used, "%s%s", i ? ", " : "", launcher_marks[i]);
+        }
         return rt_err_set(err,
                           "MPI, started when a communicator was first needed, finds %d ranks in a "
-                          "process that no launcher's variables marked (OMPI_COMM_WORLD_SIZE, "
-                          "PMIX_RANK, PMI_RANK, PMI_SIZE, PMI_FD, MPI_LOCALNRANKS, "
-                          "MV2_COMM_WORLD_SIZE): every rank ran as a job of its own until now; "
-                          "start rooftune with mpirun or srun, or tell the launcher to set one",
-                          ranks);
+                          "process that no launcher's variables marked (%s): every rank ran as a "
+                          "job of its own until now; start rooftune with mpirun or srun, or tell "
+                          "the launcher to set one",
+                          ranks, marks);
     }
     /* The same topology (one rank), now with communicators. */
     memcpy(comm->level, real->level, sizeof comm->level);
