@@ -148,12 +148,8 @@ run_config() {
   # each rank's OpenMP threads: its share of the cores (2 ranks x all cores oversubscribed the
   # 2-GPU host in the first run, and the runner said so)
   export OMP_NUM_THREADS=$(($(nproc) / ngpu > 0 ? $(nproc) / ngpu : 1))
-  # ROOFTUNE_RUN_SET: more --set overrides, space-separated (one call's share of a long config,
-  # e.g. 'problem.nrhs=[32]'; the store's runs then carry that config's hash)
-  local extra=() kv
-  for kv in ${ROOFTUNE_RUN_SET:-}; do extra+=(--set "$kv"); done
   timeout "$(left)" "${MPI[@]}" -np "$ngpu" -x OPENBLAS_NUM_THREADS -x ROOFTUNE_FACTOR_CACHE -x OMP_NUM_THREADS \
-    $RT run "$cfg" --db "$store" --set "machine=$machine" "${extra[@]}" >"$logs/$3.log" 2>&1
+    $RT run "$cfg" --db "$store" --set "machine=$machine" >"$logs/$3.log" 2>&1
   log "$mode exit $?"
   grep -E "summary|resumed|rror" "$logs/$3.log" | tail -5 | tee -a "$logs/gpu-sptrsv.log"
   # a run stopped by timeout leaves its last writes in the WAL: fold them in before the copy (a
