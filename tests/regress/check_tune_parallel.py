@@ -26,13 +26,22 @@ folder = os.path.join(root, "results/tuning/parallel/h200-x4")
 text = open(readme_of(folder, "readme")).read()
 guide = " ".join(open(os.path.join(root, "docs/guides/tuning.md")).read().split())
 failures = []
-wall = {n: float(open(os.path.join(folder, n + ".time")).read()) for n in
-        ("serial", "gpus2", "gpus4", "ranks2", "ranks4")}
-for name, t in wall.items():
-    rows = sqlite3.connect(os.path.join(folder, name + ".db")).execute(
-        "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
-    if rows != [(0, "complete", 64)]:
-        failures.append(f"{name}.db: want one clean complete run of 64 points, got {rows}")
+
+
+def walls_of_clean_runs(folder, label, names):
+    """Each run's wall time (NAME.time), after checking its store holds one clean, complete run of
+    the 64 points."""
+    walls = {}
+    for name in names:
+        walls[name] = float(open(os.path.join(folder, name + ".time")).read())
+        rows = sqlite3.connect(os.path.join(folder, name + ".db")).execute(
+            "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
+        if rows != [(0, "complete", 64)]:
+            failures.append(f"{label}/{name}.db: want one clean complete run of 64 points, got {rows}")
+    return walls
+
+
+wall = walls_of_clean_runs(folder, "h200-x4", ("serial", "gpus2", "gpus4", "ranks2", "ranks4"))
 labels = {"gpus2": "`--parallel gpus --workers 2`", "gpus4": "`--parallel gpus --workers 4`",
           "ranks2": "`mpirun -np 2 ... --parallel ranks`", "ranks4": "`mpirun -np 4 ... --parallel ranks`"}
 for name, label in labels.items():
@@ -70,19 +79,6 @@ for w in (f"would reach about {est:.1f}x", f"the ideal {spans['serial'] / 4:.1f}
 # energy points it counts.
 folder2 = os.path.join(root, "results/tuning/parallel/h200-x2")
 text2 = open(readme_of(folder2, "readme2")).read()
-
-
-def walls_of_clean_runs(folder, label, names):
-    """Each run's wall time (NAME.time), after checking its store holds one clean, complete run of
-    the 64 points."""
-    walls = {}
-    for name in names:
-        walls[name] = float(open(os.path.join(folder, name + ".time")).read())
-        rows = sqlite3.connect(os.path.join(folder, name + ".db")).execute(
-            "SELECT git_dirty, status, (SELECT COUNT(*) FROM points) FROM runs").fetchall()
-        if rows != [(0, "complete", 64)]:
-            failures.append(f"{label}/{name}.db: want one clean complete run of 64 points, got {rows}")
-    return walls
 
 
 wall2 = walls_of_clean_runs(folder2, "h200-x2", ("serial", "gpus2", "ranks2", "noabort", "abort", "energy"))
