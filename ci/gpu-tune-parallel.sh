@@ -20,6 +20,9 @@
 # measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
 # store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
 # step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
+#   rounds  the tune stage's runs ROOFTUNE_TUNE_ROUNDS times (5), each cold, the order rotated each
+#           round; each run's median wall time and the speedup of the medians (a headline number
+#           wants several samples, not one run)
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4 (first a line saying whether
 #           this host's MPI delivers a 69 KiB message while its sender is away, or waits for it)
 #   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
@@ -172,6 +175,47 @@ for s in $stages; do
         --db "$out/gpus$g.db" --parallel gpus --workers "$g" --quiet
       compare "gpus$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
+    ;;
+  rounds)
+    # The tune stage's runs again, ROOFTUNE_TUNE_ROUNDS times (default 5), every run cold (its own
+    # empty variant and compute caches), the order rotated each round (serial gpus2 gpus4, then
+    # gpus2 gpus4 serial, ...) so no side always runs first on a machine that warms up; then the
+    # median wall time of each and the speedup of the medians, beside each round's own ratios. One
+    # run each (the tune stage) is one sample; a headline speedup wants the median of several.
+    n_rounds=${ROOFTUNE_TUNE_ROUNDS:-5}
+    names="serial"
+    for g in 2 4; do [ "$gpus" -ge "$g" ] && names="$names gpus$g"; done
+    say "rounds: $n_rounds round(s) of: $names (cold caches, the order rotated each round)"
+    for r in $(seq 1 "$n_rounds"); do
+      set -- $names
+      for _ in $(seq 2 "$r"); do first=$1; shift; set -- "$@" "$first"; done
+      for name in "$@"; do
+        rm -rf "$caches/$name-r$r"
+        case $name in
+        serial) tune_run "serial-r$r" "$caches/$name-r$r" $RT tune $CFG --db "$out/serial-r$r.db" --quiet ;;
+        gpus*) tune_run "$name-r$r" "$caches/$name-r$r" $RT tune $CFG --db "$out/$name-r$r.db" \
+          --parallel gpus --workers "${name#gpus}" --quiet ;;
+        esac
+        rm -rf "$caches/$name-r$r"
+      done
+      for name in $names; do
+        [ "$name" = serial ] || compare "$name-r$r" "serial-r$r" "$([ "$name" = gpus2 ] && echo 1.7 || echo 3.4)"
+      done
+    done
+    python3 - "$out" "$n_rounds" $names <<'EOF' | tee -a "$summary"
+import statistics, sys
+out, n, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+walls = {m: [float(open(f"{out}/{m}-r{r}.time").read()) for r in range(1, n + 1)] for m in names}
+med = {m: statistics.median(w) for m, w in walls.items()}
+for m in names:
+    print("  %s: wall times %s s, median %.2f s" % (m, " ".join("%.2f" % x for x in walls[m]), med[m]))
+for m in names[1:]:
+    per = [walls["serial"][r] / walls[m][r] for r in range(n)]
+    bar = 1.7 if m == "gpus2" else 3.4
+    s = med["serial"] / med[m]
+    print("  %s: speedup of the medians %.2fx (per round %s); bar >= %.1fx: %s"
+          % (m, s, " ".join("%.2f" % x for x in per), bar, "met" if s >= bar else "NOT met"))
+EOF
     ;;
   ranks)
     # Whether this host's MPI hands a measured point (one 69 KiB message) to rank 0 while its

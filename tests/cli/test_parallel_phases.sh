@@ -321,4 +321,17 @@ for want in "^  serial phases: wall [0-9.]* s; record [0-9.]* s, outside -\?[0-9
   "^  sweep 4 (spmm.cpu.tiled, band): 1 point(s) from" "gpus2 vs serial: .* same verified points: yes"; do
   grep -q -- "$want" "$summary" || fail "no '$want' in the summary: $(cat "$summary")"
 done
+# ... and its rounds: every run cold, the order rotated, the medians and their speedup
+OUT="$WORK/ci-rounds" ROOFTUNE_BIN="$RT" ROOFTUNE_TUNE_CONFIG="$WORK/ci.yaml" ROOFTUNE_GPUS=2 \
+  ROOFTUNE_TUNE_ROUNDS=2 ROOFTUNE_TUNE_CACHES="$WORK/ci-caches" bash "$HERE/../../ci/gpu-tune-parallel.sh" rounds \
+  >"$WORK/ci-rounds.log" 2>&1 || fail "ci/gpu-tune-parallel.sh rounds on the CPU: $(tail -5 "$WORK/ci-rounds.log")"
+summary="$WORK/ci-rounds/tune-parallel.txt"
+order=$(grep -o '^[a-z0-9]*-r[12]: exit' "$summary" | tr '\n' ' ')
+[ "$order" = "serial-r1: exit gpus2-r1: exit gpus2-r2: exit serial-r2: exit " ] ||
+  fail "rounds: the runs' order is '$order'"
+for want in "^  serial: wall times [0-9.]* [0-9.]* s, median [0-9.]* s" \
+  "^  gpus2: speedup of the medians [0-9.]*x (per round [0-9.]* [0-9.]*); bar >= 1.7x: " \
+  "gpus2-r2 vs serial-r2: .* same verified points: yes"; do
+  grep -q -- "$want" "$summary" || fail "rounds: no '$want' in the summary: $(cat "$summary")"
+done
 echo "parallel phases: ok"
