@@ -222,10 +222,10 @@ for w in (want5, f"the serial run compiled for {compiles['serial']:.2f} s",
         failures.append(f"docs/guides/tuning.md should say '{w}' (4 x H200, b15bef8)")
 # The tuning guide's critical-path section reads the same b15bef8 stores: the workers' MPI start,
 # CUDA start, readiness and first inputs as ranges over the four workers, the ranks' CUDA start.
-def phase_range(db, like, phase, col):
+def phase_range(db, like, phase, col, folder=folder5):
     """min-max over the processes matching LIKE of PHASE's duration (col 'd') or end ('e')."""
     expr = "end_s - begin_s" if col == "d" else "end_s"
-    lo, hi = sqlite3.connect(os.path.join(folder5, db)).execute(
+    lo, hi = sqlite3.connect(os.path.join(folder, db)).execute(
         f"SELECT MIN(v), MAX(v) FROM (SELECT MIN({expr}) AS v FROM phases WHERE process LIKE ? AND phase = ? "
         "GROUP BY process)", (like, phase)).fetchone()
     return f"{lo:.2f}-{hi:.2f}"
@@ -241,6 +241,43 @@ for what, rng in (("workers' MPI_Init", phase_range("gpus4.db", "worker %", "mpi
                   ("ranks' CUDA start", phase_range("ranks4.db", "%", "backend", "d"))):
     if f"{rng} s" not in crit and f"({rng} s)" not in crit and f"{rng}" not in crit:
         failures.append(f"docs/guides/tuning.md's critical path should give the {what} as {rng} s")
+
+# The cold-cache run (cold-6187187): its stores clean and complete, its table's rows from the .time
+# files, the NVRTC sums and the phase figures its prose quotes as ci/tune-phases.py prints them.
+folder6 = os.path.join(folder4, "cold-6187187")
+wall6 = walls_of_clean_runs(folder6, "cold-6187187", ("serial", "gpus2", "gpus4", "ranks2", "ranks4"))
+if f"| serial (one GPU) | {wall6['serial']:.2f} | 1.00 |" not in text4:
+    failures.append("h200-x4 README: the 6187187 serial row")
+for name, label in labels.items():
+    sp = wall6["serial"] / wall6[name]
+    need = 1.7 if name.endswith("2") else 3.4
+    row = f"| {label} | {wall6[name]:.2f} | {sp:.2f} | yes | yes | >= {need}x: {'met' if sp >= need else 'not met'} |"
+    if row not in text4:
+        failures.append(f"h200-x4 README: the 6187187 row '{row}'")
+for n in wall6:
+    c = sqlite3.connect(os.path.join(folder6, n + ".db")).execute(
+        "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
+    if f"{c:.2f} s" not in text4:
+        failures.append(f"h200-x4 README: {n}'s NVRTC time {c:.2f} s (6187187)")
+ph6 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(folder6, n + ".db"),
+                          "--wall", str(wall6[n])],
+                         capture_output=True, text=True).stdout for n in ("serial", "gpus4", "ranks4")}
+for name, q, number in (("gpus4", "first point at 2.19", "2.19 s"), ("serial", "first point at 1.30", "1.30 s"),
+                        ("gpus4", "backend 1.77", "1.77 s"), ("serial", "backend 1.08", "1.08 s"),
+                        ("gpus4", "50.21 s busy", "50.21 s"), ("serial", "44.34 s busy", "44.34 s"),
+                        ("gpus4", "the ideal 12.55 s", "12.55 s"), ("gpus4", "measuring 13.21 s", "13.21 s"),
+                        ("gpus4", "tail 0.23 s", "0.23 s"), ("gpus4", "tail 0.96 s", "0.96 s"),
+                        ("gpus4", "workers end 0.32", "workers end 0.32"), ("gpus4", "outside 0.22 s", "0.22 s"),
+                        ("gpus4", "ready 1.84", "(1.84 s)"), ("ranks4", "waiting 4.89", "waiting 4.89")):
+    if q not in ph6[name]:
+        failures.append(f"cold-6187187/{name}.db: tune-phases.py does not print '{q}'")
+    if number not in text4:
+        failures.append(f"h200-x4 README does not quote {number} ({name}: '{q}', 6187187)")
+for what, rng in (("workers' CUDA done", phase_range("gpus4.db", "worker %", "backend", "e", folder6)),
+                  ("ranks' waiting", "%.2f-%.2f" % (lambda r: (min(r), max(r)))(
+                      [float(x) for x in re.findall(r"rank \d \(GPU \d\): .* waiting ([\d.]+)", ph6["ranks4"])]))):
+    if rng not in text4:
+        failures.append(f"h200-x4 README should give the {what} as {rng} (6187187)")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
