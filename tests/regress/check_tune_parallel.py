@@ -156,7 +156,7 @@ for q in ("58.88 s wall", "NVRTC compiles 5.75", "speedup 2.31x", "speedup 1.89x
         failures.append(f"fresh-machine-tune-parallel.txt does not say '{q}'")
 # The 4 x H200 README's compile-time bias: the serial and 2-worker stores' compile_s sums.
 folder4 = os.path.join(root, "results/tuning/parallel/h200-x4")
-text4 = " ".join(open(os.path.join(folder4, "README.md")).read().split())
+text4 = " ".join(open(readme_of(folder4, "readme")).read().split())
 for name in ("serial", "gpus2"):
     total = sqlite3.connect(os.path.join(folder4, name + ".db")).execute(
         "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
