@@ -278,6 +278,32 @@ for what, rng in (("workers' CUDA done", phase_range("gpus4.db", "worker %", "ba
                       [float(x) for x in re.findall(r"rank \d \(GPU \d\): .* waiting ([\d.]+)", ph6["ranks4"])]))):
     if rng not in text4:
         failures.append(f"h200-x4 README should give the {what} as {rng} (6187187)")
+
+# The second machine (summary only) and the CUDA-start experiment: the figures the page quotes
+# are the files' own.
+second = os.path.join(folder6, "second-machine-2f5763f")
+summ = open(os.path.join(second, "tune-parallel.txt")).read()
+for name in ("serial", "gpus2", "gpus4", "gpus4-omp"):
+    m = re.search(rf"^{re.escape(name)}: exit 0, ([\d.]+) s wall", summ, re.M)
+    if not m or f"{m.group(1)} s" not in text4:
+        failures.append(f"h200-x4 README should quote the second machine's {name} wall time")
+for m in re.finditer(r"^  (gpus\S+) vs serial: speedup ([\d.]+)x", summ, re.M):
+    if f"({m.group(2)}x" not in text4:
+        failures.append(f"h200-x4 README should quote {m.group(1)}'s {m.group(2)}x (second machine)")
+scen, totals = None, {}
+for line in open(os.path.join(second, "cuda-start.txt")):
+    if re.match(r"^[A-E]: ", line):
+        scen = line[0]
+    m = re.search(r"vis=(\S+)\s.* total ([\d.]+)", line)
+    if m:
+        totals.setdefault((scen, m.group(1) == "all"), []).append(float(m.group(2)))
+for key in (("A", True), ("B", False), ("C", False)):
+    rng = f"{min(totals[key]):.2f}-{max(totals[key]):.2f} s"
+    if rng not in text4:
+        failures.append(f"h200-x4 README should give scenario {key[0]}'s CUDA start as {rng}")
+d = totals[("D", True)] + totals[("D", False)]
+if f"({min(d):.2f}-{max(d):.2f} s)" not in text4:
+    failures.append(f"h200-x4 README should give scenario D as {min(d):.2f}-{max(d):.2f} s")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
