@@ -186,7 +186,17 @@ for s in $stages; do
     names="serial"
     for g in 2 4; do [ "$gpus" -ge "$g" ] && names="$names gpus$g"; done
     say "rounds: $n_rounds round(s) of: $names (cold caches, the order rotated each round)"
+    # ROOFTUNE_ROUNDS_DEADLINE_S: no round starts unless the last one's length still fits before
+    # that many seconds since the stage began (a device call has a limit); the medians are then
+    # of the rounds that ran.
+    rounds_t0=$(date +%s) done_rounds=0 round_s=0
     for r in $(seq 1 "$n_rounds"); do
+      if [ -n "${ROOFTUNE_ROUNDS_DEADLINE_S:-}" ] &&
+        [ $(($(date +%s) - rounds_t0 + round_s)) -gt "$ROOFTUNE_ROUNDS_DEADLINE_S" ]; then
+        say "rounds: round $r not started (ROOFTUNE_ROUNDS_DEADLINE_S=$ROOFTUNE_ROUNDS_DEADLINE_S)"
+        break
+      fi
+      round_t0=$(date +%s)
       set -- $names
       for _ in $(seq 2 "$r"); do first=$1; shift; set -- "$@" "$first"; done
       for name in "$@"; do
@@ -201,14 +211,16 @@ for s in $stages; do
       for name in $names; do
         [ "$name" = serial ] || compare "$name-r$r" "serial-r$r" "$([ "$name" = gpus2 ] && echo 1.7 || echo 3.4)"
       done
+      done_rounds=$r round_s=$(($(date +%s) - round_t0))
     done
-    python3 - "$out" "$n_rounds" $names <<'EOF' | tee -a "$summary"
+    [ "$done_rounds" -gt 0 ] || { say "rounds: none ran"; continue; }
+    python3 - "$out" "$done_rounds" $names <<'EOF' | tee -a "$summary"
 import statistics, sys
 out, n, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 walls = {m: [float(open(f"{out}/{m}-r{r}.time").read()) for r in range(1, n + 1)] for m in names}
 med = {m: statistics.median(w) for m, w in walls.items()}
 for m in names:
-    print("  %s: wall times %s s, median %.2f s" % (m, " ".join("%.2f" % x for x in walls[m]), med[m]))
+    print("  %s: wall times %s s, median %.2f s of %d round(s)" % (m, " ".join("%.2f" % x for x in walls[m]), med[m], n))
 for m in names[1:]:
     per = [walls["serial"][r] / walls[m][r] for r in range(n)]
     bar = 1.7 if m == "gpus2" else 3.4

@@ -329,7 +329,7 @@ summary="$WORK/ci-rounds/tune-parallel.txt"
 order=$(grep -o '^[a-z0-9]*-r[12]: exit' "$summary" | tr '\n' ' ')
 [ "$order" = "serial-r1: exit gpus2-r1: exit gpus2-r2: exit serial-r2: exit " ] ||
   fail "rounds: the runs' order is '$order'"
-for want in "^  serial: wall times [0-9.]* [0-9.]* s, median [0-9.]* s" \
+for want in "^  serial: wall times [0-9.]* [0-9.]* s, median [0-9.]* s of 2 round(s)" \
   "^  gpus2: speedup of the medians [0-9.]*x (per round [0-9.]* [0-9.]*); bar >= 1.7x: " \
   "gpus2-r2 vs serial-r2: .* same verified points: yes"; do
   grep -q -- "$want" "$summary" || fail "rounds: no '$want' in the summary: $(cat "$summary")"
