@@ -62,10 +62,6 @@ kernels:
     params: {SLOW: [0, 1]}
 measure: {warmup: 1, min_reps: 3, max_reps: 3, max_time_s: 0.01, target_rel_ci: 0.5}
 EOF
-points() {
-  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
-            FROM points ORDER BY 1"
-}
 check_like_serial() { # DB LABEL
   points "$1" >"$WORK/$2.txt"
   diff "$WORK/serial.txt" "$WORK/$2.txt" >/dev/null ||

@@ -27,10 +27,6 @@ kernels:
     params: {register_tile: [4], buffer_kib: [8]}
 measure: {warmup: 1, min_reps: 3, max_reps: 100000, min_time_s: 0.3, max_time_s: 0.5, target_rel_ci: 0.5}
 EOF2
-points() {
-  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
-            FROM points ORDER BY 1"
-}
 # Phases every run has, whatever its mode: sane times, one "point" row per recorded point (on the
 # process that measured it), each step of a point inside it.
 check_phases() { # DB LABEL MPI: MPI the main process's MPI phase ('mpi', or 'mpi skipped' alone)
