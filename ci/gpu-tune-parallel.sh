@@ -6,8 +6,8 @@
 #   build   the GPU build (ci/gpu-run.sh build)
 #   check   the issue's tests on the GPU build: cuda.tune_gpu (energy from NVML, the compile time
 #           limit, --parallel gpus/ranks on a GPU, one GPU per worker in the phase record),
-#           cuda.nvml_energy, cuda.nvrtc_cache, the runner's and the CLI's parallel (phases
-#           included), Pareto and tuning tests
+#           cuda.nvml_energy, cuda.nvrtc_cache, the runner's and the CLI's parallel (phases and
+#           two sweeps open at once included), Pareto and tuning tests
 #   tune    cold variant cache (each run compiles every variant, as tuning a new space does),
 #           after an untimed 3-point warm-up of the machine: serial (one GPU), then
 #           --parallel gpus with 2 and 4 workers (as many as the host has);
@@ -19,7 +19,9 @@
 # first point's start and the last one's end against the ideal (the points' busy time over the
 # measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
 # store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
-# step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail.
+# step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail (the
+# longest a process sat idle after its last point of the sweep) and, with worker processes, by how
+# much the next sweep's first points overlapped it ("overlapped X s by the next sweep").
 #   rounds  the tune stage's runs ROOFTUNE_TUNE_ROUNDS times (5), each cold, the order rotated each
 #           round; each run's median wall time and the speedup of the medians (a headline number
 #           wants several samples, not one run)
@@ -152,7 +154,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|parallel_overlap|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"

@@ -20,8 +20,11 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
         compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
         point's start and its last point's end, the time it measured nothing); the sweeps' inputs
         and references built in place (as a sweep began) and ahead (in a thread before it)
-  one line per sweep: its points, first start and last end, the tail (the last point's end less
-        the end of the first measuring process's last point of the sweep)
+  one line per sweep: its points, first start and last end, the tail (the longest a process of
+        the sweep sat idle after its last point of the sweep, until the sweep's last point ended
+        or its own next point began: with --parallel gpus the next sweep's points start during a
+        sweep's tail, which the tail then does not count), and, when the next sweep's first
+        point began before this one's last point ended, "overlapped" by how much
 
 A store without a phases table (written before it existed) is said to be, exit status 2."""
 import argparse
@@ -165,11 +168,20 @@ def main():
             s = sweeps.setdefault(sweep, {"b": b, "e": e, "n": 0, "last": {}})
             s["b"], s["e"], s["n"] = min(s["b"], b), max(s["e"], e), s["n"] + 1
             s["last"][proc] = max(s["last"].get(proc, e), e)
-    for i, (sweep, s) in enumerate(sorted(sweeps.items(), key=lambda kv: kv[1]["b"]), 1):
+    def idle_after(proc, t, until):
+        # from t to the process's next point start, at most until
+        nxt = min((b for b, _, _ in measuring[proc]["points"] if b >= t), default=until)
+        return max(0.0, min(nxt, until) - t)
+
+    ordered = sorted(sweeps.items(), key=lambda kv: kv[1]["b"])
+    for i, (sweep, s) in enumerate(ordered, 1):
         kernel, matrix, problem = sweep
-        print("  sweep %d (%s, %s): %d point(s) from %s to %s s, tail %s s" % (
-            i, kernel, matrix, s["n"], fmt(s["b"]), fmt(s["e"]),
-            fmt(s["e"] - min(s["last"].values()))))
+        tail = max(idle_after(proc, last, s["e"]) for proc, last in s["last"].items())
+        line = "  sweep %d (%s, %s): %d point(s) from %s to %s s, tail %s s" % (
+            i, kernel, matrix, s["n"], fmt(s["b"]), fmt(s["e"]), fmt(tail))
+        if i < len(ordered) and ordered[i][1]["b"] < s["e"]:
+            line += ", overlapped %s s by the next sweep" % fmt(s["e"] - ordered[i][1]["b"])
+        print(line)
     return 0
 
 

@@ -222,7 +222,7 @@ static int model_skip(void *ctx, int mi, int64_t pi, const rt_kernel_desc *kd)
 }
 
 /* Every point of the space, each one row. */
-static int model_sweep(void *ctx, const rt_sweep *s, rt_err *err)
+static int model_sweep(void *ctx, rt_sweep *s, rt_err *err)
 {
     model_run *m = ctx;
     model_table *t = table_of(m, s->family);

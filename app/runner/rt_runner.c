@@ -362,6 +362,10 @@ static int hand_ahead(void *ctx, rt_err *err)
     run *r = ctx;
     if (!r->ahead || r->ahead_sent || !rt_prefetch_ready(r->ahead))
         return 0;
+    /* a worker still in a sweep of the matrix before holds this matrix already: one ahead */
+    const int tail = rt_workers_tail_matrix(r->workers);
+    if (tail >= 0 && tail != r->cur_mi)
+        return 0;
     return send_ahead(r, err);
 }
 
@@ -400,6 +404,11 @@ static int walk_shared_matrix(run *r, int mi, const rt_matrix_cfg *mc, int64_t s
         rt_progress_begin(&r->progress, building, rt_clock_now());
         rt_prefetch_result *res = rt_prefetch_wait(r->ahead);
         rt_progress_clear(&r->progress);
+        /* workers still in a sweep two matrices back hold the matrix between: their last points
+         * first (a worker keeps one matrix ahead of its walk) */
+        const int tail = rt_workers_tail_matrix(r->workers);
+        if (!r->ahead_sent && tail >= 0 && tail < mi - 1 && rt_workers_drain(r->workers, err) != 0)
+            return -1;
         char ahead_phase[160];
         snprintf(ahead_phase, sizeof ahead_phase, "prefetch %s", phase);
         (void)rt_phases_add(r->opt->phases, ahead_phase, NULL, res->begin, res->end);
@@ -478,6 +487,9 @@ static void walk_problem_done(void *ctx)
 {
     run *r = ctx;
     rt_measure_release_inputs(&r->mctx);
+    /* a sweep left open (its last points in flight) keeps its group's best to itself */
+    if (r->coordinator)
+        rt_workers_own_groups(r->workers);
     for (int i = 0; r->group_best && i < r->cfg->n_kernels; ++i)
         r->group_best[i] = INFINITY;
 }
@@ -636,11 +648,12 @@ static int sweep_failed_matrix(run *r, const rt_sweep *s, rt_err *err)
     return rt_measure_point(&r->mctx, &tgt, &none, 1, "", &objective, r->sum, err);
 }
 
-static int sweep_points(run *r, const rt_sweep *s, rt_err *err);
+static int sweep_points(run *r, rt_sweep *s, rt_err *err);
 
 /* Walk step: a sweep (sweep_points), its time in the phase record as "sweep N" (N from 1 in the
- * walk's order, the same on every process). */
-static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
+ * walk's order, the same on every process; a coordinator's sweep of worker processes ends there
+ * when it hands out nothing more, its last points' records may come during the next). */
+static int walk_sweep(void *ctx, rt_sweep *s, rt_err *err)
 {
     run *r = ctx;
     const double t0 = rt_clock_epoch();
@@ -655,7 +668,7 @@ static int walk_sweep(void *ctx, const rt_sweep *s, rt_err *err)
  * pruning, early abort's best time), each measured and recorded: here one after the other, or
  * handed to parallel workers (rt_workers.h) whose results come back to be recorded here; a
  * worker measures what its coordinator hands out. */
-static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
+static int sweep_points(run *r, rt_sweep *s, rt_err *err)
 {
     /* spread: this sweep's points go to the workers; else every rank takes part in each */
     const int spread = r->parallel && entry_spreads(r->cfg, s->kernel_cfg);
@@ -664,6 +677,13 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
     if (!s->space) {
         if (spread && !r->coordinator) /* the coordinator records the matrix's failure */
             return r->share_matrices && plan_next(r, s, err) != 0 ? (r->failed = 1, -1) : 0;
+        /* after the open sweep's last points, which a point budget counts first */
+        if (r->coordinator && rt_workers_drain(r->workers, err) != 0) {
+            r->failed = 1;
+            return -1;
+        }
+        if (r->mctx.stop)
+            return 0;
         return sweep_failed_matrix(r, s, err) == 0 ? 0 : (r->failed = 1, -1);
     }
     double *group_best = NULL;
@@ -701,22 +721,24 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
             r->failed = 1;
         return rc;
     }
-    rt_sweep_run sw;
-    if (rt_sweep_begin(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress,
-                       r->rank == 0 ? r->opt->log : NULL, err) != 0) {
-        r->failed = 1;
-        return -1;
-    }
+    FILE *log = r->rank == 0 ? r->opt->log : NULL;
     int rc = 0;
     if (spread) {
-        rc = rt_workers_coordinate(r->workers, &sw, err);
+        /* the workers' from here: it may stay open after this step, its last points in flight
+         * (worker processes), so it keeps its own copy of what the walk reclaims */
+        rt_sweep_run *sw;
+        rc = rt_sweep_begin_kept(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress, log, err);
+        if (rc == 0)
+            rc = rt_workers_coordinate(r->workers, sw, err);
     } else {
+        rt_sweep_run sw;
+        rc = rt_sweep_begin(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress, log, err);
         int64_t index;
         rt_params params;
         while (rc == 0 && (rc = rt_sweep_next(&sw, &index, &params, err)) == 1)
             rc = rt_sweep_measure(&sw, index, &params, err);
+        rt_sweep_end(&sw);
     }
-    rt_sweep_end(&sw);
     if (rc != 0)
         r->failed = 1;
     return rc;
@@ -839,9 +861,21 @@ static int finish_parallel(run *r, int failed, rt_err *err)
     const double t0 = rt_clock_epoch();
     int rc = 0;
     note_late_mpi(r);
+    /* the last sweep's last points, when it was left open (recorded unless the run failed
+     * before: then, as after a failed sweep, they are not) */
+    if (r->coordinator && !failed && rt_workers_drain(r->workers, err) != 0) {
+        failed = 1;
+        rc = -1;
+    }
     if (r->workers) {
         int compiles = r->sum->compiles, hits = r->sum->cache_hits;
-        rc = rt_workers_finish(r->workers, failed, &compiles, &hits, r->opt->phases, err);
+        rt_err finish_err;
+        if (rt_workers_finish(r->workers, failed, &compiles, &hits, r->opt->phases, &finish_err) !=
+                0 &&
+            rc == 0) {
+            *err = finish_err;
+            rc = -1;
+        }
         if (r->coordinator) {
             r->sum->compiles = compiles;
             r->sum->cache_hits = hits;

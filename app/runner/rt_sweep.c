@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_clock.h"
@@ -67,7 +68,8 @@ int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *e
         if (m->stop || sw->stopped || sw->exhausted || sw->counted + sw->in_flight >= sw->budget)
             return 0;
         /* A point budget (--max-points) counts the points in flight as measured already. */
-        if (m->opt->max_points > 0 && m->new_points + sw->in_flight >= m->opt->max_points)
+        if (m->opt->max_points > 0 &&
+            m->new_points + sw->in_flight + sw->elsewhere >= m->opt->max_points)
             return 0;
         int64_t i;
         if (rt_search_next(sw->search, &i) != 1) {
@@ -107,7 +109,8 @@ int rt_sweep_finished(const rt_sweep_run *sw)
      * that does not, dropped or failed, stops the run); with it, a pruned one frees its place. */
     const int64_t spent = sw->counted + (sw->prune.enabled ? 0 : sw->in_flight);
     return m->stop || sw->stopped || sw->exhausted || spent >= sw->budget ||
-           (m->opt->max_points > 0 && m->new_points + sw->in_flight >= m->opt->max_points);
+           (m->opt->max_points > 0 &&
+            m->new_points + sw->in_flight + sw->elsewhere >= m->opt->max_points);
 }
 
 int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, rt_err *err)
@@ -154,4 +157,47 @@ void rt_sweep_end(rt_sweep_run *sw)
 {
     rt_search_free(sw->search);
     sw->search = NULL;
+    if (sw->kept) {
+        rt_space_free(sw->own.space);
+        sw->own.space = NULL;
+    }
+}
+
+int rt_sweep_begin_kept(rt_sweep_run **out, rt_measure_ctx *m, const rt_config *cfg, rt_sweep *s,
+                        const rt_measure_target *base, rt_run_summary *sum,
+                        struct rt_progress *progress, FILE *log, rt_err *err)
+{
+    *out = NULL;
+    rt_sweep_run *sw = malloc(sizeof *sw);
+    if (!sw)
+        return rt_err_set(err, "out of memory for a sweep");
+    if (rt_sweep_begin(sw, m, cfg, s, base, sum, progress, log, err) != 0) {
+        free(sw);
+        return -1;
+    }
+    sw->kept = 1;
+    sw->own = *s;
+    sw->own_problem = *s->problem;
+    sw->own.problem = &sw->own_problem;
+    sw->s = &sw->own;
+    sw->tgt.problem = &sw->own_problem;
+    s->space = NULL; /* the search holds the same space, now the sweep's */
+    *out = sw;
+    return 0;
+}
+
+void rt_sweep_own_group(rt_sweep_run *sw)
+{
+    if (!sw->tgt.group_best || sw->tgt.group_best == &sw->own_group_best)
+        return;
+    sw->own_group_best = *sw->tgt.group_best;
+    sw->tgt.group_best = &sw->own_group_best;
+}
+
+void rt_sweep_free(rt_sweep_run *sw)
+{
+    if (!sw)
+        return;
+    rt_sweep_end(sw);
+    free(sw);
 }

@@ -37,8 +37,18 @@ typedef struct rt_sweep_run {
     int64_t in_flight; /* handed out, result not yet back */
     int exhausted;     /* the search has nothing more */
     int stopped;       /* the pruning's stop rule ended the sweep */
+    /* Points in flight in another sweep still open (parallel tuning, rt_workers.h): a point
+     * budget (--max-points) counts them as measured already, as it counts this sweep's. */
+    int64_t elsewhere;
     struct rt_progress *progress;
     FILE *log;
+    /* A kept sweep (rt_sweep_begin_kept) owns what the walk would reclaim before its last
+     * points are back: its sweep (s points here), the sweep's problem point, its space, and, once
+     * the walk has left the problem point, its abort group's best time. */
+    int kept;
+    rt_sweep own;
+    rt_params own_problem;
+    double own_group_best;
 } rt_sweep_run;
 
 /* Starts the sweep's search. base holds what the measurement needs besides the parameters (the
@@ -63,5 +73,19 @@ int rt_sweep_record(rt_sweep_run *sw, int64_t index, rt_measured *res, rt_err *e
 /* A candidate whose result will not come (its worker was stopped first): a rerun measures it. */
 void rt_sweep_drop(rt_sweep_run *sw, int64_t index);
 void rt_sweep_end(rt_sweep_run *sw);
+
+/* rt_sweep_begin for a sweep that may outlive the walk's step (parallel tuning with worker
+ * processes: its last points still in flight while the next sweep is handed out): on the heap,
+ * with its own copy of s and of s's problem point, and s->space taken from the walk (s->space
+ * becomes NULL; the sweep frees it). base must not point into s otherwise. rt_sweep_free ends
+ * and frees it. */
+int rt_sweep_begin_kept(rt_sweep_run **out, rt_measure_ctx *m, const rt_config *cfg, rt_sweep *s,
+                        const rt_measure_target *base, rt_run_summary *sum,
+                        struct rt_progress *progress, FILE *log, rt_err *err);
+/* The walk leaves the sweep's problem point while its last points are still in flight: its
+ * abort group's best time becomes its own (the group's slot starts again for the next problem
+ * point, whose sweeps are no longer compared with this one's points). */
+void rt_sweep_own_group(rt_sweep_run *sw);
+void rt_sweep_free(rt_sweep_run *sw);
 
 #endif

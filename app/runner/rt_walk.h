@@ -48,8 +48,9 @@ typedef struct rt_walk_ops {
     int (*skip)(void *ctx, int mi, int64_t pi, const rt_kernel_desc *kernel);
     /* Optional: the device whose limits a kernel's constraints see (device.*); NULL: none. */
     const rt_device_info *(*device)(void *ctx, const rt_kernel_desc *kernel);
-    /* One sweep. Returns 0 or -1 (the walk stops with err). */
-    int (*sweep)(void *ctx, const rt_sweep *s, rt_err *err);
+    /* One sweep. Returns 0 or -1 (the walk stops with err). It may take s->space, setting it to
+     * NULL (a sweep whose last points outlive this step: parallel tuning), and frees it then. */
+    int (*sweep)(void *ctx, rt_sweep *s, rt_err *err);
     /* Optional: after a problem point's kernels (inputs of the point can go). */
     void (*problem_done)(void *ctx);
     /* Optional: 1 ends the walk before its next step (a point budget, a signal). */

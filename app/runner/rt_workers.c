@@ -57,11 +57,19 @@ struct rt_workers {
     int early_end; /* a worker may leave a sweep before the others */
     int *in_flight;
     int64_t (*queue)[DEPTH_MAX]; /* each worker's points in flight, oldest first */
-    int *ended;                  /* told this sweep is over (early_end) */
-    /* Who is served first: the workers in the order they left the last sweep (the first to
-     * leave has built the next sweep's matrix and inputs first); `left` collects this sweep's. */
-    int *order, *left;
-    int n_left;
+    /* The sweep each worker is in (it was told END of every one before): its points in flight
+     * are that sweep's. Under the coordinator's sweep w->sweep, a worker is in it, in the sweep
+     * still open before it (tail_no, its last points still in flight), or past it (it left it
+     * early and waits for the next, early_end). */
+    uint64_t *pos;
+    /* Who is served first: the workers in the order they left their last sweep (the first to
+     * leave has built the next sweep's matrix and inputs first). */
+    int *order;
+    /* early_end: the sweep before the coordinator's, left open while its last points are in
+     * flight (its workers', who get the coordinator's sweep once theirs are back); NULL: none.
+     * Between two rt_workers_coordinate calls it is the last one's sweep (tail_no == sweep). */
+    rt_sweep_run *tail;
+    uint64_t tail_no;
     /* worker */
     int coordinator;
     int bye_seen;
@@ -178,17 +186,19 @@ int rt_workers_coordinator(rt_wire *wire, int first_peer, int n, int local, int 
     w->n = n;
     w->local = local;
     w->early_end = early_end;
-    w->in_flight = calloc((size_t)(n > 0 ? n : 1), sizeof *w->in_flight);
-    w->queue = calloc((size_t)(n > 0 ? n : 1), sizeof *w->queue);
-    w->ended = calloc((size_t)(n > 0 ? n : 1), sizeof *w->ended);
-    w->order = calloc((size_t)(n > 0 ? n : 1), sizeof *w->order);
-    w->left = calloc((size_t)(n > 0 ? n : 1), sizeof *w->left);
-    if (!w->in_flight || !w->queue || !w->ended || !w->order || !w->left) {
+    const size_t slots = (size_t)(n > 0 ? n : 1);
+    w->in_flight = calloc(slots, sizeof *w->in_flight);
+    w->queue = calloc(slots, sizeof *w->queue);
+    w->pos = calloc(slots, sizeof *w->pos);
+    w->order = calloc(slots, sizeof *w->order);
+    if (!w->in_flight || !w->queue || !w->pos || !w->order) {
         rt_workers_free(w);
         return rt_err_set(err, "out of memory for %d parallel workers", n);
     }
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < n; ++k) {
         w->order[k] = k;
+        w->pos[k] = 1; /* the first sweep */
+    }
     *out = w;
     return 0;
 }
@@ -209,9 +219,9 @@ void rt_workers_free(rt_workers *w)
         return;
     free(w->in_flight);
     free(w->queue);
-    free(w->ended);
+    free(w->pos);
     free(w->order);
-    free(w->left);
+    rt_sweep_free(w->tail);
     if (w->has_kept && w->kept.fd >= 0)
         close(w->kept.fd);
     free(w);
@@ -255,15 +265,17 @@ static int has_room(const rt_workers *w, const rt_sweep_run *sw, int have)
     return have < depth(w) && left >= (int64_t)(w->n + w->local) * have;
 }
 
-/* Hands out points breadth first: every worker its first point before any gets a second, so a
- * sweep of few points is spread over every worker; among workers with as many points, those
- * that left the last sweep first are served first. */
+/* Hands out points of the coordinator's sweep breadth first: every worker in it its first point
+ * before any gets a second, so a sweep of few points is spread over every worker; among workers
+ * with as many points, those that left their last sweep first are served first. */
 static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failure, rt_err *err)
 {
+    /* a point budget counts the older sweep's points in flight too */
+    sw->elsewhere = w->tail ? w->tail->in_flight : 0;
     for (int have = 0; have < depth(w); ++have)
         for (int j = 0; j < w->n && !*failed; ++j) {
             const int k = w->order[j];
-            if (w->ended[k] || w->in_flight[k] != have || !has_room(w, sw, have))
+            if (w->pos[k] != w->sweep || w->in_flight[k] != have || !has_room(w, sw, have))
                 continue;
             int64_t index;
             rt_params params;
@@ -288,30 +300,68 @@ static int hand_out(rt_workers *w, rt_sweep_run *sw, int *failed, rt_err *failur
     return 0;
 }
 
-/* END of this sweep to worker k (once): stop says whether the run ends. */
-static int end_sweep(rt_workers *w, int k, int stop, rt_err *err)
+/* END of worker k's sweep (stop: whether the run ends): it is in the next one now, and is served
+ * after the workers that left theirs before it. */
+static int end_worker(rt_workers *w, int k, int stop, rt_err *err)
 {
-    if (w->ended[k])
-        return 0;
-    w->ended[k] = 1;
-    w->left[w->n_left++] = k;
-    return send_simple(w, w->first_peer + k, MSG_END, -1, stop, 0, err);
+    const msg_head h = {
+        .magic = MSG_MAGIC, .type = MSG_END, .sweep = w->pos[k], .index = -1, .a = stop};
+    w->pos[k]++;
+    int j = 0;
+    while (w->order[j] != k)
+        ++j;
+    memmove(&w->order[j], &w->order[j + 1], (size_t)(w->n - 1 - j) * sizeof *w->order);
+    w->order[w->n - 1] = k;
+    return send_head(w, w->first_peer + k, &h, NULL, 0, err);
 }
 
-/* early_end: a worker with nothing in flight leaves a sweep that will hand out nothing more, and
- * walks on to the next matrix and inputs while the others finish. The run's fate is not known
- * yet: a later failure or stop reaches it as BYE in its next sweep. */
-static int end_idle_workers(rt_workers *w, const rt_sweep_run *sw, int failed, rt_err *err)
+/* The open sweep worker k is in (its points' sweep): the coordinator's (sw, which may be NULL
+ * between two sweeps) or the one left open before it; NULL: none open. */
+static rt_sweep_run *sweep_of(const rt_workers *w, rt_sweep_run *sw, int k)
 {
-    if (!w->early_end || failed || !rt_sweep_finished(sw))
-        return 0;
+    if (w->tail && w->pos[k] == w->tail_no)
+        return w->tail;
+    return w->pos[k] == w->sweep ? sw : NULL;
+}
+
+/* Points in flight in sweep `no`. */
+static int64_t in_flight_of(const rt_workers *w, uint64_t no)
+{
+    int64_t n = 0;
     for (int k = 0; k < w->n; ++k)
-        if (w->in_flight[k] == 0 && end_sweep(w, k, sw->m->stop, err) != 0)
+        n += w->pos[k] == no ? w->in_flight[k] : 0;
+    return n;
+}
+
+/* early_end: a worker with nothing in flight leaves a sweep that will hand out nothing more (the
+ * sweep left open always: it was kept so) and walks on to the next matrix and inputs while the
+ * others finish, or takes the coordinator's sweep's points (sw NULL: none is being handed out).
+ * The run's fate is not known yet: a later failure or stop reaches it as BYE in its next sweep.
+ * The sweep left open closes with its last worker. */
+static int end_idle_workers(rt_workers *w, rt_sweep_run *sw, int failed, rt_err *err)
+{
+    if (!w->early_end || failed)
+        return 0;
+    for (int k = 0; k < w->n; ++k) {
+        if (w->in_flight[k] != 0)
+            continue;
+        if (w->tail && w->pos[k] == w->tail_no && end_worker(w, k, w->tail->m->stop, err) != 0)
             return -1;
+        if (sw && w->pos[k] == w->sweep && rt_sweep_finished(sw) &&
+            end_worker(w, k, sw->m->stop, err) != 0)
+            return -1;
+    }
+    int in_tail = 0;
+    for (int k = 0; w->tail && k < w->n; ++k)
+        in_tail |= w->pos[k] == w->tail_no;
+    if (w->tail && !in_tail) {
+        rt_sweep_free(w->tail);
+        w->tail = NULL;
+    }
     return 0;
 }
 
-/* One message from a worker, in this sweep. */
+/* One message from a worker, in its open sweep. */
 static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *failed,
                       rt_err *failure, rt_err *err)
 {
@@ -322,9 +372,10 @@ static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *f
     const int k = peer - w->first_peer;
     if (k < 0 || k >= w->n)
         return rt_err_set(err, "parallel tuning: a message from peer %d, not a worker", peer);
-    if (h->sweep != w->sweep)
+    rt_sweep_run *its = sweep_of(w, sw, k);
+    if (h->sweep != w->pos[k] || !its)
         return rt_err_set(err, "parallel tuning: worker %d is in sweep %llu, the run in %llu", peer,
-                          (unsigned long long)h->sweep, (unsigned long long)w->sweep);
+                          (unsigned long long)h->sweep, (unsigned long long)w->pos[k]);
     if (h->type != MSG_RESULT && h->type != MSG_FAILED && h->type != MSG_DROPPED)
         return rt_err_set(err, "parallel tuning: worker %d sent %s during a sweep", peer,
                           type_name(h->type));
@@ -334,11 +385,11 @@ static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *f
         rt_point_wire pw;
         if (rt_point_wire_unpack(tail, tail_n, &pw, err) != 0)
             return rt_err_prefix(err, "from worker %d", peer);
-        const int rc = rt_sweep_record(sw, h->index, &pw.res, err);
+        const int rc = rt_sweep_record(its, h->index, &pw.res, err);
         rt_point_wire_free(&pw);
         return rc;
     }
-    rt_sweep_drop(sw, h->index);
+    rt_sweep_drop(its, h->index);
     if (h->type == MSG_FAILED && !*failed) {
         *failed = 1;
         rt_err_set(failure, "worker %d: %.*s", peer, (int)tail_n, tail);
@@ -346,20 +397,44 @@ static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *f
     return 0;
 }
 
+/* Every message waiting (waiting for one when wait is set), each in its worker's open sweep. */
+static int take_messages(rt_workers *w, rt_sweep_run *sw, int wait, int *failed, rt_err *failure,
+                         rt_err *err)
+{
+    for (;; wait = 0) {
+        received m;
+        const int got = recv_msg(w, wait, &m, err);
+        if (got <= 0)
+            return got;
+        const int rc = on_message(w, sw, &m, failed, failure, err);
+        msg_free(&m);
+        if (rc != 0)
+            return -1;
+    }
+}
+
+/* The end of the open sweeps on every worker still in one (stop: whether the run goes on), the
+ * sweep left open closed. */
+static void end_open_sweeps(rt_workers *w, int stop, rt_err *err)
+{
+    for (int k = 0; k < w->n; ++k)
+        if (w->pos[k] <= w->sweep)
+            end_worker(w, k, stop, err);
+    rt_sweep_free(w->tail);
+    w->tail = NULL;
+}
+
 int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
 {
     w->sweep++;
-    if (w->n_left == w->n) /* the last sweep ended on every worker: its order of leaving */
-        memcpy(w->order, w->left, (size_t)w->n * sizeof *w->order);
-    w->n_left = 0;
-    for (int k = 0; k < w->n; ++k)
-        w->ended[k] = 0;
     int failed = 0;
     rt_err failure;
     rt_err_clear(&failure);
     int rc = 0;
     for (;;) {
-        if (hand_out(w, sw, &failed, &failure, err) != 0) {
+        /* the older sweep's workers whose last point came back join this one first */
+        if (end_idle_workers(w, NULL, failed, err) != 0 ||
+            hand_out(w, sw, &failed, &failure, err) != 0) {
             rc = -1;
             break;
         }
@@ -385,35 +460,68 @@ int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err)
             busy += w->in_flight[k];
         if (busy == 0 && !local_ran)
             break;
-        /* Wait for a result unless there is a local point to measure; then take what came. */
-        for (int wait = !local_ran && busy > 0;; wait = 0) {
-            received m;
-            const int got = recv_msg(w, wait, &m, err);
-            if (got < 0) {
-                rc = -1;
-                break;
-            }
-            if (got == 0)
-                break;
-            rc = on_message(w, sw, &m, &failed, &failure, err);
-            msg_free(&m);
-            if (rc != 0)
-                break;
-        }
-        if (rc != 0)
+        /* Worker processes: a sweep that hands out nothing more is left open with its last
+         * points in flight, once the one before it has closed, and the walk goes on to the next
+         * sweep, whose points go to the workers as they leave this one (a failure or a stop
+         * waits for every point instead). */
+        if (w->early_end && !w->tail && !failed && !sw->m->stop && rt_sweep_finished(sw))
             break;
+        /* Wait for a result unless there is a local point to measure; then take what came. */
+        if (take_messages(w, sw, !local_ran && busy > 0, &failed, &failure, err) != 0) {
+            rc = -1;
+            break;
+        }
     }
-    /* The sweep ends on every worker; whether the run goes on is decided here. */
     const int stop = rc != 0 || failed || sw->m->stop;
-    for (int k = 0; k < w->n; ++k) {
-        rt_err ignored;
-        end_sweep(w, k, stop, rc != 0 ? &ignored : err);
+    if (!stop && in_flight_of(w, w->sweep) > 0) { /* left open: the workers' until it is over */
+        w->tail = sw;
+        w->tail_no = w->sweep;
+        return 0;
     }
+    /* The sweep ends on every worker still in it; whether the run goes on is decided here. */
+    rt_err ignored;
+    end_open_sweeps(w, stop, rc != 0 ? &ignored : err);
+    rt_sweep_free(sw);
     if (rc == 0 && failed) {
         *err = failure;
         rc = -1;
     }
     return rc;
+}
+
+int rt_workers_drain(rt_workers *w, rt_err *err)
+{
+    if (!w || !w->is_coordinator || !w->tail)
+        return 0;
+    int failed = 0;
+    rt_err failure;
+    rt_err_clear(&failure);
+    const rt_measure_ctx *m = w->tail->m;
+    int rc = 0;
+    /* each worker leaves the sweep as its last point is back; the last one closes it */
+    while (rc == 0 && w->tail && in_flight_of(w, w->tail_no) > 0)
+        if (take_messages(w, NULL, 1, &failed, &failure, err) != 0 ||
+            end_idle_workers(w, NULL, failed, err) != 0)
+            rc = -1;
+    const int stop = rc != 0 || failed || m->stop;
+    rt_err ignored;
+    end_open_sweeps(w, stop, rc != 0 ? &ignored : err);
+    if (rc == 0 && failed) {
+        *err = failure;
+        rc = -1;
+    }
+    return rc;
+}
+
+int rt_workers_tail_matrix(const rt_workers *w)
+{
+    return w && w->tail ? w->tail->s->matrix_index : -1;
+}
+
+void rt_workers_own_groups(rt_workers *w)
+{
+    if (w && w->tail)
+        rt_sweep_own_group(w->tail);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -24,8 +24,10 @@
  *
  * Worker processes (gpus) are jobs of their own: one whose last point of a sweep is back while
  * others still measure theirs is told the sweep is over at once (when the sweep has nothing more
- * to hand out), so it builds the next matrix and inputs during the others' tail. MPI ranks keep
- * the sweep's end together: their walks meet in collectives.
+ * to hand out), so it builds the next matrix and inputs during the others' tail, and the
+ * coordinator keeps that sweep open and hands the next sweep's points out to the workers that
+ * left it (two sweeps open at most: rt_workers_coordinate). MPI ranks keep the sweep's end
+ * together: their walks meet in collectives.
  *
  * In gpus mode the coordinator builds every matrix, ahead, into shared memory (rt_prefetch.h) and
  * hands it to every worker as MATRIX (its index, shape and build time, the memory file's
@@ -85,8 +87,30 @@ void rt_workers_on_matrix(rt_workers *w,
 
 /* Coordinator: hands the sweep's points out until it has none left, records every result, and
  * ends the sweep on every worker (telling them whether the run stops). A worker's failure fails
- * the sweep with its message once the points in flight are back. */
+ * the sweep with its message once the points in flight are back (the open sweep's too). sw was
+ * made by rt_sweep_begin_kept and is the workers' from here: they free it when it is over.
+ *
+ * Worker processes (early_end): a sweep that will hand out nothing more returns while its last
+ * points are still in flight, once the sweep before it has closed: it stays open, records those
+ * points as they come (during the next call, rt_workers_drain or the end), and each of its
+ * workers, as its last point is back, leaves it for the next sweep and takes that sweep's points
+ * at once. So two sweeps are open at most, and the next sweep's first points start during this
+ * one's tail. Each keeps its own records, best time, pruning and early abort state; a point
+ * budget counts both sweeps' points in flight. MPI ranks keep the sweep's end together (their
+ * walks meet in collectives, and the coordinator measures points itself): the call returns once
+ * every point is back. */
 int rt_workers_coordinate(rt_workers *w, rt_sweep_run *sw, rt_err *err);
+/* Coordinator: the sweep left open, if any: its last points are recorded as they come and it
+ * ends on its workers (0 when none is open; a worker's failure fails it as above). The runner
+ * calls it before the run ends and before a matrix goes to workers whose walk is two matrices
+ * behind. */
+int rt_workers_drain(rt_workers *w, rt_err *err);
+/* Coordinator: the matrix of the sweep left open (-1: none), which its workers' walks are at: a
+ * worker keeps one matrix ahead of its walk (rt_workers_send_matrix), no more. */
+int rt_workers_tail_matrix(const rt_workers *w);
+/* Coordinator: the walk leaves a problem point: the sweep left open keeps its abort group's best
+ * time as its own (rt_sweep_own_group), before the group's slot starts again. */
+void rt_workers_own_groups(rt_workers *w);
 /* Worker: measures the points the coordinator hands out in this sweep (space: the sweep's;
  * base: its target) until END; m's sink sends each result. Sets m->stop when the run stops. */
 int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,

@@ -18,6 +18,12 @@ expect() {
   grep -qE -- "$pattern" "$WORK/out.txt" ||
     fail "no '$pattern' in what $* said: $(head -c 3000 "$WORK/out.txt")"
 }
+# points DB: the store's points as a set, one sorted line each (kernel, matrix, parameters,
+# problem, status, verification; times aside): what a parallel run must reproduce of a serial one.
+points() {
+  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
+            FROM points ORDER BY 1"
+}
 # fingerprint PATH...: one line per file (name, size, checksum), for "nothing changed" checks.
 fingerprint() { for f in "$@"; do printf '%s ' "$f"; cksum <"$f"; done; }
 # no_temporaries DIR: no ".name.rt-XXXXXX" file or ".rt-render-" folder was left in DIR.

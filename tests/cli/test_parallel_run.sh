@@ -22,11 +22,6 @@ kernels:
 measure: {warmup: 1, min_reps: 3, max_reps: 4, max_time_s: 0.05, target_rel_ci: 0.5}
 EOF
 export OMP_NUM_THREADS=1
-# The points as a set: what a parallel run must reproduce (times aside).
-points() {
-  sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||problem||'|'||status||'|'||verified
-            FROM points ORDER BY 1"
-}
 check_like_serial() { # DB LABEL
   points "$1" >"$WORK/$2.txt"
   diff "$WORK/serial.txt" "$WORK/$2.txt" >/dev/null ||
