@@ -182,6 +182,55 @@ static int arch_number(const char *arch)
     return arch && strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : -1;
 }
 
+/* The entries of src's own tuning table (a tuning database of another device, say), through the
+ * prepared upsert `up` into dst: each kept as it was recorded (architecture, memory, provenance and
+ * evidence included), an existing entry of the same key replaced only by a faster one. A src with
+ * no tuning table adds nothing; one recorded before memory_bytes gives the memory of the device's
+ * name. So `rooftune tune --from` merges two devices' tuning databases into one. */
+static int merge_entries(sqlite3 *src, sqlite3_stmt *up, sqlite3 *dst, const char *source_path,
+                         int *recorded, rt_err *err)
+{
+    rt_err why;
+    if (rt_tuning_check(src, &why) != 0)
+        return 0; /* no tuning table: nothing to merge */
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "SELECT kernel, device, arch, input_class, matrix, problem, rows, nnz_per_row, k,"
+             " params, time_s, gflops, evidence, provenance, %s FROM tuning ORDER BY id",
+             has_memory_column(src) ? "memory_bytes" : "NULL");
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(src, sql, -1, &q, NULL) != SQLITE_OK) {
+        const int rc =
+            rt_err_set(err, "%s: its tuning table: %s", source_path, sqlite3_errmsg(src));
+        sqlite3_finalize(q);
+        return rc;
+    }
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_reset(up);
+        for (int c = 0; c < 14; ++c)
+            sqlite3_bind_value(up, c + 1, sqlite3_column_value(q, c));
+        if (sqlite3_column_type(q, 14) != SQLITE_NULL) {
+            sqlite3_bind_value(up, 15, sqlite3_column_value(q, 14));
+        } else {
+            const double mem = rt_tuning_memory_of((const char *)sqlite3_column_text(q, 1));
+            if (mem > 0)
+                sqlite3_bind_int64(up, 15, (sqlite3_int64)mem);
+            else
+                sqlite3_bind_null(up, 15);
+        }
+        if (sqlite3_step(up) != SQLITE_DONE)
+            rc = rt_err_set(err, "%s: merging its tuning entries: %s", source_path,
+                            sqlite3_errmsg(dst));
+        else
+            *recorded += sqlite3_changes(dst) > 0;
+    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = rt_err_set(err, "%s: reading its tuning table: %s", source_path, sqlite3_errmsg(src));
+    sqlite3_finalize(q);
+    return rc;
+}
+
 int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const char *arch,
                       int *recorded, rt_err *err)
 {
@@ -261,6 +310,8 @@ int rt_tuning_harvest(sqlite3 *src, sqlite3 *dst, const char *source_path, const
     }
     if (rc == 0 && step != SQLITE_DONE)
         rc = rt_err_set(err, "%s: reading its points: %s", source_path, sqlite3_errmsg(src));
+    if (rc == 0)
+        rc = merge_entries(src, up, dst, source_path, recorded, err);
     if (rc == 0 && sqlite3_exec(dst, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         rc = rt_err_set(err, "tuning table: committing: %s", sqlite3_errmsg(dst));
     if (rc != 0)

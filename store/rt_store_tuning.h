@@ -35,7 +35,10 @@ const char *rt_tuning_arch_of(const char *device);
 /* For every (kernel, device, matrix, problem) sweep in src with a verified point, records its
  * fastest verified point in dst's tuning table (replacing an entry only with a faster one).
  * arch overrides the architecture derived from the device name (NULL: derive; a device whose
- * architecture is unknown is an error naming it). *recorded counts entries added or improved. */
+ * architecture is unknown is an error naming it). Then, when src has a tuning table of its own
+ * (another device's tuning database), merges its entries as they were recorded (their
+ * architecture and provenance kept; a faster entry of the same key wins). *recorded counts entries
+ * added or improved. */
 int rt_tuning_harvest(struct sqlite3 *src, struct sqlite3 *dst, const char *source_path,
                       const char *arch, int *recorded, rt_err *err);
 

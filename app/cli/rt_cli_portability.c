@@ -29,7 +29,8 @@ static void portability_usage(FILE *f)
            "       rooftune portability --db TUNED --table STORE... [--markdown FILE]\n"
            "\n"
            "--config: writes PORT.yaml, which includes CONFIG (its matrices, problem points and\n"
-           "measurement) and runs every configuration of the tuning database TUNED (of kernel K):\n"
+           "measurement) and runs every configuration of the tuning database TUNED of the kernels\n"
+           "CONFIG tunes (of kernel K):\n"
            "each one kernel entry with one value per parameter, searched exhaustively. Run it on\n"
            "every device (rooftune run PORT.yaml --db port-<device>.db), then\n"
            "--table: for every tuning entry and every device the stores measured, the entry's\n"
@@ -41,6 +42,7 @@ typedef struct gen_ctx {
     struct sqlite3 *db;
     FILE *out;
     const char *kernel;
+    const rt_config *cfg;       /* the tuning config: only the kernels it tunes are written */
     char seen[256][1024 + 128]; /* kernel|params already written */
     int n_seen, written;
     rt_err *err;
@@ -51,6 +53,13 @@ static int write_entry(void *ctx, const rt_tuning_entry *e)
 {
     gen_ctx *g = ctx;
     if (g->kernel && strcmp(g->kernel, e->kernel) != 0)
+        return 0;
+    /* A database that holds several families' tunings (one per tuning config) gives each config
+     * only its own kernels: another family's kernel would run on this config's problem. */
+    int tuned_here = 0;
+    for (int i = 0; i < g->cfg->n_kernels && !tuned_here; ++i)
+        tuned_here = strcmp(g->cfg->kernels[i].name, e->kernel) == 0;
+    if (!tuned_here)
         return 0;
     char key[sizeof g->seen[0]];
     snprintf(key, sizeof key, "%s|%s", e->kernel, e->params);
@@ -99,15 +108,16 @@ static int generate(const char *tuned, const char *config, const char *out_path,
     }
     char name[64];
     snprintf(name, sizeof name, "%.48s-portability", cfg.name);
-    rt_config_free(&cfg);
     char absolute[PATH_MAX];
     if (!realpath(config, absolute)) {
         fprintf(stderr, "rooftune portability: cannot resolve %s\n", config);
+        rt_config_free(&cfg);
         return RT_EXIT_USAGE;
     }
     struct sqlite3 *db = NULL;
     if (rt_readonly_open(tuned, &db, &err) != 0) {
         fprintf(stderr, "rooftune portability: %s\n", err.msg);
+        rt_config_free(&cfg);
         return RT_EXIT_USAGE;
     }
     /* Written whole or not at all. */
@@ -115,6 +125,7 @@ static int generate(const char *tuned, const char *config, const char *out_path,
     if (rt_outfile_open(&o, out_path, &err) != 0) {
         fprintf(stderr, "rooftune portability: %s\n", err.msg);
         rt_store_read_close(db);
+        rt_config_free(&cfg);
         return RT_EXIT_USAGE;
     }
     FILE *f = o.f;
@@ -131,7 +142,7 @@ static int generate(const char *tuned, const char *config, const char *out_path,
     gen_ctx *g = calloc(1, sizeof *g);
     int rc = g ? 0 : -1;
     if (g) {
-        *g = (gen_ctx){.db = db, .out = f, .kernel = kernel, .err = &err};
+        *g = (gen_ctx){.db = db, .out = f, .kernel = kernel, .cfg = &cfg, .err = &err};
         rc = rt_tuning_each(db, kernel, write_entry, g, &err);
     } else {
         rt_err_set(&err, "out of memory");
@@ -139,9 +150,14 @@ static int generate(const char *tuned, const char *config, const char *out_path,
     const int written = g ? g->written : 0;
     free(g);
     rt_store_read_close(db);
+    rt_config_free(&cfg);
     if (rc == 0 && written == 0)
-        rc = rt_err_set(&err, "the tuning database has no entry%s%s", kernel ? " of kernel " : "",
-                        kernel ? kernel : "");
+        rc = kernel ? rt_err_set(&err,
+                                 "the tuning database has no entry of kernel %s among the "
+                                 "kernels %s tunes",
+                                 kernel, config)
+                    : rt_err_set(&err, "the tuning database has no entry of a kernel %s tunes",
+                                 config);
     if (rc != 0) {
         rt_outfile_abort(&o);
         fprintf(stderr, "rooftune portability: %s\n", err.msg);

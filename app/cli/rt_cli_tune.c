@@ -31,8 +31,10 @@ static void tune_usage(FILE *f)
         "the tuning table of DB (default: STORE itself), keyed by kernel, device, architecture\n"
         "and input class (rows, nonzeros per row, K), with its provenance and evidence (every\n"
         "verified point of the sweep). An entry is only replaced by a faster one. --from records\n"
-        "from an existing store without running. The architecture comes from the device name\n"
-        "(H100 -> sm_90, ...); --arch overrides it. Query with `rooftune best`.\n");
+        "from an existing store without running; when that store is a tuning database itself\n"
+        "(another device's), its entries are merged as they were recorded. The architecture\n"
+        "comes from the device name (H100 -> sm_90, ...); --arch overrides it for the points\n"
+        "recorded. Query with `rooftune best`.\n");
 }
 
 /* Records the best points of `store` in the tuning table of `tuning_db`. The source is checked

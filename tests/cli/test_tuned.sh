@@ -120,4 +120,64 @@ rc=0; "$RT" portability --db "$WORK/t.db" --table "$WORK/other.db" >/dev/null 2>
 echo garbage >"$WORK/garbage.db"
 rc=0; "$RT" portability --db "$WORK/garbage.db" --table "$WORK/p1.db" >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "garbage tuning db: exit $rc"
+
+# Merging tuning databases (each device tuned apart, as ci/gpu-tune-generation.sh does):
+# `tune --from` a tuning database adds its entries as they were recorded (architecture, memory,
+# provenance kept) into another; the merge of the two devices' databases equals the database both
+# were harvested into; a slower entry of the same key changes nothing, a faster one replaces it.
+"$RT" tune --from "$WORK/a.db" --tuning-db "$WORK/t-here.db" >/dev/null
+"$RT" tune --from "$WORK/b.db" --tuning-db "$WORK/t-other.db" >/dev/null
+"$RT" tune --from "$WORK/t-here.db" --tuning-db "$WORK/m.db" >"$WORK/merge.out" ||
+  fail "merge: $(cat "$WORK/merge.out")"
+grep -q "1 entry added or improved from $WORK/t-here.db" "$WORK/merge.out" || fail "merge: $(cat "$WORK/merge.out")"
+"$RT" tune --from "$WORK/t-other.db" --tuning-db "$WORK/m.db" >/dev/null
+entries() {
+  sql "$1" "SELECT kernel||'|'||device||'|'||arch||'|'||input_class||'|'||params||'|'||time_s||'|'||
+                   memory_bytes||'|'||json_extract(provenance, '\$.source')||'|'||json_array_length(evidence)
+            FROM tuning ORDER BY kernel, device"
+}
+[ "$(entries "$WORK/m.db")" = "$(entries "$WORK/t.db")" ] ||
+  fail "the merged database is not the one both stores were harvested into:
+$(entries "$WORK/m.db")
+against
+$(entries "$WORK/t.db")"
+cp "$WORK/t-other.db" "$WORK/t-slow.db"
+sql "$WORK/t-slow.db" "UPDATE tuning SET time_s = time_s * 2, params = '{\"col_block\":8,\"row_block\":1}'"
+"$RT" tune --from "$WORK/t-slow.db" --tuning-db "$WORK/m.db" >"$WORK/merge.out"
+grep -q "0 entries added or improved" "$WORK/merge.out" && [ "$(entries "$WORK/m.db")" = "$(entries "$WORK/t.db")" ] ||
+  fail "a slower entry replaced a faster one: $(cat "$WORK/merge.out")"
+sql "$WORK/t-slow.db" "UPDATE tuning SET time_s = time_s / 1000"
+"$RT" tune --from "$WORK/t-slow.db" --tuning-db "$WORK/m.db" >/dev/null
+[ "$(sql "$WORK/m.db" "SELECT params FROM tuning WHERE device = '$other'")" = '{"col_block":8,"row_block":1}' ] ||
+  fail "a faster entry did not replace the slower one"
+# ... a tuning table recorded before the memory column merges with the memory of the device's name.
+cp "$WORK/t-here.db" "$WORK/t-old.db"
+sql "$WORK/t-old.db" "UPDATE tuning SET device = 'NVIDIA H200', arch = 'sm_90'; ALTER TABLE tuning DROP COLUMN memory_bytes"
+"$RT" tune --from "$WORK/t-old.db" --tuning-db "$WORK/m.db" >/dev/null
+[ "$(sql "$WORK/m.db" "SELECT memory_bytes FROM tuning WHERE device = 'NVIDIA H200'")" = 141000000000 ] ||
+  fail "an old tuning table's entry merged without its device's memory"
+# ... garbage as the source: exit 2, the target untouched.
+before=$(fingerprint "$WORK/m.db")
+for bad in "$WORK/garbage.db" "$WORK/missing.db"; do
+  rc=0; "$RT" tune --from "$bad" --tuning-db "$WORK/m.db" >/dev/null 2>"$WORK/bad.err" || rc=$?
+  [ "$rc" = 2 ] && [ "$(fingerprint "$WORK/m.db")" = "$before" ] || fail "merge from $bad: exit $rc"
+done
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE tuning (x)"); c.commit()' \
+  "$WORK/foreign.db"
+rc=0; "$RT" tune --from "$WORK/foreign.db" --tuning-db "$WORK/m.db" >/dev/null 2>"$WORK/bad.err" || rc=$?
+[ "$rc" = 2 ] && [ "$(fingerprint "$WORK/m.db")" = "$before" ] || fail "merge from a foreign SQLite file: exit $rc"
+
+# A database of several families' tunings: --config writes only the kernels its config tunes.
+"$RT" tune --from "$WORK/other.db" --tuning-db "$WORK/m.db" >/dev/null
+[ "$(sql "$WORK/m.db" "SELECT COUNT(DISTINCT kernel) FROM tuning")" = 2 ] || fail "two kernels' entries expected"
+"$RT" portability --db "$WORK/m.db" --config "$cfg" --out "$WORK/port-csr.yaml" >/dev/null ||
+  fail "--config on a database of two kernels"
+grep -q "name: spmm.cpu.csr" "$WORK/port-csr.yaml" && ! grep -q "name: spmm.cpu.tiled" "$WORK/port-csr.yaml" ||
+  fail "the config of spmm.cpu.csr runs other kernels: $(cat "$WORK/port-csr.yaml")"
+"$RT" validate "$WORK/port-csr.yaml" >/dev/null || fail "the filtered config does not validate"
+sed 's/spmm.cpu.csr/spmm.cpu.ell/' "$cfg" >"$WORK/ell.yaml"
+rc=0; "$RT" portability --db "$WORK/m.db" --config "$WORK/ell.yaml" --out "$WORK/x.yaml" \
+  >/dev/null 2>"$WORK/bad.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "no entry of a kernel $WORK/ell.yaml tunes" "$WORK/bad.err" && [ ! -e "$WORK/x.yaml" ] ||
+  fail "a config none of whose kernels is tuned: exit $rc: $(cat "$WORK/bad.err")"
 echo "tuned: ok"
