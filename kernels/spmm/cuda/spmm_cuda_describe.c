@@ -40,6 +40,20 @@ static int launch_setup(const rt_kernel_desc *self, const void *inputs, const rt
     return rt_err_set(err, "%s is not a single-launch spmm CUDA kernel", self->name);
 }
 
+/* The compile-ahead hook of the kernels that have one (rt_spmm_cuda_hooks.ahead). */
+static int launch_compile_ahead(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                                const rt_kernel_env *env, rt_err *err)
+{
+    (void)env;
+    const rt_spmm_inputs *in;
+    for (int kind = 0; kind < RT_SPMM_CUDA_KIND_COUNT; ++kind) {
+        const rt_spmm_cuda_hooks *h = hooks_of(kind);
+        if (h && h->ahead && strcmp(rt_spmm_cuda_catalog_at(kind)->name, self->name) == 0)
+            return rt_spmm_cuda_inputs(inputs, &in, err) != 0 ? -1 : h->ahead(self, in, p, err);
+    }
+    return 0;
+}
+
 void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     if (index == RT_SPMM_CUDA_KIND_CUSPARSE) {
@@ -58,4 +72,6 @@ void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
                                         h->teardown,
                                         h->traffic};
     rt_cuda_point_describe(d, rt_spmm_cuda_catalog_at(index), &launch, ctx);
+    if (h->ahead)
+        d->compile_ahead = launch_compile_ahead;
 }
