@@ -713,6 +713,7 @@ static int sweep_points(run *r, const rt_sweep *s, rt_err *err)
     } else {
         int64_t index;
         rt_params params;
+        rt_sweep_lookahead(&sw, r->cfg);
         while (rc == 0 && (rc = rt_sweep_next(&sw, &index, &params, err)) == 1)
             rc = rt_sweep_measure(&sw, index, &params, err);
     }
