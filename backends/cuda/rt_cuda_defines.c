@@ -1,7 +1,6 @@
 #include "rt_cuda_defines.h"
 
 #include <stdio.h>
-#include <string.h>
 
 void rt_cuda_defines_init(rt_cuda_defines *d)
 {
@@ -23,14 +22,14 @@ void rt_cuda_variant_compile_request(const rt_cuda_target *t, const char *source
                                      const char *source, const char *const *defines, int n_defines,
                                      const char *entry, rt_cuda_compile_request *out)
 {
-    memset(out, 0, sizeof *out);
-    out->source_name = source_name;
-    out->source = source;
-    out->defines = defines;
-    out->n_defines = n_defines;
-    out->entry = entry;
-    out->cc_major = t->cc_major;
-    out->cc_minor = t->cc_minor;
-    out->cache_dir = t->cache_dir && t->cache_dir[0] ? t->cache_dir : NULL;
-    out->time_limit_s = t->time_limit_s;
+    *out = (rt_cuda_compile_request){.source_name = source_name,
+                                     .source = source,
+                                     .defines = defines,
+                                     .n_defines = n_defines,
+                                     .entry = entry,
+                                     .cc_major = t->cc_major,
+                                     .cc_minor = t->cc_minor,
+                                     .cache_dir =
+                                         t->cache_dir && t->cache_dir[0] ? t->cache_dir : NULL,
+                                     .time_limit_s = t->time_limit_s};
 }

@@ -96,17 +96,29 @@ int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, in
     return 0;
 }
 
+/* rq's embedded source, once its defines are checked (at most RT_CUDA_MAX_DEFINES); NULL with
+ * err set otherwise. */
+static const char *request_source(const rt_cuda_variant_request *rq, rt_err *err)
+{
+    const rt_cuda_defines *d = rq->defines;
+    if (d->n > RT_CUDA_MAX_DEFINES) {
+        rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n, RT_CUDA_MAX_DEFINES);
+        return NULL;
+    }
+    const char *source = rt_cuda_source(rq->source_name);
+    if (!source)
+        rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
+                   rq->source_name);
+    return source;
+}
+
 int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
                             rt_err *err)
 {
     const rt_cuda_defines *d = rq->defines;
-    if (d->n > RT_CUDA_MAX_DEFINES)
-        return rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n,
-                          RT_CUDA_MAX_DEFINES);
-    const char *source = rt_cuda_source(rq->source_name);
+    const char *source = request_source(rq, err);
     if (!source)
-        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
-                          rq->source_name);
+        return -1;
     const int got =
         rt_cuda_get_variant(ctx, rq->source_name, source, d->list, d->n, rq->entry, v, err);
     if (got != 0) {
@@ -119,14 +131,10 @@ int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq,
 
 int rt_cuda_ahead_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_err *err)
 {
-    const rt_cuda_defines *d = rq->defines;
-    if (d->n > RT_CUDA_MAX_DEFINES)
-        return rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n,
-                          RT_CUDA_MAX_DEFINES);
-    const char *source = rt_cuda_source(rq->source_name);
+    const char *source = request_source(rq, err);
     if (!source)
-        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
-                          rq->source_name);
+        return -1;
+    const rt_cuda_defines *d = rq->defines;
     if (rt_cuda_ctx_compile_ahead(ctx, rq->source_name, source, d->list, d->n, rq->entry, err) != 0)
         return rt_err_prefix(err, "%s: compile ahead", rq->what);
     return 0;

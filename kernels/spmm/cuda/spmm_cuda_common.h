@@ -116,11 +116,13 @@ typedef struct rt_spmm_cuda_hooks {
     rt_cuda_metrics_fn *metrics;
     void (*teardown)(void *state);
     rt_cuda_traffic_fn *traffic;
-    /* Optional: the compile-ahead hook's body (rt_kernel_desc.compile_ahead) for the checked
-     * inputs: the point's variant queued on the context's pool, built by the code its prepare
-     * compiles with. NULL: the kernel compiles nothing ahead. */
-    int (*ahead)(const rt_kernel_desc *self, const rt_spmm_inputs *in, const rt_params *p,
-                 rt_err *err);
+    /* Optional: the variant the point's prepare compiles (its defines in *defs, which rq points
+     * at), built by the code prepare builds it with, for the compile-ahead hook
+     * (rt_kernel_desc.compile_ahead). 0; RT_INFEASIBLE when the point is not feasible on dev
+     * (nothing to compile ahead); -1 on bad parameters. NULL: the kernel compiles nothing ahead. */
+    int (*variant)(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                   const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                   rt_err *err);
 } rt_spmm_cuda_hooks;
 
 /* The teardown hook's body: frees B and C, the kernel's n device buffers and the state. */

@@ -101,22 +101,19 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
-/* The compile-ahead hook: the variant compile_variant would compile, queued on the context's
- * pool; a point that is not feasible here queues nothing (its setup compiles nothing either). */
-static int tiled_ahead(const rt_kernel_desc *self, const rt_spmm_inputs *in, const rt_params *p,
-                       rt_err *err)
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int tiled_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                            const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                            rt_err *err)
 {
     tiled_params tp;
     char why[512];
-    rt_cuda_ctx *ctx = self->backend_ctx;
     if (read_params(p, in, &tp, err) != 0)
         return -1;
-    if (feasible(rt_cuda_ctx_device(ctx), in, &tp, why, sizeof why) != 0)
-        return 0;
-    rt_cuda_defines defs;
-    rt_cuda_variant_request rq;
-    rt_spmm_tiled_variant(in, &tp, self->name, &defs, &rq);
-    return rt_cuda_ahead_variant(ctx, &rq, err);
+    if (feasible(dev, in, &tp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    rt_spmm_tiled_variant(in, &tp, what, defs, rq);
+    return 0;
 }
 
 static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
@@ -187,4 +184,4 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_hooks = {
     tiled_check,    tiled_prepare, sizeof(tiled_state), tiled_metrics,
-    tiled_teardown, tiled_traffic, tiled_ahead};
+    tiled_teardown, tiled_traffic, tiled_variant_of};

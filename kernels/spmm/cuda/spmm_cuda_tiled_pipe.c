@@ -155,22 +155,19 @@ static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_p
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
-/* The compile-ahead hook: the variant compile_variant would compile, queued on the context's
- * pool; a point that is not feasible here queues nothing (its setup compiles nothing either). */
-static int pipe_ahead(const rt_kernel_desc *self, const rt_spmm_inputs *in, const rt_params *p,
-                      rt_err *err)
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int pipe_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                           const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                           rt_err *err)
 {
     pipe_params pp;
     char why[512];
-    rt_cuda_ctx *ctx = self->backend_ctx;
     if (read_params(p, in, &pp, err) != 0)
         return -1;
-    if (feasible(rt_cuda_ctx_device(ctx), &pp, why, sizeof why) != 0)
-        return 0;
-    rt_cuda_defines defs;
-    rt_cuda_variant_request rq;
-    pipe_variant(in, &pp, self->name, &defs, &rq);
-    return rt_cuda_ahead_variant(ctx, &rq, err);
+    if (feasible(dev, &pp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    pipe_variant(in, &pp, what, defs, rq);
+    return 0;
 }
 
 /* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
@@ -341,4 +338,4 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_pipe_hooks = {
     pipe_check,    pipe_prepare, sizeof(pipe_state), pipe_metrics,
-    pipe_teardown, pipe_traffic, pipe_ahead};
+    pipe_teardown, pipe_traffic, pipe_variant_of};

@@ -137,22 +137,19 @@ static int compile_variant(tma_state *s, const rt_spmm_inputs *in, const tma_par
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
 }
 
-/* The compile-ahead hook: the variant compile_variant would compile, queued on the context's
- * pool; a point that is not feasible here queues nothing (its setup compiles nothing either). */
-static int tma_ahead(const rt_kernel_desc *self, const rt_spmm_inputs *in, const rt_params *p,
-                     rt_err *err)
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int tma_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                          const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                          rt_err *err)
 {
     tma_params tp;
     char why[512];
-    rt_cuda_ctx *ctx = self->backend_ctx;
     if (read_params(p, in, &tp, err) != 0)
         return -1;
-    if (feasible(rt_cuda_ctx_device(ctx), &tp, why, sizeof why) != 0)
-        return 0;
-    rt_cuda_defines defs;
-    rt_cuda_variant_request rq;
-    tma_variant(in, &tp, self->name, &defs, &rq);
-    return rt_cuda_ahead_variant(ctx, &rq, err);
+    if (feasible(dev, &tp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    tma_variant(in, &tp, what, defs, rq);
+    return 0;
 }
 
 /* grid.x: one block per row block, times the register tiles with tile_interleave (grid.y 1). */
@@ -246,4 +243,5 @@ static int tma_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 }
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_tma_hooks = {
-    tma_check, tma_prepare, sizeof(tma_state), tma_metrics, tma_teardown, tma_traffic, tma_ahead};
+    tma_check,    tma_prepare, sizeof(tma_state), tma_metrics,
+    tma_teardown, tma_traffic, tma_variant_of};
