@@ -212,6 +212,18 @@ void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
 {
     if (m->be->cuda_loaded && m->be->plugin->stats)
         m->be->plugin->stats(m->be->plugin_state, &sum->compiles, &sum->cache_hits);
+    /* The pool's own account (its failures and the compiles no point took are in no point's
+     * metrics): one line per process that queued anything. */
+    rt_plugin_ahead_stats st = {0};
+    if (m->compile_ahead && m->be->cuda_loaded && m->be->plugin->ahead_stats)
+        m->be->plugin->ahead_stats(m->be->plugin_state, &st);
+    if (st.submitted > 0 && m->opt->log)
+        fprintf(m->opt->log,
+                "rank %d: compile ahead: %d variant(s) queued, %d compiled (%.2f s of NVRTC off "
+                "the points' path), %d found cached, %d failed, %d taken back by their point; "
+                "%d hook refusal(s)\n",
+                m->rank, st.submitted, st.compiled, st.compile_s, st.cached, st.failed, st.dropped,
+                m->ahead_failed);
 }
 
 void rt_measure_free(rt_measure_ctx *m)

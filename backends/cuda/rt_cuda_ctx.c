@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -467,6 +468,13 @@ int rt_cuda_ctx_compile_ahead(rt_cuda_ctx *ctx, const char *source_name, const c
         return -1;
     if (find_loaded(ctx, key)) /* this process has it: its point compiles nothing */
         return 0;
+    /* In the disk cache already (a warm run, another worker's compile): nothing to do ahead. */
+    char path[4096];
+    struct stat st;
+    if (rt_cuda_cache_path(&req, path, sizeof path, err) != 0)
+        return -1;
+    if (stat(path, &st) == 0)
+        return 0;
     return rt_cuda_ahead_submit(ctx->ahead, &req, err);
 }
 
@@ -527,7 +535,9 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
         rt_cuda_variant v = {.function = (void *)fn,
                              .from_cache = from_cache,
                              .compile_s = compile_s,
-                             .compiled_ahead = ahead && from_cache,
+                             /* the pool compiled it (not found it cached), and the load
+                                ahead found that image */
+                             .compiled_ahead = ahead && from_cache && ahead_s > 0,
                              .ahead_s = ahead && from_cache ? ahead_s : 0.0,
                              .ahead_wait_s = ahead_wait_s};
         if (read_function_facts(fn, &v, what, err) != 0 ||

@@ -74,8 +74,8 @@ void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
 int rt_cuda_ctx_set_compile_ahead(rt_cuda_ctx *ctx, int threads, rt_err *err);
 /* Queues the compile of a variant (as rt_cuda_get_variant would compile it: the same request, so
  * the same cache key) on the pool; rt_cuda_get_variant of it later claims it. 0 when queued or
- * when there is nothing to do (no pool; the variant is loaded in this process already), -1 with
- * why otherwise (nothing queued). */
+ * when there is nothing to do (no pool; the variant is loaded in this process already, or its
+ * file is in the variant cache), -1 with why otherwise (nothing queued). */
 int rt_cuda_ctx_compile_ahead(rt_cuda_ctx *ctx, const char *source_name, const char *source,
                               const char *const *defines, int n_defines, const char *entry,
                               rt_err *err);

@@ -48,8 +48,8 @@ int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq,
 /* Queues the compile of rq's variant on the context's compile-ahead pool
  * (rt_cuda_ctx_compile_ahead) so that a later rt_cuda_prepare_variant of it finds it compiled: the
  * same source, defines and target, so the same cache key. 0 (queued, or nothing to do: no pool,
- * already loaded), or -1 with why (nothing queued; the point compiles on its own path as always).
- */
+ * already loaded or cached), or -1 with why (nothing queued; the point compiles on its own path
+ * as always). */
 int rt_cuda_ahead_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_err *err);
 
 /* The variant facts every GPU kernel reports. */
