@@ -15,13 +15,25 @@
 #include "rt_registry.h"
 #include "rt_timeline.h"
 
-#define RT_PLUGIN_ABI_VERSION 3 /* 2: set_compile_limit and energy; 3: the activity timeline */
+/* 2: set_compile_limit and energy; 3: the activity timeline; 4: compile ahead (set_compile_ahead,
+ * ahead_stats, and rt_kernel_desc's compile_ahead hook, which changes the descriptors' layout) */
+#define RT_PLUGIN_ABI_VERSION 4
 
 typedef struct rt_plugin_options {
     int device_ordinal;    /* which GPU this rank uses (local rank modulo device count) */
     const char *cache_dir; /* where compiled variants are cached; NULL disables the cache */
     int verbose;
 } rt_plugin_options;
+
+/* What the compile-ahead pool did in a run (set_compile_ahead). */
+typedef struct rt_plugin_ahead_stats {
+    int submitted;    /* distinct variants queued */
+    int compiled;     /* compiled by NVRTC on a pool thread */
+    int cached;       /* already in the variant cache when their turn came */
+    int failed;       /* failed or ran past the compile limit ahead (the point compiled again) */
+    int dropped;      /* taken back by their point before a thread took them, or at the end */
+    double compile_s; /* the pool's NVRTC time, summed over its threads */
+} rt_plugin_ahead_stats;
 
 /* Counters collected for one point in passes separate from the timed ones (CUPTI). */
 typedef struct rt_plugin_api {
@@ -57,6 +69,13 @@ typedef struct rt_plugin_api {
      * the tracer's (CUPTI's) reason; a failed start records nothing and needs no stop. */
     int (*timeline_start)(void *state, rt_timeline_list *into, rt_err *err);
     int (*timeline_stop)(void *state, rt_err *err);
+    /* Optional: measure.compile_ahead. threads > 0 starts a pool of that many CPU threads that
+     * compile kernel variants into the variant cache ahead of their points (the kernels'
+     * compile_ahead hooks feed it; a point's setup then finds its variant compiled); 0 ends it.
+     * 0, or -1 with why (no pool: every point compiles on its own path, as without it). */
+    int (*set_compile_ahead)(void *state, int threads, rt_err *err);
+    /* Optional: the pool's counts so far (all 0 without one). */
+    void (*ahead_stats)(void *state, rt_plugin_ahead_stats *out);
 } rt_plugin_api;
 
 /* The one symbol a plugin exports. */

@@ -19,9 +19,11 @@
 # first point's start and the last one's end against the ideal (the points' busy time over the
 # measuring processes), the main process's set-up (MPI, config, GPU count, spawn, backend, checks,
 # store, matrices), per worker or rank its start, ready, first and last point, exit, busy time by
-# step (inputs, setup, verify, repetitions, finish) and waiting, and per sweep its tail (the
-# longest a process sat idle after its last point of the sweep) and, with worker processes, by how
-# much the next sweep's first points overlapped it ("overlapped X s by the next sweep").
+# step (inputs, setup, verify, repetitions, finish; the NVRTC compiles on the points' path, and
+# the points compiled ahead by the pool off the path, measure.compile_ahead) and waiting, and per
+# sweep its tail (the longest a process sat idle after its last point of the sweep) and, with
+# worker processes, by how much the next sweep's first points overlapped it ("overlapped X s by
+# the next sweep"). The summary line of each run says how many points were compiled ahead.
 #   rounds  the tune stage's runs ROOFTUNE_TUNE_ROUNDS times (5), each cold, the order rotated each
 #           round; each run's median wall time and the speedup of the medians (a headline number
 #           wants several samples, not one run)
@@ -30,6 +32,9 @@
 #   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
 #   omp     4 workers again with OMP_NUM_THREADS = every core and OMP_WAIT_POLICY=passive, against
 #           the default share of cores / workers
+#   noahead serial and --parallel gpus 2, 4 again with measure.compile_ahead 0 (cold caches): every
+#           point compiles on its own path, as before the compile-ahead pool was fed; what the pool
+#           cuts from each run and the ratio without it (the tune stage runs with it, the default)
 #   warm    serial and --parallel gpus again with the variants already cached (compiles left out)
 #   abort   serial, warm cache, measure.abort_factor 1.5 against none: wall time saved, same best
 #   energy  serial, warm cache, measure.energy (at least 0.3 s of repetitions per point): the
@@ -154,7 +159,7 @@ for s in $stages; do
     ;;
   check)
     (cd build-gpu && ctest --timeout 600 --output-on-failure -R \
-      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|parallel_overlap|pareto|tuned)|store\.tuning|core\.pareto' \
+      'cuda\.(tune_gpu|nvml_energy|nvrtc_cache|nvrtc_ahead|tiled_ahead)|comm\.alone|runner\.|cli\.(parallel_run|parallel_phases|parallel_overlap|pareto|tuned)|store\.tuning|core\.pareto' \
       2>&1) >"$out/check.log"
     say "check: $(grep -E 'tests passed|tests failed' "$out/check.log")"
     grep -E '\(Failed\)|\*\*\*|tune gpu: ok' "$out/check.log" | tee -a "$summary"
@@ -270,6 +275,23 @@ EOF
       tune_run "gpus$g-omp" "$caches/gpus$g-omp" $RT tune $CFG --db "$out/gpus$g-omp.db" \
       --parallel gpus --workers "$g" --quiet
     compare "gpus$g-omp" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+    ;;
+  noahead)
+    # The tune stage's runs without compiling ahead (measure.compile_ahead 0: every point compiles
+    # its variant on its own path, as before the pool was fed), cold caches: what the pool cuts
+    # from each run (the tune stage's serial and gpusN against these) and the ratio without it.
+    say "no compile ahead (cold variant cache): measure.compile_ahead 0"
+    rm -rf "$caches/serial-noahead" && tune_run serial-noahead "$caches/serial-noahead" $RT tune $CFG \
+      --db "$out/serial-noahead.db" --set measure.compile_ahead=0 --quiet
+    [ -f "$out/serial.time" ] && say "  serial with compile ahead against without: $(python3 -c \
+      "print('%.2f s against %.2f s' % ($(cat "$out/serial.time"), $(cat "$out/serial-noahead.time")))")"
+    for g in 2 4; do
+      [ "$gpus" -ge "$g" ] || continue
+      rm -rf "$caches/gpus$g-noahead" && tune_run "gpus$g-noahead" "$caches/gpus$g-noahead" $RT tune \
+        $CFG --db "$out/gpus$g-noahead.db" --parallel gpus --workers "$g" \
+        --set measure.compile_ahead=0 --quiet
+      compare "gpus$g-noahead" serial-noahead
+    done
     ;;
   warm)
     say "warm variant cache (the serial run's compiles reused)"

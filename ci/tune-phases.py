@@ -17,7 +17,10 @@ harvest, the CUDA and MPI teardown and the exit. Lines:
         check, store; each matrix (and its build ahead, --parallel gpus); workers end
   one line per process that measured: start, ready, first point, last point, exit; points, busy
         (and its steps: inputs, setup, verify, repetitions, finish; of the setup, the NVRTC
-        compiles: the points' compile_s metric, 0 for a cache hit), waiting (between its first
+        compiles on the points' path: their compile_s metric, 0 for a cache hit; beside them the
+        compiles done ahead on the compile-ahead pool's threads, off the path (measure.compile_ahead:
+        how many points, compile_ahead_s summed) and how long points waited for one still
+        running, compile_wait_s, which is part of their setup), waiting (between its first
         point's start and its last point's end, the time it measured nothing); the sweeps' inputs
         and references built in place (as a sweep began) and ahead (in a thread before it)
   one line per sweep: its points, first start and last end, the tail (the longest a process of
@@ -50,9 +53,12 @@ def load(db):
         "SELECT h.process, h.gpu, h.phase, h.point_key, h.begin_s, h.end_s, p.kernel, p.matrix,"
         " p.problem FROM phases h LEFT JOIN points p ON p.point_key = h.point_key"
         " AND p.run_id = h.run_id WHERE h.run_id = ? ORDER BY h.begin_s", (run,)).fetchall()
-    compile_s = dict(con.execute(
-        "SELECT p.point_key, m.value FROM points p JOIN metrics m ON m.point_id = p.id"
-        " AND m.name = 'compile_s' AND m.available = 1 WHERE p.run_id = ?", (run,)).fetchall())
+    compile_s = {}
+    for key, metric, value in con.execute(
+            "SELECT p.point_key, m.name, m.value FROM points p JOIN metrics m ON m.point_id = p.id"
+            " AND m.name IN ('compile_s', 'compiled_ahead', 'compile_ahead_s', 'compile_wait_s')"
+            " AND m.available = 1 WHERE p.run_id = ?", (run,)).fetchall():
+        compile_s.setdefault(key, {})[metric] = value
     return run, rows, compile_s
 
 
@@ -82,8 +88,13 @@ def main():
         p = procs.setdefault(proc, {"gpu": gpu, "phases": {}, "points": [], "steps": {}})
         if phase == "point":
             p["points"].append((b, e, (kernel, matrix, problem)))
-            if key in compile_s:
-                p["compile"] = p.get("compile", 0.0) + compile_s[key]
+            c = compile_s.get(key, {})
+            if "compile_s" in c:
+                p["compile"] = p.get("compile", 0.0) + c["compile_s"]
+            if c.get("compiled_ahead", 0) > 0:
+                p["ahead_n"] = p.get("ahead_n", 0) + 1
+                p["ahead_s"] = p.get("ahead_s", 0.0) + c.get("compile_ahead_s", 0.0)
+            p["ahead_wait"] = p.get("ahead_wait", 0.0) + c.get("compile_wait_s", 0.0)
         elif key:
             p["steps"][phase] = p["steps"].get(phase, 0.0) + (e - b)
         else:
@@ -149,6 +160,9 @@ def main():
         steps = ", ".join("%s %s" % (s, fmt(p["steps"][s])) for s in STEPS if s in p["steps"])
         if "compile" in p:
             steps += "; NVRTC compiles %s of the setup" % fmt(p["compile"])
+        if p.get("ahead_n"):
+            steps += ", %d compiled ahead (%s s NVRTC off the path, %s s waited for)" % (
+                p["ahead_n"], fmt(p["ahead_s"]), fmt(p.get("ahead_wait", 0.0)))
         # the sweeps' inputs and references: built as a sweep began (in place) or in a thread
         # before it (ahead, --parallel gpus workers)
         inputs = ""

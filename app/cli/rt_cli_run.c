@@ -530,6 +530,8 @@ int rt_cli_run_as(const char *cmd, int argc, char **argv, int *owner)
             printf(", %d kernel(s) skipped (backend not available)", sum.unavailable_kernels);
         if (sum.compiles || sum.cache_hits)
             printf("; %d compile(s), %d cache hit(s)", sum.compiles, sum.cache_hits);
+        if (sum.compiled_ahead)
+            printf(" (%d compiled ahead)", sum.compiled_ahead);
         printf("\n");
         if (dry_run)
             printf("dry run: nothing was measured or stored\n");

@@ -143,7 +143,41 @@ int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *b
     }
     if (be->cuda_loaded && be->plugin->set_compile_limit)
         be->plugin->set_compile_limit(be->plugin_state, cfg->measure.compile_timeout_s);
+    /* The kernels' compile_ahead hooks are called while it is on; the CUDA plugin's pool does
+     * their compiles. A pool that cannot start is not fatal: every point compiles on its own
+     * path, as without it. */
+    m->compile_ahead = cfg->measure.compile_ahead > 0;
+    if (m->compile_ahead && be->cuda_loaded && be->plugin->set_compile_ahead) {
+        rt_err why;
+        rt_err_clear(&why);
+        if (be->plugin->set_compile_ahead(be->plugin_state, cfg->measure.compile_ahead, &why) !=
+            0) {
+            m->compile_ahead = 0;
+            if (opt->log)
+                fprintf(opt->log, "rank %d: measure.compile_ahead is off: %s\n", m->rank, why.msg);
+        }
+    }
     return 0;
+}
+
+int rt_measure_upcoming(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params)
+{
+    if (!m->compile_ahead || !t->kernel->compile_ahead || m->n_upcoming >= RT_MEASURE_UPCOMING)
+        return 0;
+    m->upcoming[m->n_upcoming++] = *params;
+    return 1;
+}
+
+/* The upcoming points' compiles, queued on the pool now that the inputs they need are ready;
+ * a refusal costs the point nothing but its compile on its own path later. */
+static void queue_upcoming(rt_measure_ctx *m, const rt_measure_target *t, const rt_kernel_env *env)
+{
+    for (int i = 0; i < m->n_upcoming; ++i) {
+        rt_err ignored;
+        if (t->kernel->compile_ahead(t->kernel, m->inputs, &m->upcoming[i], env, &ignored) != 0)
+            m->ahead_failed++;
+    }
+    m->n_upcoming = 0;
 }
 
 void rt_measure_use_comm(rt_measure_ctx *m, void *comm)
@@ -178,6 +212,18 @@ void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum)
 {
     if (m->be->cuda_loaded && m->be->plugin->stats)
         m->be->plugin->stats(m->be->plugin_state, &sum->compiles, &sum->cache_hits);
+    /* The pool's own account (its failures and the compiles no point took are in no point's
+     * metrics): one line per process that queued anything. */
+    rt_plugin_ahead_stats st = {0};
+    if (m->compile_ahead && m->be->cuda_loaded && m->be->plugin->ahead_stats)
+        m->be->plugin->ahead_stats(m->be->plugin_state, &st);
+    if (st.submitted > 0 && m->opt->log)
+        fprintf(m->opt->log,
+                "rank %d: compile ahead: %d variant(s) queued, %d compiled (%.2f s of NVRTC off "
+                "the points' path), %d found cached, %d failed, %d taken back by their point; "
+                "%d hook refusal(s)\n",
+                m->rank, st.submitted, st.compiled, st.compile_s, st.cached, st.failed, st.dropped,
+                m->ahead_failed);
 }
 
 void rt_measure_free(rt_measure_ctx *m)
@@ -1118,6 +1164,8 @@ int rt_measure_record(rt_measure_ctx *m, rt_measured *res, rt_run_summary *sum, 
     case RT_POINT_ABOVE_ROOFLINE: sum->above_roofline++; break;
     case RT_POINT_PRUNED: sum->pruned++; break;
     }
+    const rt_metric *ahead = rt_metrics_get(&res->metrics, "compiled_ahead");
+    sum->compiled_ahead += ahead && ahead->available && ahead->value > 0;
     if (m->rank == 0) {
         if (m->progress)
             rt_progress_clear(m->progress);
@@ -1253,6 +1301,9 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
                              .rank = m->rank,
                              .nranks = m->nranks,
                              .comm = m->comm};
+    if (rc == STEP_NEXT && m->n_upcoming > 0)
+        queue_upcoming(m, t, &p->env);
+    m->n_upcoming = 0; /* a point that went no further takes its list with it */
     if (rc == STEP_NEXT)
         rc = step_prune(p);
     if (rc == STEP_NEXT && (rc = step_setup(p, err)) == STEP_NEXT)

@@ -60,6 +60,10 @@ typedef struct rt_measured {
  * coordinator). Returns 0 or -1 with err. */
 typedef int (*rt_measure_sink)(void *ctx, const rt_measured *res, rt_err *err);
 
+/* Points a process may queue the compiles of, ahead of the one it measures (the serial walk's next
+ * two; a worker's ASSIGNs already received, at most two). */
+#define RT_MEASURE_UPCOMING 2
+
 typedef struct rt_measure_ctx {
     const rt_config *cfg;
     const rt_backend *be;
@@ -92,6 +96,14 @@ typedef struct rt_measure_ctx {
     struct rt_progress *progress;     /* its line is erased before a result line; may be NULL */
     rt_measure_sink sink;             /* NULL: points are recorded here */
     void *sink_ctx;
+    /* measure.compile_ahead: the backend's compile-ahead pool runs (compile_ahead 1). The next
+     * point run queues the compiles of `upcoming` (points of the same sweep that this process
+     * measures after it: rt_measure_upcoming) once its inputs are ready, before its own setup,
+     * and empties the list. */
+    int compile_ahead;
+    rt_params upcoming[RT_MEASURE_UPCOMING];
+    int n_upcoming;
+    int ahead_failed; /* compile_ahead hooks that refused (only counted: the point compiles) */
 } rt_measure_ctx;
 
 int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,
@@ -136,6 +148,10 @@ const rt_csr *rt_measure_ahead_matrix(const rt_measure_ctx *m);
  * sweep. The inputs built for the other job are released (a family may have shaped them by rank
  * and size). */
 void rt_measure_use_comm(rt_measure_ctx *m, void *comm);
+/* Adds a point of the current sweep (kernel t->kernel) that this process measures later to the
+ * list the next point run queues the compiles of. Nothing when the pool is off, the kernel has no
+ * compile_ahead hook or the list is full; 1 when added, else 0. */
+int rt_measure_upcoming(rt_measure_ctx *m, const rt_measure_target *t, const rt_params *params);
 void rt_measure_finish(rt_measure_ctx *m, rt_run_summary *sum);
 void rt_measure_free(rt_measure_ctx *m);
 

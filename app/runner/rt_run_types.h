@@ -62,6 +62,8 @@ typedef struct rt_run_summary {
     int expect_failures; /* points below the config's expect.min_efficiency */
     int unavailable_kernels; /* kernels skipped because their backend is not here */
     int compiles, cache_hits;
+    int compiled_ahead; /* points whose variant the compile-ahead pool compiled (metric
+                           compiled_ahead): their own load was one of the cache hits */
     long long run_id;
     int interrupted_by; /* SIGINT or SIGTERM that ended the run between points, or 0 */
     int kept;           /* points this run recorded in the store */

@@ -61,6 +61,45 @@ static void show_current(rt_sweep_run *sw, const rt_params *params)
     rt_progress_begin(sw->progress, current, rt_clock_now());
 }
 
+/* The search's next candidate: those taken early for the lookahead first, in their order. */
+static int next_candidate(rt_sweep_run *sw, int64_t *i)
+{
+    if (sw->n_peek > 0) {
+        *i = sw->peek[0];
+        memmove(sw->peek, sw->peek + 1, (size_t)(sw->n_peek - 1) * sizeof sw->peek[0]);
+        sw->n_peek--;
+        return 1;
+    }
+    return rt_search_next(sw->search, i);
+}
+
+void rt_sweep_lookahead(rt_sweep_run *sw, const rt_config *cfg)
+{
+    sw->lookahead = rt_search_ignores_results(&cfg->search) && !(cfg->search.max_time_s > 0) &&
+                    sw->m->compile_ahead && sw->tgt.kernel->compile_ahead;
+}
+
+/* The lookahead's candidates after the one about to be measured: up to RT_MEASURE_UPCOMING taken
+ * from the search (a strategy that ignores results proposes the same ones whenever it is asked),
+ * the feasible ones handed to the measurement as upcoming. A candidate the run will not measure
+ * (the store has it, its bound prunes it, the budget ends first) costs a compile on a pool thread,
+ * nothing more. */
+static void queue_lookahead(rt_sweep_run *sw)
+{
+    if (!sw->lookahead)
+        return;
+    while (sw->n_peek < RT_MEASURE_UPCOMING && rt_search_next(sw->search, &sw->peek[sw->n_peek]))
+        sw->n_peek++;
+    for (int k = 0; k < sw->n_peek; ++k) {
+        rt_params params;
+        int feasible = 0;
+        rt_err ignored;
+        if (rt_space_point(sw->s->space, sw->peek[k], &params, &feasible, NULL, 0, &ignored) == 0 &&
+            feasible)
+            rt_measure_upcoming(sw->m, &sw->tgt, &params);
+    }
+}
+
 int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *err)
 {
     rt_measure_ctx *m = sw->m;
@@ -72,7 +111,7 @@ int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *e
             m->new_points + sw->in_flight + sw->elsewhere >= m->opt->max_points)
             return 0;
         int64_t i;
-        if (rt_search_next(sw->search, &i) != 1) {
+        if (next_candidate(sw, &i) != 1) {
             sw->exhausted = 1;
             return 0;
         }
@@ -117,6 +156,7 @@ int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, r
 {
     double objective = INFINITY;
     const int64_t pruned_before = sw->prune.pruned;
+    queue_lookahead(sw);
     if (rt_measure_run(sw->m, &sw->tgt, params, 1, "", &objective, sw->sum, err) != 0)
         return -1;
     sw->in_flight--;

@@ -49,6 +49,12 @@ typedef struct rt_sweep_run {
     rt_sweep own;
     rt_params own_problem;
     double own_group_best;
+    /* Serial compile ahead (rt_sweep_lookahead): candidates taken from the search before their
+     * turn, so the point measured now can queue their compiles; rt_sweep_next hands them out
+     * first, in the search's order. */
+    int lookahead;
+    int64_t peek[RT_MEASURE_UPCOMING];
+    int n_peek;
 } rt_sweep_run;
 
 /* Starts the sweep's search. base holds what the measurement needs besides the parameters (the
@@ -66,6 +72,12 @@ int rt_sweep_next(rt_sweep_run *sw, int64_t *index, rt_params *params, rt_err *e
  * point budget reached); 0 when rt_sweep_next may still give a candidate (a pruned result frees
  * a place in the budget). */
 int rt_sweep_finished(const rt_sweep_run *sw);
+/* A serial run's compile ahead: from now on each point this sweep measures here queues the
+ * compiles of the next RT_MEASURE_UPCOMING candidates of its search (rt_measure_upcoming), taken
+ * early when the strategy's order ignores the results and the search has no time budget (a
+ * candidate taken early must not pass its deadline); otherwise, with the pool off or a kernel
+ * without a compile_ahead hook, nothing changes. Not for a sweep whose points go to workers. */
+void rt_sweep_lookahead(rt_sweep_run *sw, const rt_config *cfg);
 /* Measures a candidate rt_sweep_next gave, here, and records it. */
 int rt_sweep_measure(rt_sweep_run *sw, int64_t index, const rt_params *params, rt_err *err);
 /* Records a candidate a worker measured. */

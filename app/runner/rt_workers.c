@@ -80,6 +80,13 @@ struct rt_workers {
     uint64_t sweep;
     int has_kept; /* a MATRIX that came before its walk reached it */
     rt_workers_matrix kept;
+    /* Messages read ahead of their turn (drain_ahead: the ASSIGNs that wait while a point is
+     * measured, whose compiles start now), oldest first; a receive that failed while draining is
+     * the error of the receive whose turn it would have been. */
+    struct received *pending;
+    int n_pending;
+    int drain_failed;
+    rt_err drain_err;
     /* worker: called as a matrix built ahead comes (rt_workers_on_matrix) */
     int (*on_matrix)(void *ctx, const rt_workers_matrix *mx, rt_err *err);
     void *on_matrix_ctx;
@@ -164,6 +171,23 @@ static int recv_msg(rt_workers *w, int wait, received *m, rt_err *err)
     return 1;
 }
 
+/* Worker: the next message in its turn: one read ahead first (drain_ahead), else recv_msg. */
+static int next_msg(rt_workers *w, int wait, received *m, rt_err *err)
+{
+    if (w->n_pending > 0) {
+        *m = w->pending[0];
+        memmove(w->pending, w->pending + 1, (size_t)(w->n_pending - 1) * sizeof *w->pending);
+        w->n_pending--;
+        return 1;
+    }
+    if (w->drain_failed) {
+        w->drain_failed = 0;
+        *err = w->drain_err;
+        return -1;
+    }
+    return recv_msg(w, wait, m, err);
+}
+
 static rt_workers *workers_new(rt_wire *wire, rt_err *err)
 {
     rt_workers *w = calloc(1, sizeof *w);
@@ -208,6 +232,11 @@ int rt_workers_worker(rt_wire *wire, int coordinator, rt_workers **out, rt_err *
     rt_workers *w = workers_new(wire, err);
     if (!w)
         return -1;
+    w->pending = calloc(DEPTH_MAX, sizeof *w->pending);
+    if (!w->pending) {
+        rt_workers_free(w);
+        return rt_err_set(err, "out of memory for a parallel worker");
+    }
     w->coordinator = coordinator;
     *out = w;
     return 0;
@@ -217,6 +246,9 @@ void rt_workers_free(rt_workers *w)
 {
     if (!w)
         return;
+    for (int i = 0; i < w->n_pending; ++i)
+        msg_free(&w->pending[i]);
+    free(w->pending);
     free(w->in_flight);
     free(w->queue);
     free(w->pos);
@@ -610,7 +642,7 @@ int rt_workers_await_matrix(rt_workers *w, int index, rt_workers_matrix *out, rt
     out->fd = -1;
     while (!w->has_kept) {
         received m;
-        if (recv_msg(w, 1, &m, err) <= 0)
+        if (next_msg(w, 1, &m, err) <= 0)
             return -1;
         if (m.h.type == MSG_BYE) { /* the run ended before this matrix */
             msg_free(&m);
@@ -665,6 +697,35 @@ static int send_failed(rt_workers *w, int64_t index, rt_err *err)
     return send_head(w, w->coordinator, &h, w->broken_msg, strlen(w->broken_msg), err);
 }
 
+/* As a point starts: the messages already in the socket are read without waiting (up to the
+ * points a worker may hold, stopping after the first that is not an ASSIGN, so END, BYE and
+ * MATRIX keep their place), kept for their turn, and the points of the ASSIGNs among them queue
+ * their compiles (rt_measure_upcoming: the point about to run starts them once its inputs are
+ * ready), which the pool then does while this point is measured. Nothing changes in what is
+ * measured or in the order the messages are taken. */
+static void drain_ahead(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
+                        const rt_measure_target *base)
+{
+    while (!w->drain_failed && w->n_pending < DEPTH_MAX &&
+           (w->n_pending == 0 || w->pending[w->n_pending - 1].h.type == MSG_ASSIGN)) {
+        received got;
+        const int rc = recv_msg(w, 0, &got, &w->drain_err);
+        if (rc < 0)
+            w->drain_failed = 1;
+        if (rc <= 0)
+            break;
+        w->pending[w->n_pending++] = got;
+        if (got.h.type != MSG_ASSIGN || got.h.sweep != w->sweep)
+            continue;
+        rt_params params;
+        int feasible = 0;
+        rt_err ignored;
+        if (rt_space_point(s->space, got.h.index, &params, &feasible, NULL, 0, &ignored) == 0 &&
+            feasible)
+            rt_measure_upcoming(m, base, &params);
+    }
+}
+
 /* One point the coordinator handed out, measured here with what it knew of the sweep. */
 static int serve_point(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
                        const rt_measure_target *base, const msg_head *h, rt_run_summary *sum,
@@ -689,6 +750,7 @@ static int serve_point(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
         t.group_best = base->group_best ? &group_best : NULL;
         w->current = h->index;
         w->sent = 0;
+        drain_ahead(w, m, s, base);
         if (rt_space_point(s->space, h->index, &params, &feasible, why, sizeof why, &local) != 0 ||
             rt_measure_run(m, &t, &params, feasible, why, &objective, sum, &local) != 0) {
             w->broken = 1;
@@ -715,7 +777,7 @@ int rt_workers_serve(rt_workers *w, rt_measure_ctx *m, const rt_sweep *s,
     int rc = 0;
     for (;;) {
         received got;
-        if (recv_msg(w, 1, &got, err) <= 0) {
+        if (next_msg(w, 1, &got, err) <= 0) {
             rc = -1;
             break;
         }
@@ -797,7 +859,7 @@ int rt_workers_finish(rt_workers *w, int failed, int *compiles, int *cache_hits,
     if (!w->is_coordinator) {
         while (!w->bye_seen) {
             received m;
-            if (recv_msg(w, 1, &m, err) <= 0)
+            if (next_msg(w, 1, &m, err) <= 0)
                 return -1;
             w->bye_seen = m.h.type == MSG_BYE;
             /* A point handed out after this worker's walk ended (its walk and the coordinator's

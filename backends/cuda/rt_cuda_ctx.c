@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include "rt_cuda_defines.h"
 #include "rt_cuda_embedded.h"
 #include "rt_cuda_nvml.h"
 #include "rt_cuda_nvrtc.h"
@@ -34,6 +36,7 @@ struct rt_cuda_ctx {
     rt_device_info info;
     char cache_dir[1024];
     double compile_limit_s; /* measure.compile_timeout_s: 0 = none */
+    rt_cuda_ahead *ahead;   /* measure.compile_ahead's pool; NULL: none */
     rt_cuda_nvml *nvml;     /* the energy counter, opened on first use */
     int nvml_tried;
     char nvml_why[256]; /* why it could not be opened */
@@ -218,6 +221,9 @@ void rt_cuda_ctx_destroy(rt_cuda_ctx *ctx)
 {
     if (!ctx)
         return;
+    /* Its threads touch no device, but they read the context's cache path: they end first. */
+    rt_cuda_ahead_destroy(ctx->ahead);
+    ctx->ahead = NULL;
     if (ctx->abandoned) {
         /* Unloading, freeing and releasing would wait for the kernel that never ends. */
         for (int i = 0; i < ctx->n_loaded; ++i)
@@ -329,6 +335,22 @@ void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits)
         *cache_hits = ctx->cache_hits;
 }
 
+int rt_cuda_ctx_set_compile_ahead(rt_cuda_ctx *ctx, int threads, rt_err *err)
+{
+    rt_cuda_ahead_destroy(ctx->ahead);
+    ctx->ahead = NULL;
+    if (threads <= 0)
+        return 0;
+    if (!ctx->cache_dir[0])
+        return rt_err_set(err, "compile ahead needs the variant cache, which is off");
+    return rt_cuda_ahead_create(threads, &ctx->ahead, err);
+}
+
+void rt_cuda_ctx_ahead_stats(const rt_cuda_ctx *ctx, rt_cuda_ahead_stats *out)
+{
+    rt_cuda_ahead_get_stats(ctx->ahead, out);
+}
+
 static int memo_find(const rt_cuda_ctx *ctx, const char *key)
 {
     for (int i = 0; i < RT_CUDA_MEMO_SLOTS; ++i)
@@ -412,35 +434,77 @@ static int remember(rt_cuda_ctx *ctx, const char *key, CUmodule module, const rt
     return 0;
 }
 
+/* The request rt_cuda_get_variant compiles, and the compile-ahead pool is handed: built in one
+ * place (rt_cuda_variant_compile_request with this context's target), so both have one key. */
+static void ctx_request(const rt_cuda_ctx *ctx, const char *source_name, const char *source,
+                        const char *const *defines, int n_defines, const char *entry,
+                        rt_cuda_compile_request *req)
+{
+    const rt_cuda_target target = {.cc_major = ctx->info.cc_major,
+                                   .cc_minor = ctx->info.cc_minor,
+                                   .cache_dir = ctx->cache_dir,
+                                   .time_limit_s = ctx->compile_limit_s};
+    rt_cuda_variant_compile_request(&target, source_name, source, defines, n_defines, entry, req);
+}
+
+static const loaded_variant *find_loaded(const rt_cuda_ctx *ctx, const char *key)
+{
+    for (int i = 0; i < ctx->n_loaded; ++i)
+        if (strcmp(ctx->loaded[i].key, key) == 0)
+            return &ctx->loaded[i];
+    return NULL;
+}
+
+int rt_cuda_ctx_compile_ahead(rt_cuda_ctx *ctx, const char *source_name, const char *source,
+                              const char *const *defines, int n_defines, const char *entry,
+                              rt_err *err)
+{
+    if (!ctx->ahead)
+        return 0;
+    rt_cuda_compile_request req;
+    ctx_request(ctx, source_name, source, defines, n_defines, entry, &req);
+    char key[RT_CUDA_KEY_MAX];
+    if (rt_cuda_variant_key(&req, key, sizeof key, err) != 0)
+        return -1;
+    if (find_loaded(ctx, key)) /* this process has it: its point compiles nothing */
+        return 0;
+    /* In the disk cache already (a warm run, another worker's compile): nothing to do ahead. */
+    char path[4096];
+    struct stat st;
+    if (rt_cuda_cache_path(&req, path, sizeof path, err) != 0)
+        return -1;
+    if (stat(path, &st) == 0)
+        return 0;
+    return rt_cuda_ahead_submit(ctx->ahead, &req, err);
+}
+
 int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *source,
                         const char *const *defines, int n_defines, const char *entry,
                         rt_cuda_variant *out, rt_err *err)
 {
     memset(out, 0, sizeof *out);
-    rt_cuda_compile_request req = {
-        .source_name = source_name,
-        .source = source,
-        .defines = defines,
-        .n_defines = n_defines,
-        .entry = entry,
-        .cc_major = ctx->info.cc_major,
-        .cc_minor = ctx->info.cc_minor,
-        .cache_dir = ctx->cache_dir[0] ? ctx->cache_dir : NULL,
-        .time_limit_s = ctx->compile_limit_s,
-    };
+    rt_cuda_compile_request req;
+    ctx_request(ctx, source_name, source, defines, n_defines, entry, &req);
     char key[RT_CUDA_KEY_MAX];
     if (rt_cuda_variant_key(&req, key, sizeof key, err) != 0)
         return -1;
-    for (int i = 0; i < ctx->n_loaded; ++i)
-        if (strcmp(ctx->loaded[i].key, key) == 0) {
-            *out = ctx->loaded[i].variant;
-            out->from_cache = 1;
-            out->compile_s = 0.0;
-            ++ctx->cache_hits;
-            return 0;
-        }
+    const loaded_variant *known = find_loaded(ctx, key);
+    if (known) {
+        *out = known->variant;
+        out->from_cache = 1;
+        out->compile_s = 0.0;
+        out->compiled_ahead = 0;
+        out->ahead_s = out->ahead_wait_s = 0.0;
+        ++ctx->cache_hits;
+        return 0;
+    }
     if (rt_cuda_ctx_make_current(ctx, err) != 0)
         return -1;
+
+    /* Compiled ahead: the pool's image is in the cache now (a compile still running is waited
+     * for, a queued one is taken back and compiled below, as without the pool). */
+    double ahead_s = 0.0, ahead_wait_s = 0.0;
+    const int ahead = rt_cuda_ahead_claim(ctx->ahead, &req, &ahead_s, &ahead_wait_s);
 
     char what[256];
     snprintf(what, sizeof what, "loading %s (%s)", source_name, entry);
@@ -468,8 +532,14 @@ int rt_cuda_get_variant(rt_cuda_ctx *ctx, const char *source_name, const char *s
             cuModuleUnload(module);
             return cu_fail(err, what, "cuModuleGetFunction", rf);
         }
-        rt_cuda_variant v = {
-            .function = (void *)fn, .from_cache = from_cache, .compile_s = compile_s};
+        rt_cuda_variant v = {.function = (void *)fn,
+                             .from_cache = from_cache,
+                             .compile_s = compile_s,
+                             /* the pool compiled it (not found it cached), and the load
+                                ahead found that image */
+                             .compiled_ahead = ahead && from_cache && ahead_s > 0,
+                             .ahead_s = ahead && from_cache ? ahead_s : 0.0,
+                             .ahead_wait_s = ahead_wait_s};
         if (read_function_facts(fn, &v, what, err) != 0 ||
             remember(ctx, key, module, &v, err) != 0) {
             cuModuleUnload(module);

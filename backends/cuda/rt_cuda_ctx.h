@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "rt_cuda_ahead.h"
 #include "rt_device.h"
 #include "rt_error.h"
 
@@ -31,6 +32,11 @@ typedef struct rt_cuda_variant {
     int max_threads_per_block; /* for this variant given its registers */
     int from_cache;            /* 1: no NVRTC run this time (disk cache or already loaded) */
     double compile_s;          /* NVRTC time when compiled now, else 0 */
+    /* The compile-ahead pool (rt_cuda_ctx_set_compile_ahead) compiled it before this point asked:
+     * compiled_ahead 1, ahead_s its NVRTC time on a pool thread (off the measuring thread), and
+     * ahead_wait_s how long this point waited for that compile to end (0 when it was done). */
+    int compiled_ahead;
+    double ahead_s, ahead_wait_s;
 } rt_cuda_variant;
 
 /* Selects device `ordinal`, retains its primary context, creates the stream, the timing events and
@@ -60,6 +66,21 @@ void rt_cuda_ctx_abandon(rt_cuda_ctx *ctx, const char *why);
 int rt_cuda_ctx_abandoned(const rt_cuda_ctx *ctx);
 /* NVRTC compiles and cache hits (disk or already loaded) since creation. */
 void rt_cuda_ctx_stats(const rt_cuda_ctx *ctx, int *compiles, int *cache_hits);
+
+/* The compile-ahead pool (rt_cuda_ahead.h, measure.compile_ahead): threads > 0 starts a pool of
+ * that many CPU threads that compile variants into the disk cache while the GPU measures; 0 ends
+ * it (a pool already there is replaced). Needs the variant cache: without one it fails (-1, err
+ * says why) and leaves no pool. */
+int rt_cuda_ctx_set_compile_ahead(rt_cuda_ctx *ctx, int threads, rt_err *err);
+/* Queues the compile of a variant (as rt_cuda_get_variant would compile it: the same request, so
+ * the same cache key) on the pool; rt_cuda_get_variant of it later claims it. 0 when queued or
+ * when there is nothing to do (no pool; the variant is loaded in this process already, or its
+ * file is in the variant cache), -1 with why otherwise (nothing queued). */
+int rt_cuda_ctx_compile_ahead(rt_cuda_ctx *ctx, const char *source_name, const char *source,
+                              const char *const *defines, int n_defines, const char *entry,
+                              rt_err *err);
+/* The pool's counts (all 0 without a pool). */
+void rt_cuda_ctx_ahead_stats(const rt_cuda_ctx *ctx, rt_cuda_ahead_stats *out);
 
 /* Compiles (or finds in the disk cache, or in this process) the variant of `source` with the given
  * "NAME=VALUE" defines and returns its function and resource facts. source_name names the source

@@ -59,6 +59,11 @@ void rt_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metr
     rt_metrics_add(m, "theoretical_occupancy", "ratio", occupancy, 1);
     rt_metrics_add(m, "compiled", "count", v->from_cache ? 0.0 : 1.0, 0);
     rt_metrics_add(m, "compile_s", "s", v->compile_s, 0);
+    /* compile_s is NVRTC on the point's path; what the compile-ahead pool did for it off the
+     * path (measure.compile_ahead), and how long the point waited for that compile to end. */
+    rt_metrics_add(m, "compiled_ahead", "count", v->compiled_ahead ? 1.0 : 0.0, 0);
+    rt_metrics_add(m, "compile_ahead_s", "s", v->ahead_s, 0);
+    rt_metrics_add(m, "compile_wait_s", "s", v->ahead_wait_s, 0);
 }
 
 int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, int64_t block_size,
@@ -91,33 +96,29 @@ int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, in
     return 0;
 }
 
-void rt_cuda_defines_init(rt_cuda_defines *d)
+/* rq's embedded source, once its defines are checked (at most RT_CUDA_MAX_DEFINES); NULL with
+ * err set otherwise. */
+static const char *request_source(const rt_cuda_variant_request *rq, rt_err *err)
 {
-    d->n = 0;
-}
-
-void rt_cuda_define_int(rt_cuda_defines *d, const char *name, long long value)
-{
-    if (d->n >= RT_CUDA_MAX_DEFINES) {
-        d->n = RT_CUDA_MAX_DEFINES + 1; /* one too many: rt_cuda_prepare_variant refuses */
-        return;
+    const rt_cuda_defines *d = rq->defines;
+    if (d->n > RT_CUDA_MAX_DEFINES) {
+        rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n, RT_CUDA_MAX_DEFINES);
+        return NULL;
     }
-    snprintf(d->text[d->n], sizeof d->text[d->n], "%s=%lld", name, value);
-    d->list[d->n] = d->text[d->n];
-    d->n++;
+    const char *source = rt_cuda_source(rq->source_name);
+    if (!source)
+        rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
+                   rq->source_name);
+    return source;
 }
 
 int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
                             rt_err *err)
 {
     const rt_cuda_defines *d = rq->defines;
-    if (d->n > RT_CUDA_MAX_DEFINES)
-        return rt_err_set(err, "%s: %d NVRTC defines, at most %d", rq->what, d->n,
-                          RT_CUDA_MAX_DEFINES);
-    const char *source = rt_cuda_source(rq->source_name);
+    const char *source = request_source(rq, err);
     if (!source)
-        return rt_err_set(err, "%s: kernel source %s is not embedded in the plugin", rq->what,
-                          rq->source_name);
+        return -1;
     const int got =
         rt_cuda_get_variant(ctx, rq->source_name, source, d->list, d->n, rq->entry, v, err);
     if (got != 0) {
@@ -126,4 +127,15 @@ int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq,
     }
     return rt_cuda_variant_fits(rt_cuda_ctx_device(ctx), v, rq->block_size, rq->register_tile,
                                 rq->allow_spills, rq->dynamic_shared, err);
+}
+
+int rt_cuda_ahead_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_err *err)
+{
+    const char *source = request_source(rq, err);
+    if (!source)
+        return -1;
+    const rt_cuda_defines *d = rq->defines;
+    if (rt_cuda_ctx_compile_ahead(ctx, rq->source_name, source, d->list, d->n, rq->entry, err) != 0)
+        return rt_err_prefix(err, "%s: compile ahead", rq->what);
+    return 0;
 }

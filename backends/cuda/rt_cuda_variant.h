@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "rt_cuda_ctx.h"
+#include "rt_cuda_defines.h"
 #include "rt_cuda_nvrtc.h"
 #include "rt_device.h"
 #include "rt_error.h"
@@ -39,34 +40,17 @@ int rt_cuda_variant_fits(const rt_device_info *dev, const rt_cuda_variant *v, in
                          int64_t register_tile, int allow_spills, size_t dynamic_shared,
                          rt_err *err);
 
-/* The NVRTC defines of one variant ("NAME=value"), built in place (at most RT_CUDA_MAX_DEFINES). */
-typedef struct rt_cuda_defines {
-    int n;
-    char text[RT_CUDA_MAX_DEFINES][RT_CUDA_DEFINE_MAX];
-    const char *list[RT_CUDA_MAX_DEFINES];
-} rt_cuda_defines;
-
-void rt_cuda_defines_init(rt_cuda_defines *d);
-/* Appends NAME=value; one past RT_CUDA_MAX_DEFINES makes rt_cuda_prepare_variant fail. */
-void rt_cuda_define_int(rt_cuda_defines *d, const char *name, long long value);
-
-/* What a point asks of its compiled variant: the embedded source and entry point, the defines,
- * and the launch the variant must fit (rt_cuda_variant_fits). what names kernel and point. */
-typedef struct rt_cuda_variant_request {
-    const char *source_name; /* e.g. "spmm_csr.cu" (embedded in the plugin) */
-    const char *entry;       /* e.g. "rt_spmm_csr" */
-    const rt_cuda_defines *defines;
-    int64_t block_size, register_tile;
-    int allow_spills;
-    size_t dynamic_shared;
-    const char *what;
-} rt_cuda_variant_request;
-
 /* Prepares a variant: finds the embedded source, gets the variant (compiled with NVRTC or from
  * the cache) and checks that it fits the launch. Returns 0, RT_INFEASIBLE (it does not fit, the
  * reason in err), RT_TIMED_OUT (the compile ran past the context's limit) or -1. */
 int rt_cuda_prepare_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_cuda_variant *v,
                             rt_err *err);
+/* Queues the compile of rq's variant on the context's compile-ahead pool
+ * (rt_cuda_ctx_compile_ahead) so that a later rt_cuda_prepare_variant of it finds it compiled: the
+ * same source, defines and target, so the same cache key. 0 (queued, or nothing to do: no pool,
+ * already loaded or cached), or -1 with why (nothing queued; the point compiles on its own path
+ * as always). */
+int rt_cuda_ahead_variant(rt_cuda_ctx *ctx, const rt_cuda_variant_request *rq, rt_err *err);
 
 /* The variant facts every GPU kernel reports. */
 void rt_cuda_variant_metrics(const rt_cuda_variant *v, double occupancy, rt_metrics *m);

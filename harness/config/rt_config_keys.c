@@ -569,6 +569,7 @@ static const rt_config_key k_keys[] = {
     REAL_KEY("measure.compile_timeout_s", 0, 0, INFINITY, 1, "a number of seconds >= 0", "0",
              CFG(measure.compile_timeout_s)),
     TEXT_KEY("measure.energy", RT_KEY_FLAG, NULL, CFG(measure.energy)),
+    INT_KEY("measure.compile_ahead", 0, 64, "2", CFG(measure.compile_ahead)),
 
     {.path = "search", .kind = RT_KEY_MAP},
     /* The strategy table names the strategies (harness/search/rt_strategy_list.h). */

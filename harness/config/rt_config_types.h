@@ -99,6 +99,9 @@ typedef struct rt_measure_cfg {
     int abort_reps;
     double compile_timeout_s; /* an NVRTC compile longer than this is abandoned (0: no limit) */
     int energy;               /* 1: read the device's energy counter around the repetitions */
+    /* CPU threads that compile the next points' kernel variants while the current one is
+     * measured (the backend's compile-ahead pool; 0: every point compiles on its own path). */
+    int compile_ahead;
 } rt_measure_cfg;
 
 typedef struct rt_search_cfg {

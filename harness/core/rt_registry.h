@@ -125,6 +125,13 @@ struct rt_kernel_desc {
     /* Optional. Traffic model for the roofline (flops, compulsory bytes per level and tier). */
     int (*traffic)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
                    const rt_kernel_env *env, rt_traffic *t, rt_err *err);
+    /* Optional. Starts, off the calling thread, the compiles setup(inputs, p) would do (kernel
+     * variants, on the backend's compile-ahead pool: measure.compile_ahead), so that the point's
+     * setup later finds them done; returns at once and changes nothing setup measures. An
+     * infeasible point, or a backend without a pool, queues nothing (0). -1 with why: nothing
+     * queued, which fails nothing (the point compiles in its setup as always). */
+    int (*compile_ahead)(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                         const rt_kernel_env *env, rt_err *err);
 
     void *backend_ctx; /* owned by the backend that registered the kernel */
 };

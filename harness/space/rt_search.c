@@ -32,6 +32,12 @@ int64_t rt_search_budget_for(const rt_search_cfg *cfg, int64_t size)
     return info ? rt_strategy_budget_for(info, cfg->budget, size) : -1;
 }
 
+int rt_search_ignores_results(const rt_search_cfg *cfg)
+{
+    const rt_strategy_info *info = rt_strategy_find(strategy_name(cfg));
+    return info && info->ignores_results;
+}
+
 int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search **out, rt_err *err)
 {
     *out = NULL;

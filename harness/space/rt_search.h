@@ -36,6 +36,11 @@ int rt_search_create(const rt_search_cfg *cfg, const rt_space *space, rt_search 
  * count use it too. -1 for an unknown strategy. */
 int64_t rt_search_budget_for(const rt_search_cfg *cfg, int64_t size);
 
+/* 1 when cfg's strategy proposes its points in an order that ignores their results (exhaustive,
+ * random: ignores_results), so its next candidates can be known before the current one is
+ * measured; 0 otherwise, or for an unknown strategy. */
+int rt_search_ignores_results(const rt_search_cfg *cfg);
+
 /* Returns 1 with the next index, 0 when the search is finished. If checking a candidate's
  * feasibility fails (a constraint that cannot be evaluated), the candidate is yielded anyway so
  * the caller's own rt_space_point reports the error. */

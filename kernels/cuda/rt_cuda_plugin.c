@@ -123,6 +123,25 @@ static void plugin_set_compile_limit(void *state, double seconds)
         rt_cuda_ctx_set_compile_limit(pl->ctx, seconds);
 }
 
+static int plugin_set_compile_ahead(void *state, int threads, rt_err *err)
+{
+    cuda_plugin *pl = state;
+    return rt_cuda_ctx_set_compile_ahead(pl->ctx, threads, err);
+}
+
+static void plugin_ahead_stats(void *state, rt_plugin_ahead_stats *out)
+{
+    const cuda_plugin *pl = state;
+    rt_cuda_ahead_stats st;
+    rt_cuda_ctx_ahead_stats(pl->ctx, &st);
+    *out = (rt_plugin_ahead_stats){.submitted = st.submitted,
+                                   .compiled = st.compiled,
+                                   .cached = st.cached,
+                                   .failed = st.failed,
+                                   .dropped = st.dropped,
+                                   .compile_s = st.compile_s};
+}
+
 static int plugin_energy(void *state, double *joules, char *why, size_t whylen)
 {
     cuda_plugin *pl = state;
@@ -145,6 +164,8 @@ static const rt_plugin_api plugin_api = {
     /* The activity timeline (CUPTI's activity API) lives beside the counters in roofline/cuda/. */
     .timeline_start = rt_cupti_timeline_start,
     .timeline_stop = rt_cupti_timeline_stop,
+    .set_compile_ahead = plugin_set_compile_ahead,
+    .ahead_stats = plugin_ahead_stats,
 };
 
 __attribute__((visibility("default"))) const rt_plugin_api *rooftune_plugin_entry(void);

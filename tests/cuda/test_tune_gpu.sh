@@ -5,6 +5,9 @@
 #  - measure.compile_timeout_s: with a fresh variant cache and a limit no NVRTC compile meets,
 #    every point is recorded timeout naming the limit; the abandoned compiles that finish while
 #    the process lives reach the cache, and the same config then finds them there;
+#  - measure.compile_ahead: on a cold cache the serial sweep's points after the first find their
+#    variant compiled ahead (the store's compiled_ahead, compile_ahead_s), all verified, the same
+#    points as with compile_ahead 0, which compiles every point on its path;
 #  - --parallel gpus (one worker per GPU, each given its own GPU: the phase record's gpu; on two
 #    matrices, the second one's inputs built ahead by every worker) and, with two GPUs or more,
 #    --parallel ranks under mpirun: the serial run's points; no process of --parallel gpus
@@ -58,12 +61,45 @@ timeouts=$(sql "$WORK/limit.db" "SELECT COUNT(*) FROM points WHERE status = 'tim
   "SELECT status, reason FROM points WHERE backend = 'cuda' LIMIT 2")"
 cached=$(ls "$WORK/cache-limit" 2>/dev/null | grep -c '\.cubin$' || true)
 [ "$cached" -ge 1 ] || fail "no abandoned compile reached the cache"
-# The same points without a limit: the cached variants are hits, the others compile.
-ROOFTUNE_CACHE_DIR="$WORK/cache-limit" "$RT" run "$cfg" --db "$WORK/limit2.db" >"$WORK/limit2.out"
+# The same points without a limit: the cached variants are hits, the others compile (on the
+# points' own path: compile ahead would make them cache hits too).
+ROOFTUNE_CACHE_DIR="$WORK/cache-limit" "$RT" run "$cfg" --db "$WORK/limit2.db" \
+  --set measure.compile_ahead=0 >"$WORK/limit2.out"
 [ "$(sql "$WORK/limit2.db" "SELECT COUNT(*) FROM points WHERE status = 'ok'")" = 4 ] ||
   fail "after the limit: $(sql "$WORK/limit2.db" "SELECT status, reason FROM points")"
 grep -q "$((4 - cached)) compile(s), $cached cache hit(s)" "$WORK/limit2.out" ||
   fail "$cached variants cached, but: $(grep summary "$WORK/limit2.out")"
+
+# Compile ahead (measure.compile_ahead): a cold variant cache and driver compute cache. The serial
+# sweep's first point compiles on its own path, every later one finds its variant compiled ahead
+# by the pool (compiled_ahead 1, the pool's NVRTC time in compile_ahead_s, nothing compiled on the
+# path), every point verified; with compile_ahead 0 every point compiles on its path, the same
+# points verified.
+ahead_run() { # NAME THREADS
+  rm -rf "$WORK/cache-$1"
+  CUDA_CACHE_PATH="$WORK/cache-$1/driver" ROOFTUNE_CACHE_DIR="$WORK/cache-$1" "$RT" run "$cfg" \
+    --db "$WORK/$1.db" --set measure.compile_ahead="$2" >"$WORK/$1.out" || fail "$1: $(tail -3 "$WORK/$1.out")"
+}
+metric_count() { # DB CONDITION
+  sql "$1" "SELECT COUNT(*) FROM points p JOIN metrics a ON a.point_id = p.id AND a.name = 'compiled_ahead'
+    JOIN metrics c ON c.point_id = p.id AND c.name = 'compiled' JOIN metrics s ON s.point_id = p.id
+    AND s.name = 'compile_ahead_s' WHERE p.status = 'ok' AND p.verified = 1 AND $2"
+}
+ahead_run ahead 2
+ahead_run ahead-off 0
+[ "$(sql "$WORK/ahead.db" "SELECT COUNT(*) FROM points WHERE status = 'ok' AND verified = 1")" = 4 ] ||
+  fail "compile ahead: $(sql "$WORK/ahead.db" "SELECT status, reason FROM points")"
+done_ahead=$(metric_count "$WORK/ahead.db" "a.value = 1 AND c.value = 0 AND s.value > 0")
+on_path=$(metric_count "$WORK/ahead.db" "a.value = 0 AND c.value = 1")
+[ "$done_ahead" -ge 2 ] && [ $((done_ahead + on_path)) = 4 ] ||
+  fail "compile ahead: $done_ahead point(s) compiled ahead, $on_path on their path: $(sql "$WORK/ahead.db" \
+    "SELECT p.params, m.name, m.value FROM points p JOIN metrics m ON m.point_id = p.id AND m.name LIKE 'compile%'")"
+grep -q "($done_ahead compiled ahead)" "$WORK/ahead.out" || fail "compile ahead: summary $(grep summary "$WORK/ahead.out")"
+[ "$(metric_count "$WORK/ahead-off.db" "a.value = 0 AND c.value = 1 AND s.value = 0")" = 4 ] ||
+  fail "compile_ahead 0: not every point compiled on its path"
+diff <(sql "$WORK/ahead.db" "SELECT params, status, verified FROM points ORDER BY 1") \
+  <(sql "$WORK/ahead-off.db" "SELECT params, status, verified FROM points ORDER BY 1") >/dev/null ||
+  fail "compile ahead changed the points"
 
 # Parallel: the serial run's points.
 points() { sql "$1" "SELECT kernel||'|'||matrix||'|'||params||'|'||status||'|'||verified||'|'||ranks FROM points ORDER BY 1"; }

@@ -48,18 +48,6 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
     return 0;
 }
 
-int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
-                           rt_err *err)
-{
-    return rt_cuda_param_int(rt_spmm_cuda_catalog_at(kind), p, name, out, err);
-}
-
-int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
-                           rt_err *err)
-{
-    return rt_cuda_param_str(rt_spmm_cuda_catalog_at(kind), p, name, out, len, err);
-}
-
 static void spmm_problem(const void *checked, char *out, size_t len)
 {
     const rt_spmm_inputs *in = checked;
@@ -205,17 +193,6 @@ int rt_spmm_cuda_grid(int64_t rows, int block, int64_t k, int register_tile, uns
     grid[2] = 1;
     *ntiles = (int)tiles;
     return 0;
-}
-
-void rt_spmm_cuda_defines(rt_cuda_defines *d, const rt_spmm_inputs *in, int64_t block_size,
-                          int64_t register_tile, int64_t min_blocks)
-{
-    rt_cuda_defines_init(d);
-    rt_cuda_define_int(d, "RT_FP64", in->prec == RT_FP64);
-    rt_cuda_define_int(d, "RT_ROW_MAJOR", in->layout == RT_ROW_MAJOR);
-    rt_cuda_define_int(d, "BLOCK_SIZE", block_size);
-    rt_cuda_define_int(d, "REGISTER", register_tile);
-    rt_cuda_define_int(d, "MIN_BLOCKS", min_blocks);
 }
 
 int rt_spmm_cuda_launch_geometry(rt_spmm_cuda_launch *base, int64_t rows, int64_t k,

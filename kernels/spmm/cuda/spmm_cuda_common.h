@@ -16,6 +16,7 @@
 #include "rt_params.h"
 #include "rt_registry.h"
 #include "spmm_cuda_catalog.h"
+#include "spmm_cuda_variant.h"
 #include "spmm_family.h"
 
 /* The family's memos in the CUDA context (rt_cuda_ctx_memo): the cuSPARSE handle, the plan
@@ -33,12 +34,6 @@ int rt_spmm_cuda_inputs(const void *inputs, const rt_spmm_inputs **out, rt_err *
 
 /* The family's inputs for the generic CUDA setup (rt_cuda_point.h). */
 extern const rt_cuda_point_family rt_spmm_cuda_point;
-
-/* Integer / string parameter of kernel `kind` (rt_cuda_param_int/_str with its catalog entry). */
-int rt_spmm_cuda_param_int(const rt_params *p, int kind, const char *name, int64_t *out,
-                           rt_err *err);
-int rt_spmm_cuda_param_str(const rt_params *p, int kind, const char *name, char *out, size_t len,
-                           rt_err *err);
 
 /* "spmm.cuda.tiled {params} on m x n (nnz) K=.. fp32 row": names a point in messages. */
 void rt_spmm_cuda_describe_point(const char *kernel, const rt_params *p, const rt_spmm_inputs *in,
@@ -93,11 +88,6 @@ typedef struct rt_spmm_cuda_launch {
     void **args;        /* kargs.args once set */
 } rt_spmm_cuda_launch;
 
-/* The NVRTC defines every SpMM variant (csr, ell, tiled) starts with: precision, layout of B and
- * C, block size, register tile and the launch-bounds minimum of blocks per SM. */
-void rt_spmm_cuda_defines(rt_cuda_defines *d, const rt_spmm_inputs *in, int64_t block_size,
-                          int64_t register_tile, int64_t min_blocks);
-
 /* The launch of base's prepared variant: the grid over rows and K tiles (rt_spmm_cuda_grid, its
  * tile count in *ntiles), one-dimensional blocks of block_size threads, dynamic_shared bytes of
  * shared memory, and the occupancy the variant reaches. 0 or -1 (the message names base->what). */
@@ -126,6 +116,13 @@ typedef struct rt_spmm_cuda_hooks {
     rt_cuda_metrics_fn *metrics;
     void (*teardown)(void *state);
     rt_cuda_traffic_fn *traffic;
+    /* Optional: the variant the point's prepare compiles (its defines in *defs, which rq points
+     * at), built by the code prepare builds it with, for the compile-ahead hook
+     * (rt_kernel_desc.compile_ahead). 0; RT_INFEASIBLE when the point is not feasible on dev
+     * (nothing to compile ahead); -1 on bad parameters. NULL: the kernel compiles nothing ahead. */
+    int (*variant)(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                   const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                   rt_err *err);
 } rt_spmm_cuda_hooks;
 
 /* The teardown hook's body: frees B and C, the kernel's n device buffers and the state. */

@@ -72,5 +72,5 @@ static int csr_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
-const rt_spmm_cuda_hooks rt_spmm_cuda_csr_hooks = {csr_check,   csr_prepare,  sizeof(csr_state),
-                                                   csr_metrics, csr_teardown, csr_traffic};
+const rt_spmm_cuda_hooks rt_spmm_cuda_csr_hooks = {
+    csr_check, csr_prepare, sizeof(csr_state), csr_metrics, csr_teardown, csr_traffic, NULL};

@@ -40,6 +40,29 @@ static int launch_setup(const rt_kernel_desc *self, const void *inputs, const rt
     return rt_err_set(err, "%s is not a single-launch spmm CUDA kernel", self->name);
 }
 
+/* The compile-ahead hook of the kernels that build their variant apart
+ * (rt_spmm_cuda_hooks.variant): that variant queued on the context's pool, unless the point is
+ * not feasible here (its setup compiles nothing either). */
+static int launch_compile_ahead(const rt_kernel_desc *self, const void *inputs, const rt_params *p,
+                                const rt_kernel_env *env, rt_err *err)
+{
+    (void)env;
+    rt_cuda_ctx *ctx = self->backend_ctx;
+    for (int kind = 0; kind < RT_SPMM_CUDA_KIND_COUNT; ++kind) {
+        const rt_spmm_cuda_hooks *h = hooks_of(kind);
+        if (!h || !h->variant || strcmp(rt_spmm_cuda_catalog_at(kind)->name, self->name) != 0)
+            continue;
+        const rt_spmm_inputs *in;
+        rt_cuda_defines defs;
+        rt_cuda_variant_request rq;
+        if (rt_spmm_cuda_inputs(inputs, &in, err) != 0)
+            return -1;
+        const int rc = h->variant(in, p, rt_cuda_ctx_device(ctx), self->name, &defs, &rq, err);
+        return rc == RT_INFEASIBLE ? 0 : rc != 0 ? -1 : rt_cuda_ahead_variant(ctx, &rq, err);
+    }
+    return 0;
+}
+
 void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
 {
     if (index == RT_SPMM_CUDA_KIND_CUSPARSE) {
@@ -58,4 +81,6 @@ void rt_spmm_cuda_describe(int index, rt_kernel_desc *d, rt_cuda_ctx *ctx)
                                         h->teardown,
                                         h->traffic};
     rt_cuda_point_describe(d, rt_spmm_cuda_catalog_at(index), &launch, ctx);
+    if (h->variant)
+        d->compile_ahead = launch_compile_ahead;
 }

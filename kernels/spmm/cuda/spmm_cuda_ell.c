@@ -137,5 +137,5 @@ static int ell_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
     return rt_spmm_cuda_traffic(in, a_bytes, self->name, t, err);
 }
 
-const rt_spmm_cuda_hooks rt_spmm_cuda_ell_hooks = {ell_check,   ell_prepare,  sizeof(ell_state),
-                                                   ell_metrics, ell_teardown, ell_traffic};
+const rt_spmm_cuda_hooks rt_spmm_cuda_ell_hooks = {
+    ell_check, ell_prepare, sizeof(ell_state), ell_metrics, ell_teardown, ell_traffic, NULL};

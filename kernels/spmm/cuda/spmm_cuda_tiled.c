@@ -11,13 +11,7 @@
 /* The device source's WARP_SIZE: ELL slices are one warp of rows. */
 #define TILED_WARP_SIZE 32
 
-typedef struct tiled_params {
-    int64_t block_size, shared_kib, register_tile, min_blocks, index_bytes, allow_spills;
-    int64_t nnz_unroll;
-    int use_ell;
-    int64_t buffsize;      /* staged B rows per stage */
-    size_t dynamic_shared; /* buffsize * register_tile * sizeof(value) */
-} tiled_params;
+typedef rt_spmm_tiled_params tiled_params;
 
 typedef struct tiled_state {
     rt_spmm_cuda_launch base; /* first: the shared hooks take the state as this */
@@ -27,23 +21,7 @@ typedef struct tiled_state {
 
 static int read_params(const rt_params *p, const rt_spmm_inputs *in, tiled_params *tp, rt_err *err)
 {
-    const int kind = RT_SPMM_CUDA_KIND_TILED;
-    char staging[16];
-    if (rt_spmm_cuda_param_int(p, kind, "block_size", &tp->block_size, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "shared_kib", &tp->shared_kib, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "register_tile", &tp->register_tile, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "min_blocks", &tp->min_blocks, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "index_bytes", &tp->index_bytes, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "allow_spills", &tp->allow_spills, err) != 0 ||
-        rt_spmm_cuda_param_int(p, kind, "nnz_unroll", &tp->nnz_unroll, err) != 0 ||
-        rt_spmm_cuda_param_str(p, kind, "staging", staging, sizeof staging, err) != 0)
-        return -1;
-    tp->use_ell = strcmp(staging, "ell") == 0;
-    const size_t elem = rt_precision_bytes(in->prec);
-    /* The paper's buffsize: the shared-memory budget split over REGISTER columns of B. */
-    tp->buffsize = tp->shared_kib * 1024 / (tp->register_tile * (int64_t)elem);
-    tp->dynamic_shared = (size_t)tp->buffsize * (size_t)tp->register_tile * elem;
-    return 0;
+    return rt_spmm_tiled_read_params(p, in, tp, err);
 }
 
 static int feasible(const rt_device_info *dev, const rt_spmm_inputs *in, const tiled_params *tp,
@@ -118,21 +96,24 @@ static int compile_variant(tiled_state *s, const rt_spmm_inputs *in, const tiled
                            rt_err *err)
 {
     rt_cuda_defines defs;
-    rt_spmm_cuda_defines(&defs, in, tp->block_size, tp->register_tile, tp->min_blocks);
-    rt_cuda_define_int(&defs, "STAGING_ELL", tp->use_ell);
-    rt_cuda_define_int(&defs, "INDEX_BYTES", tp->index_bytes);
-    rt_cuda_define_int(&defs, "NNZ_UNROLL", tp->nnz_unroll);
-    const rt_cuda_variant_request rq = {
-        .source_name = "spmm_tiled.cu",
-        .entry = "rt_spmm_tiled",
-        .defines = &defs,
-        .block_size = tp->block_size,
-        .register_tile = tp->register_tile,
-        .allow_spills = (int)tp->allow_spills,
-        .dynamic_shared = tp->dynamic_shared,
-        .what = s->base.pt.what,
-    };
+    rt_cuda_variant_request rq;
+    rt_spmm_tiled_variant(in, tp, s->base.pt.what, &defs, &rq);
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
+}
+
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int tiled_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                            const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                            rt_err *err)
+{
+    tiled_params tp;
+    char why[512];
+    if (read_params(p, in, &tp, err) != 0)
+        return -1;
+    if (feasible(dev, in, &tp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    rt_spmm_tiled_variant(in, &tp, what, defs, rq);
+    return 0;
 }
 
 static int tiled_prepare(void *state, const rt_params *p, rt_err *err)
@@ -202,4 +183,5 @@ static int tiled_traffic(const rt_kernel_desc *self, const void *inputs, const r
 }
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_hooks = {
-    tiled_check, tiled_prepare, sizeof(tiled_state), tiled_metrics, tiled_teardown, tiled_traffic};
+    tiled_check,    tiled_prepare, sizeof(tiled_state), tiled_metrics,
+    tiled_teardown, tiled_traffic, tiled_variant_of};

@@ -113,38 +113,61 @@ static int plan_params(const pipe_params *pp, rt_tiled_params *out, rt_err *err)
 /* ---------------------------------------------------------------------------------------------
  * Setup */
 
-static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_params *pp,
-                           rt_err *err)
+/* The variant of these parameters: its defines in *defs (which rq points at) and the request; the
+ * set-up compiles it and the compile-ahead hook queues it. */
+static void pipe_variant(const rt_spmm_inputs *in, const pipe_params *pp, const char *what,
+                         rt_cuda_defines *defs, rt_cuda_variant_request *rq)
 {
-    rt_cuda_defines defs;
-    rt_spmm_cuda_defines(&defs, in, pp->c.block_size, pp->c.register_tile, pp->c.blocks_per_sm);
-    rt_cuda_define_int(&defs, "STAGING_ELL", pp->c.use_ell);
-    rt_cuda_define_int(&defs, "INDEX_BYTES", pp->c.index_bytes);
-    rt_cuda_define_int(&defs, "NNZ_UNROLL", pp->nnz_unroll);
-    rt_cuda_define_int(&defs, "N_BUFFERS", pp->c.n_buffers);
-    rt_cuda_define_int(&defs, "STAGE_SPLIT", pp->c.stage_split);
-    rt_cuda_define_int(&defs, "VECTOR", pp->c.vector);
-    rt_cuda_define_int(&defs, "WARP_ROWS", pp->c.warp_rows);
-    rt_cuda_define_int(&defs, "LANE_VALUES", pp->c.lane_values);
-    rt_cuda_define_int(&defs, "SKEW", pp->c.skew);
-    rt_cuda_define_int(&defs, "SWIZZLE", pp->c.swizzle);
-    rt_cuda_define_int(&defs, "TILE_INTERLEAVE", pp->c.tile_interleave);
+    rt_spmm_cuda_defines(defs, in, pp->c.block_size, pp->c.register_tile, pp->c.blocks_per_sm);
+    rt_cuda_define_int(defs, "STAGING_ELL", pp->c.use_ell);
+    rt_cuda_define_int(defs, "INDEX_BYTES", pp->c.index_bytes);
+    rt_cuda_define_int(defs, "NNZ_UNROLL", pp->nnz_unroll);
+    rt_cuda_define_int(defs, "N_BUFFERS", pp->c.n_buffers);
+    rt_cuda_define_int(defs, "STAGE_SPLIT", pp->c.stage_split);
+    rt_cuda_define_int(defs, "VECTOR", pp->c.vector);
+    rt_cuda_define_int(defs, "WARP_ROWS", pp->c.warp_rows);
+    rt_cuda_define_int(defs, "LANE_VALUES", pp->c.lane_values);
+    rt_cuda_define_int(defs, "SKEW", pp->c.skew);
+    rt_cuda_define_int(defs, "SWIZZLE", pp->c.swizzle);
+    rt_cuda_define_int(defs, "TILE_INTERLEAVE", pp->c.tile_interleave);
     if (pp->c.tile_interleave) /* the kernel splits blockIdx.x by a constant: no registers */
-        rt_cuda_define_int(&defs, "NTILES",
-                           (in->k + pp->c.register_tile - 1) / pp->c.register_tile);
+        rt_cuda_define_int(defs, "NTILES", (in->k + pp->c.register_tile - 1) / pp->c.register_tile);
     if (pp->c.cluster > 1) /* only then: cluster 1 keeps the variants (and cache keys) of before */
-        rt_cuda_define_int(&defs, "CLUSTER", pp->c.cluster);
-    const rt_cuda_variant_request rq = {
+        rt_cuda_define_int(defs, "CLUSTER", pp->c.cluster);
+    *rq = (rt_cuda_variant_request){
         .source_name = "spmm_tiled_pipe.cu",
         .entry = "rt_spmm_tiled_pipe",
-        .defines = &defs,
+        .defines = defs,
         .block_size = pp->c.block_size,
         .register_tile = pp->c.register_tile,
         .allow_spills = (int)pp->allow_spills,
         .dynamic_shared = pp->dynamic_shared,
-        .what = s->base.pt.what,
+        .what = what,
     };
+}
+
+static int compile_variant(pipe_state *s, const rt_spmm_inputs *in, const pipe_params *pp,
+                           rt_err *err)
+{
+    rt_cuda_defines defs;
+    rt_cuda_variant_request rq;
+    pipe_variant(in, pp, s->base.pt.what, &defs, &rq);
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
+}
+
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int pipe_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                           const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                           rt_err *err)
+{
+    pipe_params pp;
+    char why[512];
+    if (read_params(p, in, &pp, err) != 0)
+        return -1;
+    if (feasible(dev, &pp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    pipe_variant(in, &pp, what, defs, rq);
+    return 0;
 }
 
 /* grid.x: every row block (plan_rows rows of A) stage_split times (the kernel splits its stages
@@ -314,4 +337,5 @@ static int pipe_traffic(const rt_kernel_desc *self, const void *inputs, const rt
 }
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_pipe_hooks = {
-    pipe_check, pipe_prepare, sizeof(pipe_state), pipe_metrics, pipe_teardown, pipe_traffic};
+    pipe_check,    pipe_prepare, sizeof(pipe_state), pipe_metrics,
+    pipe_teardown, pipe_traffic, pipe_variant_of};

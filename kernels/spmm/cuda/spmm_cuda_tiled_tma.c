@@ -98,35 +98,58 @@ static rt_tiled_params plan_params(const tma_params *tp)
 /* ---------------------------------------------------------------------------------------------
  * Setup */
 
-static int compile_variant(tma_state *s, const rt_spmm_inputs *in, const tma_params *tp,
-                           rt_err *err)
+/* The variant of these parameters: its defines in *defs (which rq points at) and the request; the
+ * set-up compiles it and the compile-ahead hook queues it. */
+static void tma_variant(const rt_spmm_inputs *in, const tma_params *tp, const char *what,
+                        rt_cuda_defines *defs, rt_cuda_variant_request *rq)
 {
-    rt_cuda_defines defs;
     /* BLOCK_SIZE is the consumers; the kernel adds the producer warp (THREADS). */
-    rt_spmm_cuda_defines(&defs, in, tp->c.block_size, tp->c.register_tile, tp->c.blocks_per_sm);
-    rt_cuda_define_int(&defs, "STAGING_ELL", tp->c.use_ell);
-    rt_cuda_define_int(&defs, "INDEX_BYTES", tp->c.index_bytes);
-    rt_cuda_define_int(&defs, "NNZ_UNROLL", tp->nnz_unroll);
-    rt_cuda_define_int(&defs, "N_BUFFERS", tp->c.n_buffers);
-    rt_cuda_define_int(&defs, "PRODUCER", tp->c.producer);
-    rt_cuda_define_int(&defs, "MERGE_RUNS", tp->c.merge_runs);
-    rt_cuda_define_int(&defs, "SKEW", tp->c.skew);
-    rt_cuda_define_int(&defs, "C_BULK", tp->c.c_bulk);
-    rt_cuda_define_int(&defs, "TILE_INTERLEAVE", tp->c.tile_interleave);
+    rt_spmm_cuda_defines(defs, in, tp->c.block_size, tp->c.register_tile, tp->c.blocks_per_sm);
+    rt_cuda_define_int(defs, "STAGING_ELL", tp->c.use_ell);
+    rt_cuda_define_int(defs, "INDEX_BYTES", tp->c.index_bytes);
+    rt_cuda_define_int(defs, "NNZ_UNROLL", tp->nnz_unroll);
+    rt_cuda_define_int(defs, "N_BUFFERS", tp->c.n_buffers);
+    rt_cuda_define_int(defs, "PRODUCER", tp->c.producer);
+    rt_cuda_define_int(defs, "MERGE_RUNS", tp->c.merge_runs);
+    rt_cuda_define_int(defs, "SKEW", tp->c.skew);
+    rt_cuda_define_int(defs, "C_BULK", tp->c.c_bulk);
+    rt_cuda_define_int(defs, "TILE_INTERLEAVE", tp->c.tile_interleave);
     if (tp->c.tile_interleave)
-        rt_cuda_define_int(&defs, "NTILES",
-                           (in->k + tp->c.register_tile - 1) / tp->c.register_tile);
-    const rt_cuda_variant_request rq = {
+        rt_cuda_define_int(defs, "NTILES", (in->k + tp->c.register_tile - 1) / tp->c.register_tile);
+    *rq = (rt_cuda_variant_request){
         .source_name = "spmm_tiled_tma.cu",
         .entry = "rt_spmm_tiled_tma",
-        .defines = &defs,
+        .defines = defs,
         .block_size = tp->layout.threads,
         .register_tile = tp->c.register_tile,
         .allow_spills = (int)tp->allow_spills,
         .dynamic_shared = tp->layout.total,
-        .what = s->base.pt.what,
+        .what = what,
     };
+}
+
+static int compile_variant(tma_state *s, const rt_spmm_inputs *in, const tma_params *tp,
+                           rt_err *err)
+{
+    rt_cuda_defines defs;
+    rt_cuda_variant_request rq;
+    tma_variant(in, tp, s->base.pt.what, &defs, &rq);
     return rt_cuda_prepare_variant(s->base.pt.ctx, &rq, &s->base.variant, err);
+}
+
+/* The variant compile_variant would compile, for the compile-ahead hook (rt_spmm_cuda_hooks). */
+static int tma_variant_of(const rt_spmm_inputs *in, const rt_params *p, const rt_device_info *dev,
+                          const char *what, rt_cuda_defines *defs, rt_cuda_variant_request *rq,
+                          rt_err *err)
+{
+    tma_params tp;
+    char why[512];
+    if (read_params(p, in, &tp, err) != 0)
+        return -1;
+    if (feasible(dev, &tp, why, sizeof why) != 0)
+        return RT_INFEASIBLE;
+    tma_variant(in, &tp, what, defs, rq);
+    return 0;
 }
 
 /* grid.x: one block per row block, times the register tiles with tile_interleave (grid.y 1). */
@@ -220,4 +243,5 @@ static int tma_traffic(const rt_kernel_desc *self, const void *inputs, const rt_
 }
 
 const rt_spmm_cuda_hooks rt_spmm_cuda_tiled_tma_hooks = {
-    tma_check, tma_prepare, sizeof(tma_state), tma_metrics, tma_teardown, tma_traffic};
+    tma_check,    tma_prepare, sizeof(tma_state), tma_metrics,
+    tma_teardown, tma_traffic, tma_variant_of};
