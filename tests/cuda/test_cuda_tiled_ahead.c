@@ -96,7 +96,7 @@ static int expected_key(const rt_params *p, const rt_spmm_inputs *in, const char
     return rt_cuda_variant_key(&req, key, RT_CUDA_KEY_MAX, err);
 }
 
-static int one_sweep(void *ctx, const rt_sweep *s, rt_err *err)
+static int one_sweep(void *ctx, rt_sweep *s, rt_err *err)
 {
     walk_state *w = ctx;
     RT_CHECK(strcmp(s->kernel->name, "spmm.cuda.tiled") == 0);
