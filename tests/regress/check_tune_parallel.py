@@ -304,6 +304,99 @@ for key in (("A", True), ("B", False), ("C", False)):
 d = totals[("D", True)] + totals[("D", False)]
 if f"({min(d):.2f}-{max(d):.2f} s)" not in text4:
     failures.append(f"h200-x4 README should give scenario D as {min(d):.2f}-{max(d):.2f} s")
+
+# The rounds (rounds-b43bf99): the stores, from their archive, each one clean complete run; the
+# table's wall times, medians and speedups from the .time files; the ranges the prose quotes as
+# ci/tune-phases.py prints them from the stores.
+import statistics
+import tarfile
+import tempfile
+folder7 = os.path.join(folder4, "rounds-b43bf99")
+with tempfile.TemporaryDirectory() as tmp7:
+    with tarfile.open(os.path.join(folder7, "stores.tar.xz")) as tar:
+        tar.extractall(tmp7, filter="data") if hasattr(tarfile, "data_filter") else tar.extractall(tmp7)
+    for f in os.listdir(folder7):
+        if f.endswith(".time"):
+            open(os.path.join(tmp7, f), "w").write(open(os.path.join(folder7, f)).read())
+    runs7 = [f"{m}-r{r}" for m in ("serial", "gpus2", "gpus4") for r in range(1, 5)] + \
+        ["serial-noahead", "gpus2-noahead", "gpus4-noahead", "ranks2", "ranks4"]
+    wall7 = walls_of_clean_runs(tmp7, "rounds-b43bf99", runs7)
+    if sorted(f for f in os.listdir(tmp7) if f.endswith(".db")) != sorted(r + ".db" for r in runs7):
+        failures.append("rounds-b43bf99/stores.tar.xz: want exactly the 17 stores of the page")
+    ph7 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(tmp7, n + ".db"),
+                              "--wall", str(wall7[n])], capture_output=True, text=True).stdout for n in runs7}
+med7 = {m: statistics.median(wall7[f"{m}-r{r}"] for r in range(1, 5)) for m in ("serial", "gpus2", "gpus4")}
+for m, label in (("serial", "serial (one GPU)"), ("gpus2", labels["gpus2"]), ("gpus4", labels["gpus4"])):
+    walls = " ".join(f"{wall7[f'{m}-r{r}']:.2f}" for r in range(1, 5))
+    row = f"| {label} | {walls} | {med7[m]:.2f} | {med7['serial'] / med7[m]:.2f} |"
+    if row not in text4:
+        failures.append(f"h200-x4 README: the rounds row '{row}'")
+    if m != "serial":
+        per = " ".join(f"{wall7[f'serial-r{r}'] / wall7[f'{m}-r{r}']:.2f}" for r in range(1, 5))
+        need = 1.7 if m == "gpus2" else 3.4
+        verdict = "met" if med7["serial"] / med7[m] >= need else "**not met**"
+        if f"| {per} | yes | >= {need}x: {verdict} |" not in text4:
+            failures.append(f"h200-x4 README: {m}'s per-round ratios '{per}' and verdict")
+summ7 = open(os.path.join(folder7, "tune-parallel.txt")).read()
+for r in range(1, 5):
+    for m in ("gpus2", "gpus4"):
+        if f"{m}-r{r} vs serial-r{r}: speedup" not in summ7 or \
+                not re.search(rf"{m}-r{r} vs serial-r{r}: .* same verified points: yes, same best point in every sweep: yes", summ7):
+            failures.append(f"rounds-b43bf99/tune-parallel.txt: {m}-r{r} not the serial run's points and best")
+
+
+def range7(names, pattern, fn=float, agg=None):
+    vals = []
+    for n in names:
+        found = [fn(x) for x in re.findall(pattern, ph7[n])]
+        vals.extend([agg(found)] if agg else found)
+    return vals
+
+
+g4 = [f"gpus4-r{r}" for r in range(1, 5)]
+se = [f"serial-r{r}" for r in range(1, 5)]
+
+
+def quoted(what, vals, fmt="{:.2f}-{:.2f} s"):
+    want = fmt.format(min(vals), max(vals))
+    if want not in text4:
+        failures.append(f"h200-x4 README should give {what} as '{want}' (rounds-b43bf99)")
+
+
+quoted("the first sweep's tails", range7(g4, r"sweep 1 .*tail ([\d.]+) s"))
+quoted("the overlaps", range7(g4, r"overlapped ([\d.]+) s"), "for {:.2f}-{:.2f} s")
+quoted("the last sweep's tails", range7(g4, r"sweep 2 .*tail ([\d.]+) s"))
+quoted("the serial NVRTC off the path", range7(se, r"\(([\d.]+) s NVRTC off"))
+quoted("the serial NVRTC on the path", range7(se, r"NVRTC compiles ([\d.]+) of"), "{:.2f}-{:.2f} s left")
+quoted("the serial busy times", range7(se, r"\(([\d.]+) s busy over"))
+quoted("the 4 workers' busy times", range7(g4, r"\(([\d.]+) s busy over"))
+quoted("the serial verification", range7(se, r"verify ([\d.]+)"), "verify {:.2f}-{:.2f} s")
+quoted("the 4 workers' first points", range7(g4, r"first point at ([\d.]+)"), "at {:.2f}-{:.2f} s")
+quoted("the serial first points", range7(se, r"first point at ([\d.]+)"), "against {:.2f}-{:.2f} s")
+quoted("workers end", range7(g4 + ["gpus4-noahead"], r"workers end ([\d.]+)"), "({:.2f}-{:.2f} s)")
+for n, pat, want in (("serial-noahead", r"NVRTC compiles ([\d.]+) of", "against {} s without the pool"),
+                     ("serial-noahead", r"\(([\d.]+) s busy over", "against {} s without it"),
+                     ("serial-noahead", r"verify ([\d.]+)", "against {} s)"),
+                     ("ranks2", r"rank 1 .*waiting ([\d.]+)", "waited {} s")):
+    v = re.findall(pat, ph7[n])
+    if not v or want.format(v[0]) not in text4:
+        failures.append(f"h200-x4 README should say '{want.format(v[0] if v else '?')}' ({n})")
+for n in ("serial", "gpus2", "gpus4"):
+    if f"{wall7[n + '-noahead']:.2f} s" not in text4:
+        failures.append(f"h200-x4 README: the noahead {n} wall time")
+for g in ("2", "4"):
+    if f"{wall7['serial-noahead'] / wall7['gpus' + g + '-noahead']:.2f}x" not in text4:
+        failures.append(f"h200-x4 README: the noahead ratio of {g} workers")
+    if f"{med7['serial'] / wall7['ranks' + g]:.2f}x" not in text4 or f"{wall7['ranks' + g]:.2f} s" not in text4:
+        failures.append(f"h200-x4 README: ranks{g} against the rounds' serial median")
+ahead = {n: sum(int(x) for x in re.findall(r"(\d+) compiled ahead \(", ph7[n])) for n in ("serial-r1", "gpus4-r1", "gpus2-r1")}
+if f"compiled only {ahead['gpus4-r1']} of 64 points ahead" not in text4 or f"{ahead['gpus2-r1']} with 2 workers" not in text4 \
+        or f"compiled {ahead['serial-r1']} of their 32 variants ahead" not in text4:
+    failures.append(f"h200-x4 README: the points compiled ahead {ahead}")
+chk7 = open(os.path.join(folder7, "check.log")).read()
+m7 = re.search(r"(\d+)% tests passed.* out of (\d+)", chk7)
+if not m7 or m7.group(1) != "100" or f"{m7.group(2)} of {m7.group(2)} passed" not in text4:
+    failures.append("h200-x4 README: the GPU check's count (rounds-b43bf99/check.log)")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
