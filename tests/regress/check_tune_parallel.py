@@ -397,6 +397,23 @@ chk7 = open(os.path.join(folder7, "check.log")).read()
 m7 = re.search(r"(\d+)% tests passed.* out of (\d+)", chk7)
 if not m7 or m7.group(1) != "100" or f"{m7.group(2)} of {m7.group(2)} passed" not in text4:
     failures.append("h200-x4 README: the GPU check's count (rounds-b43bf99/check.log)")
+# The tuning guide quotes the same rounds and the second machine's omp stage.
+g4r = [wall7[f"serial-r{r}"] / wall7[f"gpus4-r{r}"] for r in range(1, 5)]
+om = re.search(r"^  gpus4-omp vs serial: speedup ([\d.]+)x", summ, re.M)
+om4 = re.search(r"^  gpus4 vs serial: speedup ([\d.]+)x", summ, re.M)
+tails1 = range7(g4, r"sweep 1 .*tail ([\d.]+) s")
+overl = range7(g4, r"overlapped ([\d.]+) s")
+busy_se = range7(se, r"[(]([\d.]+) s busy over")
+for w in (f"{med7['serial'] / med7['gpus4']:.2f}x, the median of 4 rotated cold rounds",
+          f"(per round {min(g4r):.2f}-{max(g4r):.2f}x)", f"{med7['serial'] / med7['gpus2']:.2f}x with 2",
+          f"{wall6['serial'] / wall6['gpus4']:.2f}x with 4 workers in one run",
+          f"tail is {min(tails1):.2f}-{max(tails1):.2f} s", f"by {min(overl):.2f}-{max(overl):.2f} s",
+          f"compiled {ahead['serial-r1']} of their 32 variants ahead", f"compiled {ahead['gpus4-r1']} of 64 points ahead",
+          f"({min(busy_se):.2f}-{max(busy_se):.2f} s"):
+    if w not in guide:
+        failures.append(f"docs/guides/tuning.md should say '{w}' (rounds-b43bf99)")
+if not om or not om4 or f"({om.group(1)}x against {om4.group(1)}x" not in guide:
+    failures.append("docs/guides/tuning.md: the omp stage's ratio against the share's (second machine)")
 for f in failures:
     print("FAIL", f)
 print(f"tune parallel notes: {len(failures)} wrong")
