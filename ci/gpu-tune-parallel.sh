@@ -43,9 +43,19 @@
 #
 #   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build check tune)
 #
+# The numbers and config files taken from the environment are checked before anything runs
+# (ci/env-check.sh): one that is not a whole number in range, or a config that is not a readable
+# file, stops the script with exit 2 naming the variable (cli.ci_env).
+#
 # The machine kind: 4 GPUs for the full bar (nvidia-h100-x4), 2 for the 2-GPU half.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. ci/env-check.sh
+env_whole ROOFTUNE_STAGE_SECONDS 1
+env_whole ROOFTUNE_GPUS 0
+env_whole ROOFTUNE_TUNE_ROUNDS 1
+env_whole ROOFTUNE_ROUNDS_DEADLINE_S 1
+env_files ROOFTUNE_TUNE_CONFIG
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"
 stages=${*:-build check tune}
