@@ -27,6 +27,10 @@
 #
 #   OUT=... ci/gpu-tune-generation.sh [stages]          (default: build tune best portconfig table)
 #
+# The numbers and config files taken from the environment are checked before anything runs
+# (ci/env-check.sh): one that is not a whole number in range, or a config that is not a readable
+# file, stops the script with exit 2 naming the variable (cli.ci_env).
+#
 # The first GPU (4 x H200, nvidia-h200-x4):
 #   OUT=... ci/gpu-tune-generation.sh
 # A later GPU (an H100), given the first one's stores (committed under results/):
@@ -45,6 +49,10 @@
 # tests/cli/test_generation.sh); on the GPU host they stay unset.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. ci/env-check.sh
+env_whole ROOFTUNE_STAGE_SECONDS 1
+env_whole ROOFTUNE_GPUS 0
+env_files ROOFTUNE_GEN_CONFIGS
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"
 stages=${*:-build tune best portconfig table}

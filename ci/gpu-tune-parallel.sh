@@ -29,6 +29,8 @@
 #           wants several samples, not one run)
 #   ranks   the same with --parallel ranks under mpirun -np 2 and 4 (first a line saying whether
 #           this host's MPI delivers a 69 KiB message while its sender is away, or waits for it)
+#   ranks-noahead  the ranks stage with measure.compile_ahead 0, each run after a line with the
+#           host's load and busiest processes (the ranks stage prints that line too)
 #   ranks-own-gpu  4 ranks again, each seeing its own GPU alone (CUDA_VISIBLE_DEVICES per rank)
 #   omp     4 workers again with OMP_NUM_THREADS = every core and OMP_WAIT_POLICY=passive, against
 #           the default share of cores / workers
@@ -43,9 +45,19 @@
 #
 #   OUT=... ci/gpu-tune-parallel.sh [stages]      (default: build check tune)
 #
+# The numbers and config files taken from the environment are checked before anything runs
+# (ci/env-check.sh): one that is not a whole number in range, or a config that is not a readable
+# file, stops the script with exit 2 naming the variable (cli.ci_env).
+#
 # The machine kind: 4 GPUs for the full bar (nvidia-h100-x4), 2 for the 2-GPU half.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. ci/env-check.sh
+env_whole ROOFTUNE_STAGE_SECONDS 1
+env_whole ROOFTUNE_GPUS 0
+env_whole ROOFTUNE_TUNE_ROUNDS 1
+env_whole ROOFTUNE_ROUNDS_DEADLINE_S 1
+env_files ROOFTUNE_TUNE_CONFIG
 out=${OUT:-results/gpu-run}
 mkdir -p "$out"
 stages=${*:-build check tune}
@@ -236,20 +248,28 @@ for m in names[1:]:
           % (m, s, " ".join("%.2f" % x for x in per), bar, "met" if s >= bar else "NOT met"))
 EOF
     ;;
-  ranks)
+  ranks | ranks-noahead)
+    # ranks-noahead: the same runs with measure.compile_ahead 0 (the ranks' points were ~35% slower
+    # at b43bf99 than at 6187187 with no code on their path found to cost that: this tells the
+    # pool apart from the host). Each run's line is preceded by the host's load and busiest
+    # processes, so a process left spinning by an earlier stage shows.
+    sfx="" set_args=()
+    [ "$s" = ranks-noahead ] && sfx="-noahead" set_args=(--set measure.compile_ahead=0)
     # Whether this host's MPI hands a measured point (one 69 KiB message) to rank 0 while its
     # sender measures, or only when the sender is back in MPI (what the wire's 2 KiB frames avoid:
     # docs/guides/tuning.md, start-up and the critical path)
-    [ -x build-gpu/tests/runner/test_wire ] &&
+    [ -z "$sfx" ] && [ -x build-gpu/tests/runner/test_wire ] &&
       say "  $(mpirun -np 2 build-gpu/tests/runner/test_wire rendezvous 2>&1 | grep '^MPI:' || echo 'MPI: rendezvous report failed')"
     for g in 2 4; do
-      [ "$gpus" -ge "$g" ] || { say "ranks$g: skipped, $gpus GPU(s) here"; continue; }
+      [ "$gpus" -ge "$g" ] || { say "ranks$g$sfx: skipped, $gpus GPU(s) here"; continue; }
+      say "  host before ranks$g$sfx: load $(cut -d' ' -f1-3 /proc/loadavg); busiest: $(ps -eo pcpu=,comm= --sort=-pcpu | head -3 | tr -s ' ' | paste -sd';')"
       # --bind-to none: Open MPI binds each rank to one core by default, which left the host's
       # share of the tuning (plans, compiles) one core per rank: 1.07x on 2 GPUs of the 4 x H200
       # host, where worker processes ran 1.91x
-      rm -rf "$caches/ranks$g" && tune_run "ranks$g" "$caches/ranks$g" mpirun -np "$g" --bind-to none \
-        -x OMP_NUM_THREADS=$(($(nproc) / g)) $RT tune $CFG --db "$out/ranks$g.db" --parallel ranks --quiet
-      compare "ranks$g" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
+      rm -rf "$caches/ranks$g$sfx" && tune_run "ranks$g$sfx" "$caches/ranks$g$sfx" mpirun -np "$g" --bind-to none \
+        -x OMP_NUM_THREADS=$(($(nproc) / g)) $RT tune $CFG --db "$out/ranks$g$sfx.db" --parallel ranks \
+        "${set_args[@]}" --quiet
+      compare "ranks$g$sfx" serial "$([ $g = 2 ] && echo 1.7 || echo 3.4)"
     done
     ;;
   ranks-own-gpu)

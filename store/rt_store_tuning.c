@@ -182,6 +182,13 @@ static int arch_number(const char *arch)
     return arch && strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : -1;
 }
 
+/* A column's text for an error message ("(none)" for NULL). */
+static const char *shown_text(sqlite3_stmt *q, int c)
+{
+    const char *t = (const char *)sqlite3_column_text(q, c);
+    return t ? t : "(none)";
+}
+
 /* The entries of src's own tuning table (a tuning database of another device, say), through the
  * prepared upsert `up` into dst: each kept as it was recorded (architecture, memory, provenance and
  * evidence included), an existing entry of the same key replaced only by a faster one. A src with
@@ -196,7 +203,7 @@ static int merge_entries(sqlite3 *src, sqlite3_stmt *up, sqlite3 *dst, const cha
     char sql[400];
     snprintf(sql, sizeof sql,
              "SELECT kernel, device, arch, input_class, matrix, problem, rows, nnz_per_row, k,"
-             " params, time_s, gflops, evidence, provenance, %s FROM tuning ORDER BY id",
+             " params, time_s, gflops, evidence, provenance, %s, id FROM tuning ORDER BY id",
              has_memory_column(src) ? "memory_bytes" : "NULL");
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(src, sql, -1, &q, NULL) != SQLITE_OK) {
@@ -207,6 +214,17 @@ static int merge_entries(sqlite3 *src, sqlite3_stmt *up, sqlite3 *dst, const cha
     }
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(q)) == SQLITE_ROW) {
+        const long long id = sqlite3_column_int64(q, 15);
+        /* The table's CHECK lets text through (text sorts above every number in SQLite): an
+         * entry whose time is not a number would then win or lose every comparison. */
+        const int time_type = sqlite3_column_type(q, 10);
+        if ((time_type != SQLITE_FLOAT && time_type != SQLITE_INTEGER) ||
+            !(sqlite3_column_double(q, 10) > 0)) {
+            rc =
+                rt_err_set(err, "%s: tuning entry %lld (%s on %s): time_s is not a positive number",
+                           source_path, id, shown_text(q, 0), shown_text(q, 1));
+            break;
+        }
         sqlite3_reset(up);
         for (int c = 0; c < 14; ++c)
             sqlite3_bind_value(up, c + 1, sqlite3_column_value(q, c));
@@ -220,8 +238,8 @@ static int merge_entries(sqlite3 *src, sqlite3_stmt *up, sqlite3 *dst, const cha
                 sqlite3_bind_null(up, 15);
         }
         if (sqlite3_step(up) != SQLITE_DONE)
-            rc = rt_err_set(err, "%s: merging its tuning entries: %s", source_path,
-                            sqlite3_errmsg(dst));
+            rc = rt_err_set(err, "%s: tuning entry %lld (%s on %s): %s", source_path, id,
+                            shown_text(q, 0), shown_text(q, 1), sqlite3_errmsg(dst));
         else
             *recorded += sqlite3_changes(dst) > 0;
     }

@@ -735,7 +735,8 @@ static int sweep_points(run *r, rt_sweep *s, rt_err *err)
         rc = rt_sweep_begin(&sw, &r->mctx, r->cfg, s, &base, r->sum, &r->progress, log, err);
         int64_t index;
         rt_params params;
-        rt_sweep_lookahead(&sw, r->cfg);
+        if (rc == 0) /* a sweep that did not begin has no target to look ahead for */
+            rt_sweep_lookahead(&sw, r->cfg);
         while (rc == 0 && (rc = rt_sweep_next(&sw, &index, &params, err)) == 1)
             rc = rt_sweep_measure(&sw, index, &params, err);
         rt_sweep_end(&sw);
