@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_cacheflush.h"
 #include "rt_clock.h"
@@ -27,7 +28,16 @@
  * Agreement between ranks. Every rank reaches each step with a local outcome; they agree on the
  * worst one, and the message of the lowest rank that had it travels to everyone, so rank 0 can
  * record what happened on rank 5 and no rank waits for a partner that gave up. */
-typedef enum outcome { OUT_OK = 0, OUT_INFEASIBLE = 1, OUT_TIMEOUT = 2, OUT_ERROR = 3 } outcome;
+typedef enum outcome {
+    OUT_OK = 0,
+    OUT_INFEASIBLE = 1,
+    OUT_TIMEOUT = 2,
+    OUT_ERROR = 3,
+    /* A kernel's child process was ended by SIGINT or SIGTERM (RT_INTERRUPTED): the worst, so
+     * that one rank's unfinished execution drops the point on every rank when the run is being
+     * interrupted (settle). */
+    OUT_INTERRUPTED = 4
+} outcome;
 
 static int agree(rt_measure_ctx *m, outcome local, const char *local_msg, outcome *global,
                  char *msg, size_t msglen, rt_err *err)
@@ -101,6 +111,35 @@ static int agree_interrupt(rt_measure_ctx *m, rt_err *err)
     m->interrupted_by = (int)sig;
     m->stop = 1;
     return 1;
+}
+
+/* Whether a signal stopped the point in flight: agree_interrupt, except in a parallel worker
+ * (m->sink), whose coordinator got the signal too (the run's process group) and stops the run:
+ * the worker only leaves the point unsent (DROPPED), and ends when the coordinator says, not as a
+ * run of its own that was interrupted (which its coordinator would take for a failed worker). */
+static int point_interrupted(rt_measure_ctx *m, rt_err *err)
+{
+    if (m->sink)
+        return rt_interrupt_signal() != 0;
+    return agree_interrupt(m, err);
+}
+
+/* The outcome of a kernel hook that failed with rc. */
+static outcome failed_outcome(int rc)
+{
+    return rc == RT_INTERRUPTED ? OUT_INTERRUPTED : OUT_ERROR;
+}
+
+/* A kernel's child process ended by SIGINT or SIGTERM: a Ctrl-C reaches the child and rooftune
+ * together, but the child's death can be seen a moment before rooftune's own handler has run.
+ * Waits for the handler up to a short grace (not at all when it has run), so the child's death is
+ * judged against the signal that caused it; a signal sent to the child alone finds no handler
+ * run and the point is an error. */
+static void await_own_signal(void)
+{
+    const struct timespec step = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+    for (int i = 0; i < 50 && rt_interrupt_signal() == 0; ++i)
+        nanosleep(&step, NULL);
 }
 
 int rt_measure_init(rt_measure_ctx *m, const rt_config *cfg, const rt_backend *be, void *comm,
@@ -457,10 +496,22 @@ static int settle(point_run *p, const step_local *l, const char *context, rt_err
 {
     outcome g = OUT_OK;
     char msg[512] = "";
+    if (l->out == OUT_INTERRUPTED)
+        await_own_signal();
     if (agree(p->m, l->out, l->msg, &g, msg, sizeof msg, err) != 0)
         return -1;
     if (g == OUT_OK)
         return STEP_NEXT;
+    /* The run's own interrupt ended an execution: the point was not measured. Nothing is
+     * recorded, the run stops as interrupted and a rerun measures it, as for a signal while the
+     * inputs are built. Without the interrupt (a signal sent to the child alone) it is an error. */
+    if (g == OUT_INTERRUPTED) {
+        const int signalled = point_interrupted(p->m, err);
+        if (signalled < 0)
+            return -1;
+        if (signalled)
+            return STEP_DONE;
+    }
     rt_point_record *rec = &p->res.rec;
     rec->status = g == OUT_INFEASIBLE ? RT_POINT_INFEASIBLE
                   : g == OUT_TIMEOUT  ? RT_POINT_TIMEOUT
@@ -596,7 +647,7 @@ static int step_inputs(point_run *p, rt_err *err)
     if (g != OUT_OK) {
         /* A signal on any rank while the inputs were built stopped them: the run ends as
          * interrupted, with nothing recorded for this point (a rerun measures it). */
-        const int signalled = agree_interrupt(m, err);
+        const int signalled = point_interrupted(m, err);
         if (signalled < 0)
             return -1;
         if (signalled) {
@@ -675,7 +726,7 @@ static int step_setup(point_run *p, rt_err *err)
             step_fail(&l,
                       s == RT_INFEASIBLE  ? OUT_INFEASIBLE
                       : s == RT_TIMED_OUT ? OUT_TIMEOUT
-                                          : OUT_ERROR,
+                                          : failed_outcome(s),
                       "%s", l.err.msg);
             if (p->state) { /* a failed setup may leave a partial state to tear down */
                 t->kernel->teardown(p->state);
@@ -709,8 +760,9 @@ static int step_verify(point_run *p, rt_err *err)
         return rt_err_set(err, "communication failed at a barrier");
     double sec = -1.0;
     const double t0 = rt_clock_now();
-    if (t->kernel->run(p->state, &sec, &l.err) != 0)
-        step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+    const int ran = t->kernel->run(p->state, &sec, &l.err);
+    if (ran != 0)
+        step_fail(&l, failed_outcome(ran), "%s", l.err.msg);
     p->verify_s = sec < 0 ? rt_clock_now() - t0 : sec;
     const int rc = settle(p, &l, NULL, err);
     if (rc != STEP_NEXT)
@@ -749,8 +801,9 @@ static int step_warmup(point_run *p, rt_err *err)
 
     for (int w = 0; w < mc->warmup && l.out == OUT_OK; ++w) {
         double sec;
-        if (t->kernel->run(p->state, &sec, &l.err) != 0)
-            step_fail(&l, OUT_ERROR, "warm-up: %s", l.err.msg);
+        const int ran = t->kernel->run(p->state, &sec, &l.err);
+        if (ran != 0)
+            step_fail(&l, failed_outcome(ran), "warm-up: %s", l.err.msg);
     }
     return settle(p, &l, NULL, err);
 }
@@ -945,8 +998,9 @@ static int timed_loop(point_run *p, int *n_out, rt_err *err)
         double sec = -1.0;
         rt_roofline_glue_timed_begin(m->roofline);
         const double t0 = rt_clock_now();
-        if (l.out == OUT_OK && t->kernel->run(p->state, &sec, &l.err) != 0)
-            step_fail(&l, OUT_ERROR, "%s", l.err.msg);
+        const int ran = l.out == OUT_OK ? t->kernel->run(p->state, &sec, &l.err) : 0;
+        if (ran != 0)
+            step_fail(&l, failed_outcome(ran), "%s", l.err.msg);
         const double wall = rt_clock_now() - t0;
         rt_roofline_glue_timed_end(m->roofline);
         if (sec < 0)
@@ -1324,9 +1378,11 @@ static int measure(rt_measure_ctx *m, const rt_measure_target *t, const rt_param
         rc = step_record(p, *objective, sum, err);
         if (rc == 0)
             note_point(p, at);
-    } else if (rc == STEP_DONE) /* a signal stopped the inputs: nothing to record, the run stops */
+    } else if (rc == STEP_DONE) { /* a signal stopped the point: nothing recorded, the run stops */
+        if (p->have_state)
+            t->kernel->teardown(p->state);
         rc = 0;
-    else if (p->have_state)
+    } else if (p->have_state)
         t->kernel->teardown(p->state);
     /* Only a verified point that kept its status teaches the pruning its best time: an
      * above-roofline time means the model or the measurement is broken. */

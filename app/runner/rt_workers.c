@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rt_clock.h"
+#include "rt_interrupt.h"
 #include "rt_phases.h"
 #include "rt_point_wire.h"
 #include "rt_prune.h"
@@ -422,6 +423,14 @@ static int on_message(rt_workers *w, rt_sweep_run *sw, const received *m, int *f
         return rc;
     }
     rt_sweep_drop(its, h->index);
+    /* A worker drops a point that a signal stopped (its inputs, or its kernel's child process
+     * ended by the group's Ctrl-C): that signal reached this process too, and no record may come
+     * after it to notice (rt_measure_record checks after each), so the run stops here, marked
+     * interrupted; a rerun measures the point. */
+    if (h->type == MSG_DROPPED && rt_interrupt_signal() != 0) {
+        its->m->stop = 1;
+        its->m->interrupted_by = rt_interrupt_signal();
+    }
     if (h->type == MSG_FAILED && !*failed) {
         *failed = 1;
         rt_err_set(failure, "worker %d: %.*s", peer, (int)tail_n, tail);

@@ -27,6 +27,11 @@
 /* Returned by setup when it gave up at a time limit of the run (an NVRTC compile over
  * measure.compile_timeout_s): the point is recorded as a timeout with the reason. */
 #define RT_TIMED_OUT 2
+/* Returned by setup/run when what the kernel ran in a child process (a user C kernel's worker,
+ * its compiler) was ended by SIGINT or SIGTERM: the terminal's Ctrl-C reaches rooftune's whole
+ * process group. The runner decides: while the run is being interrupted the point was not measured
+ * and is not recorded (a rerun measures it); otherwise it is an error with the reason. */
+#define RT_INTERRUPTED 3
 
 typedef struct rt_param_schema {
     const char *name;

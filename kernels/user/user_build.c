@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,16 @@
 
 #include "rt_clock.h"
 #include "rt_path.h"
+#include "rt_registry.h"
 #include "rt_strutil.h"
 #include "user_diag.h"
 
 extern char **environ;
 
-int user_run_capture(char *const argv[], int *status, char *out, size_t len, rt_err *err)
+int user_run_capture(char *const argv[], int *status, int *signo, char *out, size_t len,
+                     rt_err *err)
 {
+    *signo = 0;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return rt_err_set(err, "running %s: pipe failed: %s", argv[0], strerror(errno));
@@ -55,8 +59,18 @@ int user_run_capture(char *const argv[], int *status, char *out, size_t len, rt_
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    *signo = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + *signo;
     return 0;
+}
+
+/* The compiler was ended by signal signo while doing what: never the source's fault, so never a
+ * cached failure. RT_INTERRUPTED for SIGINT and SIGTERM (rt_registry.h), else -1. */
+static int compiler_killed(int signo, const char *doing, const char *what, rt_err *err)
+{
+    rt_err_set(err, "cc was killed by signal %d (%s) while %s %s", signo, strsignal(signo), doing,
+               what);
+    return signo == SIGINT || signo == SIGTERM ? RT_INTERRUPTED : -1;
 }
 
 /* The wrapper: one call of the user's function with the spec's arguments. */
@@ -141,10 +155,12 @@ int user_build(const user_build_req *req, user_build_result *out, rt_err *err)
 
     /* Everything the object depends on, for the cache key. */
     char version[256] = "";
-    int st = 0;
+    int st = 0, signo = 0;
     char *const vargv[] = {"cc", "-dumpfullversion", "-dumpmachine", NULL};
-    if (user_run_capture(vargv, &st, version, sizeof version, err) != 0)
+    if (user_run_capture(vargv, &st, &signo, version, sizeof version, err) != 0)
         return rt_err_prefix(err, "the C compiler (cc) is needed for C kernels");
+    if (signo) /* an empty version would key the object wrongly */
+        return compiler_killed(signo, "telling", "its version", err);
     uint64_t h = rt_hash64(wrapper, strlen(wrapper), 0x75736572u);
     h = rt_hash64(version, strlen(version), h);
     if (req->source_text)
@@ -215,10 +231,14 @@ int user_build(const user_build_req *req, user_build_result *out, rt_err *err)
     argv[n++] = tmp_path;
     argv[n++] = "-lm";
     argv[n] = NULL;
-    const int ran = user_run_capture(argv, &st, log, sizeof log, err);
+    const int ran = user_run_capture(argv, &st, &signo, log, sizeof log, err);
     unlink(wrap_path);
     if (ran != 0)
         return rt_err_prefix(err, "the C compiler (cc) is needed for C kernels");
+    if (signo) {
+        unlink(tmp_path);
+        return compiler_killed(signo, "building", what, err);
+    }
     if (st != 0) {
         unlink(tmp_path);
         if (req->cache_dir)

@@ -43,12 +43,15 @@ typedef struct user_build_result {
 } user_build_result;
 
 /* Builds (or finds) the object. A compiler failure returns -1 with err holding the compiler's
- * first error lines (they name the user's file:line:col) and where the whole log is. */
+ * first error lines (they name the user's file:line:col) and where the whole log is. A compiler
+ * ended by a signal leaves no cached failure (the source is not at fault); SIGINT or SIGTERM
+ * returns RT_INTERRUPTED (rt_registry.h). */
 int user_build(const user_build_req *req, user_build_result *out, rt_err *err);
 
-/* Runs argv (argv[0] looked up in PATH) and waits; *status gets its exit status (or 128 + signal);
- * what it writes to stdout and stderr goes to out (cut at len - 1). -1 only when it cannot start.
- */
-int user_run_capture(char *const argv[], int *status, char *out, size_t len, rt_err *err);
+/* Runs argv (argv[0] looked up in PATH) and waits; *status gets its exit status (or 128 + signal)
+ * and *signo the signal that ended it (0 when it exited); what it writes to stdout and stderr goes
+ * to out (cut at len - 1). -1 only when it cannot start. */
+int user_run_capture(char *const argv[], int *status, int *signo, char *out, size_t len,
+                     rt_err *err);
 
 #endif

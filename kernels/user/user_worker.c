@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rt_clock.h"
+#include "rt_registry.h"
 
 extern char **environ;
 
@@ -72,7 +73,9 @@ static void describe_status(int st, char *buf, size_t len)
         snprintf(buf, len, "ended");
 }
 
-/* The worker is gone: reap it and say how it went. */
+/* The worker is gone: reap it and say how it went. -1, or RT_INTERRUPTED when SIGINT or SIGTERM
+ * ended it: the worker is in rooftune's process group, so the terminal's Ctrl-C reaches both, and
+ * whether that was the run's own interrupt only the runner knows (rt_registry.h). */
 static int worker_died(user_worker *w, const char *during, rt_err *err)
 {
     int st = 0;
@@ -81,11 +84,13 @@ static int worker_died(user_worker *w, const char *during, rt_err *err)
     w->dead = 1;
     char how[160];
     describe_status(st, how, sizeof how);
-    return rt_err_set(err, "%s: the worker process %s %s%s", w->what, how, during,
-                      WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV
-                          ? " (the kernel touched memory it does not own: an out-of-bounds "
-                            "access beyond the guard zones, or a bad pointer)"
-                          : "");
+    rt_err_set(err, "%s: the worker process %s %s%s", w->what, how, during,
+               WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV
+                   ? " (the kernel touched memory it does not own: an out-of-bounds "
+                     "access beyond the guard zones, or a bad pointer)"
+                   : "");
+    return WIFSIGNALED(st) && (WTERMSIG(st) == SIGINT || WTERMSIG(st) == SIGTERM) ? RT_INTERRUPTED
+                                                                                  : -1;
 }
 
 static int kill_worker(user_worker *w)
@@ -200,6 +205,7 @@ int user_worker_start(const char *worker_path, const char *object, const user_bl
         *out = w;
         return 0;
     }
+    rc = -1;
     if (r == 0 && c == USER_WORKER_FAILED) {
         char msg[1024] = "";
         size_t used = 0;
@@ -217,11 +223,11 @@ int user_worker_start(const char *worker_path, const char *object, const user_bl
         rt_err_set(err, "%s: the worker did not start within %.3g s", what,
                    timeout_s > 10 ? timeout_s : 10);
     } else {
-        worker_died(w, "while loading the kernel", err);
+        rc = worker_died(w, "while loading the kernel", err);
     }
     close(w->sock);
     free(w);
-    return -1;
+    return rc;
 }
 
 int user_worker_run(user_worker *w, double timeout_s, double *seconds, rt_err *err)

@@ -44,13 +44,15 @@ void user_block_free(user_block *b);
 typedef struct user_worker user_worker;
 
 /* Starts the worker on the object and waits (at most timeout_s) until it has loaded it; offsets
- * say where each argument is in the block. what names the kernel in messages. */
+ * say where each argument is in the block. what names the kernel in messages. A worker ended by
+ * SIGINT or SIGTERM returns RT_INTERRUPTED (rt_registry.h), any other failure -1. */
 int user_worker_start(const char *worker_path, const char *object, const user_block *b,
                       const size_t *offsets, int n_args, const char *what, double timeout_s,
                       user_worker **out, rt_err *err);
 /* One execution: *seconds is the worker's own time of the call. A worker that does not answer
- * within timeout_s is killed: the error then starts "timeout:". A worker that died says how. After
- * either, every later run fails at once. */
+ * within timeout_s is killed: the error then starts "timeout:". A worker that died says how
+ * (RT_INTERRUPTED when SIGINT or SIGTERM ended it, else -1). After either, every later run fails
+ * at once. */
 int user_worker_run(user_worker *w, double timeout_s, double *seconds, rt_err *err);
 /* Asks the worker to quit and reaps it (killed if it does not go within a second). NULL is fine. */
 void user_worker_stop(user_worker *w);

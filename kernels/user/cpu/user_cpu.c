@@ -50,9 +50,12 @@ static int cpu_setup(const rt_kernel_desc *self, const void *inputs, const rt_pa
                                 .cflags = (const char(*)[128])k->cflags,
                                 .n_cflags = k->n_cflags,
                                 .cache_dir = uk->cache_dir};
-    if (user_build(&req, &s->built, err) != 0)
-        return rt_err_prefix(err, "%s:%d:%d: %s", k->source_loc.file, k->source_loc.line,
-                             k->source_loc.col, k->name);
+    const int built = user_build(&req, &s->built, err);
+    if (built != 0) {
+        rt_err_prefix(err, "%s:%d:%d: %s", k->source_loc.file, k->source_loc.line,
+                      k->source_loc.col, k->name);
+        return built == RT_INTERRUPTED ? RT_INTERRUPTED : -1; /* the runner decides (registry) */
+    }
     if (user_inputs_layout(s->in, &s->layout, err) != 0 ||
         user_block_create(s->layout.total, &s->block, err) != 0 ||
         user_inputs_stage(s->in, &params, &s->layout, s->block.base, err) != 0)
