@@ -114,6 +114,12 @@ for r in sorted(csv.DictReader(sys.stdin), key=lambda r: (r["kernel"], r["matrix
 # best than its own (the noise between two points that near each other).
 compare() { # NAME SERIAL [BAR]
   local name=$1 serial=$2 bar=${3:-}
+  # A stage run without its serial run in this $OUT (say `ranks` alone on a later call) has
+  # nothing to compare with: say so instead of printing an empty speedup.
+  if [ ! -f "$out/$serial.db" ] || [ ! -f "$out/$serial.time" ]; then
+    say "  $name vs $serial: no $serial run in $out to compare with (run its stage in the same call)"
+    return 0
+  fi
   facts "$out/$serial.db" >"$out/$serial.facts"
   facts "$out/$name.db" >"$out/$name.facts"
   local speedup

@@ -334,4 +334,11 @@ for want in "^  serial: wall times [0-9.]* [0-9.]* s, median [0-9.]* s of 2 roun
   "gpus2-r2 vs serial-r2: .* same verified points: yes"; do
   grep -q -- "$want" "$summary" || fail "rounds: no '$want' in the summary: $(cat "$summary")"
 done
+# ... and a stage whose serial run is not in its OUT says so rather than printing an empty speedup
+OUT="$WORK/ci-alone" ROOFTUNE_BIN="$RT" ROOFTUNE_TUNE_CONFIG="$WORK/ci.yaml" ROOFTUNE_GPUS=2 \
+  ROOFTUNE_TUNE_CACHES="$WORK/ci-caches" bash "$HERE/../../ci/gpu-tune-parallel.sh" omp \
+  >"$WORK/ci-alone.log" 2>&1 || fail "ci/gpu-tune-parallel.sh omp alone: $(tail -5 "$WORK/ci-alone.log")"
+grep -q "^  gpus2-omp vs serial: no serial run in $WORK/ci-alone to compare with" "$WORK/ci-alone/tune-parallel.txt" &&
+  ! grep -q "speedup x\|Traceback" "$WORK/ci-alone/tune-parallel.txt" "$WORK/ci-alone.log" ||
+  fail "omp alone: $(cat "$WORK/ci-alone/tune-parallel.txt")"
 echo "parallel phases: ok"
