@@ -8,8 +8,11 @@ usage: check_tune_parallel.py ROOT [--readme=PATH] [--readme2=PATH]"""
 import os
 import re
 import sqlite3
+import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 root = sys.argv[1]
 
@@ -39,6 +42,23 @@ def walls_of_clean_runs(folder, label, names):
         if rows != [(0, "complete", 64)]:
             failures.append(f"{label}/{name}.db: want one clean complete run of 64 points, got {rows}")
     return walls
+
+
+def phases_of(folder, names, walls=None):
+    """What ci/tune-phases.py prints for each NAME.db of the folder (with --wall from walls, if given)."""
+    out = {}
+    for n in names:
+        cmd = [sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(folder, n + ".db")]
+        if walls:
+            cmd += ["--wall", str(walls[n])]
+        out[n] = subprocess.run(cmd, capture_output=True, text=True).stdout
+    return out
+
+
+def compile_sum(folder, name):
+    """NVRTC seconds summed over the points of the folder's NAME.db (metric compile_s)."""
+    return sqlite3.connect(os.path.join(folder, name + ".db")).execute(
+        "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
 
 
 wall = walls_of_clean_runs(folder, "h200-x4", ("serial", "gpus2", "gpus4", "ranks2", "ranks4"))
@@ -93,9 +113,7 @@ for name in ("gpus2", "ranks2"):
 for name in ("noabort", "abort", "energy"):
     if f"{wall2[name]:.2f} s" not in text2:
         failures.append(f"h200-x2 README should give {name}'s wall time {wall2[name]:.2f} s")
-phases = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"),
-                             os.path.join(folder2, n + ".db")], capture_output=True,
-                            text=True).stdout for n in ("serial", "gpus2", "ranks2")}
+phases = phases_of(folder2, ("serial", "gpus2", "ranks2"))
 prose = " ".join(text2.split())
 quoted = {"serial": ("busy 44.49", "repetitions 9.34", "setup 23.34", "NVRTC compiles 0.52",
                      "verify 8.75", "finish 2.47"),
@@ -137,9 +155,7 @@ s3 = wall3["serial"] / wall3["gpus2"]
 row3 = f"| `--parallel gpus --workers 2` | {wall3['gpus2']:.2f} | {s3:.2f} | yes | >= 1.7x: {'met' if s3 >= 1.7 else 'not met'} |"
 if row3 not in text2:
     failures.append(f"h200-x2 README: the prefetch row '{row3}'")
-ph3 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"),
-                          os.path.join(folder3, n + ".db")], capture_output=True, text=True).stdout
-       for n in ("serial", "gpus2")}
+ph3 = phases_of(folder3, ("serial", "gpus2"))
 for name, q, number in (("gpus2", "first point 2.16", "2.16"), ("serial", "first point at 2.23", "2.23"),
                         ("gpus2", "to 9.67 s", "9.67"), ("gpus2", "from 10.25 to", "10.25"),
                         ("gpus2", "matrix banded-1m at 9.67 for 0.00", "9.67 for 0.00"),
@@ -158,8 +174,7 @@ for q in ("58.88 s wall", "NVRTC compiles 5.75", "speedup 2.31x", "speedup 1.89x
 folder4 = os.path.join(root, "results/tuning/parallel/h200-x4")
 text4 = " ".join(open(readme_of(folder4, "readme")).read().split())
 for name in ("serial", "gpus2"):
-    total = sqlite3.connect(os.path.join(folder4, name + ".db")).execute(
-        "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
+    total = compile_sum(folder4, name)
     if f"{total:.2f} s" not in text4:
         failures.append(f"h200-x4 README should give {name}'s compile time {total:.2f} s")
 # The tuning guide's per-point cost on the H200: its numbers are the committed bench output's.
@@ -187,8 +202,7 @@ for name, label in labels.items():
     row = f"| {label} | {wall5[name]:.2f} | {sp:.2f} | yes |"
     if row not in text4 or f">= {need}x: {'met' if sp >= need else 'not met'}" not in text4:
         failures.append(f"h200-x4 README: the b15bef8 row '{row}' and its verdict")
-compiles = {n: sqlite3.connect(os.path.join(folder5, n + ".db")).execute(
-    "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0] for n in wall5}
+compiles = {n: compile_sum(folder5, n) for n in wall5}
 for n, c in compiles.items():
     if f"{c:.2f} s" not in text4:
         failures.append(f"h200-x4 README: {n}'s NVRTC time {c:.2f} s (b15bef8)")
@@ -200,8 +214,7 @@ for w in (f"about {adjusted:.1f} s", f"{compiles['serial'] - cheap:.1f} s differ
           f"({adjusted / wall5['ranks2']:.2f}x, under the bar)"):
     if w not in text4:
         failures.append(f"h200-x4 README should say '{w}' (the b15bef8 compile-time estimate)")
-ph5 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(folder5, n + ".db")],
-                         capture_output=True, text=True).stdout for n in ("serial", "gpus4", "ranks4")}
+ph5 = phases_of(folder5, ("serial", "gpus4", "ranks4"))
 for name, q, number in (("gpus4", "first point at 2.91", "2.91 s"), ("gpus4", "mpi 1.94", "mpi 1.94"),
                         ("gpus4", "backend 0.64", "backend 0.64"), ("gpus4", "45.52 s busy", "45.52 s"),
                         ("gpus4", "the ideal 11.38 s", "11.38 s"), ("gpus4", "measuring 12.25 s", "12.25 s"),
@@ -255,13 +268,10 @@ for name, label in labels.items():
     if row not in text4:
         failures.append(f"h200-x4 README: the 6187187 row '{row}'")
 for n in wall6:
-    c = sqlite3.connect(os.path.join(folder6, n + ".db")).execute(
-        "SELECT SUM(value) FROM metrics WHERE name = 'compile_s'").fetchone()[0]
+    c = compile_sum(folder6, n)
     if f"{c:.2f} s" not in text4:
         failures.append(f"h200-x4 README: {n}'s NVRTC time {c:.2f} s (6187187)")
-ph6 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(folder6, n + ".db"),
-                          "--wall", str(wall6[n])],
-                         capture_output=True, text=True).stdout for n in ("serial", "gpus4", "ranks4")}
+ph6 = phases_of(folder6, ("serial", "gpus4", "ranks4"), wall6)
 for name, q, number in (("gpus4", "first point at 2.19", "2.19 s"), ("serial", "first point at 1.30", "1.30 s"),
                         ("gpus4", "backend 1.77", "1.77 s"), ("serial", "backend 1.08", "1.08 s"),
                         ("gpus4", "50.21 s busy", "50.21 s"), ("serial", "44.34 s busy", "44.34 s"),
@@ -308,9 +318,6 @@ if f"({min(d):.2f}-{max(d):.2f} s)" not in text4:
 # The rounds (rounds-b43bf99): the stores, from their archive, each one clean complete run; the
 # table's wall times, medians and speedups from the .time files; the ranges the prose quotes as
 # ci/tune-phases.py prints them from the stores.
-import statistics
-import tarfile
-import tempfile
 folder7 = os.path.join(folder4, "rounds-b43bf99")
 with tempfile.TemporaryDirectory() as tmp7:
     with tarfile.open(os.path.join(folder7, "stores.tar.xz")) as tar:
@@ -323,8 +330,7 @@ with tempfile.TemporaryDirectory() as tmp7:
     wall7 = walls_of_clean_runs(tmp7, "rounds-b43bf99", runs7)
     if sorted(f for f in os.listdir(tmp7) if f.endswith(".db")) != sorted(r + ".db" for r in runs7):
         failures.append("rounds-b43bf99/stores.tar.xz: want exactly the 17 stores of the page")
-    ph7 = {n: subprocess.run([sys.executable, os.path.join(root, "ci/tune-phases.py"), os.path.join(tmp7, n + ".db"),
-                              "--wall", str(wall7[n])], capture_output=True, text=True).stdout for n in runs7}
+    ph7 = phases_of(tmp7, runs7, wall7)
 med7 = {m: statistics.median(wall7[f"{m}-r{r}"] for r in range(1, 5)) for m in ("serial", "gpus2", "gpus4")}
 for m, label in (("serial", "serial (one GPU)"), ("gpus2", labels["gpus2"]), ("gpus4", labels["gpus4"])):
     walls = " ".join(f"{wall7[f'{m}-r{r}']:.2f}" for r in range(1, 5))
